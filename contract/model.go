@@ -1,0 +1,398 @@
+package contract
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Pos is a 1-based line and column in the contract file.
+type Pos struct {
+	Line   int `json:"line"`
+	Column int `json:"column"`
+}
+
+// IsZero reports whether p is unknown.
+func (p Pos) IsZero() bool { return p.Line == 0 }
+
+// Contract is the loaded, validated and defaulted retryspec.yaml. It is the
+// one model every other package reads: rules, renderers, snippets, openapi,
+// copy and diff. Values that were omitted carry their defaults; Has tells
+// whether the user wrote a value, and PosOf where.
+type Contract struct {
+	// File is the path the contract was loaded from, as given.
+	File string
+	// Source is the raw file content, for carets in text output.
+	Source []byte
+
+	Version     int
+	API         API
+	Idempotency Idempotency
+	Endpoints   []Endpoint
+	Retry       Retry
+	// SDK is nil when the contract has no sdk section: the SDK page is moot.
+	SDK  *SDK
+	Docs Docs
+	Lint Lint
+	// Changes are acknowledged breaking changes (see `retryspec diff`).
+	Changes []Change
+
+	pos map[string]Pos
+}
+
+// API names the API the contract describes.
+type API struct {
+	Name    string
+	BaseURL string
+}
+
+// Idempotency is the server half: how keys are sent, claimed, stored and replayed.
+type Idempotency struct {
+	Header         string // RFC 9110 token, default Idempotency-Key
+	HeaderValue    string // plain | sf-string
+	ReplayHeader   string // optional; "" when absent
+	KeySource      string // client | server-derived
+	MaxKeyLength   int
+	Scope          string // account | global
+	Derivation     []Derivation
+	Fingerprint    string // sha256-body | none
+	Claim          Claim
+	InFlight       *InFlight // nil when absent: binary seen/not-seen keys
+	Conflicts      Conflicts
+	StoredFailures string // replay | reattempt | "" (undecided)
+	StoredResponse string // verbatim | summary
+	ReplayWindow   Duration
+	ReaperAfter    Duration // zero when absent
+	// LongestRetryChain is zero when the contract does not state it.
+	LongestRetryChain RetryChain
+	AfterWindow       string // new-request | error
+	Recovery          Recovery
+}
+
+// Derivation is one ranked way for integrators to mint keys.
+type Derivation struct {
+	Kind    string // event-derived | request-scoped | uuid-reused | uuid-per-attempt | timestamp
+	Example string
+}
+
+// Claim is how the server claims a key atomically.
+type Claim struct {
+	Store           string
+	Mechanism       string
+	FencingTokens   bool
+	SameTransaction bool
+}
+
+// InFlight is what a request that hits a claimed, unfinished key gets.
+type InFlight struct {
+	Response    string // conflict | block | accepted | pass-through | "" (missing)
+	LockTimeout Duration
+	Takeover    string // conditional-update | none | pass-through
+}
+
+// Conflict is one documented error response.
+type Conflict struct {
+	Status int
+	Code   string
+}
+
+// Conflicts holds the three idempotency error responses.
+type Conflicts struct {
+	PayloadMismatch Conflict
+	InFlight        Conflict
+	MissingKey      Conflict
+}
+
+// RetryChain is the longest time a caller may still retry one intent.
+type RetryChain struct {
+	Duration Duration
+	Because  string
+}
+
+// Recovery says which background jobs finish or clean up abandoned keys.
+type Recovery struct {
+	Completer bool
+	Reaper    bool
+}
+
+// Endpoint classifies one operation of the API.
+type Endpoint struct {
+	// Operation is "METHOD /path" as written.
+	Operation string
+	Method    string // upper case
+	Path      string
+	Effect    string // create | append | increment | decrement | replace | delete | read | action
+	Key       string // required | optional | none
+	// UnsafeToRetry is the documented warning for an endpoint without a key.
+	UnsafeToRetry     string
+	ExternalCalls     []string
+	RecoveryPoints    []string
+	SingleTransaction bool
+	Summary           string
+}
+
+// Keyed reports whether the endpoint accepts an idempotency key.
+func (e Endpoint) Keyed() bool { return e.Key == "required" || e.Key == "optional" }
+
+// NaturallyIdempotent reports whether the effect is idempotent by itself:
+// repeating it leaves the same state.
+func (e Endpoint) NaturallyIdempotent() bool {
+	switch e.Effect {
+	case "read", "replace", "delete":
+		return true
+	}
+	return false
+}
+
+// StatusSpec is one entry of retry.statuses: a code (503) or a class (5XX).
+type StatusSpec struct {
+	Code  int  // 503, or the class digit (5) when Class is true
+	Class bool // 5XX
+}
+
+// Matches reports whether status falls under s.
+func (s StatusSpec) Matches(status int) bool {
+	if s.Class {
+		return status/100 == s.Code
+	}
+	return status == s.Code
+}
+
+func (s StatusSpec) String() string {
+	if s.Class {
+		return string(rune('0'+s.Code)) + "XX"
+	}
+	return strconv.Itoa(s.Code)
+}
+
+// Retry is the client half: which failures to retry and how.
+type Retry struct {
+	// AnyStatus is true for `statuses: any`: retry on every error.
+	AnyStatus         bool
+	Statuses          []StatusSpec
+	CautiousStatuses  []int
+	ConnectionErrors  []string // timeout | reset | refused
+	HonorRetryAfter   bool
+	Backoff           Backoff
+	MaxAttempts       int
+	MaxElapsed        Duration // zero when absent
+	AttemptTimeout    AttemptTimeout
+	Deadline          string // overall | per-attempt
+	PropagateDeadline bool
+	LogRetries        bool
+	Budget            *Budget // nil when absent
+	Stacking          []string
+}
+
+// RetriesStatus reports whether status is retried (normally or cautiously).
+func (r Retry) RetriesStatus(status int) bool {
+	if r.AnyStatus {
+		return true
+	}
+	for _, s := range r.Statuses {
+		if s.Matches(status) {
+			return true
+		}
+	}
+	for _, c := range r.CautiousStatuses {
+		if c == status {
+			return true
+		}
+	}
+	return false
+}
+
+// RetriesConnectionError reports whether the named connection error is retried.
+func (r Retry) RetriesConnectionError(kind string) bool {
+	for _, c := range r.ConnectionErrors {
+		if c == kind {
+			return true
+		}
+	}
+	return false
+}
+
+// Backoff is the delay schedule between attempts.
+type Backoff struct {
+	Jitter     string // full | decorrelated | equal | none
+	Base       Duration
+	Cap        Duration
+	Multiplier float64
+	Because    string
+}
+
+// AttemptTimeout is the per-attempt timeout: factor x measured p99, or a bare duration.
+type AttemptTimeout struct {
+	P99    Duration
+	Factor float64
+	// Bare is set when the contract gives a plain duration instead of p99 x factor.
+	Bare Duration
+}
+
+// Value is the effective per-attempt timeout.
+func (a AttemptTimeout) Value() Duration {
+	if !a.Bare.IsZero() {
+		return a.Bare
+	}
+	return Duration{D: time.Duration(float64(a.P99.D) * a.Factor)}
+}
+
+// Budget is a fleet-wide retry budget.
+type Budget struct {
+	Kind          string // token-bucket
+	Capacity      int
+	TransientCost int
+	ThrottleCost  int
+	SuccessRefund int
+}
+
+// SDK describes the SDKs the API team ships.
+type SDK struct {
+	Languages          []string
+	Retries            string // on | off
+	AutoIdempotencyKey bool
+}
+
+// Docs configures rendering and the copy linter.
+type Docs struct {
+	Out  string
+	Copy CopyConfig
+}
+
+// CopyConfig configures `retryspec copy`.
+type CopyConfig struct {
+	Include []string
+	Allow   []CopyAllow
+	// LintCode makes fenced and inline code count as copy.
+	LintCode bool
+}
+
+// CopyAllow suppresses one copy rule on the files matching Path.
+type CopyAllow struct {
+	Path    string
+	Rule    string
+	Because string
+	Pos     Pos
+}
+
+// Lint configures the contract linter.
+type Lint struct {
+	Waive []Waiver
+}
+
+// Waiver silences one rule, with a reason; waived findings stay visible.
+type Waiver struct {
+	Rule    string
+	Path    string // optional: only findings at this path (prefix)
+	Because string
+	Pos     Pos
+}
+
+// Change acknowledges one breaking change, so `diff` lets it through.
+type Change struct {
+	Field   string
+	Because string
+	Pos     Pos
+}
+
+// Has reports whether the user wrote a value at path (as opposed to a default).
+// Paths are dotted with list indexes: "idempotency.replay_window",
+// "endpoints[2].key", "retry.statuses[1]".
+func (c *Contract) Has(path string) bool {
+	_, ok := c.pos[path]
+	return ok
+}
+
+// PosOf returns the position of the value at path, or of its nearest written
+// ancestor when the value itself was omitted (so a finding about a missing
+// field points at the section that lacks it).
+func (c *Contract) PosOf(path string) Pos {
+	for p := path; p != ""; p = parentPath(p) {
+		if pos, ok := c.pos[p]; ok {
+			return pos
+		}
+	}
+	return Pos{Line: 1, Column: 1}
+}
+
+// Paths lists every written path in source order, for tools (diff, schema tests).
+func (c *Contract) Paths() []string {
+	out := make([]string, 0, len(c.pos))
+	for p := range c.pos {
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := c.pos[out[i]], c.pos[out[j]]
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		if a.Column != b.Column {
+			return a.Column < b.Column
+		}
+		return out[i] < out[j]
+	})
+	return out
+}
+
+// SourceLine returns line n (1-based) of the source without its newline.
+func (c *Contract) SourceLine(n int) string {
+	return sourceLine(c.Source, n)
+}
+
+func sourceLine(src []byte, n int) string {
+	if n < 1 {
+		return ""
+	}
+	s := string(src)
+	for i := 1; i < n; i++ {
+		j := strings.IndexByte(s, '\n')
+		if j < 0 {
+			return ""
+		}
+		s = s[j+1:]
+	}
+	if j := strings.IndexByte(s, '\n'); j >= 0 {
+		s = s[:j]
+	}
+	return strings.TrimSuffix(s, "\r")
+}
+
+func parentPath(p string) string {
+	if strings.HasSuffix(p, "]") {
+		if i := strings.LastIndexByte(p, '['); i >= 0 {
+			return p[:i]
+		}
+	}
+	if i := strings.LastIndexByte(p, '.'); i >= 0 {
+		return p[:i]
+	}
+	return ""
+}
+
+// KeyedEndpoints returns the endpoints that accept a key, in contract order.
+func (c *Contract) KeyedEndpoints() []Endpoint {
+	var out []Endpoint
+	for _, e := range c.Endpoints {
+		if e.Keyed() {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// FirstRequiredKeyEndpoint is the endpoint snippets call: the first with key: required,
+// else the first keyed one. ok is false when no endpoint takes a key.
+func (c *Contract) FirstRequiredKeyEndpoint() (Endpoint, bool) {
+	for _, e := range c.Endpoints {
+		if e.Key == "required" {
+			return e, true
+		}
+	}
+	for _, e := range c.Endpoints {
+		if e.Keyed() {
+			return e, true
+		}
+	}
+	return Endpoint{}, false
+}

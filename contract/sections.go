@@ -1,0 +1,618 @@
+package contract
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Enumerations of the format, exported for the JSON Schema, docs and tests.
+var (
+	HeaderValues    = []string{"plain", "sf-string"}
+	KeySources      = []string{"client", "server-derived"}
+	Scopes          = []string{"account", "global"}
+	DerivationKinds = []string{"event-derived", "request-scoped", "uuid-reused", "uuid-per-attempt", "timestamp"}
+	Fingerprints    = []string{"sha256-body", "none"}
+	Stores          = []string{"postgres", "mysql", "sqlite", "sqlserver", "oracle", "dynamodb", "cosmosdb", "redis", "memcached", "memory"}
+	Mechanisms      = []string{"unique-constraint", "conditional-write", "row-lock-serializable", "check-then-insert", "lock"}
+	InFlightModes   = []string{"conflict", "block", "accepted", "pass-through"}
+	Takeovers       = []string{"conditional-update", "none", "pass-through"}
+	FailurePolicies = []string{"replay", "reattempt"}
+	StoredResponses = []string{"verbatim", "summary"}
+	AfterWindows    = []string{"new-request", "error"}
+	Effects         = []string{"create", "append", "increment", "decrement", "replace", "delete", "read", "action"}
+	KeyModes        = []string{"required", "optional", "none"}
+	ConnErrors      = []string{"timeout", "reset", "refused"}
+	Jitters         = []string{"full", "decorrelated", "equal", "none"}
+	Deadlines       = []string{"overall", "per-attempt"}
+	BudgetKinds     = []string{"token-bucket"}
+	StackingLayers  = []string{"retry", "circuit-breaker", "rate-limiter", "bulkhead", "timeout"}
+	Languages       = []string{"python", "node", "typescript", "go", "java", "ruby", "curl"}
+)
+
+// Defaults. A section the contract omits takes these values; they are the
+// sound choices the rules would otherwise demand.
+var (
+	DefaultStatuses         = []int{429, 502, 503, 504}
+	DefaultCautiousStatuses = []int{500}
+	DefaultConnErrors       = []string{"timeout", "reset", "refused"}
+	DefaultStacking         = []string{"retry", "circuit-breaker", "rate-limiter", "bulkhead"}
+	DefaultLanguages        = []string{"python", "node", "go", "java", "ruby", "curl"}
+)
+
+func defaultConflicts() Conflicts {
+	return Conflicts{
+		PayloadMismatch: Conflict{Status: 409, Code: "invalid_idempotent_request"},
+		InFlight:        Conflict{Status: 409, Code: "concurrent_idempotent_requests"},
+		MissingKey:      Conflict{Status: 400, Code: "missing_idempotency_key"},
+	}
+}
+
+func defaultBackoff() Backoff {
+	return Backoff{Jitter: "full", Base: Dur(time.Second), Cap: Dur(30 * time.Second), Multiplier: 2}
+}
+
+// DefaultRetry is the policy of a contract without a retry section.
+func DefaultRetry() Retry {
+	return Retry{
+		Statuses:          statusSpecs(DefaultStatuses),
+		CautiousStatuses:  append([]int(nil), DefaultCautiousStatuses...),
+		ConnectionErrors:  append([]string(nil), DefaultConnErrors...),
+		HonorRetryAfter:   true,
+		Backoff:           defaultBackoff(),
+		MaxAttempts:       3,
+		MaxElapsed:        Dur(60 * time.Second),
+		Deadline:          "overall",
+		PropagateDeadline: true,
+		LogRetries:        true,
+		Budget:            &Budget{Kind: "token-bucket", Capacity: 500, TransientCost: 14, ThrottleCost: 5, SuccessRefund: 1},
+		Stacking:          append([]string(nil), DefaultStacking...),
+	}
+}
+
+func statusSpecs(codes []int) []StatusSpec {
+	out := make([]StatusSpec, len(codes))
+	for i, c := range codes {
+		out[i] = StatusSpec{Code: c}
+	}
+	return out
+}
+
+func (d *decoder) decodeContract(root *yaml.Node, c *Contract) {
+	top := d.object(root, "", "retryspec", "api", "idempotency", "endpoints", "retry", "sdk", "docs", "lint", "changes")
+	if top == nil {
+		return
+	}
+	if n, ok := top["retryspec"]; ok {
+		c.Version = d.integer(n, "retryspec", 0, 1<<20)
+		if c.Version != 0 && c.Version != 1 {
+			d.errorf(d.resolve(n), "retryspec", "this retryspec reads version 1", "unsupported contract version %d", c.Version)
+		}
+	} else {
+		d.errorf(root, "retryspec", "add `retryspec: 1` as the first line", "missing format version `retryspec: 1`")
+	}
+	if n, ok := top["api"]; ok {
+		d.decodeAPI(n, c)
+	} else {
+		d.errorf(root, "api", "add an api section with name and base_url", "missing section `api`")
+	}
+	if n, ok := top["idempotency"]; ok {
+		d.decodeIdempotency(n, c)
+	} else {
+		d.errorf(root, "idempotency", "add an idempotency section; `retryspec init` writes a sound one", "missing section `idempotency`")
+	}
+	if n, ok := top["endpoints"]; ok {
+		d.decodeEndpoints(n, c)
+	}
+	if n, ok := top["retry"]; ok {
+		d.decodeRetry(n, c)
+	} else {
+		c.Retry = DefaultRetry()
+	}
+	if n, ok := top["sdk"]; ok {
+		c.SDK = d.decodeSDK(n)
+	}
+	c.Docs.Out = "site"
+	if n, ok := top["docs"]; ok {
+		d.decodeDocs(n, c)
+	}
+	if n, ok := top["lint"]; ok {
+		d.decodeLint(n, c)
+	}
+	if n, ok := top["changes"]; ok {
+		d.list(n, "changes", 1000, func(item *yaml.Node, p string) {
+			f := d.object(item, p, "field", "because")
+			ch := Change{Pos: posOf(d.resolve(item))}
+			if v, ok := f["field"]; ok {
+				ch.Field = d.text(v, p+".field", 200)
+			} else if f != nil {
+				d.errorf(d.resolve(item), p+".field", "name the changed field, e.g. idempotency.replay_window", "%s needs field:", p)
+			}
+			if v, ok := f["because"]; ok {
+				ch.Because = d.text(v, p+".because", 500)
+			}
+			if ch.Because == "" && f != nil {
+				d.errorf(d.resolve(item), p+".because", "say why integrators can absorb the change", "%s needs because:", p)
+			}
+			c.Changes = append(c.Changes, ch)
+		})
+	}
+}
+
+func (d *decoder) decodeAPI(n *yaml.Node, c *Contract) {
+	f := d.object(n, "api", "name", "base_url")
+	if f == nil {
+		return
+	}
+	if v, ok := f["name"]; ok {
+		c.API.Name = d.text(v, "api.name", 100)
+	} else {
+		d.errorf(d.resolve(n), "api.name", "add `name: YourAPI`", "api needs name:")
+	}
+	if v, ok := f["base_url"]; ok {
+		s := d.str(v, "api.base_url")
+		if err := validBaseURL(s); err != nil && s != "" {
+			d.errorf(d.resolve(v), "api.base_url", "", "api.base_url: %v", err)
+		}
+		c.API.BaseURL = strings.TrimSuffix(s, "/")
+	} else {
+		d.errorf(d.resolve(n), "api.base_url", "add `base_url: https://api.example.com`", "api needs base_url:")
+	}
+}
+
+func (d *decoder) decodeIdempotency(n *yaml.Node, c *Contract) {
+	const p = "idempotency"
+	f := d.object(n, p, "header", "header_value", "replay_header", "key_source", "max_key_length", "scope",
+		"derivation", "fingerprint", "claim", "in_flight", "conflicts", "stored_failures", "stored_response",
+		"replay_window", "reaper_after", "longest_retry_chain", "after_window", "recovery")
+	id := &c.Idempotency
+	*id = Idempotency{
+		Header: "Idempotency-Key", HeaderValue: "plain", KeySource: "client", MaxKeyLength: 255, Scope: "account",
+		Fingerprint: "sha256-body", Claim: Claim{Store: "postgres", Mechanism: "unique-constraint", SameTransaction: true},
+		Conflicts: defaultConflicts(), StoredResponse: "verbatim", ReplayWindow: Dur(24 * time.Hour), AfterWindow: "new-request",
+		Derivation: []Derivation{{Kind: "event-derived"}, {Kind: "request-scoped"}, {Kind: "uuid-reused"}},
+	}
+	if f == nil {
+		return
+	}
+	header := func(key string) string {
+		s := d.str(f[key], p+"."+key)
+		if err := validHeader(s); err != nil {
+			d.errorf(d.resolve(f[key]), p+"."+key, "use a name like Idempotency-Key", "%s.%s: %v", p, key, err)
+			return ""
+		}
+		return s
+	}
+	if _, ok := f["header"]; ok {
+		id.Header = header("header")
+	}
+	if v, ok := f["header_value"]; ok {
+		id.HeaderValue = d.enum(v, p+".header_value", HeaderValues...)
+	}
+	if _, ok := f["replay_header"]; ok {
+		id.ReplayHeader = header("replay_header")
+	}
+	if v, ok := f["key_source"]; ok {
+		id.KeySource = d.enum(v, p+".key_source", KeySources...)
+	}
+	if v, ok := f["max_key_length"]; ok {
+		id.MaxKeyLength = d.integer(v, p+".max_key_length", 16, 8192)
+	}
+	if v, ok := f["scope"]; ok {
+		id.Scope = d.enum(v, p+".scope", Scopes...)
+	}
+	if v, ok := f["derivation"]; ok {
+		id.Derivation = nil
+		d.list(v, p+".derivation", 10, func(item *yaml.Node, ip string) {
+			g := d.object(item, ip, "kind", "example")
+			var dv Derivation
+			if k, ok := g["kind"]; ok {
+				dv.Kind = d.enum(k, ip+".kind", DerivationKinds...)
+			} else if g != nil {
+				d.errorf(d.resolve(item), ip+".kind", "add kind: event-derived, request-scoped or uuid-reused", "%s needs kind:", ip)
+			}
+			if e, ok := g["example"]; ok {
+				dv.Example = d.text(e, ip+".example", 200)
+			}
+			id.Derivation = append(id.Derivation, dv)
+		})
+	}
+	if v, ok := f["fingerprint"]; ok {
+		id.Fingerprint = d.enum(v, p+".fingerprint", Fingerprints...)
+	}
+	if v, ok := f["claim"]; ok {
+		g := d.object(v, p+".claim", "store", "mechanism", "fencing_tokens", "same_transaction")
+		if x, ok := g["store"]; ok {
+			id.Claim.Store = d.enum(x, p+".claim.store", Stores...)
+		}
+		if x, ok := g["mechanism"]; ok {
+			id.Claim.Mechanism = d.enum(x, p+".claim.mechanism", Mechanisms...)
+		}
+		if x, ok := g["fencing_tokens"]; ok {
+			id.Claim.FencingTokens = d.boolean(x, p+".claim.fencing_tokens")
+		}
+		if x, ok := g["same_transaction"]; ok {
+			id.Claim.SameTransaction = d.boolean(x, p+".claim.same_transaction")
+		}
+	}
+	if v, ok := f["in_flight"]; ok {
+		g := d.object(v, p+".in_flight", "response", "lock_timeout", "takeover")
+		in := &InFlight{Takeover: "conditional-update", LockTimeout: Dur(2 * time.Minute)}
+		if x, ok := g["response"]; ok {
+			in.Response = d.enum(x, p+".in_flight.response", InFlightModes...)
+		}
+		if x, ok := g["lock_timeout"]; ok {
+			in.LockTimeout = d.duration(x, p+".in_flight.lock_timeout")
+		}
+		if x, ok := g["takeover"]; ok {
+			in.Takeover = d.enum(x, p+".in_flight.takeover", Takeovers...)
+		}
+		id.InFlight = in
+	}
+	if v, ok := f["conflicts"]; ok {
+		g := d.object(v, p+".conflicts", "payload_mismatch", "in_flight", "missing_key")
+		conflict := func(key string, dst *Conflict) {
+			x, ok := g[key]
+			if !ok {
+				return
+			}
+			cp := p + ".conflicts." + key
+			h := d.object(x, cp, "status", "code")
+			if s, ok := h["status"]; ok {
+				dst.Status = d.integer(s, cp+".status", 400, 599)
+			}
+			if s, ok := h["code"]; ok {
+				code := d.str(s, cp+".code")
+				if err := validCode(code); err != nil {
+					d.errorf(d.resolve(s), cp+".code", "", "%s: %v", cp+".code", err)
+				}
+				dst.Code = code
+			}
+		}
+		conflict("payload_mismatch", &id.Conflicts.PayloadMismatch)
+		conflict("in_flight", &id.Conflicts.InFlight)
+		conflict("missing_key", &id.Conflicts.MissingKey)
+	}
+	if v, ok := f["stored_failures"]; ok {
+		id.StoredFailures = d.enum(v, p+".stored_failures", FailurePolicies...)
+	}
+	if v, ok := f["stored_response"]; ok {
+		id.StoredResponse = d.enum(v, p+".stored_response", StoredResponses...)
+	}
+	if v, ok := f["replay_window"]; ok {
+		id.ReplayWindow = d.duration(v, p+".replay_window")
+	}
+	if v, ok := f["reaper_after"]; ok {
+		id.ReaperAfter = d.duration(v, p+".reaper_after")
+	}
+	if v, ok := f["longest_retry_chain"]; ok {
+		cp := p + ".longest_retry_chain"
+		if rv := d.resolve(v); rv.Kind == yaml.ScalarNode {
+			// A bare duration is accepted; the reason is encouraged but optional.
+			id.LongestRetryChain.Duration = d.duration(v, cp)
+		} else {
+			g := d.object(v, cp, "duration", "because")
+			if x, ok := g["duration"]; ok {
+				id.LongestRetryChain.Duration = d.duration(x, cp+".duration")
+			} else if g != nil {
+				d.errorf(rv, cp+".duration", "add duration: 6h (the longest time a caller may retry one intent)", "%s needs duration:", cp)
+			}
+			if x, ok := g["because"]; ok {
+				id.LongestRetryChain.Because = d.text(x, cp+".because", 500)
+			}
+		}
+	}
+	if v, ok := f["after_window"]; ok {
+		id.AfterWindow = d.enum(v, p+".after_window", AfterWindows...)
+	}
+	if v, ok := f["recovery"]; ok {
+		g := d.object(v, p+".recovery", "completer", "reaper")
+		if x, ok := g["completer"]; ok {
+			id.Recovery.Completer = d.boolean(x, p+".recovery.completer")
+		}
+		if x, ok := g["reaper"]; ok {
+			id.Recovery.Reaper = d.boolean(x, p+".recovery.reaper")
+		}
+	}
+}
+
+func (d *decoder) decodeEndpoints(n *yaml.Node, c *Contract) {
+	seen := map[string]string{}
+	d.list(n, "endpoints", 100_000, func(item *yaml.Node, p string) {
+		f := d.object(item, p, "operation", "effect", "key", "unsafe_to_retry", "external_calls", "recovery_points", "single_transaction", "summary")
+		e := Endpoint{Key: "none"}
+		if f == nil {
+			c.Endpoints = append(c.Endpoints, e)
+			return
+		}
+		if v, ok := f["operation"]; ok {
+			e.Operation = d.str(v, p+".operation")
+			m, path, err := ParseOperation(e.Operation)
+			if err != nil {
+				d.errorf(d.resolve(v), p+".operation", "", "%s: %v", p+".operation", err)
+			} else {
+				e.Method, e.Path = m, path
+				shape := m + " " + PathShape(path)
+				if prev, dup := seen[shape]; dup {
+					d.errorf(d.resolve(v), p+".operation", "merge the two entries", "%s: %s is already listed at %s", p+".operation", e.Operation, prev)
+				}
+				seen[shape] = p
+			}
+		} else {
+			d.errorf(d.resolve(item), p+".operation", `add operation: "POST /v1/things"`, "%s needs operation:", p)
+		}
+		if v, ok := f["effect"]; ok {
+			e.Effect = d.enum(v, p+".effect", Effects...)
+		} else {
+			d.errorf(d.resolve(item), p+".effect", "add effect: one of "+strings.Join(Effects, ", "), "%s needs effect:", p)
+		}
+		if v, ok := f["key"]; ok {
+			e.Key = d.enum(v, p+".key", KeyModes...)
+		}
+		if v, ok := f["unsafe_to_retry"]; ok {
+			e.UnsafeToRetry = d.text(v, p+".unsafe_to_retry", 500)
+		}
+		ident := func(s string) error { return validCode(s) }
+		if v, ok := f["external_calls"]; ok {
+			e.ExternalCalls = d.stringList(v, p+".external_calls", 50, ident)
+		}
+		if v, ok := f["recovery_points"]; ok {
+			e.RecoveryPoints = d.stringList(v, p+".recovery_points", 100, ident)
+		}
+		if v, ok := f["single_transaction"]; ok {
+			e.SingleTransaction = d.boolean(v, p+".single_transaction")
+		}
+		if v, ok := f["summary"]; ok {
+			e.Summary = d.text(v, p+".summary", 200)
+		}
+		c.Endpoints = append(c.Endpoints, e)
+	})
+}
+
+// PathShape replaces every {param} with {} so /orders/{id} and
+// /orders/{order_id} compare equal.
+func PathShape(path string) string {
+	return pathParam.ReplaceAllString(path, "{}")
+}
+
+func (d *decoder) decodeRetry(n *yaml.Node, c *Contract) {
+	const p = "retry"
+	f := d.object(n, p, "statuses", "cautious_statuses", "connection_errors", "honor_retry_after", "backoff",
+		"max_attempts", "max_elapsed", "attempt_timeout", "deadline", "propagate_deadline", "log_retries", "budget", "stacking")
+	r := &c.Retry
+	*r = Retry{
+		HonorRetryAfter: true, Backoff: defaultBackoff(), MaxAttempts: 3, Deadline: "overall",
+		PropagateDeadline: true, LogRetries: true, ConnectionErrors: append([]string(nil), DefaultConnErrors...),
+	}
+	if f == nil {
+		return
+	}
+	if v, ok := f["statuses"]; ok {
+		if rv := d.resolve(v); rv.Kind == yaml.ScalarNode && (rv.Value == "any" || rv.Value == "all") {
+			r.AnyStatus = true
+		} else {
+			seen := map[string]bool{}
+			d.list(v, p+".statuses", 100, func(item *yaml.Node, ip string) {
+				s, ok := d.statusSpec(item, ip)
+				if !ok {
+					return
+				}
+				if seen[s.String()] {
+					d.errorf(d.resolve(item), ip, "remove the repeated entry", "%s: %s is listed twice", ip, s)
+					return
+				}
+				seen[s.String()] = true
+				r.Statuses = append(r.Statuses, s)
+			})
+		}
+	}
+	if v, ok := f["cautious_statuses"]; ok {
+		d.list(v, p+".cautious_statuses", 100, func(item *yaml.Node, ip string) {
+			if s := d.integer(item, ip, 100, 599); s != 0 {
+				r.CautiousStatuses = append(r.CautiousStatuses, s)
+			}
+		})
+	}
+	if v, ok := f["connection_errors"]; ok {
+		r.ConnectionErrors = d.stringList(v, p+".connection_errors", 3, enumValidator(ConnErrors...))
+	}
+	if v, ok := f["honor_retry_after"]; ok {
+		r.HonorRetryAfter = d.boolean(v, p+".honor_retry_after")
+	}
+	if v, ok := f["backoff"]; ok {
+		g := d.object(v, p+".backoff", "jitter", "base", "cap", "multiplier", "because")
+		if x, ok := g["jitter"]; ok {
+			r.Backoff.Jitter = d.enum(x, p+".backoff.jitter", Jitters...)
+		}
+		if x, ok := g["base"]; ok {
+			r.Backoff.Base = d.duration(x, p+".backoff.base")
+		}
+		if x, ok := g["cap"]; ok {
+			r.Backoff.Cap = d.duration(x, p+".backoff.cap")
+		}
+		if x, ok := g["multiplier"]; ok {
+			r.Backoff.Multiplier = d.number(x, p+".backoff.multiplier", 1, 10)
+		}
+		if x, ok := g["because"]; ok {
+			r.Backoff.Because = d.text(x, p+".backoff.because", 500)
+		}
+		if r.Backoff.Jitter == "decorrelated" && r.Backoff.Because == "" && g != nil {
+			d.errorf(d.resolve(v), p+".backoff.because", "add because: naming the tight user-facing deadline that needs it, or use jitter: full",
+				"decorrelated jitter needs a reason under backoff (because:)")
+		}
+		if !r.Backoff.Cap.IsZero() && !r.Backoff.Base.IsZero() && r.Backoff.Cap.D < r.Backoff.Base.D {
+			d.errorf(d.resolve(g["cap"]), p+".backoff.cap", "raise cap to at least base", "retry.backoff.cap %s is smaller than base %s", r.Backoff.Cap, r.Backoff.Base)
+		}
+	}
+	if v, ok := f["max_attempts"]; ok {
+		r.MaxAttempts = d.integer(v, p+".max_attempts", 1, 100)
+	}
+	if v, ok := f["max_elapsed"]; ok {
+		r.MaxElapsed = d.duration(v, p+".max_elapsed")
+	}
+	if v, ok := f["attempt_timeout"]; ok {
+		cp := p + ".attempt_timeout"
+		if rv := d.resolve(v); rv.Kind == yaml.ScalarNode {
+			r.AttemptTimeout.Bare = d.duration(v, cp)
+		} else {
+			g := d.object(v, cp, "p99", "factor")
+			if x, ok := g["p99"]; ok {
+				r.AttemptTimeout.P99 = d.duration(x, cp+".p99")
+			} else if g != nil {
+				d.errorf(rv, cp+".p99", "add p99: your measured p99 latency under normal load", "%s needs p99:", cp)
+			}
+			r.AttemptTimeout.Factor = 2.5
+			if x, ok := g["factor"]; ok {
+				r.AttemptTimeout.Factor = d.number(x, cp+".factor", 1, 100)
+			}
+		}
+	}
+	if v, ok := f["deadline"]; ok {
+		r.Deadline = d.enum(v, p+".deadline", Deadlines...)
+	}
+	if v, ok := f["propagate_deadline"]; ok {
+		r.PropagateDeadline = d.boolean(v, p+".propagate_deadline")
+	}
+	if v, ok := f["log_retries"]; ok {
+		r.LogRetries = d.boolean(v, p+".log_retries")
+	}
+	if v, ok := f["budget"]; ok {
+		g := d.object(v, p+".budget", "kind", "capacity", "transient_cost", "throttle_cost", "success_refund")
+		b := &Budget{Kind: "token-bucket", Capacity: 500, TransientCost: 14, ThrottleCost: 5, SuccessRefund: 1}
+		if x, ok := g["kind"]; ok {
+			b.Kind = d.enum(x, p+".budget.kind", BudgetKinds...)
+		}
+		if x, ok := g["capacity"]; ok {
+			b.Capacity = d.integer(x, p+".budget.capacity", 1, 1_000_000)
+		}
+		if x, ok := g["transient_cost"]; ok {
+			b.TransientCost = d.integer(x, p+".budget.transient_cost", 0, 1_000_000)
+		}
+		if x, ok := g["throttle_cost"]; ok {
+			b.ThrottleCost = d.integer(x, p+".budget.throttle_cost", 0, 1_000_000)
+		}
+		if x, ok := g["success_refund"]; ok {
+			b.SuccessRefund = d.integer(x, p+".budget.success_refund", 0, 1_000_000)
+		}
+		r.Budget = b
+	}
+	if v, ok := f["stacking"]; ok {
+		r.Stacking = d.stringList(v, p+".stacking", 5, enumValidator(StackingLayers...))
+	}
+}
+
+func (d *decoder) statusSpec(n *yaml.Node, path string) (StatusSpec, bool) {
+	n, ok := d.scalar(n, path, "a status code like 503 or a class like 5XX")
+	if !ok {
+		return StatusSpec{}, false
+	}
+	v := strings.ToUpper(n.Value)
+	if len(v) == 3 && strings.HasSuffix(v, "XX") && v[0] >= '1' && v[0] <= '5' {
+		return StatusSpec{Code: int(v[0] - '0'), Class: true}, true
+	}
+	code, err := strconv.Atoi(v)
+	if err != nil || code < 100 || code > 599 {
+		d.errorf(n, path, "use a status code from 100 to 599, or a class like 5XX", "%s: %q is not a status code", path, n.Value)
+		return StatusSpec{}, false
+	}
+	return StatusSpec{Code: code}, true
+}
+
+func (d *decoder) decodeSDK(n *yaml.Node) *SDK {
+	const p = "sdk"
+	f := d.object(n, p, "languages", "retries", "auto_idempotency_key")
+	s := &SDK{Languages: append([]string(nil), DefaultLanguages...), Retries: "on", AutoIdempotencyKey: true}
+	if v, ok := f["languages"]; ok {
+		s.Languages = d.stringList(v, p+".languages", len(Languages), enumValidator(Languages...))
+	}
+	if v, ok := f["retries"]; ok {
+		s.Retries = d.onOff(v, p+".retries")
+	}
+	if v, ok := f["auto_idempotency_key"]; ok {
+		s.AutoIdempotencyKey = d.boolean(v, p+".auto_idempotency_key")
+	}
+	return s
+}
+
+func (d *decoder) decodeDocs(n *yaml.Node, c *Contract) {
+	f := d.object(n, "docs", "out", "copy")
+	if v, ok := f["out"]; ok {
+		c.Docs.Out = d.text(v, "docs.out", 300)
+		if c.Docs.Out == "" {
+			c.Docs.Out = "site"
+		}
+	}
+	v, ok := f["copy"]
+	if !ok {
+		return
+	}
+	const p = "docs.copy"
+	g := d.object(v, p, "include", "allow", "lint_code")
+	if x, ok := g["include"]; ok {
+		c.Docs.Copy.Include = d.stringList(x, p+".include", 200, func(s string) error { return validText(s, 300) })
+	}
+	if x, ok := g["lint_code"]; ok {
+		c.Docs.Copy.LintCode = d.boolean(x, p+".lint_code")
+	}
+	if x, ok := g["allow"]; ok {
+		d.list(x, p+".allow", 500, func(item *yaml.Node, ip string) {
+			h := d.object(item, ip, "path", "rule", "because")
+			a := CopyAllow{Pos: posOf(d.resolve(item))}
+			if y, ok := h["path"]; ok {
+				a.Path = d.text(y, ip+".path", 300)
+			}
+			if y, ok := h["rule"]; ok {
+				a.Rule = d.text(y, ip+".rule", 100)
+			}
+			if y, ok := h["because"]; ok {
+				a.Because = d.text(y, ip+".because", 500)
+			}
+			if h != nil {
+				for _, req := range []struct{ key, val string }{{"path", a.Path}, {"rule", a.Rule}, {"because", a.Because}} {
+					if req.val == "" {
+						d.errorf(d.resolve(item), ip+"."+req.key, "an allow entry needs path, rule and because", "%s needs %s:", ip, req.key)
+					}
+				}
+			}
+			c.Docs.Copy.Allow = append(c.Docs.Copy.Allow, a)
+		})
+	}
+}
+
+func (d *decoder) decodeLint(n *yaml.Node, c *Contract) {
+	f := d.object(n, "lint", "waive")
+	v, ok := f["waive"]
+	if !ok {
+		return
+	}
+	d.list(v, "lint.waive", 500, func(item *yaml.Node, ip string) {
+		g := d.object(item, ip, "rule", "path", "because")
+		w := Waiver{Pos: posOf(d.resolve(item))}
+		if x, ok := g["rule"]; ok {
+			w.Rule = d.text(x, ip+".rule", 100)
+		} else if g != nil {
+			d.errorf(d.resolve(item), ip+".rule", "name the rule ID, e.g. rule: retry/no-budget", "%s needs rule:", ip)
+		}
+		if x, ok := g["path"]; ok {
+			w.Path = d.text(x, ip+".path", 200)
+		}
+		if x, ok := g["because"]; ok {
+			w.Because = d.text(x, ip+".because", 500)
+		}
+		if w.Because == "" && g != nil {
+			d.errorf(d.resolve(item), ip+".because", "add because: with the reason the rule does not apply", "a waiver needs a reason: %s has no because:", ip)
+		}
+		c.Lint.Waive = append(c.Lint.Waive, w)
+	})
+}
+
+// String renders a status list for messages: "429, 502, 503, 504".
+func StatusList(specs []StatusSpec) string {
+	parts := make([]string, len(specs))
+	for i, s := range specs {
+		parts[i] = s.String()
+	}
+	return strings.Join(parts, ", ")
+}

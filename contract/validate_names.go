@@ -1,0 +1,124 @@
+package contract
+
+import (
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Grammars for names that reach generated code, markup or HTTP messages.
+// Validating them at load time is the first of two defences; every renderer
+// still escapes for its own target.
+var (
+	// RFC 9110 section 5.6.2 token.
+	headerToken = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$")
+	// Error codes and identifiers that become code constants and anchors.
+	codeName = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
+	// A path template: RFC 3986 path characters minus the ones that are
+	// quote-like or shell-active, plus {param} templates.
+	pathTemplate = regexp.MustCompile(`^/[A-Za-z0-9\-._~/{}:@%+,=]*$`)
+	pathParam    = regexp.MustCompile(`\{([^{}]*)\}`)
+	paramName    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.\-]{0,63}$`)
+)
+
+// HTTPMethods are the methods an endpoint may use.
+var HTTPMethods = []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}
+
+func validHeader(s string) error {
+	if headerToken.MatchString(s) {
+		return nil
+	}
+	if s == "" {
+		return fmt.Errorf("header name is empty")
+	}
+	return fmt.Errorf("%q is not a valid HTTP header name: only letters, digits and !#$%%&'*+-.^_`|~ are allowed (RFC 9110 token)", s)
+}
+
+func validCode(s string) error {
+	if codeName.MatchString(s) {
+		return nil
+	}
+	return fmt.Errorf("%q is not a valid error code: use lower case letters, digits and underscores, starting with a letter (at most 64)", s)
+}
+
+// ParseOperation splits "POST /v1/orders/{id}" into method and path and
+// validates both.
+func ParseOperation(s string) (method, path string, err error) {
+	fields := strings.Fields(s)
+	if len(fields) != 2 || strings.ContainsAny(s, "\t\r\n") {
+		return "", "", fmt.Errorf("%q is not an operation: write METHOD /path, e.g. \"POST /v1/orders\"", s)
+	}
+	method = strings.ToUpper(fields[0])
+	known := false
+	for _, m := range HTTPMethods {
+		if m == method {
+			known = true
+		}
+	}
+	if !known {
+		return "", "", fmt.Errorf("%q: unknown HTTP method %q (one of %s)", s, fields[0], strings.Join(HTTPMethods, ", "))
+	}
+	path = fields[1]
+	if !pathTemplate.MatchString(path) {
+		return "", "", fmt.Errorf("%q: path %q must start with / and use only letters, digits, -._~/:@%%+,= and {param} templates", s, path)
+	}
+	depth := 0
+	for _, r := range path {
+		switch r {
+		case '{':
+			depth++
+		case '}':
+			depth--
+		}
+		if depth < 0 || depth > 1 {
+			return "", "", fmt.Errorf("%q: unbalanced braces in path", s)
+		}
+	}
+	if depth != 0 {
+		return "", "", fmt.Errorf("%q: unbalanced braces in path", s)
+	}
+	for _, m := range pathParam.FindAllStringSubmatch(path, -1) {
+		if !paramName.MatchString(m[1]) {
+			return "", "", fmt.Errorf("%q: path parameter {%s} must be a name like {id} or {order_id}", s, m[1])
+		}
+	}
+	return method, path, nil
+}
+
+func validBaseURL(s string) error {
+	if strings.ContainsAny(s, " \t\r\n\"'<>`\\{}|^") {
+		return fmt.Errorf("%q is not a valid base URL: it contains a space, quote or markup character", s)
+	}
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return fmt.Errorf("%q is not an absolute http(s) URL like https://api.example.com", s)
+	}
+	if u.User != nil {
+		return fmt.Errorf("%q carries credentials; keep secrets out of the contract", s)
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return fmt.Errorf("%q has a query or fragment; give the base URL only", s)
+	}
+	return nil
+}
+
+// validText accepts one line of prose of at most max runes: no control
+// characters, so it cannot break out of a comment, a string literal or a
+// table cell in any generated file.
+func validText(s string, max int) error {
+	if !utf8.ValidString(s) {
+		return fmt.Errorf("text is not valid UTF-8")
+	}
+	if n := utf8.RuneCountInString(s); n > max {
+		return fmt.Errorf("text is %d characters long; at most %d are allowed", n, max)
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
+			return fmt.Errorf("text contains a control character or line break (%U); keep it to one line", r)
+		}
+	}
+	return nil
+}
