@@ -1,0 +1,326 @@
+package main
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Section is one side-by-side comparison on one input.
+type Section struct {
+	ID, Title string
+	Data      []string // what the input is, one line each
+	Results   []*Result
+	Pairs     [][2]int // indexes into Results: ours, peer
+	// Bytes of input, for throughput; 0 when throughput means nothing.
+	Bytes int64
+	// Ceiling is the index of the plain-read baseline, or -1.
+	Ceiling int
+	// Checks are the comparison's validity checks, one line each.
+	Checks []string
+	// Void, when not empty, says why the ratios of this section do not
+	// stand (the tools did not find the same things).
+	Void string
+}
+
+func (b *bench) exampleContract() string {
+	return filepath.Join(b.cfg.root, "examples", "payouts", "retryspec.yaml")
+}
+
+func mib(n int64) int64 { return n * 1000 * 1000 }
+
+// corpus prepares (or reuses) the replicated corpus of size MB.
+func (b *bench) corpus(size int64) (*Corpus, error) {
+	dst := filepath.Join(b.cfg.cache, "data", fmt.Sprintf("corpus-%dMB", size))
+	logf("preparing %d MB Markdown corpus in %s", size, dst)
+	return Replicate(filepath.Join(b.cfg.data, "corpus"), dst, mib(size))
+}
+
+func (b *bench) copyTool(c *Corpus, out string) Tool {
+	t := b.ours("retryspec copy", "copy", "-c", b.exampleContract(), "--format", "json", c.Root)
+	t.Stdout = out
+	return t
+}
+
+// copyVsVale: retryspec copy against Vale running the style retryspec
+// exports, on the same planted corpus, with cat as the ceiling.
+func (b *bench) copyVsVale() error {
+	c, err := b.corpus(b.sz.pairCorpusMB)
+	if err != nil {
+		return err
+	}
+	sec := &Section{
+		ID:    "copy",
+		Title: fmt.Sprintf("retryspec copy vs Vale (%d MB of Markdown)", b.sz.pairCorpusMB),
+		Data: []string{
+			fmt.Sprintf("%s bytes in %s files: the Markdown of the shared corpora (NATS, NServiceBus, SendGrid docs) replicated, with %d claims planted (%d phrasings, one per copy rule Vale can express)",
+				commas(c.Bytes), commas(int64(c.Files)), len(c.Plants), len(plantedClaims)),
+			"retryspec runs with all rules on (the example contract, so contract-aware checks run too); Vale runs the style `retryspec copy --export-vale` writes; both print JSON",
+		},
+		Bytes:   c.Bytes,
+		Ceiling: 2,
+	}
+	copyOut := filepath.Join(b.out(), "copy.json")
+	valeOut := filepath.Join(b.out(), "vale.json")
+	ours := b.copyTool(c, copyOut)
+
+	vale := Tool{Name: "vale (exported style)"}
+	styleDir := filepath.Join(b.work(), "vale-export")
+	ini, note := b.exportVale(styleDir)
+	if ini != "" {
+		vale = b.peer("vale (exported style)", b.bins.vale, "--config", ini, "--output", "JSON", "--no-exit", c.Root)
+		vale.Stdout = valeOut
+	}
+	cat := Tool{Name: "cat (ceiling)", Argv: []string{"/usr/bin/find", c.Root, "-type", "f", "-exec", "/usr/bin/cat", "{}", "+"}, Dir: b.work()}
+	logf("copy vs Vale vs cat, %d rounds after a warm-up", b.cfg.reps)
+	sec.Results = b.runner.Measure([]Tool{ours, vale, cat}, 1, b.cfg.reps)
+	sec.Pairs = [][2]int{{0, 1}}
+	if ini == "" {
+		sec.Results[1].Status, sec.Results[1].Note = StatusUnavailable, note
+	}
+	sec.Checks, sec.Void = b.verifyClaims(c, sec.Results[0], sec.Results[1], copyOut, valeOut)
+	b.sections = append(b.sections, sec)
+	return nil
+}
+
+// exportVale has retryspec write its Vale style and writes a .vale.ini that
+// runs it on Markdown. It returns the ini path, or "" and why not.
+func (b *bench) exportVale(dir string) (ini, why string) {
+	if err := os.RemoveAll(dir); err != nil {
+		return "", err.Error()
+	}
+	t := b.ours("retryspec copy --export-vale", "copy", "-c", b.exampleContract(), "--export-vale", dir)
+	res := NewRunner(b.cfg.timeout, nil).Measure([]Tool{t}, 0, 1)[0]
+	if !res.OK() {
+		return "", fmt.Sprintf("`retryspec copy --export-vale`: %s (%s)", res.Status, res.Note)
+	}
+	stylesPath, styles, err := valeStyles(dir)
+	if err != nil {
+		return "", "`retryspec copy --export-vale` wrote no usable style: " + err.Error()
+	}
+	ini = filepath.Join(b.work(), "vale.ini")
+	body := fmt.Sprintf("StylesPath = %s\nMinAlertLevel = suggestion\n\n[*.{md,mdx,markdown}]\nBasedOnStyles = %s\n", stylesPath, strings.Join(styles, ", "))
+	if err := os.WriteFile(ini, []byte(body), 0o644); err != nil {
+		return "", err.Error()
+	}
+	return ini, ""
+}
+
+// valeStyles finds the styles in an exported folder: either the folder is
+// itself a style (rule files inside) or it is a StylesPath holding styles.
+func valeStyles(dir string) (stylesPath string, styles []string, err error) {
+	hasRules := func(d string) bool {
+		ents, err := os.ReadDir(d)
+		if err != nil {
+			return false
+		}
+		for _, e := range ents {
+			if !e.IsDir() && (strings.HasSuffix(e.Name(), ".yml") || strings.HasSuffix(e.Name(), ".yaml")) {
+				return true
+			}
+		}
+		return false
+	}
+	if hasRules(dir) {
+		return filepath.Dir(dir), []string{filepath.Base(dir)}, nil
+	}
+	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && p != dir && hasRules(p) && filepath.Dir(p) == dir {
+			styles = append(styles, d.Name())
+		}
+		return nil
+	})
+	if err != nil {
+		return "", nil, err
+	}
+	if len(styles) == 0 {
+		return "", nil, fmt.Errorf("no rule files (.yml) in %s or its folders", dir)
+	}
+	sort.Strings(styles)
+	return dir, styles, nil
+}
+
+// verifyClaims reads both tools' last output and checks each found every
+// planted claim. A miss on either side makes the comparison void: a faster
+// tool that finds less proves nothing.
+func (b *bench) verifyClaims(c *Corpus, ours, peer *Result, oursOut, peerOut string) (checks []string, void string) {
+	if !ours.OK() || !peer.OK() {
+		return nil, "not run on both sides: " + sideNote(ours) + "; " + sideNote(peer)
+	}
+	dir := b.work()
+	var misses []string
+	for _, side := range []struct {
+		name, out string
+		read      func([]byte, string, string) (Found, int, error)
+	}{
+		{"retryspec copy", oursOut, retryspecFound},
+		{"Vale", peerOut, valeFound},
+	} {
+		data, err := os.ReadFile(side.out)
+		if err != nil {
+			return checks, err.Error()
+		}
+		found, total, err := side.read(data, c.Root, dir)
+		if err != nil {
+			return checks, err.Error()
+		}
+		missed := Verify(c.Plants, found)
+		checks = append(checks, fmt.Sprintf("%s: %d of %d planted claims found (%s findings in all)", side.name, len(c.Plants)-len(missed), len(c.Plants), commas(int64(total))))
+		if len(missed) > 0 {
+			byRule := map[string]int{}
+			for _, m := range missed {
+				byRule[m.Rule]++
+			}
+			var parts []string
+			for _, cl := range plantedClaims {
+				if n := byRule[cl.Rule]; n > 0 {
+					parts = append(parts, fmt.Sprintf("%s x%d (%q)", cl.Rule, n, cl.Text))
+				}
+			}
+			misses = append(misses, fmt.Sprintf("%s missed %s, e.g. %s:%d", side.name, strings.Join(parts, ", "), missed[0].File, missed[0].Line))
+		}
+	}
+	if len(misses) > 0 {
+		return checks, strings.Join(misses, "; ")
+	}
+	return checks, ""
+}
+
+func sideNote(r *Result) string {
+	if r.OK() {
+		return r.Tool.Name + " ran"
+	}
+	return fmt.Sprintf("%s %s (%s)", r.Tool.Name, r.Status, r.Note)
+}
+
+// largestSpec is the biggest OpenAPI file under data/specs.
+func (b *bench) largestSpec() (string, int64, error) {
+	var best string
+	var size int64
+	err := filepath.WalkDir(filepath.Join(b.cfg.data, "specs"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		switch filepath.Ext(p) {
+		case ".yaml", ".yml", ".json":
+		default:
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if info.Size() > size {
+			best, size = p, info.Size()
+		}
+		return nil
+	})
+	if best == "" && err == nil {
+		err = fmt.Errorf("no OpenAPI files under %s", filepath.Join(b.cfg.data, "specs"))
+	}
+	return best, size, err
+}
+
+// openapiVsLinters: check --openapi and openapi --merged against redocly
+// lint and spectral lint on the largest spec.
+func (b *bench) openapiVsLinters() error {
+	spec, size, err := b.largestSpec()
+	if err != nil {
+		return err
+	}
+	doc, err := loadSpecNode(spec)
+	if err != nil {
+		return err
+	}
+	ops := flatten(SpecOps(doc))
+	contract := filepath.Join(b.work(), "spec-contract.yaml")
+	if err := os.WriteFile(contract, ContractYAML(ops), 0o644); err != nil {
+		return err
+	}
+	ruleset := filepath.Join(b.work(), "spectral.yaml")
+	if err := os.WriteFile(ruleset, []byte("extends: [\"spectral:oas\"]\n"), 0o644); err != nil {
+		return err
+	}
+	rel, _ := filepath.Rel(b.cfg.data, spec)
+	merged := filepath.Join(b.out(), "merged"+filepath.Ext(spec))
+	sec := &Section{
+		ID:    "openapi",
+		Title: "OpenAPI: retryspec check --openapi and openapi --merged vs redocly lint and spectral lint",
+		Data: []string{
+			fmt.Sprintf("`%s`, the largest spec in the shared data: %s bytes, %d operations", rel, commas(size), len(ops)),
+			fmt.Sprintf("a generated contract classifying all %d operations (no drift)", len(ops)),
+			"Redocly with its default (recommended) rules, Spectral with `spectral:oas`; every tool prints JSON",
+		},
+		Ceiling: -1,
+	}
+	tools := []Tool{
+		b.ours("retryspec check --openapi", "check", "-c", contract, "--openapi", spec, "--format", "json"),
+		b.ours("retryspec openapi --merged", "openapi", "--spec", spec, "-c", contract, "--merged", merged),
+		b.peer("redocly lint", b.bins.redocly, "lint", spec, "--format", "json"),
+		b.peer("spectral lint", b.bins.spectral, "lint", spec, "--ruleset", ruleset, "--format", "json"),
+	}
+	logf("OpenAPI group, %d rounds after a warm-up", b.cfg.reps)
+	sec.Results = b.runner.Measure(tools, 1, b.cfg.reps)
+	sec.Pairs = [][2]int{{0, 2}, {0, 3}, {1, 2}, {1, 3}}
+	b.sections = append(b.sections, sec)
+	return nil
+}
+
+// buildVsRedocly: retryspec build (contract plus spec) against redocly
+// build-docs on the same spec.
+func (b *bench) buildVsRedocly() error {
+	spec, _, err := b.largestSpec()
+	if err != nil {
+		return err
+	}
+	doc, err := loadSpecNode(spec)
+	if err != nil {
+		return err
+	}
+	trimmed, ops, err := TrimSpec(doc, b.sz.buildContract)
+	if err != nil {
+		return err
+	}
+	specPath := filepath.Join(b.work(), fmt.Sprintf("spec-%d.yaml", len(ops)))
+	if err := os.WriteFile(specPath, trimmed, 0o644); err != nil {
+		return err
+	}
+	contract := filepath.Join(b.work(), fmt.Sprintf("build-contract-%d.yaml", len(ops)))
+	if err := os.WriteFile(contract, ContractYAML(ops), 0o644); err != nil {
+		return err
+	}
+	rel, _ := filepath.Rel(b.cfg.data, spec)
+	site := filepath.Join(b.out(), "site")
+	redocHTML := filepath.Join(b.out(), "redoc.html")
+	sec := &Section{
+		ID:    "build",
+		Title: fmt.Sprintf("retryspec build vs redocly build-docs (%d-endpoint contract plus its spec)", len(ops)),
+		Data: []string{
+			fmt.Sprintf("`%s` cut to the whole paths whose operations fit in %d: %d operations, all components kept, %s bytes", rel, b.sz.buildContract, len(ops), commas(int64(len(trimmed)))),
+			fmt.Sprintf("a generated contract classifying those %d operations; retryspec builds the Markdown, the site and the OpenAPI outputs, Redocly one HTML reference page", len(ops)),
+		},
+		Ceiling: -1,
+	}
+	ours := b.ours("retryspec build", "build", "-c", contract, "--openapi", specPath, "--out", site)
+	ours.Before = func() error { return os.RemoveAll(site) }
+	peer := b.peer("redocly build-docs", b.bins.redocly, "build-docs", specPath, "--output", redocHTML)
+	peer.Before = func() error { return removeIfExists(redocHTML) }
+	logf("build group, %d rounds after a warm-up", b.cfg.reps)
+	sec.Results = b.runner.Measure([]Tool{ours, peer}, 1, b.cfg.reps)
+	sec.Pairs = [][2]int{{0, 1}}
+	b.sections = append(b.sections, sec)
+	return nil
+}
+
+func removeIfExists(p string) error {
+	if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	return nil
+}
