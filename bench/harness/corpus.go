@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -111,7 +112,7 @@ func Replicate(src, dst string, target int64) (*Corpus, error) {
 	manifest := dst + ".json"
 	if c, err := readManifest(manifest); err == nil && c.Source == source {
 		if _, err := os.Stat(c.Root); err == nil {
-			return c, nil
+			return c, markRepoRoot(c.Root)
 		}
 	}
 	if err := os.RemoveAll(dst); err != nil {
@@ -147,11 +148,28 @@ func Replicate(src, dst string, target int64) (*Corpus, error) {
 			c.Files++
 		}
 	}
+	if err := markRepoRoot(dst); err != nil {
+		return nil, err
+	}
 	buf, err := json.MarshalIndent(c, "", " ")
 	if err != nil {
 		return nil, err
 	}
 	return c, os.WriteFile(manifest, buf, 0o644)
+}
+
+// markRepoRoot makes the corpus a git repository of its own, as a docs
+// repository would be. Without it the corpus would sit inside this
+// repository's ignored bench/.cache, and a linter that honours .gitignore
+// (retryspec copy does, as git does) would rightly skip every file.
+func markRepoRoot(dir string) error {
+	if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
+		return nil
+	}
+	if err := exec.Command("git", "init", "-q", dir).Run(); err == nil {
+		return nil
+	}
+	return os.Mkdir(filepath.Join(dir, ".git"), 0o755)
 }
 
 func readManifest(p string) (*Corpus, error) {

@@ -74,8 +74,14 @@ func TestReplicate(t *testing.T) {
 	if len(c.Plants) == 0 {
 		t.Fatal("no claims planted")
 	}
+	if _, err := os.Stat(filepath.Join(dst, ".git")); err != nil {
+		t.Errorf("corpus is not a repository root of its own: %v", err)
+	}
 	var total int64
 	filepath.Walk(dst, func(p string, info os.FileInfo, err error) error {
+		if info != nil && info.IsDir() && info.Name() == ".git" {
+			return filepath.SkipDir
+		}
 		if err == nil && !info.IsDir() {
 			total += info.Size()
 			if strings.HasSuffix(p, ".html") {

@@ -27,6 +27,7 @@ type config struct {
 	reps, curveReps   int
 	timeout           time.Duration
 	only              string
+	retryspec         string
 }
 
 func main() {
@@ -39,6 +40,7 @@ func main() {
 	flag.IntVar(&c.reps, "reps", 0, "timed repetitions per comparison (default 5, 1 with -quick)")
 	flag.IntVar(&c.curveReps, "curve-reps", 0, "timed repetitions per curve point (default 3, 1 with -quick)")
 	flag.DurationVar(&c.timeout, "timeout", 10*time.Minute, "limit for one run of one tool")
+	flag.StringVar(&c.retryspec, "retryspec", "", "retryspec binary to measure (default CACHE/bin/retryspec, which bench/run builds)")
 	flag.StringVar(&c.only, "only", "", "comma-separated subset: copy,openapi,build,curves")
 	flag.Parse()
 	if err := run(c); err != nil {
@@ -104,6 +106,11 @@ func run(c config) error {
 	}
 	b := &bench{cfg: c, sz: sizesFor(c.quick), runner: NewRunner(c.timeout, logf), started: time.Now().UTC()}
 	b.bins = binaries(c.cache)
+	if c.retryspec != "" {
+		if b.bins.retryspec, err = filepath.Abs(c.retryspec); err != nil {
+			return err
+		}
+	}
 	if _, err := os.Stat(b.bins.retryspec); err != nil {
 		return fmt.Errorf("retryspec is not built at %s: run bench/run, which builds it", b.bins.retryspec)
 	}

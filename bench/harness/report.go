@@ -41,6 +41,9 @@ func throughput(bytes int64, r *Result) float64 {
 
 func statusCell(r *Result) string {
 	if r.OK() {
+		if r.Note != "" {
+			return "ok; " + mdEscape(r.Note)
+		}
 		return "ok"
 	}
 	return fmt.Sprintf("%s: %s", r.Status, mdEscape(r.Note))

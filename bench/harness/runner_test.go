@@ -142,3 +142,28 @@ func TestMeasureTimeout(t *testing.T) {
 		t.Errorf("status %q note %q, want failed: timed out", res[0].Status, res[0].Note)
 	}
 }
+
+func TestMeasureFallback(t *testing.T) {
+	f := &fakeExec{runs: map[string]int{}, outcome: map[string]func(int) (Sample, string, error){
+		"full":   func(int) (Sample, string, error) { return Sample{Exit: 2}, "retryspec: unknown flag: --openapi\n", nil },
+		"narrow": ok(time.Second),
+		"peer":   ok(2 * time.Second),
+	}}
+	r := &Runner{Timeout: time.Minute, exec: f.exec}
+	narrow := Tool{Name: "narrow", Argv: []string{"n"}, Ours: true}
+	tools := []Tool{{Name: "full", Argv: []string{"f"}, Ours: true, Fallback: &narrow}, {Name: "peer", Argv: []string{"p"}}}
+	res := r.Measure(tools, 1, 2)
+	want := []string{"full", "narrow", "peer", "narrow", "peer", "narrow", "peer"}
+	if !reflect.DeepEqual(f.order, want) {
+		t.Errorf("order %v, want %v", f.order, want)
+	}
+	if !res[0].OK() || res[0].Tool.Name != "narrow" || len(res[0].Samples) != 2 {
+		t.Errorf("fallback result %+v", res[0])
+	}
+	if res[0].Note == "" {
+		t.Error("a fallback result must say the full command was not available")
+	}
+	if tools[0].Name != "full" {
+		t.Error("Measure changed the caller's tools")
+	}
+}
