@@ -132,11 +132,11 @@ func (r *Runner) Measure(tools []Tool, warmup, reps int) []*Result {
 		case t.Ours && notImplemented(s.Exit, stderr) && t.Fallback != nil && st.Warmup:
 			// Swap in the fallback for this and every later round; this
 			// run becomes the fallback's warm-up.
-			why := firstLine(stderr)
+			why, full := firstLine(stderr), t
 			t = *t.Fallback
 			tools[st.Tool] = t
 			out.Tool = t
-			r.logf("  %-28s falls back to %q: %s", tools[st.Tool].Name, t.Name, why)
+			r.logf("  %-28s falls back to %q: %s", full.Name, t.Name, why)
 			if t.Before != nil {
 				if err := t.Before(); err != nil {
 					out.Status, out.Note = StatusFailed, "preparing the run: "+err.Error()
@@ -151,7 +151,8 @@ func (r *Runner) Measure(tools []Tool, warmup, reps int) []*Result {
 			case err != nil:
 				out.Status, out.Note = StatusFailed, err.Error()
 			case notImplemented(s.Exit, stderr):
-				out.Status, out.Note = StatusUnavailable, firstLine(stderr)
+				// Neither exists: report the command that was asked for.
+				out.Tool, out.Status, out.Note = full, StatusUnavailable, why
 			case !t.okExit(s.Exit):
 				out.Status, out.Note = StatusFailed, fmt.Sprintf("exit %d: %s", s.Exit, firstLine(stderr))
 			}
