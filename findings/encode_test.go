@@ -173,9 +173,9 @@ func TestCaret(t *testing.T) {
 		{"short", 40, 0, "     ", "^"},
 	}
 	for _, tt := range tests {
-		pad, mark := caret(tt.line, tt.col, tt.end)
+		pad, mark := Caret(tt.line, tt.col, tt.end)
 		if pad != tt.pad || mark != tt.wantMark {
-			t.Errorf("caret(%q, %d, %d) = %q, %q; want %q, %q", tt.line, tt.col, tt.end, pad, mark, tt.pad, tt.wantMark)
+			t.Errorf("Caret(%q, %d, %d) = %q, %q; want %q, %q", tt.line, tt.col, tt.end, pad, mark, tt.pad, tt.wantMark)
 		}
 	}
 }

@@ -54,8 +54,8 @@ func encodeText(w io.Writer, r Report) error {
 			}
 			if f.Line <= len(ls) {
 				line := strings.TrimRight(string(ls[f.Line-1]), "\r")
-				pad, mark := caret(line, f.Column, f.EndColumn)
-				fmt.Fprintf(bw, "    %s\n    %s%s\n", expandTabs(line), pad, paint(ansiGreen, mark))
+				pad, mark := Caret(line, f.Column, f.EndColumn)
+				fmt.Fprintf(bw, "    %s\n    %s%s\n", ExpandTabs(line), pad, paint(ansiGreen, mark))
 			}
 		}
 		if f.Fix != "" {
@@ -71,10 +71,10 @@ func encodeText(w io.Writer, r Report) error {
 	return bw.Flush()
 }
 
-// caret returns the padding up to column col (1-based, in characters) and
+// Caret returns the padding up to column col (1-based, in characters) and
 // a marker: ^ followed by ~ over the rest of the span, which ends at
 // endCol, or by default at the end of the token under the caret.
-func caret(line string, col, endCol int) (pad, mark string) {
+func Caret(line string, col, endCol int) (pad, mark string) {
 	runes := []rune(line)
 	if col < 1 {
 		col = 1
@@ -114,7 +114,8 @@ func caret(line string, col, endCol int) (pad, mark string) {
 	return b.String(), "^" + strings.Repeat("~", width-1)
 }
 
-func expandTabs(s string) string { return strings.ReplaceAll(s, "\t", "    ") }
+// ExpandTabs renders tabs as four spaces, as Caret counts them.
+func ExpandTabs(s string) string { return strings.ReplaceAll(s, "\t", "    ") }
 
 // oneLine keeps a message on its line: a contract value quoted in a message
 // cannot start a fake finding line.
