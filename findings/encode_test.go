@@ -171,6 +171,9 @@ func TestCaret(t *testing.T) {
 		{"  statuses: [409, 429]", 14, 0, strings.Repeat(" ", 13), "^~~"},
 		{"Das Äpfel ist exactly once", 15, 27, strings.Repeat(" ", 14), "^~~~~~~~~~~~"},
 		{"short", 40, 0, "     ", "^"},
+		{`  header: "Idem\"Key" # x`, 11, 0, strings.Repeat(" ", 10), "^" + strings.Repeat("~", len(`"Idem\"Key"`)-1)},
+		{"  replay_windw: 24h", 3, 0, "  ", "^" + strings.Repeat("~", len("replay_windw")-1)},
+		{"  url: https://x.example:8080/a", 8, 0, strings.Repeat(" ", 7), "^" + strings.Repeat("~", len("https://x.example:8080/a")-1)},
 	}
 	for _, tt := range tests {
 		pad, mark := Caret(tt.line, tt.col, tt.end)

@@ -96,16 +96,22 @@ func Caret(line string, col, endCol int) (pad, mark string) {
 		inQuote := rune(0)
 		for end <= len(runes) {
 			r := runes[end-1]
-			if inQuote == 0 && end == col && (r == '"' || r == '\'') {
+			switch {
+			case inQuote == 0 && end == col && (r == '"' || r == '\''):
 				inQuote = r
-			} else if inQuote != 0 && r == inQuote {
+			case inQuote == '"' && r == '\\':
+				end++ // skip the escaped character
+			case inQuote != 0 && r == inQuote:
 				end++
-				break
-			} else if inQuote == 0 && (r == ' ' || r == '\t' || r == ',' || r == ']' || r == '}' || r == '#') {
-				break
+				return b.String(), "^" + strings.Repeat("~", end-col-1)
+			case inQuote == 0 && (r == ' ' || r == '\t' || r == ',' || r == ']' || r == '}' || r == '#'):
+				return b.String(), "^" + strings.Repeat("~", max(end-col, 1)-1)
+			case inQuote == 0 && r == ':' && (end == len(runes) || runes[end] == ' '):
+				return b.String(), "^" + strings.Repeat("~", max(end-col, 1)-1) // a key: stop before its colon
 			}
 			end++
 		}
+		end = min(end, len(runes)+1)
 	}
 	width := end - col
 	if width < 1 {
