@@ -65,7 +65,7 @@ type sarifResult struct {
 }
 
 type sarifLocation struct {
-	PhysicalLocation sarifPhysical `json:"physicalLocation"`
+	PhysicalLocation sarifPhysical  `json:"physicalLocation"`
 	LogicalLocations []sarifLogical `json:"logicalLocations,omitempty"`
 }
 
