@@ -38,7 +38,7 @@ func main() {
 	flag.BoolVar(&c.quick, "quick", false, "smoke run: small inputs, one repetition")
 	flag.BoolVar(&c.write, "write", false, "regenerate BENCHMARKS.md and bench/plots/*.svg")
 	flag.IntVar(&c.reps, "reps", 0, "timed repetitions per comparison (default 5, 1 with -quick)")
-	flag.IntVar(&c.curveReps, "curve-reps", 0, "timed repetitions per curve point (default 3, 1 with -quick)")
+	flag.IntVar(&c.curveReps, "curve-reps", 0, "timed repetitions per curve point (default 5, 1 with -quick)")
 	flag.DurationVar(&c.timeout, "timeout", 10*time.Minute, "limit for one run of one tool")
 	flag.StringVar(&c.retryspec, "retryspec", "", "retryspec binary to measure (default CACHE/bin/retryspec, which bench/run builds)")
 	flag.StringVar(&c.only, "only", "", "comma-separated subset: copy,openapi,build,curves")
@@ -99,7 +99,7 @@ func run(c config) error {
 		}
 	}
 	if c.curveReps == 0 {
-		c.curveReps = 3
+		c.curveReps = 5
 		if c.quick {
 			c.curveReps = 1
 		}
@@ -255,14 +255,14 @@ func (b *bench) toolVersions() [][2]string {
 	}
 	rs := ask(b.bins.retryspec, "version")
 	if rs == "" {
-		rs = "built from commit " + b.commit + " (this build has no `version` command yet)"
+		rs = "(this build has no `version` command yet)"
 	}
 	node := ask("/usr/bin/env", "node", "--version")
 	if node == "" {
 		node = "not installed"
 	}
 	return [][2]string{
-		{"retryspec", rs},
+		{"retryspec", rs + ", built from commit " + b.commit},
 		{"Vale", goMod(b.bins.vale)},
 		{"Redocly CLI", npm("@redocly/cli")},
 		{"Spectral CLI", npm("@stoplight/spectral-cli")},
