@@ -24,6 +24,15 @@ type Section struct {
 	// Void, when not empty, says why the ratios of this section do not
 	// stand (the tools did not find the same things).
 	Void string
+	// Load is the 1-minute load average before and after the runs.
+	Load [2]float64
+}
+
+// measure runs the section's tools and records the machine's load.
+func (b *bench) measure(sec *Section, tools []Tool) {
+	sec.Load[0] = loadAvg()
+	b.measure(sec, tools)
+	sec.Load[1] = loadAvg()
 }
 
 func (b *bench) exampleContract() string {
@@ -76,7 +85,7 @@ func (b *bench) copyVsVale() error {
 	}
 	cat := Tool{Name: "cat (ceiling)", Argv: []string{"/usr/bin/find", c.Root, "-name", ".git", "-prune", "-o", "-type", "f", "-exec", "/usr/bin/cat", "{}", "+"}, Dir: b.work()}
 	logf("copy vs Vale vs cat, %d rounds after a warm-up", b.cfg.reps)
-	sec.Results = b.runner.Measure([]Tool{ours, vale, cat}, 1, b.cfg.reps)
+	b.measure(sec, []Tool{ours, vale, cat})
 	sec.Pairs = [][2]int{{0, 1}}
 	if ini == "" {
 		sec.Results[1].Status, sec.Results[1].Note = StatusUnavailable, note
@@ -93,7 +102,7 @@ func (b *bench) exportVale(dir string) (ini, why string) {
 		return "", err.Error()
 	}
 	t := b.ours("retryspec copy --export-vale", "copy", "-c", b.exampleContract(), "--export-vale", dir)
-	res := NewRunner(b.cfg.timeout, nil).Measure([]Tool{t}, 0, 1)[0]
+	res := (&Runner{Timeout: b.cfg.timeout, exec: b.runner.exec}).Measure([]Tool{t}, 0, 1)[0]
 	if !res.OK() {
 		return "", fmt.Sprintf("`retryspec copy --export-vale`: %s (%s)", res.Status, res.Note)
 	}
@@ -266,7 +275,7 @@ func (b *bench) openapiVsLinters() error {
 		b.peer("spectral lint", b.bins.spectral, "lint", spec, "--ruleset", ruleset, "--format", "json"),
 	}
 	logf("OpenAPI group, %d rounds after a warm-up", b.cfg.reps)
-	sec.Results = b.runner.Measure(tools, 1, b.cfg.reps)
+	b.measure(sec, tools)
 	sec.Pairs = [][2]int{{0, 2}, {0, 3}, {1, 2}, {1, 3}}
 	b.sections = append(b.sections, sec)
 	return nil
@@ -318,7 +327,7 @@ func (b *bench) buildVsRedocly() error {
 	peer := b.peer("redocly build-docs", b.bins.redocly, "build-docs", specPath, "--output", redocHTML)
 	peer.Before = func() error { return removeIfExists(redocHTML) }
 	logf("build group, %d rounds after a warm-up", b.cfg.reps)
-	sec.Results = b.runner.Measure([]Tool{ours, peer}, 1, b.cfg.reps)
+	b.measure(sec, []Tool{ours, peer})
 	sec.Pairs = [][2]int{{0, 1}}
 	b.sections = append(b.sections, sec)
 	return nil

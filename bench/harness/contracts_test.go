@@ -101,3 +101,12 @@ func TestGoModVersion(t *testing.T) {
 		t.Errorf("goModVersion = %q", got)
 	}
 }
+
+func TestParseLoadAvg(t *testing.T) {
+	if got := parseLoadAvg("3.52 2.10 1.00 4/512 12345\n"); got != 3.52 {
+		t.Errorf("parseLoadAvg = %v", got)
+	}
+	if got := parseLoadAvg(""); got != -1 {
+		t.Errorf("parseLoadAvg(empty) = %v", got)
+	}
+}

@@ -88,11 +88,12 @@ func MemoryFlat(rss []int64) bool {
 }
 
 // measured returns the points of c that hold figures.
-func (c *Curve) measured() (xs []float64, wall []time.Duration, rss []int64) {
+func (c *Curve) measured() (xs []float64, wall, cpu []time.Duration, rss []int64) {
 	for _, p := range c.Points {
 		if p.Result != nil && p.Result.OK() {
 			xs = append(xs, p.X)
 			wall = append(wall, p.Result.Summary.Wall)
+			cpu = append(cpu, p.Result.Summary.CPU)
 			rss = append(rss, p.Result.Summary.MaxRSS)
 		}
 	}
@@ -101,18 +102,18 @@ func (c *Curve) measured() (xs []float64, wall []time.Duration, rss []int64) {
 
 // Verdict is the one-line reading of a curve.
 func (c *Curve) Verdict() string {
-	xs, wall, rss := c.measured()
+	xs, _, cpu, rss := c.measured()
 	if len(xs) < 2 {
 		return "not enough points measured"
 	}
 	var v string
-	if cl := Cliffs(xs, wall); len(cl) > 0 {
-		v = "CLIFF: " + cl[0].String()
+	if cl := Cliffs(xs, cpu); len(cl) > 0 {
+		v = "CLIFF in CPU time: " + cl[0].String()
 		for _, x := range cl[1:] {
 			v += "; " + x.String()
 		}
 	} else {
-		v = fmt.Sprintf("linear or better (elasticity %.2f overall; 1.00 is linear)", Elasticity(xs, wall))
+		v = fmt.Sprintf("linear or better (CPU time elasticity %.2f from first to last point; 1.00 is linear)", Elasticity(xs, cpu))
 	}
 	if c.FlatMemory {
 		if MemoryFlat(rss) {

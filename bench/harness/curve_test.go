@@ -62,7 +62,7 @@ func TestMemoryFlat(t *testing.T) {
 
 func TestVerdict(t *testing.T) {
 	res := func(wall time.Duration, rss int64) *Result {
-		return &Result{Status: StatusOK, Samples: []Sample{{Wall: wall}}, Summary: Summary{N: 1, Wall: wall, MaxRSS: rss}}
+		return &Result{Status: StatusOK, Samples: []Sample{{Wall: wall}}, Summary: Summary{N: 1, Wall: wall, CPU: wall, MaxRSS: rss}}
 	}
 	c := &Curve{FlatMemory: true, Points: []Point{
 		{10, res(100*time.Millisecond, 30<<20)},
@@ -71,7 +71,7 @@ func TestVerdict(t *testing.T) {
 		{800, &Result{Status: StatusFailed, Note: "timed out"}},
 	}}
 	v := c.Verdict()
-	if !strings.HasPrefix(v, "CLIFF: 100 -> 400") || !strings.Contains(v, "MEMORY GROWS") {
+	if !strings.HasPrefix(v, "CLIFF in CPU time: 100 -> 400") || !strings.Contains(v, "MEMORY GROWS") {
 		t.Errorf("verdict %q", v)
 	}
 	c = &Curve{Points: []Point{{10, res(time.Second, 1)}, {100, &Result{Status: StatusUnavailable}}}}

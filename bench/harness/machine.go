@@ -53,3 +53,25 @@ func memTotal(meminfo string) int64 {
 	}
 	return 0
 }
+
+// loadAvg is the 1-minute load average, or -1 when unknown. On a shared
+// machine it tells how much other work competed with the measurement.
+func loadAvg() float64 {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return -1
+	}
+	return parseLoadAvg(string(data))
+}
+
+func parseLoadAvg(s string) float64 {
+	f := strings.Fields(s)
+	if len(f) == 0 {
+		return -1
+	}
+	v, err := strconv.ParseFloat(f[0], 64)
+	if err != nil {
+		return -1
+	}
+	return v
+}

@@ -31,6 +31,13 @@ type config struct {
 }
 
 func main() {
+	if os.Getenv(spawnerEnv) != "" {
+		if err := serveSpawner(os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintf(os.Stderr, "bench spawner: %v\n", err)
+			os.Exit(1)
+		}
+		return
+	}
 	var c config
 	flag.StringVar(&c.root, "root", ".", "repository root")
 	flag.StringVar(&c.data, "data", "", "shared data folder (default ROOT/../shared/data)")
@@ -76,7 +83,12 @@ func sizesFor(quick bool) sizes {
 }
 
 func run(c config) error {
-	var err error
+	// First, while this process is small: see spawner.go.
+	sp, err := startSpawner()
+	if err != nil {
+		return fmt.Errorf("starting the spawner: %w", err)
+	}
+	defer sp.Close()
 	if c.root, err = filepath.Abs(c.root); err != nil {
 		return err
 	}
@@ -104,7 +116,7 @@ func run(c config) error {
 			c.curveReps = 1
 		}
 	}
-	b := &bench{cfg: c, sz: sizesFor(c.quick), runner: NewRunner(c.timeout, logf), started: time.Now().UTC()}
+	b := &bench{cfg: c, sz: sizesFor(c.quick), runner: &Runner{Timeout: c.timeout, Log: logf, exec: sp.exec}, started: time.Now().UTC()}
 	b.bins = binaries(c.cache)
 	if c.retryspec != "" {
 		if b.bins.retryspec, err = filepath.Abs(c.retryspec); err != nil {
@@ -120,8 +132,11 @@ func run(c config) error {
 		}
 	}
 	b.machine = readMachine()
-	b.versions = b.toolVersions()
 	b.commit = gitCommit(c.root)
+	b.versions = b.toolVersions()
+	if s, _, err := sp.exec(context.Background(), Tool{Argv: []string{"/bin/true"}}); err == nil {
+		b.rssFloor = s.MaxRSS
+	}
 	if b.selected("copy") {
 		if err := b.copyVsVale(); err != nil {
 			return fmt.Errorf("copy comparison: %w", err)
@@ -172,6 +187,9 @@ type bench struct {
 	versions          [][2]string
 	commit            string
 	started, finished time.Time
+	// rssFloor is the peak RSS the spawner reports for /bin/true: no
+	// figure can be below it.
+	rssFloor int64
 
 	sections []*Section
 	curveSet []*Curve

@@ -60,6 +60,9 @@ func renderSection(b *strings.Builder, s *Section) {
 	for _, d := range s.Data {
 		fmt.Fprintf(b, "- %s\n", d)
 	}
+	if s.Load[0] >= 0 && s.Load[1] >= 0 {
+		fmt.Fprintf(b, "- machine load (1-minute average) %.1f before and %.1f after these runs: wall times include waiting for a core; CPU times do not\n", s.Load[0], s.Load[1])
+	}
 	b.WriteString("\n| tool | timed runs | median wall | median CPU (user+sys) | median peak RSS |")
 	if s.Bytes > 0 {
 		b.WriteString(" throughput |")
@@ -165,17 +168,17 @@ func renderCurve(b *strings.Builder, c *Curve, plot string) {
 
 // plotCurve draws a curve's measured points; nil with fewer than two.
 func plotCurve(c *Curve) []byte {
-	xs, wall, rss := c.measured()
+	xs, wall, cpu, rss := c.measured()
 	if len(xs) < 2 {
 		return nil
 	}
 	secs := make([]float64, len(wall))
+	cpus := make([]float64, len(wall))
 	mbs := make([]float64, len(rss))
 	for i := range wall {
-		secs[i] = wall[i].Seconds()
-		mbs[i] = mb(rss[i])
+		secs[i], cpus[i], mbs[i] = wall[i].Seconds(), cpu[i].Seconds(), mb(rss[i])
 	}
-	return PlotSVG(c.Title, c.XLabel, xs, []Panel{{"median wall time (s)", secs}, {"median peak RSS (MB)", mbs}})
+	return PlotSVG(c.Title, c.XLabel, xs, []Panel{{"median wall time (s)", secs}, {"median CPU time (s)", cpus}, {"median peak RSS (MB)", mbs}})
 }
 
 // target is one goal of the issue and how this run did against it.
@@ -206,7 +209,8 @@ func (b *bench) targets() []target {
 			return
 		}
 		r := ratio(o.Summary.Wall, a.Summary.Wall)
-		m := fmt.Sprintf("%s vs %s: %s", fmtDur(a.Summary.Wall), fmtDur(o.Summary.Wall), fmtRatio(r))
+		m := fmt.Sprintf("wall %s vs %s: %s; CPU %s vs %s: %s", fmtDur(a.Summary.Wall), fmtDur(o.Summary.Wall), fmtRatio(r),
+			fmtDur(a.Summary.CPU), fmtDur(o.Summary.CPU), fmtRatio(ratio(o.Summary.CPU, a.Summary.CPU)))
 		if r >= want {
 			ts = append(ts, target{goal, m, "met"})
 		} else {
@@ -235,7 +239,7 @@ func (b *bench) targets() []target {
 	pairTarget("openapi --merged faster than redocly lint", oa, 1, 2, 1)
 	pairTarget("build faster than redocly build-docs", sec("build"), 0, 1, 1)
 	for _, c := range b.curveSet {
-		xs, _, _ := c.measured()
+		xs, _, _, _ := c.measured()
 		v := c.Verdict()
 		verdict := "met"
 		switch {
@@ -271,9 +275,10 @@ func (b *bench) markdown(plots map[string]string) string {
 	s.WriteString("\n## Method\n\n")
 	s.WriteString("- Each comparison runs its tools alternately (A B A B ..., or A B C D for four) after one warm-up round of each, so both the page cache and a noisy neighbour affect every tool alike.\n")
 	s.WriteString("- Wall time is measured around the child process; CPU time is user plus system time and peak RSS is `ru_maxrss`, both from the kernel's rusage of the child and the descendants it waited for (Node launchers included).\n")
+	fmt.Fprintf(&s, "- The tools are started by a small spawner process, not by the harness itself: on Linux a child's `ru_maxrss` includes the peak of the address space it was started from, so a harness that has parsed a large spec would inflate every later figure. The spawner's floor, measured on `/bin/true` in this run, is %s; no peak RSS below can be lower.\n", fmtMB(b.rssFloor))
 	s.WriteString("- Each figure is the median of the timed runs. A ratio B/A above 1 means retryspec takes that many times less.\n")
 	s.WriteString("- The copy comparison is valid only when both tools report every planted claim; otherwise it is declared void.\n")
-	s.WriteString("- Cost curves flag a cliff when a segment grows with an elasticity (log time ratio over log size ratio) above 1.3 and by more than 50 ms beyond linear; copy memory must stay within 1.5x (+32 MB) of the smallest corpus.\n")
+	s.WriteString("- Cost curves are judged on CPU time, which waiting for a core on the shared machine does not inflate: a segment is a cliff when its elasticity (log time ratio over log size ratio; 1 is linear) is above 1.3 and it adds more than 50 ms beyond linear growth. Copy memory must stay within 1.5x (+32 MB) of the smallest corpus's.\n")
 
 	s.WriteString("\n## Side by side\n\n")
 	if len(b.sections) == 0 {

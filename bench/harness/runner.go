@@ -186,6 +186,9 @@ func (r *Runner) once(t Tool) (s Sample, stderr string, timedOut bool, err error
 	ctx, cancel := context.WithTimeout(context.Background(), r.Timeout)
 	defer cancel()
 	s, stderr, err = r.exec(ctx, t)
+	if errors.Is(err, errTimedOut) {
+		return s, stderr, true, nil
+	}
 	return s, stderr, ctx.Err() != nil, err
 }
 
