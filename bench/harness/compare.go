@@ -31,7 +31,7 @@ type Section struct {
 // measure runs the section's tools and records the machine's load.
 func (b *bench) measure(sec *Section, tools []Tool) {
 	sec.Load[0] = loadAvg()
-	b.measure(sec, tools)
+	sec.Results = b.runner.Measure(tools, 1, b.cfg.reps)
 	sec.Load[1] = loadAvg()
 }
 
