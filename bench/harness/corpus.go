@@ -92,8 +92,8 @@ type Corpus struct {
 }
 
 // plantEvery is how many files apart the plants are (about one per
-// 250 kB of the shared corpora).
-const plantEvery = 60
+// 85 kB of the shared corpora, so even a 0.2 MB corpus holds a few).
+const plantEvery = 20
 
 // Replicate copies the Markdown files of src into dst as replicas
 // (r000/, r001/, ...) of the whole tree until target bytes are reached,

@@ -79,3 +79,23 @@ func TestVerdict(t *testing.T) {
 		t.Errorf("verdict %q", v)
 	}
 }
+
+func TestPickValeSize(t *testing.T) {
+	tests := []struct {
+		probe  time.Duration
+		budget time.Duration
+		max    float64
+		want   float64
+	}{
+		{100 * time.Millisecond, time.Minute, 100, 100}, // 2 MB/s: 100 MB in 50 s
+		{time.Second, time.Minute, 100, 10},             // 0.2 MB/s: 10 MB in 50 s
+		{10 * time.Second, time.Minute, 100, 1},         // 1 MB in 50 s
+		{time.Minute, time.Minute, 100, 0.2},            // not even the probe fits: the probe size
+		{time.Millisecond, time.Minute, 5, 5},           // never above the full corpus
+	}
+	for _, tt := range tests {
+		if got := pickValeSize(tt.probe, tt.budget, tt.max); got != tt.want {
+			t.Errorf("pickValeSize(%v, %v, %v) = %v, want %v", tt.probe, tt.budget, tt.max, got, tt.want)
+		}
+	}
+}

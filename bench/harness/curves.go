@@ -66,11 +66,11 @@ func (b *bench) curves() error {
 		if err != nil {
 			return err
 		}
-		logf("curve %s at %d MB", cp.ID, size)
-		t := b.copyTool(c, filepath.Join(b.out(), fmt.Sprintf("copy-%dMB.json", size)))
+		logf("curve %s at %g MB", cp.ID, size)
+		t := b.copyTool(c, filepath.Join(b.out(), fmt.Sprintf("copy-%gMB.json", size)))
 		cp.Points = append(cp.Points, Point{X: float64(c.Bytes) / 1e6, Result: b.runner.Measure([]Tool{t}, 1, reps)[0]})
 		// The biggest corpus is only for this curve: give the disk back.
-		if size > b.sz.pairCorpusMB {
+		if size > float64(b.sz.pairCorpusMB) {
 			if err := c.Remove(); err != nil {
 				return err
 			}

@@ -63,7 +63,7 @@ func logf(format string, args ...any) {
 // sizes are the inputs of one run; -quick shrinks them all.
 type sizes struct {
 	pairCorpusMB   int64
-	copyCurveMB    []int64
+	copyCurveMB    []float64
 	checkEndpoints []int
 	buildEndpoints []int
 	buildContract  int
@@ -71,11 +71,11 @@ type sizes struct {
 
 func sizesFor(quick bool) sizes {
 	if quick {
-		return sizes{pairCorpusMB: 5, copyCurveMB: []int64{1, 2, 4}, checkEndpoints: []int{100, 1000, 5000}, buildEndpoints: []int{50, 100, 200}, buildContract: 200}
+		return sizes{pairCorpusMB: 5, copyCurveMB: []float64{1, 2, 4}, checkEndpoints: []int{100, 1000, 5000}, buildEndpoints: []int{50, 100, 200}, buildContract: 200}
 	}
 	return sizes{
 		pairCorpusMB:   100,
-		copyCurveMB:    []int64{10, 100, 400},
+		copyCurveMB:    []float64{10, 100, 400},
 		checkEndpoints: []int{100, 1000, 5000, 10000, 50000},
 		buildEndpoints: []int{100, 1000, 10000},
 		buildContract:  200,

@@ -217,10 +217,16 @@ func (b *bench) targets() []target {
 			ts = append(ts, target{goal, m, fmt.Sprintf("missed: %.2fx short of %.0fx", want-r, want)})
 		}
 	}
-	copySec := sec("copy")
-	pairTarget("copy: at least 20x Vale's throughput", copySec, 0, 1, 20)
+	pairTarget("copy: at least 20x Vale's throughput", sec("copy"), 0, 1, 20)
+	copySec := sec("copy-ceiling")
+	if copySec == nil {
+		copySec = sec("copy")
+	}
+	if copySec != nil && copySec.Ceiling < 0 {
+		copySec = nil
+	}
 	if copySec != nil {
-		ours, cat := copySec.Results[0], copySec.Results[2]
+		ours, cat := copySec.Results[0], copySec.Results[copySec.Ceiling]
 		if ours.OK() && cat.OK() {
 			f := throughput(copySec.Bytes, ours) / throughput(copySec.Bytes, cat)
 			m := fmt.Sprintf("%.1f%% of cat", 100*f)

@@ -253,7 +253,9 @@ func runProcess(ctx context.Context, t Tool) (Sample, string, error) {
 	cmd := exec.CommandContext(ctx, t.Argv[0], t.Argv[1:]...)
 	cmd.Dir = t.Dir
 	cmd.Env = append(os.Environ(), t.Env...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Own process group, so a timeout kills the tool's children too; and
+	// killed with its parent, so an interrupted run leaves nothing behind.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	outPath := t.Stdout
 	if outPath == "" {

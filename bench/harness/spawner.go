@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -83,6 +84,7 @@ func startSpawner() (*spawner, error) {
 	cmd := exec.Command(self)
 	cmd.Env = append(os.Environ(), spawnerEnv+"=1")
 	cmd.Stderr = os.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
