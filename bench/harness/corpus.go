@@ -108,7 +108,7 @@ func Replicate(src, dst string, target int64) (*Corpus, error) {
 	for _, f := range files {
 		srcBytes += f.Size
 	}
-	source := fmt.Sprintf("%s files=%d bytes=%d target=%d plantEvery=%d claims=%d", src, len(files), srcBytes, target, plantEvery, len(plantedClaims))
+	source := fmt.Sprintf("%s files=%d bytes=%d target=%d plantEvery=%d claims=%d early", src, len(files), srcBytes, target, plantEvery, len(plantedClaims))
 	manifest := dst + ".json"
 	if c, err := readManifest(manifest); err == nil && c.Source == source {
 		if _, err := os.Stat(c.Root); err == nil {
@@ -130,7 +130,10 @@ func Replicate(src, dst string, target int64) (*Corpus, error) {
 				return nil, err
 			}
 			rel := filepath.Join(fmt.Sprintf("r%03d", r), f.Rel)
-			if n%plantEvery == 0 && plantable(data) {
+			// Every claim at least once, early, so that even the small
+			// corpus the Vale pair may run on holds each phrasing.
+			early := len(c.Plants) < len(plantedClaims)
+			if (early || n%plantEvery == 0) && plantable(data) {
 				claim := plantedClaims[len(c.Plants)%len(plantedClaims)]
 				var line int
 				data, line = plant(data, claim.Text)

@@ -22,6 +22,15 @@ func fmtDur(d time.Duration) string {
 	}
 }
 
+// fmtRate prints MB/s with three significant digits, so a slow tool's
+// 0.00472 MB/s does not print as 0.0.
+func fmtRate(r float64) string {
+	if r >= 100 {
+		return fmt.Sprintf("%.0f MB/s", r)
+	}
+	return fmt.Sprintf("%.3g MB/s", r)
+}
+
 func fmtMB(b int64) string { return fmt.Sprintf("%.1f MB", mb(b)) }
 
 func fmtRatio(r float64) string {
@@ -76,7 +85,7 @@ func renderSection(b *strings.Builder, s *Section) {
 		if r.OK() {
 			fmt.Fprintf(b, "| %s | %d | %s | %s | %s |", r.Tool.Name, r.Summary.N, fmtDur(r.Summary.Wall), fmtDur(r.Summary.CPU), fmtMB(r.Summary.MaxRSS))
 			if s.Bytes > 0 {
-				fmt.Fprintf(b, " %.1f MB/s |", throughput(s.Bytes, r))
+				fmt.Fprintf(b, " %s |", fmtRate(throughput(s.Bytes, r)))
 			}
 		} else {
 			b.WriteString("| " + r.Tool.Name + " | 0 | - | - | - |")
@@ -116,7 +125,7 @@ func renderSection(b *strings.Builder, s *Section) {
 		cat, ours := s.Results[s.Ceiling], s.Results[0]
 		if cat.OK() && ours.OK() {
 			ct, ot := throughput(s.Bytes, cat), throughput(s.Bytes, ours)
-			fmt.Fprintf(b, "\nCeiling: plain reading (`find | cat`, warm cache) runs at %.1f MB/s; retryspec copy at %.1f MB/s is %.1f%% of it.\n", ct, ot, 100*ot/ct)
+			fmt.Fprintf(b, "\nCeiling: plain reading (`find | cat`, warm cache) runs at %s; retryspec copy at %s is %.1f%% of it.\n", fmtRate(ct), fmtRate(ot), 100*ot/ct)
 		} else {
 			fmt.Fprintf(b, "\nCeiling: not measured (%s).\n", mdEscape(whyNot(ours, cat)))
 		}
@@ -154,7 +163,7 @@ func renderCurve(b *strings.Builder, c *Curve, plot string) {
 		}
 		per := ""
 		if c.XUnit == "MB" {
-			per = fmt.Sprintf("%.1f MB/s", p.X/r.Summary.Wall.Seconds())
+			per = fmtRate(p.X / r.Summary.Wall.Seconds())
 		} else {
 			per = fmtDur(time.Duration(float64(r.Summary.Wall) * 1000 / p.X))
 		}
