@@ -66,6 +66,8 @@ type Change struct {
 	// ("endpoints[].key"); see Table.
 	Row   string `json:"row"`
 	Class Class  `json:"class"`
+	// Direction is how the value moved: raised, lowered, changed, added, removed.
+	Direction Direction `json:"direction"`
 	// Old and New are the values as the contracts write them; "" when absent.
 	Old string `json:"old"`
 	New string `json:"new"`
@@ -82,6 +84,9 @@ type Change struct {
 	// Pos is where the change sits in the new contract (the nearest written
 	// parent for something removed).
 	Pos contract.Pos `json:"pos"`
+
+	// rule names the Table entry that decided the class, for tests.
+	rule string
 }
 
 // Blocking reports whether the change should fail a CI run: breaking and

@@ -45,14 +45,14 @@ func Compare(old, new *contract.Contract) []Change {
 
 func wholeChange(dir Direction, oldV, newV string) Change {
 	r, _ := rowByField(wholeContract)
-	o, _ := r.outcome(dir, newV)
-	return Change{Field: "", Row: wholeContract, Class: o.Class, Old: oldV, New: newV, Why: o.Why, Migration: o.Migration, Pos: contract.Pos{Line: 1, Column: 1}}
+	o, _, _ := r.outcome(dir, newV)
+	return Change{Field: "", Row: wholeContract, Class: o.Class, Direction: dir, rule: string(dir), Old: oldV, New: newV, Why: o.Why, Migration: o.Migration, Pos: contract.Pos{Line: 1, Column: 1}}
 }
 
 func endpointPresence(dir Direction, field, oldV, newV, op string, pos contract.Pos) Change {
 	r, _ := rowByField("endpoints[]")
-	o, _ := r.outcome(dir, newV)
-	c := Change{Field: field, Row: r.Field, Class: o.Class, Old: oldV, New: newV, Endpoint: op, Pos: pos}
+	o, _, _ := r.outcome(dir, newV)
+	c := Change{Field: field, Row: r.Field, Class: o.Class, Direction: dir, rule: string(dir), Old: oldV, New: newV, Endpoint: op, Pos: pos}
 	c.Why, c.Migration = expand(o.Why, oldV, newV, ""), expand(o.Migration, oldV, newV, "")
 	return c
 }
@@ -337,12 +337,12 @@ func compareFact(o, n fact, nc *contract.Contract) []Change {
 		panic("diff: no classification row for " + n.row)
 	}
 	mk := func(dir Direction, value string) Change {
-		oc, ok := row.outcome(dir, n.text)
+		oc, used, ok := row.outcome(dir, n.text)
 		if !ok {
 			panic(fmt.Sprintf("diff: row %s has no outcome for %s", row.Field, dir))
 		}
 		return Change{
-			Field: n.path, Row: row.Field, Class: oc.Class, Old: o.text, New: n.text,
+			Field: n.path, Row: row.Field, Class: oc.Class, Direction: dir, Old: o.text, New: n.text, rule: used,
 			Why:       expand(oc.Why, o.text, n.text, value),
 			Migration: expand(oc.Migration, o.text, n.text, value),
 			Pos:       nc.PosOf(n.path),

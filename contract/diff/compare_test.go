@@ -192,7 +192,7 @@ func TestTableIsWellFormed(t *testing.T) {
 			t.Errorf("row %s has no kind", r.Field)
 		}
 		for _, d := range dirs {
-			if _, ok := r.outcome(d, ""); !ok {
+			if _, _, ok := r.outcome(d, ""); !ok {
 				t.Errorf("row %s has no outcome for %s", r.Field, d)
 			}
 		}

@@ -92,6 +92,8 @@ func setPath(n *yaml.Node, segs []string, val *yaml.Node) error {
 		}
 		if last {
 			switch {
+			case val == nil && i == len(n.Content):
+				// nothing to delete
 			case val == nil:
 				n.Content = append(n.Content[:i], n.Content[i+1:]...)
 			case i == len(n.Content):

@@ -222,7 +222,6 @@ var Table = []Row{
 	}, To: map[string]Outcome{
 		"required": breaking("calls without an idempotency key, accepted before ({old}), are now refused", "send an idempotency key on every call to this endpoint"),
 		"none":     breaking("the endpoint no longer accepts an idempotency key ({old} before): retries after a timeout can repeat the effect", "do not retry this endpoint after a timeout unless the docs say it is safe"),
-		"optional": notable("the key is now optional ({old} before); sending one still makes retries safe", ""),
 	}},
 	{Field: "endpoints[].unsafe_to_retry", Kind: Text, By: proseOnly},
 	{Field: "endpoints[].external_calls", Kind: Set, By: map[Direction]Outcome{
@@ -360,14 +359,15 @@ func rowByField(field string) (Row, bool) {
 	return Row{}, false
 }
 
-// outcome picks the verdict for a change of the row in direction dir to newValue.
-func (r Row) outcome(dir Direction, newValue string) (Outcome, bool) {
+// outcome picks the verdict for a change of the row in direction dir to
+// newValue. used names the entry that decided it ("lowered", "to error").
+func (r Row) outcome(dir Direction, newValue string) (o Outcome, used string, ok bool) {
 	if o, ok := r.To[newValue]; ok && (dir == Changed || dir == Added) {
-		return o, true
+		return o, "to " + newValue, true
 	}
 	if o, ok := r.By[dir]; ok {
-		return o, true
+		return o, string(dir), true
 	}
-	o, ok := r.By[Changed]
-	return o, ok
+	o, ok = r.By[Changed]
+	return o, string(Changed), ok
 }
