@@ -260,7 +260,7 @@ func contractFacts(c *contract.Contract) (head, tail *facts) {
 	for _, ch := range c.Changes {
 		changes = append(changes, ch.Field+": "+ch.Because)
 	}
-	t.elems("changes", Sequence, changes)
+	t.elems("changes", Set, changes)
 	return h, t
 }
 

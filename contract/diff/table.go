@@ -344,8 +344,9 @@ var Table = []Row{
 	{Field: "docs.copy.allow", Kind: Sequence, By: toolingCfg},
 	{Field: "docs.copy.lint_code", Kind: Flag, By: toolingCfg},
 	{Field: "lint.waive", Kind: Sequence, By: toolingCfg},
-	{Field: "changes", Kind: Sequence, By: map[Direction]Outcome{
-		Changed: compatible("the list of acknowledged changes was edited"),
+	{Field: "changes", Kind: Set, By: map[Direction]Outcome{
+		Added:   compatible("the contract records an acknowledgement: {value}"),
+		Removed: compatible("an acknowledgement was dropped from the record: {value}"),
 	}},
 }
 

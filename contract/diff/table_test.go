@@ -149,7 +149,8 @@ var rowCases = []rowCase{
 	{path: "docs.copy.allow", new: absent, rule: "changed", want: Compatible},
 	{path: "docs.copy.lint_code", new: "true", rule: "changed", want: Compatible},
 	{path: "lint.waive", new: absent, rule: "changed", want: Compatible},
-	{path: "changes", new: "[{field: retry, because: \"tightened for the holiday peak\"}]", rule: "changed", want: Compatible},
+	{path: "changes[1]", new: "{field: retry, because: \"tightened for the holiday peak\"}", row: "changes", rule: "added", want: Compatible},
+	{path: "changes", new: absent, rule: "removed", want: Compatible},
 }
 
 func TestRows(t *testing.T) {
