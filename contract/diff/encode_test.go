@@ -63,7 +63,7 @@ func TestMarkdownEscapesContractText(t *testing.T) {
 		t.Fatal(err)
 	}
 	md := outsideCodeSpans(buf.String())
-	for _, bad := range []string{"<Payments>", "**between**", "[docs](", "| **"} {
+	for _, bad := range []string{"<Payments>", "**between**", "[docs](", "| **", "<b>", "**2026-01**"} {
 		if strings.Contains(md, bad) {
 			t.Errorf("markdown carries contract text unescaped: %q", bad)
 		}
