@@ -66,13 +66,15 @@ func DisplayField(c Change) string {
 }
 
 // CountLine summarizes the changes in one line.
-func CountLine(cs []Change) string {
+func CountLine(cs []Change) string { return countLine(cs, true) }
+
+func countLine(cs []Change, acks bool) string {
 	s := Summarize(cs)
 	if len(cs) == 0 {
 		return "no changes to the contract's meaning"
 	}
 	parts := []string{plural(s.Breaking, "breaking change")}
-	if s.Breaking > 0 {
+	if s.Breaking > 0 && acks {
 		if s.Unacknowledged == 0 {
 			parts[0] += " (all acknowledged)"
 		} else if s.Unacknowledged < s.Breaking {
@@ -165,40 +167,7 @@ func encodeMarkdown(w io.Writer, r Report) error {
 			"Record each in the contract's `changes:` list with `because:` once integrators are ready, or revert it.\n",
 			plural(s.Unacknowledged, "change"), map[bool]string{true: "is", false: "are"}[s.Unacknowledged == 1])
 	}
-	titles := map[Class]string{Breaking: "Breaking", Notable: "Notable", Compatible: "Compatible"}
-	for _, class := range Classes {
-		var group []Change
-		for _, c := range r.Changes {
-			if c.Class == class {
-				group = append(group, c)
-			}
-		}
-		if len(group) == 0 {
-			continue
-		}
-		fmt.Fprintf(&b, "\n### %s\n\n", titles[class])
-		for _, c := range group {
-			field := code(c.Field)
-			if c.Field == "" {
-				field = "the contract"
-			}
-			if c.Endpoint != "" {
-				field += " (" + code(c.Endpoint) + ")"
-			}
-			fmt.Fprintf(&b, "- **%s**: %s → %s  \n", field, code(show(c.Old)), code(show(c.New)))
-			fmt.Fprintf(&b, "  %s", mdEscape(sentence(c.Why)))
-			if c.Migration != "" {
-				fmt.Fprintf(&b, "  \n  **Migration:** %s", mdEscape(sentence(c.Migration)))
-			}
-			switch {
-			case c.Acknowledged:
-				fmt.Fprintf(&b, "  \n  **Acknowledged:** %s", mdEscape(sentence(c.Because)))
-			case c.Class == Breaking:
-				fmt.Fprintf(&b, "  \n  **Not acknowledged:** to accept it, add %s under %s.", code(fmt.Sprintf("{field: %q, because: \"...\"}", ackField(c))), code("changes:"))
-			}
-			b.WriteString("\n")
-		}
-	}
+	writeGroups(&b, r.Changes, "###", true)
 	for i, u := range r.Unused {
 		if i == 0 {
 			b.WriteString("\n### Unused acknowledgements\n\n")
@@ -207,6 +176,47 @@ func encodeMarkdown(w io.Writer, r Report) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeGroups writes the changes under one heading per class, worst first,
+// each with its reason, migration note and acknowledgement.
+// With instructions, an unacknowledged breaking change says how to
+// acknowledge it (for the PR comment, not for the published changelog).
+func writeGroups(b *strings.Builder, changes []Change, heading string, instructions bool) {
+	titles := map[Class]string{Breaking: "Breaking", Notable: "Notable", Compatible: "Compatible"}
+	for _, class := range Classes {
+		var group []Change
+		for _, c := range changes {
+			if c.Class == class {
+				group = append(group, c)
+			}
+		}
+		if len(group) == 0 {
+			continue
+		}
+		fmt.Fprintf(b, "\n%s %s\n\n", heading, titles[class])
+		for _, c := range group {
+			field := code(c.Field)
+			if c.Field == "" {
+				field = "the contract"
+			}
+			if c.Endpoint != "" {
+				field += " (" + code(c.Endpoint) + ")"
+			}
+			fmt.Fprintf(b, "- **%s**: %s → %s  \n", field, code(show(c.Old)), code(show(c.New)))
+			fmt.Fprintf(b, "  %s", mdEscape(sentence(c.Why)))
+			if c.Migration != "" {
+				fmt.Fprintf(b, "  \n  **Migration:** %s", mdEscape(sentence(c.Migration)))
+			}
+			switch {
+			case c.Acknowledged:
+				fmt.Fprintf(b, "  \n  **Acknowledged:** %s", mdEscape(sentence(c.Because)))
+			case c.Class == Breaking && instructions:
+				fmt.Fprintf(b, "  \n  **Not acknowledged:** to accept it, add %s under %s.", code(fmt.Sprintf("{field: %q, because: \"...\"}", ackField(c))), code("changes:"))
+			}
+			b.WriteString("\n")
+		}
+	}
 }
 
 // sentence capitalizes the first letter and ends with a full stop.

@@ -237,3 +237,54 @@ func TestHistoryEmptyRepository(t *testing.T) {
 		t.Fatalf("revs %v err %v", revs, err)
 	}
 }
+
+func TestChangelog(t *testing.T) {
+	full := readTestdata(t, "full.yaml")
+	r := newGitRepo(t)
+	r.write("retryspec.yaml", full)
+	r.commit("publish the contract")
+	r.write("retryspec.yaml", replace(t, full, "replay_window: 24h", "replay_window: 48h"))
+	r.commit("keep keys for two days <b>")
+	r.write("retryspec.yaml", []byte(strings.Replace(string(full), "max_attempts: 3", "max_attempts: 2", 1)+"  - field: retry.max_attempts\n    because: \"clients on SDK 4 *already* stop at 2\"\n"))
+	r.commit("fewer attempts")
+	path := filepath.Join(r.dir, "retryspec.yaml")
+	revs, err := History(context.Background(), ExecGit{}, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf strings.Builder
+	if err := Changelog(&buf, nil, revs); err != nil {
+		t.Fatal(err)
+	}
+	golden := filepath.Join("testdata", "golden", "changelog.md")
+	got := buf.String()
+	// Commit hashes are fixed by the fixed identity and dates; keep them.
+	if *update {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Errorf("changelog differs from %s (go test -update):\n%s", golden, got)
+	}
+	for _, s := range []string{"### Breaking", "**Acknowledged:** Clients on SDK 4 \\*already\\* stop at 2.", "&lt;b&gt;", "The contract was published. Endpoints:"} {
+		if !strings.Contains(got, s) {
+			t.Errorf("changelog lacks %q", s)
+		}
+	}
+	if strings.Index(got, "fewer attempts") > strings.Index(got, "publish the contract") {
+		t.Error("changelog is not newest first")
+	}
+
+	buf.Reset()
+	if err := Changelog(&buf, parse(t, "full.yaml", full), nil); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "- `idempotency.replay_window`: Raised in 2025; recorded for the changelog.") {
+		t.Errorf("no-history changelog:\n%s", buf.String())
+	}
+}
