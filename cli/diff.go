@@ -124,6 +124,7 @@ func runDiff(ctx context.Context, sys *IO, opts *diffOptions) error {
 	}
 	report.Changes = diff.Compare(old, new)
 	report.Unused = diff.Unused(report.Changes, old, new)
+	report.Color = opts.Format == "text" && sys.Color(sys.OutIsTTY)
 	if err := diff.Encode(sys.Out, opts.Format, report); err != nil {
 		return err
 	}

@@ -22,6 +22,8 @@ type Report struct {
 	Changes []Change
 	// Unused are acknowledgements that match no change.
 	Unused []contract.Change
+	// Color paints the text format's class labels (a terminal, NO_COLOR unset).
+	Color bool
 }
 
 // Formats maps each --format name to its encoder; the CLI's choices and
@@ -99,8 +101,13 @@ func arrow(c Change) string { return show(c.Old) + " -> " + show(c.New) }
 func encodeText(w io.Writer, r Report) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s -> %s: %s\n", r.Old, r.New, CountLine(r.Changes))
+	paint := map[Class]string{Breaking: "\x1b[1;31m", Notable: "\x1b[33m", Compatible: "\x1b[2m"}
 	for _, c := range r.Changes {
-		fmt.Fprintf(&b, "\n%-10s %s: %s\n", c.Class, DisplayField(c), arrow(c))
+		label := fmt.Sprintf("%-10s", c.Class)
+		if r.Color {
+			label = paint[c.Class] + label + "\x1b[0m"
+		}
+		fmt.Fprintf(&b, "\n%s %s: %s\n", label, DisplayField(c), arrow(c))
 		fmt.Fprintf(&b, "  why: %s\n", c.Why)
 		if c.Migration != "" {
 			fmt.Fprintf(&b, "  migration: %s\n", c.Migration)

@@ -112,6 +112,20 @@ func outsideCodeSpans(s string) string {
 	return b.String()
 }
 
+func TestTextColor(t *testing.T) {
+	r := goldenReport(t)
+	var plain, color bytes.Buffer
+	Encode(&plain, "text", r)
+	r.Color = true
+	Encode(&color, "text", r)
+	if strings.Contains(plain.String(), "\x1b[") {
+		t.Error("escape codes without Color")
+	}
+	if !strings.Contains(color.String(), "\x1b[1;31mbreaking") {
+		t.Error("breaking is not painted with Color")
+	}
+}
+
 func TestCode(t *testing.T) {
 	for in, want := range map[string]string{
 		"plain":   "`plain`",
