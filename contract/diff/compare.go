@@ -65,6 +65,9 @@ type fact struct {
 	text string   // the value as written; "" when absent
 	num  float64  // ordering for Number, Span and Flag
 	list []string // elements of a Set or Sequence
+	// covered reports whether a Set's element is still included by a list
+	// (a 5XX class covers 502); nil means plain membership.
+	covered func(elem string, list []string) bool
 }
 
 type facts struct {
@@ -196,6 +199,7 @@ func contractFacts(c *contract.Contract) (head, tail *facts) {
 		statuses = append(statuses, s.String())
 	}
 	t.elems(q+"statuses", Set, statuses)
+	t.by[q+"statuses"] = withCover(t.by[q+"statuses"], statusCovered)
 	var cautious []string
 	for _, s := range r.CautiousStatuses {
 		cautious = append(cautious, strconv.Itoa(s))
@@ -351,10 +355,10 @@ func compareFact(o, n fact, nc *contract.Contract) []Change {
 	switch n.kind {
 	case Set:
 		var out []Change
-		for _, v := range missing(o.list, n.list) {
+		for _, v := range missing(o.list, n.list, n.covered) {
 			out = append(out, mk(Removed, v))
 		}
-		for _, v := range missing(n.list, o.list) {
+		for _, v := range missing(n.list, o.list, n.covered) {
 			out = append(out, mk(Added, v))
 		}
 		return out
@@ -391,19 +395,40 @@ func compareFact(o, n fact, nc *contract.Contract) []Change {
 	}
 }
 
-// missing returns the elements of a that b lacks, in a's order.
-func missing(a, b []string) []string {
+// missing returns the elements of a that b lacks (or does not cover), in
+// a's order.
+func missing(a, b []string, covered func(string, []string) bool) []string {
 	in := map[string]bool{}
 	for _, s := range b {
 		in[s] = true
 	}
 	var out []string
 	for _, s := range a {
-		if !in[s] {
+		if !in[s] && (covered == nil || !covered(s, b)) {
 			out = append(out, s)
 		}
 	}
 	return out
+}
+
+func withCover(f fact, covered func(string, []string) bool) fact {
+	f.covered = covered
+	return f
+}
+
+// statusCovered reports whether the retry.statuses entry elem ("502",
+// "5XX", "any") is still retried under list: "any" covers everything, a
+// class covers its codes. Replacing 502, 503 and 504 by 5XX drops nothing.
+func statusCovered(elem string, list []string) bool {
+	for _, s := range list {
+		switch {
+		case s == elem || s == "any":
+			return true
+		case len(s) == 3 && strings.HasSuffix(s, "XX") && len(elem) == 3 && elem[0] == s[0] && !strings.HasSuffix(elem, "XX"):
+			return true
+		}
+	}
+	return false
 }
 
 func expand(tmpl, old, new, value string) string {

@@ -102,6 +102,7 @@ var rowCases = []rowCase{
 	{path: "retry.statuses", new: "[429, 503, 504]", rule: "removed", want: Breaking},
 	{path: "retry.statuses", old: "any", new: "[429, 503]", rule: "removed", want: Breaking},
 	{path: "retry.statuses", new: "[429, 502, 503, 504, 408]", rule: "added", want: Notable},
+	{path: "retry.statuses", old: "[429, 5XX]", new: "[429, 502, 503, 504]", rule: "removed", want: Breaking},
 	{path: "retry.cautious_statuses", new: "[]", rule: "removed", want: Breaking},
 	{path: "retry.cautious_statuses", new: "[500, 501]", rule: "added", want: Notable},
 	{path: "retry.connection_errors", new: "[timeout, reset]", rule: "removed", want: Breaking},
@@ -210,6 +211,26 @@ func TestRows(t *testing.T) {
 	sort.Strings(missing)
 	for _, m := range missing {
 		t.Errorf("no test case for table entry %s", m)
+	}
+}
+
+// A status class covers its codes: widening to 5XX or any drops nothing.
+func TestStatusClassesCoverCodes(t *testing.T) {
+	full := readTestdata(t, "full.yaml")
+	old := parse(t, "old.yaml", full)
+	for _, tc := range []struct{ new, want string }{
+		{"[429, 5XX]", "added 5XX"},
+		{"any", "added any"},
+		{"[4XX, 502, 503, 504]", "added 4XX"},
+		{"[429, 503, 504, 5XX]", "added 5XX"},
+	} {
+		var got []string
+		for _, c := range Compare(old, parse(t, "new.yaml", edit(t, full, "retry.statuses", tc.new))) {
+			got = append(got, string(c.Direction)+" "+strings.TrimSuffix(strings.Fields(c.Why)[0], ":"))
+		}
+		if strings.Join(got, ",") != tc.want {
+			t.Errorf("%s: got %v, want %s", tc.new, got, tc.want)
+		}
 	}
 }
 
