@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -101,11 +100,11 @@ func runDiff(ctx context.Context, sys *IO, opts *diffOptions) error {
 			path = defaultContractInRepo(ctx, opts.Git, path)
 		}
 		if new, err = contract.Load(path); err != nil {
-			return diffInputError(err)
+			return inputError(err)
 		}
 		snap, err := diff.Base(ctx, opts.Git, path, opts.Base)
 		if err != nil {
-			return diffInputError(err)
+			return inputError(err)
 		}
 		old = snap.Contract
 		report.Old = snap.Label()
@@ -115,10 +114,10 @@ func runDiff(ctx context.Context, sys *IO, opts *diffOptions) error {
 		report.New, report.File = path, path
 	} else {
 		if old, err = contract.Load(opts.Args[0]); err != nil {
-			return diffInputError(err)
+			return inputError(err)
 		}
 		if new, err = contract.Load(opts.Args[1]); err != nil {
-			return diffInputError(err)
+			return inputError(err)
 		}
 		report.Old, report.New, report.File = opts.Args[0], opts.Args[1], opts.Args[1]
 	}
@@ -163,13 +162,4 @@ func mustGetwd() string {
 		return "."
 	}
 	return wd
-}
-
-// diffInputError maps an unreadable or invalid contract, or a git failure, to exit 2.
-func diffInputError(err error) error {
-	var le *contract.LoadError
-	if errors.As(err, &le) {
-		return &ExitError{Code: ExitInput, Err: le}
-	}
-	return &ExitError{Code: ExitInput, Err: err}
 }

@@ -74,7 +74,7 @@ func TestDiffFiles(t *testing.T) {
 		{"-c without --base", []string{"diff", "-c", old, old, changed}, 2, "", "-c names the contract for --base", ""},
 		{"--base and files", []string{"diff", "--base", "HEAD", old, changed}, 2, "", "not both", ""},
 		{"unknown format", []string{"diff", "--format", "sarif", old, changed}, 2, "", `unknown --format "sarif"`, ""},
-		{"missing file", []string{"diff", old, filepath.Join(dir, "nope.yaml")}, 2, "", "nope.yaml: no such file", ""},
+		{"missing file", []string{"diff", old, filepath.Join(dir, "nope.yaml")}, 2, "", "nope.yaml: error: no such file", ""},
 		{"invalid contract", []string{"diff", old, invalid}, 2, "", "invalid.yaml:3:", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
