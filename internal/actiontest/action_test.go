@@ -383,6 +383,7 @@ func TestActionSteps(t *testing.T) {
 		noSummary  bool
 		siteBuilt  bool
 		actionFail bool
+		checkFails bool // the contract has a lint error
 	}
 	for _, tc := range []struct {
 		name   string
@@ -398,6 +399,8 @@ func TestActionSteps(t *testing.T) {
 			want{diffExit: 0, breaking: "false", summary: []string{"### Breaking", "**Acknowledged:** No partner retries beyond 2h."}}},
 		{"pull request, breaking change allowed", window("12h"), map[string]string{"allow-breaking": "true"},
 			want{diffExit: 0, breaking: "false", summary: []string{"### Breaking"}}},
+		{"pull request, lint error and a notable change", bytes.Replace(example, []byte("honor_retry_after: true"), []byte("honor_retry_after: false"), 1), nil,
+			want{diffExit: 0, breaking: "false", summary: []string{"### Notable", "`retry.honor_retry_after`"}, checkFails: true}},
 		{"push to the default branch", nil, nil,
 			want{diffExit: 0, noSummary: true, siteBuilt: true}},
 	} {
@@ -501,6 +504,18 @@ func TestActionSteps(t *testing.T) {
 				}
 				if _, ok := r.used[pages]; ok {
 					t.Error("the Pages upload would run on a pull request")
+				}
+			}
+			// A failing check does not hide the diff, and fails the action.
+			if tc.want.checkFails && have["check"] {
+				if r.exit["check"] != 1 || !r.failed {
+					t.Errorf("check step exited %d on a contract with a lint error (action failed: %v)", r.exit["check"], r.failed)
+				}
+				if _, ran := r.exit["diff"]; !ran {
+					t.Error("the diff did not run after check failed")
+				}
+				if !strings.Contains(r.stdout["check"], "::error file=retryspec.yaml") {
+					t.Errorf("check step printed no annotations:\n%s", r.stdout["check"])
 				}
 			}
 			// The action fails when the diff does; other failures come from check/copy.
