@@ -342,7 +342,9 @@ func gitRepo(t *testing.T, contract, contractOnPR []byte) (dir, baseSHA string) 
 	}
 	git("init", "-q", "-b", "main")
 	write("retryspec.yaml", contract)
+	// Pages matching the example's docs.copy.include patterns.
 	write("docs/retries.mdx", []byte("# Retries\n\nSend the same Idempotency-Key on every retry of one request.\n"))
+	write("marketing/launch.md", []byte("# Safe retries\n\nA retried payout with the same key is processed once within the replay window.\n"))
 	git("add", "-A")
 	git("commit", "-q", "-m", "contract")
 	baseSHA = git("rev-parse", "HEAD")
@@ -459,6 +461,9 @@ func TestActionSteps(t *testing.T) {
 				}
 				if r.exit[name] != want {
 					t.Errorf("step %s exited %d; retryspec %s exits %d", name, r.exit[name], name, want)
+				}
+				if !(tc.want.checkFails && name == "check") && want != 0 {
+					t.Errorf("retryspec %s fails (exit %d) on the sound example contract and its clean pages:\n%s", name, want, r.stdout[name])
 				}
 				upload := "Upload contract findings to code scanning"
 				if name == "copy" {
