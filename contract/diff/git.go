@@ -13,6 +13,13 @@ import (
 	"github.com/retryspec/retryspec/contract"
 )
 
+// ErrNotRepository is returned (wrapped) when a path is not inside a git
+// repository; ErrNoGit when the git binary cannot be found.
+var (
+	ErrNotRepository = errors.New("not inside a git repository")
+	ErrNoGit         = errors.New("git is not installed or not on PATH")
+)
+
 // Git runs git commands. ExecGit runs the real binary; the interface keeps
 // this package's process handling in one place and lets tests substitute it.
 type Git interface {
@@ -39,7 +46,7 @@ func (g ExecGit) Run(ctx context.Context, dir string, args ...string) ([]byte, e
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
 		if errors.Is(err, exec.ErrNotFound) {
-			return nil, errors.New("git is not installed or not on PATH")
+			return nil, ErrNoGit
 		}
 		msg := strings.TrimSpace(stderr.String())
 		if msg == "" {
@@ -73,7 +80,10 @@ func Repo(ctx context.Context, g Git, path string) (top, rel string, err error) 
 	}
 	out, err := g.Run(ctx, dir, "rev-parse", "--show-toplevel")
 	if err != nil {
-		return "", "", fmt.Errorf("%s is not inside a git repository (diff --base compares with a git revision): %w", path, err)
+		if errors.Is(err, ErrNoGit) {
+			return "", "", err
+		}
+		return "", "", fmt.Errorf("%s is %w (diff --base compares with a git revision): %v", path, ErrNotRepository, err)
 	}
 	top = strings.TrimSpace(string(out))
 	// Compare resolved paths: a temp folder or checkout may sit behind a symlink.

@@ -229,6 +229,22 @@ func TestHistory(t *testing.T) {
 	}
 }
 
+func TestHistoryWithoutGit(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "retryspec.yaml")
+	if err := os.WriteFile(path, readTestdata(t, "full.yaml"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	testenv.LookPath(t, "git")
+	t.Setenv("GIT_CEILING_DIRECTORIES", filepath.Dir(dir))
+	for name, g := range map[string]Git{"not a repository": ExecGit{}, "no git binary": ExecGit{Path: filepath.Join(dir, "no-git")}} {
+		revs, err := History(context.Background(), g, path)
+		if err != nil || revs != nil {
+			t.Errorf("%s: revs %v, err %v; want no history and no error", name, revs, err)
+		}
+	}
+}
+
 func TestHistoryEmptyRepository(t *testing.T) {
 	r := newGitRepo(t)
 	r.write("retryspec.yaml", readTestdata(t, "full.yaml"))

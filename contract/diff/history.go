@@ -2,6 +2,7 @@ package diff
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	"github.com/retryspec/retryspec/contract"
@@ -38,8 +39,15 @@ func (r Revision) Short() string {
 // History returns the revisions of the contract at path, newest first: one
 // per commit that touched the file, following renames, each classified
 // against the revision before it. Uncommitted edits are not included.
+//
+// A contract outside a git repository, or a machine without git, simply
+// has no history: History returns nil and no error, and the Changelog page
+// falls back to the acknowledgements the contract records.
 func History(ctx context.Context, g Git, path string) ([]Revision, error) {
 	top, rel, err := Repo(ctx, g, path)
+	if errors.Is(err, ErrNotRepository) || errors.Is(err, ErrNoGit) {
+		return nil, nil
+	}
 	if err != nil {
 		return nil, err
 	}

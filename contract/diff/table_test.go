@@ -22,7 +22,8 @@ type rowCase struct {
 const newEndpoint = "{operation: POST /v1/refunds, effect: create, key: required}"
 
 var rowCases = []rowCase{
-	{path: "retryspec", old: "0", new: "1", rule: "changed", want: Notable},
+	// Only version 1 loads today; a future version 2 is a notable change.
+	{path: "retryspec", rule: "changed", want: Notable, mutate: func(c *contract.Contract) { c.Version = 2 }},
 	{path: "api.name", new: "Lumapay Payments", rule: "changed", want: Compatible},
 	{path: "api.base_url", new: "https://api.lumapay.example/v2", rule: "changed", want: Breaking},
 	{path: "idempotency.header", new: "X-Idempotency-Key", rule: "changed", want: Breaking},
