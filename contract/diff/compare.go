@@ -307,6 +307,13 @@ func compareEndpoints(old, new *contract.Contract) []Change {
 		cs := compareFacts(endpointFacts(old.Endpoints[j], field), endpointFacts(e, field), new)
 		for k := range cs {
 			cs[k].Endpoint = e.Operation
+			// An effect that repeats on every call breaks callers who retry
+			// without a key; when the key is required there are none.
+			if cs[k].Row == "endpoints[].effect" && cs[k].Class == Breaking && e.Key == "required" {
+				cs[k].Class = Notable
+				cs[k].Why = fmt.Sprintf("the endpoint's effect is now %s instead of %s; the key is required, so retries with the same key stay safe", e.Effect, show(cs[k].Old))
+				cs[k].Migration = ""
+			}
 		}
 		out = append(out, cs...)
 	}

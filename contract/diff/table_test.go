@@ -235,6 +235,16 @@ func TestStatusClassesCoverCodes(t *testing.T) {
 	}
 }
 
+func TestEffectChangeUnderRequiredKey(t *testing.T) {
+	full := readTestdata(t, "full.yaml")
+	src := edit(t, full, "endpoints[0].effect", "replace")
+	old := parse(t, "old.yaml", src)
+	got := Compare(old, parse(t, "new.yaml", full)) // replace -> create, key required
+	if len(got) != 1 || got[0].Class != Notable || !strings.Contains(got[0].Why, "the key is required") {
+		t.Fatalf("got %+v", got)
+	}
+}
+
 func TestNewAndDeletedContract(t *testing.T) {
 	c := parse(t, "full.yaml", readTestdata(t, "full.yaml"))
 	got := Compare(nil, c)
