@@ -27,7 +27,7 @@ type diffOptions struct {
 func newDiffCmd(sys *IO) *cobra.Command {
 	opts := &diffOptions{Git: diff.ExecGit{}}
 	cmd := &cobra.Command{
-		Use:   "diff OLD NEW | diff --base GITREF [-c FILE]",
+		Use:   "diff {OLD NEW | --base GITREF [-c FILE]}",
 		Short: "Class the contract's changes as breaking, notable or compatible for integrators",
 		Long: `Compare two revisions of the contract and class every change by what it
 means for integrators: breaking (a client built on the old contract
