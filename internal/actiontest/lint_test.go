@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -58,7 +59,17 @@ func TestDocsWorkflowPassesActionlint(t *testing.T) {
 		t.Fatal("the documented workflow does not use the action")
 	}
 	actionlint := testenv.LookPath(t, "actionlint")
+	// Point the workflow at this checkout's action.yml, so actionlint also
+	// reads the action's metadata and checks the inputs the workflow passes.
+	block = regexp.MustCompile(`uses: retryspec/retryspec@\S+`).ReplaceAll(block, []byte("uses: ./"))
 	dir := t.TempDir()
+	meta, err := os.ReadFile(filepath.Join(testenv.RepoRoot(t), "action.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "action.yml"), meta, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	wf := filepath.Join(dir, ".github", "workflows", "api-contract.yml")
 	if err := os.MkdirAll(filepath.Dir(wf), 0o755); err != nil {
 		t.Fatal(err)
