@@ -77,6 +77,10 @@ func TestDocsWorkflowPassesActionlint(t *testing.T) {
 	if err := os.WriteFile(wf, block, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// actionlint finds the project, and so ./action.yml, by its .git folder.
+	if out, err := exec.Command(testenv.LookPath(t, "git"), "init", "-q", dir).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
 	cmd := exec.Command(actionlint, "-no-color", wf)
 	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {
