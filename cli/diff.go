@@ -112,6 +112,11 @@ func runDiff(ctx context.Context, sys *IO, opts *diffOptions) error {
 			report.Old = opts.Base + " (no contract yet)"
 		}
 		report.New, report.File = path, path
+		// Annotations name files relative to the repository's top, wherever
+		// the command runs from.
+		if _, rel, err := diff.Repo(ctx, opts.Git, path); err == nil {
+			report.File = rel
+		}
 	} else {
 		if old, err = contract.Load(opts.Args[0]); err != nil {
 			return inputError(err)
