@@ -14,4 +14,9 @@
 // Git access (Base, History) shells out to the git binary behind the Git
 // interface. This package imports the contract model and nothing else of
 // ours; it must not import the CLI or the renderers.
+//
+// Adding a field to the contract model: TestEveryModelFieldIsCompared fails
+// until the field is flattened in contractFacts (or endpointFacts) and set in
+// testdata/full.yaml; TestTableIsWellFormed and TestRows then ask for its
+// Table row and one test case per outcome of that row.
 package diff
