@@ -350,14 +350,22 @@ var Table = []Row{
 	}},
 }
 
-// rowByField indexes Table; built on first use.
-func rowByField(field string) (Row, bool) {
-	for _, r := range Table {
-		if r.Field == field {
-			return r, true
-		}
+// rowIndex maps a row's Field to its place in Table.
+var rowIndex = func() map[string]int {
+	m := make(map[string]int, len(Table))
+	for i, r := range Table {
+		m[r.Field] = i
 	}
-	return Row{}, false
+	return m
+}()
+
+// rowByField finds the Table row for a field pattern.
+func rowByField(field string) (Row, bool) {
+	i, ok := rowIndex[field]
+	if !ok {
+		return Row{}, false
+	}
+	return Table[i], true
 }
 
 // outcome picks the verdict for a change of the row in direction dir to
