@@ -376,6 +376,10 @@ func TestActionSteps(t *testing.T) {
 		}
 		return bytes.Replace(example, []byte("replay_window: 24h"), []byte("replay_window: "+to), 1)
 	}
+	noCopyList := regexp.MustCompile(`(?m)^docs:\n(  .*\n)+`).ReplaceAll(example, nil)
+	if bytes.Equal(noCopyList, example) {
+		t.Fatal("the example contract has no docs section; update this test")
+	}
 	acknowledged := append(window("12h"), []byte("changes:\n  - field: idempotency.replay_window\n    because: \"no partner retries beyond 2h\"\n")...)
 
 	type want struct {
@@ -386,6 +390,9 @@ func TestActionSteps(t *testing.T) {
 		siteBuilt  bool
 		actionFail bool
 		checkFails bool // the contract has a lint error
+		// copyNoList: the PR's contract lists no docs.copy.include; with
+		// copy: auto the step skips, with copy: true it fails (exit 2).
+		copyNoList bool
 	}
 	for _, tc := range []struct {
 		name   string
@@ -403,6 +410,10 @@ func TestActionSteps(t *testing.T) {
 			want{diffExit: 0, breaking: "false", summary: []string{"### Breaking"}}},
 		{"pull request, lint error and a notable change", bytes.Replace(example, []byte("honor_retry_after: true"), []byte("honor_retry_after: false"), 1), nil,
 			want{diffExit: 0, breaking: "false", summary: []string{"### Notable", "`retry.honor_retry_after`"}, checkFails: true}},
+		{"pull request, no copy patterns, copy auto", noCopyList, nil,
+			want{diffExit: 0, breaking: "false", summary: []string{"### Compatible"}, copyNoList: true}},
+		{"pull request, no copy patterns, copy required", noCopyList, map[string]string{"copy": "true"},
+			want{diffExit: 0, breaking: "false", copyNoList: true, actionFail: true}},
 		{"push to the default branch", nil, nil,
 			want{diffExit: 0, noSummary: true, siteBuilt: true}},
 	} {
@@ -441,12 +452,26 @@ func TestActionSteps(t *testing.T) {
 			if tc.want.noSummary && summary != "" {
 				t.Errorf("job summary written outside a pull request:\n%s", summary)
 			}
-			if tc.onPR != nil && !strings.Contains(r.stdout["diff"], "::") {
+			annotated := strings.Contains(summary, "### Breaking") || strings.Contains(summary, "### Notable")
+			if annotated && !strings.Contains(r.stdout["diff"], "::") {
 				t.Errorf("diff step printed no annotations:\n%s", r.stdout["diff"])
 			}
 
 			// check and copy: the step's status is the command's own.
 			for _, name := range []string{"check", "copy"} {
+				if name == "copy" && tc.want.copyNoList && have["copy"] {
+					required := tc.inputs["copy"] == "true"
+					switch {
+					case required && r.exit["copy"] != 2:
+						t.Errorf("copy: true on a contract without docs.copy.include: step exited %d, want 2", r.exit["copy"])
+					case !required && (r.exit["copy"] != 0 || !strings.Contains(r.stdout["copy"], "copy lint skipped")):
+						t.Errorf("copy: auto on a contract without docs.copy.include: step exited %d:\n%s", r.exit["copy"], r.stdout["copy"])
+					}
+					continue
+				}
+				if name == "copy" && tc.want.copyNoList {
+					continue // copy not in this build; the unimplemented case is checked on other scenarios
+				}
 				if !have[name] {
 					if !strings.Contains(r.skipped[name], "not implemented") {
 						t.Errorf("step %s neither ran nor was skipped as unimplemented: %q", name, r.skipped[name])
@@ -523,9 +548,9 @@ func TestActionSteps(t *testing.T) {
 					t.Errorf("check step printed no annotations:\n%s", r.stdout["check"])
 				}
 			}
-			// The action fails when the diff does; other failures come from check/copy.
-			if tc.want.actionFail && !r.failed {
-				t.Error("the action would pass despite an unacknowledged breaking change")
+			// The action fails when the diff does (or a required copy lint cannot run).
+			if tc.want.actionFail && !r.failed && (!tc.want.copyNoList || have["copy"]) {
+				t.Error("the action would pass despite a failing step")
 			}
 			if !tc.want.actionFail && r.failed {
 				for label, code := range r.exit {
