@@ -87,6 +87,9 @@ type Change struct {
 
 	// rule names the Table entry that decided the class, for tests.
 	rule string
+	// The templates behind Why and Migration and the set element, so the
+	// Markdown encoder can set values in code spans.
+	whyTmpl, migrationTmpl, value string
 }
 
 // Blocking reports whether the change should fail a CI run: breaking and

@@ -2,6 +2,7 @@ package diff
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -54,6 +55,7 @@ func endpointPresence(dir Direction, field, oldV, newV, op string, pos contract.
 	o, _, _ := r.outcome(dir, newV)
 	c := Change{Field: field, Row: r.Field, Class: o.Class, Direction: dir, rule: string(dir), Old: oldV, New: newV, Endpoint: op, Pos: pos}
 	c.Why, c.Migration = expand(o.Why, oldV, newV, ""), expand(o.Migration, oldV, newV, "")
+	c.whyTmpl, c.migrationTmpl = o.Why, o.Migration
 	return c
 }
 
@@ -310,9 +312,10 @@ func compareEndpoints(old, new *contract.Contract) []Change {
 			// An effect that repeats on every call breaks callers who retry
 			// without a key; when the key is required there are none.
 			if cs[k].Row == "endpoints[].effect" && cs[k].Class == Breaking && e.Key == "required" {
+				const why = "the endpoint's effect is now {new} instead of {old}; the key is required, so retries with the same key stay safe"
 				cs[k].Class = Notable
-				cs[k].Why = fmt.Sprintf("the endpoint's effect is now %s instead of %s; the key is required, so retries with the same key stay safe", e.Effect, show(cs[k].Old))
-				cs[k].Migration = ""
+				cs[k].Why, cs[k].whyTmpl = expand(why, cs[k].Old, cs[k].New, ""), why
+				cs[k].Migration, cs[k].migrationTmpl = "", ""
 			}
 		}
 		out = append(out, cs...)
@@ -356,7 +359,8 @@ func compareFact(o, n fact, nc *contract.Contract) []Change {
 			Field: n.path, Row: row.Field, Class: oc.Class, Direction: dir, Old: o.text, New: n.text, rule: used,
 			Why:       expand(oc.Why, o.text, n.text, value),
 			Migration: expand(oc.Migration, o.text, n.text, value),
-			Pos:       nc.PosOf(n.path),
+			whyTmpl:   oc.Why, migrationTmpl: oc.Migration, value: value,
+			Pos: nc.PosOf(n.path),
 		}
 	}
 	switch n.kind {
@@ -436,6 +440,25 @@ func statusCovered(elem string, list []string) bool {
 		}
 	}
 	return false
+}
+
+// placeholder finds {old}, {new} and {value} in a template.
+var placeholder = regexp.MustCompile(`\{(old|new|value)\}`)
+
+// expandMarkdown expands a template for Markdown: the template's own words
+// escaped, each value in a code span (so it reads as a value, and a
+// figure from an earlier revision is not mistaken for copy).
+func expandMarkdown(tmpl, old, new, value string) string {
+	vals := map[string]string{"{old}": show(old), "{new}": show(new), "{value}": value}
+	var b strings.Builder
+	last := 0
+	for _, m := range placeholder.FindAllStringIndex(tmpl, -1) {
+		b.WriteString(mdEscape(tmpl[last:m[0]]))
+		b.WriteString(code(vals[tmpl[m[0]:m[1]]]))
+		last = m[1]
+	}
+	b.WriteString(mdEscape(tmpl[last:]))
+	return b.String()
 }
 
 func expand(tmpl, old, new, value string) string {

@@ -211,9 +211,9 @@ func writeGroups(b *strings.Builder, changes []Change, heading string, instructi
 				field += " (" + code(c.Endpoint) + ")"
 			}
 			fmt.Fprintf(b, "- **%s**: %s → %s  \n", field, code(show(c.Old)), code(show(c.New)))
-			fmt.Fprintf(b, "  %s", mdEscape(sentence(c.Why)))
+			fmt.Fprintf(b, "  %s", markdownText(c.Why, c.whyTmpl, c))
 			if c.Migration != "" {
-				fmt.Fprintf(b, "  \n  **Migration:** %s", mdEscape(sentence(c.Migration)))
+				fmt.Fprintf(b, "  \n  **Migration:** %s", markdownText(c.Migration, c.migrationTmpl, c))
 			}
 			switch {
 			case c.Acknowledged:
@@ -224,6 +224,28 @@ func writeGroups(b *strings.Builder, changes []Change, heading string, instructi
 			b.WriteString("\n")
 		}
 	}
+}
+
+// markdownText renders a change's reason or migration note as a Markdown
+// sentence, values in code spans when the template is known (a Change
+// decoded from JSON has only the expanded text, escaped as prose).
+func markdownText(text, tmpl string, c Change) string {
+	if tmpl == "" {
+		return mdEscape(sentence(text))
+	}
+	return sentenceMarkdown(expandMarkdown(tmpl, c.Old, c.New, c.value))
+}
+
+// sentenceMarkdown capitalizes a leading letter (not a code span) and ends
+// the sentence with a full stop.
+func sentenceMarkdown(s string) string {
+	if s == "" || s[0] == '`' {
+		if s != "" && !strings.HasSuffix(s, ".") {
+			s += "."
+		}
+		return s
+	}
+	return sentence(s)
 }
 
 // sentence capitalizes the first letter and ends with a full stop.
