@@ -583,27 +583,73 @@ func TestPreCommitHooks(t *testing.T) {
 		t.Fatal(err)
 	}
 	var hooks []struct {
-		ID       string `yaml:"id"`
-		Name     string `yaml:"name"`
-		Entry    string `yaml:"entry"`
-		Language string `yaml:"language"`
+		ID            string `yaml:"id"`
+		Name          string `yaml:"name"`
+		Entry         string `yaml:"entry"`
+		Language      string `yaml:"language"`
+		PassFilenames *bool  `yaml:"pass_filenames"`
 	}
 	if err := yaml.Unmarshal(data, &hooks); err != nil {
 		t.Fatal(err)
 	}
-	ids := map[string]bool{}
-	for _, h := range hooks {
+	byID := map[string]int{}
+	for i, h := range hooks {
 		if h.ID == "" || h.Name == "" || h.Entry == "" || h.Language != "golang" {
 			t.Errorf("hook %+v: needs id, name, entry and language golang", h)
 		}
 		if !strings.HasPrefix(h.Entry, "retryspec ") {
 			t.Errorf("hook %s runs %q, not retryspec", h.ID, h.Entry)
 		}
-		ids[h.ID] = true
+		byID[h.ID] = i
 	}
 	for _, id := range []string{"retryspec-check", "retryspec-copy", "retryspec-diff"} {
-		if !ids[id] {
-			t.Errorf("no %s hook", id)
+		if _, ok := byID[id]; !ok {
+			t.Fatalf("no %s hook", id)
+		}
+	}
+
+	// Run each hook's entry the way pre-commit does: from the repository's
+	// top, with the staged file names appended when pass_filenames is on.
+	bin := buildRetryspec(t)
+	have := implemented(t, bin)
+	example, err := os.ReadFile(filepath.Join(testenv.RepoRoot(t), "examples", "payouts", "retryspec.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo, _ := gitRepo(t, example, nil)
+	if err := os.WriteFile(filepath.Join(repo, "retryspec.yaml"), bytes.Replace(example, []byte("replay_window: 24h"), []byte("replay_window: 12h"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		id    string
+		files []string
+		want  int
+	}{
+		{"retryspec-check", []string{"retryspec.yaml"}, 0},
+		{"retryspec-copy", []string{"docs/retries.mdx", "marketing/launch.md"}, 0},
+		{"retryspec-diff", []string{"retryspec.yaml"}, 1}, // the shorter window is breaking
+	} {
+		h := hooks[byID[tc.id]]
+		args := strings.Fields(h.Entry)
+		if !have[args[1]] {
+			t.Logf("NOT RUN: hook %s: retryspec %s not implemented in this build yet", h.ID, args[1])
+			continue
+		}
+		if h.PassFilenames == nil || *h.PassFilenames {
+			args = append(args, tc.files...)
+		}
+		cmd := exec.Command(filepath.Join(bin, args[0]), args[1:]...)
+		cmd.Dir = repo
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_CONFIG_NOSYSTEM=1")
+		out, err := cmd.CombinedOutput()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if code != tc.want {
+			t.Errorf("hook %s (%s): exit %d, want %d\n%s", h.ID, strings.Join(args, " "), code, tc.want, out)
 		}
 	}
 }
