@@ -2,12 +2,14 @@ package actiontest
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
@@ -56,18 +58,43 @@ func loadAction(t *testing.T) action {
 	return a
 }
 
-// buildRetryspec compiles the command from this checkout, so the test runs
-// the action against the code under test (no go install, no network).
+// buildRetryspec compiles the command from this checkout once per test
+// binary, so the action runs against the code under test (no go install,
+// no network).
 func buildRetryspec(t *testing.T) string {
 	t.Helper()
 	gobin := testenv.LookPath(t, "go")
-	dir := t.TempDir()
-	cmd := exec.Command(gobin, "build", "-o", filepath.Join(dir, "retryspec"), "./cmd/retryspec")
-	cmd.Dir = testenv.RepoRoot(t)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	built.Do(func() {
+		dir, err := os.MkdirTemp("", "retryspec-actiontest-")
+		if err != nil {
+			built.err = err
+			return
+		}
+		cmd := exec.Command(gobin, "build", "-o", filepath.Join(dir, "retryspec"), "./cmd/retryspec")
+		cmd.Dir = testenv.RepoRoot(t)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+		built.dir = dir
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
 	}
-	return dir
+	return built.dir
+}
+
+var built struct {
+	sync.Once
+	dir string
+	err error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
 }
 
 // implemented reports which retryspec commands exist in this build. A
