@@ -89,6 +89,9 @@ func (d *decoder) object(n *yaml.Node, path string, fields ...string) map[string
 			continue
 		}
 		if !contains(fields, k.Value) {
+			if len(d.diags) >= maxDiagnostics {
+				continue // the suggestion would be dropped anyway
+			}
 			fix := ""
 			if s := didYouMean(k.Value, fields); s != "" {
 				fix = fmt.Sprintf("did you mean %q?", s)
@@ -171,8 +174,9 @@ func (d *decoder) text(n *yaml.Node, path string, max int) string {
 }
 
 func (d *decoder) enum(n *yaml.Node, path string, allowed ...string) string {
-	n, ok := d.scalar(n, path, "one of "+strings.Join(allowed, ", "))
-	if !ok {
+	n = d.resolve(n)
+	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
+		d.scalar(n, path, "one of "+strings.Join(allowed, ", ")) // reports it
 		return ""
 	}
 	v := n.Value
@@ -286,7 +290,7 @@ func (d *decoder) list(n *yaml.Node, path string, max int, each func(item *yaml.
 		return
 	}
 	for i, item := range n.Content {
-		p := fmt.Sprintf("%s[%d]", path, i)
+		p := path + "[" + strconv.Itoa(i) + "]"
 		ri := d.resolve(item)
 		d.pos[p] = posOf(ri)
 		each(item, p)
@@ -295,7 +299,6 @@ func (d *decoder) list(n *yaml.Node, path string, max int, each func(item *yaml.
 
 func (d *decoder) stringList(n *yaml.Node, path string, max int, validate func(string) error) []string {
 	var out []string
-	seen := map[string]bool{}
 	d.list(n, path, max, func(item *yaml.Node, p string) {
 		s := d.str(item, p)
 		if s == "" {
@@ -307,11 +310,10 @@ func (d *decoder) stringList(n *yaml.Node, path string, max int, validate func(s
 				return
 			}
 		}
-		if seen[s] {
+		if contains(out, s) { // lists are short (at most a few hundred)
 			d.errorf(d.resolve(item), p, "remove the repeated entry", "%s: %q is listed twice", p, s)
 			return
 		}
-		seen[s] = true
 		out = append(out, s)
 	})
 	return out
