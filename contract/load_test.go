@@ -56,8 +56,8 @@ func TestPositions(t *testing.T) {
 		{"endpoints[0].external_calls[1]", "send_receipt"},
 		{"retry.statuses[2]", "503"},
 		{"idempotency.conflicts.in_flight.code", "concurrent_idempotent_requests"},
-		{"idempotency.claim", "claim:"},                        // a section points at its key
-		{"idempotency.claim.no_such_field", "claim:"},          // omitted: nearest written parent
+		{"idempotency.claim", "claim:"},                                    // a section points at its key
+		{"idempotency.claim.no_such_field", "claim:"},                      // omitted: nearest written parent
 		{"endpoints[2].single_transaction", "operation: POST /v1/reports"}, // omitted: the item
 	}
 	for _, tt := range tests {

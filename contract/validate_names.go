@@ -19,7 +19,9 @@ func isTchar(c byte) bool {
 	return isAlnum(c) || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
 }
 
-func isAlnum(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' }
+func isAlnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
 
 // headerToken: an RFC 9110 token of 1-128 characters.
 func headerToken(s string) bool {
