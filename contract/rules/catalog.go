@@ -112,17 +112,21 @@ func Run(c *contract.Contract) []findings.Finding {
 			out = append(out, f)
 		}
 	}
-	out = append(out, Waive(c, out)...)
+	out = append(out, waive(c, out, true)...)
 	findings.Sort(out)
 	return out
 }
 
-// Waive marks the findings that the contract's waivers cover, in place, and
-// returns the findings about the waivers themselves: one naming a rule that
-// does not exist, or one that covers nothing. A waiver matches by rule ID
-// and, when it gives a path, by that path or anything under it. Findings
-// about waivers are never waived themselves.
-func Waive(c *contract.Contract, fs []findings.Finding) []findings.Finding {
+// MarkWaived applies the contract's waivers to findings from another
+// checker (OpenAPI drift in `check --openapi`), in place.
+func MarkWaived(c *contract.Contract, fs []findings.Finding) { waive(c, fs, false) }
+
+// waive marks the findings that the contract's waivers cover, in place, and
+// with report returns the findings about the waivers themselves: one naming
+// a rule that does not exist, or one that covers no contract finding. A
+// waiver matches by rule ID and, when it gives a path, by that path or
+// anything under it. Findings about waivers are never waived themselves.
+func waive(c *contract.Contract, fs []findings.Finding, report bool) []findings.Finding {
 	var out []findings.Finding
 	for i, w := range c.Lint.Waive {
 		if w.Rule == "" {
@@ -130,6 +134,9 @@ func Waive(c *contract.Contract, fs []findings.Finding) []findings.Finding {
 		}
 		wp := fmt.Sprintf("lint.waive[%d]", i)
 		if _, ok := ByID(w.Rule); !ok {
+			if !report {
+				continue
+			}
 			fix := "use a rule ID from `retryspec explain --list`"
 			if s := closest(w.Rule, IDs()); s != "" {
 				fix = fmt.Sprintf("did you mean %s?", s)
@@ -149,7 +156,7 @@ func Waive(c *contract.Contract, fs []findings.Finding) []findings.Finding {
 				f.Waived, f.WaivedBecause = true, w.Because
 			}
 		}
-		if !used && ruleScope(w.Rule) == ScopeContract {
+		if report && !used && ruleScope(w.Rule) == ScopeContract {
 			where := ""
 			if w.Path != "" {
 				where = " at " + w.Path

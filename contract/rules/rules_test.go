@@ -160,3 +160,20 @@ func TestWaivers(t *testing.T) {
 		t.Errorf("unknown waiver finding = %+v, want a did-you-mean at lint.waive[0].rule", fs)
 	}
 }
+
+func TestMarkWaived(t *testing.T) {
+	src := example(t, "lint:\n  waive:\n    - { rule: endpoint/unclassified, because: \"internal admin routes\" }\n")
+	c, err := contract.Parse("retryspec.yaml", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fs := Run(c); len(fs) != 0 {
+		t.Fatalf("an openapi-scope waiver is not unused when check runs without --openapi: %v", fs)
+	}
+	drift := []findings.Finding{{Rule: "endpoint/unclassified", Severity: findings.Error, Message: "POST /admin/x is not classified"},
+		{Rule: "endpoint/unknown", Severity: findings.Warning, Message: "GET /v1/y is not in the spec"}}
+	MarkWaived(c, drift)
+	if !drift[0].Waived || drift[0].WaivedBecause != "internal admin routes" || drift[1].Waived {
+		t.Errorf("MarkWaived: %+v", drift)
+	}
+}
