@@ -205,6 +205,14 @@ func closest(s string, ids []string) string {
 	return ""
 }
 
+// plural picks the word for n.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
 // Suggest returns the rule ID nearest to a mistyped one, or "".
 func Suggest(id string) string { return closest(id, IDs()) }
 
