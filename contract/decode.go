@@ -10,13 +10,13 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// decoder walks a yaml.Node tree, recording the position of every value and
-// collecting diagnostics instead of stopping at the first, so one run shows
-// the user every problem in the file.
+// decoder walks a yaml.Node tree, collecting diagnostics instead of
+// stopping at the first, so one run shows the user every problem in the
+// file. Positions are not copied out: the Contract keeps the tree and
+// finds a value's position when a finding asks for it (see locate).
 type decoder struct {
 	file  string
 	diags []Diagnostic
-	pos   map[string]Pos
 	// nodes counts visited nodes, aliases expanded, so an alias bomb is
 	// refused instead of expanded.
 	nodes int
@@ -106,12 +106,6 @@ func (d *decoder) object(n *yaml.Node, path string, fields ...string) map[string
 			continue
 		}
 		out[k.Value] = v
-		rv := d.resolve(v)
-		p := posOf(rv)
-		if rv.Kind != yaml.ScalarNode {
-			p = posOf(k) // sections point at their key
-		}
-		d.pos[join(path, k.Value)] = p
 	}
 	return out
 }
@@ -290,10 +284,7 @@ func (d *decoder) list(n *yaml.Node, path string, max int, each func(item *yaml.
 		return
 	}
 	for i, item := range n.Content {
-		p := path + "[" + strconv.Itoa(i) + "]"
-		ri := d.resolve(item)
-		d.pos[p] = posOf(ri)
-		each(item, p)
+		each(item, path+"["+strconv.Itoa(i)+"]")
 	}
 }
 

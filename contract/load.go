@@ -100,9 +100,7 @@ func Parse(file string, data []byte) (c *Contract, err error) {
 		return nil, loadErr(file, data, Pos{Line: extra.Line, Column: extra.Column}, "file holds more than one YAML document", "keep one contract per file; remove the second '---'")
 	}
 
-	// Most lines hold one value; sizing the position map up front saves
-	// rehashing it a dozen times on a large contract.
-	d := &decoder{file: file, pos: make(map[string]Pos, bytes.Count(data, []byte("\n"))+16)}
+	d := &decoder{file: file}
 	c = &Contract{File: file, Source: data}
 	defer func() {
 		if r := recover(); r != nil {
@@ -119,7 +117,7 @@ func Parse(file string, data []byte) (c *Contract, err error) {
 		sortDiagnostics(d.diags)
 		return nil, &LoadError{File: file, Source: data, Diagnostics: d.diags}
 	}
-	c.pos = d.pos
+	c.root = root
 	return c, nil
 }
 
