@@ -234,3 +234,23 @@ func TestStarterIsClean(t *testing.T) {
 		t.Errorf("the starter contract has findings: %v", fs)
 	}
 }
+
+// TestTestdataHasNoStrays: every folder under testdata/rules names a rule.
+func TestTestdataHasNoStrays(t *testing.T) {
+	root := filepath.Join("..", "..", "testdata", "rules")
+	families, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fam := range families {
+		ids, err := os.ReadDir(filepath.Join(root, fam.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range ids {
+			if _, ok := ByID(fam.Name() + "/" + id.Name()); !ok {
+				t.Errorf("testdata/rules/%s/%s names no rule", fam.Name(), id.Name())
+			}
+		}
+	}
+}
