@@ -42,7 +42,7 @@ func TestCheckSARIFIsValid(t *testing.T) {
 	for _, contract := range []string{
 		filepath.Join(root, "testdata", "rules", "endpoint", "unsafe-without-key", "bad.yaml"),
 		filepath.Join(root, "testdata", "rules", "lint", "unknown-waiver", "good.yaml"), // a waived finding
-		filepath.Join(root, "examples", "payouts", "retryspec.yaml"),                   // no findings
+		filepath.Join(root, "examples", "payouts", "retryspec.yaml"),                    // no findings
 	} {
 		var out, errOut bytes.Buffer
 		cli.Main([]string{"check", "-c", contract, "--format", "sarif"}, &cli.IO{Out: &out, Err: &errOut, Getenv: func(string) string { return "" }})
