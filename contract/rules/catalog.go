@@ -3,6 +3,18 @@
 // `retryspec explain`, SARIF rule metadata and the site's rule pages.
 //
 // It imports contract and findings only.
+//
+// To add a rule:
+//  1. Add a Rule value to its family's slice (rules_<family>.go): an ID
+//     "family/what-it-catches", severity, scope, a one-line summary, a
+//     rationale in your own words naming its source, the sources, a fix,
+//     and Bad / Good fragments (laid over the starter contract in tests).
+//  2. Write Check so every finding points at the offending value with
+//     at(c, "dotted.path", ...) and quotes the contract's own figures.
+//  3. Run `go test ./contract/rules -update` to write
+//     testdata/rules/<id>/{bad,good}.yaml, then `go test ./...`: the catalog
+//     tests check that Bad fires, Good is clean, and the docs are complete.
+//  4. Add edge cases to TestRuleCases when the rule has thresholds.
 package rules
 
 import (
