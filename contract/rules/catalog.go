@@ -153,8 +153,10 @@ func waive(c *contract.Contract, fs []findings.Finding, report bool) []findings.
 			if s := closest(w.Rule, IDs()); s != "" {
 				fix = fmt.Sprintf("did you mean %s?", s)
 			}
-			out = append(out, at(c, wp+".rule", "lint/unknown-waiver",
-				fmt.Sprintf("lint.waive names rule %q, which does not exist, so it waives nothing", w.Rule), fix))
+			f := at(c, wp+".rule", "lint/unknown-waiver",
+				fmt.Sprintf("lint.waive names rule %q, which does not exist, so it waives nothing", w.Rule), fix)
+			f.Severity = findings.Error
+			out = append(out, f)
 			continue
 		}
 		used := false

@@ -180,6 +180,12 @@ func TestExamples(t *testing.T) {
 			if !fired(bad, r.ID) {
 				t.Errorf("Bad example does not fire %s; findings: %v", r.ID, bad)
 			}
+			for _, f := range bad {
+				want, _ := ByID(f.Rule)
+				if f.Severity != want.Severity && f.Rule != "retry/too-many-attempts" {
+					t.Errorf("%s finding has severity %v, the rule %v", f.Rule, f.Severity, want.Severity)
+				}
+			}
 			good := lint(t, "good.yaml", example(t, r.Good))
 			if u := unwaived(good); len(u) > 0 {
 				t.Errorf("Good example has findings: %v", u)
