@@ -150,7 +150,7 @@ func waive(c *contract.Contract, fs []findings.Finding, report bool) []findings.
 				continue
 			}
 			fix := "use a rule ID from `retryspec explain --list`"
-			if s := closest(w.Rule, IDs()); s != "" {
+			if s := Suggest(w.Rule); s != "" {
 				fix = fmt.Sprintf("did you mean %s?", s)
 			}
 			f := at(c, wp+".rule", "lint/unknown-waiver",
@@ -205,20 +205,6 @@ func at(c *contract.Contract, path, rule, msg, fix string) findings.Finding {
 	return findings.Finding{Rule: rule, Message: msg, File: c.File, Line: p.Line, Column: p.Column, Path: path, Fix: fix}
 }
 
-// closest suggests the ID nearest to s, for a mistyped rule ID.
-func closest(s string, ids []string) string {
-	best, bestDist := "", 1<<30
-	for _, id := range ids {
-		if d := editDistance(s, id); d < bestDist {
-			best, bestDist = id, d
-		}
-	}
-	if bestDist <= max(2, len(s)/3) {
-		return best
-	}
-	return ""
-}
-
 // plural picks the word for n.
 func plural(n int, one, many string) string {
 	if n == 1 {
@@ -228,27 +214,7 @@ func plural(n int, one, many string) string {
 }
 
 // Suggest returns the rule ID nearest to a mistyped one, or "".
-func Suggest(id string) string { return closest(id, IDs()) }
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
+func Suggest(id string) string { return contract.DidYouMean(id, IDs()) }
 
 // Sources cited by several rules.
 var (
