@@ -1,0 +1,339 @@
+package copylint
+
+import (
+	"bytes"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/coregx/ahocorasick"
+	"github.com/retryspec/retryspec/contract"
+	"github.com/retryspec/retryspec/findings"
+)
+
+// linter is everything that is the same for every file of one run: the
+// compiled phrase rules, the contract checks and the prefilter.
+type linter struct {
+	c        *contract.Contract // nil: the contract-aware rule is skipped
+	lintCode bool
+	rules    []compiledRule
+	checks   *contractChecks
+	// prefilter finds any anchor word (in lower, Capitalized or UPPER case)
+	// or a suppression marker; a file without one has no finding.
+	prefilter *ahocorasick.Automaton
+	fixes     map[string]string
+}
+
+const suppressMarker = "retryspec-disable-next-line"
+
+func newLinter(c *contract.Contract, lintCode bool) *linter {
+	header := ""
+	if c != nil {
+		header = c.Idempotency.Header
+		lintCode = lintCode || c.Docs.Copy.LintCode
+	}
+	rules, err := compilePhrases(loadPhrases(), header)
+	if err != nil {
+		panic("copylint: " + err.Error()) // the embedded data is tested
+	}
+	l := &linter{c: c, lintCode: lintCode, rules: rules, fixes: map[string]string{}}
+	words := []string{suppressMarker}
+	for _, r := range rules {
+		words = append(words, r.anchors...)
+		l.fixes[r.id] = fillFix(r.fix, c)
+	}
+	if c != nil {
+		l.checks = newContractChecks(c)
+		words = append(words, l.checks.anchors()...)
+	}
+	l.prefilter = buildPrefilter(words)
+	return l
+}
+
+// buildPrefilter compiles the anchor words in the three case shapes prose
+// uses. Mixed case ("ExactlyOnce") is missed by the prefilter only, and
+// such spellings are names, not sentences.
+func buildPrefilter(words []string) *ahocorasick.Automaton {
+	seen := map[string]bool{}
+	var pats []string
+	add := func(s string) {
+		if s != "" && !seen[s] {
+			seen[s] = true
+			pats = append(pats, s)
+		}
+	}
+	for _, w := range words {
+		w = strings.ToLower(w)
+		add(w)
+		add(strings.ToUpper(w))
+		add(strings.ToUpper(w[:1]) + w[1:])
+	}
+	ac, err := ahocorasick.NewBuilder().AddStrings(pats).Build()
+	if err != nil {
+		panic("copylint: prefilter: " + err.Error())
+	}
+	return ac
+}
+
+// fillFix fills the contract's figures into a fix template; without a
+// contract the placeholders become the generic wording.
+func fillFix(fix string, c *contract.Contract) string {
+	window, header, scope := "the documented replay window", "Idempotency-Key", ""
+	statuses, base, cap, attempts := "429, 502, 503, 504", "1s", "30s", "3"
+	if c != nil {
+		window = contract.HumanDuration(c.Idempotency.ReplayWindow.D)
+		header = c.Idempotency.Header
+		if c.Idempotency.Scope == "account" {
+			scope = " on the same account"
+		}
+		statuses = contract.StatusList(c.Retry.Statuses)
+		base = c.Retry.Backoff.Base.String()
+		cap = c.Retry.Backoff.Cap.String()
+		attempts = itoa(c.Retry.MaxAttempts)
+	}
+	return strings.NewReplacer("{window}", window, "{header}", header, "{scope}", scope,
+		"{statuses}", statuses, "{base}", base, "{cap}", cap, "{attempts}", attempts).Replace(fix)
+}
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	var b [20]byte
+	i := len(b)
+	neg := n < 0
+	if neg {
+		n = -n
+	}
+	for n > 0 {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+	}
+	if neg {
+		i--
+		b[i] = '-'
+	}
+	return string(b[i:])
+}
+
+// format is how a file's prose is found.
+type format int
+
+const (
+	formatText format = iota
+	formatMarkdown
+	formatMDX
+	formatHTML
+)
+
+// formatOf picks the format from the file name's extension; ok is false for
+// an extension this package does not read when it walks a folder.
+func formatOf(name string) (f format, ok bool) {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".md", ".markdown", ".mdown", ".mkd", ".mkdn":
+		return formatMarkdown, true
+	case ".mdx":
+		return formatMDX, true
+	case ".html", ".htm", ".xhtml", ".shtml":
+		return formatHTML, true
+	case ".txt", ".text":
+		return formatText, true
+	}
+	return formatText, false
+}
+
+// hit is one match before it becomes a finding: source offsets and texts.
+type hit struct {
+	rule       string
+	start, end int
+	message    string
+	fix        string
+	path       string // contract path, for copy/contradicts-contract
+}
+
+// lintSource lints one file's bytes and returns its findings, suppressions
+// applied. allowed is the docs.copy.allow state for this run (nil: none).
+func (l *linter) lintSource(name string, src []byte, allow *allowList) []findings.Finding {
+	if !l.prefilter.IsMatch(src) {
+		return nil
+	}
+	f, _ := formatOf(name)
+	var d *document
+	switch f {
+	case formatMarkdown:
+		d = markdownDocument(src, l.lintCode)
+	case formatMDX:
+		d = mdxDocument(src, l.lintCode)
+	case formatHTML:
+		d = htmlDocument(src, l.lintCode)
+	default:
+		d = textDocument(src)
+	}
+	hits := l.matchDocument(d)
+	sups := findSuppressions(src, d, f)
+	if len(hits) == 0 && len(sups) == 0 {
+		return nil
+	}
+	lines := newLineIndex(src)
+	var out []findings.Finding
+	for _, h := range hits {
+		fd := findings.Finding{
+			Rule: h.rule, Severity: severityOf(h.rule), Message: h.message,
+			File: name, Fix: h.fix, Path: h.path,
+		}
+		fd.Line, fd.Column = lines.pos(src, h.start)
+		if el, ec := lines.pos(src, h.end); el == fd.Line {
+			fd.EndColumn = ec
+		}
+		out = append(out, fd)
+	}
+	out = applySuppressions(out, sups, name, lines, src)
+	if allow != nil {
+		out = allow.apply(name, out)
+	}
+	return out
+}
+
+// matchDocument runs every rule over every prose block of d.
+func (l *linter) matchDocument(d *document) []hit {
+	var hits []hit
+	var n normText
+	var sents []span
+	hasCode := len(d.code) > 0
+	for _, b := range d.blocks {
+		if !l.prefilter.IsMatch(d.mask[b.start:b.end]) {
+			continue
+		}
+		// The phrase rules read the prose without code unless told
+		// otherwise; the contract checks read names in code too.
+		normalize(d.mask, b.start, b.end, d.code, hasCode && !l.lintCode, &n)
+		sents = sentences(n.text, sents)
+		for _, s := range sents {
+			hits = l.matchSentence(&n, s, hits)
+		}
+		if l.checks != nil {
+			if hasCode && !l.lintCode {
+				normalize(d.mask, b.start, b.end, d.code, false, &n)
+				sents = sentences(n.text, sents)
+			}
+			for _, s := range sents {
+				hits = l.checks.matchSentence(&n, s, hits)
+			}
+		}
+	}
+	return hits
+}
+
+// matchSentence reports at most one hit per rule in the sentence s of n.
+func (l *linter) matchSentence(n *normText, s span, hits []hit) []hit {
+	sent := n.text[s.start:s.end]
+rules:
+	for i := range l.rules {
+		r := &l.rules[i]
+		if !containsAny(sent, r.anchors) {
+			continue
+		}
+		if r.qualified != nil && r.qualified.Match(sent) {
+			continue
+		}
+		for _, f := range r.forms {
+			if !f.match.Match(sent) || !allMatch(f.needs, sent) || anyMatch(f.unless, sent) {
+				continue
+			}
+			for _, loc := range f.match.FindAllIndex(sent, -1) {
+				if r.denied(sent, loc[0], loc[1]) {
+					continue
+				}
+				hits = append(hits, hit{
+					rule: r.id, start: n.off[s.start+loc[0]], end: n.off[s.start+loc[1]-1] + 1,
+					message: r.message, fix: l.fixes[r.id],
+				})
+				continue rules
+			}
+		}
+	}
+	return hits
+}
+
+// denied reports whether the clause around sent[start:end] denies the claim.
+func (r *compiledRule) denied(sent []byte, start, end int) bool {
+	if r.denyBefore != nil {
+		from := start - 100
+		if from < 0 {
+			from = 0
+		}
+		before := sent[from:start]
+		// A "but" or "however" starts a new clause: "no retries needed, but
+		// we guarantee exactly-once delivery" is a claim.
+		for _, sep := range [][]byte{[]byte(" but "), []byte("however"), []byte(", yet ")} {
+			if i := bytes.LastIndex(before, sep); i >= 0 {
+				before = before[i+len(sep):]
+			}
+		}
+		if r.denyBefore.Match(before) {
+			return true
+		}
+	}
+	if r.denyAfter != nil && r.denyAfter.Match(sent[end:]) {
+		return true
+	}
+	return false
+}
+
+func containsAny(s []byte, words []string) bool {
+	for _, w := range words {
+		if bytes.Contains(s, []byte(w)) {
+			return true
+		}
+	}
+	return false
+}
+
+func allMatch(res []*regexp.Regexp, s []byte) bool {
+	for _, re := range res {
+		if !re.Match(s) {
+			return false
+		}
+	}
+	return true
+}
+
+func anyMatch(res []*regexp.Regexp, s []byte) bool {
+	for _, re := range res {
+		if re.Match(s) {
+			return true
+		}
+	}
+	return false
+}
+
+// lineIndex maps byte offsets to 1-based line and column (in characters).
+type lineIndex struct{ starts []int }
+
+func newLineIndex(src []byte) lineIndex {
+	starts := []int{0}
+	for i, b := range src {
+		if b == '\n' {
+			starts = append(starts, i+1)
+		}
+	}
+	return lineIndex{starts}
+}
+
+func (x lineIndex) pos(src []byte, off int) (line, col int) {
+	lo, hi := 0, len(x.starts)-1
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if x.starts[mid] <= off {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	if off > len(src) {
+		off = len(src)
+	}
+	return lo + 1, utf8.RuneCount(src[x.starts[lo]:off]) + 1
+}
