@@ -1,6 +1,7 @@
 package copylint
 
 import (
+	"bytes"
 	"fmt"
 	"regexp"
 	"sort"
@@ -143,10 +144,13 @@ func (k *contractChecks) matchSentence(n *normText, s span, hits []hit) []hit {
 	}
 	c := k.c
 	idem := &c.Idempotency
+	// Cheap gates first: most sentences name no figure and no header.
+	hasNumber := hasDigitOrNumberWord(sent)
+	hasIdem := bytes.Contains(sent, []byte("idempot")) || (k.header != "" && bytes.Contains(sent, []byte(k.header)))
 
 	// Key life: a duration said about keys or the window, against
 	// replay_window (or reaper_after, when the sentence is about retention).
-	keyLife := reKeyLife.MatchString(str) && reKeyLifeVerb.MatchString(str) && !reNotKeyLife.MatchString(str)
+	keyLife := hasNumber && has(sent, "key", "idempot", "replay") && reKeyLife.MatchString(str) && reKeyLifeVerb.MatchString(str) && !reNotKeyLife.MatchString(str)
 	if keyLife && !idem.ReplayWindow.IsZero() {
 		for _, loc := range reDuration.FindAllStringIndex(str, -1) {
 			d, ok := parseProseDuration(str[loc[0]:loc[1]])
@@ -164,7 +168,11 @@ func (k *contractChecks) matchSentence(n *normText, s span, hits []hit) []hit {
 	}
 
 	// Header names in the idempotency family that are not the contract's.
-	for _, m := range k.reHeaderish.FindAllStringSubmatchIndex(str, -1) {
+	var headerMatches [][]int
+	if hasIdem {
+		headerMatches = k.reHeaderish.FindAllStringSubmatchIndex(str, -1)
+	}
+	for _, m := range headerMatches {
 		name := str[m[2]:m[3]]
 		if name == k.header || (k.replay != "" && name == k.replay) {
 			continue
@@ -179,7 +187,11 @@ func (k *contractChecks) matchSentence(n *normText, s span, hits []hit) []hit {
 	}
 
 	// Error codes in the idempotency family the contract does not define.
-	for _, loc := range reErrorCode.FindAllStringIndex(str, -1) {
+	var codeMatches [][]int
+	if bytes.Contains(sent, []byte("idempot")) && bytes.IndexByte(sent, '_') >= 0 {
+		codeMatches = reErrorCode.FindAllStringIndex(str, -1)
+	}
+	for _, loc := range codeMatches {
 		code := str[loc[0]:loc[1]]
 		if !strings.Contains(code, "idempot") || k.codes[code] {
 			continue
@@ -194,13 +206,13 @@ func (k *contractChecks) matchSentence(n *normText, s span, hits []hit) []hit {
 		break
 	}
 
-	if !reRetryish.MatchString(str) || keyLife {
+	if !hasNumber || keyLife || !has(sent, "retr", "attempt", "tries", "backoff", "wait", "delay", "give up", "gives up") || !reRetryish.MatchString(str) {
 		return hits
 	}
 	r := &c.Retry
 
 	// Attempt counts against max_attempts (which counts the first request).
-	if r.MaxAttempts > 0 {
+	if r.MaxAttempts > 0 && has(sent, "attempts", "tries", "retries", "times") {
 		if m := reAttempts.FindStringSubmatchIndex(str); m != nil {
 			numIdx := 6
 			if m[numIdx] < 0 {
@@ -227,6 +239,9 @@ func (k *contractChecks) matchSentence(n *normText, s span, hits []hit) []hit {
 	// Delays against the backoff schedule.
 	b := &r.Backoff
 	schedule := fmt.Sprintf("start at %s, multiply by %g, cap at %s, %s jitter", b.Base, b.Multiplier, b.Cap, b.Jitter)
+	if !has(sent, "initial", "base", "first", "start", "cap", "max", "never", "no longer", "no more", "give", "stop", "retry ", "retries ", "retrying ", "wait", "sleep", "pause") {
+		return hits
+	}
 	if m := reBaseDelay.FindStringSubmatchIndex(str); m != nil && !b.Base.IsZero() {
 		g := 10
 		if m[g] < 0 {
@@ -265,4 +280,32 @@ func (k *contractChecks) matchSentence(n *normText, s span, hits []hit) []hit {
 		}
 	}
 	return hits
+}
+
+// hasDigitOrNumberWord reports whether s holds a digit or a spelled-out
+// number ("a day" counts: "a" before a unit), the precondition of every
+// figure check.
+func hasDigitOrNumberWord(s []byte) bool {
+	for _, b := range s {
+		if b >= '0' && b <= '9' {
+			return true
+		}
+	}
+	for _, w := range [][]byte{[]byte("one "), []byte("two "), []byte("three "), []byte("four "), []byte("five "), []byte("six "), []byte("seven "), []byte("eight "), []byte("nine "), []byte("ten "), []byte("twelve "), []byte("fifteen "), []byte("twenty"), []byte("thirty "), []byte("sixty "), []byte("ninety "), []byte("forty"), []byte("seventy"), []byte("fourteen "), []byte("a day"), []byte("a week"), []byte("an hour"), []byte("a minute")} {
+		if bytes.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// has reports whether s contains any of the words: the cheap test before a
+// regular expression that needs one of them.
+func has(s []byte, words ...string) bool {
+	for _, w := range words {
+		if bytes.Contains(s, []byte(w)) {
+			return true
+		}
+	}
+	return false
 }

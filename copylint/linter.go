@@ -7,7 +7,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/coregx/ahocorasick"
 	"github.com/retryspec/retryspec/contract"
 	"github.com/retryspec/retryspec/findings"
 )
@@ -19,13 +18,20 @@ type linter struct {
 	lintCode bool
 	rules    []compiledRule
 	checks   *contractChecks
-	// prefilter finds any anchor word (in lower, Capitalized or UPPER case)
-	// or a suppression marker; a file without one has no finding.
-	prefilter *ahocorasick.Automaton
+	// prefilter finds any anchor word or a suppression marker; a file or
+	// block without one has no finding.
+	prefilter *anchorSet
 	fixes     map[string]string
 }
 
 const suppressMarker = "retryspec-disable-next-line"
+
+// Anchor tags: bit i is phrase rule i; the high bits are the contract
+// checks and the suppression marker.
+const (
+	tagContract    = 1 << 62
+	tagSuppression = 1 << 63
+)
 
 func newLinter(c *contract.Contract, lintCode bool) *linter {
 	header := ""
@@ -38,42 +44,28 @@ func newLinter(c *contract.Contract, lintCode bool) *linter {
 		panic("copylint: " + err.Error()) // the embedded data is tested
 	}
 	l := &linter{c: c, lintCode: lintCode, rules: rules, fixes: map[string]string{}}
-	words := []string{suppressMarker}
+	words, tags := []string{suppressMarker}, []uint64{tagSuppression}
+	bit := 0
 	for _, r := range rules {
-		words = append(words, r.anchors...)
+		for _, f := range r.forms {
+			if bit >= 62 {
+				panic("copylint: more than 62 phrase forms; widen the tag type")
+			}
+			for _, a := range f.anchors {
+				words, tags = append(words, a), append(tags, 1<<bit)
+			}
+			bit++
+		}
 		l.fixes[r.id] = fillFix(r.fix, c)
 	}
 	if c != nil {
 		l.checks = newContractChecks(c)
-		words = append(words, l.checks.anchors()...)
-	}
-	l.prefilter = buildPrefilter(words)
-	return l
-}
-
-// buildPrefilter compiles the anchor words in the three case shapes prose
-// uses. Mixed case ("ExactlyOnce") is missed by the prefilter only, and
-// such spellings are names, not sentences.
-func buildPrefilter(words []string) *ahocorasick.Automaton {
-	seen := map[string]bool{}
-	var pats []string
-	add := func(s string) {
-		if s != "" && !seen[s] {
-			seen[s] = true
-			pats = append(pats, s)
+		for _, a := range l.checks.anchors() {
+			words, tags = append(words, a), append(tags, tagContract)
 		}
 	}
-	for _, w := range words {
-		w = strings.ToLower(w)
-		add(w)
-		add(strings.ToUpper(w))
-		add(strings.ToUpper(w[:1]) + w[1:])
-	}
-	ac, err := ahocorasick.NewBuilder().AddStrings(pats).Build()
-	if err != nil {
-		panic("copylint: prefilter: " + err.Error())
-	}
-	return ac
+	l.prefilter = newAnchorSet(words, tags)
+	return l
 }
 
 // fillFix fills the contract's figures into a fix template; without a
@@ -156,10 +148,19 @@ type hit struct {
 // lintSource lints one file's bytes and returns its findings, suppressions
 // applied. allowed is the docs.copy.allow state for this run (nil: none).
 func (l *linter) lintSource(name string, src []byte, allow *allowList) []findings.Finding {
-	if !l.prefilter.IsMatch(src) {
+	if !l.prefilter.match(src) {
 		return nil
 	}
 	f, _ := formatOf(name)
+	if f != formatText && !bytes.Contains(src, []byte(suppressMarker)) {
+		// Parsing is most of the cost of a file. Match the raw text first,
+		// with tags and emphasis marks dropped: it holds every sentence of
+		// the prose (plus code and markup), so a file whose raw text has
+		// no hit has none in its prose either, and is done.
+		if len(l.matchDocument(rawDocument(src))) == 0 {
+			return nil
+		}
+	}
 	var d *document
 	switch f {
 	case formatMarkdown:
@@ -203,42 +204,55 @@ func (l *linter) matchDocument(d *document) []hit {
 	var sents []span
 	hasCode := len(d.code) > 0
 	for _, b := range d.blocks {
-		if !l.prefilter.IsMatch(d.mask[b.start:b.end]) {
+		blockTags := l.prefilter.tags(d.mask[b.start:b.end])
+		if blockTags&^tagSuppression == 0 {
 			continue
 		}
 		// The phrase rules read the prose without code unless told
 		// otherwise; the contract checks read names in code too.
-		normalize(d.mask, b.start, b.end, d.code, hasCode && !l.lintCode, &n)
-		sents = sentences(n.text, sents)
-		for _, s := range sents {
-			hits = l.matchSentence(&n, s, hits)
-		}
-		if l.checks != nil {
-			if hasCode && !l.lintCode {
-				normalize(d.mask, b.start, b.end, d.code, false, &n)
-				sents = sentences(n.text, sents)
-			}
+		if blockTags&^(tagContract|tagSuppression) != 0 {
+			normalize(d.mask, b.start, b.end, d.code, hasCode && !l.lintCode, &n)
+			sents = sentences(n.text, sents)
 			for _, s := range sents {
-				hits = l.checks.matchSentence(&n, s, hits)
+				t := l.prefilter.tags(n.text[s.start:s.end])
+				if t&^(tagContract|tagSuppression) != 0 {
+					hits = l.matchSentence(&n, s, t, hits)
+				}
+			}
+		}
+		if l.checks != nil && blockTags&tagContract != 0 {
+			normalize(d.mask, b.start, b.end, d.code, false, &n)
+			sents = sentences(n.text, sents)
+			for _, s := range sents {
+				if l.prefilter.tags(n.text[s.start:s.end])&tagContract != 0 {
+					hits = l.checks.matchSentence(&n, s, hits)
+				}
 			}
 		}
 	}
 	return hits
 }
 
-// matchSentence reports at most one hit per rule in the sentence s of n.
-func (l *linter) matchSentence(n *normText, s span, hits []hit) []hit {
+// matchSentence reports at most one hit per rule in the sentence s of n;
+// tags says which rules' anchors occur in it.
+func (l *linter) matchSentence(n *normText, s span, tags uint64, hits []hit) []hit {
 	sent := n.text[s.start:s.end]
+	bit := 0
 rules:
 	for i := range l.rules {
 		r := &l.rules[i]
-		if !containsAny(sent, r.anchors) {
+		first := bit
+		bit += len(r.forms)
+		if tags&(1<<bit-1<<first) == 0 || (len(r.requires) > 0 && !has(sent, r.requires...)) {
 			continue
 		}
 		if r.qualified != nil && r.qualified.Match(sent) {
 			continue
 		}
-		for _, f := range r.forms {
+		for fi, f := range r.forms {
+			if tags&(1<<(first+fi)) == 0 {
+				continue
+			}
 			if !f.match.Match(sent) || !allMatch(f.needs, sent) || anyMatch(f.unless, sent) {
 				continue
 			}
@@ -278,15 +292,6 @@ func (r *compiledRule) denied(sent []byte, start, end int) bool {
 	}
 	if r.denyAfter != nil && r.denyAfter.Match(sent[end:]) {
 		return true
-	}
-	return false
-}
-
-func containsAny(s []byte, words []string) bool {
-	for _, w := range words {
-		if bytes.Contains(s, []byte(w)) {
-			return true
-		}
 	}
 	return false
 }

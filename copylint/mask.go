@@ -128,3 +128,29 @@ func paragraphs(src []byte, start, end int) []span {
 	}
 	return out
 }
+
+// rawDocument is the cheap over-approximation of a marked-up file's prose:
+// the whole source, paragraphs split at blank lines, with tags (<...> on
+// one line) and the emphasis and code marks * and ` dropped. It is only
+// used to decide whether a file needs parsing.
+func rawDocument(src []byte) *document {
+	m := append([]byte(nil), src...)
+	for i := 0; i < len(m); i++ {
+		switch m[i] {
+		case '*', '`':
+			m[i] = gone
+		case '<':
+			j := i + 1
+			if j < len(m) && (m[j] == '/' || m[j] == '!' || isAlnum(m[j])) {
+				for j < len(m) && j-i < 500 && m[j] != '>' && m[j] != '\n' {
+					j++
+				}
+				if j < len(m) && m[j] == '>' {
+					blank(m, i, j+1)
+					i = j
+				}
+			}
+		}
+	}
+	return &document{mask: m, blocks: paragraphs(src, 0, len(src))}
+}

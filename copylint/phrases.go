@@ -20,6 +20,7 @@ type phraseFile struct {
 type phraseRule struct {
 	ID         string       `yaml:"id"`
 	Anchors    []string     `yaml:"anchors"`
+	Requires   []string     `yaml:"requires"`
 	Forms      []phraseForm `yaml:"forms"`
 	DenyBefore string       `yaml:"deny_before"`
 	DenyAfter  string       `yaml:"deny_after"`
@@ -29,9 +30,10 @@ type phraseRule struct {
 }
 
 type phraseForm struct {
-	Match  string   `yaml:"match"`
-	Needs  []string `yaml:"needs"`
-	Unless []string `yaml:"unless"`
+	Match   string   `yaml:"match"`
+	Anchors []string `yaml:"anchors"`
+	Needs   []string `yaml:"needs"`
+	Unless  []string `yaml:"unless"`
 }
 
 // loadPhrases parses the embedded phrase sets. The file is part of the
@@ -51,6 +53,7 @@ func loadPhrases() []phraseRule {
 type compiledRule struct {
 	id         string
 	anchors    []string
+	requires   []string
 	forms      []compiledForm
 	denyBefore *regexp.Regexp
 	denyAfter  *regexp.Regexp
@@ -60,9 +63,10 @@ type compiledRule struct {
 }
 
 type compiledForm struct {
-	match  *regexp.Regexp
-	needs  []*regexp.Regexp
-	unless []*regexp.Regexp
+	anchors []string // the rule's when the form has none of its own
+	match   *regexp.Regexp
+	needs   []*regexp.Regexp
+	unless  []*regexp.Regexp
 }
 
 // headerPattern is the regexp for the idempotency header name in prose: the
@@ -87,7 +91,17 @@ func compilePhrases(rules []phraseRule, header string) ([]compiledRule, error) {
 	}
 	var out []compiledRule
 	for _, r := range rules {
-		c := compiledRule{id: r.ID, anchors: r.Anchors, message: r.Message, fix: r.Fix}
+		var requires []string
+		for _, w := range r.Requires {
+			if w == "{header}" {
+				if header == "" {
+					continue
+				}
+				w = strings.ToLower(header)
+			}
+			requires = append(requires, w)
+		}
+		c := compiledRule{id: r.ID, anchors: r.Anchors, requires: requires, message: r.Message, fix: r.Fix}
 		var err error
 		if c.denyBefore, err = re(r.DenyBefore); err != nil {
 			return nil, fmt.Errorf("%s deny_before: %w", r.ID, err)
@@ -99,7 +113,10 @@ func compilePhrases(rules []phraseRule, header string) ([]compiledRule, error) {
 			return nil, fmt.Errorf("%s qualified: %w", r.ID, err)
 		}
 		for i, f := range r.Forms {
-			var cf compiledForm
+			cf := compiledForm{anchors: f.Anchors}
+			if len(cf.anchors) == 0 {
+				cf.anchors = r.Anchors
+			}
 			if cf.match, err = re(f.Match); err != nil {
 				return nil, fmt.Errorf("%s form %d: %w", r.ID, i+1, err)
 			}

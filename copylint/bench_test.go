@@ -1,0 +1,57 @@
+package copylint
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/retryspec/retryspec/contract"
+	"github.com/retryspec/retryspec/internal/testenv"
+)
+
+// BenchmarkMatchBuffer measures matching over one Markdown buffer in
+// memory (no I/O): the NServiceBus and NATS docs concatenated.
+func BenchmarkMatchBuffer(b *testing.B) {
+	data := testenv.SharedData(b)
+	var buf []byte
+	for _, dir := range []string{"corpus/Particular-docs.particular.net", "corpus/nats-io-nats.docs"} {
+		_ = filepath.WalkDir(filepath.Join(data, dir), func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && filepath.Ext(p) == ".md" {
+				x, _ := os.ReadFile(p)
+				buf = append(buf, x...)
+				buf = append(buf, '\n', '\n')
+			}
+			return nil
+		})
+	}
+	c := exampleContract(b)
+	l := newLinter(c, false)
+	b.SetBytes(int64(len(buf)))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		l.lintSource("all.md", buf, nil)
+	}
+}
+
+// BenchmarkLintCorpus lints the shared corpora from disk with all rules.
+func BenchmarkLintCorpus(b *testing.B) {
+	data := testenv.SharedData(b)
+	c := exampleContract(b)
+	var st Stats
+	for i := 0; i < b.N; i++ {
+		if _, err := Lint(context.Background(), c, []string{filepath.Join(data, "corpus")}, Options{Stats: &st}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.SetBytes(st.Bytes)
+}
+
+func exampleContract(t testing.TB) *contract.Contract {
+	t.Helper()
+	c, err := contract.Load(filepath.Join(testenv.RepoRoot(t), "examples", "payouts", "retryspec.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
