@@ -131,7 +131,19 @@ func parseProseDuration(s string) (time.Duration, bool) {
 	return time.Duration(v * float64(size)), true
 }
 
-func human(d time.Duration) string { return contract.HumanDuration(d) }
+// human writes a duration the way copy states it: whole days from two days
+// up ("7 days"), hours below that ("24 hours", as providers write their
+// windows), else the contract's own prose form.
+func human(d time.Duration) string {
+	const day = 24 * time.Hour
+	switch {
+	case d >= 2*day && d%day == 0:
+		return itoa(int(d/day)) + " days"
+	case d >= 2*time.Hour && d%time.Hour == 0:
+		return itoa(int(d/time.Hour)) + " hours"
+	}
+	return contract.HumanDuration(d)
+}
 
 // matchSentence runs the contract checks on sentence s of n.
 func (k *contractChecks) matchSentence(n *normText, s span, hits []hit) []hit {

@@ -120,6 +120,9 @@ func Lint(ctx context.Context, c *contract.Contract, paths []string, opts Option
 				}
 				files.Add(1)
 				bytesIn.Add(int64(len(data)))
+				if allow != nil {
+					allow.saw(name)
+				}
 				fs := l.lintSource(name, data, allow)
 				if len(fs) > 0 {
 					mu.Lock()

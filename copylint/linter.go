@@ -74,7 +74,7 @@ func fillFix(fix string, c *contract.Contract) string {
 	window, header, scope := "the documented replay window", "Idempotency-Key", ""
 	statuses, base, cap, attempts := "429, 502, 503, 504", "1s", "30s", "3"
 	if c != nil {
-		window = contract.HumanDuration(c.Idempotency.ReplayWindow.D)
+		window = human(c.Idempotency.ReplayWindow.D)
 		header = c.Idempotency.Header
 		if c.Idempotency.Scope == "account" {
 			scope = " on the same account"

@@ -192,6 +192,17 @@ func allowMatch(glob, name string) bool {
 	return false
 }
 
+// saw records that name was linted, for the entries whose glob matches it.
+func (a *allowList) saw(name string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for i, e := range a.entries {
+		if !a.matched[i] && allowMatch(e.Path, name) {
+			a.matched[i] = true
+		}
+	}
+}
+
 func (a *allowList) apply(name string, fs []findings.Finding) []findings.Finding {
 	a.mu.Lock()
 	defer a.mu.Unlock()
