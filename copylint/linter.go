@@ -246,7 +246,7 @@ rules:
 		if tags&(1<<bit-1<<first) == 0 || (len(r.requires) > 0 && !has(sent, r.requires...)) {
 			continue
 		}
-		if r.qualified != nil && r.qualified.Match(sent) {
+		if r.qualified != nil && qualifiedIn(r.qualified, sent) {
 			continue
 		}
 		for fi, f := range r.forms {
@@ -342,3 +342,22 @@ func (x lineIndex) pos(src []byte, off int) (line, col int) {
 	}
 	return lo + 1, utf8.RuneCount(src[x.starts[lo]:off]) + 1
 }
+
+// qualifiedIn reports whether sent bounds its claim: a qualifier occurs
+// that is not itself negated ("without requiring distributed transactions"
+// bounds nothing).
+func qualifiedIn(re *regexp.Regexp, sent []byte) bool {
+	for _, loc := range re.FindAllIndex(sent, -1) {
+		from := loc[0] - 70
+		if from < 0 {
+			from = 0
+		}
+		before := sent[from:loc[0]]
+		if !reNegatedBound.Match(before) {
+			return true
+		}
+	}
+	return false
+}
+
+var reNegatedBound = regexp.MustCompile(`(\b(without|no|not|alternative to|instead of|rather than)\b|n't\b)[^,;]*$`)
