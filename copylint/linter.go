@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/retryspec/retryspec/contract"
@@ -26,6 +27,23 @@ type linter struct {
 
 const suppressMarker = "retryspec-disable-next-line"
 
+// compiled caches the phrase rules compiled for one header name: the
+// regular expressions are the expensive part of a linter, and build calls
+// LintSource once per generated page.
+var compiled sync.Map // header -> []compiledRule
+
+func compiledFor(header string) []compiledRule {
+	if v, ok := compiled.Load(header); ok {
+		return v.([]compiledRule)
+	}
+	rules, err := compilePhrases(loadPhrases(), header)
+	if err != nil {
+		panic("copylint: " + err.Error()) // the embedded data is tested
+	}
+	compiled.Store(header, rules)
+	return rules
+}
+
 // Anchor tags: bit i is phrase rule i; the high bits are the contract
 // checks and the suppression marker.
 const (
@@ -39,10 +57,7 @@ func newLinter(c *contract.Contract, lintCode bool) *linter {
 		header = c.Idempotency.Header
 		lintCode = lintCode || c.Docs.Copy.LintCode
 	}
-	rules, err := compilePhrases(loadPhrases(), header)
-	if err != nil {
-		panic("copylint: " + err.Error()) // the embedded data is tested
-	}
+	rules := compiledFor(header)
 	l := &linter{c: c, lintCode: lintCode, rules: rules, fixes: map[string]string{}}
 	words, tags := []string{suppressMarker}, []uint64{tagSuppression}
 	bit := 0

@@ -70,31 +70,39 @@ func ExportVale(dir, header string) error {
 			Extends: "existence", Message: "retryspec " + c.id + ": '%s' " + r.Message + ".",
 			Level: level, IgnoreCase: true, Nonword: true,
 		}
-		// Sentence-wide conditions, as look-around bounded by the sentence.
-		var guard string
-		if r.Qualified != "" {
-			guard += `(?<![^.!?;]*(?:` + sub(r.Qualified) + `)[^.!?;]*)(?![^.!?;]*(?:` + sub(r.Qualified) + `))`
-		}
-		if r.DenyBefore != "" {
-			guard += `(?<!(?:` + sub(r.DenyBefore) + `)(?:(?!\bbut\b|however)[^.!?;]){0,100})`
-		}
-		if len(r.Requires) > 0 {
-			var alts []string
-			for _, w := range c.requires {
-				alts = append(alts, valeRegexp(regexpQuote(w)))
-			}
-			req := strings.Join(alts, "|")
-			guard += `(?:(?<=(?:` + req + `)[^.!?;]*)|(?=[^.!?;]*(?:` + req + `)))`
-		}
+		// Sentence-wide conditions become look-around placed after the
+		// match, so Vale evaluates them only where a form matched (a
+		// look-behind at the start of a token runs at every position and
+		// is quadratic). The denial, which must sit before the match,
+		// re-reads the match inside its look-behind: (?<!DENY...MATCH).
 		for _, f := range r.Forms {
-			tok := guard
+			m := `(?:` + sub(f.Match) + `)`
+			tok := m
+			// Anywhere in the sentence, the match included: a look-behind
+			// ending at the match's end, or a look-ahead from it.
+			around := func(cond string) string {
+				return `(?:(?<=(?:` + cond + `)[^.!?;]*)|(?=[^.!?;]*(?:` + cond + `)))`
+			}
 			for _, n := range f.Needs {
-				tok += `(?:(?<=(?:` + sub(n) + `)[^.!?;]*)|(?=[^.!?;]*(?:` + sub(n) + `)))`
+				tok += around(sub(n))
+			}
+			if len(c.requires) > 0 {
+				var alts []string
+				for _, w := range c.requires {
+					alts = append(alts, valeRegexp(regexpQuote(w)))
+				}
+				tok += around(strings.Join(alts, "|"))
 			}
 			for _, u := range f.Unless {
 				tok += `(?<!(?:` + sub(u) + `)[^.!?;]*)(?![^.!?;]*(?:` + sub(u) + `))`
 			}
-			tok += `(?:` + sub(f.Match) + `)`
+			if r.Qualified != "" {
+				q := sub(r.Qualified)
+				tok += `(?<!(?:` + q + `)[^.!?;]*)(?![^.!?;]*(?:` + q + `))`
+			}
+			if r.DenyBefore != "" {
+				tok += `(?<!(?:` + sub(r.DenyBefore) + `)(?:(?!\bbut\b|however)[^.!?;]){0,100}` + m + `)`
+			}
 			if r.DenyAfter != "" {
 				tok += `(?!` + strings.TrimPrefix(sub(r.DenyAfter), "^") + `)`
 			}
