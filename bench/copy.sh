@@ -41,13 +41,17 @@ find "$corpus" -name '*.md' -type f -print0 | xargs -0 cat >/dev/null
 
 contract="$root/examples/payouts/retryspec.yaml"
 t0=$(date +%s.%N)
-/usr/bin/time -f '%M' -o "$work/rss" "$bin" copy -c "$contract" --format json "$corpus" >"$work/findings.json" || true
+/usr/bin/time -f '%M %U %S' -o "$work/rss" "$bin" copy -c "$contract" --format json "$corpus" >"$work/findings.json" || true
 t1=$(date +%s.%N)
 rs_s=$(echo "$t1 - $t0" | bc -l)
 rs_mbs=$(echo "$total / 1000000 / $rs_s" | bc -l)
-rss_mb=$(( $(tail -1 "$work/rss") / 1024 ))
+read -r rss_kb rs_user rs_sys < <(tail -1 "$work/rss")
+rss_mb=$((rss_kb / 1024))
+rs_cpu=$(echo "$rs_user + $rs_sys" | bc -l)
 nfind=$(grep -c '"rule":' "$work/findings.json" || true)
-printf 'retryspec copy: %.2f s, %.1f MB/s, peak RSS %d MB, %d findings (all rules, contract loaded)\n' "$rs_s" "$rs_mbs" "$rss_mb" "$nfind"
+printf 'retryspec copy: %.2f s wall, %.1f MB/s; %.2f s CPU (%.0f MB per CPU-second, %.2f cores busy); peak RSS %d MB; %d findings (all rules, contract loaded)\n' \
+	"$rs_s" "$rs_mbs" "$rs_cpu" "$(echo "$total / 1000000 / $rs_cpu" | bc -l)" "$(echo "$rs_cpu / $rs_s" | bc -l)" "$rss_mb" "$nfind"
+echo "load average before Vale: $(cut -d' ' -f1-3 /proc/loadavg) (on a shared machine, wall-clock figures move with it; CPU figures do not)"
 
 if [ -z "$vale" ]; then
 	echo "vale: not installed (run .ci/install-copy); no ratio"
@@ -66,9 +70,13 @@ while IFS= read -r f; do
 	acc=$((acc + s))
 done <"$work/all"
 t0=$(date +%s.%N)
-(cd "$work" && tr '\n' '\0' <vale-files | xargs -0 "$vale" --no-exit --output=line >"$work/vale.out" 2>&1) || true
+(cd "$work" && tr '\n' '\0' <vale-files | /usr/bin/time -f '%U %S' -o "$work/vtime" xargs -0 "$vale" --no-exit --output=line >"$work/vale.out" 2>&1) || true
 t1=$(date +%s.%N)
 v_s=$(echo "$t1 - $t0" | bc -l)
 v_mbs=$(echo "$acc / 1000000 / $v_s" | bc -l)
-printf 'vale (exported style): %.2f s for %d MB, %.2f MB/s, %d alerts\n' "$v_s" "$((acc / 1000000))" "$v_mbs" "$(wc -l <"$work/vale.out")"
-printf 'ratio: retryspec is %.1fx Vale\n' "$(echo "$rs_mbs / $v_mbs" | bc -l)"
+read -r v_user v_sys < <(tail -1 "$work/vtime")
+v_cpu=$(echo "$v_user + $v_sys" | bc -l)
+printf 'vale (exported style): %.2f s wall for %d MB, %.2f MB/s; %.2f s CPU (%.2f MB per CPU-second); %d alerts\n' \
+	"$v_s" "$((acc / 1000000))" "$v_mbs" "$v_cpu" "$(echo "$acc / 1000000 / $v_cpu" | bc -l)" "$(wc -l <"$work/vale.out")"
+printf 'ratio (wall MB/s): retryspec is %.1fx Vale\n' "$(echo "$rs_mbs / $v_mbs" | bc -l)"
+printf 'ratio (MB per CPU-second): retryspec is %.1fx Vale\n' "$(echo "($total / $rs_cpu) / ($acc / $v_cpu)" | bc -l)"

@@ -21,6 +21,7 @@ type contractChecks struct {
 	replay      string // lower case; "" when the contract has none
 	codes       map[string]bool
 	codeList    string
+	schedule    string
 	reHeaderish *regexp.Regexp
 }
 
@@ -37,6 +38,8 @@ func newContractChecks(c *contract.Contract) *contractChecks {
 	}
 	sort.Strings(list)
 	k.codeList = strings.Join(list, ", ")
+	b := &c.Retry.Backoff
+	k.schedule = fmt.Sprintf("start at %s, multiply by %g, cap at %s, %s jitter", b.Base, b.Multiplier, b.Cap, b.Jitter)
 	// A name in the idempotency-header family: the contract's own header,
 	// or any hyphenated name built around "idempotency".
 	k.reHeaderish = regexp.MustCompile(`(?:^|[^a-z0-9_.-])((?:x-)?(?:[a-z0-9]+-)*idempoten(?:cy|t)(?:-[a-z0-9]+)*-(?:key|token|id|replayed|replay)|` + regexp.QuoteMeta(k.header) + `)(?:[^a-z0-9_-]|$)`)
@@ -250,11 +253,13 @@ func (k *contractChecks) matchSentence(n *normText, s span, hits []hit) []hit {
 
 	// Delays against the backoff schedule.
 	b := &r.Backoff
-	schedule := fmt.Sprintf("start at %s, multiply by %g, cap at %s, %s jitter", b.Base, b.Multiplier, b.Cap, b.Jitter)
+	schedule := k.schedule
 	if !has(sent, "initial", "base", "first", "start", "cap", "max", "never", "no longer", "no more", "give", "stop", "retry ", "retries ", "retrying ", "wait", "sleep", "pause") {
 		return hits
 	}
-	if m := reBaseDelay.FindStringSubmatchIndex(str); m != nil && !b.Base.IsZero() {
+	if !has(sent, "initial", "base", "first", "start") {
+		// no first-delay statement
+	} else if m := reBaseDelay.FindStringSubmatchIndex(str); m != nil && !b.Base.IsZero() {
 		g := 10
 		if m[g] < 0 {
 			g = 12
@@ -268,7 +273,9 @@ func (k *contractChecks) matchSentence(n *normText, s span, hits []hit) []hit {
 			}
 		}
 	}
-	if m := reCapDelay.FindStringSubmatchIndex(str); m != nil && !b.Cap.IsZero() {
+	if !has(sent, "cap", "max", "never", "no longer", "no more") {
+		// no longest-delay statement
+	} else if m := reCapDelay.FindStringSubmatchIndex(str); m != nil && !b.Cap.IsZero() {
 		if d, ok := parseProseDuration(str[m[4]:m[5]]); ok && d != b.Cap.D && !strings.Contains(str, "attempt") {
 			add(m[0:2], "retry.backoff.cap",
 				fmt.Sprintf("says the longest delay is %s, but the contract's backoff cap is %s", human(d), b.Cap),
@@ -276,13 +283,18 @@ func (k *contractChecks) matchSentence(n *normText, s span, hits []hit) []hit {
 			return hits
 		}
 	}
-	if m := reGiveUp.FindStringSubmatchIndex(str); m != nil && !r.MaxElapsed.IsZero() {
+	if !has(sent, "give up", "gives up", "stop") {
+		// no overall bound stated
+	} else if m := reGiveUp.FindStringSubmatchIndex(str); m != nil && !r.MaxElapsed.IsZero() {
 		if d, ok := parseProseDuration(str[m[2]:m[3]]); ok && d != r.MaxElapsed.D {
 			add(m[0:2], "retry.max_elapsed",
 				fmt.Sprintf("says retrying stops after %s, but the contract's max_elapsed is %s", human(d), r.MaxElapsed),
 				fmt.Sprintf("write the contract's bound: retries stop after %s in all (max_elapsed: %s)", human(r.MaxElapsed.D), r.MaxElapsed))
 			return hits
 		}
+	}
+	if !has(sent, "retry ", "retries ", "retrying ", "wait", "sleep", "pause") {
+		return hits
 	}
 	if m := reFixedWait.FindStringSubmatchIndex(str); m != nil && !b.Base.IsZero() && !strings.Contains(str, "retry-after") {
 		if d, ok := parseProseDuration(str[m[2]:m[3]]); ok && (d < b.Base.D || (!b.Cap.IsZero() && d > b.Cap.D)) {
@@ -297,19 +309,18 @@ func (k *contractChecks) matchSentence(n *normText, s span, hits []hit) []hit {
 // hasDigitOrNumberWord reports whether s holds a digit or a spelled-out
 // number ("a day" counts: "a" before a unit), the precondition of every
 // figure check.
-func hasDigitOrNumberWord(s []byte) bool {
-	for _, b := range s {
-		if b >= '0' && b <= '9' {
-			return true
-		}
+func hasDigitOrNumberWord(s []byte) bool { return numberWordSet.match(s) }
+
+var numberWordSet = func() *anchorSet {
+	words := []string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "one ", "two ", "three ", "four ", "five ", "six ",
+		"seven ", "eight ", "nine ", "ten ", "twelve ", "fifteen ", "twenty", "thirty ", "sixty ", "ninety ", "forty",
+		"seventy", "fourteen ", "a day", "a week", "an hour", "a minute"}
+	tags := make([]uint64, len(words))
+	for i := range tags {
+		tags[i] = 1
 	}
-	for _, w := range [][]byte{[]byte("one "), []byte("two "), []byte("three "), []byte("four "), []byte("five "), []byte("six "), []byte("seven "), []byte("eight "), []byte("nine "), []byte("ten "), []byte("twelve "), []byte("fifteen "), []byte("twenty"), []byte("thirty "), []byte("sixty "), []byte("ninety "), []byte("forty"), []byte("seventy"), []byte("fourteen "), []byte("a day"), []byte("a week"), []byte("an hour"), []byte("a minute")} {
-		if bytes.Contains(s, w) {
-			return true
-		}
-	}
-	return false
-}
+	return newAnchorSet(words, tags)
+}()
 
 // has reports whether s contains any of the words: the cheap test before a
 // regular expression that needs one of them.

@@ -261,15 +261,22 @@ rules:
 		if tags&(1<<bit-1<<first) == 0 || (len(r.requires) > 0 && !has(sent, r.requires...)) {
 			continue
 		}
-		if r.qualified != nil && qualifiedIn(r.qualified, sent) {
-			continue
-		}
+		qualified := -1 // unknown until a form matches: the check is costly
 		for fi, f := range r.forms {
 			if tags&(1<<(first+fi)) == 0 {
 				continue
 			}
 			if !f.match.Match(sent) || !allMatch(f.needs, sent) || anyMatch(f.unless, sent) {
 				continue
+			}
+			if qualified < 0 {
+				qualified = 0
+				if r.qualified != nil && qualifiedIn(r.qualified, sent) {
+					qualified = 1
+				}
+			}
+			if qualified == 1 {
+				continue rules
 			}
 			for _, loc := range f.match.FindAllIndex(sent, -1) {
 				if r.denied(sent, loc[0], loc[1]) {
@@ -362,6 +369,9 @@ func (x lineIndex) pos(src []byte, off int) (line, col int) {
 // that is not itself negated ("without requiring distributed transactions"
 // bounds nothing).
 func qualifiedIn(re *regexp.Regexp, sent []byte) bool {
+	if !re.Match(sent) {
+		return false
+	}
 	for _, loc := range re.FindAllIndex(sent, -1) {
 		from := loc[0] - 70
 		if from < 0 {

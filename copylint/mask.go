@@ -152,5 +152,38 @@ func rawDocument(src []byte) *document {
 			}
 		}
 	}
-	return &document{mask: m, blocks: paragraphs(src, 0, len(src))}
+	return &document{mask: m, blocks: rawBlocks(src)}
+}
+
+// rawBlocks splits src at blank lines and before every line that starts a
+// table row, list item, heading or quote, so a table or a long list is
+// many short blocks rather than one endless sentence.
+func rawBlocks(src []byte) []span {
+	var out []span
+	start := -1
+	for ls := 0; ls < len(src); {
+		le := ls
+		for le < len(src) && src[le] != '\n' {
+			le++
+		}
+		i := ls
+		for i < le && (src[i] == ' ' || src[i] == '\t') {
+			i++
+		}
+		blankLine := i == le || (i == le-1 && src[i] == '\r')
+		starter := !blankLine && (src[i] == '|' || src[i] == '#' || src[i] == '>' || src[i] == '-' || src[i] == '*' || src[i] == '+' || src[i] == '<' ||
+			(src[i] >= '0' && src[i] <= '9' && i+1 < le && (src[i+1] == '.' || src[i+1] == ')')))
+		if start >= 0 && (blankLine || starter) {
+			out = append(out, span{start, ls})
+			start = -1
+		}
+		if !blankLine && start < 0 {
+			start = ls
+		}
+		ls = le + 1
+	}
+	if start >= 0 {
+		out = append(out, span{start, len(src)})
+	}
+	return out
 }

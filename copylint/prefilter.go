@@ -11,8 +11,13 @@ package copylint
 // distinct first byte each time the automaton returns to its start state,
 // which is quadratic on prose where anchors start with common letters.
 type anchorSet struct {
-	// next[s*256+b] is the state after reading byte b in state s.
-	next []int32
+	// class maps a byte to its class: the bytes no word contains share
+	// one class, so the table stays small enough for the CPU cache.
+	class [256]uint8
+	// stride is the number of classes; next[s*stride+class] is the state
+	// after reading a byte of that class in state s.
+	stride int
+	next   []uint16
 	// final[s] is the union of the tags of the words that end in state s
 	// (or in a suffix of it): which rules a hit concerns.
 	final []uint64
@@ -43,23 +48,27 @@ func newAnchorSet(words []string, tags []uint64) *anchorSet {
 			nodes[s].final |= tags[wi]
 		}
 	}
-	a := &anchorSet{next: make([]int32, len(nodes)*256), final: make([]uint64, len(nodes))}
+	if len(nodes) > 65535 {
+		panic("copylint: too many anchor states")
+	}
+	full := make([]int32, len(nodes)*256)
+	a := &anchorSet{final: make([]uint64, len(nodes))}
 	// Breadth-first: fill each state's row from its failure state's row,
 	// which is complete by then.
 	queue := []int32{0}
 	for len(queue) > 0 {
 		s := queue[0]
 		queue = queue[1:]
-		row := a.next[int(s)*256 : int(s)*256+256]
+		row := full[int(s)*256 : int(s)*256+256]
 		if s != 0 {
-			copy(row, a.next[int(nodes[s].fail)*256:int(nodes[s].fail)*256+256])
+			copy(row, full[int(nodes[s].fail)*256:int(nodes[s].fail)*256+256])
 		}
 		a.final[s] = nodes[s].final | a.final[nodes[s].fail]
 		for b, n := range nodes[s].child {
 			if s == 0 {
 				nodes[n].fail = 0
 			} else {
-				nodes[n].fail = a.next[int(nodes[s].fail)*256+int(b)]
+				nodes[n].fail = full[int(nodes[s].fail)*256+int(b)]
 			}
 			row[b] = n
 			queue = append(queue, n)
@@ -67,6 +76,36 @@ func newAnchorSet(words []string, tags []uint64) *anchorSet {
 		// Upper-case letters move like their lower-case forms.
 		for b := 'A'; b <= 'Z'; b++ {
 			row[b] = row[b+'a'-'A']
+		}
+	}
+	// Byte classes: bytes whose columns are equal in every state behave
+	// the same; give each distinct column one class.
+	cols := map[string]uint8{}
+	var order [][]int32
+	for b := 0; b < 256; b++ {
+		col := make([]int32, len(nodes))
+		key := make([]byte, 0, len(nodes)*4)
+		for st := range nodes {
+			v := full[st*256+b]
+			col[st] = v
+			key = append(key, byte(v), byte(v>>8), byte(v>>16), byte(v>>24))
+		}
+		c, ok := cols[string(key)]
+		if !ok {
+			if len(order) == 256 {
+				panic("copylint: too many byte classes")
+			}
+			c = uint8(len(order))
+			cols[string(key)] = c
+			order = append(order, col)
+		}
+		a.class[b] = c
+	}
+	a.stride = len(order)
+	a.next = make([]uint16, len(nodes)*a.stride)
+	for c, col := range order {
+		for st, v := range col {
+			a.next[st*a.stride+c] = uint16(v)
 		}
 	}
 	return a
@@ -81,10 +120,10 @@ func lower(b byte) byte {
 
 // match reports whether text holds any of the words.
 func (a *anchorSet) match(text []byte) bool {
-	next, final := a.next, a.final
-	s := int32(0)
+	next, final, class, stride := a.next, a.final, &a.class, a.stride
+	s := 0
 	for _, b := range text {
-		s = next[int(s)<<8|int(b)]
+		s = int(next[s*stride+int(class[b])])
 		if final[s] != 0 {
 			return true
 		}
@@ -94,11 +133,11 @@ func (a *anchorSet) match(text []byte) bool {
 
 // tags returns the union of the tags of the words in text.
 func (a *anchorSet) tags(text []byte) uint64 {
-	next, final := a.next, a.final
-	s := int32(0)
+	next, final, class, stride := a.next, a.final, &a.class, a.stride
+	s := 0
 	var t uint64
 	for _, b := range text {
-		s = next[int(s)<<8|int(b)]
+		s = int(next[s*stride+int(class[b])])
 		t |= final[s]
 	}
 	return t
