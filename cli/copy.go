@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -82,6 +83,10 @@ func runCopy(ctx context.Context, sys *IO, opts copyOptions) error {
 		}
 		return usageErrorf("no paths given and %s has no docs.copy.include; pass PATH... or add docs.copy.include", c.File)
 	}
+	// The linter keeps a few MB live (a file, its mask, one scratch per
+	// worker) but allocates per file; collecting less often buys ~10% on a
+	// large tree and keeps memory far below the 200 MB budget.
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	fs, err := copylint.Lint(ctx, c, opts.Paths, copylint.Options{LintCode: opts.LintCode})
 	if err != nil {
 		// A path that cannot be read (or an interrupted run): exit 2.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -172,7 +173,12 @@ func (l *linter) lintSource(name string, src []byte, allow *allowList) []finding
 		// with tags and emphasis marks dropped: it holds every sentence of
 		// the prose (plus code and markup), so a file whose raw text has
 		// no hit has none in its prose either, and is done.
-		if len(l.matchDocument(rawDocument(src))) == 0 {
+		sc := scratchPool.Get().(*scratch)
+		sc.raw = rawDocumentInto(sc.raw[:0], src)
+		raw := &document{mask: sc.raw, blocks: rawBlocks(src)}
+		none := len(l.matchDocumentWith(raw, sc)) == 0
+		scratchPool.Put(sc)
+		if none {
 			return nil
 		}
 	}
@@ -187,7 +193,9 @@ func (l *linter) lintSource(name string, src []byte, allow *allowList) []finding
 	default:
 		d = textDocument(src)
 	}
-	hits := l.matchDocument(d)
+	sc := scratchPool.Get().(*scratch)
+	hits := l.matchDocumentWith(d, sc)
+	scratchPool.Put(sc)
 	sups := findSuppressions(src, d, f)
 	if len(hits) == 0 && len(sups) == 0 {
 		return nil
@@ -212,11 +220,26 @@ func (l *linter) lintSource(name string, src []byte, allow *allowList) []finding
 	return out
 }
 
+// scratch is a worker's reusable buffers: a run allocates them once per
+// worker, not once per file or block.
+type scratch struct {
+	raw   []byte
+	n     normText
+	sents []span
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
 // matchDocument runs every rule over every prose block of d.
 func (l *linter) matchDocument(d *document) []hit {
+	return l.matchDocumentWith(d, new(scratch))
+}
+
+func (l *linter) matchDocumentWith(d *document, sc *scratch) []hit {
 	var hits []hit
-	var n normText
-	var sents []span
+	n := &sc.n
+	sents := sc.sents
+	defer func() { sc.sents = sents }()
 	hasCode := len(d.code) > 0
 	for _, b := range d.blocks {
 		blockTags := l.prefilter.tags(d.mask[b.start:b.end])
@@ -224,28 +247,43 @@ func (l *linter) matchDocument(d *document) []hit {
 			continue
 		}
 		// The phrase rules read the prose without code unless told
-		// otherwise; the contract checks read names in code too.
-		if blockTags&^(tagContract|tagSuppression) != 0 {
-			normalize(d.mask, b.start, b.end, d.code, hasCode && !l.lintCode, &n)
+		// otherwise; the contract checks read names in code too. One
+		// normalization serves both when the block holds no code.
+		skipCode := hasCode && !l.lintCode && codeIn(d.code, b)
+		phrases := blockTags&^(tagContract|tagSuppression) != 0
+		contractToo := l.checks != nil && blockTags&tagContract != 0
+		normalized := false
+		if phrases {
+			normalize(d.mask, b.start, b.end, d.code, skipCode, n)
 			sents = sentences(n.text, sents)
+			normalized = true
 			for _, s := range sents {
 				t := l.prefilter.tags(n.text[s.start:s.end])
 				if t&^(tagContract|tagSuppression) != 0 {
-					hits = l.matchSentence(&n, s, t, hits)
+					hits = l.matchSentence(n, s, t, hits)
+				}
+				if contractToo && !skipCode && t&tagContract != 0 {
+					hits = l.checks.matchSentence(n, s, hits)
 				}
 			}
 		}
-		if l.checks != nil && blockTags&tagContract != 0 {
-			normalize(d.mask, b.start, b.end, d.code, false, &n)
+		if contractToo && (!normalized || skipCode) {
+			normalize(d.mask, b.start, b.end, d.code, false, n)
 			sents = sentences(n.text, sents)
 			for _, s := range sents {
 				if l.prefilter.tags(n.text[s.start:s.end])&tagContract != 0 {
-					hits = l.checks.matchSentence(&n, s, hits)
+					hits = l.checks.matchSentence(n, s, hits)
 				}
 			}
 		}
 	}
 	return hits
+}
+
+// codeIn reports whether any code span lies inside block b.
+func codeIn(code []span, b span) bool {
+	i := sort.Search(len(code), func(i int) bool { return code[i].end > b.start })
+	return i < len(code) && code[i].start < b.end
 }
 
 // matchSentence reports at most one hit per rule in the sentence s of n;

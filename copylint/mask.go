@@ -134,7 +134,12 @@ func paragraphs(src []byte, start, end int) []span {
 // one line) and the emphasis and code marks * and ` dropped. It is only
 // used to decide whether a file needs parsing.
 func rawDocument(src []byte) *document {
-	m := append([]byte(nil), src...)
+	return &document{mask: rawDocumentInto(nil, src), blocks: rawBlocks(src)}
+}
+
+// rawDocumentInto builds rawDocument's mask in buf's storage.
+func rawDocumentInto(buf, src []byte) []byte {
+	m := append(buf[:0], src...)
 	for i := 0; i < len(m); i++ {
 		switch m[i] {
 		case '*', '`':
@@ -152,7 +157,7 @@ func rawDocument(src []byte) *document {
 			}
 		}
 	}
-	return &document{mask: m, blocks: rawBlocks(src)}
+	return m
 }
 
 // rawBlocks splits src at blank lines and before every line that starts a
