@@ -48,7 +48,7 @@ func newContractChecks(c *contract.Contract) *contractChecks {
 
 // anchors are the words without which no contract check can fire.
 func (k *contractChecks) anchors() []string {
-	a := []string{"idempoten", "expir", "window", "ttl", "attempt", "retr", "tries", "backoff", "delay", "wait", "give up"}
+	a := []string{"idempoten", "key", "expir", "window", "ttl", "attempt", "retr", "tries", "backoff", "delay", "wait", "give up", "gives up", "stop retrying"}
 	if k.header != "" {
 		a = append(a, k.header)
 	}
@@ -70,11 +70,11 @@ var (
 	reRetryish = regexp.MustCompile(`\b(retr\w*|attempts?|tries|backoff|wait\w*|delay\w*|give up|gives up)\b`)
 	// Attempt counts: "up to 5 attempts", "3 retries", "retry 4 times".
 	reAttempts = regexp.MustCompile(`\b(up to|at most|a maximum of|maximum of|max(?:imum)?|no more than|a total of|total of|after|limit of|limited to)( a total of)? (\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty) (total )?(attempts|tries)\b|\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty) (total )?(attempts|tries) (in total|total|at most|max(imum)?)\b`)
-	reRetries  = regexp.MustCompile(`\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty) (more |automatic )?(retries|retry attempts)\b|\bretr(?:y|ies|ied)(?: it| the request| failed requests)? (?:up to |at most |a maximum of )?(\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty) (?:more )?times\b`)
+	reRetries  = regexp.MustCompile(`\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty) (more |automatic )?(retries|retry attempts)\b|\bretr(?:y|ies|ied)(?: it| the request| a request| requests| the call| failed requests)? (?:up to |at most |a maximum of )?(\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty) (?:more )?times\b`)
 
 	reBaseDelay = regexp.MustCompile(`\b(initial|base|first|starting) (retry )?(delay|backoff|wait|interval)( is| of| at|:)? (?:about |around )?(` + durationAlt + `)|\bstart(?:s|ing)? (?:at|with|from) (?:a )?(` + durationAlt + `)( delay| wait| backoff)?`)
 	reCapDelay  = regexp.MustCompile(`\b(capped at|caps? (?:out )?at|cap of|maximum (?:retry )?(?:delay|backoff|wait|interval)(?: is| of|:)?|max(?:imum)? (?:delay|backoff|wait) (?:is |of )?|never (?:waits? )?(?:longer|more) than|no (?:longer|more) than) (?:about )?(` + durationAlt + `)`)
-	reFixedWait = regexp.MustCompile(`\b(?:retry|retries|retrying|wait|waits|waiting|sleep|pause) (?:for |after |every )(` + durationAlt + `)`)
+	reFixedWait = regexp.MustCompile(`\b(?:retry|retries|retrying|wait|waits|waiting|sleep|pause) (?:for |after |every )?(` + durationAlt + `)`)
 	reGiveUp    = regexp.MustCompile(`\b(?:give up|gives up|stop retrying|stops retrying|retrying stops) (?:after|within|at) (` + durationAlt + `)`)
 
 	reErrorCode = regexp.MustCompile(`\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b`)
@@ -165,7 +165,11 @@ func (k *contractChecks) matchSentence(n *normText, s span, hits []hit) []hit {
 
 	// Key life: a duration said about keys or the window, against
 	// replay_window (or reaper_after, when the sentence is about retention).
-	keyLife := hasNumber && has(sent, "key", "idempot", "replay") && reKeyLife.MatchString(str) && reKeyLifeVerb.MatchString(str) && !reNotKeyLife.MatchString(str)
+	// "Keys" alone are idempotency keys only on a page (block) about them:
+	// "API keys expire after 90 days" is not a window.
+	aboutKeys := has(sent, "idempot", "replay") || (k.header != "" && bytes.Contains(sent, []byte(k.header))) ||
+		(bytes.Contains(sent, []byte("key")) && bytes.Contains(n.text, []byte("idempot")))
+	keyLife := hasNumber && aboutKeys && reKeyLife.MatchString(str) && reKeyLifeVerb.MatchString(str) && !reNotKeyLife.MatchString(str)
 	if keyLife && !idem.ReplayWindow.IsZero() {
 		for _, loc := range reDuration.FindAllStringIndex(str, -1) {
 			d, ok := parseProseDuration(str[loc[0]:loc[1]])
