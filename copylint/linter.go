@@ -2,6 +2,7 @@ package copylint
 
 import (
 	"bytes"
+	"fmt"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -32,6 +33,10 @@ const suppressMarker = "retryspec-disable-next-line"
 // regular expressions are the expensive part of a linter, and build calls
 // LintSource once per generated page.
 var compiled sync.Map // header -> []compiledRule
+
+// prefilters caches the anchor automata the same way: building the table
+// and its byte classes takes milliseconds.
+var prefilters sync.Map // header and contract presence -> *anchorSet
 
 func compiledFor(header string) []compiledRule {
 	if v, ok := compiled.Load(header); ok {
@@ -80,7 +85,13 @@ func newLinter(c *contract.Contract, lintCode bool) *linter {
 			words, tags = append(words, a), append(tags, tagContract)
 		}
 	}
-	l.prefilter = newAnchorSet(words, tags)
+	key := fmt.Sprintf("%q %v", header, c != nil)
+	if v, ok := prefilters.Load(key); ok {
+		l.prefilter = v.(*anchorSet)
+	} else {
+		l.prefilter = newAnchorSet(words, tags)
+		prefilters.Store(key, l.prefilter)
+	}
 	return l
 }
 

@@ -1,5 +1,7 @@
 package copylint
 
+import "bytes"
+
 // A document is the prose view of one file: mask has the length of the
 // source, with every non-prose byte blanked (newlines kept), and
 // blocks are the byte ranges of the prose blocks in source order. code holds
@@ -140,6 +142,9 @@ func rawDocument(src []byte) *document {
 // rawDocumentInto builds rawDocument's mask in buf's storage.
 func rawDocumentInto(buf, src []byte) []byte {
 	m := append(buf[:0], src...)
+	if bytes.IndexByte(src, '&') >= 0 {
+		copyText(m, src, 0, len(src)) // character references, as in prose
+	}
 	for i := 0; i < len(m); i++ {
 		switch m[i] {
 		case '*', '`':
