@@ -1,9 +1,6 @@
 package copylint
 
-import (
-	"strings"
-	"testing"
-)
+import "testing"
 
 // claimCorpus is the project's own test corpus: sentences written for
 // retryspec (not taken from any vendor's docs), each with the one rule it
@@ -163,6 +160,9 @@ func TestClaimCorpus(t *testing.T) {
 			var got []string
 			for _, f := range fs {
 				got = append(got, f.Rule)
+				if f.Fix == "" || f.Message == "" {
+					t.Errorf("%s: finding without message or fix: %+v", name, f)
+				}
 			}
 			switch {
 			case tc.rule == "" && len(got) > 0:
@@ -187,5 +187,3 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
-
-var _ = strings.TrimSpace
