@@ -170,25 +170,18 @@ func readFile(name string, buf []byte) ([]byte, error) {
 		return nil, &PathError{Path: name, Err: fmt.Errorf("file is larger than %d MiB; copy files are not", MaxFileSize>>20)}
 	}
 	n := int(st.Size())
-	if cap(buf) < n+1 {
-		buf = make([]byte, 0, n+512)
+	if cap(buf) < n {
+		buf = make([]byte, 0, n+4096)
 	}
-	buf = buf[:cap(buf)]
-	total := 0
-	for {
-		k, err := f.Read(buf[total:])
-		total += k
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, &PathError{Path: name, Err: unwrapPathErr(err)}
-		}
-		if total == len(buf) { // grew while reading
-			buf = append(buf, make([]byte, 4096)...)
-		}
+	// Read exactly the size stat reported: one read call for a small file,
+	// no extra call to see EOF. A file that grows meanwhile is linted as
+	// it was when stat ran.
+	buf = buf[:n]
+	k, err := io.ReadFull(f, buf)
+	if err != nil && err != io.ErrUnexpectedEOF {
+		return nil, &PathError{Path: name, Err: unwrapPathErr(err)}
 	}
-	return buf[:total], nil
+	return buf[:k], nil
 }
 
 func unwrapPathErr(err error) error {

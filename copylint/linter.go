@@ -237,6 +237,7 @@ type scratch struct {
 	raw   []byte
 	n     normText
 	sents []span
+	hits  []anchorHit
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
@@ -268,8 +269,11 @@ func (l *linter) matchDocumentWith(d *document, sc *scratch) []hit {
 			normalize(d.mask, b.start, b.end, d.code, skipCode, n)
 			sents = sentences(n.text, sents)
 			normalized = true
+			// One scan of the block tags every sentence.
+			sc.hits = l.prefilter.hits(n.text, sc.hits[:0])
+			from := 0
 			for _, s := range sents {
-				t := l.prefilter.tags(n.text[s.start:s.end])
+				t := tagsIn(sc.hits, s.start, s.end, &from)
 				if t&^(tagContract|tagSuppression) != 0 {
 					hits = l.matchSentence(n, s, t, hits)
 				}
@@ -281,8 +285,10 @@ func (l *linter) matchDocumentWith(d *document, sc *scratch) []hit {
 		if contractToo && (!normalized || skipCode) {
 			normalize(d.mask, b.start, b.end, d.code, false, n)
 			sents = sentences(n.text, sents)
+			sc.hits = l.prefilter.hits(n.text, sc.hits[:0])
+			from := 0
 			for _, s := range sents {
-				if l.prefilter.tags(n.text[s.start:s.end])&tagContract != 0 {
+				if tagsIn(sc.hits, s.start, s.end, &from)&tagContract != 0 {
 					hits = l.checks.matchSentence(n, s, hits)
 				}
 			}

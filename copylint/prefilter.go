@@ -142,3 +142,38 @@ func (a *anchorSet) tags(text []byte) uint64 {
 	}
 	return t
 }
+
+// hit is where a word (or several) ends in a text, and their tags.
+type anchorHit struct {
+	end  int
+	tags uint64
+}
+
+// hits appends every position of text where words end, with their tags.
+func (a *anchorSet) hits(text []byte, out []anchorHit) []anchorHit {
+	next, final, class, stride := a.next, a.final, &a.class, a.stride
+	s := 0
+	for i, b := range text {
+		s = int(next[s*stride+int(class[b])])
+		if t := final[s]; t != 0 {
+			out = append(out, anchorHit{i, t})
+		}
+	}
+	return out
+}
+
+// tagsIn ORs the tags of the hits ending inside [start, end); hits are in
+// order, and *from is where the previous call stopped.
+func tagsIn(hits []anchorHit, start, end int, from *int) uint64 {
+	var t uint64
+	i := *from
+	for i < len(hits) && hits[i].end < start {
+		i++
+	}
+	for i < len(hits) && hits[i].end < end {
+		t |= hits[i].tags
+		i++
+	}
+	*from = i
+	return t
+}
