@@ -215,6 +215,9 @@ func (k *contractChecks) matchSentence(n *normText, s span, hits []hit) []hit {
 		if !strings.Contains(code, "idempot") || k.codes[code] {
 			continue
 		}
+		if first := n.mask[n.off[s.start+loc[0]]]; first < 'a' || first > 'z' {
+			continue // IDEMPOTENT_WRITE is a constant or a permission, not an error code
+		}
 		if strings.Contains(code, "idempotency_key") && !strings.ContainsAny(strings.ReplaceAll(code, "idempotency_key", ""), "_") {
 			// idempotency_key alone is a field or parameter name, not a code.
 			continue
@@ -297,7 +300,9 @@ func (k *contractChecks) matchSentence(n *normText, s span, hits []hit) []hit {
 			return hits
 		}
 	}
-	if !has(sent, "retry ", "retries ", "retrying ", "wait", "sleep", "pause") {
+	// A fixed wait is about retrying only when the sentence says so, and
+	// not about a lock or a timeout ("waits 60 seconds to acquire the lock").
+	if !has(sent, "retr", "attempt", "try again") || has(sent, "lock", "timeout", "time out") {
 		return hits
 	}
 	if m := reFixedWait.FindStringSubmatchIndex(str); m != nil && !b.Base.IsZero() && !strings.Contains(str, "retry-after") {

@@ -9,6 +9,8 @@ import "unicode/utf8"
 type normText struct {
 	text []byte
 	off  []int
+	// mask is the mask the text came from: its bytes keep the source's case.
+	mask []byte
 }
 
 // normalize builds the matching form of mask[start:end]. With skipCode, the
@@ -17,6 +19,7 @@ type normText struct {
 func normalize(mask []byte, start, end int, code []span, skipCode bool, n *normText) {
 	n.text = n.text[:0]
 	n.off = n.off[:0]
+	n.mask = mask
 	ci := 0
 	space := true // drop leading space
 	for i := start; i < end; {
