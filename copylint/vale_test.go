@@ -15,14 +15,17 @@ import (
 )
 
 // valeBinary finds Vale: $RETRYSPEC_VALE, then .ci/install-copy's cache
-// folder, then PATH (where testenv decides: CI fails, a laptop skips).
+// folder ($RETRYSPEC_CACHE/bin, default ~/.cache/retryspec/bin), then PATH (where testenv decides: CI fails, a laptop skips).
 func valeBinary(t testing.TB) string {
 	t.Helper()
 	if p := os.Getenv("RETRYSPEC_VALE"); p != "" {
 		return p
 	}
-	if home, err := os.UserHomeDir(); err == nil {
-		p := filepath.Join(home, ".cache", "retryspec", "bin", "vale")
+	cache := os.Getenv("RETRYSPEC_CACHE")
+	if home, err := os.UserHomeDir(); err == nil && cache == "" {
+		cache = filepath.Join(home, ".cache", "retryspec")
+	}
+	if p := filepath.Join(cache, "bin", "vale"); cache != "" {
 		if _, err := os.Stat(p); err == nil {
 			return p
 		}
