@@ -234,10 +234,11 @@ func (l *linter) lintSource(name string, src []byte, allow *allowList) []finding
 // scratch is a worker's reusable buffers: a run allocates them once per
 // worker, not once per file or block.
 type scratch struct {
-	raw   []byte
-	n     normText
-	sents []span
-	hits  []anchorHit
+	raw     []byte
+	n       normText
+	sents   []span
+	hits    []anchorHit
+	docHits []anchorHit
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
@@ -253,8 +254,15 @@ func (l *linter) matchDocumentWith(d *document, sc *scratch) []hit {
 	sents := sc.sents
 	defer func() { sc.sents = sents }()
 	hasCode := len(d.code) > 0
+	// One scan of the whole mask finds every anchor; a block's tags are
+	// the hits inside it.
+	sc.docHits = l.prefilter.hits(d.mask, sc.docHits[:0])
+	if len(sc.docHits) == 0 {
+		return nil
+	}
 	for _, b := range d.blocks {
-		blockTags := l.prefilter.tags(d.mask[b.start:b.end])
+		from := sort.Search(len(sc.docHits), func(i int) bool { return sc.docHits[i].end >= b.start })
+		blockTags := tagsIn(sc.docHits, b.start, b.end, &from)
 		if blockTags&^tagSuppression == 0 {
 			continue
 		}

@@ -14,10 +14,11 @@ type anchorSet struct {
 	// class maps a byte to its class: the bytes no word contains share
 	// one class, so the table stays small enough for the CPU cache.
 	class [256]uint8
-	// stride is the number of classes; next[s*stride+class] is the state
-	// after reading a byte of that class in state s.
+	// stride is the number of classes. States are premultiplied: state s
+	// lives at s*stride, and next[s*stride+class] is the next state's
+	// offset, with finalBit set when a word ends there.
 	stride int
-	next   []uint16
+	next   []uint32
 	// final[s] is the union of the tags of the words that end in state s
 	// (or in a suffix of it): which rules a hit concerns.
 	final []uint64
@@ -48,7 +49,7 @@ func newAnchorSet(words []string, tags []uint64) *anchorSet {
 			nodes[s].final |= tags[wi]
 		}
 	}
-	if len(nodes) > 65535 {
+	if len(nodes)*256 >= finalBit {
 		panic("copylint: too many anchor states")
 	}
 	full := make([]int32, len(nodes)*256)
@@ -102,14 +103,20 @@ func newAnchorSet(words []string, tags []uint64) *anchorSet {
 		a.class[b] = c
 	}
 	a.stride = len(order)
-	a.next = make([]uint16, len(nodes)*a.stride)
+	a.next = make([]uint32, len(nodes)*a.stride)
 	for c, col := range order {
 		for st, v := range col {
-			a.next[st*a.stride+c] = uint16(v)
+			e := uint32(int(v) * a.stride)
+			if a.final[v] != 0 {
+				e |= finalBit
+			}
+			a.next[st*a.stride+c] = e
 		}
 	}
 	return a
 }
+
+const finalBit = 1 << 31
 
 func lower(b byte) byte {
 	if b >= 'A' && b <= 'Z' {
@@ -120,11 +127,11 @@ func lower(b byte) byte {
 
 // match reports whether text holds any of the words.
 func (a *anchorSet) match(text []byte) bool {
-	next, final, class, stride := a.next, a.final, &a.class, a.stride
-	s := 0
+	next, class := a.next, &a.class
+	var s uint32
 	for _, b := range text {
-		s = int(next[s*stride+int(class[b])])
-		if final[s] != 0 {
+		s = next[s+uint32(class[b])]
+		if s&finalBit != 0 {
 			return true
 		}
 	}
@@ -133,12 +140,15 @@ func (a *anchorSet) match(text []byte) bool {
 
 // tags returns the union of the tags of the words in text.
 func (a *anchorSet) tags(text []byte) uint64 {
-	next, final, class, stride := a.next, a.final, &a.class, a.stride
-	s := 0
+	next, class, final, stride := a.next, &a.class, a.final, uint32(a.stride)
+	var s uint32
 	var t uint64
 	for _, b := range text {
-		s = int(next[s*stride+int(class[b])])
-		t |= final[s]
+		s = next[s+uint32(class[b])]
+		if s&finalBit != 0 {
+			s &^= finalBit
+			t |= final[s/stride]
+		}
 	}
 	return t
 }
@@ -151,12 +161,13 @@ type anchorHit struct {
 
 // hits appends every position of text where words end, with their tags.
 func (a *anchorSet) hits(text []byte, out []anchorHit) []anchorHit {
-	next, final, class, stride := a.next, a.final, &a.class, a.stride
-	s := 0
+	next, class, final, stride := a.next, &a.class, a.final, uint32(a.stride)
+	var s uint32
 	for i, b := range text {
-		s = int(next[s*stride+int(class[b])])
-		if t := final[s]; t != 0 {
-			out = append(out, anchorHit{i, t})
+		s = next[s+uint32(class[b])]
+		if s&finalBit != 0 {
+			s &^= finalBit
+			out = append(out, anchorHit{i, final[s/stride]})
 		}
 	}
 	return out
