@@ -132,6 +132,11 @@ func (m *merger) insertion(e Edit) (insertion, error) {
 	if m.s.Format == JSON {
 		inline = len(n.Content) == 0 || n.Content[0].Line == n.Line
 	}
+	if m.s.Format == JSON && len(n.Content) == 0 {
+		if in, ok := m.jsonEmptyInsertion(e); ok {
+			return in, nil
+		}
+	}
 	if inline {
 		return m.inlineInsertion(e)
 	}
@@ -193,6 +198,33 @@ func (m *merger) jsonInsertion(e Edit) (insertion, error) {
 		return insertion{}, fmt.Errorf("%s:%d: unexpected end of file", m.s.Path, n.Line)
 	}
 	return insertion{off: m.lines[n.Line], text: b.Bytes()}, nil
+}
+
+// jsonEmptyInsertion fills an empty JSON object or array whose closing
+// bracket is on a later line (GitHub writes "parameters": [ blank ]) with
+// one member on new lines, without a comma.
+func (m *merger) jsonEmptyInsertion(e Edit) (insertion, bool) {
+	n := e.node
+	open := m.offset(n.Line, n.Column)
+	i := open + 1
+	for i < len(m.s.Data) && (m.s.Data[i] == ' ' || m.s.Data[i] == '\t' || m.s.Data[i] == '\r' || m.s.Data[i] == '\n') {
+		i++
+	}
+	if i >= len(m.s.Data) || !bytes.Contains(m.s.Data[open:i], []byte("\n")) || n.Line >= len(m.lines) {
+		return insertion{}, false
+	}
+	l := m.line(n.Line)
+	indent := string(l[:len(l)-len(bytes.TrimLeft(l, " "))]) + strings.Repeat(" ", m.unit)
+	var b bytes.Buffer
+	b.WriteString(indent)
+	if e.Key != "" {
+		k, _ := marshalJSON(e.Key)
+		b.Write(k)
+		b.WriteString(": ")
+	}
+	b.Write(jsonIndent(e.Value, indent, strings.Repeat(" ", m.unit)))
+	b.WriteString("\n")
+	return insertion{off: m.lines[n.Line], text: b.Bytes()}, true
 }
 
 // yamlInsertion appends the member at the end of a block collection, at

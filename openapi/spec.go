@@ -235,7 +235,10 @@ func yamlError(path string, err error) *LoadError {
 	return &LoadError{File: path, Line: 1, Column: 1, Message: "not valid YAML or JSON: " + strings.TrimPrefix(msg, "yaml: ")}
 }
 
-// firstExternalRef finds the first $ref that leaves the document.
+// firstExternalRef finds the first $ref that leaves the document. Example
+// values, defaults and enums are literal data, not references (GitHub's
+// SCIM examples carry "$ref" URLs), so they are not searched; kin-openapi
+// refuses any external reference this misses.
 func firstExternalRef(n *yaml.Node) *yaml.Node {
 	switch n.Kind {
 	case yaml.MappingNode:
@@ -243,6 +246,10 @@ func firstExternalRef(n *yaml.Node) *yaml.Node {
 			k, v := n.Content[i], n.Content[i+1]
 			if k.Value == "$ref" && v.Kind == yaml.ScalarNode && !strings.HasPrefix(v.Value, "#") {
 				return v
+			}
+			switch k.Value {
+			case "example", "value", "default", "enum", "const":
+				continue
 			}
 			if r := firstExternalRef(v); r != nil {
 				return r

@@ -1,0 +1,169 @@
+package openapi
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/retryspec/retryspec/contract"
+	"github.com/retryspec/retryspec/internal/testenv"
+)
+
+// realSpecs lists the specs in ../shared/data/specs (one per folder).
+func realSpecs(t testing.TB) map[string]string {
+	t.Helper()
+	dir := filepath.Join(testenv.SharedData(t), "specs")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, e := range entries {
+		files, _ := filepath.Glob(filepath.Join(dir, e.Name(), "*"))
+		for _, f := range files {
+			switch strings.ToLower(filepath.Ext(f)) {
+			case ".yaml", ".yml", ".json":
+				out[e.Name()] = f
+			}
+		}
+	}
+	if len(out) == 0 {
+		testenv.Missing(t, "OpenAPI specs under "+dir)
+	}
+	return out
+}
+
+// contractFor writes a contract for a real spec: the testdata contract's
+// idempotency and retry sections with the endpoints the importer proposes,
+// every POST keyed (postKey) and the given maximum key length.
+func contractFor(t testing.TB, s *Spec, maxKeyLength int, postKey string) *contract.Contract {
+	t.Helper()
+	base, err := os.ReadFile("testdata/contract.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, rest, _ := strings.Cut(string(base), "endpoints:\n")
+	_, tail, _ := strings.Cut(rest, "\nretry:\n")
+	eps := Import(s)
+	for i := range eps {
+		if strings.HasPrefix(eps[i].Operation, "POST ") {
+			eps[i].Key = postKey
+		}
+	}
+	head = strings.Replace(head, "max_key_length: 255", fmt.Sprintf("max_key_length: %d", maxKeyLength), 1)
+	src := head + string(EndpointsYAML(eps, filepath.Base(s.Path))) + "retry:\n" + tail
+	c, err := contract.Parse("retryspec.yaml", []byte(src))
+	if err != nil {
+		t.Fatalf("generated contract does not load: %v", err)
+	}
+	return c
+}
+
+// addedLinesOnly checks that out is in with lines inserted: every line of
+// in appears in out, in order, and nothing else changed.
+func addedLinesOnly(in, out []byte) error {
+	a := bytes.SplitAfter(in, []byte("\n"))
+	b := bytes.SplitAfter(out, []byte("\n"))
+	i := 0
+	for _, l := range b {
+		if i < len(a) && bytes.Equal(l, a[i]) {
+			i++
+		}
+	}
+	if i < len(a) {
+		return fmt.Errorf("input line %d %q is missing or changed in the output", i+1, a[i])
+	}
+	return nil
+}
+
+// settings fit each real spec's contract to what the spec already
+// declares, so the merge tests see no contradictions: Resend's and Adyen's
+// keys are optional, Resend's up to 256 characters.
+var settings = map[string]struct {
+	maxKeyLength int
+	postKey      string
+	// headersReused is how many operations already declare the header.
+	headersReused int
+}{
+	"stripe-openapi":              {255, "required", 0},
+	"github-rest-api-description": {255, "required", 0},
+	"resend-resend-openapi":       {256, "optional", 2},
+	"twilio-twilio-oai":           {255, "required", 0},
+	"Adyen-adyen-openapi":         {255, "optional", 22},
+}
+
+func TestRealSpecsMerge(t *testing.T) {
+	for name, path := range realSpecs(t) {
+		t.Run(name, func(t *testing.T) {
+			s, err := Load(path, LoadOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := contractFor(t, s, settings[name].maxKeyLength, settings[name].postKey)
+			p := NewPlan(c, s)
+			if len(p.Findings) > 0 {
+				t.Errorf("unexpected contradictions: %v", p.Findings)
+			}
+			out, err := Merged(s, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := addedLinesOnly(s.Data, out); err != nil {
+				t.Errorf("merged spec changes existing lines: %v", err)
+			}
+			m, err := Parse(path+" (merged)", out, LoadOptions{})
+			if err != nil {
+				t.Fatalf("merged spec does not validate: %v", err)
+			}
+			if m.Format != s.Format {
+				t.Errorf("merged format %v, input %v", m.Format, s.Format)
+			}
+			// Everything the contract asks for is now there: a second run adds nothing.
+			if again := NewPlan(c, m); len(again.Edits) > 0 {
+				t.Errorf("a second merge would add %d more edits, first %s %q", len(again.Edits), jsonPath(again.Edits[0].Target), again.Edits[0].Key)
+			}
+			headers := 0
+			for _, n := range p.Reused {
+				if strings.HasPrefix(n.Message, "header parameter") {
+					headers++
+				}
+			}
+			if want := settings[name].headersReused; headers != want {
+				t.Errorf("%d operations reuse the spec's header parameter, want %d", headers, want)
+			}
+			keyed := 0
+			for _, op := range m.Doc.Paths.Map() {
+				for method, o := range op.Operations() {
+					if method == "POST" {
+						if o.Extensions["x-idempotency"] == nil {
+							t.Errorf("POST operation %s has no x-idempotency", o.OperationID)
+						}
+						keyed++
+					}
+				}
+			}
+			t.Logf("%s: %d edits, %d keyed operations (%d POST), %d reused, %d skipped, %d -> %d bytes",
+				name, len(p.Edits), p.Keyed, keyed, len(p.Reused), len(p.Skipped), len(s.Data), len(out))
+		})
+	}
+}
+
+func TestDumpMerged(t *testing.T) {
+	path := os.Getenv("DUMP_SPEC")
+	if path == "" {
+		t.Skip("set DUMP_SPEC")
+	}
+	s, err := Load(path, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := contractFor(t, s, 255, "required")
+	out, err := Merged(s, NewPlan(c, s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile("/tmp/oat/merged", out, 0o644)
+}
