@@ -154,4 +154,3 @@ func TestHeaderNameContradiction(t *testing.T) {
 		t.Fatalf("want one finding at small.yaml:53 about the header name, got %+v", p.Findings)
 	}
 }
-
