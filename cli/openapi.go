@@ -158,4 +158,3 @@ func samePath(a, b string) bool {
 	}
 	return os.SameFile(sa, sb)
 }
-
