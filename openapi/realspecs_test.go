@@ -151,19 +151,21 @@ func TestRealSpecsMerge(t *testing.T) {
 	}
 }
 
-func TestDumpMerged(t *testing.T) {
-	path := os.Getenv("DUMP_SPEC")
-	if path == "" {
-		t.Skip("set DUMP_SPEC")
+// TestWriteContract writes the contract the tests use for one real spec,
+// for timing the CLI by hand: RETRYSPEC_DUMP_SPEC=stripe-openapi
+// RETRYSPEC_DUMP_TO=/tmp/stripe.retryspec.yaml go test -run TestWriteContract.
+func TestWriteContract(t *testing.T) {
+	name, to := os.Getenv("RETRYSPEC_DUMP_SPEC"), os.Getenv("RETRYSPEC_DUMP_TO")
+	if name == "" || to == "" {
+		t.Skip("set RETRYSPEC_DUMP_SPEC and RETRYSPEC_DUMP_TO to write a real spec's test contract")
 	}
-	s, err := Load(path, LoadOptions{})
+	s, err := Load(realSpecs(t)[name], LoadOptions{SkipValidation: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := contractFor(t, s, 255, "required")
-	out, err := Merged(s, NewPlan(c, s))
-	if err != nil {
+	set := settings[name]
+	c := contractFor(t, s, set.maxKeyLength, set.postKey)
+	if err := os.WriteFile(to, c.Source, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile("/tmp/oat/merged", out, 0o644)
 }

@@ -2,7 +2,6 @@ package openapi
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -159,13 +158,13 @@ func Parse(path string, data []byte, opts LoadOptions) (*Spec, error) {
 	if opts.AllowExternalRefs {
 		d, err = loader.LoadFromDataWithPath(data, &url.URL{Path: path})
 	} else {
-		d, err = loader.LoadFromData(data)
+		d, err = loadResolved(loader, s)
 	}
 	if err != nil {
 		return nil, s.kinError(err, "the spec does not load")
 	}
 	if !opts.SkipValidation {
-		if err := d.Validate(context.Background(), validationOptions()...); err != nil {
+		if err := validate(d); err != nil {
 			return nil, s.kinError(err, "the spec is not valid OpenAPI")
 		}
 	}
@@ -183,6 +182,26 @@ func validationOptions() []openapi3.ValidationOption {
 		openapi3.DisableSchemaPatternValidation(),
 		openapi3.DisableSchemaDefaultsValidation(),
 	}
+}
+
+// loadResolved decodes the document into kin-openapi's model from JSON (the
+// file itself, or the YAML tree written as JSON) and resolves its $refs.
+func loadResolved(loader *openapi3.Loader, s *Spec) (*openapi3.T, error) {
+	data := s.Data
+	if s.Format == YAML {
+		var err error
+		if data, err = nodeJSON(s.Root); err != nil {
+			return nil, err
+		}
+	}
+	d := &openapi3.T{}
+	if err := d.UnmarshalJSON(data); err != nil {
+		return nil, err
+	}
+	if err := loader.ResolveRefsIn(d, nil); err != nil {
+		return nil, err
+	}
+	return d, nil
 }
 
 var kinLineCol = regexp.MustCompile(`line (\d+)(?:,? column (\d+))?`)
@@ -215,9 +234,17 @@ func (s *Spec) kinError(err error, what string) *LoadError {
 			}
 		}
 	}
+	if m := kinComponent.FindStringSubmatch(msg); m != nil {
+		if n := mapKey(mapGet(mapGet(s.Root, "components"), m[1]+"s"), m[2]); n != nil {
+			le.Line, le.Column = n.Line, n.Column
+			return le
+		}
+	}
 	le.Line, le.Column = 1, 1
 	return le
 }
+
+var kinComponent = regexp.MustCompile(`invalid components: ([a-zA-Z]+?) "([^"]+)"`)
 
 var kinOperation = []*regexp.Regexp{
 	regexp.MustCompile(`invalid path ([^:]+): invalid operation ([A-Z]+)`),

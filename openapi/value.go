@@ -91,15 +91,9 @@ func yamlNode(v any) *yaml.Node {
 		}
 		return n
 	case string:
-		n := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: x}
-		// Strings yaml.v3 would read back as another type are quoted.
-		var probe any
-		if err := yaml.Unmarshal([]byte(x), &probe); err == nil {
-			if _, isStr := probe.(string); !isStr {
-				n.Style = yaml.SingleQuotedStyle
-			}
-		}
-		return n
+		// yaml.v3 quotes a !!str whose plain form would read back as
+		// another type ("409", "true").
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: x}
 	case int:
 		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.Itoa(x)}
 	case float64:
