@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/retryspec/retryspec/contract"
+	"github.com/retryspec/retryspec/contract/rules"
 	"github.com/retryspec/retryspec/findings"
 	"github.com/retryspec/retryspec/internal/atomicwrite"
 	"github.com/retryspec/retryspec/openapi"
@@ -157,4 +158,49 @@ func samePath(a, b string) bool {
 		return false
 	}
 	return os.SameFile(sa, sb)
+}
+
+// driftFindings is `check --openapi SPEC`: the contract's endpoints against
+// the spec's operations, with the contract's waivers applied, and the
+// spec's source for the carets of text output.
+func driftFindings(c *contract.Contract, spec string) ([]findings.Finding, []byte, error) {
+	s, err := openapi.Load(spec, openapi.LoadOptions{})
+	if err != nil {
+		return nil, nil, err
+	}
+	fs := openapi.DriftSpec(c, s)
+	// rules.Run already reported problems with the waivers themselves.
+	_ = rules.Waive(c, fs)
+	return fs, s.Data, nil
+}
+
+// importEndpoints is `init --openapi SPEC`: every operation of the spec
+// with a proposed effect and key, each marked for review. The API's name
+// and base URL come from the spec unless given.
+func importEndpoints(sys *IO, opts *initOptions) error {
+	s, err := openapi.Load(opts.OpenAPI, openapi.LoadOptions{})
+	if err != nil {
+		return inputError(err)
+	}
+	for _, p := range openapi.Import(s) {
+		if p.Skip != "" {
+			fmt.Fprintf(sys.Err, "%s:%d: skipped %s: %s\n", opts.OpenAPI, p.Line, p.Operation, p.Skip)
+			continue
+		}
+		method, path, _ := strings.Cut(p.Operation, " ")
+		opts.Endpoints = append(opts.Endpoints, contract.StarterEndpoint{
+			Method: method, Path: path, Effect: p.Effect, Key: p.Key, Summary: p.Summary,
+			Review: fmt.Sprintf("%s (%s line %d)", p.Reason, filepath.Base(opts.OpenAPI), p.Line),
+		})
+	}
+	if opts.Name == "" && s.Doc.Info != nil {
+		opts.Name = s.Doc.Info.Title
+	}
+	if opts.BaseURL == "" && len(s.Doc.Servers) > 0 {
+		if u := s.Doc.Servers[0].URL; strings.HasPrefix(u, "https://") && !strings.Contains(u, "{") {
+			opts.BaseURL = u
+		}
+	}
+	fmt.Fprintf(sys.Err, "imported %d operations from %s; every effect and key is a proposal marked `# review:`\n", len(opts.Endpoints), opts.OpenAPI)
+	return nil
 }
