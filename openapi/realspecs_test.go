@@ -10,6 +10,7 @@ import (
 
 	"github.com/retryspec/retryspec/contract"
 	"github.com/retryspec/retryspec/internal/testenv"
+	"go.yaml.in/yaml/v3"
 )
 
 // realSpecs lists the specs in ../shared/data/specs (one per folder).
@@ -60,6 +61,27 @@ func contractFor(t testing.TB, s *Spec, maxKeyLength int, postKey string) *contr
 		t.Fatalf("generated contract does not load: %v", err)
 	}
 	return c
+}
+
+// duplicateKey finds a mapping with a key twice (JSON decoders would
+// silently keep the last one).
+func duplicateKey(n *yaml.Node) string {
+	if n.Kind == yaml.MappingNode {
+		seen := make(map[string]bool, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i].Value
+			if seen[k] {
+				return fmt.Sprintf("%q at line %d", k, n.Content[i].Line)
+			}
+			seen[k] = true
+		}
+	}
+	for _, c := range n.Content {
+		if d := duplicateKey(c); d != "" {
+			return d
+		}
+	}
+	return ""
 }
 
 // addedLinesOnly checks that out is in with lines inserted: every line of
@@ -117,6 +139,34 @@ func TestRealSpecsMerge(t *testing.T) {
 			m, err := Parse(path+" (merged)", out, LoadOptions{})
 			if err != nil {
 				t.Fatalf("merged spec does not validate: %v", err)
+			}
+			if dup := duplicateKey(m.Root); dup != "" {
+				t.Errorf("merged spec has a duplicate key: %s", dup)
+			}
+			// Responses the spec already had (GitHub declares 409 on 13
+			// operations) are reused, once per keyed operation that has one.
+			has409 := 0
+			for _, e := range c.Endpoints {
+				if !e.Keyed() {
+					continue
+				}
+				if item := s.Doc.Paths.Find(e.Path); item != nil {
+					if op := item.GetOperation(e.Method); op != nil && op.Responses != nil && op.Responses.Value("409") != nil {
+						has409++
+					}
+				}
+			}
+			reused409 := 0
+			for _, n := range p.Reused {
+				if strings.HasPrefix(n.Message, "response 409 is already declared") {
+					reused409++
+				}
+			}
+			if name == "github-rest-api-description" && has409 == 0 {
+				t.Error("no keyed GitHub operation declares 409: the reuse check checks nothing")
+			}
+			if reused409 != has409 {
+				t.Errorf("%d keyed operations already declare 409, %d reported reused", has409, reused409)
 			}
 			if m.Format != s.Format {
 				t.Errorf("merged format %v, input %v", m.Format, s.Format)
