@@ -73,27 +73,23 @@ func runOpenAPI(sys *IO, opts *openapiOptions) error {
 	if err != nil {
 		return &ExitError{Code: ExitInput, Err: err}
 	}
-	s, err := openapi.Load(opts.Spec, openapi.LoadOptions{AllowExternalRefs: opts.AllowExternalRefs})
+	r, err := openapi.Render(c, opts.Spec, openapi.LoadOptions{AllowExternalRefs: opts.AllowExternalRefs},
+		strings.EqualFold(filepath.Ext(opts.Overlay), ".json"))
 	if err != nil {
 		return &ExitError{Code: ExitInput, Err: err}
 	}
-	p := openapi.NewPlan(c, s)
+	p := r.Plan
 	if opts.Overlay != "" {
-		data := openapi.OverlayText(openapi.Overlay(c, s, p), strings.EqualFold(filepath.Ext(opts.Overlay), ".json"))
-		if err := atomicwrite.File(opts.Overlay, data, 0o644); err != nil {
+		if err := atomicwrite.File(opts.Overlay, r.Overlay, 0o644); err != nil {
 			return &ExitError{Code: ExitInput, Err: fmt.Errorf("write overlay: %w", err)}
 		}
 	}
 	if opts.Merged != "" {
-		data, err := openapi.Merged(s, p)
-		if err != nil {
-			return &ExitError{Code: ExitInput, Err: err}
-		}
 		perm := os.FileMode(0o644)
 		if st, err := os.Stat(opts.Spec); err == nil {
 			perm = st.Mode().Perm()
 		}
-		if err := atomicwrite.File(opts.Merged, data, perm); err != nil {
+		if err := atomicwrite.File(opts.Merged, r.Merged, perm); err != nil {
 			return &ExitError{Code: ExitInput, Err: fmt.Errorf("write merged spec: %w", err)}
 		}
 	}

@@ -154,3 +154,33 @@ func TestHeaderNameContradiction(t *testing.T) {
 		t.Fatalf("want one finding at small.yaml:53 about the header name, got %+v", p.Findings)
 	}
 }
+
+// TestCRLF: a spec saved with Windows line endings keeps them, and the
+// added lines use them too.
+func TestCRLF(t *testing.T) {
+	c, err := contract.Load("testdata/contract.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, spec := range []string{"small.yaml", "small.json"} {
+		src := strings.ReplaceAll(mustRead(t, filepath.Join("testdata", spec)), "\n", "\r\n")
+		s, err := Parse(spec, []byte(src), LoadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		merged, err := Merged(s, NewPlan(c, s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := addedLinesOnly(s.Data, merged); err != nil {
+			t.Errorf("%s: %v", spec, err)
+		}
+		if n := strings.Count(string(merged), "\n"); n != strings.Count(string(merged), "\r\n") {
+			t.Errorf("%s: %d line feeds without a carriage return", spec, n-strings.Count(string(merged), "\r\n"))
+		}
+		want, _ := os.ReadFile(filepath.Join("testdata", "golden", "merged."+spec))
+		if string(merged) != strings.ReplaceAll(string(want), "\n", "\r\n") {
+			t.Errorf("%s: CRLF output differs from the LF golden file beyond line endings", spec)
+		}
+	}
+}
