@@ -68,3 +68,17 @@ func TestValidationRestoresReferences(t *testing.T) {
 		t.Fatalf("referenced schema not restored: %+v", schema)
 	}
 }
+
+func TestAliasBomb(t *testing.T) {
+	src := "openapi: 3.0.0\ninfo: {title: t, version: '1'}\npaths: {}\nx-a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+	prev := "a"
+	for i := 0; i < 9; i++ {
+		name := string(rune('b' + i))
+		src += "x-" + name + ": &" + name + " [*" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + "]\n"
+		prev = name
+	}
+	_, err := Parse("spec.yaml", []byte(src), LoadOptions{})
+	if err == nil || !strings.Contains(err.Error(), "nested YAML aliases") {
+		t.Fatalf("want the alias expansion refused, got %v", err)
+	}
+}

@@ -16,13 +16,28 @@ import (
 func nodeJSON(n *yaml.Node) ([]byte, error) {
 	var b bytes.Buffer
 	b.Grow(1 << 20)
-	err := writeJSON(&b, n, 0)
+	w := &jsonWriter{b: &b, budget: maxJSONNodes}
+	err := w.write(n, 0)
 	return b.Bytes(), err
 }
 
-func writeJSON(b *bytes.Buffer, n *yaml.Node, depth int) error {
+// maxJSONNodes bounds the nodes written: aliases are expanded, and a few
+// nested aliases ("billion laughs") would otherwise expand without end.
+// Stripe's 4 MB spec has about 1.3 million nodes.
+const maxJSONNodes = 20_000_000
+
+type jsonWriter struct {
+	b      *bytes.Buffer
+	budget int
+}
+
+func (w *jsonWriter) write(n *yaml.Node, depth int) error {
+	b := w.b
 	if depth > 10_000 {
 		return fmt.Errorf("line %d: nesting too deep", n.Line)
+	}
+	if w.budget--; w.budget < 0 {
+		return fmt.Errorf("line %d column %d: the document expands to more than %d nodes (nested YAML aliases?)", n.Line, n.Column, maxJSONNodes)
 	}
 	switch n.Kind {
 	case yaml.DocumentNode:
@@ -30,9 +45,9 @@ func writeJSON(b *bytes.Buffer, n *yaml.Node, depth int) error {
 			b.WriteString("null")
 			return nil
 		}
-		return writeJSON(b, n.Content[0], depth+1)
+		return w.write(n.Content[0], depth+1)
 	case yaml.AliasNode:
-		return writeJSON(b, n.Alias, depth+1)
+		return w.write(n.Alias, depth+1)
 	case yaml.MappingNode:
 		b.WriteByte('{')
 		for i := 0; i+1 < len(n.Content); i += 2 {
@@ -45,7 +60,7 @@ func writeJSON(b *bytes.Buffer, n *yaml.Node, depth int) error {
 			}
 			writeJSONString(b, k.Value)
 			b.WriteByte(':')
-			if err := writeJSON(b, n.Content[i+1], depth+1); err != nil {
+			if err := w.write(n.Content[i+1], depth+1); err != nil {
 				return err
 			}
 		}
@@ -56,7 +71,7 @@ func writeJSON(b *bytes.Buffer, n *yaml.Node, depth int) error {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			if err := writeJSON(b, c, depth+1); err != nil {
+			if err := w.write(c, depth+1); err != nil {
 				return err
 			}
 		}
