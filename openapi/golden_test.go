@@ -98,7 +98,7 @@ func TestGolden(t *testing.T) {
 			want := []string{
 				"POST /v1/refunds: header parameter Idempotency-Key is already declared (inline); reused",
 				"POST /v1/refunds: response 409 is already declared; left as it is (document invalid_idempotent_request, concurrent_idempotent_requests in it)",
-				"POST /v1/refunds: response 200 is the shared component #/components/responses/Refund; Idempotent-Replayed not declared on it",
+				"POST /v1/refunds: response 200 is the shared component #/components/responses/Refund, also used by 1 operations without a key; Idempotent-Replayed not declared on it",
 				"POST /v1/payouts: not in the spec; nothing added for it",
 			}
 			if diff := cmp.Diff(want, notes); diff != "" {

@@ -53,6 +53,7 @@ func NewPlan(c *contract.Contract, s *Spec) *Plan {
 	b := &planner{c: c, s: s, p: p}
 	b.root()
 	ops := index(s.Operations())
+	b.countSharedResponses(ops)
 	for i, e := range c.Endpoints {
 		op, ok := ops[shape(e.Method, e.Path)]
 		if !ok {
@@ -78,6 +79,11 @@ type planner struct {
 	c *contract.Contract
 	s *Spec
 	p *Plan
+	// sharedUsers counts, per shared success response ($ref), the
+	// operations using it, and keyedUsers those the contract keys.
+	sharedUsers, keyedUsers map[string]int
+	// sharedDone marks shared responses already given the replay header.
+	sharedDone map[string]bool
 }
 
 func (b *planner) add(target []string, node *yaml.Node, key string, v any) {
@@ -277,16 +283,71 @@ func (b *planner) replayHeader(e contract.Endpoint, target []string, key, resp *
 		}
 	}
 	if ref != "" {
-		// A shared response component serves other operations too; adding
-		// the header there would claim replays for unkeyed ones.
-		b.skipped(e.Operation, key, "response %s is the shared component %s; %s not declared on it", key.Value, ref, name)
-		return
+		// A shared response gets the header only when every operation
+		// using it is keyed: otherwise it would claim replays for
+		// operations that never replay.
+		if b.sharedUsers[ref] != b.keyedUsers[ref] {
+			b.skipped(e.Operation, key, "response %s is the shared component %s, also used by %d operations without a key; %s not declared on it",
+				key.Value, ref, b.sharedUsers[ref]-b.keyedUsers[ref], name)
+			return
+		}
+		if b.sharedDone[ref] {
+			return
+		}
+		b.sharedDone[ref] = true
+		target = refKeys(ref)
 	}
 	if headers != nil && headers.Kind == yaml.MappingNode {
 		b.add(append(target, "headers"), headers, name, ReplayHeader(b.c))
 	} else {
 		b.add(target, r, "headers", obj(name, ReplayHeader(b.c)))
 	}
+}
+
+// countSharedResponses finds which shared success responses are used by
+// which operations, keyed or not.
+func (b *planner) countSharedResponses(ops map[string]Operation) {
+	b.sharedUsers, b.keyedUsers, b.sharedDone = map[string]int{}, map[string]int{}, map[string]bool{}
+	keyed := map[string]bool{}
+	for _, e := range b.c.Endpoints {
+		if e.Keyed() {
+			keyed[shape(e.Method, e.Path)] = true
+		}
+	}
+	for sh, op := range ops {
+		responses := mapGet(op.node, "responses")
+		if responses == nil || responses.Kind != yaml.MappingNode {
+			continue
+		}
+		seen := map[string]bool{}
+		for i := 0; i+1 < len(responses.Content); i += 2 {
+			if !strings.HasPrefix(responses.Content[i].Value, "2") {
+				continue
+			}
+			r := mapGet(responses.Content[i+1], "$ref")
+			if r == nil || seen[r.Value] {
+				continue
+			}
+			seen[r.Value] = true
+			b.sharedUsers[r.Value]++
+			if keyed[sh] {
+				b.keyedUsers[r.Value]++
+			}
+		}
+	}
+}
+
+// refKeys turns a local reference into the key path it names.
+func refKeys(ref string) []string {
+	var keys []string
+	for _, tok := range strings.Split(strings.TrimPrefix(ref, "#/"), "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		if u, err := unescapePointer(tok); err == nil {
+			tok = u
+		}
+		keys = append(keys, tok)
+	}
+	return keys
 }
 
 func scalar(n *yaml.Node) string {
