@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"regexp"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -134,8 +135,18 @@ func SyntheticOps(n int) []Op {
 }
 
 // SyntheticSpec is an OpenAPI 3.0 document with exactly ops, so a contract
-// of the same ops has no drift.
+// of the same ops has no drift. Path templates declare their parameters at
+// path level, as a valid spec must.
 func SyntheticSpec(ops []Op) ([]byte, error) {
+	type schema struct {
+		Type string `json:"type"`
+	}
+	type param struct {
+		Name     string `json:"name"`
+		In       string `json:"in"`
+		Required bool   `json:"required"`
+		Schema   schema `json:"schema"`
+	}
 	type response struct {
 		Description string `json:"description"`
 	}
@@ -143,13 +154,21 @@ func SyntheticSpec(ops []Op) ([]byte, error) {
 		OperationID string              `json:"operationId"`
 		Responses   map[string]response `json:"responses"`
 	}
-	paths := map[string]map[string]operation{}
+	paths := map[string]map[string]any{}
 	for i, op := range ops {
-		m := strings.ToLower(op.Method)
-		if paths[op.Path] == nil {
-			paths[op.Path] = map[string]operation{}
+		item := paths[op.Path]
+		if item == nil {
+			item = map[string]any{}
+			var params []param
+			for _, m := range pathParam.FindAllStringSubmatch(op.Path, -1) {
+				params = append(params, param{Name: m[1], In: "path", Required: true, Schema: schema{"string"}})
+			}
+			if len(params) > 0 {
+				item["parameters"] = params
+			}
+			paths[op.Path] = item
 		}
-		paths[op.Path][m] = operation{
+		item[strings.ToLower(op.Method)] = operation{
 			OperationID: fmt.Sprintf("op%d", i),
 			Responses:   map[string]response{"200": {Description: "OK"}},
 		}
@@ -161,6 +180,8 @@ func SyntheticSpec(ops []Op) ([]byte, error) {
 	}
 	return json.MarshalIndent(doc, "", "  ")
 }
+
+var pathParam = regexp.MustCompile(`\{([^{}]+)\}`)
 
 var httpMethods = []string{"get", "put", "post", "delete", "options", "head", "patch", "trace"}
 

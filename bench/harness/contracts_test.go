@@ -1,10 +1,13 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/retryspec/retryspec/contract"
 	"github.com/retryspec/retryspec/internal/testenv"
 	"go.yaml.in/yaml/v3"
@@ -42,8 +45,15 @@ func TestSyntheticSpecMatchesOps(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := 0
-	for _, item := range doc.Paths {
-		n += len(item)
+	for path, item := range doc.Paths {
+		for k := range item {
+			if k != "parameters" {
+				n++
+			}
+		}
+		if strings.Contains(path, "{id}") && item["parameters"] == nil {
+			t.Errorf("%s declares no path parameter", path)
+		}
 	}
 	if doc.OpenAPI != "3.0.3" || n != 10 {
 		t.Errorf("spec has openapi %q and %d operations, want 3.0.3 and 10", doc.OpenAPI, n)
@@ -108,5 +118,21 @@ func TestParseLoadAvg(t *testing.T) {
 	}
 	if got := parseLoadAvg(""); got != -1 {
 		t.Errorf("parseLoadAvg(empty) = %v", got)
+	}
+}
+
+// The generated spec must be valid OpenAPI, or check --openapi measures
+// its own error path.
+func TestSyntheticSpecValidates(t *testing.T) {
+	data, err := SyntheticSpec(SyntheticOps(12))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := openapi3.NewLoader().LoadFromData(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := doc.Validate(context.Background()); err != nil {
+		t.Errorf("generated spec does not validate: %v", err)
 	}
 }
