@@ -1,0 +1,38 @@
+// Package suite proves each rendered snippet against the fault server: it
+// runs the exact bytes of snippets.Render, scenario by scenario, and checks
+// from the server side what the contract demands (request count, one key on
+// every attempt, waits inside the jitter envelope, a log line per retry).
+package suite
+
+import (
+	"time"
+
+	"github.com/retryspec/retryspec/contract"
+)
+
+// Delays of the test contract: the contract's own policy (statuses, codes,
+// attempts, jitter strategy, header) with the clock scaled down so the whole
+// suite runs in seconds. The snippet code is the same template output a
+// real contract gets; only these figures differ.
+const (
+	TestBase           = 50 * time.Millisecond
+	TestCap            = 400 * time.Millisecond
+	TestMaxElapsed     = 1500 * time.Millisecond
+	TestAttemptTimeout = 500 * time.Millisecond
+)
+
+// TestContract returns a copy of c with the delays scaled down.
+func TestContract(c *contract.Contract) *contract.Contract {
+	t := *c
+	r := c.Retry
+	r.Backoff.Base = contract.Dur(TestBase)
+	r.Backoff.Cap = contract.Dur(TestCap)
+	r.MaxElapsed = contract.Dur(TestMaxElapsed)
+	if !r.AttemptTimeout.Bare.IsZero() || r.AttemptTimeout.Factor <= 0 {
+		r.AttemptTimeout = contract.AttemptTimeout{Bare: contract.Dur(TestAttemptTimeout)}
+	} else {
+		r.AttemptTimeout.P99 = contract.Dur(time.Duration(float64(TestAttemptTimeout) / r.AttemptTimeout.Factor))
+	}
+	t.Retry = r
+	return &t
+}
