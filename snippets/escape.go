@@ -146,7 +146,7 @@ func RubyString(s string) string {
 }
 
 // ShellQuote quotes s as one POSIX shell word: single quotes, inside which
-// nothing is special, and '\'' for a single quote itself. A NUL byte cannot
+// nothing is special, and '\” for a single quote itself. A NUL byte cannot
 // travel through a shell word at all, so it is dropped (contract values
 // never hold one: the loader rejects control characters).
 func ShellQuote(s string) string {

@@ -51,11 +51,11 @@ var languages = []Language{
 		template: "node.mjs.tmpl", quote: JSString,
 	},
 	{
-		Name: "typescript", Title: "TypeScript", FileName: "snippet.ts", Runtime: "node",
-		Library: "The Node snippet with types, checked by `tsc --strict`: built-in `fetch`, no npm package (see Node.js).",
+		Name: "typescript", Title: "TypeScript", FileName: "snippet.mts", Runtime: "node",
+		Library:  "The Node snippet with types, checked by `tsc --strict`: built-in `fetch`, no npm package (see Node.js).",
 		Build:    []string{"{tsc}", "--strict", "--target", "es2022", "--module", "nodenext", "--moduleResolution", "nodenext", "--types", "node", "--typeRoots", "{typeroots}", "--outDir", ".", "{file}"},
-		Run:      []string{"node", "snippet.js"},
-		template: "typescript.ts.tmpl", quote: JSString,
+		Run:      []string{"node", "snippet.mjs"},
+		template: "node.mjs.tmpl", quote: JSString,
 	},
 	{
 		Name: "go", Title: "Go", FileName: "snippet.go", Runtime: "go",
@@ -161,6 +161,25 @@ func (l Language) funcs() template.FuncMap {
 				parts[i] = strconv.Itoa(x)
 			}
 			return strings.Join(parts, ", ")
+		},
+		// pyset is a Python set display; set() when empty ({} is a dict).
+		"pyset": func(xs []int) string {
+			if len(xs) == 0 {
+				return "set()"
+			}
+			parts := make([]string, len(xs))
+			for i, x := range xs {
+				parts[i] = strconv.Itoa(x)
+			}
+			return "{" + strings.Join(parts, ", ") + "}"
+		},
+		// ts is its argument in the TypeScript variant and nothing in
+		// plain JavaScript: the two share one template.
+		"ts": func(s string) string {
+			if l.Name == "typescript" {
+				return s
+			}
+			return ""
 		},
 		"logfmt":    func() string { return RetryLogFormat },
 		"giveupfmt": func() string { return GiveUpLogFormat },
