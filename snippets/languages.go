@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"embed"
 	"fmt"
+	"go/format"
 	"strconv"
 	"strings"
 	"text/template"
@@ -33,6 +34,9 @@ type Language struct {
 
 	template string
 	quote    func(string) string
+	// format, when set, lays out the rendered text the way the language's
+	// own formatter would (gofmt for Go), so the snippet pastes clean.
+	format func([]byte) ([]byte, error)
 }
 
 var languages = []Language{
@@ -63,7 +67,7 @@ var languages = []Language{
 			"exponential backoff with a randomization factor, not the contract's jitter formulas, and no Retry-After hook.",
 		Build:    []string{"go", "build", "-o", "snippet", "{file}"},
 		Run:      []string{"./snippet"},
-		template: "go.go.tmpl", quote: GoString,
+		template: "go.go.tmpl", quote: GoString, format: format.Source,
 	},
 	{
 		Name: "java", Title: "Java", FileName: "Snippet.java", Runtime: "java",
@@ -135,6 +139,13 @@ func (l Language) render(p Policy) ([]byte, error) {
 	var b bytes.Buffer
 	if err := t.Execute(&b, p); err != nil {
 		return nil, fmt.Errorf("rendering %s snippet: %w", l.Name, err)
+	}
+	if l.format != nil {
+		out, err := l.format(b.Bytes())
+		if err != nil {
+			return nil, fmt.Errorf("formatting %s snippet: %w", l.Name, err)
+		}
+		return out, nil
 	}
 	return b.Bytes(), nil
 }
