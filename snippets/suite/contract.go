@@ -17,8 +17,13 @@ import (
 const (
 	TestBase           = 50 * time.Millisecond
 	TestCap            = 400 * time.Millisecond
-	TestMaxElapsed     = 1500 * time.Millisecond
-	TestAttemptTimeout = 500 * time.Millisecond
+	// The deadline and attempt timeout leave room for a cold runtime (a
+	// JVM loading its HTTP client) on a busy two-core machine.
+	TestMaxElapsed     = 5 * time.Second
+	TestAttemptTimeout = 2 * time.Second
+	// TestRetryAfter is the Retry-After (in seconds) the fault server sends:
+	// one such wait fits in TestMaxElapsed, two do not.
+	TestRetryAfter = 3
 )
 
 // TestContract returns a copy of c with the delays scaled down.

@@ -64,12 +64,12 @@ func Scenarios(p snippets.Policy) (list []Scenario, omitted []string) {
 	}
 	if contains(p.RetryAfterStatuses, 429) {
 		list = append(list, Scenario{Name: "429-retry-after",
-			Script: faultserver.Script{{Status: 429, RetryAfter: "1"}, ok}, Requests: 2, Success: true})
+			Script: faultserver.Script{{Status: 429, RetryAfter: strconv.Itoa(TestRetryAfter)}, ok}, Requests: 2, Success: true})
 		if p.MaxAttempts >= 3 {
-			// Retry-After 1s twice cannot fit in the 1.5s deadline: the
-			// client must give up before the second wait, not sleep past it.
+			// Two Retry-After waits cannot fit in the deadline: the client
+			// must give up before the second wait, not sleep past it.
 			list = append(list, Scenario{Name: "stop-at-max-elapsed",
-				Script: faultserver.Script{{Status: 429, RetryAfter: "1"}}, Requests: 2, WithinElapsed: true})
+				Script: faultserver.Script{{Status: 429, RetryAfter: strconv.Itoa(TestRetryAfter)}}, Requests: 2, WithinElapsed: true})
 		}
 	} else {
 		omitted = append(omitted, "429 is not retried with Retry-After: 429 and max_elapsed scenarios left out")
