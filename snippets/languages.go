@@ -177,6 +177,14 @@ func (l Language) funcs() template.FuncMap {
 			}
 			return strings.Join(parts, ", ")
 		},
+		// words joins integers with spaces (shell lists).
+		"words": func(xs []int) string {
+			parts := make([]string, len(xs))
+			for i, x := range xs {
+				parts[i] = strconv.Itoa(x)
+			}
+			return strings.Join(parts, " ")
+		},
 		// pyset is a Python set display; set() when empty ({} is a dict).
 		"pyset": func(xs []int) string {
 			if len(xs) == 0 {
