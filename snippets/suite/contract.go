@@ -15,8 +15,8 @@ import (
 // suite runs in seconds. The snippet code is the same template output a
 // real contract gets; only these figures differ.
 const (
-	TestBase           = 50 * time.Millisecond
-	TestCap            = 400 * time.Millisecond
+	TestBase = 50 * time.Millisecond
+	TestCap  = 400 * time.Millisecond
 	// The deadline and attempt timeout leave room for a cold runtime (a
 	// JVM loading its HTTP client) on a busy two-core machine.
 	TestMaxElapsed     = 5 * time.Second
