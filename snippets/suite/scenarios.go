@@ -69,7 +69,7 @@ func Scenarios(p snippets.Policy) (list []Scenario, omitted []string) {
 			// Two Retry-After waits cannot fit in the deadline: the client
 			// must give up before the second wait, not sleep past it.
 			list = append(list, Scenario{Name: "stop-at-max-elapsed",
-				Script: faultserver.Script{{Status: 429, RetryAfter: strconv.Itoa(TestRetryAfter)}}, Requests: 2, WithinElapsed: true})
+				Script: faultserver.Script{{Status: 429, RetryAfter: strconv.Itoa(TestLongRetryAfter)}}, Requests: 2, WithinElapsed: true})
 		}
 	} else {
 		omitted = append(omitted, "429 is not retried with Retry-After: 429 and max_elapsed scenarios left out")

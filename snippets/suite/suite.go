@@ -20,8 +20,16 @@ import (
 )
 
 // Slack is how much later than its logged wait a retry may reach the
-// server: process scheduling on a busy machine, connection set-up.
-const Slack = time.Second
+// server, and how far past max_elapsed a program may end: process
+// scheduling on a busy shared machine, connection set-up. It is generous
+// because the bounds it guards catch unit mistakes (seconds for
+// milliseconds), while the waits themselves are checked exactly against the
+// jitter envelope and from below against the server's clock.
+const Slack = 3 * time.Second
+
+// RunTimeout ends a snippet run that hangs: well past the test contract's
+// overall deadline.
+const RunTimeout = TestMaxElapsed + 20*time.Second
 
 // Options configures a suite run.
 type Options struct {
@@ -34,6 +42,11 @@ type Options struct {
 	Progress io.Writer
 	// LookPath finds a runtime; nil means exec.LookPath.
 	LookPath func(string) (string, error)
+	// Parallel is how many scenarios of one language run at once (default 2).
+	Parallel int
+	// MaxProcs bounds the snippet processes running at once across all
+	// languages (default 4), so the suite does not starve itself of CPU.
+	MaxProcs int
 }
 
 // Outcome is one language through one scenario (or its build).
@@ -42,6 +55,8 @@ type Outcome struct {
 	Scenario string
 	Problems []string
 	Elapsed  time.Duration
+
+	order int // the scenario's place in the list, for a stable report
 }
 
 // Passed reports whether the outcome has no problem.
@@ -73,6 +88,13 @@ func (r Report) Counts() (passed, failed int) {
 // one after another so their timings stay readable.
 func Run(ctx context.Context, c *contract.Contract, opts Options) (Report, error) {
 	start := time.Now()
+	if opts.Parallel == 0 {
+		opts.Parallel = 2
+	}
+	if opts.MaxProcs == 0 {
+		opts.MaxProcs = 4
+	}
+	procs := make(chan struct{}, opts.MaxProcs)
 	tc := TestContract(c)
 	p, err := snippets.NewPolicy(tc)
 	if err != nil {
@@ -117,21 +139,31 @@ func Run(ctx context.Context, c *contract.Contract, opts Options) (Report, error
 		go func() {
 			defer wg.Done()
 			t0 := time.Now()
-			proveLanguage(ctx, tc, p, name, scenarios, srv, opts, emit)
+			proveLanguage(ctx, tc, p, name, scenarios, srv, opts, procs, emit)
 			mu.Lock()
 			rep.LanguageTime[name] = time.Since(t0)
 			mu.Unlock()
 		}()
 	}
 	wg.Wait()
-	sort.SliceStable(rep.Outcomes, func(i, j int) bool { return rep.Outcomes[i].Language < rep.Outcomes[j].Language })
+	rank := map[string]int{}
+	for i, l := range langs {
+		rank[l] = i
+	}
+	sort.SliceStable(rep.Outcomes, func(i, j int) bool {
+		a, b := rep.Outcomes[i], rep.Outcomes[j]
+		if a.Language != b.Language {
+			return rank[a.Language] < rank[b.Language]
+		}
+		return a.order < b.order
+	})
 	rep.Elapsed = time.Since(start)
 	return rep, nil
 }
 
 func indent(s string) string { return strings.ReplaceAll(s, "\n", "\n     ") }
 
-func proveLanguage(ctx context.Context, tc *contract.Contract, p snippets.Policy, name string, scenarios []Scenario, srv *faultserver.Server, opts Options, emit func(Outcome)) {
+func proveLanguage(ctx context.Context, tc *contract.Contract, p snippets.Policy, name string, scenarios []Scenario, srv *faultserver.Server, opts Options, procs chan struct{}, emit func(Outcome)) {
 	lang, _ := snippets.LanguageNamed(name)
 	t0 := time.Now()
 	fail := func(what string, format string, args ...any) {
@@ -150,35 +182,54 @@ func proveLanguage(ctx context.Context, tc *contract.Contract, p snippets.Policy
 		fail("render", "%v", err)
 		return
 	}
+	procs <- struct{}{}
 	prog, err := opts.Runner.Prepare(ctx, run.Program{
 		FileName: lang.FileName, Source: src, Build: lang.Build, Run: lang.Run,
-		Vars: opts.Vars, Timeout: 20 * time.Second,
+		Vars: opts.Vars, Timeout: RunTimeout,
 	})
+	<-procs
 	if err != nil {
 		fail("build", "%v", err)
 		return
 	}
 	defer prog.Close()
-	var firstWaits []int
-	for _, sc := range scenarios {
-		t1 := time.Now()
-		sess := srv.NewSession(sc.Script)
-		res, err := prog.Run(ctx, map[string]string{snippets.BaseURLEnv: sess.BaseURL()})
-		o := Outcome{Language: name, Scenario: sc.Name, Elapsed: time.Since(t1)}
-		if err != nil {
-			o.Problems = []string{err.Error()}
-		} else {
-			var waits []int
-			o.Problems, waits = check(p, sc, res, sess.Requests())
-			if len(waits) > 0 && sc.Script[0].RetryAfter == "" {
-				firstWaits = append(firstWaits, waits[0])
+	// Scenarios run two at a time: most of a run is waiting (backoff,
+	// Retry-After, a hung attempt), so a second run overlaps it cheaply.
+	var (
+		firstWaits []int
+		wmu        sync.Mutex
+		wg         sync.WaitGroup
+		sem        = make(chan struct{}, max(1, opts.Parallel))
+	)
+	for i, sc := range scenarios {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			procs <- struct{}{}
+			t1 := time.Now()
+			sess := srv.NewSession(sc.Script)
+			res, err := prog.Run(ctx, map[string]string{snippets.BaseURLEnv: sess.BaseURL()})
+			<-procs
+			o := Outcome{Language: name, Scenario: sc.Name, Elapsed: time.Since(t1), order: i}
+			if err != nil {
+				o.Problems = []string{err.Error()}
+			} else {
+				var waits []int
+				o.Problems, waits = check(p, sc, res, sess.Requests())
+				if len(waits) > 0 && sc.Script[0].RetryAfter == "" {
+					wmu.Lock()
+					firstWaits = append(firstWaits, waits[0])
+					wmu.Unlock()
+				}
 			}
-		}
-		emit(o)
+			emit(o)
+		}()
 	}
+	wg.Wait()
 	// Jitter is real: the first wait differs between runs.
 	if p.Jitter != "none" {
-		o := Outcome{Language: name, Scenario: "jitter-differs-between-runs", Elapsed: time.Since(t0)}
+		o := Outcome{Language: name, Scenario: "jitter-differs-between-runs", Elapsed: time.Since(t0), order: len(scenarios)}
 		if len(firstWaits) < 2 {
 			o.Problems = []string{fmt.Sprintf("only %d jittered waits observed; need 2 to compare", len(firstWaits))}
 		} else if allEqual(firstWaits) {
@@ -207,7 +258,7 @@ func check(p snippets.Policy, sc Scenario, res run.Result, reqs []faultserver.Re
 		}
 	}()
 	if res.TimedOut {
-		bad("the program did not finish within %s", 20*time.Second)
+		bad("the program did not finish within %s", RunTimeout)
 		return problems, nil
 	}
 	if sc.Success && res.ExitCode != 0 {
