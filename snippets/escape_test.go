@@ -221,4 +221,3 @@ func TestQuotesEmitNoRawControl(t *testing.T) {
 		}
 	}
 }
-
