@@ -15,6 +15,7 @@ The policy, as tenacity settings:
     the loop also shares one overall deadline with every attempt's timeout.
   - before_sleep logs each retry: attempt number, error, next wait.
 """
+import http.client
 import json
 import os
 import sys
@@ -150,7 +151,7 @@ def post_with_retries(body, key=None):
                 return response.status, response.read().decode()
         except urllib.error.HTTPError as err:
             failure = classify_status(err.code, err.headers, err.read())
-        except (urllib.error.URLError, OSError) as err:
+        except (urllib.error.URLError, OSError, http.client.HTTPException) as err:
             failure = classify_connection_error(err, key is not None)
         if failure.cautious:
             state["cautious"] += 1

@@ -154,7 +154,7 @@ def post_with_retries(body, key = nil)
           return response if response.is_a?(Net::HTTPSuccess)
 
           classify_status(response)
-        rescue Timeout::Error, SystemCallError, IOError, EOFError, OpenSSL::SSL::SSLError => e
+        rescue Timeout::Error, SystemCallError, IOError, EOFError, OpenSSL::SSL::SSLError, Net::HTTPBadResponse => e
           classify_connection_error(e, !key.nil?)
         end
       end
