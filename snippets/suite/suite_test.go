@@ -110,3 +110,51 @@ func TestSnippetsProven(t *testing.T) {
 		t.Errorf("only %d outcomes passed for %d languages: scenarios went missing", passed, len(langs))
 	}
 }
+
+// TestJitterStrategiesProven renders the example with each other jitter
+// strategy and proves the retrying scenarios in every language, so each
+// formula's branch of each template runs and keeps to its envelope.
+func TestJitterStrategiesProven(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs every snippet in its runtime")
+	}
+	var langs []string
+	for _, l := range snippets.Languages() {
+		if available(t, l) {
+			langs = append(langs, l.Name)
+		}
+	}
+	if len(langs) == 0 {
+		return
+	}
+	cache := cacheDir()
+	for _, jitter := range []string{"decorrelated", "equal", "none"} {
+		t.Run(jitter, func(t *testing.T) {
+			c := loadExample(t)
+			c.Retry.Backoff.Jitter = jitter
+			rep, err := Run(context.Background(), c, Options{
+				Languages: langs,
+				Runner:    run.Exec{},
+				Vars: map[string]string{
+					"jars":      filepath.Join(cache, "jars") + "/*",
+					"tsc":       filepath.Join(cache, "node_modules", ".bin", "tsc"),
+					"typeroots": filepath.Join(cache, "node_modules", "@types"),
+				},
+				Scenarios: []string{"recover-after-503", "give-up-at-max-attempts", "500-retried-once-only", "in-flight-conflict-retried"},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, o := range rep.Outcomes {
+				if !o.Passed() {
+					t.Errorf("%s %s: %v", o.Language, o.Scenario, o.Problems)
+				}
+			}
+			passed, failed := rep.Counts()
+			t.Logf("%s jitter: %d passed, %d failed in %.1fs", jitter, passed, failed, rep.Elapsed.Seconds())
+			if passed < len(langs)*4 {
+				t.Errorf("only %d outcomes passed for %d languages", passed, len(langs))
+			}
+		})
+	}
+}
