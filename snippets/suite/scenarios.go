@@ -47,8 +47,14 @@ func Scenarios(p snippets.Policy) (list []Scenario, omitted []string) {
 		fail := faultserver.Step{Status: transient}
 		n := min(3, p.MaxAttempts)
 		script := faultserver.Script{}
-		for range n - 1 {
-			script = append(script, fail)
+		for i := range n - 1 {
+			step := fail
+			// The second failure names its own wait: a Retry-After on a
+			// 503 is honoured as on a 429.
+			if i == 1 && contains(p.RetryAfterStatuses, transient) {
+				step.RetryAfter = strconv.Itoa(TestRetryAfter)
+			}
+			script = append(script, step)
 		}
 		list = append(list,
 			Scenario{Name: fmt.Sprintf("recover-after-%d", transient), Script: append(script, ok), Requests: n, Success: true},

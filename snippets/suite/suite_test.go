@@ -132,6 +132,15 @@ func TestJitterStrategiesProven(t *testing.T) {
 		t.Run(jitter, func(t *testing.T) {
 			c := loadExample(t)
 			c.Retry.Backoff.Jitter = jitter
+			switch jitter {
+			case "decorrelated":
+				// Another header name and a templated path: nothing is
+				// hard-coded to the example's.
+				c.Idempotency.Header = "Payout-Request-Key"
+				c.Endpoints[0].Path = "/v2/accounts/{account_id}/payouts"
+			case "none":
+				c.Idempotency.HeaderValue = "sf-string"
+			}
 			rep, err := Run(context.Background(), c, Options{
 				Languages: langs,
 				Runner:    run.Exec{},
