@@ -24,12 +24,12 @@ func runSnippetsCLI(t *testing.T, args ...string) (code int, stdout, stderr stri
 	return code, out.String(), errb.String()
 }
 
-func examplePath(t *testing.T) string {
+func snippetsExamplePath(t *testing.T) string {
 	return filepath.Join(testenv.RepoRoot(t), "examples", "payouts", "retryspec.yaml")
 }
 
 func TestSnippetsPrintAndWrite(t *testing.T) {
-	ex := examplePath(t)
+	ex := snippetsExamplePath(t)
 	c, err := contract.Load(ex)
 	if err != nil {
 		t.Fatal(err)
@@ -54,7 +54,7 @@ func TestSnippetsPrintAndWrite(t *testing.T) {
 }
 
 func TestSnippetsUsageErrors(t *testing.T) {
-	ex := examplePath(t)
+	ex := snippetsExamplePath(t)
 	bad := filepath.Join(t.TempDir(), "bad.yaml")
 	os.WriteFile(bad, []byte("retryspec: 1\napi: {name: X, base_url: https://x.example}\nidempotency:\n  headr: X\n"), 0o644)
 	tests := []struct {
@@ -95,7 +95,7 @@ func TestSnippetsRun(t *testing.T) {
 	}
 	defer srv.Close()
 	// A contract with short delays, so the retry is quick.
-	src, _ := os.ReadFile(examplePath(t))
+	src, _ := os.ReadFile(snippetsExamplePath(t))
 	fast := strings.Replace(string(src), "base: 1s", "base: 10ms", 1)
 	path := filepath.Join(t.TempDir(), "retryspec.yaml")
 	os.WriteFile(path, []byte(fast), 0o644)
@@ -121,7 +121,7 @@ func TestSnippetsTestCommand(t *testing.T) {
 		t.Skip("runs the Python snippet through every scenario")
 	}
 	needPythonTenacity(t)
-	code, _, errs := runSnippetsCLI(t, "snippets", "test", "-c", examplePath(t), "--lang", "python")
+	code, _, errs := runSnippetsCLI(t, "snippets", "test", "-c", snippetsExamplePath(t), "--lang", "python")
 	lines := strings.Split(strings.TrimSpace(errs), "\n")
 	last := lines[len(lines)-1]
 	if code != 0 || !regexp.MustCompile(`^\d+ passed, 0 failed$`).MatchString(last) {
