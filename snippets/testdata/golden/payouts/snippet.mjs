@@ -159,6 +159,6 @@ try {
   const { status, body } = await postWithRetries({ amount: 1000, currency: "usd" }, process.argv[2] || undefined);
   console.log(`HTTP ${status}: ${body}`);
 } catch (err) {
-  console.error((err).message);
+  console.error(err.message);
   process.exitCode = 1;
 }
