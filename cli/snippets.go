@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -171,7 +172,7 @@ func runSnippetsRun(ctx context.Context, sys *IO, opts *snippetsOptions) error {
 	// The whole loop is bounded by max_elapsed; leave room for the runtime's start.
 	timeout := c.Retry.MaxElapsed.D + time.Minute
 	prog, err := run.Exec{Getenv: sys.Getenv}.Prepare(ctx, run.Program{
-		FileName: lang.FileName, Source: src, Build: lang.Build, Run: append(lang.Run, opts.Args...),
+		FileName: lang.FileName, Source: src, Build: lang.Build, Run: slices.Concat(lang.Run, opts.Args),
 		Vars: snippetVars(sys), Timeout: timeout,
 	})
 	if err != nil {

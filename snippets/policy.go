@@ -123,8 +123,15 @@ func NewPolicy(c *contract.Contract) (Policy, error) {
 	if p.AttemptTimeout <= 0 || p.AttemptTimeout > p.MaxElapsed {
 		p.AttemptTimeout = p.MaxElapsed
 	}
+	// A client error other than 429 fails the same way on every attempt
+	// (the payload-mismatch conflict included), so it is never retried even
+	// if the contract lists it; `check` reports such a contract
+	// (retry/client-error).
 	seen := map[int]bool{}
 	for _, s := range r.Statuses {
+		if clientError(s.Code, s.Class) {
+			continue
+		}
 		if s.Class {
 			p.StatusClasses = append(p.StatusClasses, s.Code)
 		} else if !seen[s.Code] {
@@ -133,7 +140,7 @@ func NewPolicy(c *contract.Contract) (Policy, error) {
 		}
 	}
 	for _, s := range r.CautiousStatuses {
-		if !seen[s] {
+		if !seen[s] && !clientError(s, false) {
 			seen[s] = true
 			p.Cautious = append(p.Cautious, s)
 		}
@@ -154,6 +161,13 @@ func NewPolicy(c *contract.Contract) (Policy, error) {
 		p.InFlightCode = c.Idempotency.Conflicts.InFlight.Code
 	}
 	return p, nil
+}
+
+func clientError(code int, class bool) bool {
+	if class {
+		return code == 4
+	}
+	return code/100 == 4 && code != 429
 }
 
 func (p Policy) retriesNormally(status int) bool {

@@ -118,6 +118,17 @@ func TestPolicy(t *testing.T) {
 	if diff := cmp.Diff(want, p); diff != "" {
 		t.Errorf("policy (-want +got):\n%s", diff)
 	}
+	// A 4xx other than 429 is never retried, even when the contract lists it.
+	cc := *c
+	cc.Retry.Statuses = []contract.StatusSpec{{Code: 409}, {Code: 429}, {Code: 4, Class: true}, {Code: 503}}
+	cc.Retry.CautiousStatuses = []int{400, 500}
+	p2, err := NewPolicy(&cc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cmp.Equal(p2.Statuses, []int{429, 503}) || len(p2.StatusClasses) != 0 || !cmp.Equal(p2.Cautious, []int{500}) {
+		t.Errorf("client errors kept: statuses %v classes %v cautious %v", p2.Statuses, p2.StatusClasses, p2.Cautious)
+	}
 	if got := examplePath("/v1/orders/{id}/capture"); got != "/v1/orders/example_id/capture" {
 		t.Errorf("examplePath = %q", got)
 	}

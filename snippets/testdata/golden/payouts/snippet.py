@@ -147,6 +147,7 @@ def post_with_retries(body, key=None):
             headers={"Content-Type": "application/json", KEY_HEADER: header_value(key)},
         )
         try:
+            # urllib's timeout bounds each socket operation of the attempt.
             with urllib.request.urlopen(request, timeout=min(ATTEMPT_TIMEOUT, remaining)) as response:
                 return response.status, response.read().decode()
         except urllib.error.HTTPError as err:
