@@ -316,6 +316,15 @@ func check(p snippets.Policy, sc Scenario, res run.Result, reqs []faultserver.Re
 		}
 		waits = append(waits, w)
 	}
+	// A client never plans a wait that takes it past its overall deadline.
+	total := 0
+	for _, w := range waits {
+		total += w
+	}
+	if planned := time.Duration(total) * time.Millisecond; planned >= p.MaxElapsed {
+		bad("the logged waits add up to %s, past max_elapsed %s: the loop must stop before a wait that cannot fit", planned, p.MaxElapsed)
+	}
+
 	if want := len(reqs) - 1; len(waits) != want {
 		bad("%d retry log lines, want %d (one per retry)", len(waits), want)
 		return problems, waits
