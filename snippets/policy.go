@@ -3,6 +3,7 @@ package snippets
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"time"
 
@@ -127,22 +128,26 @@ func NewPolicy(c *contract.Contract) (Policy, error) {
 	// (the payload-mismatch conflict included), so it is never retried even
 	// if the contract lists it; `check` reports such a contract
 	// (retry/client-error).
+	// A status listed both ways is cautious: the stricter reading wins
+	// (templates also test cautious statuses before a 5XX class).
 	seen := map[int]bool{}
+	for _, s := range r.CautiousStatuses {
+		if !seen[s] && !clientError(s, false) {
+			seen[s] = true
+			p.Cautious = append(p.Cautious, s)
+		}
+	}
 	for _, s := range r.Statuses {
 		if clientError(s.Code, s.Class) {
 			continue
 		}
 		if s.Class {
-			p.StatusClasses = append(p.StatusClasses, s.Code)
+			if !slices.Contains(p.StatusClasses, s.Code) {
+				p.StatusClasses = append(p.StatusClasses, s.Code)
+			}
 		} else if !seen[s.Code] {
 			seen[s.Code] = true
 			p.Statuses = append(p.Statuses, s.Code)
-		}
-	}
-	for _, s := range r.CautiousStatuses {
-		if !seen[s] && !clientError(s, false) {
-			seen[s] = true
-			p.Cautious = append(p.Cautious, s)
 		}
 	}
 	sort.Ints(p.Statuses)

@@ -138,6 +138,10 @@ func TestJitterStrategiesProven(t *testing.T) {
 				// hard-coded to the example's.
 				c.Idempotency.Header = "Payout-Request-Key"
 				c.Endpoints[0].Path = "/v2/accounts/{account_id}/payouts"
+			case "equal":
+				// A 5XX class beside the cautious 500: the 500 keeps its
+				// once-only limit, the 503 is retried through the class.
+				c.Retry.Statuses = []contract.StatusSpec{{Code: 429}, {Code: 5, Class: true}}
 			case "none":
 				c.Idempotency.HeaderValue = "sf-string"
 			}

@@ -91,13 +91,14 @@ public class Snippet {
         if (IN_FLIGHT_STATUS != 0 && status == IN_FLIGHT_STATUS && response.body().contains("\"" + IN_FLIGHT_CODE + "\"")) {
             return new Failure(error + " " + IN_FLIGHT_CODE, true, false, -1);
         }
+        // Checked before the allowlist, so a 5XX class cannot lift its limit.
+        if (CAUTIOUS_STATUSES.contains(status)) return new Failure(error, true, true, -1);
         if (RETRY_STATUSES.contains(status) || RETRY_STATUS_CLASSES.contains(status / 100)) {
             long wait = RETRY_AFTER_STATUSES.contains(status)
                     ? retryAfterMs(response.headers().firstValue("Retry-After").orElse(null))
                     : -1;
             return new Failure(error, true, false, wait);
         }
-        if (CAUTIOUS_STATUSES.contains(status)) return new Failure(error, true, true, -1);
         // Any other 4xx (a payload-mismatch conflict included) fails the same way again.
         return new Failure(error, false, false, -1);
     }

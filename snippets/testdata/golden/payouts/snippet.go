@@ -121,13 +121,14 @@ func classifyStatus(status int, h http.Header, body []byte) *attemptError {
 	case inFlightStatus != 0 && status == inFlightStatus && hasCode(body, inFlightCode):
 		e.msg += " " + inFlightCode
 		e.retryable = true
+	// Checked before the allowlist, so a 5XX class cannot lift its limit.
+	case cautiousStatuses[status]:
+		e.retryable, e.cautious = true, true
 	case retryStatuses[status] || retryStatusClasses[status/100]:
 		e.retryable = true
 		if retryAfterStatuses[status] {
 			e.retryAfter = parseRetryAfter(h.Get("Retry-After"))
 		}
-	case cautiousStatuses[status]:
-		e.retryable, e.cautious = true, true
 	}
 	// Any other 4xx (a payload-mismatch conflict included) fails the same way again.
 	return e

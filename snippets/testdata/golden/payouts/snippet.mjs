@@ -80,12 +80,13 @@ function classifyStatus(status, headers, text) {
   if (IN_FLIGHT && status === IN_FLIGHT.status && hasCode(text, IN_FLIGHT.code)) {
     return new AttemptFailed(`${error} ${IN_FLIGHT.code}`, { retryable: true });
   }
+  // Checked before the allowlist, so a 5XX class cannot lift its limit.
+  if (CAUTIOUS_STATUSES.has(status)) {
+    return new AttemptFailed(error, { retryable: true, cautious: true });
+  }
   if (RETRY_STATUSES.has(status) || RETRY_STATUS_CLASSES.has(Math.floor(status / 100))) {
     const wait = RETRY_AFTER_STATUSES.has(status) ? retryAfterMs(headers.get("retry-after")) : null;
     return new AttemptFailed(error, { retryable: true, retryAfterMs: wait });
-  }
-  if (CAUTIOUS_STATUSES.has(status)) {
-    return new AttemptFailed(error, { retryable: true, cautious: true });
   }
   // Any other 4xx (a payload-mismatch conflict included) fails the same way again.
   return new AttemptFailed(error);

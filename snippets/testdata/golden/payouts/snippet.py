@@ -105,11 +105,12 @@ def classify_status(status, headers, payload):
     error = f"HTTP {status}"
     if IN_FLIGHT_STATUS is not None and status == IN_FLIGHT_STATUS and has_code(payload, IN_FLIGHT_CODE):
         return AttemptFailed(f"{error} {IN_FLIGHT_CODE}", retryable=True)
+    # Checked before the allowlist, so a 5XX class cannot lift its limit.
+    if status in CAUTIOUS_STATUSES:
+        return AttemptFailed(error, retryable=True, cautious=True)
     if status in RETRY_STATUSES or status // 100 in RETRY_STATUS_CLASSES:
         wait = retry_after_seconds(headers.get("Retry-After")) if status in RETRY_AFTER_STATUSES else None
         return AttemptFailed(error, retryable=True, retry_after=wait)
-    if status in CAUTIOUS_STATUSES:
-        return AttemptFailed(error, retryable=True, cautious=True)
     # Any other 4xx (a payload-mismatch conflict included) fails the same way again.
     return AttemptFailed(error)
 

@@ -86,12 +86,12 @@ def classify_status(response)
   if IN_FLIGHT_STATUS && status == IN_FLIGHT_STATUS && code?(response.body.to_s, IN_FLIGHT_CODE)
     return AttemptFailed.new("#{error} #{IN_FLIGHT_CODE}", retryable: true)
   end
+  # Checked before the allowlist, so a 5XX class cannot lift its limit.
+  return AttemptFailed.new(error, retryable: true, cautious: true) if CAUTIOUS_STATUSES.include?(status)
   if RETRY_STATUSES.include?(status) || RETRY_STATUS_CLASSES.include?(status / 100)
     wait = RETRY_AFTER_STATUSES.include?(status) ? retry_after_seconds(response["Retry-After"]) : nil
     return AttemptFailed.new(error, retryable: true, retry_after: wait)
   end
-  return AttemptFailed.new(error, retryable: true, cautious: true) if CAUTIOUS_STATUSES.include?(status)
-
   # Any other 4xx (a payload-mismatch conflict included) fails the same way again.
   AttemptFailed.new(error)
 end

@@ -105,14 +105,15 @@ while :; do
 			if [ "$status" -eq "$IN_FLIGHT_STATUS" ] && grep -qF "\"$IN_FLIGHT_CODE\"" "$body_file"; then
 				error="$error $IN_FLIGHT_CODE"
 				retryable=1
+			# Checked before the allowlist, so a 5XX class cannot lift its limit.
+			elif has_word "$CAUTIOUS_STATUSES" "$status"; then
+				retryable=1 cautious=1
 			elif has_word "$RETRY_STATUSES" "$status" || has_word "$RETRY_STATUS_CLASSES" "${status%??}"; then
 				retryable=1
 				if has_word "$RETRY_AFTER_STATUSES" "$status"; then
 					seconds=$(tr -d '\r' <"$header_file" | sed -n 's/^[Rr][Ee][Tt][Rr][Yy]-[Aa][Ff][Tt][Ee][Rr]:[[:space:]]*\([0-9][0-9]*\)[[:space:]]*$/\1/p' | tail -n 1)
 					[ -n "$seconds" ] && wait_ms=$((seconds * 1000))
 				fi
-			elif has_word "$CAUTIOUS_STATUSES" "$status"; then
-				retryable=1 cautious=1
 			fi
 			# Any other 4xx (a payload-mismatch conflict included) fails the same way again.
 			;;
