@@ -5,6 +5,7 @@ import (
 	"embed"
 	"fmt"
 	"go/format"
+	"slices"
 	"strconv"
 	"strings"
 	"text/template"
@@ -100,6 +101,22 @@ var languages = []Language{
 // Languages returns the snippet languages in display order.
 func Languages() []Language {
 	return append([]Language(nil), languages...)
+}
+
+// LanguagesFor returns the languages the contract's sdk.languages names, in
+// table order; every language when the contract has no sdk section. The
+// Retrying page shows these as tabs.
+func LanguagesFor(c *contract.Contract) []Language {
+	if c.SDK == nil || len(c.SDK.Languages) == 0 {
+		return Languages()
+	}
+	var out []Language
+	for _, l := range languages {
+		if slices.Contains(c.SDK.Languages, l.Name) {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // LanguageNamed returns the language called name.

@@ -223,3 +223,26 @@ func TestHostileValuesStayInLiterals(t *testing.T) {
 		}
 	}
 }
+
+func TestLanguagesFor(t *testing.T) {
+	c := loadExample(t)
+	names := func(ls []Language) []string {
+		var out []string
+		for _, l := range ls {
+			out = append(out, l.Name)
+		}
+		return out
+	}
+	if got, want := names(LanguagesFor(c)), []string{"python", "node", "go", "java", "ruby", "curl"}; !cmp.Equal(got, want) {
+		t.Errorf("LanguagesFor(example) = %v, want %v", got, want)
+	}
+	cc := *c
+	cc.SDK = &contract.SDK{Languages: []string{"curl", "typescript"}}
+	if got, want := names(LanguagesFor(&cc)), []string{"typescript", "curl"}; !cmp.Equal(got, want) {
+		t.Errorf("LanguagesFor(curl, typescript) = %v, want %v (table order)", got, want)
+	}
+	cc.SDK = nil
+	if got := len(LanguagesFor(&cc)); got != len(Languages()) {
+		t.Errorf("no sdk section: %d languages, want all %d", got, len(Languages()))
+	}
+}
