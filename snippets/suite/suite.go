@@ -43,12 +43,12 @@ type Options struct {
 	Progress io.Writer
 	// LookPath finds a runtime; nil means exec.LookPath.
 	LookPath func(string) (string, error)
-	// Parallel is how many scenarios of one language run at once (default 2).
+	// Parallel is how many scenarios of one language run at once (default 3).
 	Parallel int
 	// Scenarios, when set, limits the run to the scenarios of these names.
 	Scenarios []string
 	// MaxProcs bounds the snippet processes running at once across all
-	// languages (default 4), so the suite does not starve itself of CPU.
+	// languages (default 8), so the suite does not starve itself of CPU.
 	MaxProcs int
 }
 
@@ -92,10 +92,10 @@ func (r Report) Counts() (passed, failed int) {
 func Run(ctx context.Context, c *contract.Contract, opts Options) (Report, error) {
 	start := time.Now()
 	if opts.Parallel == 0 {
-		opts.Parallel = 2
+		opts.Parallel = 3
 	}
 	if opts.MaxProcs == 0 {
-		opts.MaxProcs = 4
+		opts.MaxProcs = 8
 	}
 	procs := make(chan struct{}, opts.MaxProcs)
 	tc := TestContract(c)
@@ -205,7 +205,7 @@ func proveLanguage(ctx context.Context, tc *contract.Contract, p snippets.Policy
 		return
 	}
 	defer prog.Close()
-	// Scenarios run two at a time: most of a run is waiting (backoff,
+	// Scenarios run three at a time: most of a run is waiting (backoff,
 	// Retry-After, a hung attempt), so a second run overlaps it cheaply.
 	var (
 		firstWaits []int
