@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -165,6 +166,12 @@ func runSnippetsRun(ctx context.Context, sys *IO, opts *snippetsOptions) error {
 		return renderErr(err, c)
 	}
 	lang, _ := snippets.LanguageNamed(opts.Lang)
+	vars := snippetVars(sys)
+	for _, prog := range run.Programs(lang.Runtime, lang.Build, lang.Run, vars) {
+		if _, err := exec.LookPath(prog); err != nil {
+			return &ExitError{Code: ExitFindings, Err: fmt.Errorf("the %s snippet needs %s, which is not installed (run .ci/install-snippets)", lang.Name, prog)}
+		}
+	}
 	env := map[string]string{}
 	if opts.BaseURL != "" {
 		env[snippets.BaseURLEnv] = opts.BaseURL
@@ -173,7 +180,7 @@ func runSnippetsRun(ctx context.Context, sys *IO, opts *snippetsOptions) error {
 	timeout := c.Retry.MaxElapsed.D + time.Minute
 	prog, err := run.Exec{Getenv: sys.Getenv}.Prepare(ctx, run.Program{
 		FileName: lang.FileName, Source: src, Build: lang.Build, Run: slices.Concat(lang.Run, opts.Args),
-		Vars: snippetVars(sys), Timeout: timeout,
+		Vars: vars, Timeout: timeout,
 	})
 	if err != nil {
 		return &ExitError{Code: ExitFindings, Err: err}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -143,6 +144,23 @@ func expand(argv []string, p Program) []string {
 			a = strings.ReplaceAll(a, "{"+k+"}", v)
 		}
 		out[i] = a
+	}
+	return out
+}
+
+// Programs lists the executables a language's commands need, with vars
+// expanded, for a check before anything runs: the runtime, and the first
+// word of the build and run commands unless it is the built program itself.
+func Programs(runtime string, build, run []string, vars map[string]string) []string {
+	out := []string{runtime}
+	for _, argv := range [][]string{build, run} {
+		if len(argv) == 0 || strings.HasPrefix(argv[0], "./") {
+			continue
+		}
+		name := expand(argv[:1], Program{Vars: vars})[0]
+		if !slices.Contains(out, name) {
+			out = append(out, name)
+		}
 	}
 	return out
 }

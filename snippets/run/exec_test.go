@@ -72,3 +72,13 @@ func TestFakeRecords(t *testing.T) {
 		t.Errorf("fake: %+v %+v", res, f)
 	}
 }
+
+func TestPrograms(t *testing.T) {
+	got := Programs("node", []string{"{tsc}", "--strict", "{file}"}, []string{"node", "snippet.mjs"}, map[string]string{"tsc": "/cache/tsc"})
+	if strings.Join(got, " ") != "node /cache/tsc" {
+		t.Errorf("Programs = %v, want [node /cache/tsc]", got)
+	}
+	if got := Programs("go", []string{"go", "build"}, []string{"./snippet"}, nil); strings.Join(got, " ") != "go" {
+		t.Errorf("Programs = %v, want [go]", got)
+	}
+}

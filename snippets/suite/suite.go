@@ -185,9 +185,11 @@ func proveLanguage(ctx context.Context, tc *contract.Contract, p snippets.Policy
 	if look == nil {
 		look = exec.LookPath
 	}
-	if _, err := look(lang.Runtime); err != nil {
-		fail("runtime", "%s is not installed (run .ci/install-snippets)", lang.Runtime)
-		return
+	for _, prog := range run.Programs(lang.Runtime, lang.Build, lang.Run, opts.Vars) {
+		if _, err := look(prog); err != nil {
+			fail("runtime", "%s is not installed (run .ci/install-snippets)", prog)
+			return
+		}
 	}
 	src, err := snippets.Render(tc, name)
 	if err != nil {
