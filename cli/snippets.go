@@ -180,7 +180,7 @@ func runSnippetsRun(ctx context.Context, sys *IO, opts *snippetsOptions) error {
 	timeout := c.Retry.MaxElapsed.D + time.Minute
 	prog, err := run.Exec{Getenv: sys.Getenv}.Prepare(ctx, run.Program{
 		FileName: lang.FileName, Source: src, Build: lang.Build, Run: slices.Concat(lang.Run, opts.Args),
-		Vars: vars, Timeout: timeout,
+		Vars: vars, Timeout: timeout, Stdout: sys.Out, Stderr: sys.Err,
 	})
 	if err != nil {
 		return &ExitError{Code: ExitFindings, Err: err}
@@ -190,8 +190,6 @@ func runSnippetsRun(ctx context.Context, sys *IO, opts *snippetsOptions) error {
 	if err != nil {
 		return &ExitError{Code: ExitFindings, Err: err}
 	}
-	sys.Out.Write(res.Stdout)
-	sys.Err.Write(res.Stderr)
 	if res.TimedOut {
 		return &ExitError{Code: ExitFindings, Err: fmt.Errorf("the %s snippet did not finish within %s", lang.Name, timeout)}
 	}

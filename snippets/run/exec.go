@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -35,6 +36,8 @@ type prepared struct {
 	run     []string
 	env     []string
 	timeout time.Duration
+	// stdout and stderr receive the program's output live (not the build's).
+	stdout, stderr io.Writer
 }
 
 // Prepare writes the source into a new temporary folder and runs the build
@@ -48,12 +51,12 @@ func (x Exec) Prepare(ctx context.Context, p Program) (Prepared, error) {
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	pr := &prepared{dir: dir, run: expand(p.Run, p), env: x.environ(dir, p.Env), timeout: p.Timeout}
+	pr := &prepared{dir: dir, run: expand(p.Run, p), env: x.environ(dir, p.Env), timeout: p.Timeout, stdout: p.Stdout, stderr: p.Stderr}
 	if pr.timeout <= 0 {
 		pr.timeout = time.Minute
 	}
 	if len(p.Build) > 0 {
-		res, err := pr.exec(ctx, expand(p.Build, p), nil, 2*time.Minute+pr.timeout)
+		res, err := pr.exec(ctx, expand(p.Build, p), nil, 2*time.Minute+pr.timeout, nil, nil)
 		if err != nil {
 			os.RemoveAll(dir)
 			return nil, err
@@ -67,12 +70,12 @@ func (x Exec) Prepare(ctx context.Context, p Program) (Prepared, error) {
 }
 
 func (pr *prepared) Run(ctx context.Context, env map[string]string) (Result, error) {
-	return pr.exec(ctx, pr.run, env, pr.timeout)
+	return pr.exec(ctx, pr.run, env, pr.timeout, pr.stdout, pr.stderr)
 }
 
 func (pr *prepared) Close() error { return os.RemoveAll(pr.dir) }
 
-func (pr *prepared) exec(ctx context.Context, argv []string, env map[string]string, timeout time.Duration) (Result, error) {
+func (pr *prepared) exec(ctx context.Context, argv []string, env map[string]string, timeout time.Duration, liveOut, liveErr io.Writer) (Result, error) {
 	if len(argv) == 0 {
 		return Result{}, errors.New("run: empty command")
 	}
@@ -86,7 +89,7 @@ func (pr *prepared) exec(ctx context.Context, argv []string, env map[string]stri
 	cmd.Dir = pr.dir
 	cmd.Env = append(append([]string(nil), pr.env...), mapEnv(env)...)
 	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.Stdout, cmd.Stderr = tee(&stdout, liveOut), tee(&stderr, liveErr)
 	cmd.WaitDelay = time.Second
 	started := time.Now()
 	err := cmd.Run()
@@ -163,4 +166,11 @@ func Programs(runtime string, build, run []string, vars map[string]string) []str
 		}
 	}
 	return out
+}
+
+func tee(buf *bytes.Buffer, live io.Writer) io.Writer {
+	if live == nil {
+		return buf
+	}
+	return io.MultiWriter(buf, live)
 }

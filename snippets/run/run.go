@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"io"
 	"time"
 )
 
@@ -17,6 +18,9 @@ type Program struct {
 	// Env is added to the minimal environment (e.g. the base URL).
 	Env     map[string]string
 	Timeout time.Duration
+	// Stdout and Stderr, when set, also receive the program's output as it
+	// runs (Result keeps a copy either way), so a long run shows its log.
+	Stdout, Stderr io.Writer
 }
 
 // Result is how a run ended.
