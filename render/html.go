@@ -313,4 +313,3 @@ func renderTabPanel(w util.BufWriter, src []byte, n ast.Node, entering bool) (as
 	}
 	return ast.WalkContinue, nil
 }
-

@@ -9,8 +9,8 @@ package render
 
 import (
 	"bytes"
-	"slices"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/retryspec/retryspec/contract"

@@ -35,10 +35,7 @@ func Schedule(c *contract.Contract) []byte {
 			capShown = true
 		}
 	}
-	scaleL := maxEnv
-	if scaleL == 0 {
-		scaleL = time.Second
-	}
+	scaleL := niceCeil(maxEnv)
 	yL := func(d time.Duration) float64 { return bottom - (bottom-top)*float64(d)/float64(scaleL)*0.9 }
 	axes(&b, lx0, lx1, top, bottom, scaleL, yL)
 	retries := steps[1:]
@@ -70,10 +67,7 @@ func Schedule(c *contract.Contract) []byte {
 	text(&b, rx0, 24, "title", "", "Worst case elapsed")
 	text(&b, rx0, 42, "small", "", fmt.Sprintf("waits plus %s per attempt, against max_elapsed", dur(r.AttemptTimeout.Value().D)))
 	last := steps[len(steps)-1].WorstElapsed
-	scaleR := max(last, r.MaxElapsed.D)
-	if scaleR == 0 {
-		scaleR = time.Second
-	}
+	scaleR := niceCeil(max(last, r.MaxElapsed.D))
 	yR := func(d time.Duration) float64 { return bottom - (bottom-top)*float64(d)/float64(scaleR)*0.9 }
 	axes(&b, rx0, rx1, top, bottom, scaleR, yR)
 	slotR := (rx1 - rx0) / float64(len(steps))
@@ -96,6 +90,21 @@ func Schedule(c *contract.Contract) []byte {
 	text(&b, 60, h-12, "small", "", "Shaded: the range the wait is drawn from. Line: the envelope. Dashed: a limit from the contract.")
 	b.WriteString("</svg>\n")
 	return []byte(b.String())
+}
+
+// niceCeil rounds d up to a multiple of a 1-2-5 step that divides into
+// three grid intervals, so the axis reads 0s, 10s, 20s, 30s, not 1s333ms.
+func niceCeil(d time.Duration) time.Duration {
+	if d <= 0 {
+		return 3 * time.Second
+	}
+	for step := time.Millisecond; ; step *= 10 {
+		for _, m := range []time.Duration{1, 2, 5} {
+			if s := step * m; 3*s >= d {
+				return 3 * s
+			}
+		}
+	}
 }
 
 // axes draws the baseline and three labelled grid lines.

@@ -32,11 +32,11 @@ func KeyStates(c *contract.Contract) []byte {
 			longest = max(longest, utf8.RuneCountInString(l))
 		}
 	}
-	bw := max(210, int(float64(longest)*6.8)+24)
+	bw := max(210, int(float64(longest)*7.4)+28)
 	gap := 70
 	const bh, top = 150, 70
 	w := 3*bw + 2*gap + 40
-	h := 330
+	h := 340
 	var b strings.Builder
 	open(&b, w, h, "keystates", c.API.Name+": idempotency key states", statesDesc(c, states))
 	b.WriteString(`<defs><marker id="arrowhead" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="8" markerHeight="8" orient="auto-start-reverse"><path class="head" d="M0,0 L10,5 L0,10 z"/></marker></defs>` + "\n")
@@ -58,7 +58,7 @@ func KeyStates(c *contract.Contract) []byte {
 	// complete -> absent, below, after the replay window.
 	y := top + bh
 	fmt.Fprintf(&b, `<path class="arrow" d="M%d,%d C%d,%d %d,%d %d,%d"/>`+"\n", xs[2]+bw/2, y, xs[2]+bw/2, y+70, xs[0]+bw/2, y+70, xs[0]+bw/2, y+2)
-	text(&b, float64(w/2), float64(y+60), "small", "middle", fmt.Sprintf("after the %s replay window: the key is free, a reuse is a new request", id.ReplayWindow.String()))
+	text(&b, float64(w/2), float64(y+78), "small", "middle", fmt.Sprintf("after the %s replay window: the key is free, a reuse is a new request", id.ReplayWindow.String()))
 	// in-flight self-loop: takeover of an abandoned claim.
 	if id.InFlight != nil && id.InFlight.Takeover == "conditional-update" && !id.InFlight.LockTimeout.IsZero() {
 		x := xs[1] + bw/2
