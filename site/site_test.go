@@ -1,0 +1,277 @@
+package site
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/retryspec/retryspec/contract"
+	"github.com/retryspec/retryspec/internal/testenv"
+	"github.com/retryspec/retryspec/render"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
+
+// snapshot reads a folder into a map of slash paths to contents.
+func snapshot(t testing.TB, dir string) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		out[filepath.ToSlash(rel)] = b
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func examples(t testing.TB) map[string]string {
+	t.Helper()
+	root := testenv.RepoRoot(t)
+	paths, err := filepath.Glob(filepath.Join(root, "examples", "*", "retryspec.yaml"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no example contracts under %s/examples: %v", root, err)
+	}
+	out := map[string]string{}
+	for _, p := range paths {
+		out[filepath.Base(filepath.Dir(p))] = p
+	}
+	return out
+}
+
+// TestGolden compares every generated file of each example contract, the
+// Markdown pages and the HTML site, with testdata/golden/<example>/.
+// Run with -update to rewrite them after an intended change.
+func TestGolden(t *testing.T) {
+	for name, path := range examples(t) {
+		t.Run(name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			if _, err := Build(context.Background(), Options{Contract: path, Out: out}); err != nil {
+				t.Fatal(err)
+			}
+			got := snapshot(t, out)
+			dir := filepath.Join("testdata", "golden", name)
+			if *update {
+				os.RemoveAll(dir)
+				for p, b := range got {
+					dst := filepath.Join(dir, filepath.FromSlash(p))
+					if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.WriteFile(dst, b, 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				return
+			}
+			want := snapshot(t, dir)
+			for p := range want {
+				if _, ok := got[p]; !ok {
+					t.Errorf("%s: golden file no longer generated (run go test ./site -update)", p)
+				}
+			}
+			for p, b := range got {
+				w, ok := want[p]
+				if !ok {
+					t.Errorf("%s: generated but has no golden file (run go test ./site -update)", p)
+					continue
+				}
+				if diff := cmp.Diff(string(w), string(b)); diff != "" {
+					t.Errorf("%s differs from its golden file (-want +got):\n%s", p, diff)
+				}
+			}
+		})
+	}
+}
+
+// TestBuildIsDeterministic builds the same inputs twice: byte-identical.
+func TestBuildIsDeterministic(t *testing.T) {
+	for name, path := range examples(t) {
+		t.Run(name, func(t *testing.T) {
+			a, b := filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")
+			for _, out := range []string{a, b} {
+				if _, err := Build(context.Background(), Options{Contract: path, Out: out}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if diff := cmp.Diff(snapshot(t, a), snapshot(t, b)); diff != "" {
+				t.Errorf("two builds differ:\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestFailedBuildKeepsPreviousSite makes a build fail midway, after some
+// files were written, and finds the previous site as it was, with no
+// temporary folder left behind.
+func TestFailedBuildKeepsPreviousSite(t *testing.T) {
+	path := examples(t)["payouts"]
+	parent := t.TempDir()
+	out := filepath.Join(parent, "docs.out")
+	if _, err := Build(context.Background(), Options{Contract: path, Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	before := snapshot(t, out)
+	// A stale marker proves the folder is not rewritten in place.
+	written := 0
+	boom := errors.New("disk full (injected)")
+	_, err := Build(context.Background(), Options{Contract: path, Out: out, MarkdownOnly: true, afterWrite: func(name string) error {
+		written++
+		if written == 3 {
+			return boom
+		}
+		return nil
+	}})
+	if !errors.Is(err, boom) {
+		t.Fatalf("build error = %v, want the injected fault", err)
+	}
+	if written != 3 {
+		t.Fatalf("fault hook ran %d times, want 3", written)
+	}
+	if diff := cmp.Diff(before, snapshot(t, out)); diff != "" {
+		t.Errorf("previous site changed by a failed build:\n%s", diff)
+	}
+	entries, _ := os.ReadDir(parent)
+	if len(entries) != 1 {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("parent folder holds %v, want only docs.out", names)
+	}
+}
+
+// TestBuildRefusesBrokenContract: a contract that does not load writes
+// nothing and reports where the problem is.
+func TestBuildRefusesBrokenContract(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	if _, err := Build(context.Background(), Options{Contract: examples(t)["payouts"], Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	before := snapshot(t, out)
+	bad := filepath.Join(dir, "retryspec.yaml")
+	src, _ := os.ReadFile(examples(t)["payouts"])
+	src = bytes.Replace(src, []byte("replay_window: 24h"), []byte("replay_window: 24"), 1)
+	os.WriteFile(bad, src, 0o644)
+	_, err := Build(context.Background(), Options{Contract: bad, Out: out})
+	var le *contract.LoadError
+	if !errors.As(err, &le) {
+		t.Fatalf("error = %v, want a *contract.LoadError", err)
+	}
+	if !strings.Contains(err.Error(), "retryspec.yaml:") || !strings.Contains(err.Error(), "replay_window") {
+		t.Errorf("error %q does not point at the bad value", err)
+	}
+	if diff := cmp.Diff(before, snapshot(t, out)); diff != "" {
+		t.Errorf("refused build changed the output:\n%s", diff)
+	}
+}
+
+func TestMarkdownOnly(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	if _, err := Build(context.Background(), Options{Contract: examples(t)["payouts"], Out: out, MarkdownOnly: true}); err != nil {
+		t.Fatal(err)
+	}
+	for p := range snapshot(t, out) {
+		if !strings.HasPrefix(p, MarkdownDir+"/") {
+			t.Errorf("--markdown-only wrote %s", p)
+		}
+		if strings.HasSuffix(p, ".html") {
+			t.Errorf("--markdown-only wrote HTML: %s", p)
+		}
+	}
+}
+
+// TestMarkdownIsPortable checks what docs platforms need: no raw HTML
+// besides comments, fenced code with a language tag, pictures as SVG files
+// that exist beside the pages, links to pages that exist.
+func TestMarkdownIsPortable(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	if _, err := Build(context.Background(), Options{Contract: examples(t)["payouts"], Out: out, MarkdownOnly: true}); err != nil {
+		t.Fatal(err)
+	}
+	files := snapshot(t, out)
+	for p, b := range files {
+		if !strings.HasSuffix(p, ".md") {
+			continue
+		}
+		for _, issue := range portabilityIssues(p, b, files) {
+			t.Errorf("%s: %s", p, issue)
+		}
+	}
+}
+
+func TestSitemapListsEveryPage(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	if _, err := Build(context.Background(), Options{Contract: examples(t)["payouts"], Out: out, SiteURL: "https://docs.example.test/"}); err != nil {
+		t.Fatal(err)
+	}
+	files := snapshot(t, out)
+	sm := string(files["sitemap.xml"])
+	for p := range files {
+		if strings.HasSuffix(p, ".html") {
+			want := fmt.Sprintf("<loc>https://docs.example.test/%s</loc>", p)
+			if !strings.Contains(sm, want) {
+				t.Errorf("sitemap lacks %s", want)
+			}
+		}
+	}
+}
+
+func TestTemplateOverride(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "markdown"), 0o755)
+	os.WriteFile(filepath.Join(dir, "markdown", "errors.md.tmpl"), []byte("# Our errors\n\nCodes of {{md .C.API.Name}}: {{code .C.Idempotency.Conflicts.InFlight.Code}}.\n"), 0o644)
+	out := filepath.Join(t.TempDir(), "out")
+	if _, err := Build(context.Background(), Options{Contract: examples(t)["payouts"], Out: out, Templates: dir}); err != nil {
+		t.Fatal(err)
+	}
+	got := snapshot(t, out)
+	if want := "# Our errors\n\nCodes of Lumapay: `concurrent_idempotent_requests`.\n"; string(got["markdown/errors.md"]) != want {
+		t.Errorf("errors.md = %q, want %q", got["markdown/errors.md"], want)
+	}
+	if !bytes.Contains(got["errors.html"], []byte("<h1 id=\"our-errors\">Our errors</h1>")) {
+		t.Errorf("errors.html does not carry the override:\n%s", got["errors.html"])
+	}
+	if !bytes.Contains(got["markdown/retrying.md"], []byte("# Retrying requests")) {
+		t.Error("pages without an override lost their built-in template")
+	}
+}
+
+func TestTemplateOverrideErrors(t *testing.T) {
+	tests := []struct {
+		name, file, src, want string
+	}{
+		{"unescaped value", "markdown/errors.md.tmpl", "# {{.C.API.Name}}\n", "prints a value without escaping it"},
+		{"unknown file", "markdown/error.md.tmpl", "# x\n", "replaces no template"},
+		{"syntax error", "markdown/index.md.tmpl", "# {{md .C.API.Name\n", "template"},
+		{"html syntax", "html/layout.html", "<p>{{.Title</p>", "template"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			p := filepath.Join(dir, filepath.FromSlash(tt.file))
+			os.MkdirAll(filepath.Dir(p), 0o755)
+			os.WriteFile(p, []byte(tt.src), 0o644)
+			_, err := render.LoadTemplates(dir)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("LoadTemplates = %v, want an error containing %q", err, tt.want)
+			}
+		})
+	}
+}
