@@ -27,7 +27,25 @@ const (
 	darkStyle  = "github-dark"
 )
 
-var chromaFormatter = chromahtml.New(chromahtml.WithClasses(true), chromahtml.WithAllClasses(true))
+var chromaFormatter = chromahtml.New(chromahtml.WithClasses(true), chromahtml.WithAllClasses(true), chromahtml.WithPreWrapper(focusablePre{}))
+
+// focusablePre makes each code block focusable: a block wider than the
+// screen scrolls, and keyboard users must be able to reach and scroll it.
+type focusablePre struct{}
+
+func (focusablePre) Start(code bool, styleAttr string) string {
+	if code {
+		return `<pre class="chroma" tabindex="0"><code>`
+	}
+	return `<pre class="chroma" tabindex="0">`
+}
+
+func (focusablePre) End(code bool) string {
+	if code {
+		return "</code></pre>"
+	}
+	return "</pre>"
+}
 
 // markdownEngine is the one configured goldmark instance: GFM tables,
 // strikethrough and task lists (no linkify: a URL in contract text stays

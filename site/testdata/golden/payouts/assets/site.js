@@ -49,11 +49,10 @@
     select(0, false);
   }
 
+  // copyText tries the Clipboard API, then the older execCommand route
+  // (which works where the API is missing or not permitted).
   function copyText(text) {
-    if (navigator.clipboard && window.isSecureContext) {
-      return navigator.clipboard.writeText(text);
-    }
-    return new Promise(function (resolve, reject) {
+    function legacy() {
       var area = document.createElement("textarea");
       area.value = text;
       area.setAttribute("readonly", "");
@@ -64,8 +63,12 @@
       var ok = false;
       try { ok = document.execCommand("copy"); } catch (e) { ok = false; }
       document.body.removeChild(area);
-      if (ok) { resolve(); } else { reject(new Error("copy failed")); }
-    });
+      return ok ? Promise.resolve() : Promise.reject(new Error("copy failed"));
+    }
+    if (navigator.clipboard && window.isSecureContext) {
+      return navigator.clipboard.writeText(text).catch(legacy);
+    }
+    return legacy();
   }
 
   function setupCopy(block) {
