@@ -255,12 +255,20 @@ func TestSiteInBrowser(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`.tab-panel:not([hidden]) .copy`))); err != nil {
 		t.Fatalf("clicking a copy button: %v", err)
 	}
-	label, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('.tab-panel:not([hidden]) .copy').textContent`))
-	if err != nil {
-		t.Fatal(err)
+	// The copy is asynchronous: wait for its outcome (the label itself
+	// returns to "Copy" after two seconds).
+	state := ""
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		state, err = chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('.tab-panel:not([hidden]) .copy').getAttribute("data-state") || ""`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if state != "" {
+			break
+		}
 	}
-	if label != "Copied" {
-		t.Errorf("copy button says %q after a click, want Copied", label)
+	if state != "copied" {
+		t.Errorf("copy button state %q after a click, want copied", state)
 	}
 	img, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	if err == nil {

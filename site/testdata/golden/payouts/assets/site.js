@@ -82,8 +82,10 @@
     button.addEventListener("click", function () {
       copyText(pre.textContent).then(function () {
         button.textContent = "Copied";
+        button.setAttribute("data-state", "copied");
       }, function () {
         button.textContent = "Press Ctrl+C";
+        button.setAttribute("data-state", "failed");
         var range = document.createRange();
         range.selectNodeContents(pre);
         var sel = window.getSelection();
