@@ -1,18 +1,92 @@
 package cli
 
 import (
-	"errors"
+	"context"
+	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/retryspec/retryspec/contract"
+	"github.com/retryspec/retryspec/contract/rules"
+	"github.com/retryspec/retryspec/findings"
 )
 
-// PLACEHOLDER: replaced by the issue that implements `retryspec check`.
+type checkOptions struct {
+	Contract string
+	Format   string
+	Strict   bool
+}
+
 func newCheckCmd(sys *IO) *cobra.Command {
-	return &cobra.Command{
-		Use:   "check",
-		Short: "(not implemented yet)",
+	opts := checkOptions{}
+	cmd := &cobra.Command{
+		Use:   "check [-c FILE]",
+		Short: "Parse and lint the contract",
+		Long: "Parse the contract and run every rule of the catalog on it.\n\n" +
+			"Exit status: 0 when nothing is at error severity, 1 when something is\n" +
+			"(or a warning, with --strict), 2 when the contract cannot be read or parsed.\n" +
+			"Waived findings are listed as waived and never fail the run.",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return &ExitError{Code: ExitInput, Err: errors.New("check is not implemented yet")}
+			if _, ok := findings.LookupFormat(opts.Format); !ok {
+				return usageErrorf("unknown --format %q (one of %s)", opts.Format, strings.Join(findings.FormatNames(), ", "))
+			}
+			return runCheck(cmd.Context(), sys, opts)
 		},
 	}
+	cmd.Flags().StringVarP(&opts.Contract, "contract", "c", "retryspec.yaml", "the contract `FILE`")
+	addFormatFlag(cmd, &opts.Format)
+	cmd.Flags().BoolVar(&opts.Strict, "strict", false, "count warnings as errors")
+	return cmd
+}
+
+// addFormatFlag registers --format with its choices, help and completion
+// taken from the findings.Formats table.
+func addFormatFlag(cmd *cobra.Command, dst *string) {
+	var help []string
+	for _, f := range findings.Formats {
+		help = append(help, f.Name+" ("+f.Description+")")
+	}
+	cmd.Flags().StringVar(dst, "format", "text", "output `FORMAT`: "+strings.Join(help, "; "))
+	_ = cmd.RegisterFlagCompletionFunc("format", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return findings.FormatNames(), cobra.ShellCompDirectiveNoFileComp
+	})
+}
+
+func runCheck(_ context.Context, sys *IO, opts checkOptions) error {
+	c, err := contract.Load(opts.Contract)
+	if err != nil {
+		return inputError(err)
+	}
+	fs := rules.Run(c)
+	// Seam: `check --openapi SPEC` appends openapi.Drift(c, spec, ...) here.
+	report := findings.Report{
+		Tool:     "retryspec",
+		Version:  buildVersion().Version,
+		Findings: fs,
+		Rules:    rules.Docs(),
+		Sources:  map[string][]byte{c.File: c.Source},
+		Color:    opts.Format == "text" && sys.Color(sys.OutIsTTY),
+	}
+	if err := findings.Encode(sys.Out, opts.Format, report); err != nil {
+		return err
+	}
+	if opts.Format == "text" && len(fs) == 0 {
+		fmt.Fprintf(sys.Err, "%s: no findings (%d endpoints, %d rules)\n", c.File, len(c.Endpoints), countContractRules())
+	}
+	if findings.Failed(fs, opts.Strict) {
+		return failed()
+	}
+	return nil
+}
+
+func countContractRules() int {
+	n := 0
+	for _, r := range rules.Catalog() {
+		if r.Scope == rules.ScopeContract {
+			n++
+		}
+	}
+	return n
 }

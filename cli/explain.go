@@ -1,18 +1,136 @@
 package cli
 
 import (
-	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+
+	"github.com/retryspec/retryspec/contract/rules"
 )
 
-// PLACEHOLDER: replaced by the issue that implements `retryspec explain`.
+type explainOptions struct {
+	List bool
+	ID   string
+}
+
 func newExplainCmd(sys *IO) *cobra.Command {
-	return &cobra.Command{
-		Use:   "explain",
-		Short: "(not implemented yet)",
+	opts := explainOptions{}
+	cmd := &cobra.Command{
+		Use:   "explain RULE | explain --list",
+		Short: "Print a rule's summary, rationale with sources, fix and examples",
+		Args: func(cmd *cobra.Command, args []string) error {
+			switch {
+			case opts.List && len(args) > 0:
+				return usageErrorf("explain takes a rule ID or --list, not both")
+			case !opts.List && len(args) != 1:
+				return usageErrorf("explain needs one rule ID, e.g. `retryspec explain window/shorter-than-retry-chain`; `retryspec explain --list` lists them")
+			}
+			return nil
+		},
+		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+			return rules.IDs(), cobra.ShellCompDirectiveNoFileComp
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return &ExitError{Code: ExitInput, Err: errors.New("explain is not implemented yet")}
+			if len(args) == 1 {
+				opts.ID = args[0]
+			}
+			return runExplain(sys, opts)
 		},
 	}
+	cmd.Flags().BoolVar(&opts.List, "list", false, "list every rule with its severity")
+	return cmd
+}
+
+func runExplain(sys *IO, opts explainOptions) error {
+	if opts.List {
+		return listRules(sys.Out)
+	}
+	r, ok := rules.ByID(opts.ID)
+	if !ok {
+		if s := rules.Suggest(opts.ID); s != "" {
+			return usageErrorf("unknown rule %q; did you mean %s?", opts.ID, s)
+		}
+		return usageErrorf("unknown rule %q; `retryspec explain --list` lists every rule", opts.ID)
+	}
+	return explainRule(sys.Out, r)
+}
+
+// listRules prints one rule per line: ID, default severity, what it reads
+// and its summary. IDs are printed bare so scripts can grep them.
+func listRules(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, r := range rules.Catalog() {
+		sev := r.Severity.String()
+		if r.ID == "retry/too-many-attempts" {
+			sev = "warning/error"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.ID, sev, r.Scope, r.Summary)
+	}
+	return tw.Flush()
+}
+
+func explainRule(w io.Writer, r rules.Rule) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (%s, checked by `%s`)\n\n", r.ID, r.Severity, scopeCommand(r.Scope))
+	fmt.Fprintf(&b, "%s\n\n", wrap(upperFirst(r.Summary)+".", 78, ""))
+	fmt.Fprintf(&b, "Why:\n%s\n\n", wrap(r.Rationale, 78, "  "))
+	if len(r.Sources) > 0 {
+		b.WriteString("Sources:\n")
+		for _, s := range r.Sources {
+			fmt.Fprintf(&b, "  - %s\n    %s\n", s.Title, s.URL)
+		}
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "Fix:\n%s\n\n", wrap(r.Fix, 78, "  "))
+	fmt.Fprintf(&b, "Bad (fires the rule):\n%s\n", indent(r.Bad, "  "))
+	fmt.Fprintf(&b, "Good (does not):\n%s", indent(r.Good, "  "))
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func scopeCommand(s rules.Scope) string {
+	switch s {
+	case rules.ScopeOpenAPI:
+		return "retryspec check --openapi SPEC"
+	case rules.ScopeCopy:
+		return "retryspec copy"
+	}
+	return "retryspec check"
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// wrap fills text to width columns, each line prefixed.
+func wrap(text string, width int, prefix string) string {
+	var lines []string
+	line := prefix
+	for _, word := range strings.Fields(text) {
+		if len(line) > len(prefix) && len(line)+1+len(word) > width {
+			lines = append(lines, line)
+			line = prefix
+		}
+		if len(line) > len(prefix) {
+			line += " "
+		}
+		line += word
+	}
+	return strings.Join(append(lines, line), "\n")
+}
+
+func indent(text, prefix string) string {
+	var b strings.Builder
+	for _, l := range strings.SplitAfter(strings.TrimRight(text, "\n")+"\n", "\n") {
+		if l != "" {
+			b.WriteString(prefix + l)
+		}
+	}
+	return b.String()
 }

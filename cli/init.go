@@ -2,17 +2,67 @@ package cli
 
 import (
 	"errors"
+	"fmt"
+	"io/fs"
+	"os"
 
 	"github.com/spf13/cobra"
+
+	"github.com/retryspec/retryspec/contract"
+	"github.com/retryspec/retryspec/internal/atomicwrite"
 )
 
-// PLACEHOLDER: replaced by the issue that implements `retryspec init`.
+type initOptions struct {
+	Contract string
+	Force    bool
+	Name     string
+	BaseURL  string
+	// Endpoints to write; empty means two examples. The seam for
+	// `init --openapi SPEC`: fill it from the spec's operations.
+	Endpoints []contract.StarterEndpoint
+}
+
 func newInitCmd(sys *IO) *cobra.Command {
-	return &cobra.Command{
-		Use:   "init",
-		Short: "(not implemented yet)",
+	opts := initOptions{}
+	cmd := &cobra.Command{
+		Use:   "init [-c FILE]",
+		Short: "Write a sound, commented starter contract",
+		Long: "Write a starter contract that passes `retryspec check` with no findings:\n" +
+			"every section spelled out with sound values and a comment saying why.\n" +
+			"An existing file is never overwritten unless --force is given.",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return &ExitError{Code: ExitInput, Err: errors.New("init is not implemented yet")}
+			return runInit(sys, opts)
 		},
 	}
+	cmd.Flags().StringVarP(&opts.Contract, "contract", "c", "retryspec.yaml", "the contract `FILE` to write")
+	cmd.Flags().BoolVar(&opts.Force, "force", false, "overwrite an existing file")
+	cmd.Flags().StringVar(&opts.Name, "name", "", "the API's `NAME`")
+	cmd.Flags().StringVar(&opts.BaseURL, "base-url", "", "the API's base `URL`")
+	return cmd
+}
+
+func runInit(sys *IO, opts initOptions) error {
+	if !opts.Force {
+		if _, err := os.Stat(opts.Contract); err == nil {
+			return usageErrorf("%s already exists; pass --force to overwrite it", opts.Contract)
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return inputError(err)
+		}
+	}
+	data := contract.Starter(contract.StarterOptions{APIName: opts.Name, BaseURL: opts.BaseURL, Endpoints: opts.Endpoints})
+	// Refuse to write a starter that does not load (a bad --base-url): the
+	// promise is a file that passes check.
+	if _, err := contract.Parse(opts.Contract, data); err != nil {
+		var le *contract.LoadError
+		if errors.As(err, &le) {
+			return usageErrorf("cannot write a valid contract: %s", le.Diagnostics[0].Message)
+		}
+		return usageErrorf("cannot write a valid contract: %v", err)
+	}
+	if err := atomicwrite.File(opts.Contract, data, 0o644); err != nil {
+		return inputError(err)
+	}
+	fmt.Fprintf(sys.Err, "wrote %s; run `retryspec check -c %s`\n", opts.Contract, opts.Contract)
+	return nil
 }

@@ -15,6 +15,9 @@ import (
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
+
+	"github.com/retryspec/retryspec/contract"
+	"github.com/retryspec/retryspec/findings"
 )
 
 // Exit codes, for every command (spec: contract.md).
@@ -73,6 +76,10 @@ func (e *ExitError) Unwrap() error { return e.Err }
 // run must exit 1 without a further message.
 func failed() error { return &ExitError{Code: ExitFindings} }
 
+// inputError reports input that could not be read or parsed (exit 2);
+// Main prints a *contract.LoadError with carets.
+func inputError(err error) error { return &ExitError{Code: ExitInput, Err: err} }
+
 // usageErrorf reports a wrong command line (exit 2).
 func usageErrorf(format string, args ...any) error {
 	return &ExitError{Code: ExitInput, Err: fmt.Errorf(format, args...)}
@@ -110,7 +117,41 @@ func Run(ctx context.Context, args []string, sys *IO) int {
 }
 
 func printError(sys *IO, err error) {
+	var le *contract.LoadError
+	if errors.As(err, &le) {
+		printLoadError(sys, le)
+		return
+	}
 	fmt.Fprintf(sys.Err, "retryspec: %v\n", err)
+}
+
+// printLoadError prints every diagnostic like a compiler: position,
+// message, the source line with a caret under the value, and the fix.
+func printLoadError(sys *IO, le *contract.LoadError) {
+	color := sys.Color(sys.ErrIsTTY)
+	paint := func(style, s string) string {
+		if !color {
+			return s
+		}
+		return style + s + "\x1b[0m"
+	}
+	for _, d := range le.Diagnostics {
+		loc := d.File
+		if !d.Pos.IsZero() {
+			loc = fmt.Sprintf("%s:%d:%d", d.File, d.Pos.Line, d.Pos.Column)
+		}
+		fmt.Fprintf(sys.Err, "%s: %s: %s\n", paint("\x1b[1m", loc), paint("\x1b[1;31m", "error"), d.Message)
+		if line := le.SourceLine(d.Pos.Line); line != "" && !d.Pos.IsZero() {
+			pad, mark := findings.Caret(line, d.Pos.Column, 0)
+			fmt.Fprintf(sys.Err, "    %s\n    %s%s\n", findings.ExpandTabs(line), pad, paint("\x1b[1;32m", mark))
+		}
+		if d.Fix != "" {
+			fmt.Fprintf(sys.Err, "    %s %s\n", paint("\x1b[36m", "fix:"), d.Fix)
+		}
+	}
+	if n := len(le.Diagnostics); n > 1 {
+		fmt.Fprintf(sys.Err, "%s: %d problems; nothing was checked\n", le.File, n)
+	}
 }
 
 // newRootCmd builds the command tree. Each command lives in its own file.

@@ -86,8 +86,9 @@ func (d *decoder) decodeContract(root *yaml.Node, c *Contract) {
 		return
 	}
 	if n, ok := top["retryspec"]; ok {
+		before := len(d.diags)
 		c.Version = d.integer(n, "retryspec", 0, 1<<20)
-		if c.Version != 0 && c.Version != 1 {
+		if len(d.diags) == before && c.Version != 1 {
 			d.errorf(d.resolve(n), "retryspec", "this retryspec reads version 1", "unsupported contract version %d", c.Version)
 		}
 	} else {

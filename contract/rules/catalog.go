@@ -6,6 +6,10 @@
 package rules
 
 import (
+	"fmt"
+	"slices"
+	"strings"
+
 	"github.com/retryspec/retryspec/contract"
 	"github.com/retryspec/retryspec/findings"
 )
@@ -32,10 +36,14 @@ type Rule struct {
 	// Fix is the general remedy; findings carry a specific one.
 	Fix string
 	// Bad and Good are YAML (contract rules) or prose (copy rules) examples:
-	// Bad fires the rule, Good is the near miss that does not.
+	// Bad fires the rule, Good is the near miss that does not. Contract
+	// examples are fragments laid over a sound contract; a key set to ~ is
+	// removed from it.
 	Bad, Good string
 	// Check finds the rule's problems in a contract. Nil for rules whose
-	// check lives with another input (openapi drift, copy).
+	// check lives with another input (openapi drift, copy). A finding may
+	// leave Rule and Severity empty: Run fills them from the rule, so only a
+	// rule whose severity depends on the value sets Severity itself.
 	Check func(c *contract.Contract) []findings.Finding
 }
 
@@ -43,3 +51,190 @@ type Rule struct {
 func (r Rule) Doc() findings.RuleDoc {
 	return findings.RuleDoc{ID: r.ID, Severity: r.Severity, Summary: r.Summary, Rationale: r.Rationale, Fix: r.Fix, Sources: r.Sources}
 }
+
+// table is every rule, one family per file, sorted by ID once.
+var table = sortedRules(slices.Concat(
+	claimRules, copyRules, endpointRules, keyRules, lintRules, openapiRules,
+	recoveryRules, retryRules, sdkRules, stateRules, windowRules,
+))
+
+func sortedRules(rs []Rule) []Rule {
+	slices.SortFunc(rs, func(a, b Rule) int { return strings.Compare(a.ID, b.ID) })
+	return rs
+}
+
+// Catalog returns every rule, sorted by ID. The slice is a copy.
+func Catalog() []Rule { return slices.Clone(table) }
+
+// ByID finds a rule.
+func ByID(id string) (Rule, bool) {
+	i, ok := slices.BinarySearchFunc(table, id, func(r Rule, id string) int { return strings.Compare(r.ID, id) })
+	if !ok {
+		return Rule{}, false
+	}
+	return table[i], true
+}
+
+// IDs lists every rule ID, sorted.
+func IDs() []string {
+	out := make([]string, len(table))
+	for i, r := range table {
+		out[i] = r.ID
+	}
+	return out
+}
+
+// Docs returns the documentation of every rule, for SARIF rules[].
+func Docs() []findings.RuleDoc {
+	out := make([]findings.RuleDoc, len(table))
+	for i, r := range table {
+		out[i] = r.Doc()
+	}
+	return out
+}
+
+// Run runs every contract-scope check, applies the contract's waivers
+// (lint.waive) and returns the findings sorted. Waived findings stay in the
+// result, marked, so no finding disappears silently.
+func Run(c *contract.Contract) []findings.Finding {
+	var out []findings.Finding
+	for _, r := range table {
+		if r.Scope != ScopeContract || r.Check == nil {
+			continue
+		}
+		for _, f := range r.Check(c) {
+			if f.Rule == "" {
+				f.Rule = r.ID
+			}
+			if f.Severity == 0 {
+				f.Severity = r.Severity
+			}
+			out = append(out, f)
+		}
+	}
+	out = append(out, Waive(c, out)...)
+	findings.Sort(out)
+	return out
+}
+
+// Waive marks the findings that the contract's waivers cover, in place, and
+// returns the findings about the waivers themselves: one naming a rule that
+// does not exist, or one that covers nothing. A waiver matches by rule ID
+// and, when it gives a path, by that path or anything under it. Findings
+// about waivers are never waived themselves.
+func Waive(c *contract.Contract, fs []findings.Finding) []findings.Finding {
+	var out []findings.Finding
+	for i, w := range c.Lint.Waive {
+		if w.Rule == "" {
+			continue
+		}
+		wp := fmt.Sprintf("lint.waive[%d]", i)
+		if _, ok := ByID(w.Rule); !ok {
+			fix := "use a rule ID from `retryspec explain --list`"
+			if s := closest(w.Rule, IDs()); s != "" {
+				fix = fmt.Sprintf("did you mean %s?", s)
+			}
+			out = append(out, at(c, wp+".rule", "lint/unknown-waiver",
+				fmt.Sprintf("lint.waive names rule %q, which does not exist, so it waives nothing", w.Rule), fix))
+			continue
+		}
+		used := false
+		for j := range fs {
+			f := &fs[j]
+			if f.Rule != w.Rule || strings.HasPrefix(f.Rule, "lint/") || !underPath(f.Path, w.Path) {
+				continue
+			}
+			used = true
+			if !f.Waived {
+				f.Waived, f.WaivedBecause = true, w.Because
+			}
+		}
+		if !used && ruleScope(w.Rule) == ScopeContract {
+			where := ""
+			if w.Path != "" {
+				where = " at " + w.Path
+			}
+			f := at(c, wp+".rule", "lint/unused-waiver",
+				fmt.Sprintf("the waiver of %s%s covers no finding: the contract no longer breaks that rule", w.Rule, where),
+				"remove the stale waiver so it cannot hide a future regression")
+			f.Severity = findings.Warning
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func ruleScope(id string) Scope {
+	r, _ := ByID(id)
+	return r.Scope
+}
+
+// underPath reports whether path is prefix or lies under it.
+func underPath(path, prefix string) bool {
+	if prefix == "" || path == prefix {
+		return true
+	}
+	return strings.HasPrefix(path, prefix) && (path[len(prefix)] == '.' || path[len(prefix)] == '[')
+}
+
+// at builds a finding located at the contract value at path (or its nearest
+// written parent when the value was omitted).
+func at(c *contract.Contract, path, rule, msg, fix string) findings.Finding {
+	p := c.PosOf(path)
+	return findings.Finding{Rule: rule, Message: msg, File: c.File, Line: p.Line, Column: p.Column, Path: path, Fix: fix}
+}
+
+// closest suggests the ID nearest to s, for a mistyped rule ID.
+func closest(s string, ids []string) string {
+	best, bestDist := "", 1<<30
+	for _, id := range ids {
+		if d := editDistance(s, id); d < bestDist {
+			best, bestDist = id, d
+		}
+	}
+	if bestDist <= max(2, len(s)/3) {
+		return best
+	}
+	return ""
+}
+
+// Suggest returns the rule ID nearest to a mistyped one, or "".
+func Suggest(id string) string { return closest(id, IDs()) }
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// Sources cited by several rules.
+var (
+	srcBrandur = findings.Source{Title: "Brandur Leach, Implementing Stripe-like Idempotency Keys in Postgres", URL: "https://brandur.org/idempotency-keys"}
+	srcAWSIdem = findings.Source{Title: "AWS Builders' Library, Making retries safe with idempotent APIs", URL: "https://aws.amazon.com/builders-library/making-retries-safe-with-idempotent-APIs/"}
+	srcStripe  = findings.Source{Title: "Stripe API reference, Idempotent requests", URL: "https://docs.stripe.com/api/idempotent_requests"}
+	srcResend  = findings.Source{Title: "Resend, Idempotency keys", URL: "https://resend.com/docs/dashboard/emails/idempotency-keys"}
+	srcIETF    = findings.Source{Title: "IETF draft-ietf-httpapi-idempotency-key-header (expired, unratified)", URL: "https://datatracker.ietf.org/doc/draft-ietf-httpapi-idempotency-key-header/"}
+	srcBrooker = findings.Source{Title: "Marc Brooker, Exponential Backoff and Jitter (AWS Architecture Blog)", URL: "https://aws.amazon.com/blogs/architecture/exponential-backoff-and-jitter/"}
+	srcTimeout = findings.Source{Title: "Marc Brooker, Timeouts, retries and backoff with jitter (AWS Builders' Library)", URL: "https://aws.amazon.com/builders-library/timeouts-retries-and-backoff-with-jitter/"}
+	srcKleppm  = findings.Source{Title: "Martin Kleppmann, How to do distributed locking", URL: "https://martin.kleppmann.com/2016/02/08/how-to-do-distributed-locking.html"}
+	srcRFC9110 = findings.Source{Title: "RFC 9110, HTTP Semantics, section 9.2.2 Idempotent Methods", URL: "https://www.rfc-editor.org/rfc/rfc9110#section-9.2.2"}
+	srcAWSSDK  = findings.Source{Title: "AWS SDKs and Tools, Retry behavior (standard mode token bucket)", URL: "https://docs.aws.amazon.com/sdkref/latest/guide/feature-retry-behavior.html"}
+	srcR4J     = findings.Source{Title: "Resilience4j documentation, Retry and aspect order", URL: "https://resilience4j.readme.io/docs/getting-started-3"}
+	srcTenac   = findings.Source{Title: "tenacity documentation", URL: "https://tenacity.readthedocs.io/"}
+	srcTreat   = findings.Source{Title: "Tyler Treat, You Cannot Have Exactly-Once Delivery", URL: "https://bravenewgeek.com/you-cannot-have-exactly-once-delivery/"}
+	srcGRPC    = findings.Source{Title: "gRPC, Deadlines", URL: "https://grpc.io/docs/guides/deadlines/"}
+)

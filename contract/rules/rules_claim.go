@@ -1,0 +1,123 @@
+package rules
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/retryspec/retryspec/contract"
+	"github.com/retryspec/retryspec/findings"
+)
+
+// Store families decide which claim mechanisms a store can arbitrate.
+var (
+	relationalStores  = []string{"postgres", "mysql", "sqlite", "sqlserver", "oracle"}
+	conditionalStores = []string{"dynamodb", "cosmosdb"}
+	cacheStores       = []string{"redis", "memcached"}
+)
+
+// mechanismMismatch explains why mechanism cannot work on store, or "".
+func mechanismMismatch(store, mechanism string) string {
+	switch {
+	case mechanism == "check-then-insert":
+		return "" // claim/check-then-insert reports it
+	case store == "memory":
+		return "an in-process memory store is lost on restart and not shared between instances, so it cannot arbitrate a claim"
+	case slices.Contains(cacheStores, store) && mechanism != "lock":
+		return fmt.Sprintf("%s is a cache: a claim kept only there is lost on eviction or failover", store)
+	case slices.Contains(relationalStores, store) && mechanism == "conditional-write":
+		return fmt.Sprintf("%s is relational: claim with a unique constraint, not a key-value conditional write", store)
+	case slices.Contains(conditionalStores, store) && (mechanism == "unique-constraint" || mechanism == "row-lock-serializable"):
+		return fmt.Sprintf("%s has no %s; claim with a conditional write (attribute_not_exists)", store, mechanism)
+	}
+	return ""
+}
+
+var claimRules = []Rule{
+	{
+		ID:       "claim/check-then-insert",
+		Severity: findings.Error,
+		Scope:    ScopeContract,
+		Summary:  "the key is claimed by reading first and inserting after (a TOCTOU race)",
+		Rationale: "Two concurrent retries both read \"no such key\", both insert, and both run the side effect. The claim must be one " +
+			"atomic operation that the store arbitrates: an INSERT against a unique constraint on (account, key), a conditional write, " +
+			"or a row lock inside a SERIALIZABLE transaction (the Postgres reference design by Brandur Leach).",
+		Sources: []findings.Source{srcBrandur},
+		Fix:     "claim with mechanism: unique-constraint (INSERT ... ON CONFLICT DO NOTHING) or conditional-write",
+		Bad:     "idempotency:\n  claim:\n    mechanism: check-then-insert\n",
+		Good:    "idempotency:\n  claim:\n    mechanism: unique-constraint\n",
+		Check: func(c *contract.Contract) []findings.Finding {
+			if c.Idempotency.Claim.Mechanism != "check-then-insert" {
+				return nil
+			}
+			return []findings.Finding{at(c, "idempotency.claim.mechanism", "",
+				"mechanism is check-then-insert: two concurrent retries both see the key absent and both run the request",
+				"insert first and let a unique constraint on (account_id, idempotency_key) pick the single winner")}
+		},
+	},
+	{
+		ID:       "claim/lock-without-fencing",
+		Severity: findings.Error,
+		Scope:    ScopeContract,
+		Summary:  "a lease lock (e.g. Redis SETNX with a TTL) guards the claim without fencing tokens",
+		Rationale: "A client that pauses past its lease (a GC pause, a slow network) still believes it holds the lock and writes after " +
+			"another client took it over. Kleppmann's analysis shows no timing assumption prevents this; only a fencing token that the " +
+			"store checks on every write does. No surveyed vendor claims keys with a distributed lock.",
+		Sources: []findings.Source{srcKleppm},
+		Fix:     "claim with a database unique constraint, or set claim.fencing_tokens: true and check the token on every write",
+		Bad:     "idempotency:\n  claim:\n    store: redis\n    mechanism: lock\n    fencing_tokens: false\n",
+		Good:    "idempotency:\n  claim:\n    store: redis\n    mechanism: lock\n    fencing_tokens: true\n",
+		Check: func(c *contract.Contract) []findings.Finding {
+			cl := c.Idempotency.Claim
+			if cl.Mechanism != "lock" || cl.FencingTokens {
+				return nil
+			}
+			return []findings.Finding{at(c, "idempotency.claim.mechanism", "",
+				fmt.Sprintf("mechanism is lock on %s without fencing tokens: a client paused past its lease can still write after the lock moved on", cl.Store),
+				"set fencing_tokens: true and reject writes carrying an older token, or claim with a unique constraint instead")}
+		},
+	},
+	{
+		ID:       "claim/mechanism-store-mismatch",
+		Severity: findings.Error,
+		Scope:    ScopeContract,
+		Summary:  "the claim mechanism is not one the store can provide",
+		Rationale: "A unique constraint needs a relational store; a conditional write is how key-value stores such as DynamoDB give the " +
+			"same single-winner guarantee; a claim kept only in a cache (or in process memory) disappears on eviction, failover or " +
+			"restart, and a retry then runs again. Pick the mechanism the store really arbitrates.",
+		Sources: []findings.Source{srcBrandur, srcAWSIdem},
+		Fix:     "use unique-constraint or row-lock-serializable on a relational store, conditional-write on DynamoDB or Cosmos DB",
+		Bad:     "idempotency:\n  claim:\n    store: dynamodb\n    mechanism: unique-constraint\n",
+		Good:    "idempotency:\n  claim:\n    store: dynamodb\n    mechanism: conditional-write\n",
+		Check: func(c *contract.Contract) []findings.Finding {
+			cl := c.Idempotency.Claim
+			why := mechanismMismatch(cl.Store, cl.Mechanism)
+			if why == "" {
+				return nil
+			}
+			return []findings.Finding{at(c, "idempotency.claim.mechanism", "",
+				fmt.Sprintf("mechanism %s on store %s: %s", cl.Mechanism, cl.Store, why),
+				"keep the claim in a durable store with a mechanism it arbitrates: unique-constraint on postgres/mysql, conditional-write on dynamodb")}
+		},
+	},
+	{
+		ID:       "claim/outside-transaction",
+		Severity: findings.Error,
+		Scope:    ScopeContract,
+		Summary:  "the claim does not commit in the same transaction as the mutation it guards",
+		Rationale: "If the key is recorded in one transaction and the effect applied in another, a crash between them leaves a key " +
+			"for a resource that was never created (retries are then refused) or a resource without its key (retries create it again). " +
+			"AWS states the claim and the mutation must commit as one unit.",
+		Sources: []findings.Source{srcAWSIdem, srcBrandur},
+		Fix:     "set claim.same_transaction: true: insert the key in the transaction of the first phase's mutation",
+		Bad:     "idempotency:\n  claim:\n    same_transaction: false\n",
+		Good:    "idempotency:\n  claim:\n    same_transaction: true\n",
+		Check: func(c *contract.Contract) []findings.Finding {
+			if c.Idempotency.Claim.SameTransaction {
+				return nil
+			}
+			return []findings.Finding{at(c, "idempotency.claim.same_transaction", "",
+				"same_transaction is false: a crash between the claim and the mutation leaves a key without its effect, or an effect without its key",
+				"commit the claim with the first phase's mutation and set same_transaction: true")}
+		},
+	},
+}

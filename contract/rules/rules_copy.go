@@ -1,0 +1,84 @@
+package rules
+
+import "github.com/retryspec/retryspec/findings"
+
+// copyRules are documented here, in the one catalog, and checked by the
+// copy linter (package copylint) over Markdown, MDX, HTML and text files.
+// Their Bad and Good examples are prose.
+var copyRules = []Rule{
+	{
+		ID:       "copy/exactly-once",
+		Severity: findings.Error,
+		Scope:    ScopeCopy,
+		Summary:  "copy promises exactly-once delivery or processing",
+		Rationale: "Exactly-once delivery cannot be had over a network that drops messages (Tyler Treat's argument, resting on the " +
+			"FLP impossibility result). What keys deliver is effectively-once: at-least-once delivery plus duplicate collapse, " +
+			"within the key's scope and replay window. Kafka's exactly-once holds inside one closed transactional system, which a " +
+			"public API is not.",
+		Sources: []findings.Source{srcTreat},
+		Fix:     "say what holds: retries are safe within the key scope and the replay window (state the window)",
+		Bad:     "Every payout is processed exactly once.",
+		Good:    "Retrying with the same Idempotency-Key within 24 hours never repeats a payout.",
+	},
+	{
+		ID:       "copy/absolute-guarantee",
+		Severity: findings.Warning,
+		Scope:    ScopeCopy,
+		Summary:  "copy makes an unbounded promise: \"guaranteed delivery\", \"never charged twice\", \"duplicate-free\"",
+		Rationale: "The guarantee a key gives has edges: the caller's scope, the replay window, the client reusing its key. A promise " +
+			"without those edges is false for the integrator who retries on day two or mints a fresh key per attempt, and it is the " +
+			"sentence they will quote back in a support ticket.",
+		Sources: []findings.Source{srcTreat},
+		Fix:     "state the conditions: same key, same account, within the replay window",
+		Bad:     "Customers are never charged twice.",
+		Good:    "A retried request with the same key within 24 hours is never charged twice.",
+	},
+	{
+		ID:       "copy/standard-claim",
+		Severity: findings.Warning,
+		Scope:    ScopeCopy,
+		Summary:  "copy calls the Idempotency-Key header a standard or an RFC",
+		Rationale: "No ratified standard defines the Idempotency-Key header. The IETF draft (draft-ietf-httpapi-idempotency-key-header) " +
+			"expired without ratification; the name is common because Stripe popularised it, and its semantics are whatever each " +
+			"provider documents. Calling it a standard invites integrators to assume behaviour the API does not have.",
+		Sources: []findings.Source{srcIETF},
+		Fix:     "call it this API's Idempotency-Key header and link the contract's documented semantics",
+		Bad:     "We support the standard Idempotency-Key header defined by the IETF RFC.",
+		Good:    "We accept an Idempotency-Key header; its behaviour is documented on this page.",
+	},
+	{
+		ID:       "copy/method-idempotency",
+		Severity: findings.Warning,
+		Scope:    ScopeCopy,
+		Summary:  "copy says PUT or DELETE are safe to retry because the HTTP spec says so",
+		Rationale: "RFC 9110 calls PUT and DELETE idempotent, but the property belongs to the implementation: a PUT that appends or a " +
+			"DELETE that decrements changes state on every call. Docs must say which endpoints are safe, not lean on the verb.",
+		Sources: []findings.Source{srcRFC9110},
+		Fix:     "name the endpoints that are safe to retry, from the contract's endpoints table",
+		Bad:     "PUT and DELETE requests are idempotent, so you can always retry them.",
+		Good:    "PUT /v1/items/{id} replaces the item and can be retried; DELETE /v1/items/{id}/stock needs an Idempotency-Key.",
+	},
+	{
+		ID:       "copy/retry-any-error",
+		Severity: findings.Error,
+		Scope:    ScopeCopy,
+		Summary:  "copy tells integrators to retry on any error, or with a fixed delay and no jitter",
+		Rationale: "Docs are the retry loop for every integrator who writes their own. \"Retry on any error\" retries 4xx bugs; \"wait " +
+			"five seconds and retry\" synchronises a fleet into the spike that caused the failure (Marc Brooker's jitter analysis).",
+		Sources: []findings.Source{srcBrooker},
+		Fix:     "describe the allowlist and the jittered backoff from the contract",
+		Bad:     "If a request fails, wait 5 seconds and try again.",
+		Good:    "Retry 429, 502, 503 and 504 with full-jitter exponential backoff, at most 3 attempts.",
+	},
+	{
+		ID:       "copy/contradicts-contract",
+		Severity: findings.Error,
+		Scope:    ScopeCopy,
+		Summary:  "copy states a figure or name that the contract contradicts",
+		Rationale: "The contract is the reviewed source of truth; copy that quotes another window, header, attempt count or error " +
+			"code tells integrators something the API does not do, and they build against the copy.",
+		Fix:  "use the contract's figure, or change the contract and regenerate the docs",
+		Bad:  "Keys are kept for 7 days.   (the contract says replay_window: 24h)",
+		Good: "Keys are kept for 24 hours.",
+	},
+}

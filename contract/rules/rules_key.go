@@ -1,0 +1,101 @@
+package rules
+
+import (
+	"fmt"
+
+	"github.com/retryspec/retryspec/contract"
+	"github.com/retryspec/retryspec/findings"
+)
+
+var keyRules = []Rule{
+	{
+		ID:       "key/server-derived",
+		Severity: findings.Error,
+		Scope:    ScopeContract,
+		Summary:  "the server derives the key from the request instead of the client minting it",
+		Rationale: "A key the server computes by hashing the request cannot tell a retry from a second, deliberately identical request: " +
+			"two identical transfers meant on purpose collapse into one. Only the caller knows whether two requests are the same intent, " +
+			"so only a caller-minted key expresses it. AWS's Builders' Library names the server-side hash as the rejected design; " +
+			"Stripe, AWS, Twilio and Resend all let the client mint the key.",
+		Sources: []findings.Source{srcAWSIdem, srcStripe},
+		Fix:     "set idempotency.key_source: client and document how integrators derive keys",
+		Bad:     "idempotency:\n  key_source: server-derived\n",
+		Good:    "idempotency:\n  key_source: client\n",
+		Check: func(c *contract.Contract) []findings.Finding {
+			if c.Idempotency.KeySource != "server-derived" {
+				return nil
+			}
+			return []findings.Finding{at(c, "idempotency.key_source", "",
+				"key_source is server-derived: a hash of the request cannot tell a retry from an intended identical second request",
+				"set key_source: client; the caller mints one key per intent and reuses it on every retry")}
+		},
+	},
+	{
+		ID:       "key/global-scope",
+		Severity: findings.Error,
+		Scope:    ScopeContract,
+		Summary:  "keys are unique globally rather than per caller",
+		Rationale: "With a global key space, two accounts that happen to pick the same key string collide: one gets the other's stored " +
+			"response, which is both a correctness bug and a data leak. Stripe, AWS and the Postgres reference implementation " +
+			"(Brandur Leach) all key on the pair (account, key).",
+		Sources: []findings.Source{srcBrandur, srcStripe},
+		Fix:     "set idempotency.scope: account and make the store's unique constraint (account_id, idempotency_key)",
+		Bad:     "idempotency:\n  scope: global\n",
+		Good:    "idempotency:\n  scope: account\n",
+		Check: func(c *contract.Contract) []findings.Finding {
+			if c.Idempotency.Scope != "global" {
+				return nil
+			}
+			return []findings.Finding{at(c, "idempotency.scope", "",
+				"scope is global: the same key sent by two accounts collides, and one account may be served the other's response",
+				"set scope: account so the claim is unique per (account, key)")}
+		},
+	},
+	{
+		ID:       "key/no-fingerprint",
+		Severity: findings.Error,
+		Scope:    ScopeContract,
+		Summary:  "no request fingerprint, so a reused key with a different body is silently replayed",
+		Rationale: "Sending the same key with a different body is a client bug. Without a fingerprint of the payload stored beside the key " +
+			"the server cannot notice it and replays the first response for a request it never ran. The IETF draft adds an optional " +
+			"fingerprint for exactly this; Resend rejects the mismatch with 409 invalid_idempotent_request.",
+		Sources: []findings.Source{srcIETF, srcResend},
+		Fix:     "set idempotency.fingerprint: sha256-body and answer a mismatch with conflicts.payload_mismatch",
+		Bad:     "idempotency:\n  fingerprint: none\n",
+		Good:    "idempotency:\n  fingerprint: sha256-body\n",
+		Check: func(c *contract.Contract) []findings.Finding {
+			if c.Idempotency.Fingerprint != "none" {
+				return nil
+			}
+			pm := c.Idempotency.Conflicts.PayloadMismatch
+			return []findings.Finding{at(c, "idempotency.fingerprint", "",
+				"fingerprint is none: a reused key with a different body cannot be detected and is answered with the first request's stored response",
+				fmt.Sprintf("set fingerprint: sha256-body and reject a mismatch with %d %s", pm.Status, pm.Code))}
+		},
+	},
+	{
+		ID:       "key/fresh-per-attempt",
+		Severity: findings.Error,
+		Scope:    ScopeContract,
+		Summary:  "a recommended key derivation mints a new key on every attempt",
+		Rationale: "A key only collapses duplicates if every retry of one intent carries the same value. A key made from a timestamp, " +
+			"or a UUID generated again on each attempt, makes every retry look like a new request, so the mechanism does nothing. " +
+			"Recommend, in order, an event-derived key, a request-scoped one, or a random UUID generated once and reused.",
+		Sources: []findings.Source{srcResend, srcBrandur},
+		Fix:     "remove the per-attempt derivation; recommend event-derived, request-scoped or uuid-reused keys",
+		Bad:     "idempotency:\n  derivation:\n    - kind: event-derived\n    - kind: uuid-per-attempt\n",
+		Good:    "idempotency:\n  derivation:\n    - kind: event-derived\n    - kind: uuid-reused\n",
+		Check: func(c *contract.Contract) []findings.Finding {
+			var out []findings.Finding
+			for i, d := range c.Idempotency.Derivation {
+				if d.Kind != "uuid-per-attempt" && d.Kind != "timestamp" {
+					continue
+				}
+				out = append(out, at(c, fmt.Sprintf("idempotency.derivation[%d].kind", i), "",
+					fmt.Sprintf("derivation %s mints a new key on every attempt, so no retry is ever recognised as one", d.Kind),
+					"remove it, or replace it with uuid-reused: one UUID per intent, stored and sent again on every retry"))
+			}
+			return out
+		},
+	},
+}

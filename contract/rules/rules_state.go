@@ -1,0 +1,134 @@
+package rules
+
+import (
+	"fmt"
+
+	"github.com/retryspec/retryspec/contract"
+	"github.com/retryspec/retryspec/findings"
+)
+
+var stateRules = []Rule{
+	{
+		ID:       "state/no-in-flight",
+		Severity: findings.Error,
+		Scope:    ScopeContract,
+		Summary:  "keys are binary (seen / not seen): nothing says what a retry gets while the first request still runs",
+		Rationale: "A key has three states: absent, in flight and complete. A retry that arrives while the first attempt still runs is " +
+			"the common case after a client timeout, and a store that only knows seen/not-seen either runs it twice or replays a " +
+			"response that does not exist yet. The expired IETF draft made the in-flight conflict a response of its own; Resend " +
+			"answers it with 409 concurrent_idempotent_requests.",
+		Sources: []findings.Source{srcIETF, srcResend, srcBrandur},
+		Fix:     "add idempotency.in_flight with response: conflict (or block / accepted)",
+		Bad:     "idempotency:\n  in_flight: ~   # absent\n",
+		Good:    "idempotency:\n  in_flight:\n    response: conflict\n",
+		Check: func(c *contract.Contract) []findings.Finding {
+			in := c.Idempotency.InFlight
+			if in != nil && in.Response != "" {
+				return nil
+			}
+			path, msg := "idempotency.in_flight", "no in_flight section: the contract treats keys as seen/not-seen and says nothing about a retry that arrives while the first request still runs"
+			if in != nil {
+				path, msg = "idempotency.in_flight.response", "in_flight has no response: a retry that arrives while the first request still runs gets no defined answer"
+			}
+			ifc := c.Idempotency.Conflicts.InFlight
+			return []findings.Finding{at(c, path, "", msg,
+				fmt.Sprintf("add in_flight: { response: conflict } and answer %d %s while the first request runs", ifc.Status, ifc.Code))}
+		},
+	},
+	{
+		ID:       "state/pass-through",
+		Severity: findings.Error,
+		Scope:    ScopeContract,
+		Summary:  "a retry is let through to run again while (or because) the first request seems stuck",
+		Rationale: "Letting the second request run because the first \"seems stuck\" is exactly the duplicate the key exists to prevent: " +
+			"the first may still finish. An in-flight retry gets a conflict, waits for the bounded result, or gets 202 with a status " +
+			"URL; an abandoned claim is taken over only by an atomic conditional update on its lock time, resuming from the last " +
+			"recovery point (Brandur Leach's reference design).",
+		Sources: []findings.Source{srcBrandur, srcIETF},
+		Fix:     "set in_flight.response: conflict and in_flight.takeover: conditional-update",
+		Bad:     "idempotency:\n  in_flight:\n    response: pass-through\n",
+		Good:    "idempotency:\n  in_flight:\n    response: conflict\n    takeover: conditional-update\n",
+		Check: func(c *contract.Contract) []findings.Finding {
+			in := c.Idempotency.InFlight
+			if in == nil {
+				return nil
+			}
+			var out []findings.Finding
+			if in.Response == "pass-through" {
+				out = append(out, at(c, "idempotency.in_flight.response", "",
+					"in_flight.response is pass-through: a retry that arrives while the first request runs executes the request a second time",
+					"answer it with response: conflict (wait and retry), block, or accepted (202 with a status URL)"))
+			}
+			if in.Takeover == "pass-through" {
+				out = append(out, at(c, "idempotency.in_flight.takeover", "",
+					fmt.Sprintf("in_flight.takeover is pass-through: after lock_timeout %s a retry runs again from the start, while the first may still finish", in.LockTimeout),
+					"take an abandoned claim over with an atomic conditional update on locked_at and resume from its recovery point"))
+			}
+			return out
+		},
+	},
+	{
+		ID:       "state/shared-conflict-code",
+		Severity: findings.Error,
+		Scope:    ScopeContract,
+		Summary:  "the payload-mismatch and in-flight conflicts share one error code",
+		Rationale: "The two conflicts ask the integrator for opposite actions: a payload mismatch is a bug to fix (never retry), an " +
+			"in-flight conflict means wait and retry with the same key. With one code a client cannot tell them apart. Resend " +
+			"uses invalid_idempotent_request and concurrent_idempotent_requests; the status may be shared (409), the code may not.",
+		Sources: []findings.Source{srcResend, srcIETF},
+		Fix:     "give conflicts.payload_mismatch and conflicts.in_flight distinct codes",
+		Bad:     "idempotency:\n  conflicts:\n    payload_mismatch: { status: 409, code: idempotency_conflict }\n    in_flight: { status: 409, code: idempotency_conflict }\n",
+		Good:    "idempotency:\n  conflicts:\n    payload_mismatch: { status: 409, code: invalid_idempotent_request }\n    in_flight: { status: 409, code: concurrent_idempotent_requests }\n",
+		Check: func(c *contract.Contract) []findings.Finding {
+			cf := c.Idempotency.Conflicts
+			if cf.PayloadMismatch.Code == "" || cf.PayloadMismatch.Code != cf.InFlight.Code {
+				return nil
+			}
+			return []findings.Finding{at(c, "idempotency.conflicts.in_flight.code", "",
+				fmt.Sprintf("payload_mismatch and in_flight both answer code %s: a client cannot tell \"fix your request\" from \"wait and retry\"", cf.InFlight.Code),
+				"give them distinct codes, e.g. invalid_idempotent_request and concurrent_idempotent_requests")}
+		},
+	},
+	{
+		ID:       "state/failure-policy-undecided",
+		Severity: findings.Error,
+		Scope:    ScopeContract,
+		Summary:  "the contract does not say whether a stored failure is replayed or re-attempted",
+		Rationale: "A retry of a request that failed (a 500 included) either gets the stored failure back verbatim (Stripe's v1 API) or " +
+			"runs again, safe because the operation completes without repeating side effects (Stripe's v2). Both are defensible; " +
+			"leaving it undecided means integrators cannot know whether retrying a failure can ever succeed.",
+		Sources: []findings.Source{srcStripe, srcBrandur},
+		Fix:     "set idempotency.stored_failures: replay or reattempt",
+		Bad:     "idempotency:\n  stored_failures: ~   # absent\n",
+		Good:    "idempotency:\n  stored_failures: replay\n",
+		Check: func(c *contract.Contract) []findings.Finding {
+			if c.Idempotency.StoredFailures != "" {
+				return nil
+			}
+			return []findings.Finding{at(c, "idempotency.stored_failures", "",
+				"stored_failures is not set: integrators cannot know whether retrying a failed request replays the failure or runs it again",
+				"add stored_failures: replay (return the stored failure verbatim) or reattempt (run again without repeating side effects)")}
+		},
+	},
+	{
+		ID:       "state/response-not-verbatim",
+		Severity: findings.Error,
+		Scope:    ScopeContract,
+		Summary:  "a replay returns a summary instead of the stored response",
+		Rationale: "A replay must be indistinguishable from the original response: same status, same body, same headers that matter. A " +
+			"summary (\"already processed\") forces every integrator to special-case replays and loses the data the first response " +
+			"carried, such as the created resource's ID.",
+		Sources: []findings.Source{srcStripe, srcBrandur},
+		Fix:     "set idempotency.stored_response: verbatim and store status, headers and body",
+		Bad:     "idempotency:\n  stored_response: summary\n",
+		Good:    "idempotency:\n  stored_response: verbatim\n",
+		Check: func(c *contract.Contract) []findings.Finding {
+			if c.Idempotency.StoredResponse != "summary" {
+				return nil
+			}
+			return []findings.Finding{at(c, "idempotency.stored_response", "",
+				"stored_response is summary: a replay differs from the original response and drops what it carried (the created resource's ID)",
+				"store the full response (status, relevant headers, body) and set stored_response: verbatim")}
+		},
+	},
+}

@@ -1,0 +1,97 @@
+package rules
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/retryspec/retryspec/contract"
+	"github.com/retryspec/retryspec/findings"
+)
+
+// lateRetry describes when a retry first falls outside the window: "on day
+// 2" for whole days, otherwise "after 90m".
+func lateRetry(window contract.Duration) string {
+	const day = 24 * time.Hour
+	if window.D%day == 0 {
+		return fmt.Sprintf("a retry on day %d", window.D/day+1)
+	}
+	return "a retry after " + window.String()
+}
+
+var windowRules = []Rule{
+	{
+		ID:       "window/shorter-than-retry-chain",
+		Severity: findings.Error,
+		Scope:    ScopeContract,
+		Summary:  "the replay window is shorter than the longest retry chain",
+		Rationale: "The replay window must be set from the longest time a caller may still retry one intent (queued re-submits, " +
+			"dead-letter replays, dispute windows), never from storage cost. A 24-hour window behind a 7-day dead-letter replay " +
+			"treats the late retry as a new request and runs the side effect again. Stripe, Resend and Twilio keep keys about 24 " +
+			"hours, which is only right when retries fit inside it.",
+		Sources: []findings.Source{srcBrandur, srcResend, srcStripe},
+		Fix:     "raise replay_window to at least the retry chain, or shorten the chain",
+		Bad:     "idempotency:\n  replay_window: 24h\n  reaper_after: 30d\n  longest_retry_chain:\n    duration: 6d\n    because: \"dead-letter replays run weekly\"\n",
+		Good:    "idempotency:\n  replay_window: 7d\n  reaper_after: 30d\n  longest_retry_chain:\n    duration: 6d\n    because: \"dead-letter replays run weekly\"\n",
+		Check: func(c *contract.Contract) []findings.Finding {
+			id := c.Idempotency
+			chain := id.LongestRetryChain.Duration
+			if chain.IsZero() || id.ReplayWindow.IsZero() || id.ReplayWindow.D >= chain.D {
+				return nil
+			}
+			return []findings.Finding{at(c, "idempotency.replay_window", "",
+				fmt.Sprintf("replay_window %s is shorter than longest_retry_chain %s: %s is treated as a new request and repeats the side effect",
+					id.ReplayWindow, chain, lateRetry(id.ReplayWindow)),
+				fmt.Sprintf("raise replay_window to at least %s, or shorten the retry chain to fit inside %s", chain, id.ReplayWindow))}
+		},
+	},
+	{
+		ID:       "window/no-reaper-horizon",
+		Severity: findings.Error,
+		Scope:    ScopeContract,
+		Summary:  "reaper_after is missing or not longer than the replay window",
+		Rationale: "Retention has two horizons (Brandur Leach's reference design): the replay window governs correctness, and a longer " +
+			"reaper threshold keeps records for people to recover failed requests, so a bad Friday deploy's failures are still there " +
+			"on Monday. About 24 hours and 72 hours are the usual figures.",
+		Sources: []findings.Source{srcBrandur},
+		Fix:     "set idempotency.reaper_after longer than replay_window (72h for a 24h window)",
+		Bad:     "idempotency:\n  replay_window: 24h\n  reaper_after: 24h\n",
+		Good:    "idempotency:\n  replay_window: 24h\n  reaper_after: 72h\n",
+		Check: func(c *contract.Contract) []findings.Finding {
+			id := c.Idempotency
+			w := id.ReplayWindow
+			suggest := contract.Dur(3 * w.D)
+			if id.ReaperAfter.IsZero() {
+				return []findings.Finding{at(c, "idempotency.reaper_after", "",
+					fmt.Sprintf("reaper_after is not set: records vanish when the replay_window %s ends, with nothing kept for human recovery", w),
+					fmt.Sprintf("add reaper_after: %s (longer than replay_window %s)", suggest, w))}
+			}
+			if id.ReaperAfter.D > w.D {
+				return nil
+			}
+			return []findings.Finding{at(c, "idempotency.reaper_after", "",
+				fmt.Sprintf("reaper_after %s is not longer than replay_window %s: failed requests are reaped before anyone can recover them", id.ReaperAfter, w),
+				fmt.Sprintf("raise reaper_after above %s, e.g. %s", w, suggest))}
+		},
+	},
+	{
+		ID:       "window/expiry-errors",
+		Severity: findings.Error,
+		Scope:    ScopeContract,
+		Summary:  "a key reused after the replay window is answered with an error",
+		Rationale: "After the window a stored key is gone, and every surveyed provider (Stripe, Resend, Twilio) treats a reused key as " +
+			"a brand-new request; none returns an error. Remembering expired keys only to refuse them needs the very storage the " +
+			"window was meant to bound, and surprises integrators who follow the industry behaviour.",
+		Sources: []findings.Source{srcStripe, srcResend},
+		Fix:     "set idempotency.after_window: new-request and document the window",
+		Bad:     "idempotency:\n  after_window: error\n",
+		Good:    "idempotency:\n  after_window: new-request\n",
+		Check: func(c *contract.Contract) []findings.Finding {
+			if c.Idempotency.AfterWindow != "error" {
+				return nil
+			}
+			return []findings.Finding{at(c, "idempotency.after_window", "",
+				fmt.Sprintf("after_window is error: a key reused after replay_window %s is refused, where every surveyed provider treats it as a new request", c.Idempotency.ReplayWindow),
+				"set after_window: new-request and tell integrators to finish retries well within the window")}
+		},
+	},
+}

@@ -1,0 +1,195 @@
+package contract
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// StarterEndpoint is one operation for a starter contract. `init` passes a
+// couple of examples; `init --openapi` passes the operations of a spec.
+// Effect and Key may be empty: StarterDefaults fills them from the method.
+type StarterEndpoint struct {
+	Method  string
+	Path    string
+	Effect  string
+	Key     string
+	Summary string
+}
+
+// StarterOptions are the inputs of Starter.
+type StarterOptions struct {
+	APIName string
+	BaseURL string
+	// Endpoints, when empty, are two examples (a create and a read).
+	Endpoints []StarterEndpoint
+}
+
+// StarterDefaults classifies an operation by its method alone, the
+// conservative guess a team then reviews: writes take a required key, reads
+// none. PUT and DELETE are assumed to replace and delete; a PUT that appends
+// or a DELETE that decrements must be reclassified by hand (the
+// endpoint/method-trusted rule exists for that mistake).
+func StarterDefaults(method string) (effect, key string) {
+	switch strings.ToUpper(method) {
+	case "GET", "HEAD", "OPTIONS":
+		return "read", "none"
+	case "PUT":
+		return "replace", "optional"
+	case "DELETE":
+		return "delete", "optional"
+	case "PATCH":
+		return "action", "required"
+	}
+	return "create", "required"
+}
+
+// Starter renders a sound, commented contract: every section written out
+// with the values the rules ask for, so `retryspec check` passes it with no
+// findings and the team edits from a known-good state. Strings from the
+// caller are written as double-quoted YAML scalars (JSON strings), so no
+// name can break the file's structure.
+func Starter(o StarterOptions) []byte {
+	name := o.APIName
+	if name == "" {
+		name = "Example API"
+	}
+	base := o.BaseURL
+	if base == "" {
+		base = "https://api.example.com"
+	}
+	eps := o.Endpoints
+	if len(eps) == 0 {
+		eps = []StarterEndpoint{
+			{Method: "POST", Path: "/v1/orders", Effect: "create", Key: "required", Summary: "Create an order"},
+			{Method: "GET", Path: "/v1/orders/{id}", Effect: "read", Key: "none", Summary: "Fetch an order"},
+		}
+	}
+	var b bytes.Buffer
+	b.WriteString(starterHead)
+	fmt.Fprintf(&b, "api:\n  name: %s\n  base_url: %s\n", quote(name), quote(base))
+	b.WriteString(starterIdempotency)
+	b.WriteString("\n# Every operation, classified. A state-changing operation either takes a key\n")
+	b.WriteString("# or says why it is unsafe to retry (unsafe_to_retry: \"...\").\n")
+	b.WriteString("endpoints:\n")
+	for _, e := range eps {
+		effect, key := StarterDefaults(e.Method)
+		if e.Effect != "" {
+			effect = e.Effect
+		}
+		if e.Key != "" {
+			key = e.Key
+		}
+		fmt.Fprintf(&b, "  - operation: %s\n", quote(strings.ToUpper(e.Method)+" "+e.Path))
+		fmt.Fprintf(&b, "    effect: %s\n", quote(effect))
+		fmt.Fprintf(&b, "    key: %s\n", quote(key))
+		if s := oneLine(e.Summary, 200); s != "" {
+			fmt.Fprintf(&b, "    summary: %s\n", quote(s))
+		}
+	}
+	b.WriteString(starterRetry)
+	return b.Bytes()
+}
+
+// quote writes s as a YAML double-quoted scalar. JSON string syntax is a
+// subset of YAML's, and escapes quotes, backslashes and control characters.
+func quote(s string) string {
+	q, _ := json.Marshal(s)
+	return string(q)
+}
+
+// oneLine trims a summary to one line of at most max runes, so an imported
+// description cannot fail validText.
+func oneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	var out []rune
+	for _, r := range s {
+		if len(out) == max {
+			break
+		}
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == '\u2028' || r == '\u2029' {
+			continue
+		}
+		out = append(out, r)
+	}
+	return string(out)
+}
+
+const starterHead = `# retryspec contract: this API's idempotency-key contract and client retry
+# policy. Check it with ` + "`retryspec check`" + `; ` + "`retryspec explain RULE`" + ` says why a
+# rule fires. Every value below is a sound default; change what differs for
+# your API and keep the reasons in the file.
+retryspec: 1
+`
+
+const starterIdempotency = `
+idempotency:
+  header: Idempotency-Key
+  header_value: plain            # plain | sf-string (quoted, as the IETF draft)
+  key_source: client             # the client mints keys; a server hash cannot tell a retry from a second intent
+  max_key_length: 255
+  scope: account                 # keys are unique per (account, key), never globally
+  derivation:                    # ranked for integrators, best first
+    - kind: event-derived
+      example: "order-{your_order_id}"
+    - kind: request-scoped
+    - kind: uuid-reused
+  fingerprint: sha256-body       # same key with another body is rejected, not replayed
+  claim:
+    store: postgres
+    mechanism: unique-constraint # the database picks the single winner
+    same_transaction: true       # the claim commits with the first mutation
+  in_flight:
+    response: conflict           # a second request while the first runs gets 409
+    lock_timeout: 2m             # after this an abandoned claim may be taken over
+    takeover: conditional-update
+  conflicts:
+    payload_mismatch: { status: 409, code: invalid_idempotent_request }
+    in_flight: { status: 409, code: concurrent_idempotent_requests }
+    missing_key: { status: 400, code: missing_idempotency_key }
+  stored_failures: replay        # replay stored failures verbatim | reattempt
+  stored_response: verbatim
+  replay_window: 24h             # must cover the longest retry chain below
+  reaper_after: 72h              # records outlive the window for human recovery
+  longest_retry_chain:
+    duration: 1h
+    because: "SDK retries only; no queued re-submits"
+  after_window: new-request      # a key reused after the window is a new request
+  recovery:
+    completer: true              # a job pushes abandoned requests to completion
+    reaper: true                 # a job deletes expired keys and logs leftovers
+`
+
+const starterRetry = `
+retry:
+  statuses: [429, 502, 503, 504] # retried; never other 4xx
+  cautious_statuses: [500]       # retried at most once
+  connection_errors: [timeout, reset, refused]
+  honor_retry_after: true
+  backoff:
+    jitter: full                 # sleep = random(0, min(cap, base * multiplier^n))
+    base: 1s
+    cap: 30s
+    multiplier: 2
+  max_attempts: 3                # including the first
+  max_elapsed: 60s               # bound on the whole loop
+  attempt_timeout:
+    p99: 800ms                   # replace with your measured p99
+    factor: 2.5                  # 2-3x p99
+  deadline: overall
+  propagate_deadline: true
+  log_retries: true
+  budget:
+    kind: token-bucket           # AWS SDK standard mode's figures
+    capacity: 500
+    transient_cost: 14
+    throttle_cost: 5
+    success_refund: 1
+  stacking: [retry, circuit-breaker, rate-limiter, bulkhead]
+
+sdk:
+  languages: [python, node, go, java, ruby, curl]
+  retries: on
+  auto_idempotency_key: true
+`

@@ -1,0 +1,133 @@
+package findings
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+)
+
+// ANSI styles, used only when Report.Color is set.
+const (
+	ansiReset  = "\x1b[0m"
+	ansiBold   = "\x1b[1m"
+	ansiRed    = "\x1b[1;31m"
+	ansiYellow = "\x1b[1;33m"
+	ansiGreen  = "\x1b[1;32m"
+	ansiCyan   = "\x1b[36m"
+	ansiDim    = "\x1b[2m"
+)
+
+// encodeText prints findings like a compiler: a location line, the source
+// line, a caret under the value, and the fix; then a one-line summary.
+func encodeText(w io.Writer, r Report) error {
+	bw := bufio.NewWriter(w)
+	paint := func(style, s string) string {
+		if !r.Color {
+			return s
+		}
+		return style + s + ansiReset
+	}
+	lines := map[string][][]byte{}
+	for _, f := range r.Findings {
+		sev := f.Severity.String()
+		switch {
+		case f.Waived:
+			sev = paint(ansiDim, sev+" (waived)")
+		case f.Severity == Error:
+			sev = paint(ansiRed, sev)
+		default:
+			sev = paint(ansiYellow, sev)
+		}
+		loc := f.File
+		if f.Line > 0 {
+			loc = fmt.Sprintf("%s:%d:%d", f.File, f.Line, f.Column)
+		}
+		fmt.Fprintf(bw, "%s: %s: %s [%s]\n", paint(ansiBold, loc), sev, oneLine(f.Message), f.Rule)
+		if src, ok := r.Sources[f.File]; ok && f.Line > 0 {
+			ls, seen := lines[f.File]
+			if !seen {
+				ls = bytes.Split(src, []byte("\n"))
+				lines[f.File] = ls
+			}
+			if f.Line <= len(ls) {
+				line := strings.TrimRight(string(ls[f.Line-1]), "\r")
+				pad, mark := Caret(line, f.Column, f.EndColumn)
+				fmt.Fprintf(bw, "    %s\n    %s%s\n", ExpandTabs(line), pad, paint(ansiGreen, mark))
+			}
+		}
+		if f.Fix != "" {
+			fmt.Fprintf(bw, "    %s %s\n", paint(ansiCyan, "fix:"), oneLine(f.Fix))
+		}
+		if f.Waived {
+			fmt.Fprintf(bw, "    waived: %s\n", oneLine(f.WaivedBecause))
+		}
+	}
+	if len(r.Findings) > 0 {
+		fmt.Fprintf(bw, "%s\n", Summarize(r.Findings))
+	}
+	return bw.Flush()
+}
+
+// Caret returns the padding up to column col (1-based, in characters) and
+// a marker: ^ followed by ~ over the rest of the span, which ends at
+// endCol, or by default at the end of the token under the caret.
+func Caret(line string, col, endCol int) (pad, mark string) {
+	runes := []rune(line)
+	if col < 1 {
+		col = 1
+	}
+	if col > len(runes)+1 {
+		col = len(runes) + 1
+	}
+	var b strings.Builder
+	for _, r := range runes[:col-1] {
+		if r == '\t' {
+			b.WriteString("    ")
+		} else {
+			b.WriteByte(' ')
+		}
+	}
+	end := endCol
+	if end <= col {
+		end = col
+		inQuote := rune(0)
+		for end <= len(runes) {
+			r := runes[end-1]
+			switch {
+			case inQuote == 0 && end == col && (r == '"' || r == '\''):
+				inQuote = r
+			case inQuote == '"' && r == '\\':
+				end++ // skip the escaped character
+			case inQuote != 0 && r == inQuote:
+				end++
+				return b.String(), "^" + strings.Repeat("~", end-col-1)
+			case inQuote == 0 && (r == ' ' || r == '\t' || r == ',' || r == ']' || r == '}' || r == '#'):
+				return b.String(), "^" + strings.Repeat("~", max(end-col, 1)-1)
+			case inQuote == 0 && r == ':' && (end == len(runes) || runes[end] == ' '):
+				return b.String(), "^" + strings.Repeat("~", max(end-col, 1)-1) // a key: stop before its colon
+			}
+			end++
+		}
+		end = min(end, len(runes)+1)
+	}
+	width := end - col
+	if width < 1 {
+		width = 1
+	}
+	return b.String(), "^" + strings.Repeat("~", width-1)
+}
+
+// ExpandTabs renders tabs as four spaces, as Caret counts them.
+func ExpandTabs(s string) string { return strings.ReplaceAll(s, "\t", "    ") }
+
+// oneLine keeps a message on its line: a contract value quoted in a message
+// cannot start a fake finding line.
+func oneLine(s string) string {
+	if !strings.ContainsAny(s, "\r\n") && utf8.ValidString(s) {
+		return s
+	}
+	return strings.ToValidUTF8(strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s), "\uFFFD")
+}
