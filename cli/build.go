@@ -3,11 +3,11 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/retryspec/retryspec/contract"
+	"github.com/retryspec/retryspec/contract/rules"
 	"github.com/retryspec/retryspec/findings"
 	"github.com/retryspec/retryspec/site"
 )
@@ -18,27 +18,39 @@ type buildOptions struct {
 	Templates    string
 	MarkdownOnly bool
 	SiteURL      string
+	Format       string
 }
 
 func newBuildCmd(sys *IO) *cobra.Command {
 	opts := &buildOptions{}
 	cmd := &cobra.Command{
-		Use:   "build",
+		Use:   "build [-c FILE] [--out DIR]",
 		Short: "Check the contract, then render the integrator docs as Markdown and a static HTML site",
 		Long: `Check the contract, then render the integrator docs: Markdown pages for a
-docs platform (under OUT/markdown) and a static HTML site (OUT). A contract
-with errors is refused. The output folder is replaced as a whole, and only
-once everything rendered: a failed build leaves the previous site in place.`,
+docs platform (OUT/markdown) and a static HTML site (OUT). A contract with
+errors is refused, and so is a build whose own pages break a copy rule.
+The output folder is replaced as a whole, and only once everything
+rendered: a failed build leaves the previous site in place.
+
+Exit status: 0 built, 1 refused because of findings (printed), 2 the
+contract or a template could not be read, or the command line is wrong.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if _, ok := findings.LookupFormat(opts.Format); !ok {
+				return usageErrorf("unknown --format %q (one of %s)", opts.Format, strings.Join(findings.FormatNames(), ", "))
+			}
+			if opts.Out == "" {
+				return usageErrorf("--out needs a folder")
+			}
 			return runBuild(cmd, sys, opts)
 		},
 	}
-	cmd.Flags().StringVarP(&opts.Contract, "contract", "c", "retryspec.yaml", "contract file")
-	cmd.Flags().StringVar(&opts.Out, "out", "docs.out", "output folder (replaced as a whole)")
-	cmd.Flags().StringVar(&opts.Templates, "templates", "", "folder of templates that override the built-in ones (same file names)")
+	cmd.Flags().StringVarP(&opts.Contract, "contract", "c", "retryspec.yaml", "the contract `FILE`")
+	cmd.Flags().StringVar(&opts.Out, "out", "docs.out", "output `DIR` (replaced as a whole)")
+	cmd.Flags().StringVar(&opts.Templates, "templates", "", "`DIR` of templates that override the built-in ones (same file names)")
 	cmd.Flags().BoolVar(&opts.MarkdownOnly, "markdown-only", false, "write only the Markdown pages and pictures")
-	cmd.Flags().StringVar(&opts.SiteURL, "site-url", "", "public URL of the site, for absolute sitemap locations")
+	cmd.Flags().StringVar(&opts.SiteURL, "site-url", "", "public `URL` of the site, for absolute sitemap locations")
+	addFormatFlag(cmd, &opts.Format)
 	return cmd
 }
 
@@ -50,33 +62,23 @@ func runBuild(cmd *cobra.Command, sys *IO, opts *buildOptions) error {
 		MarkdownOnly: opts.MarkdownOnly,
 		SiteURL:      opts.SiteURL,
 	})
-	if err != nil {
-		return buildError(sys.Err, err)
+	var fe *site.FindingsError
+	switch {
+	case errors.As(err, &fe):
+		// Findings are the diagnosis: text goes to stderr with the other
+		// diagnostics; a machine format goes to stdout for tools.
+		w, color := sys.Err, opts.Format == "text" && sys.Color(sys.ErrIsTTY)
+		if opts.Format != "text" {
+			w = sys.Out
+		}
+		report := findings.Report{Tool: "retryspec", Version: buildVersion().Version, Findings: fe.Findings, Rules: rules.Docs(), Sources: fe.Sources, Color: color}
+		if err := findings.Encode(w, opts.Format, report); err != nil {
+			return err
+		}
+		return &ExitError{Code: ExitFindings, Err: fmt.Errorf("build refused: %v", fe)}
+	case err != nil:
+		return inputError(err)
 	}
 	fmt.Fprintf(sys.Err, "retryspec: wrote %d files to %s\n", len(files), opts.Out)
 	return nil
-}
-
-// buildError maps a failed build to its exit code, printing findings.
-func buildError(w io.Writer, err error) error {
-	var fe *site.FindingsError
-	if errors.As(err, &fe) {
-		printFindings(w, fe.Findings)
-		return &ExitError{Code: ExitFindings, Err: err}
-	}
-	var le *contract.LoadError
-	if errors.As(err, &le) {
-		return &ExitError{Code: ExitInput, Err: err}
-	}
-	return &ExitError{Code: ExitInput, Err: err}
-}
-
-// printFindings writes findings one per line, compiler style.
-func printFindings(w io.Writer, fs []findings.Finding) {
-	for _, f := range fs {
-		fmt.Fprintf(w, "%s:%d:%d: %s: %s [%s]\n", f.File, f.Line, f.Column, f.Severity, f.Message, f.Rule)
-		if f.Fix != "" {
-			fmt.Fprintf(w, "  fix: %s\n", f.Fix)
-		}
-	}
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"text/template"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/retryspec/retryspec/contract"
 	"github.com/retryspec/retryspec/contract/rules"
@@ -54,6 +56,14 @@ var markdownFuncs = template.FuncMap{
 	// oneline joins a multi-line text so a marker comment covers all of it.
 	"oneline": func(s string) string { return strings.Join(strings.Fields(s), " ") },
 	"inc":     func(i int) int { return i + 1 },
+	// capfirst starts a catalog sentence with a capital letter.
+	"capfirst": func(s string) string {
+		if s == "" {
+			return s
+		}
+		r, n := utf8.DecodeRuneInString(s)
+		return string(unicode.ToUpper(r)) + s[n:]
+	},
 }
 
 var ruleID = regexp.MustCompile(`^[a-z0-9][a-z0-9/_.-]*$`)

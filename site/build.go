@@ -45,7 +45,8 @@ type File = render.File
 type FindingsError struct {
 	What     string // "the contract" or "the generated pages"
 	Findings []findings.Finding
-	Source   *contract.Contract
+	// Sources maps each finding's File to its content, for carets.
+	Sources map[string][]byte
 }
 
 func (e *FindingsError) Error() string {
@@ -61,7 +62,7 @@ func Build(ctx context.Context, opts Options) ([]File, error) {
 		return nil, err
 	}
 	if fs := checkContract(c); findings.Failed(fs, false) {
-		return nil, &FindingsError{What: "the contract", Findings: fs, Source: c}
+		return nil, &FindingsError{What: "the contract", Findings: fs, Sources: map[string][]byte{c.File: c.Source}}
 	}
 	t, err := render.LoadTemplates(opts.Templates)
 	if err != nil {
@@ -76,7 +77,11 @@ func Build(ctx context.Context, opts Options) ([]File, error) {
 		return nil, err
 	}
 	if fs := lintOwnCopy(c, files); findings.Failed(fs, false) {
-		return nil, &FindingsError{What: "the generated pages", Findings: fs, Source: c}
+		sources := map[string][]byte{}
+		for _, f := range files {
+			sources[f.Path] = f.Data
+		}
+		return nil, &FindingsError{What: "the generated pages", Findings: fs, Sources: sources}
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/retryspec/retryspec/contract"
+	"github.com/retryspec/retryspec/contract/rules"
+	"github.com/retryspec/retryspec/findings"
 )
 
 // ServeOptions configure `retryspec serve`.
@@ -127,14 +129,11 @@ func describeFailure(err error) string {
 	var fe *FindingsError
 	if errors.As(err, &fe) {
 		var b strings.Builder
-		b.WriteString(fe.Error())
-		for _, f := range fe.Findings {
-			fmt.Fprintf(&b, "\n%s:%d:%d: %s: %s [%s]", f.File, f.Line, f.Column, f.Severity, f.Message, f.Rule)
-			if f.Fix != "" {
-				fmt.Fprintf(&b, "\n  fix: %s", f.Fix)
-			}
+		report := findings.Report{Tool: "retryspec", Findings: fe.Findings, Rules: rules.Docs(), Sources: fe.Sources}
+		if encErr := findings.Encode(&b, "text", report); encErr != nil {
+			return fe.Error()
 		}
-		return b.String()
+		return strings.TrimRight(b.String(), "\n") + "\n" + fe.Error()
 	}
 	var le *contract.LoadError
 	if errors.As(err, &le) {

@@ -275,3 +275,67 @@ func TestTemplateOverrideErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestBuildRefusesContractWithErrors: a contract that loads but breaks an
+// error rule is refused with the finding, and nothing is written.
+func TestBuildRefusesContractWithErrors(t *testing.T) {
+	dir := t.TempDir()
+	src, _ := os.ReadFile(examples(t)["payouts"])
+	bad := filepath.Join(dir, "retryspec.yaml")
+	os.WriteFile(bad, bytes.Replace(src, []byte("jitter: full "), []byte("jitter: none "), 1), 0o644)
+	out := filepath.Join(dir, "out")
+	_, err := Build(context.Background(), Options{Contract: bad, Out: out})
+	var fe *FindingsError
+	if !errors.As(err, &fe) {
+		t.Fatalf("error = %v, want *FindingsError", err)
+	}
+	found := false
+	for _, f := range fe.Findings {
+		found = found || f.Rule == "retry/no-jitter"
+	}
+	if !found {
+		t.Errorf("findings %v lack retry/no-jitter", fe.Findings)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("refused build wrote %s", out)
+	}
+}
+
+// TestRulePagesCoverCatalog: one page per rule of the catalog, each with
+// the rule's summary and fix; copy rules mark their quotes for the linter.
+func TestRulePagesCoverCatalog(t *testing.T) {
+	c, err := contract.Load(examples(t)["payouts"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, _ := inputs(c)
+	if len(in.Rules) == 0 {
+		t.Fatal("no rules in the catalog")
+	}
+	tm, _ := render.LoadTemplates("")
+	files, err := Generate(in, tm, Options{MarkdownOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byPath := map[string]string{}
+	for _, f := range files {
+		byPath[f.Path] = string(f.Data)
+	}
+	for _, r := range in.Rules {
+		p := MarkdownDir + "/" + render.RulePath(r.ID)
+		page, ok := byPath[p]
+		if !ok {
+			t.Errorf("%s: no page %s", r.ID, p)
+			continue
+		}
+		if !strings.HasPrefix(page, "# "+r.ID+"\n") {
+			t.Errorf("%s: page does not start with its ID", r.ID)
+		}
+		if !strings.Contains(byPath[MarkdownDir+"/index.md"], "("+render.RulePath(r.ID)+")") {
+			t.Errorf("%s: index does not link its page", r.ID)
+		}
+		if r.Scope == "copy" && !strings.Contains(page, "<!-- retryspec-disable-next-line "+r.ID+" -- quoted as an example -->") {
+			t.Errorf("%s: copy rule page does not mark its quotes", r.ID)
+		}
+	}
+}
