@@ -41,13 +41,13 @@ func newView(in Inputs) *view {
 		}
 		switch {
 		case e.Keyed():
-			row.Note = "safe with the same key"
+			row.Note = "yes, with the same key"
 		case e.NaturallyIdempotent():
-			row.Note = "safe: repeating it leaves the same state"
+			row.Note = "yes: repeating it leaves the same state"
 		case e.UnsafeToRetry != "":
-			row.Note = "unsafe: " + e.UnsafeToRetry
+			row.Note = "no: " + e.UnsafeToRetry
 		default:
-			row.Note = "unsafe: repeating it repeats the effect"
+			row.Note = "no: repeating it repeats the effect"
 		}
 		v.Endpoints = append(v.Endpoints, row)
 		if !e.Keyed() && !e.NaturallyIdempotent() {
