@@ -38,6 +38,9 @@ type Inputs struct {
 	Rules []rules.Rule
 	// Snippets are the Retrying page's language tabs, in sdk.languages order.
 	Snippets []Snippet
+	// Changelog is the Markdown body of the Changelog page, written (and
+	// escaped) by contract/diff; "" leaves the page out.
+	Changelog string
 }
 
 // Page is one rendered Markdown page.
@@ -75,6 +78,7 @@ func Markdown(in Inputs, t *Templates) ([]Page, []File, error) {
 		{"idempotency", "idempotency.md", "Idempotent requests", true},
 		{"errors", "errors.md", "Errors", true},
 		{"sdk", "sdk.md", "SDK defaults", c.SDK != nil},
+		{"changelog", "changelog.md", "Changelog", in.Changelog != ""},
 	}
 	var pages []Page
 	for _, s := range specs {
@@ -189,6 +193,7 @@ type view struct {
 	MismatchBody    string
 	InFlightBody    string
 	SDKRows         []languageRow
+	Changelog       string
 
 	// Rule page only.
 	Rule      rules.Rule

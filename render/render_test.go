@@ -273,3 +273,18 @@ func TestIndexSaysWhySDKPageIsAbsent(t *testing.T) {
 		t.Errorf("index does not say why the SDK page is absent:\n%s", ps["index.md"])
 	}
 }
+
+func TestChangelogPage(t *testing.T) {
+	c := load(t, "testdata/figures.yaml")
+	if _, ok := pages(t, Inputs{Contract: c})["changelog.md"]; ok {
+		t.Error("changelog.md rendered without a changelog")
+	}
+	body := "## 2026-11-01: raise the window\n\n- **breaking**: `idempotency.replay_window` 24h → 36h\n"
+	ps := pages(t, Inputs{Contract: c, Changelog: body})
+	if !strings.Contains(ps["changelog.md"], body) {
+		t.Errorf("changelog.md lacks the diff package's body:\n%s", ps["changelog.md"])
+	}
+	if !strings.Contains(ps["index.md"], "[Changelog](changelog.md)") {
+		t.Error("index does not link the changelog")
+	}
+}

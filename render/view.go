@@ -24,6 +24,7 @@ func newView(in Inputs) *view {
 		Stacking:        strings.Join(r.Stacking, " → "),
 		ScheduleImage:   ScheduleImage,
 		StatesImage:     StatesImage,
+		Changelog:       in.Changelog,
 	}
 	if !r.AttemptTimeout.Bare.IsZero() {
 		v.AttemptTimeout = r.AttemptTimeout.Bare
