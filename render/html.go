@@ -5,6 +5,7 @@ import (
 	"fmt"
 	htmltemplate "html/template"
 	"path"
+	"regexp"
 	"strings"
 
 	"github.com/alecthomas/chroma/v2"
@@ -64,8 +65,18 @@ var markdownEngine = goldmark.New(
 	),
 )
 
-// HTMLPage is the body of one page converted to HTML (without layout).
+// tabMarker is a tab marker as the Markdown carries it: a link reference
+// definition, which CommonMark, GFM and MDX all parse and never show.
+var tabMarker = regexp.MustCompile(`(?m)^\[//\]: # \(retryspec:(tabs|tab [a-z0-9-]+|tabs-end)\)$`)
+
+// frontMatter is a YAML front matter block at the top of a page, for docs
+// platforms; the HTML site has no use for it.
+var frontMatter = regexp.MustCompile(`\A---\n(?s:.*?)\n---\n`)
+
+// HTMLBody converts one page's Markdown to HTML (without the layout).
 func HTMLBody(md []byte) ([]byte, error) {
+	md = frontMatter.ReplaceAll(md, nil)
+	md = tabMarker.ReplaceAll(md, []byte("<!-- retryspec:$1 -->"))
 	var b bytes.Buffer
 	if err := markdownEngine.Convert(md, &b); err != nil {
 		return nil, err
@@ -178,8 +189,8 @@ func highlight(w util.BufWriter, lang string, code []byte) error {
 	return chromaFormatter.Format(w, styles.Get(lightStyle), it)
 }
 
-// Tab markers in the Markdown: invisible comments on docs platforms, tabs
-// on the HTML site.
+// Tab markers, after HTMLBody turned the Markdown's link reference
+// definitions into comments: the groups of nodes the site shows as tabs.
 const (
 	tabsStart = "<!-- retryspec:tabs -->"
 	tabPrefix = "<!-- retryspec:tab "

@@ -295,6 +295,12 @@ func checkSVG(t *testing.T, name string, b []byte) {
 // into Docusaurus, Mintlify or MkDocs unchanged.
 func portabilityIssues(name string, b []byte, files map[string][]byte) []string {
 	var issues []string
+	// MDX (Docusaurus' default parser) rejects HTML comments; a page that
+	// needs them for the copy linter opts into CommonMark in front matter.
+	commonMark := bytes.HasPrefix(b, []byte("---\n")) && bytes.Contains(b, []byte("\nmdx:\n  format: md\n---\n"))
+	if commonMark {
+		b = b[bytes.Index(b, []byte("\n---\n"))+5:]
+	}
 	doc := goldmark.New(goldmark.WithExtensions(extension.GFM)).Parser().Parse(text.NewReader(b))
 	dir := path.Dir(name)
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
@@ -311,6 +317,8 @@ func portabilityIssues(name string, b []byte, files map[string][]byte) []string 
 		case *ast.HTMLBlock, *ast.RawHTML:
 			if raw := rawText(n, b); !strings.HasPrefix(raw, "<!--") {
 				issues = append(issues, "raw HTML: "+raw)
+			} else if !commonMark {
+				issues = append(issues, "HTML comment on a page that MDX parses: "+raw)
 			}
 		case *ast.Image:
 			dest := string(n.Destination)
