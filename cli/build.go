@@ -39,14 +39,14 @@ contract or a template could not be read, or the command line is wrong.`,
 			if _, ok := findings.LookupFormat(opts.Format); !ok {
 				return usageErrorf("unknown --format %q (one of %s)", opts.Format, strings.Join(findings.FormatNames(), ", "))
 			}
-			if opts.Out == "" {
+			if cmd.Flags().Changed("out") && opts.Out == "" {
 				return usageErrorf("--out needs a folder")
 			}
 			return runBuild(cmd, sys, opts)
 		},
 	}
 	cmd.Flags().StringVarP(&opts.Contract, "contract", "c", "retryspec.yaml", "the contract `FILE`")
-	cmd.Flags().StringVar(&opts.Out, "out", "docs.out", "output `DIR` (replaced as a whole)")
+	cmd.Flags().StringVar(&opts.Out, "out", "", "output `DIR`, replaced as a whole (default: the contract's docs.out, beside the contract)")
 	cmd.Flags().StringVar(&opts.Templates, "templates", "", "`DIR` of templates that override the built-in ones (same file names)")
 	cmd.Flags().BoolVar(&opts.MarkdownOnly, "markdown-only", false, "write only the Markdown pages and pictures")
 	cmd.Flags().StringVar(&opts.SiteURL, "site-url", "", "public `URL` of the site, for absolute sitemap locations")
@@ -55,7 +55,7 @@ contract or a template could not be read, or the command line is wrong.`,
 }
 
 func runBuild(cmd *cobra.Command, sys *IO, opts *buildOptions) error {
-	files, err := site.Build(cmd.Context(), site.Options{
+	res, err := site.Build(cmd.Context(), site.Options{
 		Contract:     opts.Contract,
 		Out:          opts.Out,
 		Templates:    opts.Templates,
@@ -79,6 +79,6 @@ func runBuild(cmd *cobra.Command, sys *IO, opts *buildOptions) error {
 	case err != nil:
 		return inputError(err)
 	}
-	fmt.Fprintf(sys.Err, "retryspec: wrote %d files to %s\n", len(files), opts.Out)
+	fmt.Fprintf(sys.Err, "retryspec: wrote %d files to %s\n", len(res.Files), res.Out)
 	return nil
 }

@@ -58,10 +58,11 @@ func BenchmarkBuild200Endpoints(b *testing.B) {
 func TestContract200Builds(t *testing.T) {
 	path := contract200(t)
 	out := filepath.Join(t.TempDir(), "out")
-	files, err := Build(context.Background(), Options{Contract: path, Out: out})
+	res, err := Build(context.Background(), Options{Contract: path, Out: out})
 	if err != nil {
 		t.Fatal(err)
 	}
+	files := res.Files
 	idem := snapshot(t, out)["markdown/idempotency.md"]
 	if n := bytes.Count(idem, []byte("| `POST /v1/resource")); n != 100 {
 		t.Errorf("idempotency.md lists %d POST endpoints, want 100 (of %d files)", n, len(files))

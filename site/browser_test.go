@@ -94,10 +94,11 @@ func TestSiteInBrowser(t *testing.T) {
 	// The real site of the example contract.
 	root := t.TempDir()
 	siteDir := filepath.Join(root, "site")
-	files, err := Build(context.Background(), Options{Contract: examples(t)["payouts"], Out: siteDir})
+	res, err := Build(context.Background(), Options{Contract: examples(t)["payouts"], Out: siteDir})
 	if err != nil {
 		t.Fatal(err)
 	}
+	files := res.Files
 	var pages []string
 	for _, f := range files {
 		if strings.HasSuffix(f.Path, ".html") {

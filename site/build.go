@@ -23,7 +23,8 @@ const MarkdownDir = "markdown"
 type Options struct {
 	// Contract is the path of retryspec.yaml.
 	Contract string
-	// Out is the output folder; it is replaced as a whole.
+	// Out is the output folder; it is replaced as a whole. Empty means the
+	// contract's docs.out, relative to the contract's folder.
 	Out string
 	// Templates is a folder of template overrides ("" for none).
 	Templates string
@@ -54,15 +55,24 @@ func (e *FindingsError) Error() string {
 	return fmt.Sprintf("%s has %d error(s); nothing was written", e.What, n)
 }
 
+// Result is what a build wrote.
+type Result struct {
+	Out   string // the output folder
+	Files []File // every file, relative to Out, sorted by path
+}
+
 // Build loads and checks the contract, renders every page and writes the
 // output folder atomically: on any error the previous output is untouched.
-func Build(ctx context.Context, opts Options) ([]File, error) {
+func Build(ctx context.Context, opts Options) (*Result, error) {
 	c, err := contract.Load(opts.Contract)
 	if err != nil {
 		return nil, err
 	}
 	if fs := checkContract(c); findings.Failed(fs, false) {
 		return nil, &FindingsError{What: "the contract", Findings: fs, Sources: map[string][]byte{c.File: c.Source}}
+	}
+	if opts.Out == "" {
+		opts.Out = OutDir(c)
 	}
 	t, err := render.LoadTemplates(opts.Templates)
 	if err != nil {
@@ -89,7 +99,20 @@ func Build(ctx context.Context, opts Options) ([]File, error) {
 	if err := Write(opts.Out, files, opts.afterWrite); err != nil {
 		return nil, err
 	}
-	return files, nil
+	return &Result{Out: opts.Out, Files: files}, nil
+}
+
+// OutDir is where a contract's docs go by default: its docs.out, relative
+// to the folder of the contract file.
+func OutDir(c *contract.Contract) string {
+	out := c.Docs.Out
+	if out == "" {
+		out = "site"
+	}
+	if filepath.IsAbs(out) {
+		return out
+	}
+	return filepath.Join(filepath.Dir(c.File), out)
 }
 
 // Generate renders the whole output in memory, sorted by path.

@@ -105,7 +105,7 @@ func Serve(ctx context.Context, opts ServeOptions) error {
 func (s *server) rebuild(ctx context.Context) {
 	opts := s.opts.Build
 	opts.Out = s.out
-	files, err := Build(ctx, opts)
+	res, err := Build(ctx, opts)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err != nil {
@@ -114,7 +114,7 @@ func (s *server) rebuild(ctx context.Context) {
 	} else {
 		s.failure = ""
 		s.built = true
-		fmt.Fprintf(s.opts.Log, "retryspec: built %d files\n", len(files))
+		fmt.Fprintf(s.opts.Log, "retryspec: built %d files\n", len(res.Files))
 	}
 	for ch := range s.subs {
 		select {

@@ -339,3 +339,23 @@ func TestRulePagesCoverCatalog(t *testing.T) {
 		}
 	}
 }
+
+// TestDefaultOutIsContractDocsOut: without Out, the build writes to the
+// contract's docs.out, beside the contract file.
+func TestDefaultOutIsContractDocsOut(t *testing.T) {
+	dir := t.TempDir()
+	src, _ := os.ReadFile(examples(t)["payouts"])
+	p := filepath.Join(dir, "retryspec.yaml")
+	os.WriteFile(p, bytes.Replace(src, []byte("out: site"), []byte("out: public/docs"), 1), 0o644)
+	res, err := Build(context.Background(), Options{Contract: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := filepath.Join(dir, "public", "docs")
+	if res.Out != want {
+		t.Errorf("Out = %s, want %s", res.Out, want)
+	}
+	if _, err := os.Stat(filepath.Join(want, "markdown", "retrying.md")); err != nil {
+		t.Error(err)
+	}
+}
