@@ -153,3 +153,49 @@ func TestServeRebuildsAndShowsBrokenEdits(t *testing.T) {
 		t.Fatal("serve did not stop")
 	}
 }
+
+// TestServeRebuildsOnTemplateChange: editing an override template rebuilds
+// the site; an override that breaks the escaping rule shows in the page.
+func TestServeRebuildsOnTemplateChange(t *testing.T) {
+	dir := t.TempDir()
+	tmpl := filepath.Join(dir, "tmpl", "markdown", "errors.md.tmpl")
+	os.MkdirAll(filepath.Dir(tmpl), 0o755)
+	os.WriteFile(tmpl, []byte("# First version\n"), 0o644)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	ready := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- Serve(ctx, ServeOptions{
+			Build: Options{Contract: examples(t)["payouts"], Templates: filepath.Join(dir, "tmpl")},
+			Addr:  "127.0.0.1:0", Poll: 50 * time.Millisecond,
+			Ready: func(url string) { ready <- url },
+		})
+	}()
+	base := <-ready
+	if page := get(t, base+"errors.html"); !strings.Contains(page, "First version") {
+		t.Fatalf("override not served:\n%s", page)
+	}
+	waitFor := func(want string) string {
+		t.Helper()
+		for ctx.Err() == nil {
+			if page := get(t, base+"errors.html"); strings.Contains(page, want) {
+				return page
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		t.Fatalf("errors.html never showed %q", want)
+		return ""
+	}
+	os.WriteFile(tmpl, []byte("# Second version, a bit longer\n"), 0o644)
+	waitFor("Second version")
+	os.WriteFile(tmpl, []byte("# {{.C.API.Name}} broken\n"), 0o644)
+	page := waitFor("build-error")
+	if !strings.Contains(page, "prints a value without escaping it") || !strings.Contains(page, "Second version") {
+		t.Errorf("broken template: page lacks the error or the last good content:\n%s", page)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Error(err)
+	}
+}
