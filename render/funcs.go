@@ -46,6 +46,19 @@ var markdownFuncs = template.FuncMap{
 		}
 		return EscapeMarkdown(s)
 	},
+	// marker writes a copy-linter marker line naming the rules in ids
+	// (space-separated rule IDs), or nothing when ids is empty.
+	"marker": func(ids string) string {
+		if ids == "" {
+			return ""
+		}
+		for _, id := range strings.Fields(ids) {
+			if !ruleID.MatchString(id) {
+				return ""
+			}
+		}
+		return "<!-- retryspec-disable-next-line " + ids + " -- quoted as an example -->\n"
+	},
 	// link is the relative Markdown path of a rule's page.
 	"link": func(r rules.Rule) string { return RulePath(r.ID) },
 	// url percent-encodes what could end or break a link destination.

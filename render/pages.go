@@ -41,6 +41,11 @@ type Inputs struct {
 	// Changelog is the Markdown body of the Changelog page, written (and
 	// escaped) by contract/diff; "" leaves the page out.
 	Changelog string
+	// CopyQuotes names the copy rules that a line of prose would fire
+	// (copylint on the line). A rule page marks each catalog text that
+	// quotes what a copy rule forbids, so the build's own copy check reads
+	// it as an example. Nil: each copy rule's page marks its own texts.
+	CopyQuotes func(line string) []string
 }
 
 // Page is one rendered Markdown page.
@@ -68,6 +73,9 @@ const (
 func Markdown(in Inputs, t *Templates) ([]Page, []File, error) {
 	c := in.Contract
 	v := newView(in)
+	for _, r := range in.Rules {
+		v.RuleRows = append(v.RuleRows, ruleRow{Rule: r, Quoted: ruleMarks(in, r).Summary != ""})
+	}
 	type spec struct {
 		tmpl, path, title string
 		when              bool
@@ -94,7 +102,8 @@ func Markdown(in Inputs, t *Templates) ([]Page, []File, error) {
 	for _, r := range in.Rules {
 		rv := *v
 		rv.Rule = r
-		rv.Quoted = r.Scope == rules.ScopeCopy
+		rv.Marks = ruleMarks(in, r)
+		rv.Quoted = rv.Marks != (ruleTextMarks{})
 		rv.ScopeText = scopeText(r.Scope)
 		md, err := execute(t, "rule", &rv)
 		if err != nil {
@@ -195,10 +204,55 @@ type view struct {
 	SDKRows         []languageRow
 	Changelog       string
 
+	RuleRows []ruleRow
+
 	// Rule page only.
 	Rule      rules.Rule
 	Quoted    bool
+	Marks     ruleTextMarks
 	ScopeText string
+}
+
+// ruleRow is one line of the index's rule table; a summary that quotes
+// what a copy rule forbids is left to the rule's page, where it is marked.
+type ruleRow struct {
+	Rule   rules.Rule
+	Quoted bool
+}
+
+// ruleTextMarks holds, per catalog text of a rule page, the copy rules its
+// marker names ("" for no marker).
+type ruleTextMarks struct {
+	Summary, Rationale, Fix, Bad, Good string
+}
+
+// ruleMarks decides which texts of r's page need a quote marker.
+func ruleMarks(in Inputs, r rules.Rule) ruleTextMarks {
+	quotes := func(text string, own bool) string {
+		line := strings.Join(strings.Fields(text), " ")
+		if line == "" {
+			return ""
+		}
+		if in.CopyQuotes == nil {
+			if own && r.Scope == rules.ScopeCopy {
+				return r.ID
+			}
+			return ""
+		}
+		ids := slices.Clone(in.CopyQuotes(line))
+		slices.Sort(ids)
+		return strings.Join(slices.Compact(ids), " ")
+	}
+	m := ruleTextMarks{
+		Summary:   quotes(r.Summary, true),
+		Rationale: quotes(r.Rationale, true),
+		Fix:       quotes(r.Fix, true),
+	}
+	if r.Scope == rules.ScopeCopy { // contract rules show YAML in code blocks
+		m.Bad = quotes(r.Bad, true)
+		m.Good = quotes(r.Good, false)
+	}
+	return m
 }
 
 type snippetView struct {

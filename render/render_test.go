@@ -14,6 +14,8 @@ import (
 	"github.com/yuin/goldmark/text"
 
 	"github.com/retryspec/retryspec/contract"
+	"github.com/retryspec/retryspec/contract/rules"
+	"github.com/retryspec/retryspec/findings"
 	"github.com/retryspec/retryspec/render/schedule"
 )
 
@@ -286,5 +288,37 @@ func TestChangelogPage(t *testing.T) {
 	}
 	if !strings.Contains(ps["index.md"], "[Changelog](changelog.md)") {
 		t.Error("index does not link the changelog")
+	}
+}
+
+// TestRulePageMarksQuotes: a catalog text that the copy linter would flag
+// gets a marker line naming the rules it fires, and the page opts into
+// CommonMark for the comment; a page with nothing to mark has neither.
+func TestRulePageMarksQuotes(t *testing.T) {
+	c := load(t, "testdata/figures.yaml")
+	r := rules.Rule{ID: "retry/any-error", Severity: findings.Error, Scope: rules.ScopeContract,
+		Summary: "retry on any error is wrong", Rationale: "Because.", Fix: "list statuses"}
+	clean := rules.Rule{ID: "retry/no-logging", Severity: findings.Warning, Scope: rules.ScopeContract,
+		Summary: "no logging", Rationale: "Because.", Fix: "log"}
+	detect := func(line string) []string {
+		if strings.Contains(line, "any error") {
+			return []string{"copy/retry-any-error", "copy/contradicts-contract", "copy/retry-any-error"}
+		}
+		return nil
+	}
+	ps := pages(t, Inputs{Contract: c, Rules: []rules.Rule{r, clean}, CopyQuotes: detect})
+	page := ps["rules/retry-any-error.md"]
+	want := "<!-- retryspec-disable-next-line copy/contradicts-contract copy/retry-any-error -- quoted as an example -->\nRetry on any error is wrong.\n"
+	if !strings.Contains(page, want) {
+		t.Errorf("no marker before the summary:\n%s", page)
+	}
+	if !strings.HasPrefix(page, "---\n") || strings.Count(page, "retryspec-disable-next-line") != 1 {
+		t.Errorf("want front matter and exactly one marker:\n%s", page)
+	}
+	if p := ps["rules/retry-no-logging.md"]; strings.Contains(p, "<!--") || strings.HasPrefix(p, "---") {
+		t.Errorf("page with nothing to mark has a marker or front matter:\n%s", p)
+	}
+	if !strings.Contains(ps["index.md"], "| [retry/any-error](rules/retry-any-error.md) | error | Its page quotes the wording it looks for. |") {
+		t.Errorf("index repeats a quoted summary unmarked:\n%s", ps["index.md"])
 	}
 }
