@@ -199,6 +199,9 @@ func TestSiteInBrowser(t *testing.T) {
 			{"phone", 390, 844, true, "light"},
 		}
 		for _, s := range shotsOf {
+			if s.scheme == "dark" && strings.Contains(p, "/") {
+				continue // rule pages share one layout: their dark theme is checked by axe above
+			}
 			var opts []chromedp.EmulateViewportOption
 			if s.mobile {
 				opts = append(opts, chromedp.EmulateMobile, chromedp.EmulateTouch)
