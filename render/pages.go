@@ -38,6 +38,9 @@ type Inputs struct {
 	Rules []rules.Rule
 	// Snippets are the Retrying page's language tabs, in sdk.languages order.
 	Snippets []Snippet
+	// NoSnippets says why there are none, when the snippets package could
+	// not render this contract's policy (e.g. no endpoint takes a key).
+	NoSnippets string
 	// Changelog is the Markdown body of the Changelog page, written (and
 	// escaped) by contract/diff; "" leaves the page out.
 	Changelog string
@@ -203,6 +206,7 @@ type view struct {
 	InFlightBody    string
 	SDKRows         []languageRow
 	Changelog       string
+	NoSnippets      string
 
 	RuleRows []ruleRow
 

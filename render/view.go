@@ -25,6 +25,7 @@ func newView(in Inputs) *view {
 		ScheduleImage:   ScheduleImage,
 		StatesImage:     StatesImage,
 		Changelog:       in.Changelog,
+		NoSnippets:      in.NoSnippets,
 	}
 	if !r.AttemptTimeout.Bare.IsZero() {
 		v.AttemptTimeout = r.AttemptTimeout.Bare
