@@ -70,13 +70,7 @@ var markdownFuncs = template.FuncMap{
 	"oneline": func(s string) string { return strings.Join(strings.Fields(s), " ") },
 	"inc":     func(i int) int { return i + 1 },
 	// capfirst starts a catalog sentence with a capital letter.
-	"capfirst": func(s string) string {
-		if s == "" {
-			return s
-		}
-		r, n := utf8.DecodeRuneInString(s)
-		return string(unicode.ToUpper(r)) + s[n:]
-	},
+	"capfirst": capFirst,
 }
 
 var ruleID = regexp.MustCompile(`^[a-z0-9][a-z0-9/_.-]*$`)
@@ -164,4 +158,12 @@ func safeURL(s string) string {
 		b.WriteByte(c)
 	}
 	return b.String()
+}
+
+func capFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	r, n := utf8.DecodeRuneInString(s)
+	return string(unicode.ToUpper(r)) + s[n:]
 }

@@ -232,7 +232,8 @@ type ruleTextMarks struct {
 
 // ruleMarks decides which texts of r's page need a quote marker.
 func ruleMarks(in Inputs, r rules.Rule) ruleTextMarks {
-	quotes := func(text string, own bool) string {
+	// quotes asks about the line exactly as the page will carry it.
+	quotes := func(text, prefix string, own bool) string {
 		line := strings.Join(strings.Fields(text), " ")
 		if line == "" {
 			return ""
@@ -243,18 +244,18 @@ func ruleMarks(in Inputs, r rules.Rule) ruleTextMarks {
 			}
 			return ""
 		}
-		ids := slices.Clone(in.CopyQuotes(line))
+		ids := slices.Clone(in.CopyQuotes(prefix + EscapeMarkdown(line)))
 		slices.Sort(ids)
 		return strings.Join(slices.Compact(ids), " ")
 	}
 	m := ruleTextMarks{
-		Summary:   quotes(r.Summary, true),
-		Rationale: quotes(r.Rationale, true),
-		Fix:       quotes(r.Fix, true),
+		Summary:   quotes(capFirst(r.Summary), "", true),
+		Rationale: quotes(r.Rationale, "", true),
+		Fix:       quotes(capFirst(r.Fix), "", true),
 	}
 	if r.Scope == rules.ScopeCopy { // contract rules show YAML in code blocks
-		m.Bad = quotes(r.Bad, true)
-		m.Good = quotes(r.Good, false)
+		m.Bad = quotes(r.Bad, "> ", true)
+		m.Good = quotes(r.Good, "> ", false)
 	}
 	return m
 }
