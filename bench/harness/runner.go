@@ -54,6 +54,9 @@ type Result struct {
 	Note    string // why it is not ok: the tool's own first error line
 	Samples []Sample
 	Summary Summary
+	// Fallback is set when the figures are of the tool's narrower Fallback
+	// command: real, but not the comparison that was asked for.
+	Fallback bool
 }
 
 // OK reports whether the result holds real figures.
@@ -135,7 +138,7 @@ func (r *Runner) Measure(tools []Tool, warmup, reps int) []*Result {
 			why, full := firstLine(stderr), t
 			t = *t.Fallback
 			tools[st.Tool] = t
-			out.Tool = t
+			out.Tool, out.Fallback = t, true
 			r.logf("  %-28s falls back to %q: %s", full.Name, t.Name, why)
 			if t.Before != nil {
 				if err := t.Before(); err != nil {
@@ -152,7 +155,7 @@ func (r *Runner) Measure(tools []Tool, warmup, reps int) []*Result {
 				out.Status, out.Note = StatusFailed, err.Error()
 			case notImplemented(s.Exit, stderr):
 				// Neither exists: report the command that was asked for.
-				out.Tool, out.Status, out.Note = full, StatusUnavailable, why
+				out.Tool, out.Fallback, out.Status, out.Note = full, false, StatusUnavailable, why
 			case !t.okExit(s.Exit):
 				out.Status, out.Note = StatusFailed, fmt.Sprintf("exit %d: %s", s.Exit, firstLine(stderr))
 			}

@@ -160,7 +160,7 @@ func TestMeasureFallback(t *testing.T) {
 	if !res[0].OK() || res[0].Tool.Name != "narrow" || len(res[0].Samples) != 2 {
 		t.Errorf("fallback result %+v", res[0])
 	}
-	if res[0].Note == "" {
+	if res[0].Note == "" || !res[0].Fallback {
 		t.Error("a fallback result must say the full command was not available")
 	}
 	if tools[0].Name != "full" {
