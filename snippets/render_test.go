@@ -107,7 +107,7 @@ func TestPolicy(t *testing.T) {
 	want := Policy{
 		APIName: "Lumapay", BaseURL: "https://api.lumapay.example",
 		Method: "POST", Operation: "POST /v1/transfers", Path: "/v1/transfers",
-		Header:   "Idempotency-Key",
+		Header: "Idempotency-Key", MaxKeyLength: 255,
 		Statuses: []int{429, 502, 503, 504}, Cautious: []int{500}, RetryAfterStatuses: []int{429, 503},
 		InFlight: true, InFlightStatus: 409, InFlightCode: "concurrent_idempotent_requests",
 		MismatchStatus: 409, MismatchCode: "invalid_idempotent_request",

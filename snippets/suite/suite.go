@@ -3,6 +3,7 @@ package suite
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -289,6 +290,12 @@ func check(p snippets.Policy, sc Scenario, res run.Result, reqs []faultserver.Re
 	key := reqs[0].Key
 	if key == "" {
 		bad("request 1 carries no %s header", p.Header)
+	}
+	if p.MaxKeyLength > 0 && len(key) > p.MaxKeyLength {
+		bad("key %q is longer than max_key_length %d", key, p.MaxKeyLength)
+	}
+	if !json.Valid(reqs[0].Body) || !strings.HasPrefix(reqs[0].ContentType, "application/json") {
+		bad("request 1 is not a JSON body (Content-Type %q, body %q)", reqs[0].ContentType, reqs[0].Body)
 	}
 	if p.SFString && !strings.HasPrefix(reqs[0].RawKey, `"`) {
 		bad("header value %q is not an sf-string (idempotency.header_value: sf-string)", reqs[0].RawKey)
