@@ -131,21 +131,11 @@ func paragraphs(src []byte, start, end int) []span {
 	return out
 }
 
-// rawDocument is the cheap over-approximation of a marked-up file's prose:
-// the whole source, paragraphs split at blank lines, with tags (<...> on
-// one line) and the emphasis and code marks * and ` dropped. It is only
-// used to decide whether a file needs parsing.
-func rawDocument(src []byte) *document {
-	return &document{mask: rawDocumentInto(nil, src), blocks: rawBlocks(src)}
-}
-
-// rawDocumentInto builds rawDocument's mask in buf's storage.
-func rawDocumentInto(buf, src []byte) []byte {
-	m := append(buf[:0], src...)
-	rawMaskRange(m, src, 0, len(src))
-	return m
-}
-
+// The raw mask is the cheap over-approximation of a marked-up file's
+// prose that decides whether the file needs parsing: the source with tags
+// (<...> on one line) and the emphasis and code marks * and ` dropped, in
+// blocks split at blank lines and list, table, heading and quote lines.
+//
 // rawMaskRange fills m[start:end] with the raw mask of src[start:end].
 // Tags are dropped only when they close on their line, so a range of whole
 // lines is self-contained.
