@@ -85,8 +85,13 @@ func explainRule(w io.Writer, r rules.Rule) error {
 		b.WriteString("\n")
 	}
 	fmt.Fprintf(&b, "Fix:\n%s\n\n", wrap(r.Fix, 78, "  "))
-	fmt.Fprintf(&b, "Bad (fires the rule):\n%s\n", indent(r.Bad, "  "))
-	fmt.Fprintf(&b, "Good (does not):\n%s", indent(r.Good, "  "))
+	bad, good := "Bad (fires the rule):", "Good (does not):"
+	if r.Scope == rules.ScopeContract {
+		// Contract examples are fragments laid over a sound contract.
+		bad, good = "Bad, changed in a sound contract (fires the rule; ~ means left out):", "Good (does not fire):"
+	}
+	fmt.Fprintf(&b, "%s\n%s\n", bad, indent(r.Bad, "  "))
+	fmt.Fprintf(&b, "%s\n%s", good, indent(r.Good, "  "))
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -10,13 +10,13 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// decoder walks a yaml.Node tree, recording the position of every value and
-// collecting diagnostics instead of stopping at the first, so one run shows
-// the user every problem in the file.
+// decoder walks a yaml.Node tree, collecting diagnostics instead of
+// stopping at the first, so one run shows the user every problem in the
+// file. Positions are not copied out: the Contract keeps the tree and
+// finds a value's position when a finding asks for it (see locate).
 type decoder struct {
 	file  string
 	diags []Diagnostic
-	pos   map[string]Pos
 	// nodes counts visited nodes, aliases expanded, so an alias bomb is
 	// refused instead of expanded.
 	nodes int
@@ -89,6 +89,9 @@ func (d *decoder) object(n *yaml.Node, path string, fields ...string) map[string
 			continue
 		}
 		if !contains(fields, k.Value) {
+			if len(d.diags) >= maxDiagnostics {
+				continue // the suggestion would be dropped anyway
+			}
 			fix := ""
 			if s := didYouMean(k.Value, fields); s != "" {
 				fix = fmt.Sprintf("did you mean %q?", s)
@@ -103,12 +106,6 @@ func (d *decoder) object(n *yaml.Node, path string, fields ...string) map[string
 			continue
 		}
 		out[k.Value] = v
-		rv := d.resolve(v)
-		p := posOf(rv)
-		if rv.Kind != yaml.ScalarNode {
-			p = posOf(k) // sections point at their key
-		}
-		d.pos[join(path, k.Value)] = p
 	}
 	return out
 }
@@ -171,8 +168,9 @@ func (d *decoder) text(n *yaml.Node, path string, max int) string {
 }
 
 func (d *decoder) enum(n *yaml.Node, path string, allowed ...string) string {
-	n, ok := d.scalar(n, path, "one of "+strings.Join(allowed, ", "))
-	if !ok {
+	n = d.resolve(n)
+	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
+		d.scalar(n, path, "one of "+strings.Join(allowed, ", ")) // reports it
 		return ""
 	}
 	v := n.Value
@@ -286,16 +284,12 @@ func (d *decoder) list(n *yaml.Node, path string, max int, each func(item *yaml.
 		return
 	}
 	for i, item := range n.Content {
-		p := fmt.Sprintf("%s[%d]", path, i)
-		ri := d.resolve(item)
-		d.pos[p] = posOf(ri)
-		each(item, p)
+		each(item, path+"["+strconv.Itoa(i)+"]")
 	}
 }
 
 func (d *decoder) stringList(n *yaml.Node, path string, max int, validate func(string) error) []string {
 	var out []string
-	seen := map[string]bool{}
 	d.list(n, path, max, func(item *yaml.Node, p string) {
 		s := d.str(item, p)
 		if s == "" {
@@ -307,11 +301,10 @@ func (d *decoder) stringList(n *yaml.Node, path string, max int, validate func(s
 				return
 			}
 		}
-		if seen[s] {
+		if contains(out, s) { // lists are short (at most a few hundred)
 			d.errorf(d.resolve(item), p, "remove the repeated entry", "%s: %q is listed twice", p, s)
 			return
 		}
-		seen[s] = true
 		out = append(out, s)
 	})
 	return out

@@ -51,7 +51,10 @@ func (e *LoadError) Error() string {
 // SourceLine returns line n of the file that failed to load ("" if unknown).
 func (e *LoadError) SourceLine(n int) string { return sourceLine(e.Source, n) }
 
-// didYouMean returns the candidate closest to s, or "" if none is close.
+// DidYouMean returns the candidate closest to s, or "" if none is close
+// enough to suggest: for mistyped keys, values and rule IDs.
+func DidYouMean(s string, candidates []string) string { return didYouMean(s, candidates) }
+
 func didYouMean(s string, candidates []string) string {
 	best, bestDist := "", 1<<30
 	for _, c := range candidates {

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // Pos is a 1-based line and column in the contract file.
@@ -38,7 +40,9 @@ type Contract struct {
 	// Changes are acknowledged breaking changes (see `retryspec diff`).
 	Changes []Change
 
-	pos map[string]Pos
+	// root is the parsed document, kept so positions are looked up on
+	// demand (findings are few; values are many).
+	root *yaml.Node
 }
 
 // API names the API the contract describes.
@@ -300,38 +304,132 @@ type Change struct {
 // Paths are dotted with list indexes: "idempotency.replay_window",
 // "endpoints[2].key", "retry.statuses[1]".
 func (c *Contract) Has(path string) bool {
-	_, ok := c.pos[path]
-	return ok
+	_, exact := c.locate(path)
+	return exact
 }
 
 // PosOf returns the position of the value at path, or of its nearest written
 // ancestor when the value itself was omitted (so a finding about a missing
-// field points at the section that lacks it).
+// field points at the section that lacks it). A scalar value's position is
+// the value's; a section's (mapping or list) is its key's; a list item's is
+// the item's.
 func (c *Contract) PosOf(path string) Pos {
-	for p := path; p != ""; p = parentPath(p) {
-		if pos, ok := c.pos[p]; ok {
-			return pos
+	p, _ := c.locate(path)
+	return p
+}
+
+// locate walks path through the document. It returns the position of the
+// deepest value found and whether the whole path was found.
+func (c *Contract) locate(path string) (Pos, bool) {
+	best := Pos{Line: 1, Column: 1}
+	if c.root == nil || path == "" {
+		return best, false
+	}
+	n := unalias(c.root)
+	for rest := path; rest != ""; {
+		if rest[0] == '[' {
+			j := strings.IndexByte(rest, ']')
+			if j < 0 {
+				return best, false
+			}
+			i, err := strconv.Atoi(rest[1:j])
+			if err != nil || n.Kind != yaml.SequenceNode || i < 0 || i >= len(n.Content) {
+				return best, false
+			}
+			n = unalias(n.Content[i])
+			best = Pos{Line: n.Line, Column: n.Column}
+			rest = strings.TrimPrefix(rest[j+1:], ".")
+			continue
+		}
+		end := strings.IndexAny(rest, ".[")
+		key := rest
+		if end >= 0 {
+			key, rest = rest[:end], strings.TrimPrefix(rest[end:], ".")
+		} else {
+			rest = ""
+		}
+		if n.Kind != yaml.MappingNode {
+			return best, false
+		}
+		found := false
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if k := unalias(n.Content[i]); k.Value == key {
+				v := unalias(n.Content[i+1])
+				if v.Kind == yaml.ScalarNode {
+					best = Pos{Line: v.Line, Column: v.Column}
+				} else {
+					best = Pos{Line: k.Line, Column: k.Column}
+				}
+				n, found = v, true
+				break
+			}
+		}
+		if !found {
+			return best, false
 		}
 	}
-	return Pos{Line: 1, Column: 1}
+	return best, true
+}
+
+func unalias(n *yaml.Node) *yaml.Node {
+	for n != nil && n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	return n
 }
 
 // Paths lists every written path in source order, for tools (diff, schema tests).
 func (c *Contract) Paths() []string {
-	out := make([]string, 0, len(c.pos))
-	for p := range c.pos {
-		out = append(out, p)
+	type entry struct {
+		path string
+		pos  Pos
 	}
-	sort.Slice(out, func(i, j int) bool {
-		a, b := c.pos[out[i]], c.pos[out[j]]
+	var all []entry
+	var walk func(n *yaml.Node, path string, depth int)
+	walk = func(n *yaml.Node, path string, depth int) {
+		n = unalias(n)
+		if n == nil || depth > maxDepth {
+			return
+		}
+		switch n.Kind {
+		case yaml.MappingNode:
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k, v := unalias(n.Content[i]), unalias(n.Content[i+1])
+				p := k.Value
+				if path != "" {
+					p = path + "." + k.Value
+				}
+				pos := Pos{Line: k.Line, Column: k.Column}
+				if v.Kind == yaml.ScalarNode {
+					pos = Pos{Line: v.Line, Column: v.Column}
+				}
+				all = append(all, entry{p, pos})
+				walk(v, p, depth+1)
+			}
+		case yaml.SequenceNode:
+			for i, item := range n.Content {
+				item = unalias(item)
+				p := path + "[" + strconv.Itoa(i) + "]"
+				all = append(all, entry{p, Pos{Line: item.Line, Column: item.Column}})
+				walk(item, p, depth+1)
+			}
+		}
+	}
+	walk(c.root, "", 0)
+	sort.SliceStable(all, func(i, j int) bool {
+		a, b := all[i].pos, all[j].pos
 		if a.Line != b.Line {
 			return a.Line < b.Line
 		}
 		if a.Column != b.Column {
 			return a.Column < b.Column
 		}
-		return out[i] < out[j]
+		return all[i].path < all[j].path
 	})
+	out := make([]string, len(all))
+	for i, e := range all {
+		out[i] = e.path
+	}
 	return out
 }
 
@@ -356,18 +454,6 @@ func sourceLine(src []byte, n int) string {
 		s = s[:j]
 	}
 	return strings.TrimSuffix(s, "\r")
-}
-
-func parentPath(p string) string {
-	if strings.HasSuffix(p, "]") {
-		if i := strings.LastIndexByte(p, '['); i >= 0 {
-			return p[:i]
-		}
-	}
-	if i := strings.LastIndexByte(p, '.'); i >= 0 {
-		return p[:i]
-	}
-	return ""
 }
 
 // KeyedEndpoints returns the endpoints that accept a key, in contract order.

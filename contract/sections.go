@@ -51,7 +51,7 @@ func defaultConflicts() Conflicts {
 }
 
 func defaultBackoff() Backoff {
-	return Backoff{Jitter: "full", Base: Dur(time.Second), Cap: Dur(30 * time.Second), Multiplier: 2}
+	return Backoff{Jitter: "full", Base: Duration{D: time.Second, Text: "1s"}, Cap: Duration{D: 30 * time.Second, Text: "30s"}, Multiplier: 2}
 }
 
 // DefaultRetry is the policy of a contract without a retry section.
@@ -63,7 +63,7 @@ func DefaultRetry() Retry {
 		HonorRetryAfter:   true,
 		Backoff:           defaultBackoff(),
 		MaxAttempts:       3,
-		MaxElapsed:        Dur(60 * time.Second),
+		MaxElapsed:        Duration{D: 60 * time.Second, Text: "60s"},
 		Deadline:          "overall",
 		PropagateDeadline: true,
 		LogRetries:        true,
@@ -172,7 +172,7 @@ func (d *decoder) decodeIdempotency(n *yaml.Node, c *Contract) {
 	*id = Idempotency{
 		Header: "Idempotency-Key", HeaderValue: "plain", KeySource: "client", MaxKeyLength: 255, Scope: "account",
 		Fingerprint: "sha256-body", Claim: Claim{Store: "postgres", Mechanism: "unique-constraint", SameTransaction: true},
-		Conflicts: defaultConflicts(), StoredResponse: "verbatim", ReplayWindow: Dur(24 * time.Hour), AfterWindow: "new-request",
+		Conflicts: defaultConflicts(), StoredResponse: "verbatim", ReplayWindow: Duration{D: 24 * time.Hour, Text: "24h"}, AfterWindow: "new-request",
 		Derivation: []Derivation{{Kind: "event-derived"}, {Kind: "request-scoped"}, {Kind: "uuid-reused"}},
 	}
 	if f == nil {
@@ -240,7 +240,7 @@ func (d *decoder) decodeIdempotency(n *yaml.Node, c *Contract) {
 	}
 	if v, ok := f["in_flight"]; ok {
 		g := d.object(v, p+".in_flight", "response", "lock_timeout", "takeover")
-		in := &InFlight{Takeover: "conditional-update", LockTimeout: Dur(2 * time.Minute)}
+		in := &InFlight{Takeover: "conditional-update", LockTimeout: Duration{D: 2 * time.Minute, Text: "2m"}}
 		if x, ok := g["response"]; ok {
 			in.Response = d.enum(x, p+".in_flight.response", InFlightModes...)
 		}
@@ -320,7 +320,7 @@ func (d *decoder) decodeIdempotency(n *yaml.Node, c *Contract) {
 }
 
 func (d *decoder) decodeEndpoints(n *yaml.Node, c *Contract) {
-	seen := map[string]string{}
+	seen := make(map[string]string, len(d.resolve(n).Content))
 	d.list(n, "endpoints", 100_000, func(item *yaml.Node, p string) {
 		f := d.object(item, p, "operation", "effect", "key", "unsafe_to_retry", "external_calls", "recovery_points", "single_transaction", "summary")
 		e := Endpoint{Key: "none"}
@@ -375,7 +375,17 @@ func (d *decoder) decodeEndpoints(n *yaml.Node, c *Contract) {
 // PathShape replaces every {param} with {} so /orders/{id} and
 // /orders/{order_id} compare equal.
 func PathShape(path string) string {
-	return pathParam.ReplaceAllString(path, "{}")
+	if !strings.Contains(path, "{") {
+		return path
+	}
+	var b strings.Builder
+	for _, part := range strings.SplitAfter(path, "}") {
+		if i := strings.IndexByte(part, '{'); i >= 0 && strings.HasSuffix(part, "}") {
+			part = part[:i] + "{}"
+		}
+		b.WriteString(part)
+	}
+	return b.String()
 }
 
 func (d *decoder) decodeRetry(n *yaml.Node, c *Contract) {

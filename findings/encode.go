@@ -34,7 +34,10 @@ type Format struct {
 	Encode      func(w io.Writer, r Report) error
 }
 
-// Formats is every output format, in the order help lists them.
+// Formats is every output format, in the order help lists them. To add a
+// format, write an encode_<name>.go with func(io.Writer, Report) error, add
+// its row here, and a golden file via `go test ./findings -update`; the
+// --format flag, its help and completion pick it up from this table.
 var Formats = []Format{
 	{Name: "text", Description: "file:line:col, the source line with a caret, and the fix", Encode: encodeText},
 	{Name: "json", Description: `{"findings": [...], "summary": {...}}`, Encode: encodeJSON},

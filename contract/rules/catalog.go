@@ -3,6 +3,18 @@
 // `retryspec explain`, SARIF rule metadata and the site's rule pages.
 //
 // It imports contract and findings only.
+//
+// To add a rule:
+//  1. Add a Rule value to its family's slice (rules_<family>.go): an ID
+//     "family/what-it-catches", severity, scope, a one-line summary, a
+//     rationale in your own words naming its source, the sources, a fix,
+//     and Bad / Good fragments (laid over the starter contract in tests).
+//  2. Write Check so every finding points at the offending value with
+//     at(c, "dotted.path", ...) and quotes the contract's own figures.
+//  3. Run `go test ./contract/rules -update` to write
+//     testdata/rules/<id>/{bad,good}.yaml, then `go test ./...`: the catalog
+//     tests check that Bad fires, Good is clean, and the docs are complete.
+//  4. Add edge cases to TestRuleCases when the rule has thresholds.
 package rules
 
 import (
@@ -112,17 +124,21 @@ func Run(c *contract.Contract) []findings.Finding {
 			out = append(out, f)
 		}
 	}
-	out = append(out, Waive(c, out)...)
+	out = append(out, waive(c, out, true)...)
 	findings.Sort(out)
 	return out
 }
 
-// Waive marks the findings that the contract's waivers cover, in place, and
-// returns the findings about the waivers themselves: one naming a rule that
-// does not exist, or one that covers nothing. A waiver matches by rule ID
-// and, when it gives a path, by that path or anything under it. Findings
-// about waivers are never waived themselves.
-func Waive(c *contract.Contract, fs []findings.Finding) []findings.Finding {
+// MarkWaived applies the contract's waivers to findings from another
+// checker (OpenAPI drift in `check --openapi`), in place.
+func MarkWaived(c *contract.Contract, fs []findings.Finding) { waive(c, fs, false) }
+
+// waive marks the findings that the contract's waivers cover, in place, and
+// with report returns the findings about the waivers themselves: one naming
+// a rule that does not exist, or one that covers no contract finding. A
+// waiver matches by rule ID and, when it gives a path, by that path or
+// anything under it. Findings about waivers are never waived themselves.
+func waive(c *contract.Contract, fs []findings.Finding, report bool) []findings.Finding {
 	var out []findings.Finding
 	for i, w := range c.Lint.Waive {
 		if w.Rule == "" {
@@ -130,12 +146,17 @@ func Waive(c *contract.Contract, fs []findings.Finding) []findings.Finding {
 		}
 		wp := fmt.Sprintf("lint.waive[%d]", i)
 		if _, ok := ByID(w.Rule); !ok {
+			if !report {
+				continue
+			}
 			fix := "use a rule ID from `retryspec explain --list`"
-			if s := closest(w.Rule, IDs()); s != "" {
+			if s := Suggest(w.Rule); s != "" {
 				fix = fmt.Sprintf("did you mean %s?", s)
 			}
-			out = append(out, at(c, wp+".rule", "lint/unknown-waiver",
-				fmt.Sprintf("lint.waive names rule %q, which does not exist, so it waives nothing", w.Rule), fix))
+			f := at(c, wp+".rule", "lint/unknown-waiver",
+				fmt.Sprintf("lint.waive names rule %q, which does not exist, so it waives nothing", w.Rule), fix)
+			f.Severity = findings.Error
+			out = append(out, f)
 			continue
 		}
 		used := false
@@ -149,7 +170,7 @@ func Waive(c *contract.Contract, fs []findings.Finding) []findings.Finding {
 				f.Waived, f.WaivedBecause = true, w.Because
 			}
 		}
-		if !used && ruleScope(w.Rule) == ScopeContract {
+		if report && !used && ruleScope(w.Rule) == ScopeContract {
 			where := ""
 			if w.Path != "" {
 				where = " at " + w.Path
@@ -184,42 +205,16 @@ func at(c *contract.Contract, path, rule, msg, fix string) findings.Finding {
 	return findings.Finding{Rule: rule, Message: msg, File: c.File, Line: p.Line, Column: p.Column, Path: path, Fix: fix}
 }
 
-// closest suggests the ID nearest to s, for a mistyped rule ID.
-func closest(s string, ids []string) string {
-	best, bestDist := "", 1<<30
-	for _, id := range ids {
-		if d := editDistance(s, id); d < bestDist {
-			best, bestDist = id, d
-		}
+// plural picks the word for n.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
 	}
-	if bestDist <= max(2, len(s)/3) {
-		return best
-	}
-	return ""
+	return many
 }
 
 // Suggest returns the rule ID nearest to a mistyped one, or "".
-func Suggest(id string) string { return closest(id, IDs()) }
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
+func Suggest(id string) string { return contract.DidYouMean(id, IDs()) }
 
 // Sources cited by several rules.
 var (

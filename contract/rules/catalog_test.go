@@ -15,6 +15,7 @@ import (
 
 	"github.com/retryspec/retryspec/contract"
 	"github.com/retryspec/retryspec/findings"
+	"github.com/retryspec/retryspec/internal/testenv"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/rules from the catalog's examples")
@@ -150,10 +151,10 @@ func TestCatalogIsWellFormed(t *testing.T) {
 // TestCatalogCoversSpec checks that every rule ID in the spec's catalog
 // table is in the catalog (the spec is the interface; extra rules are fine).
 func TestCatalogCoversSpec(t *testing.T) {
-	spec := filepath.Join("..", "..", "..", "shared", "spec", "contract.md")
+	spec := filepath.Join(testenv.RepoRoot(t), "..", "shared", "spec", "contract.md")
 	data, err := os.ReadFile(spec)
 	if err != nil {
-		t.Skipf("spec not beside the repository: %v", err)
+		testenv.Missing(t, "the spec at "+spec)
 	}
 	ids := regexp.MustCompile("(?m)^\\| ([a-z]+/[a-z0-9-]+) \\|").FindAllStringSubmatch(string(data), -1)
 	if len(ids) < 40 {
@@ -178,6 +179,12 @@ func TestExamples(t *testing.T) {
 			bad := lint(t, "bad.yaml", example(t, r.Bad))
 			if !fired(bad, r.ID) {
 				t.Errorf("Bad example does not fire %s; findings: %v", r.ID, bad)
+			}
+			for _, f := range bad {
+				want, _ := ByID(f.Rule)
+				if f.Severity != want.Severity && f.Rule != "retry/too-many-attempts" {
+					t.Errorf("%s finding has severity %v, the rule %v", f.Rule, f.Severity, want.Severity)
+				}
 			}
 			good := lint(t, "good.yaml", example(t, r.Good))
 			if u := unwaived(good); len(u) > 0 {
@@ -231,5 +238,25 @@ func TestTestdata(t *testing.T) {
 func TestStarterIsClean(t *testing.T) {
 	if fs := lint(t, "retryspec.yaml", contract.Starter(contract.StarterOptions{})); len(fs) > 0 {
 		t.Errorf("the starter contract has findings: %v", fs)
+	}
+}
+
+// TestTestdataHasNoStrays: every folder under testdata/rules names a rule.
+func TestTestdataHasNoStrays(t *testing.T) {
+	root := filepath.Join("..", "..", "testdata", "rules")
+	families, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fam := range families {
+		ids, err := os.ReadDir(filepath.Join(root, fam.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range ids {
+			if _, ok := ByID(fam.Name() + "/" + id.Name()); !ok {
+				t.Errorf("testdata/rules/%s/%s names no rule", fam.Name(), id.Name())
+			}
+		}
 	}
 }

@@ -133,8 +133,9 @@ var endpointRules = []Rule{
 					path = fmt.Sprintf("endpoints[%d].external_calls", i)
 				}
 				out = append(out, at(c, path, "",
-					fmt.Sprintf("%s makes %d external call(s) (%s) but lists %d recovery point(s); it needs at least %d, one before the first call and one after each",
-						e.Operation, n, strings.Join(e.ExternalCalls, ", "), len(e.RecoveryPoints), n+1),
+					fmt.Sprintf("%s makes %d external %s (%s) but lists %d recovery %s; it needs at least %d, one before the first call and one after each",
+						e.Operation, n, plural(n, "call", "calls"), strings.Join(e.ExternalCalls, ", "),
+						len(e.RecoveryPoints), plural(len(e.RecoveryPoints), "point", "points"), n+1),
 					fmt.Sprintf("record a recovery point before %s and after each external call", e.ExternalCalls[0])))
 			}
 			return out

@@ -86,8 +86,12 @@ var retryRules = []Rule{
 		Check: func(c *contract.Contract) []findings.Finding {
 			for i, s := range c.Retry.Statuses {
 				if s.Matches(500) {
+					what := "500"
+					if s.Class {
+						what = s.String() + ", 500 included,"
+					}
 					return []findings.Finding{at(c, fmt.Sprintf("retry.statuses[%d]", i), "",
-						fmt.Sprintf("statuses retries %s on every attempt, 500 included: a 500 that is a bug fails the same way %d times", s, c.Retry.MaxAttempts),
+						fmt.Sprintf("statuses retries %s on every attempt: a 500 that is a bug fails the same way %d times", what, c.Retry.MaxAttempts),
 						"list 500 under cautious_statuses (retried at most once) and the gateway codes 502, 503, 504 individually")}
 				}
 			}
@@ -330,7 +334,8 @@ var retryRules = []Rule{
 				return nil
 			}
 			return []findings.Finding{at(c, "retry.connection_errors", "",
-				fmt.Sprintf("connection timeouts are retried, but %s take(s) no idempotency key: a timed-out call may have run and its retry runs it again", strings.Join(ops, ", ")),
+				fmt.Sprintf("connection timeouts are retried, but %s %s no idempotency key: a timed-out call may have run and its retry runs it again",
+					strings.Join(ops, ", "), plural(len(ops), "takes", "take")),
 				"give those endpoints key: required, or mark them unsafe_to_retry so clients and docs exclude them")}
 		},
 	},

@@ -47,7 +47,7 @@ var sdkRules = []Rule{
 				return nil
 			}
 			return []findings.Finding{at(c, "sdk.auto_idempotency_key", "",
-				fmt.Sprintf("auto_idempotency_key is false: SDK retries of keyed endpoints are safe only when the caller remembers to pass a %s", c.Idempotency.Header),
+				fmt.Sprintf("auto_idempotency_key is false: SDK retries of keyed endpoints are safe only when the caller remembers to send the %s header", c.Idempotency.Header),
 				"set auto_idempotency_key: true: mint one key per call and reuse it on every retry of that call")}
 		},
 	},

@@ -35,7 +35,7 @@ func TestRuleCases(t *testing.T) {
 		{"401 retried", "retry:\n  statuses: [401, 429, 503]\n", "retry/client-error", findings.Error, "retry.statuses[0]", "statuses retries 401"},
 		{"4XX class retried", "retry:\n  statuses: [4XX, 503]\n", "retry/client-error", findings.Error, "retry.statuses[0]", "4XX"},
 		{"cautious 409", "retry:\n  cautious_statuses: [409]\n", "retry/client-error", findings.Error, "retry.cautious_statuses[0]", "409"},
-		{"5XX includes 500", "retry:\n  statuses: [429, 5XX]\n  cautious_statuses: []\n", "retry/500-not-cautious", findings.Warning, "retry.statuses[1]", "statuses retries 5XX"},
+		{"5XX includes 500", "retry:\n  statuses: [429, 5XX]\n  cautious_statuses: []\n", "retry/500-not-cautious", findings.Warning, "retry.statuses[1]", "statuses retries 5XX, 500 included, on every attempt"},
 		{"no statuses listed", "retry:\n  statuses: ~\n  cautious_statuses: ~\n", "retry/any-error", findings.Error, "retry.statuses", "no statuses allowlist"},
 		{"retry-after ignored without 429 is fine", "retry:\n  statuses: [502, 503, 504]\n  honor_retry_after: false\n", "", 0, "", ""},
 		{"equal jitter", "retry:\n  backoff: { jitter: equal }\n", "retry/no-jitter", findings.Error, "retry.backoff.jitter", "jitter is equal"},
@@ -51,9 +51,9 @@ func TestRuleCases(t *testing.T) {
 		{"PUT replace unkeyed is fine", "endpoints:\n  - { operation: \"PUT /v1/items/{id}\", effect: replace, key: none }\n", "", 0, "", ""},
 		{"PUT append documented unsafe", "retry:\n  connection_errors: [reset]\nendpoints:\n  - { operation: PUT /v1/log, effect: append, key: none, unsafe_to_retry: \"Appends a line each call.\" }\n", "", 0, "", ""},
 		{"recovery points: N+1 needed", "endpoints:\n  - { operation: POST /v1/a, effect: create, key: required, external_calls: [x, y], recovery_points: [a, b] }\n",
-			"endpoint/no-recovery-points", findings.Error, "endpoints[0].recovery_points", "makes 2 external call(s) (x, y) but lists 2 recovery point(s); it needs at least 3"},
+			"endpoint/no-recovery-points", findings.Error, "endpoints[0].recovery_points", "makes 2 external calls (x, y) but lists 2 recovery points; it needs at least 3"},
 		{"recovery points absent point at calls", "endpoints:\n  - { operation: POST /v1/a, effect: create, key: required, external_calls: [x] }\n",
-			"endpoint/no-recovery-points", findings.Error, "endpoints[0].external_calls", "lists 0 recovery point(s)"},
+			"endpoint/no-recovery-points", findings.Error, "endpoints[0].external_calls", "makes 1 external call (x) but lists 0 recovery points"},
 		{"memory store", "idempotency:\n  claim: { store: memory, mechanism: unique-constraint }\n", "claim/mechanism-store-mismatch", findings.Error, "idempotency.claim.mechanism", "in-process memory store"},
 		{"redis unique constraint", "idempotency:\n  claim: { store: redis, mechanism: unique-constraint }\n", "claim/mechanism-store-mismatch", findings.Error, "idempotency.claim.mechanism", "redis is a cache"},
 		{"postgres conditional write", "idempotency:\n  claim: { store: postgres, mechanism: conditional-write }\n", "claim/mechanism-store-mismatch", findings.Error, "idempotency.claim.mechanism", "postgres is relational"},
@@ -158,5 +158,22 @@ func TestWaivers(t *testing.T) {
 	fs := lint(t, "retryspec.yaml", example(t, "lint:\n  waive:\n    - { rule: retry/no-budgte, because: \"x\" }\n"))
 	if len(fs) != 1 || !strings.Contains(fs[0].Fix, "retry/no-budget") || fs[0].Path != "lint.waive[0].rule" {
 		t.Errorf("unknown waiver finding = %+v, want a did-you-mean at lint.waive[0].rule", fs)
+	}
+}
+
+func TestMarkWaived(t *testing.T) {
+	src := example(t, "lint:\n  waive:\n    - { rule: endpoint/unclassified, because: \"internal admin routes\" }\n")
+	c, err := contract.Parse("retryspec.yaml", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fs := Run(c); len(fs) != 0 {
+		t.Fatalf("an openapi-scope waiver is not unused when check runs without --openapi: %v", fs)
+	}
+	drift := []findings.Finding{{Rule: "endpoint/unclassified", Severity: findings.Error, Message: "POST /admin/x is not classified"},
+		{Rule: "endpoint/unknown", Severity: findings.Warning, Message: "GET /v1/y is not in the spec"}}
+	MarkWaived(c, drift)
+	if !drift[0].Waived || drift[0].WaivedBecause != "internal admin routes" || drift[1].Waived {
+		t.Errorf("MarkWaived: %+v", drift)
 	}
 }

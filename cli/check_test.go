@@ -1,0 +1,43 @@
+package cli_test
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/retryspec/retryspec/cli"
+	"github.com/retryspec/retryspec/internal/testenv"
+)
+
+// TestCheckColour: colour only on a terminal, and never with NO_COLOR set
+// or a dumb terminal; other formats never carry escapes.
+func TestCheckColour(t *testing.T) {
+	bad := filepath.Join(testenv.RepoRoot(t), "testdata", "rules", "retry", "no-jitter", "bad.yaml")
+	tests := []struct {
+		name   string
+		tty    bool
+		env    map[string]string
+		format string
+		color  bool
+	}{
+		{"terminal", true, nil, "text", true},
+		{"pipe", false, nil, "text", false},
+		{"NO_COLOR", true, map[string]string{"NO_COLOR": "1"}, "text", false},
+		{"dumb terminal", true, map[string]string{"TERM": "dumb"}, "text", false},
+		{"json on a terminal", true, nil, "json", false},
+		{"github on a terminal", true, nil, "github", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			sys := &cli.IO{Out: &out, Err: &errOut, OutIsTTY: tt.tty, ErrIsTTY: tt.tty, Getenv: func(k string) string { return tt.env[k] }}
+			if code := cli.Main([]string{"check", "-c", bad, "--format", tt.format}, sys); code != cli.ExitFindings {
+				t.Fatalf("exit %d, want 1; stderr %s", code, errOut.String())
+			}
+			if got := strings.Contains(out.String(), "\x1b["); got != tt.color {
+				t.Errorf("colour = %v, want %v:\n%s", got, tt.color, out.String())
+			}
+		})
+	}
+}
