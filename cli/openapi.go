@@ -79,7 +79,10 @@ func runOpenAPI(sys *IO, opts *openapiOptions) error {
 		return &ExitError{Code: ExitInput, Err: err}
 	}
 	p := r.Plan
-	if opts.Overlay != "" {
+	// Overlay 1.0 requires at least one action: with nothing to add (a spec
+	// that already carries the contract) no overlay is written.
+	writeOverlay := opts.Overlay != "" && len(r.Plan.Edits) > 0
+	if writeOverlay {
 		if err := atomicwrite.File(opts.Overlay, r.Overlay, 0o644); err != nil {
 			return &ExitError{Code: ExitInput, Err: fmt.Errorf("write overlay: %w", err)}
 		}
@@ -105,8 +108,10 @@ func runOpenAPI(sys *IO, opts *openapiOptions) error {
 		}
 		fmt.Fprintf(sys.Out, "  skipped  %s\n", note(file, n))
 	}
-	if opts.Overlay != "" {
+	if writeOverlay {
 		fmt.Fprintf(sys.Out, "wrote %s\n", opts.Overlay)
+	} else if opts.Overlay != "" {
+		fmt.Fprintf(sys.Out, "%s not written: the spec already has everything, and an overlay needs at least one action\n", opts.Overlay)
 	}
 	if opts.Merged != "" {
 		fmt.Fprintf(sys.Out, "wrote %s\n", opts.Merged)
