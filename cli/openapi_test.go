@@ -2,20 +2,11 @@ package cli
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
-
-func runOpenAPICLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	sys := &IO{In: strings.NewReader(""), Out: &out, Err: &errb, Getenv: func(string) string { return "" }}
-	code = Run(context.Background(), args, sys)
-	return code, out.String(), errb.String()
-}
 
 func TestOpenAPICommand(t *testing.T) {
 	dir := t.TempDir()
@@ -30,7 +21,7 @@ func TestOpenAPICommand(t *testing.T) {
 	}
 	merged, overlay := filepath.Join(dir, "merged.yaml"), filepath.Join(dir, "overlay.json")
 
-	code, out, errs := runOpenAPICLI(t, "openapi", "-c", contractPath, "--spec", spec, "--merged", merged, "--overlay", overlay)
+	code, out, errs := runCLI(t, "openapi", "-c", contractPath, "--spec", spec, "--merged", merged, "--overlay", overlay)
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s%s", code, out, errs)
 	}
@@ -44,28 +35,28 @@ func TestOpenAPICommand(t *testing.T) {
 	}
 
 	// The input is never overwritten without --force.
-	code, _, errs = runOpenAPICLI(t, "openapi", "-c", contractPath, "--spec", spec, "--merged", spec)
+	code, _, errs = runCLI(t, "openapi", "-c", contractPath, "--spec", spec, "--merged", spec)
 	if code != ExitInput || !strings.Contains(errs, "--force") {
 		t.Errorf("overwrite without --force: exit %d, %s", code, errs)
 	}
 	if b, _ := os.ReadFile(spec); !bytes.Equal(b, specSrc) {
 		t.Error("the input spec was changed")
 	}
-	code, _, errs = runOpenAPICLI(t, "openapi", "-c", contractPath, "--spec", spec, "--merged", spec, "--force")
+	code, _, errs = runCLI(t, "openapi", "-c", contractPath, "--spec", spec, "--merged", spec, "--force")
 	if code != ExitOK {
 		t.Errorf("--force: exit %d, %s", code, errs)
 	}
 
 	// Usage and input errors are exit 2, with the file and line.
-	if code, _, _ := runOpenAPICLI(t, "openapi", "-c", contractPath, "--merged", merged); code != ExitInput {
+	if code, _, _ := runCLI(t, "openapi", "-c", contractPath, "--merged", merged); code != ExitInput {
 		t.Errorf("missing --spec: exit %d", code)
 	}
-	if code, _, _ := runOpenAPICLI(t, "openapi", "-c", contractPath, "--spec", spec); code != ExitInput {
+	if code, _, _ := runCLI(t, "openapi", "-c", contractPath, "--spec", spec); code != ExitInput {
 		t.Errorf("no output flag: exit %d", code)
 	}
 	bad := filepath.Join(dir, "bad.yaml")
 	os.WriteFile(bad, []byte("openapi: 3.0.0\ninfo: {title: x, version: '1'}\npaths:\n  /a:\n    $ref: 'other.yaml#/paths/a'\n"), 0o644)
-	code, _, errs = runOpenAPICLI(t, "openapi", "-c", contractPath, "--spec", bad, "--merged", merged)
+	code, _, errs = runCLI(t, "openapi", "-c", contractPath, "--spec", bad, "--merged", merged)
 	if code != ExitInput || !strings.Contains(errs, "bad.yaml:5:11") || !strings.Contains(errs, "--allow-external-refs") {
 		t.Errorf("external ref: exit %d, %s", code, errs)
 	}
@@ -74,7 +65,7 @@ func TestOpenAPICommand(t *testing.T) {
 	contra := filepath.Join(dir, "retryspec.yaml")
 	src, _ := os.ReadFile(contractPath)
 	os.WriteFile(contra, bytes.Replace(src, []byte("max_key_length: 255"), []byte("max_key_length: 64"), 1), 0o644)
-	code, _, errs = runOpenAPICLI(t, "openapi", "-c", contra, "--spec", filepath.Join("..", "openapi", "testdata", "small.yaml"), "--overlay", filepath.Join(dir, "o.yaml"))
+	code, _, errs = runCLI(t, "openapi", "-c", contra, "--spec", filepath.Join("..", "openapi", "testdata", "small.yaml"), "--overlay", filepath.Join(dir, "o.yaml"))
 	if code != ExitFindings || !strings.Contains(errs, "openapi/contradicts-contract") || !strings.Contains(errs, "small.yaml:62:24") {
 		t.Errorf("contradiction: exit %d, %s", code, errs)
 	}
