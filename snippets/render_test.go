@@ -238,8 +238,8 @@ func TestLanguagesFor(t *testing.T) {
 	}
 	cc := *c
 	cc.SDK = &contract.SDK{Languages: []string{"curl", "typescript"}}
-	if got, want := names(LanguagesFor(&cc)), []string{"typescript", "curl"}; !cmp.Equal(got, want) {
-		t.Errorf("LanguagesFor(curl, typescript) = %v, want %v (table order)", got, want)
+	if got, want := names(LanguagesFor(&cc)), []string{"curl", "typescript"}; !cmp.Equal(got, want) {
+		t.Errorf("LanguagesFor(curl, typescript) = %v, want %v (sdk.languages order)", got, want)
 	}
 	cc.SDK = nil
 	if got := len(LanguagesFor(&cc)); got != len(Languages()) {
