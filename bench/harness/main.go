@@ -275,12 +275,16 @@ func (b *bench) toolVersions() [][2]string {
 	if rs == "" {
 		rs = "(this build has no `version` command yet)"
 	}
+	built := ", built from commit " + b.commit
+	if b.cfg.retryspec != "" {
+		built = ", the binary given with -retryspec (" + b.bins.retryspec + ")"
+	}
 	node := ask("/usr/bin/env", "node", "--version")
 	if node == "" {
 		node = "not installed"
 	}
 	return [][2]string{
-		{"retryspec", rs + ", built from commit " + b.commit},
+		{"retryspec", rs + built},
 		{"Vale", goMod(b.bins.vale)},
 		{"Redocly CLI", npm("@redocly/cli")},
 		{"Spectral CLI", npm("@stoplight/spectral-cli")},
