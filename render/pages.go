@@ -207,6 +207,8 @@ type view struct {
 	SDKRows         []languageRow
 	Changelog       string
 	NoSnippets      string
+	// RetryingQuoted: a library note on the Retrying page carries a marker.
+	RetryingQuoted bool
 
 	RuleRows []ruleRow
 
@@ -263,6 +265,9 @@ func ruleMarks(in Inputs, r rules.Rule) ruleTextMarks {
 type snippetView struct {
 	Snippet
 	FenceTag string
+	// LibraryLine is the library note on one line, so one marker covers
+	// it; LibraryMark names the copy rules it trips ("" for none).
+	LibraryLine, LibraryMark string
 }
 
 type failureRow struct{ Label, Retry, Why string }

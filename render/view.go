@@ -3,6 +3,7 @@ package render
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/retryspec/retryspec/contract"
@@ -31,7 +32,14 @@ func newView(in Inputs) *view {
 		v.AttemptTimeout = r.AttemptTimeout.Bare
 	}
 	for _, s := range in.Snippets {
-		v.Snippets = append(v.Snippets, snippetView{Snippet: s, FenceTag: FenceTag(s.Lang)})
+		sv := snippetView{Snippet: s, FenceTag: FenceTag(s.Lang), LibraryLine: strings.Join(strings.Fields(s.Library), " ")}
+		if in.CopyQuotes != nil && sv.LibraryLine != "" {
+			ids := slices.Clone(in.CopyQuotes(sv.LibraryLine))
+			slices.Sort(ids)
+			sv.LibraryMark = strings.Join(slices.Compact(ids), " ")
+		}
+		v.RetryingQuoted = v.RetryingQuoted || sv.LibraryMark != ""
+		v.Snippets = append(v.Snippets, sv)
 	}
 	v.Statuses, v.CautiousCodes = statusRows(r)
 	v.ConnErrors = connRows(r)

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/retryspec/retryspec/contract"
+	"github.com/retryspec/retryspec/contract/diff"
 	"github.com/retryspec/retryspec/findings"
 	"github.com/retryspec/retryspec/internal/atomicwrite"
 	"github.com/retryspec/retryspec/render"
@@ -36,6 +37,9 @@ type Options struct {
 	// afterWrite, in tests, runs after each file is written to the
 	// temporary folder; an error aborts the build there.
 	afterWrite func(name string) error
+	// git reads the contract's history for the Changelog page; nil runs
+	// the git binary. Tests substitute it for stable golden files.
+	git diff.Git
 }
 
 // File is one output file, its path relative to the output folder.
@@ -78,7 +82,11 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	in, err := inputs(c)
+	g := opts.git
+	if g == nil {
+		g = diff.ExecGit{}
+	}
+	in, err := inputs(ctx, c, g)
 	if err != nil {
 		return nil, err
 	}
