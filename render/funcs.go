@@ -69,7 +69,7 @@ var markdownFuncs = template.FuncMap{
 	// snippet languages' library notes), never contract text.
 	"markdown": func(s string) string { return s },
 	// oneline joins a multi-line text so a marker comment covers all of it.
-	"oneline": func(s string) string { return strings.Join(strings.Fields(s), " ") },
+	"oneline": oneLine,
 	"inc":     func(i int) int { return i + 1 },
 	// capfirst starts a catalog sentence with a capital letter.
 	"capfirst": capFirst,

@@ -2,12 +2,15 @@ package render
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	htmltemplate "html/template"
 	"math"
 	"path"
 	"regexp"
+	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/alecthomas/chroma/v2"
 	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
@@ -104,7 +107,6 @@ type layoutData struct {
 // the generated highlighting style sheet. The pictures are the same files
 // as the Markdown's.
 func HTML(in Inputs, pages []Page, t *Templates) ([]File, error) {
-	var files []File
 	var nav []NavItem
 	for _, p := range pages {
 		if strings.Contains(p.Path, "/") {
@@ -112,30 +114,28 @@ func HTML(in Inputs, pages []Page, t *Templates) ([]File, error) {
 		}
 		nav = append(nav, NavItem{Title: navTitle(p), Href: HTMLPath(p.Path)})
 	}
-	for _, p := range pages {
-		body, err := HTMLBody(p.Markdown)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", p.Path, err)
-		}
-		root := strings.Repeat("../", strings.Count(p.Path, "/"))
-		items := make([]NavItem, len(nav))
-		for i, n := range nav {
-			items[i] = NavItem{Title: n.Title, Href: root + n.Href, Current: n.Href == HTMLPath(p.Path)}
-		}
-		var b bytes.Buffer
-		err = t.layout.Execute(&b, layoutData{
-			Title:    p.Title,
-			SiteName: in.Contract.API.Name,
-			Root:     root,
-			Nav:      items,
-			// Trusted: goldmark output of escaped Markdown, raw HTML off.
-			Content: htmltemplate.HTML(body),
-			Source:  path.Base(in.Contract.File),
-		})
-		if err != nil {
-			return nil, fmt.Errorf("layout for %s: %w", p.Path, err)
-		}
-		files = append(files, File{Path: HTMLPath(p.Path), Data: b.Bytes()})
+	// Pages convert independently; spread them over the cores, keeping
+	// the output in page order so the result stays deterministic.
+	files := make([]File, len(pages))
+	errs := make([]error, len(pages))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(pages)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				files[i], errs[i] = htmlPage(in, pages[i], nav, t)
+			}
+		}()
+	}
+	for i := range pages {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	for _, name := range sortedKeys(t.assets) {
 		files = append(files, File{Path: "assets/" + name, Data: t.assets[name]})
@@ -146,6 +146,33 @@ func HTML(in Inputs, pages []Page, t *Templates) ([]File, error) {
 	}
 	files = append(files, File{Path: "assets/chroma.css", Data: css})
 	return files, nil
+}
+
+// htmlPage renders one page into the layout.
+func htmlPage(in Inputs, p Page, nav []NavItem, t *Templates) (File, error) {
+	body, err := HTMLBody(p.Markdown)
+	if err != nil {
+		return File{}, fmt.Errorf("%s: %w", p.Path, err)
+	}
+	root := strings.Repeat("../", strings.Count(p.Path, "/"))
+	items := make([]NavItem, len(nav))
+	for i, n := range nav {
+		items[i] = NavItem{Title: n.Title, Href: root + n.Href, Current: n.Href == HTMLPath(p.Path)}
+	}
+	var b bytes.Buffer
+	err = t.layout.Execute(&b, layoutData{
+		Title:    p.Title,
+		SiteName: in.Contract.API.Name,
+		Root:     root,
+		Nav:      items,
+		// Trusted: goldmark output of escaped Markdown, raw HTML off.
+		Content: htmltemplate.HTML(body),
+		Source:  path.Base(in.Contract.File),
+	})
+	if err != nil {
+		return File{}, fmt.Errorf("layout for %s: %w", p.Path, err)
+	}
+	return File{Path: HTMLPath(p.Path), Data: b.Bytes()}, nil
 }
 
 func navTitle(p Page) string {

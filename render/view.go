@@ -3,14 +3,13 @@ package render
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/retryspec/retryspec/contract"
 	"github.com/retryspec/retryspec/render/schedule"
 )
 
-func newView(in Inputs) *view {
+func newView(in Inputs, libraryMarks []string) *view {
 	c := in.Contract
 	r := c.Retry
 	id := c.Idempotency
@@ -31,13 +30,8 @@ func newView(in Inputs) *view {
 	if !r.AttemptTimeout.Bare.IsZero() {
 		v.AttemptTimeout = r.AttemptTimeout.Bare
 	}
-	for _, s := range in.Snippets {
-		sv := snippetView{Snippet: s, FenceTag: FenceTag(s.Lang), LibraryLine: strings.Join(strings.Fields(s.Library), " ")}
-		if in.CopyQuotes != nil && sv.LibraryLine != "" {
-			ids := slices.Clone(in.CopyQuotes(sv.LibraryLine))
-			slices.Sort(ids)
-			sv.LibraryMark = strings.Join(slices.Compact(ids), " ")
-		}
+	for i, s := range in.Snippets {
+		sv := snippetView{Snippet: s, FenceTag: FenceTag(s.Lang), LibraryLine: oneLine(s.Library), LibraryMark: libraryMarks[i]}
 		v.RetryingQuoted = v.RetryingQuoted || sv.LibraryMark != ""
 		v.Snippets = append(v.Snippets, sv)
 	}

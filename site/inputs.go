@@ -57,23 +57,27 @@ func renderSnippets(c *contract.Contract) ([]render.Snippet, string) {
 	return out, ""
 }
 
-// copyQuotes is the rule pages' quote detector: the copy rules that fire
-// on one line of catalog text, linted as Markdown against the contract.
-func copyQuotes(c *contract.Contract) func(string) []string {
+// copyQuotes is the pages' quote detector: the copy rules that fire on
+// each line of catalog text, linted as one Markdown document (a paragraph
+// per line) against the contract.
+func copyQuotes(c *contract.Contract) func([]string) [][]string {
 	copyRules := map[string]bool{}
 	for _, r := range rules.Catalog() {
 		if r.Scope == rules.ScopeCopy {
 			copyRules[r.ID] = true
 		}
 	}
-	return func(line string) []string {
-		var ids []string
-		for _, f := range copylint.LintSource(c, "quote.md", []byte(line+"\n")) {
-			if copyRules[f.Rule] && !f.Waived && !slices.Contains(ids, f.Rule) {
-				ids = append(ids, f.Rule)
+	return func(lines []string) [][]string {
+		out := make([][]string, len(lines))
+		doc := strings.Join(lines, "\n\n") + "\n"
+		for _, f := range copylint.LintSource(c, "quotes.md", []byte(doc)) {
+			i := (f.Line - 1) / 2 // line i of the input is line 2i+1 of doc
+			if (f.Line-1)%2 != 0 || i < 0 || i >= len(lines) || !copyRules[f.Rule] || f.Waived || slices.Contains(out[i], f.Rule) {
+				continue
 			}
+			out[i] = append(out[i], f.Rule)
 		}
-		return ids
+		return out
 	}
 }
 
