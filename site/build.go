@@ -12,8 +12,10 @@ import (
 
 	"github.com/retryspec/retryspec/contract"
 	"github.com/retryspec/retryspec/contract/diff"
+	"github.com/retryspec/retryspec/contract/rules"
 	"github.com/retryspec/retryspec/findings"
 	"github.com/retryspec/retryspec/internal/atomicwrite"
+	"github.com/retryspec/retryspec/openapi"
 	"github.com/retryspec/retryspec/render"
 )
 
@@ -33,6 +35,10 @@ type Options struct {
 	MarkdownOnly bool
 	// SiteURL, when set, makes the sitemap's locations absolute.
 	SiteURL string
+	// OpenAPI, when set, is the API's OpenAPI spec: the build checks the
+	// contract's endpoints against it and writes the Overlay 1.0 document
+	// and the merged spec under openapi/.
+	OpenAPI string
 
 	// afterWrite, in tests, runs after each file is written to the
 	// temporary folder; an error aborts the build there.
@@ -72,8 +78,21 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if fs := checkContract(c); findings.Failed(fs, false) {
-		return nil, &FindingsError{What: "the contract", Findings: fs, Sources: map[string][]byte{c.File: c.Source}}
+	fs := checkContract(c)
+	sources := map[string][]byte{c.File: c.Source}
+	var spec *openapi.Result
+	if opts.OpenAPI != "" {
+		if spec, err = openapi.Render(c, opts.OpenAPI, openapi.LoadOptions{}, false); err != nil {
+			return nil, err
+		}
+		drift := openapi.DriftSpec(c, spec.Spec)
+		rules.MarkWaived(c, drift)
+		fs = append(append(fs, drift...), spec.Plan.Findings...)
+		sources[opts.OpenAPI] = spec.Spec.Data
+	}
+	if findings.Failed(fs, false) {
+		findings.Sort(fs)
+		return nil, &FindingsError{What: "the contract", Findings: fs, Sources: sources}
 	}
 	if opts.Out == "" {
 		opts.Out = OutDir(c)
@@ -93,6 +112,12 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 	files, err := Generate(in, t, opts)
 	if err != nil {
 		return nil, err
+	}
+	if spec != nil {
+		files = append(files,
+			File{Path: "openapi/overlay.yaml", Data: spec.Overlay},
+			File{Path: "openapi/" + filepath.Base(opts.OpenAPI), Data: spec.Merged})
+		slices.SortFunc(files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
 	}
 	if fs := lintOwnCopy(c, files); findings.Failed(fs, false) {
 		sources := map[string][]byte{}
