@@ -179,10 +179,16 @@ func Generate(in render.Inputs, t *render.Templates, opts Options) ([]File, erro
 	return files, nil
 }
 
-// Write replaces the folder out with files, atomically.
+// Write replaces the folder out with files, atomically. It refuses to
+// replace a folder that holds something other than an earlier build (a
+// source folder given as --out by mistake): only an empty folder, or one
+// with the Markdown index a build writes, is replaced.
 func Write(out string, files []File, afterWrite func(string) error) error {
 	if out == "" {
 		return errors.New("no output folder")
+	}
+	if err := replaceable(out); err != nil {
+		return err
 	}
 	return atomicwrite.Dir(out, func(tmp string) error {
 		for _, f := range files {
@@ -201,6 +207,18 @@ func Write(out string, files []File, afterWrite func(string) error) error {
 		}
 		return nil
 	})
+}
+
+// replaceable reports why out must not be replaced, or nil.
+func replaceable(out string) error {
+	entries, err := os.ReadDir(out)
+	if err != nil || len(entries) == 0 {
+		return nil // absent (or not a folder: atomicwrite.Dir says so) or empty
+	}
+	if _, err := os.Stat(filepath.Join(out, MarkdownDir, "index.md")); err == nil {
+		return nil
+	}
+	return fmt.Errorf("refusing to replace %s: it holds files that no retryspec build wrote (no %s/index.md); choose another --out, or empty the folder first", out, MarkdownDir)
 }
 
 // Sitemap lists the HTML pages. Without siteURL the locations are relative

@@ -427,3 +427,25 @@ func TestBuildRefusesOwnCopyViolation(t *testing.T) {
 		t.Error("a refused build wrote its output")
 	}
 }
+
+// TestBuildRefusesToReplaceForeignFolder: --out pointing at a folder of
+// other files (a source folder) is refused and the folder kept.
+func TestBuildRefusesToReplaceForeignFolder(t *testing.T) {
+	out := t.TempDir()
+	os.WriteFile(filepath.Join(out, "main.go"), []byte("package main\n"), 0o644)
+	_, err := Build(context.Background(), Options{Contract: examples(t)["payouts"], Out: out})
+	if err == nil || !strings.Contains(err.Error(), "refusing to replace") {
+		t.Fatalf("error = %v, want a refusal", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(out, "main.go")); string(b) != "package main\n" {
+		t.Error("the folder's file was lost")
+	}
+	// An empty folder, and a folder from an earlier build, are replaced.
+	empty := t.TempDir()
+	if _, err := Build(context.Background(), Options{Contract: examples(t)["payouts"], Out: empty}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Build(context.Background(), Options{Contract: examples(t)["payouts"], Out: empty, MarkdownOnly: true}); err != nil {
+		t.Fatal(err)
+	}
+}
