@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -21,6 +22,7 @@ import (
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/renderer"
+	"github.com/yuin/goldmark/renderer/html"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
 )
@@ -369,6 +371,7 @@ type siteRenderer struct{}
 
 func (siteRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
 	reg.Register(ast.KindFencedCodeBlock, renderFencedCode)
+	reg.Register(ast.KindCodeSpan, renderCodeSpan)
 	reg.Register(ast.KindHTMLBlock, renderHTMLBlock)
 	reg.Register(kindTabs, renderTabs)
 	reg.Register(kindTabPanel, renderTabPanel)
@@ -391,6 +394,40 @@ func renderFencedCode(w util.BufWriter, src []byte, n ast.Node, entering bool) (
 		return ast.WalkStop, err
 	}
 	w.WriteString("</div>\n")
+	return ast.WalkSkipChildren, nil
+}
+
+// renderCodeSpan writes inline code as goldmark does, plus a <wbr> after
+// each underscore and slash, so a long code such as
+// concurrent_idempotent_requests wraps at its word boundaries in a narrow
+// table cell instead of between arbitrary letters.
+func renderCodeSpan(w util.BufWriter, src []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
+	if !entering {
+		w.WriteString("</code>")
+		return ast.WalkContinue, nil
+	}
+	var b bytes.Buffer
+	bw := bufio.NewWriter(&b)
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		t, ok := c.(*ast.Text)
+		if !ok {
+			continue
+		}
+		value := t.Segment.Value(src)
+		if bytes.HasSuffix(value, []byte("\n")) {
+			value = append(value[:len(value)-1:len(value)-1], ' ')
+		}
+		html.DefaultWriter.RawWrite(bw, value)
+	}
+	bw.Flush()
+	w.WriteString("<code>")
+	escaped := b.Bytes()
+	for i, ch := range escaped {
+		w.WriteByte(ch)
+		if (ch == '_' || ch == '/') && i > 0 && i < len(escaped)-1 {
+			w.WriteString("<wbr>")
+		}
+	}
 	return ast.WalkSkipChildren, nil
 }
 
