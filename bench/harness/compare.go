@@ -56,25 +56,84 @@ func (b *bench) copyTool(c *Corpus, out string) Tool {
 
 // Vale sizing. Vale with the exported style can be far slower than a
 // plain-word style (regular expressions with look-around run on a
-// backtracking engine). A probe on a small corpus estimates its speed; the
-// pair then runs on the largest size from valeSizes whose Vale run fits the
-// per-run budget, both tools on the same files.
+// backtracking engine), and its speed has changed by an order of
+// magnitude as the export evolved. Two probes, on 0.2 and 1 MB, fit its
+// start-up cost and its time per MB; the pair then runs on the largest
+// size from valeSizes whose predicted Vale run fits the per-run budget,
+// both tools on the same files.
 var valeSizes = []float64{100, 50, 20, 10, 5, 2, 1, 0.5, 0.2}
 
-const valeProbeMB = 0.2
+var valeProbes = [2]float64{0.2, 1}
+
+// valeModel predicts a run's wall time from the probes: a fixed start-up
+// cost plus a cost per MB. With one probe the whole time counts per MB.
+type valeModel struct {
+	fixed time.Duration
+	perMB time.Duration
+}
+
+func fitVale(sizes []float64, walls []time.Duration) valeModel {
+	if len(walls) >= 2 && sizes[1] > sizes[0] && walls[1] > walls[0] {
+		per := time.Duration(float64(walls[1]-walls[0]) / (sizes[1] - sizes[0]))
+		fixed := walls[0] - time.Duration(float64(per)*sizes[0])
+		if fixed < 0 {
+			fixed = 0
+		}
+		return valeModel{fixed: fixed, perMB: per}
+	}
+	n := len(walls) - 1
+	return valeModel{perMB: time.Duration(float64(walls[n]) / sizes[n])}
+}
+
+func (m valeModel) predict(mb float64) time.Duration {
+	return m.fixed + time.Duration(float64(m.perMB)*mb)
+}
 
 // pickValeSize is the largest size (at most max) whose predicted Vale
-// time, at probeWall per valeProbeMB, fits budget.
-func pickValeSize(probeWall, budget time.Duration, max float64) float64 {
+// time fits budget; the smallest probe size when none does.
+func pickValeSize(m valeModel, budget time.Duration, max float64) float64 {
 	for _, s := range valeSizes {
-		if s > max {
-			continue
-		}
-		if time.Duration(float64(probeWall)*s/valeProbeMB) <= budget {
+		if s <= max && m.predict(s) <= budget {
 			return s
 		}
 	}
-	return valeProbeMB
+	return valeProbes[0]
+}
+
+// sizeValePair probes Vale and picks the pair's corpus size, with a line
+// for the report.
+func (b *bench) sizeValePair(ini string, full float64) (float64, string, error) {
+	var sizes []float64
+	var walls []time.Duration
+	for _, size := range valeProbes {
+		if len(walls) > 0 && fitVale(sizes, walls).predict(size) > b.valeBudget() {
+			break // the next probe alone would blow the budget
+		}
+		probe, err := b.corpus(size)
+		if err != nil {
+			return 0, "", err
+		}
+		logf("probing Vale's speed on %g MB", size)
+		t := b.peer("vale (probe)", b.bins.vale, "--config", ini, "--output", "JSON", "--no-exit", probe.Root)
+		res := (&Runner{Timeout: b.valeBudget() * 5, exec: b.runner.exec}).Measure([]Tool{t}, 0, 1)[0]
+		if !res.OK() {
+			if len(walls) == 0 {
+				return valeProbes[0], fmt.Sprintf("Vale's %g MB probe did not finish (%s: %s); the pair runs on that probe size", size, res.Status, res.Note), nil
+			}
+			break
+		}
+		sizes = append(sizes, size)
+		walls = append(walls, res.Samples[0].Wall)
+	}
+	m := fitVale(sizes, walls)
+	pick := pickValeSize(m, b.valeBudget(), full)
+	var probes []string
+	for i := range sizes {
+		probes = append(probes, fmt.Sprintf("%s on %g MB", fmtDur(walls[i]), sizes[i]))
+	}
+	line := fmt.Sprintf("Vale's probes took %s (start-up about %s, then %s per MB); to keep each Vale run within about %s, the pair runs on the first %g MB of the corpus",
+		strings.Join(probes, " and "), fmtDur(m.fixed), fmtDur(m.perMB), fmtDur(b.valeBudget()), pick)
+	return pick, line, nil
 }
 
 // copyVsVale: retryspec copy against Vale running the style retryspec
@@ -86,20 +145,9 @@ func (b *bench) copyVsVale() error {
 
 	pairSize, sizing := full, ""
 	if ini != "" {
-		probe, err := b.corpus(valeProbeMB)
-		if err != nil {
+		var err error
+		if pairSize, sizing, err = b.sizeValePair(ini, full); err != nil {
 			return err
-		}
-		logf("probing Vale's speed on %g MB", valeProbeMB)
-		t := b.peer("vale (probe)", b.bins.vale, "--config", ini, "--output", "JSON", "--no-exit", probe.Root)
-		res := (&Runner{Timeout: b.valeBudget() * 5, exec: b.runner.exec}).Measure([]Tool{t}, 0, 1)[0]
-		if res.OK() {
-			w := res.Samples[0].Wall
-			pairSize = pickValeSize(w, b.valeBudget(), full)
-			sizing = fmt.Sprintf("Vale took %s on a %g MB probe (%.3f MB/s); to keep each Vale run within about %s, the pair runs on the first %g MB of the same corpus", fmtDur(w), valeProbeMB, valeProbeMB/w.Seconds(), fmtDur(b.valeBudget()), pairSize)
-		} else {
-			pairSize = valeProbeMB
-			sizing = fmt.Sprintf("Vale's %g MB probe did not finish (%s: %s); the pair runs on that probe size", valeProbeMB, res.Status, res.Note)
 		}
 	}
 

@@ -81,21 +81,25 @@ func TestVerdict(t *testing.T) {
 }
 
 func TestPickValeSize(t *testing.T) {
+	sec := time.Second
 	tests := []struct {
-		probe  time.Duration
-		budget time.Duration
-		max    float64
-		want   float64
+		name  string
+		sizes []float64
+		walls []time.Duration
+		max   float64
+		want  float64
 	}{
-		{100 * time.Millisecond, time.Minute, 100, 100}, // 2 MB/s: 100 MB in 50 s
-		{time.Second, time.Minute, 100, 10},             // 0.2 MB/s: 10 MB in 50 s
-		{10 * time.Second, time.Minute, 100, 1},         // 1 MB in 50 s
-		{time.Minute, time.Minute, 100, 0.2},            // not even the probe fits: the probe size
-		{time.Millisecond, time.Minute, 5, 5},           // never above the full corpus
+		{"start-up cost does not count per MB", []float64{0.2, 1}, []time.Duration{700 * time.Millisecond, 1100 * time.Millisecond}, 100, 100},
+		{"slow per MB", []float64{0.2, 1}, []time.Duration{1 * sec, 5 * sec}, 100, 10},
+		{"one probe: all of it per MB", []float64{0.2}, []time.Duration{sec}, 100, 10},
+		{"nothing fits: the probe size", []float64{0.2}, []time.Duration{time.Minute}, 100, 0.2},
+		{"never above the full corpus", []float64{0.2, 1}, []time.Duration{sec, sec + time.Millisecond}, 5, 5},
+		{"noisy probes (second faster) fall back to per MB", []float64{0.2, 1}, []time.Duration{2 * sec, 1500 * time.Millisecond}, 100, 20},
 	}
 	for _, tt := range tests {
-		if got := pickValeSize(tt.probe, tt.budget, tt.max); got != tt.want {
-			t.Errorf("pickValeSize(%v, %v, %v) = %v, want %v", tt.probe, tt.budget, tt.max, got, tt.want)
+		m := fitVale(tt.sizes, tt.walls)
+		if got := pickValeSize(m, time.Minute, tt.max); got != tt.want {
+			t.Errorf("%s: pickValeSize = %v (model %+v), want %v", tt.name, got, m, tt.want)
 		}
 	}
 }
