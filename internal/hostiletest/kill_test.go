@@ -2,15 +2,15 @@ package hostiletest
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/google/go-cmp/cmp"
 )
 
 // bigContract is the sound example with n more keyed endpoints and another
@@ -62,7 +62,7 @@ func TestKilledBuildKeepsPreviousSite(t *testing.T) {
 		t.Fatalf("build old.yaml: exit %d\n%s", r.code, r.stderr)
 	}
 	oldSite := snapshot(t, out)
-	if cmp.Equal(oldSite, newSite) {
+	if maps.Equal(oldSite, newSite) {
 		t.Fatal("the two contracts build the same site; the test could not tell them apart")
 	}
 
@@ -105,15 +105,15 @@ func TestKilledBuildKeepsPreviousSite(t *testing.T) {
 		}
 		got := snapshot(t, out)
 		switch {
-		case cmp.Equal(got, oldSite):
+		case maps.Equal(got, oldSite):
 			outcomes[fmt.Sprintf("killed %s: previous site intact", how)]++
-		case cmp.Equal(got, newSite):
+		case maps.Equal(got, newSite):
 			outcomes[fmt.Sprintf("killed %s (killed=%v): new site complete", how, killed)]++
 		default:
-			t.Fatalf("after SIGKILL %s the output is neither the previous site nor the new one:\n%s", how, cmp.Diff(oldSite, got))
+			t.Fatalf("after SIGKILL %s the output is neither the previous site nor the new one:\n%s", how, snapshotDiff(oldSite, got))
 		}
 		// Put the previous site back for the next round.
-		if !cmp.Equal(got, oldSite) {
+		if !maps.Equal(got, oldSite) {
 			if r := build("old.yaml"); r.code != 0 {
 				t.Fatalf("rebuild old.yaml: exit %d\n%s", r.code, r.stderr)
 			}
@@ -166,4 +166,26 @@ func mustWrite(t testing.TB, p string, data []byte) {
 	if err := os.WriteFile(p, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// snapshotDiff lists the entries that differ between two snapshots.
+func snapshotDiff(a, b map[string]entry) string {
+	var out []string
+	for p, e := range a {
+		if f, ok := b[p]; !ok {
+			out = append(out, "- "+p)
+		} else if f != e {
+			out = append(out, "~ "+p)
+		}
+	}
+	for p := range b {
+		if _, ok := a[p]; !ok {
+			out = append(out, "+ "+p)
+		}
+	}
+	sort.Strings(out)
+	if len(out) > 40 {
+		out = append(out[:40], fmt.Sprintf("... and %d more", len(out)-40))
+	}
+	return strings.Join(out, "\n")
 }
