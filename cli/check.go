@@ -16,6 +16,7 @@ type checkOptions struct {
 	Contract string
 	Format   string
 	Strict   bool
+	OpenAPI  string
 }
 
 func newCheckCmd(sys *IO) *cobra.Command {
@@ -38,6 +39,7 @@ func newCheckCmd(sys *IO) *cobra.Command {
 	cmd.Flags().StringVarP(&opts.Contract, "contract", "c", "retryspec.yaml", "the contract `FILE`")
 	addFormatFlag(cmd, &opts.Format)
 	cmd.Flags().BoolVar(&opts.Strict, "strict", false, "count warnings as errors")
+	cmd.Flags().StringVar(&opts.OpenAPI, "openapi", "", "also check the endpoints against this OpenAPI `SPEC` (endpoint/unclassified, endpoint/unknown)")
 	return cmd
 }
 
@@ -60,13 +62,22 @@ func runCheck(_ context.Context, sys *IO, opts checkOptions) error {
 		return inputError(err)
 	}
 	fs := rules.Run(c)
-	// Seam: `check --openapi SPEC` appends openapi.Drift(c, spec, ...) here.
+	sources := map[string][]byte{c.File: c.Source}
+	if opts.OpenAPI != "" {
+		drift, src, err := driftFindings(c, opts.OpenAPI)
+		if err != nil {
+			return inputError(err)
+		}
+		fs = append(fs, drift...)
+		findings.Sort(fs)
+		sources[opts.OpenAPI] = src
+	}
 	report := findings.Report{
 		Tool:     "retryspec",
 		Version:  buildVersion().Version,
 		Findings: fs,
 		Rules:    rules.Docs(),
-		Sources:  map[string][]byte{c.File: c.Source},
+		Sources:  sources,
 		Color:    opts.Format == "text" && sys.Color(sys.OutIsTTY),
 	}
 	if err := findings.Encode(sys.Out, opts.Format, report); err != nil {

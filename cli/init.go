@@ -20,6 +20,8 @@ type initOptions struct {
 	// Endpoints to write; empty means two examples. The seam for
 	// `init --openapi SPEC`: fill it from the spec's operations.
 	Endpoints []contract.StarterEndpoint
+	// OpenAPI is the spec whose operations become the endpoints.
+	OpenAPI string
 }
 
 func newInitCmd(sys *IO) *cobra.Command {
@@ -39,6 +41,7 @@ func newInitCmd(sys *IO) *cobra.Command {
 	cmd.Flags().BoolVar(&opts.Force, "force", false, "overwrite an existing file")
 	cmd.Flags().StringVar(&opts.Name, "name", "", "the API's `NAME`")
 	cmd.Flags().StringVar(&opts.BaseURL, "base-url", "", "the API's base `URL`")
+	cmd.Flags().StringVar(&opts.OpenAPI, "openapi", "", "import every operation of this OpenAPI `SPEC`, each with a proposed effect marked for review")
 	return cmd
 }
 
@@ -48,6 +51,11 @@ func runInit(sys *IO, opts initOptions) error {
 			return usageErrorf("%s already exists; pass --force to overwrite it", opts.Contract)
 		} else if !errors.Is(err, fs.ErrNotExist) {
 			return inputError(err)
+		}
+	}
+	if opts.OpenAPI != "" {
+		if err := importEndpoints(sys, &opts); err != nil {
+			return err
 		}
 	}
 	data := contract.Starter(contract.StarterOptions{APIName: opts.Name, BaseURL: opts.BaseURL, Endpoints: opts.Endpoints})

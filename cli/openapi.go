@@ -1,18 +1,202 @@
 package cli
 
 import (
-	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 
+	"github.com/retryspec/retryspec/contract"
+	"github.com/retryspec/retryspec/contract/rules"
+	"github.com/retryspec/retryspec/findings"
+	"github.com/retryspec/retryspec/internal/atomicwrite"
+	"github.com/retryspec/retryspec/openapi"
 	"github.com/spf13/cobra"
 )
 
-// PLACEHOLDER: replaced by the issue that implements `retryspec openapi`.
+type openapiOptions struct {
+	Contract          string
+	Spec              string
+	Overlay           string
+	Merged            string
+	Force             bool
+	AllowExternalRefs bool
+}
+
 func newOpenAPICmd(sys *IO) *cobra.Command {
-	return &cobra.Command{
-		Use:   "openapi",
-		Short: "(not implemented yet)",
+	opts := &openapiOptions{}
+	cmd := &cobra.Command{
+		Use:   "openapi --spec SPEC [-c FILE] [--overlay OUT] [--merged OUT]",
+		Short: "Add the contract to an OpenAPI spec, as an Overlay 1.0 document and/or a merged spec",
+		Long: `Adds the contract to an OpenAPI 3.0 or 3.1 spec (YAML or JSON): for each
+endpoint with a key, the key header, the idempotency error responses, the
+replay header on success responses and x-idempotency; x-idempotency with
+safe-to-retry: false on endpoints documented unsafe to retry; x-retry and
+x-speakeasy-retries at the root.
+
+--overlay writes an OpenAPI Overlay 1.0 document (JSON when OUT ends in .json).
+--merged writes the spec with the additions inserted as text: every existing
+line stays as it was (order, comments, quoting), so a diff shows only added
+lines. What the spec already declares is reused and listed, never duplicated;
+a declaration that contradicts the contract is a finding (exit 1).
+
+The spec is never modified: --merged refuses to write over it unless --force.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return &ExitError{Code: ExitInput, Err: errors.New("openapi is not implemented yet")}
+			if opts.Spec == "" {
+				return usageErrorf("--spec SPEC is required\nRun 'retryspec openapi --help' for usage.")
+			}
+			if opts.Overlay == "" && opts.Merged == "" {
+				return usageErrorf("nothing to write: give --overlay OUT and/or --merged OUT")
+			}
+			return runOpenAPI(sys, opts)
 		},
 	}
+	f := cmd.Flags()
+	f.StringVarP(&opts.Contract, "contract", "c", "retryspec.yaml", "the contract file")
+	f.StringVar(&opts.Spec, "spec", "", "the OpenAPI spec to read (YAML or JSON)")
+	f.StringVar(&opts.Overlay, "overlay", "", "write the Overlay 1.0 document to this file")
+	f.StringVar(&opts.Merged, "merged", "", "write the merged spec to this file")
+	f.BoolVar(&opts.Force, "force", false, "let --merged overwrite the spec it reads")
+	f.BoolVar(&opts.AllowExternalRefs, "allow-external-refs", false, "follow $refs to other files and URLs")
+	return cmd
+}
+
+func runOpenAPI(sys *IO, opts *openapiOptions) error {
+	if opts.Merged != "" && !opts.Force && samePath(opts.Merged, opts.Spec) {
+		return usageErrorf("--merged %s is the input spec; write the merged spec elsewhere, or pass --force to replace it", opts.Merged)
+	}
+	if opts.Overlay != "" && samePath(opts.Overlay, opts.Spec) {
+		return usageErrorf("--overlay %s is the input spec; write the overlay elsewhere", opts.Overlay)
+	}
+	c, err := contract.Load(opts.Contract)
+	if err != nil {
+		return &ExitError{Code: ExitInput, Err: err}
+	}
+	r, err := openapi.Render(c, opts.Spec, openapi.LoadOptions{AllowExternalRefs: opts.AllowExternalRefs},
+		strings.EqualFold(filepath.Ext(opts.Overlay), ".json"))
+	if err != nil {
+		return &ExitError{Code: ExitInput, Err: err}
+	}
+	p := r.Plan
+	if opts.Overlay != "" {
+		if err := atomicwrite.File(opts.Overlay, r.Overlay, 0o644); err != nil {
+			return &ExitError{Code: ExitInput, Err: fmt.Errorf("write overlay: %w", err)}
+		}
+	}
+	if opts.Merged != "" {
+		perm := os.FileMode(0o644)
+		if st, err := os.Stat(opts.Spec); err == nil {
+			perm = st.Mode().Perm()
+		}
+		if err := atomicwrite.File(opts.Merged, r.Merged, perm); err != nil {
+			return &ExitError{Code: ExitInput, Err: fmt.Errorf("write merged spec: %w", err)}
+		}
+	}
+
+	fmt.Fprintf(sys.Out, "%s: %d additions (%d keyed operations, %d marked unsafe to retry)\n", opts.Spec, len(p.Edits), p.Keyed, p.Unsafe)
+	for _, n := range p.Reused {
+		fmt.Fprintf(sys.Out, "  reused   %s\n", note(opts.Spec, n))
+	}
+	for _, n := range p.Skipped {
+		file := opts.Spec
+		if strings.HasPrefix(n.Message, "not in the spec") {
+			file = opts.Contract
+		}
+		fmt.Fprintf(sys.Out, "  skipped  %s\n", note(file, n))
+	}
+	if opts.Overlay != "" {
+		fmt.Fprintf(sys.Out, "wrote %s\n", opts.Overlay)
+	}
+	if opts.Merged != "" {
+		fmt.Fprintf(sys.Out, "wrote %s\n", opts.Merged)
+	}
+	if len(p.Findings) > 0 {
+		findings.Sort(p.Findings)
+		for _, f := range p.Findings {
+			fmt.Fprintf(sys.Err, "%s:%d:%d: %s: %s [%s]\n", f.File, f.Line, f.Column, f.Severity, f.Message, f.Rule)
+			if f.Fix != "" {
+				fmt.Fprintf(sys.Err, "  fix: %s\n", f.Fix)
+			}
+		}
+		if findings.Failed(p.Findings, false) {
+			return failed()
+		}
+	}
+	return nil
+}
+
+func note(file string, n openapi.Note) string {
+	where := file
+	if n.Line > 0 {
+		where = fmt.Sprintf("%s:%d", file, n.Line)
+	}
+	if n.Operation == "" {
+		return fmt.Sprintf("%s: %s", where, n.Message)
+	}
+	return fmt.Sprintf("%s: %s: %s", where, n.Operation, n.Message)
+}
+
+// samePath reports whether a and b name the same file (after cleaning, or
+// the same inode when both exist).
+func samePath(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	sa, errA := os.Stat(a)
+	sb, errB := os.Stat(b)
+	if errA != nil || errB != nil {
+		if aa, err := filepath.Abs(a); err == nil {
+			if bb, err := filepath.Abs(b); err == nil {
+				return aa == bb
+			}
+		}
+		return false
+	}
+	return os.SameFile(sa, sb)
+}
+
+// driftFindings is `check --openapi SPEC`: the contract's endpoints against
+// the spec's operations, with the contract's waivers applied, and the
+// spec's source for the carets of text output.
+func driftFindings(c *contract.Contract, spec string) ([]findings.Finding, []byte, error) {
+	s, err := openapi.Load(spec, openapi.LoadOptions{})
+	if err != nil {
+		return nil, nil, err
+	}
+	fs := openapi.DriftSpec(c, s)
+	// rules.Run already reported problems with the waivers themselves.
+	rules.MarkWaived(c, fs)
+	return fs, s.Data, nil
+}
+
+// importEndpoints is `init --openapi SPEC`: every operation of the spec
+// with a proposed effect and key, each marked for review. The API's name
+// and base URL come from the spec unless given.
+func importEndpoints(sys *IO, opts *initOptions) error {
+	s, err := openapi.Load(opts.OpenAPI, openapi.LoadOptions{})
+	if err != nil {
+		return inputError(err)
+	}
+	for _, p := range openapi.Import(s) {
+		if p.Skip != "" {
+			fmt.Fprintf(sys.Err, "%s:%d: skipped %s: %s\n", opts.OpenAPI, p.Line, p.Operation, p.Skip)
+			continue
+		}
+		method, path, _ := strings.Cut(p.Operation, " ")
+		opts.Endpoints = append(opts.Endpoints, contract.StarterEndpoint{
+			Method: method, Path: path, Effect: p.Effect, Key: p.Key, Summary: p.Summary,
+			Review: fmt.Sprintf("%s (%s line %d)", p.Reason, filepath.Base(opts.OpenAPI), p.Line),
+		})
+	}
+	if opts.Name == "" && s.Doc.Info != nil {
+		opts.Name = s.Doc.Info.Title
+	}
+	if opts.BaseURL == "" && len(s.Doc.Servers) > 0 {
+		if u := s.Doc.Servers[0].URL; strings.HasPrefix(u, "https://") && !strings.Contains(u, "{") {
+			opts.BaseURL = u
+		}
+	}
+	fmt.Fprintf(sys.Err, "imported %d operations from %s; every effect and key is a proposal marked `# review:`\n", len(opts.Endpoints), opts.OpenAPI)
+	return nil
 }

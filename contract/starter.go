@@ -16,6 +16,9 @@ type StarterEndpoint struct {
 	Effect  string
 	Key     string
 	Summary string
+	// Review, when set, is written as a `# review:` comment on the entry:
+	// why this effect was proposed (init --openapi), for a human to confirm.
+	Review string
 }
 
 // StarterOptions are the inputs of Starter.
@@ -81,7 +84,11 @@ func Starter(o StarterOptions) []byte {
 		if e.Key != "" {
 			key = e.Key
 		}
-		fmt.Fprintf(&b, "  - operation: %s\n", quote(strings.ToUpper(e.Method)+" "+e.Path))
+		fmt.Fprintf(&b, "  - operation: %s", quote(strings.ToUpper(e.Method)+" "+e.Path))
+		if r := oneLine(e.Review, 300); r != "" {
+			fmt.Fprintf(&b, "   # review: %s", r)
+		}
+		b.WriteString("\n")
 		fmt.Fprintf(&b, "    effect: %s\n", quote(effect))
 		fmt.Fprintf(&b, "    key: %s\n", quote(key))
 		if s := oneLine(e.Summary, 200); s != "" {

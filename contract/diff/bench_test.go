@@ -1,0 +1,49 @@
+package diff
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// bigContract is full.yaml with n more endpoints, the size the loader is
+// built for (50,000 endpoints is about 7 MB).
+func bigContract(t testing.TB, n int, window string) []byte {
+	var b strings.Builder
+	b.WriteString(strings.Replace(string(mustRead(t, "full.yaml")), "replay_window: 24h", "replay_window: "+window, 1))
+	out := b.String()
+	var eps strings.Builder
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&eps, "  - operation: POST /v1/things%d/{id}\n    effect: create\n    key: required\n", i)
+	}
+	return []byte(strings.Replace(out, "endpoints:\n", "endpoints:\n"+eps.String(), 1))
+}
+
+func mustRead(t testing.TB, name string) []byte {
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestCompareLargeContract(t *testing.T) {
+	if testing.Short() {
+		t.Skip("large contract")
+	}
+	old := parse(t, "old.yaml", bigContract(t, 50_000, "24h"))
+	new := parse(t, "new.yaml", bigContract(t, 50_000, "12h"))
+	start := time.Now()
+	cs := Compare(old, new)
+	took := time.Since(start)
+	if len(cs) != 1 || cs[0].Row != "idempotency.replay_window" {
+		t.Fatalf("got %d changes", len(cs))
+	}
+	t.Logf("Compare on 50,003 endpoints: %v", took)
+	if took > 10*time.Second {
+		t.Errorf("Compare took %v on 50,003 endpoints", took)
+	}
+}

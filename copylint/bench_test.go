@@ -1,0 +1,61 @@
+package copylint
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/retryspec/retryspec/contract"
+	"github.com/retryspec/retryspec/internal/testenv"
+)
+
+// BenchmarkMatchBuffer measures matching over one Markdown buffer in
+// memory (no I/O): the NServiceBus and NATS docs concatenated.
+func BenchmarkMatchBuffer(b *testing.B) {
+	data := testenv.SharedData(b)
+	var buf []byte
+	for _, dir := range []string{"corpus/Particular-docs.particular.net", "corpus/nats-io-nats.docs"} {
+		_ = filepath.WalkDir(filepath.Join(data, dir), func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && filepath.Ext(p) == ".md" {
+				x, _ := os.ReadFile(p)
+				buf = append(buf, x...)
+				buf = append(buf, '\n', '\n')
+			}
+			return nil
+		})
+	}
+	c := exampleContract(b)
+	l := newLinter(c, false)
+	b.SetBytes(int64(len(buf)))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		l.lintSource("all.md", buf, nil)
+	}
+}
+
+// BenchmarkLintCorpus lints the shared corpora from disk with all rules
+// (or the folder in $RETRYSPEC_BENCH_DIR, such as bench/copy.sh's).
+func BenchmarkLintCorpus(b *testing.B) {
+	dir := os.Getenv("RETRYSPEC_BENCH_DIR")
+	if dir == "" {
+		dir = filepath.Join(testenv.SharedData(b), "corpus")
+	}
+	c := exampleContract(b)
+	var st Stats
+	for i := 0; i < b.N; i++ {
+		if _, err := Lint(context.Background(), c, []string{dir}, Options{Stats: &st}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.SetBytes(st.Bytes)
+}
+
+func exampleContract(t testing.TB) *contract.Contract {
+	t.Helper()
+	c, err := contract.Load(filepath.Join(testenv.RepoRoot(t), "examples", "payouts", "retryspec.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}

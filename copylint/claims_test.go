@@ -1,0 +1,189 @@
+package copylint
+
+import "testing"
+
+// claimCorpus is the project's own test corpus: sentences written for
+// retryspec (not taken from any vendor's docs), each with the one rule it
+// must fire, or "" when it is honest copy that must pass.
+var claimCorpus = []struct {
+	text string
+	rule string
+}{
+	// copy/exactly-once: the claim in its phrasings.
+	{"Lumapay guarantees exactly-once delivery for every transfer.", RuleExactlyOnce},
+	{"Every payment is processed exactly once.", RuleExactlyOnce},
+	{"Our webhooks are delivered EXACTLY ONCE.", RuleExactlyOnce},
+	{"Exactly-once semantics come built in, powered by idempotency keys.", RuleExactlyOnce},
+	{"Get exactly-once processing with no extra work.", RuleExactlyOnce},
+	{"The queue offers exactly once\ndelivery to each consumer.", RuleExactlyOnce},
+	{"Each order is processed only once, no matter how often you retry.", RuleExactlyOnce},
+	{"Your charge is applied just once even when the network fails.", RuleExactlyOnce},
+	{"With our SDK, requests are executed exactly one time.", RuleExactlyOnce},
+	{"We deliver every event once and only once.", RuleExactlyOnce},
+	{"Once-only delivery for all of your notifications.", RuleExactlyOnce},
+	{"Transfers will only ever be processed once.", RuleExactlyOnce},
+	{"Enjoy exactly‑once message handling across regions.", RuleExactlyOnce},
+	{"Our event bus provides exactly-once guarantees at any scale.", RuleExactlyOnce},
+	{"Jobs run exactly once, even during a failover.", RuleExactlyOnce},
+	{"A retried request is charged only once.", RuleExactlyOnce},
+	{"Set up exactly-once webhook delivery in minutes.", RuleExactlyOnce},
+	{"No retries needed, but we still guarantee exactly-once delivery.", RuleExactlyOnce},
+	{"The platform consumes each message exactly once.", RuleExactlyOnce},
+	{"Invoices are sent exactly once to every customer.", RuleExactlyOnce},
+
+	// copy/absolute-guarantee.
+	{"You will never be charged twice.", RuleAbsoluteGuarantee},
+	{"Customers are never double-charged, guaranteed.", RuleAbsoluteGuarantee},
+	{"Guaranteed delivery for every webhook.", RuleAbsoluteGuarantee},
+	{"Message delivery is guaranteed.", RuleAbsoluteGuarantee},
+	{"A duplicate-free payment pipeline.", RuleAbsoluteGuarantee},
+	{"Zero duplicate charges, ever.", RuleAbsoluteGuarantee},
+	{"We never lose a single event.", RuleAbsoluteGuarantee},
+	{"Payments are never duplicated by our platform.", RuleAbsoluteGuarantee},
+	{"Our API makes it impossible to charge twice.", RuleAbsoluteGuarantee},
+	{"100% reliable delivery, backed by our SLA.", RuleAbsoluteGuarantee},
+	{"We guarantee the delivery of every notification.", RuleAbsoluteGuarantee},
+	{"No duplicates, guaranteed.", RuleAbsoluteGuarantee},
+	{"Your users will never get double billed again.", RuleAbsoluteGuarantee},
+	{"Orders can never be duplicated.", RuleAbsoluteGuarantee},
+
+	// copy/standard-claim.
+	{"We support the Idempotency-Key standard.", RuleStandardClaim},
+	{"Send the standard Idempotency-Key header with each POST.", RuleStandardClaim},
+	{"The Idempotency-Key header is an IETF standard.", RuleStandardClaim},
+	{"Idempotency keys work as defined in RFC 9110.", RuleStandardClaim},
+	{"Our API implements the HTTP standard Idempotency-Key header.", RuleStandardClaim},
+	{"The Idempotency-Key header, defined by the IETF, makes retries safe.", RuleStandardClaim},
+	{"Idempotency-Key is an internet standard supported by every major API.", RuleStandardClaim},
+	{"Use the official standard idempotency key header.", RuleStandardClaim},
+
+	// copy/method-idempotency.
+	{"PUT and DELETE are idempotent per the HTTP spec, so retry them freely.", RuleMethodIdempotency},
+	{"Because PUT is idempotent by definition, you can retry it at any time.", RuleMethodIdempotency},
+	{"DELETE requests are idempotent according to RFC 9110 and are safe to retry.", RuleMethodIdempotency},
+	{"PUT requests can always be retried: the HTTP semantics make them idempotent.", RuleMethodIdempotency},
+	{"DELETE is idempotent, so retry it without an idempotency key.", RuleMethodIdempotency},
+	{"PUT and DELETE are safe to retry freely.", RuleMethodIdempotency},
+
+	// copy/retry-any-error.
+	{"Retry on any error.", RuleRetryAnyError},
+	{"If a request fails, retry every 100ms until it succeeds.", RuleRetryAnyError},
+	{"Simply retry all failed requests.", RuleRetryAnyError},
+	{"Retry every failure with the same key.", RuleRetryAnyError},
+	{"Your client should retry indefinitely.", RuleRetryAnyError},
+	{"Retry failed requests every 2 seconds.", RuleRetryAnyError},
+	{"Use a fixed delay between retries.", RuleRetryAnyError},
+	{"Wait 5 seconds between attempts.", RuleRetryAnyError},
+	{"The SDK will retry for any error status.", RuleRetryAnyError},
+	{"Retry until it succeeds.", RuleRetryAnyError},
+	{"Resend the request on every error you see.", RuleRetryAnyError},
+	{"Retry all 5xx errors.", RuleRetryAnyError},
+	{"Keep retrying in a tight loop.", RuleRetryAnyError},
+
+	// Honest copy: must pass.
+	{"Send exactly one key per operation.", ""},
+	{"Webhooks use at-least-once delivery.", ""},
+	{"Once the window has passed, a reused key is a new request.", ""},
+	{"There is no exactly-once delivery over a network.", ""},
+	{"We do not guarantee exactly-once processing.", ""},
+	{"Exactly-once delivery is impossible across an unreliable network.", ""},
+	{"What you get is effectively-once: at-least-once delivery plus duplicate collapse.", ""},
+	{"Retries are safe: within 24 hours, a request repeated with the same Idempotency-Key on the same account is applied at most once.", ""},
+	{"Rather than exactly-once delivery, we offer idempotent retries within the replay window.", ""},
+	{"Beware of vendors who promise exactly-once delivery.", ""},
+	{"Exactly-once is a myth; design for duplicates.", ""},
+	{"The key must appear exactly once in the request headers.", ""},
+	{"Call init exactly once.", ""},
+	{"Each field may be set once.", ""},
+	{"The processor commits offsets once per batch.", ""},
+	{"Delivery is at least once, so handlers must be idempotent.", ""},
+	{"Charges are deduplicated within the same idempotency key and window.", ""},
+	{"We cannot guarantee delivery to a server that is down.", ""},
+	{"Networks drop packets; nobody can promise you will never be charged twice.", ""},
+	{"Duplicates can happen after the replay window ends.", ""},
+	{"Keep retries inside the window to avoid duplicate charges.", ""},
+	{"We never log card numbers.", ""},
+	{"A double click sends two requests, so send an idempotency key.", ""},
+	{"Our delivery guarantees are documented on the webhooks page.", ""},
+	{"The Idempotency-Key header is not a ratified standard.", ""},
+	{"The IETF draft for the Idempotency-Key header expired without ratification.", ""},
+	{"The header name is a de facto convention that Stripe popularized.", ""},
+	{"This page is the standard you can hold us to.", ""},
+	{"HTTP status codes follow RFC 9110.", ""},
+	{"Read the standard library documentation for your language.", ""},
+	{"PUT is idempotent by method, but verify that the endpoint really replaces state.", ""},
+	{"Use PUT to replace a transfer's metadata.", ""},
+	{"DELETE removes a webhook endpoint.", ""},
+	{"A PUT that appends to a list is not idempotent, whatever the HTTP spec says.", ""},
+	{"Retry only on 429, 502, 503 and 504.", ""},
+	{"Never retry on any 4xx error other than 429.", ""},
+	{"Retry with exponential backoff and full jitter.", ""},
+	{"Do not retry every 100ms; use backoff with jitter instead.", ""},
+	{"Wait for the duration in Retry-After before the next attempt.", ""},
+	{"The client retries up to three times with jittered backoff.", ""},
+	{"Errors are listed below with their codes.", ""},
+	{"If any error occurs, log it with the attempt number.", ""},
+	{"Don't retry on every failure: 400 responses will fail the same way again.", ""},
+	{"A fixed delay between retries re-synchronizes clients, so add jitter.", ""},
+	{"Wait a random delay between 0 and 2 seconds between attempts.", ""},
+	{"Our SLA covers 99.95% uptime.", ""},
+	{"Every event carries an ID so your handler can drop duplicates.", ""},
+	{"Guarantees about ordering are described in the next section.", ""},
+	{"You can process each order once you receive its webhook.", ""},
+	{"The job scheduler runs once a day.", ""},
+	{"Only one key is needed per transfer.", ""},
+	{"Kafka offers exactly-once semantics within a transaction.", ""},
+	{"The stream is deduplicated exactly once within a time window.", ""},
+	{"Zero downtime deploys are routine.", ""},
+	{"No duplicate keys are allowed in the same request body.", ""},
+	{"Retrying an unkeyed POST may create a second payment.", ""},
+	{"If the connection drops, retry the request with the same key.", ""},
+	{"Your handler is called once for each delivery attempt.", ""},
+	{"The dashboard shows each retry once.", ""},
+	{"Nothing in HTTP makes a POST safe to retry.", ""},
+	{"PUT replaces the resource; see the endpoints table for which operations need a key.", ""},
+	{"The standard plan includes 10,000 requests per month.", ""},
+	{"We process refunds once they are approved.", ""},
+	{"Some clients retry on every timeout; ours only does so with a key in place.", ""},
+}
+
+func TestClaimCorpus(t *testing.T) {
+	pos, neg := 0, 0
+	for _, tc := range claimCorpus {
+		if tc.rule == "" {
+			neg++
+		} else {
+			pos++
+		}
+		for _, name := range []string{"claim.md", "claim.txt"} {
+			fs := LintSource(nil, name, []byte(tc.text+"\n"))
+			var got []string
+			for _, f := range fs {
+				got = append(got, f.Rule)
+				if f.Fix == "" || f.Message == "" {
+					t.Errorf("%s: finding without message or fix: %+v", name, f)
+				}
+			}
+			switch {
+			case tc.rule == "" && len(got) > 0:
+				t.Errorf("%s: honest copy flagged %v:\n\t%s", name, got, tc.text)
+			case tc.rule != "" && !contains(got, tc.rule):
+				t.Errorf("%s: %s missed (got %v):\n\t%s", name, tc.rule, got, tc.text)
+			case tc.rule != "" && len(got) > 1:
+				t.Errorf("%s: want only %s, got %v:\n\t%s", name, tc.rule, got, tc.text)
+			}
+		}
+	}
+	if pos < 60 || neg < 60 {
+		t.Errorf("corpus has %d positive and %d negative sentences; keep at least 60 of each", pos, neg)
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

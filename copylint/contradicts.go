@@ -1,0 +1,343 @@
+package copylint
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/retryspec/retryspec/contract"
+)
+
+// contractChecks is copy/contradicts-contract: figures and names in prose
+// checked against the loaded contract. Each check reads one sentence and
+// reports both figures: what the copy says and what the contract says.
+type contractChecks struct {
+	c           *contract.Contract
+	header      string // lower case
+	replay      string // lower case; "" when the contract has none
+	codes       map[string]bool
+	codeList    string
+	schedule    string
+	reHeaderish *regexp.Regexp
+}
+
+func newContractChecks(c *contract.Contract) *contractChecks {
+	k := &contractChecks{c: c, header: strings.ToLower(c.Idempotency.Header), replay: strings.ToLower(c.Idempotency.ReplayHeader), codes: map[string]bool{}}
+	for _, cf := range []contract.Conflict{c.Idempotency.Conflicts.PayloadMismatch, c.Idempotency.Conflicts.InFlight, c.Idempotency.Conflicts.MissingKey} {
+		if cf.Code != "" {
+			k.codes[cf.Code] = true
+		}
+	}
+	var list []string
+	for code := range k.codes {
+		list = append(list, code)
+	}
+	sort.Strings(list)
+	k.codeList = strings.Join(list, ", ")
+	b := &c.Retry.Backoff
+	k.schedule = fmt.Sprintf("start at %s, multiply by %g, cap at %s, %s jitter", b.Base, b.Multiplier, b.Cap, b.Jitter)
+	// A name in the idempotency-header family: the contract's own header,
+	// or any hyphenated name built around "idempotency".
+	k.reHeaderish = regexp.MustCompile(`(?:^|[^a-z0-9_.-])((?:x-)?(?:[a-z0-9]+-)*idempoten(?:cy|t)(?:-[a-z0-9]+)*-(?:key|token|id|replayed|replay)|` + regexp.QuoteMeta(k.header) + `)(?:[^a-z0-9_-]|$)`)
+	return k
+}
+
+// anchors are the words without which no contract check can fire.
+func (k *contractChecks) anchors() []string {
+	a := []string{"idempoten", "key", "expir", "window", "ttl", "attempt", "retr", "tries", "backoff", "delay", "wait", "give up", "gives up", "stop retrying"}
+	if k.header != "" {
+		a = append(a, k.header)
+	}
+	return a
+}
+
+var (
+	// A duration in prose: "24 hours", "24-hour", "72h", "7d", "one week",
+	// "a day", "250ms", "1.5 seconds".
+	reDuration = regexp.MustCompile(`\b(?:(\d+(?:\.\d+)?)[ -]?(milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|w)|(an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fourteen|fifteen|twenty|twenty-four|thirty|forty-eight|sixty|seventy-two|ninety)[ -](milliseconds?|seconds?|minutes?|hours?|days?|weeks?))\b`)
+
+	// The sentence talks about how long keys are remembered.
+	reKeyLife     = regexp.MustCompile(`\b(keys?|idempoten\w*|replay(ed)?)\b`)
+	reKeyLifeVerb = regexp.MustCompile(`\b(expir\w*|window|ttl|valid|stored?|kept|keep|retain\w*|remember\w*|last|lasts|live|lives|honou?r\w*|recogni[sz]\w*|replay\w*|dedup\w*|reus\w*|within|after|for)\b`)
+	// Sentences about timing other than key life are the backoff check's.
+	reNotKeyLife = regexp.MustCompile(`\b(timeouts?|backoff|lock\w*|rate[ -]limit\w*|delay\w*|jitter|p99|latency|deadline|wait\w*|sleep\w*|attempts?|in[ -]flight|abandoned)\b`)
+	reReaper     = regexp.MustCompile(`\b(reap\w*|purg\w*|delet\w*|clean\w*|recover\w*|retain\w*|retention|garbage)\b`)
+
+	reRetryish = regexp.MustCompile(`\b(retr\w*|attempts?|tries|backoff|wait\w*|delay\w*|give up|gives up)\b`)
+	// Attempt counts: "up to 5 attempts", "3 retries", "retry 4 times".
+	reAttempts = regexp.MustCompile(`\b(up to|at most|a maximum of|maximum of|max(?:imum)?|no more than|a total of|total of|after|limit of|limited to)( a total of)? (\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty) (total )?(attempts|tries)\b|\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty) (total )?(attempts|tries) (in total|total|at most|max(imum)?)\b`)
+	reRetries  = regexp.MustCompile(`\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty) (more |automatic )?(retries|retry attempts)\b|\bretr(?:y|ies|ied)(?: it| the request| a request| requests| the call| failed requests)? (?:up to |at most |a maximum of )?(\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty) (?:more )?times\b`)
+
+	reBaseDelay = regexp.MustCompile(`\b(initial|base|first|starting) (retry )?(delay|backoff|wait|interval)( is| of| at|:)? (?:about |around )?(` + durationAlt + `)|\bstart(?:s|ing)? (?:at|with|from) (?:a )?(` + durationAlt + `)( delay| wait| backoff)?`)
+	reCapDelay  = regexp.MustCompile(`\b(capped at|caps? (?:out )?at|cap of|maximum (?:retry )?(?:delay|backoff|wait|interval)(?: is| of|:)?|max(?:imum)? (?:delay|backoff|wait) (?:is |of )?|never (?:waits? )?(?:longer|more) than|no (?:longer|more) than) (?:about )?(` + durationAlt + `)`)
+	reFixedWait = regexp.MustCompile(`\b(?:retry|retries|retrying|wait|waits|waiting|sleep|pause) (?:for |after |every )?(` + durationAlt + `)`)
+	reGiveUp    = regexp.MustCompile(`\b(?:give up|gives up|stop retrying|stops retrying|retrying stops) (?:after|within|at) (` + durationAlt + `)`)
+
+	reErrorCode = regexp.MustCompile(`\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b`)
+)
+
+// durationAlt is reDuration's body for use inside other patterns.
+const durationAlt = `(?:\d+(?:\.\d+)?[ -]?(?:milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|w)|(?:an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fourteen|fifteen|twenty|twenty-four|thirty|forty-eight|sixty|seventy-two|ninety)[ -](?:milliseconds?|seconds?|minutes?|hours?|days?|weeks?))\b`
+
+var numberWords = map[string]float64{
+	"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+	"eight": 8, "nine": 9, "ten": 10, "twelve": 12, "fourteen": 14, "fifteen": 15, "twenty": 20,
+	"twenty-four": 24, "thirty": 30, "forty-eight": 48, "sixty": 60, "seventy-two": 72, "ninety": 90,
+}
+
+func proseNumber(s string) (float64, bool) {
+	if v, ok := numberWords[s]; ok {
+		return v, true
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	return v, err == nil
+}
+
+// parseProseDuration reads one reDuration match.
+func parseProseDuration(s string) (time.Duration, bool) {
+	m := reDuration.FindStringSubmatch(s)
+	if m == nil {
+		return 0, false
+	}
+	num, unit := m[1], m[2]
+	if num == "" {
+		num, unit = m[3], m[4]
+	}
+	v, ok := proseNumber(num)
+	if !ok {
+		return 0, false
+	}
+	var size time.Duration
+	switch strings.TrimSuffix(unit, "s") {
+	case "millisecond", "m": // "ms" trimmed to "m"
+		size = time.Millisecond
+		if unit == "m" {
+			size = time.Minute
+		}
+	case "", "second", "sec":
+		size = time.Second
+	case "minute", "min":
+		size = time.Minute
+	case "hour", "hr", "h":
+		size = time.Hour
+	case "day", "d":
+		size = 24 * time.Hour
+	case "week", "w", "wk":
+		size = 7 * 24 * time.Hour
+	default:
+		return 0, false
+	}
+	return time.Duration(v * float64(size)), true
+}
+
+// human writes a duration the way copy states it: whole days from two days
+// up ("7 days"), hours below that ("24 hours", as providers write their
+// windows), else the contract's own prose form.
+func human(d time.Duration) string {
+	const day = 24 * time.Hour
+	switch {
+	case d >= 2*day && d%day == 0:
+		return itoa(int(d/day)) + " days"
+	case d >= 2*time.Hour && d%time.Hour == 0:
+		return itoa(int(d/time.Hour)) + " hours"
+	}
+	return contract.HumanDuration(d)
+}
+
+// matchSentence runs the contract checks on sentence s of n.
+func (k *contractChecks) matchSentence(n *normText, s span, hits []hit) []hit {
+	sent := n.text[s.start:s.end]
+	str := string(sent)
+	at := func(start, end int) (int, int) { return n.off[s.start+start], n.off[s.start+end-1] + 1 }
+	add := func(loc []int, path, msg, fix string) {
+		a, b := at(loc[0], loc[1])
+		hits = append(hits, hit{rule: RuleContradicts, start: a, end: b, message: msg, fix: fix, path: path})
+	}
+	c := k.c
+	idem := &c.Idempotency
+	// Cheap gates first: most sentences name no figure and no header.
+	hasNumber := hasDigitOrNumberWord(sent)
+	hasIdem := bytes.Contains(sent, []byte("idempot")) || (k.header != "" && bytes.Contains(sent, []byte(k.header)))
+
+	// Key life: a duration said about keys or the window, against
+	// replay_window (or reaper_after, when the sentence is about retention).
+	// "Keys" alone are idempotency keys only on a page (block) about them:
+	// "API keys expire after 90 days" is not a window.
+	aboutKeys := has(sent, "idempot", "replay") || (k.header != "" && bytes.Contains(sent, []byte(k.header))) ||
+		(bytes.Contains(sent, []byte("key")) && bytes.Contains(n.text, []byte("idempot")))
+	keyLife := hasNumber && aboutKeys && reKeyLife.MatchString(str) && reKeyLifeVerb.MatchString(str) && !reNotKeyLife.MatchString(str)
+	if keyLife && !idem.ReplayWindow.IsZero() {
+		for _, loc := range reDuration.FindAllStringIndex(str, -1) {
+			d, ok := parseProseDuration(str[loc[0]:loc[1]])
+			if !ok || d == idem.ReplayWindow.D {
+				continue
+			}
+			if !idem.ReaperAfter.IsZero() && d == idem.ReaperAfter.D && reReaper.MatchString(str) {
+				continue
+			}
+			add(loc, "idempotency.replay_window",
+				fmt.Sprintf("says %q about idempotency keys or the replay window, but the contract's replay_window is %s (%s)", str[loc[0]:loc[1]], idem.ReplayWindow, human(idem.ReplayWindow.D)),
+				fmt.Sprintf("write the contract's figure: keys are honoured for %s (replay_window: %s)", human(idem.ReplayWindow.D), idem.ReplayWindow))
+			break
+		}
+	}
+
+	// Header names in the idempotency family that are not the contract's.
+	var headerMatches [][]int
+	if hasIdem {
+		headerMatches = k.reHeaderish.FindAllStringSubmatchIndex(str, -1)
+	}
+	for _, m := range headerMatches {
+		name := str[m[2]:m[3]]
+		if name == k.header || (k.replay != "" && name == k.replay) {
+			continue
+		}
+		if !strings.Contains(name, "-") {
+			continue
+		}
+		add(m[2:4], "idempotency.header",
+			fmt.Sprintf("names the header %q, but the contract's header is %s", name, c.Idempotency.Header),
+			fmt.Sprintf("use the contract's header name: %s", c.Idempotency.Header))
+		break
+	}
+
+	// Error codes in the idempotency family the contract does not define.
+	var codeMatches [][]int
+	if bytes.Contains(sent, []byte("idempot")) && bytes.IndexByte(sent, '_') >= 0 {
+		codeMatches = reErrorCode.FindAllStringIndex(str, -1)
+	}
+	for _, loc := range codeMatches {
+		code := str[loc[0]:loc[1]]
+		if !strings.Contains(code, "idempot") || k.codes[code] {
+			continue
+		}
+		if first := n.mask[n.off[s.start+loc[0]]]; first < 'a' || first > 'z' {
+			continue // IDEMPOTENT_WRITE is a constant or a permission, not an error code
+		}
+		if strings.Contains(code, "idempotency_key") && !strings.ContainsAny(strings.ReplaceAll(code, "idempotency_key", ""), "_") {
+			// idempotency_key alone is a field or parameter name, not a code.
+			continue
+		}
+		add(loc, "idempotency.conflicts",
+			fmt.Sprintf("names the error code %q, which the contract does not define (it defines %s)", code, k.codeList),
+			fmt.Sprintf("use one of the contract's codes: %s", k.codeList))
+		break
+	}
+
+	if !hasNumber || keyLife || !has(sent, "retr", "attempt", "tries", "backoff", "wait", "delay", "give up", "gives up") || !reRetryish.MatchString(str) {
+		return hits
+	}
+	r := &c.Retry
+
+	// Attempt counts against max_attempts (which counts the first request).
+	if r.MaxAttempts > 0 && has(sent, "attempts", "tries", "retries", "times") {
+		if m := reAttempts.FindStringSubmatchIndex(str); m != nil {
+			numIdx := 6
+			if m[numIdx] < 0 {
+				numIdx = 12
+			}
+			if v, ok := proseNumber(str[m[numIdx]:m[numIdx+1]]); ok && int(v) != r.MaxAttempts {
+				add(m[0:2], "retry.max_attempts",
+					fmt.Sprintf("says %d attempts, but the contract's max_attempts is %d (the first request included)", int(v), r.MaxAttempts),
+					fmt.Sprintf("write the contract's figure: at most %d attempts, the first request and %d retries", r.MaxAttempts, r.MaxAttempts-1))
+			}
+		} else if m := reRetries.FindStringSubmatchIndex(str); m != nil {
+			numIdx := 2
+			if m[numIdx] < 0 {
+				numIdx = 8
+			}
+			if v, ok := proseNumber(str[m[numIdx]:m[numIdx+1]]); ok && int(v)+1 != r.MaxAttempts {
+				add(m[0:2], "retry.max_attempts",
+					fmt.Sprintf("says %d retries (%d attempts), but the contract's max_attempts is %d (the first request and %d retries)", int(v), int(v)+1, r.MaxAttempts, r.MaxAttempts-1),
+					fmt.Sprintf("write the contract's figure: at most %d retries after the first request (max_attempts: %d)", r.MaxAttempts-1, r.MaxAttempts))
+			}
+		}
+	}
+
+	// Delays against the backoff schedule.
+	b := &r.Backoff
+	schedule := k.schedule
+	if !has(sent, "initial", "base", "first", "start", "cap", "max", "never", "no longer", "no more", "give", "stop", "retry ", "retries ", "retrying ", "wait", "sleep", "pause") {
+		return hits
+	}
+	if !has(sent, "initial", "base", "first", "start") {
+		// no first-delay statement
+	} else if m := reBaseDelay.FindStringSubmatchIndex(str); m != nil && !b.Base.IsZero() {
+		g := 10
+		if m[g] < 0 {
+			g = 12
+		}
+		if m[g] >= 0 {
+			if d, ok := parseProseDuration(str[m[g]:m[g+1]]); ok && d != b.Base.D {
+				add(m[0:2], "retry.backoff.base",
+					fmt.Sprintf("says the first delay is %s, but the contract's backoff base is %s", human(d), b.Base),
+					"write the contract's schedule: "+schedule)
+				return hits
+			}
+		}
+	}
+	if !has(sent, "cap", "max", "never", "no longer", "no more") {
+		// no longest-delay statement
+	} else if m := reCapDelay.FindStringSubmatchIndex(str); m != nil && !b.Cap.IsZero() {
+		if d, ok := parseProseDuration(str[m[4]:m[5]]); ok && d != b.Cap.D && !strings.Contains(str, "attempt") {
+			add(m[0:2], "retry.backoff.cap",
+				fmt.Sprintf("says the longest delay is %s, but the contract's backoff cap is %s", human(d), b.Cap),
+				"write the contract's schedule: "+schedule)
+			return hits
+		}
+	}
+	if !has(sent, "give up", "gives up", "stop") {
+		// no overall bound stated
+	} else if m := reGiveUp.FindStringSubmatchIndex(str); m != nil && !r.MaxElapsed.IsZero() {
+		if d, ok := parseProseDuration(str[m[2]:m[3]]); ok && d != r.MaxElapsed.D {
+			add(m[0:2], "retry.max_elapsed",
+				fmt.Sprintf("says retrying stops after %s, but the contract's max_elapsed is %s", human(d), r.MaxElapsed),
+				fmt.Sprintf("write the contract's bound: retries stop after %s in all (max_elapsed: %s)", human(r.MaxElapsed.D), r.MaxElapsed))
+			return hits
+		}
+	}
+	// A fixed wait is about retrying only when the sentence says so, and
+	// not about a lock or a timeout ("waits 60 seconds to acquire the lock").
+	if !has(sent, "retr", "attempt", "try again") || has(sent, "lock", "timeout", "time out") {
+		return hits
+	}
+	if m := reFixedWait.FindStringSubmatchIndex(str); m != nil && !b.Base.IsZero() && !strings.Contains(str, "retry-after") {
+		if d, ok := parseProseDuration(str[m[2]:m[3]]); ok && (d < b.Base.D || (!b.Cap.IsZero() && d > b.Cap.D)) {
+			add(m[0:2], "retry.backoff",
+				fmt.Sprintf("says to wait %s between attempts, outside the contract's backoff of %s to %s", human(d), b.Base, b.Cap),
+				"write the contract's schedule: "+schedule)
+		}
+	}
+	return hits
+}
+
+// hasDigitOrNumberWord reports whether s holds a digit or a spelled-out
+// number ("a day" counts: "a" before a unit), the precondition of every
+// figure check.
+func hasDigitOrNumberWord(s []byte) bool { return numberWordSet.match(s) }
+
+var numberWordSet = func() *anchorSet {
+	words := []string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "one ", "two ", "three ", "four ", "five ", "six ",
+		"seven ", "eight ", "nine ", "ten ", "twelve ", "fifteen ", "twenty", "thirty ", "sixty ", "ninety ", "forty",
+		"seventy", "fourteen ", "a day", "a week", "an hour", "a minute"}
+	tags := make([]uint64, len(words))
+	for i := range tags {
+		tags[i] = 1
+	}
+	return newAnchorSet(words, tags)
+}()
+
+// has reports whether s contains any of the words: the cheap test before a
+// regular expression that needs one of them.
+func has(s []byte, words ...string) bool {
+	for _, w := range words {
+		if bytes.Contains(s, []byte(w)) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,451 @@
+package copylint
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/retryspec/retryspec/contract"
+	"github.com/retryspec/retryspec/findings"
+)
+
+// linter is everything that is the same for every file of one run: the
+// compiled phrase rules, the contract checks and the prefilter.
+type linter struct {
+	c        *contract.Contract // nil: the contract-aware rule is skipped
+	lintCode bool
+	rules    []compiledRule
+	checks   *contractChecks
+	// prefilter finds any anchor word or a suppression marker; a file or
+	// block without one has no finding.
+	prefilter *anchorSet
+	fixes     map[string]string
+}
+
+const suppressMarker = "retryspec-disable-next-line"
+
+// compiled caches the phrase rules compiled for one header name: the
+// regular expressions are the expensive part of a linter, and build calls
+// LintSource once per generated page.
+var compiled sync.Map // header -> []compiledRule
+
+// prefilters caches the anchor automata the same way: building the table
+// and its byte classes takes milliseconds.
+var prefilters sync.Map // header and contract presence -> *anchorSet
+
+func compiledFor(header string) []compiledRule {
+	if v, ok := compiled.Load(header); ok {
+		return v.([]compiledRule)
+	}
+	rules, err := compilePhrases(loadPhrases(), header)
+	if err != nil {
+		panic("copylint: " + err.Error()) // the embedded data is tested
+	}
+	compiled.Store(header, rules)
+	return rules
+}
+
+// Anchor tags: bit i is phrase rule i; the high bits are the contract
+// checks and the suppression marker.
+const (
+	tagContract    = 1 << 62
+	tagSuppression = 1 << 63
+)
+
+func newLinter(c *contract.Contract, lintCode bool) *linter {
+	header := ""
+	if c != nil {
+		header = c.Idempotency.Header
+		lintCode = lintCode || c.Docs.Copy.LintCode
+	}
+	rules := compiledFor(header)
+	l := &linter{c: c, lintCode: lintCode, rules: rules, fixes: map[string]string{}}
+	words, tags := []string{suppressMarker}, []uint64{tagSuppression}
+	bit := 0
+	for _, r := range rules {
+		for _, f := range r.forms {
+			if bit >= 62 {
+				panic("copylint: more than 62 phrase forms; widen the tag type")
+			}
+			for _, a := range f.anchors {
+				words, tags = append(words, a), append(tags, 1<<bit)
+			}
+			bit++
+		}
+		l.fixes[r.id] = fillFix(r.fix, c)
+	}
+	if c != nil {
+		l.checks = newContractChecks(c)
+		for _, a := range l.checks.anchors() {
+			words, tags = append(words, a), append(tags, tagContract)
+		}
+	}
+	key := fmt.Sprintf("%q %v", header, c != nil)
+	if v, ok := prefilters.Load(key); ok {
+		l.prefilter = v.(*anchorSet)
+	} else {
+		l.prefilter = newAnchorSet(words, tags)
+		prefilters.Store(key, l.prefilter)
+	}
+	return l
+}
+
+// fillFix fills the contract's figures into a fix template; without a
+// contract the placeholders become the generic wording.
+func fillFix(fix string, c *contract.Contract) string {
+	window, header, scope := "the documented replay window", "Idempotency-Key", ""
+	statuses, base, cap, attempts := "429, 502, 503, 504", "1s", "30s", "3"
+	if c != nil {
+		window = human(c.Idempotency.ReplayWindow.D)
+		header = c.Idempotency.Header
+		if c.Idempotency.Scope == "account" {
+			scope = " on the same account"
+		}
+		statuses = contract.StatusList(c.Retry.Statuses)
+		base = c.Retry.Backoff.Base.String()
+		cap = c.Retry.Backoff.Cap.String()
+		attempts = itoa(c.Retry.MaxAttempts)
+	}
+	return strings.NewReplacer("{window}", window, "{header}", header, "{scope}", scope,
+		"{statuses}", statuses, "{base}", base, "{cap}", cap, "{attempts}", attempts).Replace(fix)
+}
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	var b [20]byte
+	i := len(b)
+	neg := n < 0
+	if neg {
+		n = -n
+	}
+	for n > 0 {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+	}
+	if neg {
+		i--
+		b[i] = '-'
+	}
+	return string(b[i:])
+}
+
+// format is how a file's prose is found.
+type format int
+
+const (
+	formatText format = iota
+	formatMarkdown
+	formatMDX
+	formatHTML
+)
+
+// formatOf picks the format from the file name's extension; ok is false for
+// an extension this package does not read when it walks a folder.
+func formatOf(name string) (f format, ok bool) {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".md", ".markdown", ".mdown", ".mkd", ".mkdn":
+		return formatMarkdown, true
+	case ".mdx":
+		return formatMDX, true
+	case ".html", ".htm", ".xhtml", ".shtml":
+		return formatHTML, true
+	case ".txt", ".text":
+		return formatText, true
+	}
+	return formatText, false
+}
+
+// hit is one match before it becomes a finding: source offsets and texts.
+type hit struct {
+	rule       string
+	start, end int
+	message    string
+	fix        string
+	path       string // contract path, for copy/contradicts-contract
+}
+
+// lintSource lints one file's bytes and returns its findings, suppressions
+// applied. allowed is the docs.copy.allow state for this run (nil: none).
+func (l *linter) lintSource(name string, src []byte, allow *allowList) []findings.Finding {
+	if !l.prefilter.match(src) {
+		return nil
+	}
+	f, _ := formatOf(name)
+	if f != formatText && !bytes.Contains(src, []byte(suppressMarker)) {
+		// Parsing is most of the cost of a file. Match the raw text first,
+		// with tags and emphasis marks dropped: it holds every sentence of
+		// the prose (plus code and markup), so a file whose raw text has
+		// no hit has none in its prose either, and is done.
+		sc := scratchPool.Get().(*scratch)
+		sc.raw = rawDocumentInto(sc.raw[:0], src)
+		raw := &document{mask: sc.raw, blocks: rawBlocks(src)}
+		none := len(l.matchDocumentWith(raw, sc)) == 0
+		scratchPool.Put(sc)
+		if none {
+			return nil
+		}
+	}
+	var d *document
+	switch f {
+	case formatMarkdown:
+		d = markdownDocument(src, l.lintCode)
+	case formatMDX:
+		d = mdxDocument(src, l.lintCode)
+	case formatHTML:
+		d = htmlDocument(src, l.lintCode)
+	default:
+		d = textDocument(src)
+	}
+	sc := scratchPool.Get().(*scratch)
+	hits := l.matchDocumentWith(d, sc)
+	scratchPool.Put(sc)
+	sups := findSuppressions(src, d, f)
+	if len(hits) == 0 && len(sups) == 0 {
+		return nil
+	}
+	lines := newLineIndex(src)
+	var out []findings.Finding
+	for _, h := range hits {
+		fd := findings.Finding{
+			Rule: h.rule, Severity: severityOf(h.rule), Message: h.message,
+			File: name, Fix: h.fix, Path: h.path,
+		}
+		fd.Line, fd.Column = lines.pos(src, h.start)
+		if el, ec := lines.pos(src, h.end); el == fd.Line {
+			fd.EndColumn = ec
+		}
+		out = append(out, fd)
+	}
+	out = applySuppressions(out, sups, name, lines, src)
+	if allow != nil {
+		out = allow.apply(name, out)
+	}
+	return out
+}
+
+// scratch is a worker's reusable buffers: a run allocates them once per
+// worker, not once per file or block.
+type scratch struct {
+	raw     []byte
+	n       normText
+	sents   []span
+	hits    []anchorHit
+	docHits []anchorHit
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
+// matchDocument runs every rule over every prose block of d.
+func (l *linter) matchDocument(d *document) []hit {
+	return l.matchDocumentWith(d, new(scratch))
+}
+
+func (l *linter) matchDocumentWith(d *document, sc *scratch) []hit {
+	var hits []hit
+	n := &sc.n
+	sents := sc.sents
+	defer func() { sc.sents = sents }()
+	hasCode := len(d.code) > 0
+	// One scan of the whole mask finds every anchor; a block's tags are
+	// the hits inside it.
+	sc.docHits = l.prefilter.hits(d.mask, sc.docHits[:0])
+	if len(sc.docHits) == 0 {
+		return nil
+	}
+	for _, b := range d.blocks {
+		from := sort.Search(len(sc.docHits), func(i int) bool { return sc.docHits[i].end >= b.start })
+		blockTags := tagsIn(sc.docHits, b.start, b.end, &from)
+		if blockTags&^tagSuppression == 0 {
+			continue
+		}
+		// The phrase rules read the prose without code unless told
+		// otherwise; the contract checks read names in code too. One
+		// normalization serves both when the block holds no code.
+		skipCode := hasCode && !l.lintCode && codeIn(d.code, b)
+		phrases := blockTags&^(tagContract|tagSuppression) != 0
+		contractToo := l.checks != nil && blockTags&tagContract != 0
+		normalized := false
+		if phrases {
+			normalize(d.mask, b.start, b.end, d.code, skipCode, n)
+			sents = sentences(n.text, sents)
+			normalized = true
+			// One scan of the block tags every sentence.
+			sc.hits = l.prefilter.hits(n.text, sc.hits[:0])
+			from := 0
+			for _, s := range sents {
+				t := tagsIn(sc.hits, s.start, s.end, &from)
+				if t&^(tagContract|tagSuppression) != 0 {
+					hits = l.matchSentence(n, s, t, hits)
+				}
+				if contractToo && !skipCode && t&tagContract != 0 {
+					hits = l.checks.matchSentence(n, s, hits)
+				}
+			}
+		}
+		if contractToo && (!normalized || skipCode) {
+			normalize(d.mask, b.start, b.end, d.code, false, n)
+			sents = sentences(n.text, sents)
+			sc.hits = l.prefilter.hits(n.text, sc.hits[:0])
+			from := 0
+			for _, s := range sents {
+				if tagsIn(sc.hits, s.start, s.end, &from)&tagContract != 0 {
+					hits = l.checks.matchSentence(n, s, hits)
+				}
+			}
+		}
+	}
+	return hits
+}
+
+// codeIn reports whether any code span lies inside block b.
+func codeIn(code []span, b span) bool {
+	i := sort.Search(len(code), func(i int) bool { return code[i].end > b.start })
+	return i < len(code) && code[i].start < b.end
+}
+
+// matchSentence reports at most one hit per rule in the sentence s of n;
+// tags says which rules' anchors occur in it.
+func (l *linter) matchSentence(n *normText, s span, tags uint64, hits []hit) []hit {
+	sent := n.text[s.start:s.end]
+	bit := 0
+rules:
+	for i := range l.rules {
+		r := &l.rules[i]
+		first := bit
+		bit += len(r.forms)
+		if tags&(1<<bit-1<<first) == 0 || (len(r.requires) > 0 && !has(sent, r.requires...)) {
+			continue
+		}
+		qualified := -1 // unknown until a form matches: the check is costly
+		for fi, f := range r.forms {
+			if tags&(1<<(first+fi)) == 0 {
+				continue
+			}
+			if !f.match.Match(sent) || !allMatch(f.needs, sent) || anyMatch(f.unless, sent) {
+				continue
+			}
+			if qualified < 0 {
+				qualified = 0
+				if r.qualified != nil && qualifiedIn(r.qualified, sent) {
+					qualified = 1
+				}
+			}
+			if qualified == 1 {
+				continue rules
+			}
+			for _, loc := range f.match.FindAllIndex(sent, -1) {
+				if r.denied(sent, loc[0], loc[1]) {
+					continue
+				}
+				hits = append(hits, hit{
+					rule: r.id, start: n.off[s.start+loc[0]], end: n.off[s.start+loc[1]-1] + 1,
+					message: r.message, fix: l.fixes[r.id],
+				})
+				continue rules
+			}
+		}
+	}
+	return hits
+}
+
+// denied reports whether the clause around sent[start:end] denies the claim.
+func (r *compiledRule) denied(sent []byte, start, end int) bool {
+	if r.denyBefore != nil {
+		from := start - 100
+		if from < 0 {
+			from = 0
+		}
+		before := sent[from:start]
+		// A "but" or "however" starts a new clause: "no retries needed, but
+		// we guarantee exactly-once delivery" is a claim.
+		for _, sep := range [][]byte{[]byte(" but "), []byte("however"), []byte(", yet ")} {
+			if i := bytes.LastIndex(before, sep); i >= 0 {
+				before = before[i+len(sep):]
+			}
+		}
+		if r.denyBefore.Match(before) {
+			return true
+		}
+	}
+	if r.denyAfter != nil && r.denyAfter.Match(sent[end:]) {
+		return true
+	}
+	return false
+}
+
+func allMatch(res []*regexp.Regexp, s []byte) bool {
+	for _, re := range res {
+		if !re.Match(s) {
+			return false
+		}
+	}
+	return true
+}
+
+func anyMatch(res []*regexp.Regexp, s []byte) bool {
+	for _, re := range res {
+		if re.Match(s) {
+			return true
+		}
+	}
+	return false
+}
+
+// lineIndex maps byte offsets to 1-based line and column (in characters).
+type lineIndex struct{ starts []int }
+
+func newLineIndex(src []byte) lineIndex {
+	starts := []int{0}
+	for i, b := range src {
+		if b == '\n' {
+			starts = append(starts, i+1)
+		}
+	}
+	return lineIndex{starts}
+}
+
+func (x lineIndex) pos(src []byte, off int) (line, col int) {
+	lo, hi := 0, len(x.starts)-1
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if x.starts[mid] <= off {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	if off > len(src) {
+		off = len(src)
+	}
+	return lo + 1, utf8.RuneCount(src[x.starts[lo]:off]) + 1
+}
+
+// qualifiedIn reports whether sent bounds its claim: a qualifier occurs
+// that is not itself negated ("without requiring distributed transactions"
+// bounds nothing).
+func qualifiedIn(re *regexp.Regexp, sent []byte) bool {
+	if !re.Match(sent) {
+		return false
+	}
+	for _, loc := range re.FindAllIndex(sent, -1) {
+		from := loc[0] - 70
+		if from < 0 {
+			from = 0
+		}
+		before := sent[from:loc[0]]
+		if !reNegatedBound.Match(before) {
+			return true
+		}
+	}
+	return false
+}
+
+var reNegatedBound = regexp.MustCompile(`(\b(without|no|not|alternative to|instead of|rather than)\b|n't\b)[^,;]*$`)

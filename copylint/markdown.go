@@ -1,0 +1,168 @@
+package copylint
+
+import (
+	"bytes"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/text"
+)
+
+// mdParser is the one configured goldmark parser: CommonMark plus the GFM
+// block and inline extensions that change what is prose (tables, task
+// lists, strikethrough). Linkify is left out on purpose: a bare URL is not
+// a claim either way, and it costs time on every file. A goldmark parser is
+// safe for concurrent use.
+var mdParser = goldmark.New(goldmark.WithExtensions(
+	extension.Table, extension.Strikethrough, extension.TaskList,
+)).Parser()
+
+// frontMatterEnd returns the end offset of a YAML (---) or TOML (+++) front
+// matter block at the start of src, or 0 when there is none.
+func frontMatterEnd(src []byte) int {
+	s := bytes.TrimPrefix(src, []byte("\xef\xbb\xbf"))
+	bom := len(src) - len(s)
+	var fence string
+	switch {
+	case bytes.HasPrefix(s, []byte("---")):
+		fence = "---"
+	case bytes.HasPrefix(s, []byte("+++")):
+		fence = "+++"
+	default:
+		return 0
+	}
+	first := bytes.IndexByte(s, '\n')
+	if first < 0 || len(bytes.TrimSpace(s[len(fence):first])) != 0 {
+		return 0
+	}
+	off := first + 1
+	for off < len(s) {
+		end := bytes.IndexByte(s[off:], '\n')
+		line := s[off:]
+		next := len(s)
+		if end >= 0 {
+			line = s[off : off+end]
+			next = off + end + 1
+		}
+		t := string(bytes.TrimRight(line, " \t\r"))
+		if t == fence || (fence == "---" && t == "...") {
+			return bom + next
+		}
+		off = next
+	}
+	return 0 // unclosed: not front matter, a thematic break
+}
+
+// markdownDocument builds the prose view of a Markdown (CommonMark + GFM)
+// file. parseSrc is what goldmark reads (the source with front matter, and
+// for MDX the ESM lines, blanked to keep offsets); src is the original.
+func markdownDocument(src []byte, lintCode bool) *document {
+	return markdownFrom(src, src, lintCode)
+}
+
+func markdownFrom(src, parseSrc []byte, lintCode bool) *document {
+	if fm := frontMatterEnd(parseSrc); fm > 0 {
+		if &parseSrc[0] == &src[0] {
+			parseSrc = append([]byte(nil), parseSrc...)
+		}
+		blankSpaces(parseSrc, 0, fm)
+	}
+	d := &document{mask: blankMask(src)}
+	root := mdParser.Parse(text.NewReader(parseSrc))
+	w := mdWalker{d: d, src: src, lintCode: lintCode, cur: -1}
+	_ = ast.Walk(root, w.visit)
+	w.closeBlock()
+	return d
+}
+
+// blankSpaces overwrites src[start:end] with spaces, keeping newlines, so a
+// parser sees empty lines where front matter or ESM was.
+func blankSpaces(src []byte, start, end int) {
+	for i := start; i < end; i++ {
+		if src[i] != '\n' && src[i] != '\r' {
+			src[i] = ' '
+		}
+	}
+}
+
+type mdWalker struct {
+	d        *document
+	src      []byte
+	lintCode bool
+	// cur is the start of the open block, or -1; curEnd its end so far.
+	cur, curEnd int
+}
+
+func (w *mdWalker) closeBlock() {
+	if w.cur >= 0 && w.curEnd > w.cur {
+		w.d.blocks = append(w.d.blocks, span{w.cur, w.curEnd})
+	}
+	w.cur = -1
+}
+
+func (w *mdWalker) extend(start, end int) {
+	if w.cur < 0 {
+		w.cur = start
+	}
+	if end > w.curEnd {
+		w.curEnd = end
+	}
+}
+
+func (w *mdWalker) visit(n ast.Node, entering bool) (ast.WalkStatus, error) {
+	if n.Type() == ast.TypeBlock {
+		// Every block boundary ends the prose block before it: a heading
+		// and the paragraph under it are two blocks, so are two cells.
+		w.closeBlock()
+	}
+	if !entering {
+		return ast.WalkContinue, nil
+	}
+	switch n := n.(type) {
+	case *ast.FencedCodeBlock, *ast.CodeBlock:
+		if w.lintCode {
+			lines := n.Lines()
+			for i := 0; i < lines.Len(); i++ {
+				s := lines.At(i)
+				copyText(w.d.mask, w.src, s.Start, s.Stop)
+				w.extend(s.Start, s.Stop)
+			}
+			w.closeBlock()
+		} else if lines := n.Lines(); lines.Len() > 0 {
+			w.d.skipped = append(w.d.skipped, span{lines.At(0).Start, lines.At(lines.Len() - 1).Stop})
+		}
+		return ast.WalkSkipChildren, nil
+	case *ast.HTMLBlock:
+		lines := n.Lines()
+		if lines.Len() > 0 {
+			start, end := lines.At(0).Start, lines.At(lines.Len()-1).Stop
+			if n.HasClosure() {
+				end = n.ClosureLine.Stop
+			}
+			htmlInto(w.d, w.src, start, end, w.lintCode)
+		}
+		return ast.WalkSkipChildren, nil
+	case *ast.CodeSpan:
+		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+			if t, ok := c.(*ast.Text); ok {
+				copyText(w.d.mask, w.src, t.Segment.Start, t.Segment.Stop)
+				w.d.code = append(w.d.code, span{t.Segment.Start, t.Segment.Stop})
+				w.extend(t.Segment.Start, t.Segment.Stop)
+			}
+		}
+		return ast.WalkSkipChildren, nil
+	case *ast.Text:
+		copyText(w.d.mask, w.src, n.Segment.Start, n.Segment.Stop)
+		w.extend(n.Segment.Start, n.Segment.Stop)
+		if n.SoftLineBreak() || n.HardLineBreak() {
+			// The newline after the segment is already in the mask.
+			w.extend(n.Segment.Start, n.Segment.Stop)
+		}
+	case *ast.AutoLink, *ast.RawHTML:
+		// A URL or an inline tag: not prose. The text between an opening
+		// and closing inline tag is a Text node of its own.
+		return ast.WalkSkipChildren, nil
+	}
+	return ast.WalkContinue, nil
+}

@@ -1,0 +1,142 @@
+package copylint
+
+import (
+	_ "embed"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+//go:embed phrases.yaml
+var phrasesYAML []byte
+
+// phraseFile is the shape of phrases.yaml.
+type phraseFile struct {
+	Rules []phraseRule `yaml:"rules"`
+}
+
+type phraseRule struct {
+	ID         string       `yaml:"id"`
+	Anchors    []string     `yaml:"anchors"`
+	Requires   []string     `yaml:"requires"`
+	Forms      []phraseForm `yaml:"forms"`
+	DenyBefore string       `yaml:"deny_before"`
+	DenyAfter  string       `yaml:"deny_after"`
+	Qualified  string       `yaml:"qualified"`
+	Message    string       `yaml:"message"`
+	Fix        string       `yaml:"fix"`
+}
+
+type phraseForm struct {
+	Match   string   `yaml:"match"`
+	Anchors []string `yaml:"anchors"`
+	Needs   []string `yaml:"needs"`
+	Unless  []string `yaml:"unless"`
+}
+
+// loadPhrases parses the embedded phrase sets. The file is part of the
+// binary and covered by tests, so a parse error is a programming error.
+func loadPhrases() []phraseRule {
+	var f phraseFile
+	dec := yaml.NewDecoder(strings.NewReader(string(phrasesYAML)))
+	dec.KnownFields(true)
+	if err := dec.Decode(&f); err != nil {
+		panic(fmt.Sprintf("copylint: phrases.yaml: %v", err))
+	}
+	return f.Rules
+}
+
+// compiledRule is a phrase rule ready to match, with the contract's header
+// name substituted into its patterns.
+type compiledRule struct {
+	id         string
+	anchors    []string
+	requires   []string
+	forms      []compiledForm
+	denyBefore *regexp.Regexp
+	denyAfter  *regexp.Regexp
+	qualified  *regexp.Regexp
+	message    string
+	fix        string
+}
+
+type compiledForm struct {
+	anchors []string // the rule's when the form has none of its own
+	match   *regexp.Regexp
+	needs   []*regexp.Regexp
+	unless  []*regexp.Regexp
+}
+
+// headerPattern is the regexp for the idempotency header name in prose: the
+// contract's header (matching is on lower-cased text) besides the common
+// Idempotency-Key spelling.
+func headerPattern(header string) string {
+	const common = `idempotency[ -]key`
+	h := strings.ToLower(header)
+	if h == "" || h == "idempotency-key" {
+		return common
+	}
+	return "(?:" + common + "|" + regexp.QuoteMeta(h) + ")"
+}
+
+func compilePhrases(rules []phraseRule, header string) ([]compiledRule, error) {
+	hp := headerPattern(header)
+	re := func(s string) (*regexp.Regexp, error) {
+		if s == "" {
+			return nil, nil
+		}
+		return regexp.Compile(strings.ReplaceAll(s, "{header}", hp))
+	}
+	var out []compiledRule
+	for _, r := range rules {
+		var requires []string
+		for _, w := range r.Requires {
+			if w == "{header}" {
+				if header == "" {
+					continue
+				}
+				w = strings.ToLower(header)
+			}
+			requires = append(requires, w)
+		}
+		c := compiledRule{id: r.ID, anchors: r.Anchors, requires: requires, message: r.Message, fix: r.Fix}
+		var err error
+		if c.denyBefore, err = re(r.DenyBefore); err != nil {
+			return nil, fmt.Errorf("%s deny_before: %w", r.ID, err)
+		}
+		if c.denyAfter, err = re(r.DenyAfter); err != nil {
+			return nil, fmt.Errorf("%s deny_after: %w", r.ID, err)
+		}
+		if c.qualified, err = re(r.Qualified); err != nil {
+			return nil, fmt.Errorf("%s qualified: %w", r.ID, err)
+		}
+		for i, f := range r.Forms {
+			cf := compiledForm{anchors: f.Anchors}
+			if len(cf.anchors) == 0 {
+				cf.anchors = r.Anchors
+			}
+			if cf.match, err = re(f.Match); err != nil {
+				return nil, fmt.Errorf("%s form %d: %w", r.ID, i+1, err)
+			}
+			for _, n := range f.Needs {
+				x, err := re(n)
+				if err != nil {
+					return nil, fmt.Errorf("%s form %d needs: %w", r.ID, i+1, err)
+				}
+				cf.needs = append(cf.needs, x)
+			}
+			for _, n := range f.Unless {
+				x, err := re(n)
+				if err != nil {
+					return nil, fmt.Errorf("%s form %d unless: %w", r.ID, i+1, err)
+				}
+				cf.unless = append(cf.unless, x)
+			}
+			c.forms = append(c.forms, cf)
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}

@@ -1,0 +1,190 @@
+package copylint
+
+// anchorSet finds any of a set of words in text, ASCII case-insensitively,
+// in one pass: an Aho-Corasick automaton compiled to a full transition
+// table, one table lookup per byte. It is the fast path of every run: a
+// block (or file) without an anchor word cannot hold a finding, and most
+// prose has none.
+//
+// It is hand-written rather than a dependency because the library tried
+// (coregx/ahocorasick v0.3.1) re-scans the whole remaining input once per
+// distinct first byte each time the automaton returns to its start state,
+// which is quadratic on prose where anchors start with common letters.
+type anchorSet struct {
+	// class maps a byte to its class: the bytes no word contains share
+	// one class, so the table stays small enough for the CPU cache.
+	class [256]uint8
+	// stride is the number of classes. States are premultiplied: state s
+	// lives at s*stride, and next[s*stride+class] is the next state's
+	// offset, with finalBit set when a word ends there.
+	stride int
+	next   []uint32
+	// final[s] is the union of the tags of the words that end in state s
+	// (or in a suffix of it): which rules a hit concerns.
+	final []uint64
+}
+
+// newAnchorSet compiles words; tags[i] is word i's tag (a rule bit set).
+func newAnchorSet(words []string, tags []uint64) *anchorSet {
+	// Build the trie over lower-cased words.
+	type node struct {
+		child map[byte]int32
+		fail  int32
+		final uint64
+	}
+	nodes := []node{{child: map[byte]int32{}}}
+	for wi, w := range words {
+		s := int32(0)
+		for i := 0; i < len(w); i++ {
+			b := lower(w[i])
+			n, ok := nodes[s].child[b]
+			if !ok {
+				n = int32(len(nodes))
+				nodes = append(nodes, node{child: map[byte]int32{}})
+				nodes[s].child[b] = n
+			}
+			s = n
+		}
+		if len(w) > 0 {
+			nodes[s].final |= tags[wi]
+		}
+	}
+	if len(nodes)*256 >= finalBit {
+		panic("copylint: too many anchor states")
+	}
+	full := make([]int32, len(nodes)*256)
+	a := &anchorSet{final: make([]uint64, len(nodes))}
+	// Breadth-first: fill each state's row from its failure state's row,
+	// which is complete by then.
+	queue := []int32{0}
+	for len(queue) > 0 {
+		s := queue[0]
+		queue = queue[1:]
+		row := full[int(s)*256 : int(s)*256+256]
+		if s != 0 {
+			copy(row, full[int(nodes[s].fail)*256:int(nodes[s].fail)*256+256])
+		}
+		a.final[s] = nodes[s].final | a.final[nodes[s].fail]
+		for b, n := range nodes[s].child {
+			if s == 0 {
+				nodes[n].fail = 0
+			} else {
+				nodes[n].fail = full[int(nodes[s].fail)*256+int(b)]
+			}
+			row[b] = n
+			queue = append(queue, n)
+		}
+		// Upper-case letters move like their lower-case forms.
+		for b := 'A'; b <= 'Z'; b++ {
+			row[b] = row[b+'a'-'A']
+		}
+	}
+	// Byte classes: bytes whose columns are equal in every state behave
+	// the same; give each distinct column one class.
+	cols := map[string]uint8{}
+	var order [][]int32
+	for b := 0; b < 256; b++ {
+		col := make([]int32, len(nodes))
+		key := make([]byte, 0, len(nodes)*4)
+		for st := range nodes {
+			v := full[st*256+b]
+			col[st] = v
+			key = append(key, byte(v), byte(v>>8), byte(v>>16), byte(v>>24))
+		}
+		c, ok := cols[string(key)]
+		if !ok {
+			if len(order) == 256 {
+				panic("copylint: too many byte classes")
+			}
+			c = uint8(len(order))
+			cols[string(key)] = c
+			order = append(order, col)
+		}
+		a.class[b] = c
+	}
+	a.stride = len(order)
+	a.next = make([]uint32, len(nodes)*a.stride)
+	for c, col := range order {
+		for st, v := range col {
+			e := uint32(int(v) * a.stride)
+			if a.final[v] != 0 {
+				e |= finalBit
+			}
+			a.next[st*a.stride+c] = e
+		}
+	}
+	return a
+}
+
+const finalBit = 1 << 31
+
+func lower(b byte) byte {
+	if b >= 'A' && b <= 'Z' {
+		return b + 'a' - 'A'
+	}
+	return b
+}
+
+// match reports whether text holds any of the words.
+func (a *anchorSet) match(text []byte) bool {
+	next, class := a.next, &a.class
+	var s uint32
+	for _, b := range text {
+		s = next[s+uint32(class[b])]
+		if s&finalBit != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// tags returns the union of the tags of the words in text.
+func (a *anchorSet) tags(text []byte) uint64 {
+	next, class, final, stride := a.next, &a.class, a.final, uint32(a.stride)
+	var s uint32
+	var t uint64
+	for _, b := range text {
+		s = next[s+uint32(class[b])]
+		if s&finalBit != 0 {
+			s &^= finalBit
+			t |= final[s/stride]
+		}
+	}
+	return t
+}
+
+// hit is where a word (or several) ends in a text, and their tags.
+type anchorHit struct {
+	end  int
+	tags uint64
+}
+
+// hits appends every position of text where words end, with their tags.
+func (a *anchorSet) hits(text []byte, out []anchorHit) []anchorHit {
+	next, class, final, stride := a.next, &a.class, a.final, uint32(a.stride)
+	var s uint32
+	for i, b := range text {
+		s = next[s+uint32(class[b])]
+		if s&finalBit != 0 {
+			s &^= finalBit
+			out = append(out, anchorHit{i, final[s/stride]})
+		}
+	}
+	return out
+}
+
+// tagsIn ORs the tags of the hits ending inside [start, end); hits are in
+// order, and *from is where the previous call stopped.
+func tagsIn(hits []anchorHit, start, end int, from *int) uint64 {
+	var t uint64
+	i := *from
+	for i < len(hits) && hits[i].end < start {
+		i++
+	}
+	for i < len(hits) && hits[i].end < end {
+		t |= hits[i].tags
+		i++
+	}
+	*from = i
+	return t
+}

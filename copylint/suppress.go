@@ -1,0 +1,245 @@
+package copylint
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/bmatcuk/doublestar/v4"
+	"github.com/retryspec/retryspec/contract"
+	"github.com/retryspec/retryspec/findings"
+)
+
+// suppression is one inline comment:
+//
+//	<!-- retryspec-disable-next-line copy/exactly-once -- quoting a vendor -->
+//
+// (or {/* ... */} in MDX). It waives the named rules on the next non-blank
+// line; the reason after "--" is required and shown with the waived finding.
+type suppression struct {
+	off    int // of the marker
+	rules  []string
+	reason string
+	target int // 1-based line it applies to; 0 when nothing follows
+	used   bool
+}
+
+// findSuppressions finds the markers of src that sit in comments: not in
+// prose (the mask keeps prose) and not in a code example.
+func findSuppressions(src []byte, d *document, f format) []*suppression {
+	var out []*suppression
+	marker := []byte(suppressMarker)
+	for from := 0; ; {
+		i := bytes.Index(src[from:], marker)
+		if i < 0 {
+			break
+		}
+		off := from + i
+		from = off + len(marker)
+		if f != formatText && (d.mask[off] != gone || inSpans(d.skipped, off)) {
+			continue // prose or a code example that shows the syntax
+		}
+		end := from
+		for end < len(src) && src[end] != '\n' && !bytes.HasPrefix(src[end:], []byte("-->")) && !bytes.HasPrefix(src[end:], []byte("*/")) {
+			end++
+		}
+		body := string(src[from:end])
+		ruleText, reason, _ := strings.Cut(body, "--")
+		s := &suppression{off: off, reason: strings.TrimSpace(reason)}
+		for _, r := range strings.FieldsFunc(ruleText, func(r rune) bool { return r == ' ' || r == ',' || r == '\t' }) {
+			s.rules = append(s.rules, r)
+		}
+		// The target is the first non-blank line after the comment's end.
+		for end < len(src) && src[end] != '\n' {
+			end++
+		}
+		line := 1 + bytes.Count(src[:end], []byte("\n"))
+		for p := end + 1; p < len(src); {
+			q := bytes.IndexByte(src[p:], '\n')
+			l := src[p:]
+			if q >= 0 {
+				l = src[p : p+q]
+			}
+			line++
+			if len(bytes.TrimSpace(l)) > 0 {
+				s.target = line
+				break
+			}
+			if q < 0 {
+				break
+			}
+			p += q + 1
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func inSpans(spans []span, off int) bool {
+	for _, s := range spans {
+		if off >= s.start && off < s.end {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *suppression) covers(rule string) bool {
+	if len(s.rules) == 0 {
+		return true
+	}
+	for _, r := range s.rules {
+		if r == rule || r == "copy/*" {
+			return true
+		}
+	}
+	return false
+}
+
+// applySuppressions waives the findings an inline comment covers and adds
+// the findings about the comments themselves: one without a reason waives
+// nothing and is an error; one that waived nothing is a warning.
+func applySuppressions(fs []findings.Finding, sups []*suppression, name string, lines lineIndex, src []byte) []findings.Finding {
+	known := map[string]bool{"copy/*": true}
+	for _, id := range RuleIDs() {
+		known[id] = true
+	}
+	for _, s := range sups {
+		line, col := lines.pos(src, s.off)
+		at := findings.Finding{File: name, Line: line, Column: col}
+		var unknown []string
+		for _, r := range s.rules {
+			if !known[r] {
+				unknown = append(unknown, r)
+			}
+		}
+		if len(unknown) > 0 {
+			f := at
+			f.Rule, f.Severity = RuleUnusedSuppression, severityOf(RuleUnusedSuppression)
+			f.Message = fmt.Sprintf("suppression names %s, which is not a copy rule", strings.Join(unknown, ", "))
+			f.Fix = "name a rule from `retryspec explain --list` (copy/exactly-once, copy/absolute-guarantee, ...)"
+			fs = append(fs, f)
+			continue
+		}
+		if s.reason == "" {
+			f := at
+			f.Rule, f.Severity = RuleSuppressionNoReason, severityOf(RuleSuppressionNoReason)
+			f.Message = "suppression has no reason, so it waives nothing"
+			f.Fix = "add the reason after two dashes: <!-- retryspec-disable-next-line " + strings.Join(s.rules, " ") + " -- why this copy is honest -->"
+			fs = append(fs, f)
+			continue
+		}
+		for i := range fs {
+			f := &fs[i]
+			if f.Line == s.target && !f.Waived && strings.HasPrefix(f.Rule, "copy/") && f.Rule != RuleUnusedSuppression && f.Rule != RuleSuppressionNoReason && s.covers(f.Rule) {
+				f.Waived, f.WaivedBecause = true, s.reason
+				s.used = true
+			}
+		}
+		if !s.used {
+			f := at
+			f.Rule, f.Severity = RuleUnusedSuppression, severityOf(RuleUnusedSuppression)
+			f.Message = fmt.Sprintf("suppression of %s waives nothing on line %d", ruleList(s.rules), s.target)
+			f.Fix = "remove the comment, or move it to the line just above the finding"
+			fs = append(fs, f)
+		}
+	}
+	return fs
+}
+
+func ruleList(rules []string) string {
+	if len(rules) == 0 {
+		return "all copy rules"
+	}
+	return strings.Join(rules, ", ")
+}
+
+// allowList applies docs.copy.allow: each entry waives one rule (or copy/*)
+// on the files matching its path glob. It is shared by the workers of a
+// run, and remembers which entries matched a file and which waived a
+// finding, to report the unused ones.
+type allowList struct {
+	entries []contract.CopyAllow
+	file    string // the contract, for positions of unused entries
+	mu      sync.Mutex
+	matched []bool
+	used    []bool
+}
+
+func newAllowList(c *contract.Contract) *allowList {
+	if c == nil || len(c.Docs.Copy.Allow) == 0 {
+		return nil
+	}
+	n := len(c.Docs.Copy.Allow)
+	return &allowList{entries: c.Docs.Copy.Allow, file: c.File, matched: make([]bool, n), used: make([]bool, n)}
+}
+
+// allowMatch reports whether the path glob matches name, as written or
+// relative to the folder the glob is rooted in.
+func allowMatch(glob, name string) bool {
+	p := filepath.ToSlash(filepath.Clean(name))
+	g := strings.TrimPrefix(filepath.ToSlash(glob), "./")
+	if ok, _ := doublestar.Match(g, p); ok {
+		return true
+	}
+	// A glob without a folder part matches the base name anywhere.
+	if !strings.Contains(g, "/") {
+		ok, _ := doublestar.Match(g, filepath.Base(p))
+		return ok
+	}
+	return false
+}
+
+// saw records that name was linted, for the entries whose glob matches it.
+func (a *allowList) saw(name string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for i, e := range a.entries {
+		if !a.matched[i] && allowMatch(e.Path, name) {
+			a.matched[i] = true
+		}
+	}
+}
+
+func (a *allowList) apply(name string, fs []findings.Finding) []findings.Finding {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for i, e := range a.entries {
+		if !allowMatch(e.Path, name) {
+			continue
+		}
+		a.matched[i] = true
+		for j := range fs {
+			f := &fs[j]
+			if f.Waived || f.Rule == RuleUnusedSuppression || f.Rule == RuleSuppressionNoReason {
+				continue
+			}
+			if e.Rule == f.Rule || e.Rule == "copy/*" {
+				f.Waived, f.WaivedBecause = true, e.Because
+				a.used[i] = true
+			}
+		}
+	}
+	return fs
+}
+
+// unused reports the entries that matched a linted file but waived nothing.
+// An entry whose glob matched no linted file is not reported: the run may
+// have been given a subset of the docs.
+func (a *allowList) unused() []findings.Finding {
+	var out []findings.Finding
+	for i, e := range a.entries {
+		if a.matched[i] && !a.used[i] {
+			out = append(out, findings.Finding{
+				Rule: RuleUnusedSuppression, Severity: severityOf(RuleUnusedSuppression),
+				Message: fmt.Sprintf("docs.copy.allow entry for %s on %s waives nothing", e.Rule, e.Path),
+				File:    a.file, Line: e.Pos.Line, Column: e.Pos.Column,
+				Path: fmt.Sprintf("docs.copy.allow[%d]", i),
+				Fix:  "remove the entry, or narrow its path to the files that still need it",
+			})
+		}
+	}
+	return out
+}

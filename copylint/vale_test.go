@@ -1,0 +1,89 @@
+package copylint
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/retryspec/retryspec/internal/testenv"
+)
+
+// valeBinary finds Vale: $RETRYSPEC_VALE, then .ci/install-copy's cache
+// folder ($RETRYSPEC_CACHE/bin, default ~/.cache/retryspec/bin), then PATH (where testenv decides: CI fails, a laptop skips).
+func valeBinary(t testing.TB) string {
+	t.Helper()
+	if p := os.Getenv("RETRYSPEC_VALE"); p != "" {
+		return p
+	}
+	cache := os.Getenv("RETRYSPEC_CACHE")
+	if home, err := os.UserHomeDir(); err == nil && cache == "" {
+		cache = filepath.Join(home, ".cache", "retryspec")
+	}
+	if p := filepath.Join(cache, "bin", "vale"); cache != "" {
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	return testenv.LookPath(t, "vale")
+}
+
+// TestValeExportFindsTheSameClaims exports the style, runs the real Vale
+// with it over planted claims and honest sentences, and compares the
+// (line, rule) pairs with what the Go matcher finds.
+func TestValeExportFindsTheSameClaims(t *testing.T) {
+	vale := valeBinary(t)
+	dir := t.TempDir()
+	styles := filepath.Join(dir, "styles")
+	if err := ExportVale(styles, ""); err != nil {
+		t.Fatal(err)
+	}
+	ini := "StylesPath = styles\nMinAlertLevel = suggestion\n\n[*.md]\nBasedOnStyles = " + ValeStyle + "\n"
+	if err := os.WriteFile(filepath.Join(dir, ".vale.ini"), []byte(ini), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile(filepath.Join("testdata", "vale", "planted.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "planted.md"), src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(vale, "--no-wrap", "--output=JSON", "planted.md")
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		if _, ok := err.(*exec.ExitError); !ok || len(out) == 0 {
+			t.Fatalf("vale: %v\n%s", err, out)
+		}
+	}
+	var alerts map[string][]struct {
+		Check string
+		Line  int
+	}
+	if err := json.Unmarshal(out, &alerts); err != nil {
+		t.Fatalf("vale output: %v\n%s", err, out)
+	}
+	var got []string
+	for _, a := range alerts["planted.md"] {
+		got = append(got, a.Check+":"+itoa(a.Line))
+	}
+	var want []string
+	for _, f := range LintSource(nil, "planted.md", src) {
+		want = append(want, ValeStyle+"."+ValeRuleName(f.Rule)+":"+itoa(f.Line))
+	}
+	sort.Strings(got)
+	sort.Strings(want)
+	if len(want) < 8 {
+		t.Fatalf("planted file yields only %d findings: %v", len(want), want)
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("Vale with the exported style disagrees with retryspec (-retryspec +vale):\n%s", d)
+	}
+	_ = strings.TrimSpace
+}

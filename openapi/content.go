@@ -1,0 +1,246 @@
+package openapi
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/retryspec/retryspec/contract"
+)
+
+// The values retryspec adds. Every figure and name comes from the
+// contract; the sentences around them are written here once.
+
+// HeaderParameter is the idempotency-key header parameter of one endpoint.
+func HeaderParameter(c *contract.Contract, e contract.Endpoint) Obj {
+	id := c.Idempotency
+	return obj(
+		"name", id.Header,
+		"in", "header",
+		"required", e.Key == "required",
+		"description", headerDescription(c),
+		"schema", obj("type", "string", "maxLength", id.MaxKeyLength),
+	)
+}
+
+func headerDescription(c *contract.Contract) string {
+	id := c.Idempotency
+	var b strings.Builder
+	fmt.Fprintf(&b, "A key the client mints once per logical request (at most %d characters) and sends unchanged on every retry of that request.", id.MaxKeyLength)
+	if id.HeaderValue == "sf-string" {
+		b.WriteString(` Send it as a quoted structured-field string, e.g. "abc-123" with the quotes.`)
+	}
+	scope := "per account: two accounts may use the same key independently"
+	if id.Scope == "global" {
+		scope = "across all callers"
+	}
+	fmt.Fprintf(&b, " The server remembers the first response to a key for %s (%s), %s.", id.ReplayWindow, contract.HumanDuration(id.ReplayWindow.D), scope)
+	if id.AfterWindow == "error" {
+		b.WriteString(" A key reused after that window is rejected.")
+	} else {
+		b.WriteString(" A key reused after that window is a new request and repeats the operation, so finish retrying well within it.")
+	}
+	if len(id.Derivation) > 0 {
+		var ways []string
+		for _, d := range id.Derivation {
+			w := d.Kind
+			if d.Example != "" {
+				w += " (" + d.Example + ")"
+			}
+			ways = append(ways, w)
+		}
+		fmt.Fprintf(&b, " Derive the key, best first: %s.", strings.Join(ways, "; "))
+	}
+	b.WriteString(" Never mint a new key for a retry: that turns the retry into a second request.")
+	return b.String()
+}
+
+// conflictResponse documents the conflicts that share one status.
+func conflictResponse(c *contract.Contract, g conflictGroup) Obj {
+	var desc []string
+	examples := Obj{}
+	for _, k := range g.kinds {
+		what, todo := conflictMeaning(c, k.name)
+		desc = append(desc, fmt.Sprintf("`%s`: %s %s", k.c.Code, what, todo))
+		examples = append(examples, KV{K: k.c.Code, V: obj(
+			"summary", what,
+			"value", obj("error", obj("code", k.c.Code, "message", capitalize(what))),
+		)})
+	}
+	var enum []any
+	for _, code := range g.codes() {
+		enum = append(enum, code)
+	}
+	schema := obj("type", "object", "properties", obj(
+		"error", obj("type", "object", "properties", obj(
+			"code", obj("type", "string", "enum", enum),
+			"message", obj("type", "string"),
+		)),
+	))
+	return obj(
+		"description", "Idempotency error. "+strings.Join(desc, " "),
+		"content", obj("application/json", obj("schema", schema, "examples", examples)),
+	)
+}
+
+// conflictMeaning is what a conflict means and what the integrator does.
+func conflictMeaning(c *contract.Contract, kind string) (what, todo string) {
+	h := c.Idempotency.Header
+	switch kind {
+	case "payload_mismatch":
+		return fmt.Sprintf("this %s was already used with a different request.", h),
+			"Do not retry: send the original request again, or a new key for a new request."
+	case "in_flight":
+		todo := "Wait and retry with the same key; the first request's outcome is then replayed."
+		if in := c.Idempotency.InFlight; in != nil && in.Response == "block" {
+			todo = "The server waited for the first request and it has not finished; retry later with the same key."
+		}
+		return fmt.Sprintf("a request with this %s is still being processed.", h), todo
+	}
+	return fmt.Sprintf("this operation requires the %s header.", h),
+		"Add a key and send the request again."
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// ReplayHeader declares the header set on replayed responses.
+func ReplayHeader(c *contract.Contract) Obj {
+	return obj(
+		"description", fmt.Sprintf("Set to true when this response is the stored response to an earlier request with the same %s, returned again unchanged.", c.Idempotency.Header),
+		"schema", obj("type", "string", "enum", []any{"true"}),
+	)
+}
+
+// IdempotencyExtension is x-idempotency for one keyed endpoint.
+func IdempotencyExtension(c *contract.Contract, e contract.Endpoint) Obj {
+	id := c.Idempotency
+	x := obj(
+		"safe-to-retry", true,
+		"header", id.Header,
+		"key", e.Key,
+		"max-key-length", id.MaxKeyLength,
+		"window", id.ReplayWindow.String(),
+		"window-seconds", int(id.ReplayWindow.D.Seconds()),
+		"after-window", id.AfterWindow,
+		"scope", id.Scope,
+		"fingerprint", id.Fingerprint,
+	)
+	if id.StoredFailures != "" {
+		x = append(x, KV{"stored-failures", id.StoredFailures})
+	}
+	x = append(x, KV{"stored-response", id.StoredResponse})
+	if in := id.InFlight; in != nil {
+		f := Obj{{"response", in.Response}}
+		if !in.LockTimeout.IsZero() {
+			f = append(f, KV{"lock-timeout", in.LockTimeout.String()})
+		}
+		if in.Takeover != "" {
+			f = append(f, KV{"takeover", in.Takeover})
+		}
+		x = append(x, KV{"in-flight", f})
+	}
+	conflicts := Obj{}
+	for _, k := range []conflictKind{{"payload-mismatch", id.Conflicts.PayloadMismatch}, {"in-flight", id.Conflicts.InFlight}, {"missing-key", id.Conflicts.MissingKey}} {
+		if k.c.Code != "" {
+			conflicts = append(conflicts, KV{k.name, obj("status", k.c.Status, "code", k.c.Code)})
+		}
+	}
+	x = append(x, KV{"conflicts", conflicts})
+	if id.ReplayHeader != "" {
+		x = append(x, KV{"replay-header", id.ReplayHeader})
+	}
+	x = append(x, KV{"effect", e.Effect})
+	return x
+}
+
+// RetryExtension is x-retry: the contract's whole client retry policy.
+func RetryExtension(c *contract.Contract) Obj {
+	r := c.Retry
+	var statuses []any
+	if r.AnyStatus {
+		statuses = []any{"any"}
+	}
+	for _, s := range r.Statuses {
+		if s.Class {
+			statuses = append(statuses, s.String())
+		} else {
+			statuses = append(statuses, s.Code)
+		}
+	}
+	cautious := []any{}
+	for _, s := range r.CautiousStatuses {
+		cautious = append(cautious, s)
+	}
+	conn := []any{}
+	for _, s := range r.ConnectionErrors {
+		conn = append(conn, s)
+	}
+	x := obj(
+		"statuses", statuses,
+		"cautious-statuses", cautious,
+		"connection-errors", conn,
+		"honor-retry-after", r.HonorRetryAfter,
+		"backoff", obj("jitter", r.Backoff.Jitter, "base", r.Backoff.Base.String(), "cap", r.Backoff.Cap.String(), "multiplier", r.Backoff.Multiplier),
+		"max-attempts", r.MaxAttempts,
+	)
+	if !r.MaxElapsed.IsZero() {
+		x = append(x, KV{"max-elapsed", r.MaxElapsed.String()})
+	}
+	at := r.AttemptTimeout
+	if !at.Bare.IsZero() {
+		x = append(x, KV{"attempt-timeout", at.Bare.String()})
+	} else if !at.P99.IsZero() {
+		x = append(x, KV{"attempt-timeout", obj("value", at.Value().String(), "p99", at.P99.String(), "factor", at.Factor)})
+	}
+	x = append(x, KV{"deadline", r.Deadline}, KV{"propagate-deadline", r.PropagateDeadline}, KV{"log-retries", r.LogRetries})
+	if bu := r.Budget; bu != nil {
+		x = append(x, KV{"budget", obj("kind", bu.Kind, "capacity", bu.Capacity, "transient-cost", bu.TransientCost,
+			"throttle-cost", bu.ThrottleCost, "success-refund", bu.SuccessRefund)})
+	}
+	if len(r.Stacking) > 0 {
+		var st []any
+		for _, s := range r.Stacking {
+			st = append(st, s)
+		}
+		x = append(x, KV{"stacking", st})
+	}
+	return x
+}
+
+// SpeakeasyRetries is the same policy in Speakeasy's x-speakeasy-retries
+// schema (times in milliseconds). Speakeasy cannot retry a status "at most
+// once", so the contract's cautious statuses are left out: an SDK that
+// retries a 500 less often than the contract allows is safe, one that
+// retries it more often is not.
+func SpeakeasyRetries(c *contract.Contract) Obj {
+	r := c.Retry
+	var codes []any
+	if r.AnyStatus {
+		codes = []any{"5XX", 429}
+	}
+	for _, s := range r.Statuses {
+		if s.Class {
+			codes = append(codes, s.String())
+		} else {
+			codes = append(codes, s.Code)
+		}
+	}
+	backoff := obj(
+		"initialInterval", int(r.Backoff.Base.D.Milliseconds()),
+		"maxInterval", int(r.Backoff.Cap.D.Milliseconds()),
+	)
+	if !r.MaxElapsed.IsZero() {
+		backoff = append(backoff, KV{"maxElapsedTime", int(r.MaxElapsed.D.Milliseconds())})
+	}
+	backoff = append(backoff, KV{"exponent", r.Backoff.Multiplier})
+	return obj(
+		"strategy", "backoff",
+		"backoff", backoff,
+		"statusCodes", codes,
+		"retryConnectionErrors", len(r.ConnectionErrors) > 0,
+	)
+}

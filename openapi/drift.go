@@ -1,0 +1,103 @@
+package openapi
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/retryspec/retryspec/contract"
+	"github.com/retryspec/retryspec/findings"
+)
+
+// Rule IDs of the drift checks (catalogued in contract/rules with a nil Check).
+const (
+	RuleUnclassified = "endpoint/unclassified"
+	RuleUnknown      = "endpoint/unknown"
+)
+
+// DriftOptions controls Drift.
+type DriftOptions struct {
+	// Load is how the spec is loaded. Drift needs only the operations, so
+	// callers that value speed on large specs may set SkipValidation.
+	Load LoadOptions
+}
+
+// Drift compares the contract's endpoints with the spec's operations, both
+// ways: a state-changing operation (POST, PUT, PATCH, DELETE) of the spec
+// that the contract does not classify is endpoint/unclassified, at its
+// line in the spec; a contract endpoint the spec lacks is endpoint/unknown,
+// at its line in the contract. Paths match by shape, so /orders/{id} and
+// /orders/{order_id} are one operation. The error is a *LoadError when the
+// spec cannot be loaded.
+func Drift(c *contract.Contract, specPath string, opts DriftOptions) ([]findings.Finding, error) {
+	s, err := Load(specPath, opts.Load)
+	if err != nil {
+		return nil, err
+	}
+	return DriftSpec(c, s), nil
+}
+
+// DriftSpec is Drift on a spec already loaded.
+func DriftSpec(c *contract.Contract, s *Spec) []findings.Finding {
+	var out []findings.Finding
+	classified := make(map[string]bool, len(c.Endpoints))
+	for _, e := range c.Endpoints {
+		classified[shape(e.Method, e.Path)] = true
+	}
+	ops := s.Operations()
+	for _, op := range ops {
+		if !stateChanging[op.Method] || classified[shape(op.Method, op.Path)] {
+			continue
+		}
+		p := propose(op)
+		out = append(out, findings.Finding{
+			Rule:     RuleUnclassified,
+			Severity: findings.Error,
+			Message:  fmt.Sprintf("%s changes state but the contract's endpoints do not classify it: integrators cannot tell whether a retry is safe", op.Name()),
+			File:     s.Path, Line: op.Line, Column: op.Column,
+			Path: fmt.Sprintf("paths[%q].%s", op.Path, strings.ToLower(op.Method)),
+			Fix:  fmt.Sprintf("add it to endpoints: - {operation: %q, effect: %s, key: %s} (check the effect; %s)", op.Name(), p.Effect, p.Key, p.Reason),
+		})
+	}
+	inSpec := index(ops)
+	for i, e := range c.Endpoints {
+		if e.Method == "" {
+			continue
+		}
+		if _, ok := inSpec[shape(e.Method, e.Path)]; ok {
+			continue
+		}
+		path := fmt.Sprintf("endpoints[%d].operation", i)
+		pos := c.PosOf(path)
+		fix := fmt.Sprintf("remove the entry, or add the operation to %s", s.Path)
+		if near := nearest(e, ops); near != "" {
+			fix = fmt.Sprintf("did you mean %q? Otherwise remove the entry, or add the operation to %s", near, s.Path)
+		}
+		out = append(out, findings.Finding{
+			Rule:     RuleUnknown,
+			Severity: findings.Warning,
+			Message:  fmt.Sprintf("%s is in the contract but not in %s", e.Operation, s.Path),
+			File:     c.File, Line: pos.Line, Column: pos.Column, Path: path, Fix: fix,
+		})
+	}
+	findings.Sort(out)
+	return out
+}
+
+// nearest suggests a spec operation for a contract endpoint the spec
+// lacks: the same path under another method, or the same method on a path
+// that differs only in case or a trailing slash.
+func nearest(e contract.Endpoint, ops []Operation) string {
+	want := strings.TrimSuffix(strings.ToLower(contract.PathShape(e.Path)), "/")
+	for _, op := range ops {
+		got := strings.TrimSuffix(strings.ToLower(contract.PathShape(op.Path)), "/")
+		if got == want && op.Method == e.Method {
+			return op.Name()
+		}
+	}
+	for _, op := range ops {
+		if contract.PathShape(op.Path) == contract.PathShape(e.Path) {
+			return op.Name()
+		}
+	}
+	return ""
+}

@@ -1,0 +1,115 @@
+package openapi
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/retryspec/retryspec/contract"
+	"github.com/retryspec/retryspec/findings"
+)
+
+func TestDriftSmall(t *testing.T) {
+	c, err := contract.Load("testdata/contract.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, err := Drift(c, "testdata/small.yaml", DriftOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range fs {
+		got = append(got, fmt.Sprintf("%s:%d:%d %s %s %s", f.File, f.Line, f.Column, f.Severity, f.Rule, f.Path))
+	}
+	// The contract classifies DELETE /v1/transfers/{id}, which the spec
+	// writes {transfer_id}: shapes match. It lists POST /v1/payouts, which
+	// the spec lacks. Every state-changing operation of the spec is classified.
+	want := []string{
+		"testdata/contract.yaml:55:16 warning endpoint/unknown endpoints[5].operation",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("drift (-want +got):\n%s", diff)
+	}
+}
+
+func TestDriftUnclassified(t *testing.T) {
+	src := strings.Replace(mustRead(t, "testdata/contract.yaml"), "  - operation: POST /v1/refunds\n    effect: create\n    key: required\n", "", 1)
+	c, err := contract.Parse("retryspec.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, err := Drift(c, "testdata/small.yaml", DriftOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var u []findings.Finding
+	for _, f := range fs {
+		if f.Rule == RuleUnclassified {
+			u = append(u, f)
+		}
+	}
+	if len(fs) != 2 || len(u) != 1 || u[0].File != "testdata/small.yaml" || u[0].Line != 51 || u[0].Column != 5 || u[0].Severity != findings.Error {
+		t.Fatalf("want one endpoint/unclassified for POST /v1/refunds at testdata/small.yaml:51:5, got %+v", fs)
+	}
+	if !strings.Contains(u[0].Fix, `"POST /v1/refunds"`) {
+		t.Errorf("fix does not name the operation: %s", u[0].Fix)
+	}
+}
+
+// TestDriftRealSpecs: a contract imported from a spec has no drift with it;
+// dropping the contract's state-changing endpoints reports every one of
+// them at its line, and the counts match ../shared/data/README.md.
+func TestDriftRealSpecs(t *testing.T) {
+	want := map[string]int{ // state-changing operations per spec (README counts)
+		"stripe-openapi": 252, "github-rest-api-description": 332, "resend-resend-openapi": 58,
+		"twilio-twilio-oai": 94, "Adyen-adyen-openapi": 25,
+	}
+	for name, path := range realSpecs(t) {
+		t.Run(name, func(t *testing.T) {
+			s, err := Load(path, LoadOptions{SkipValidation: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := contractFor(t, s, 255, "required")
+			if fs := DriftSpec(c, s); len(fs) != 0 {
+				t.Errorf("imported contract drifts from its spec: %d findings, first %+v", len(fs), fs[0])
+			}
+			empty, err := contract.Parse("retryspec.yaml", []byte(strings.Replace(mustRead(t, "testdata/contract.yaml"), "endpoints:\n", "endpoints:\n  - {operation: POST /no/such/thing, effect: create, key: required}\n", 1)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Keep only the new first endpoint: the spec has none of the others either.
+			empty.Endpoints = empty.Endpoints[:1]
+			fs := DriftSpec(empty, s)
+			unclassified, unknown := 0, 0
+			for _, f := range fs {
+				switch f.Rule {
+				case RuleUnclassified:
+					unclassified++
+					if f.File != path || f.Line < 1 {
+						t.Fatalf("finding without the spec's file and line: %+v", f)
+					}
+					if got := sourceLineOf(s.Data, f.Line); !strings.Contains(strings.ToLower(got), strings.ToLower(strings.Fields(f.Message)[0])) {
+						t.Fatalf("line %d of %s is %q, not the operation of %q", f.Line, filepath.Base(path), got, f.Message)
+					}
+				case RuleUnknown:
+					unknown++
+				}
+			}
+			if unclassified != want[name] || unknown != 1 {
+				t.Errorf("%d unclassified (want %d), %d unknown (want 1)", unclassified, want[name], unknown)
+			}
+		})
+	}
+}
+
+func sourceLineOf(data []byte, n int) string {
+	lines := strings.SplitN(string(data), "\n", n+1)
+	if n-1 < len(lines) {
+		return lines[n-1]
+	}
+	return ""
+}
