@@ -319,9 +319,13 @@ func (d *decoder) decodeIdempotency(n *yaml.Node, c *Contract) {
 	}
 }
 
+// maxEndpoints bounds the endpoints list: the largest public APIs have a
+// few thousand operations.
+const maxEndpoints = 10_000
+
 func (d *decoder) decodeEndpoints(n *yaml.Node, c *Contract) {
 	seen := make(map[string]string, len(d.resolve(n).Content))
-	d.list(n, "endpoints", 100_000, func(item *yaml.Node, p string) {
+	d.list(n, "endpoints", maxEndpoints, func(item *yaml.Node, p string) {
 		f := d.object(item, p, "operation", "effect", "key", "unsafe_to_retry", "external_calls", "recovery_points", "single_transaction", "summary")
 		e := Endpoint{Key: "none"}
 		if f == nil {

@@ -123,15 +123,9 @@ func generatedInputs(t testing.TB) []input {
 				w.WriteString(strings.Repeat(" ", i) + "a:\n")
 			}
 		}},
-		{"many-endpoints.yaml", func(w *genWriter) {
-			contract, _ := os.ReadFile(filepath.Join(repoRoot(), soundContract))
-			head, tail, _ := strings.Cut(string(contract), "endpoints:\n")
-			w.WriteString(head + "endpoints:\n")
-			for i := 0; i < 50_000; i++ {
-				w.WriteString(fmt.Sprintf("  - operation: POST /v1/r%d/{id}/items\n    effect: create\n    key: required\n", i))
-			}
-			w.WriteString(tail)
-		}},
+		{"many-endpoints.yaml", manyEndpoints(10_000, false)},
+		{"too-many-endpoints.yaml", manyEndpoints(10_001, false)},
+		{"rich-endpoints.yaml", manyEndpoints(8_000, true)},
 	} {
 		ins = append(ins, input{name: g.name, place: placeGenerated(g.name, g.gen)})
 	}
@@ -149,6 +143,24 @@ type genWriter struct {
 func (g *genWriter) WriteString(s string) {
 	g.Writer.WriteString(s)
 	g.n += int64(len(s))
+}
+
+// manyEndpoints writes the sound example with n keyed endpoints (3 lines
+// each), rich ones with external calls, recovery points and a summary (6
+// lines: 8,000 of them come near the loader's 50,000-line limit).
+func manyEndpoints(n int, rich bool) func(w *genWriter) {
+	return func(w *genWriter) {
+		contract, _ := os.ReadFile(filepath.Join(repoRoot(), soundContract))
+		head, tail, _ := strings.Cut(string(contract), "endpoints:\n")
+		w.WriteString(head + "endpoints:\n")
+		for i := 0; i < n; i++ {
+			w.WriteString(fmt.Sprintf("  - operation: POST /v1/r%d/{id}/items\n    effect: create\n    key: required\n", i))
+			if rich {
+				w.WriteString(fmt.Sprintf("    external_calls: [charge_bank]\n    recovery_points: [started, charged]\n    summary: Creates item %d\n", i))
+			}
+		}
+		w.WriteString(tail)
+	}
 }
 
 // placeGenerated writes the file once into the shared scratch folder and
@@ -384,6 +396,8 @@ var expectCheck = map[string]struct {
 	"contract-path-traversal-operation.yaml": {2, "contract-path-traversal-operation.yaml:49:16"},
 	"huge-200mb.yaml":                        {2, "larger than 16 MiB"},
 	"many-endpoints.yaml":                    {0, ""},
+	"too-many-endpoints.yaml":                {2, "at most 10000 are allowed"},
+	"rich-endpoints.yaml":                    {0, ""},
 	"symlink-loop":                           {2, "is a folder"},
 }
 
