@@ -19,7 +19,8 @@ const MaxFileSize = 16 << 20
 // maxEntries bounds the lines and flow items the YAML parser may see, since
 // its node tree costs a few hundred bytes per value: a 16 MiB file of
 // one-character list items would otherwise take gigabytes. 50,000 leaves
-// room for an 8,000-endpoint contract (about 6 lines each) and keeps one
+// room for 10,000 plain endpoints (3 lines each) or 5,000 with external
+// calls and recovery points (about 9 lines and items each), and keeps one
 // load near 60 MB, so that `diff`, which loads two, stays within the 200 MB
 // every command is held to on hostile input (internal/hostiletest).
 const maxEntries = 50_000
