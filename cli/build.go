@@ -2,17 +2,83 @@ package cli
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/retryspec/retryspec/contract/rules"
+	"github.com/retryspec/retryspec/findings"
+	"github.com/retryspec/retryspec/site"
 )
 
-// PLACEHOLDER: replaced by the issue that implements `retryspec build`.
+type buildOptions struct {
+	Contract     string
+	Out          string
+	Templates    string
+	MarkdownOnly bool
+	SiteURL      string
+	Format       string
+}
+
 func newBuildCmd(sys *IO) *cobra.Command {
-	return &cobra.Command{
-		Use:   "build",
-		Short: "(not implemented yet)",
+	opts := &buildOptions{}
+	cmd := &cobra.Command{
+		Use:   "build [-c FILE] [--out DIR]",
+		Short: "Check the contract, then render the integrator docs as Markdown and a static HTML site",
+		Long: `Check the contract, then render the integrator docs: Markdown pages for a
+docs platform (OUT/markdown) and a static HTML site (OUT). A contract with
+errors is refused, and so is a build whose own pages break a copy rule.
+The output folder is replaced as a whole, and only once everything
+rendered: a failed build leaves the previous site in place.
+
+Exit status: 0 built, 1 refused because of findings (printed), 2 the
+contract or a template could not be read, or the command line is wrong.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return &ExitError{Code: ExitInput, Err: errors.New("build is not implemented yet")}
+			if _, ok := findings.LookupFormat(opts.Format); !ok {
+				return usageErrorf("unknown --format %q (one of %s)", opts.Format, strings.Join(findings.FormatNames(), ", "))
+			}
+			if cmd.Flags().Changed("out") && opts.Out == "" {
+				return usageErrorf("--out needs a folder")
+			}
+			return runBuild(cmd, sys, opts)
 		},
 	}
+	cmd.Flags().StringVarP(&opts.Contract, "contract", "c", "retryspec.yaml", "the contract `FILE`")
+	cmd.Flags().StringVar(&opts.Out, "out", "", "output `DIR`, replaced as a whole (default: the contract's docs.out, beside the contract)")
+	cmd.Flags().StringVar(&opts.Templates, "templates", "", "`DIR` of templates that override the built-in ones (same file names)")
+	cmd.Flags().BoolVar(&opts.MarkdownOnly, "markdown-only", false, "write only the Markdown pages and pictures")
+	cmd.Flags().StringVar(&opts.SiteURL, "site-url", "", "public `URL` of the site, for absolute sitemap locations")
+	addFormatFlag(cmd, &opts.Format)
+	return cmd
+}
+
+func runBuild(cmd *cobra.Command, sys *IO, opts *buildOptions) error {
+	res, err := site.Build(cmd.Context(), site.Options{
+		Contract:     opts.Contract,
+		Out:          opts.Out,
+		Templates:    opts.Templates,
+		MarkdownOnly: opts.MarkdownOnly,
+		SiteURL:      opts.SiteURL,
+	})
+	var fe *site.FindingsError
+	switch {
+	case errors.As(err, &fe):
+		// Findings are the diagnosis: text goes to stderr with the other
+		// diagnostics; a machine format goes to stdout for tools.
+		w, color := sys.Err, opts.Format == "text" && sys.Color(sys.ErrIsTTY)
+		if opts.Format != "text" {
+			w = sys.Out
+		}
+		report := findings.Report{Tool: "retryspec", Version: buildVersion().Version, Findings: fe.Findings, Rules: rules.Docs(), Sources: fe.Sources, Color: color}
+		if err := findings.Encode(w, opts.Format, report); err != nil {
+			return err
+		}
+		return &ExitError{Code: ExitFindings, Err: fmt.Errorf("build refused: %v", fe)}
+	case err != nil:
+		return inputError(err)
+	}
+	fmt.Fprintf(sys.Err, "retryspec: wrote %d files to %s\n", len(res.Files), res.Out)
+	return nil
 }

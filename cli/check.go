@@ -64,7 +64,7 @@ func runCheck(_ context.Context, sys *IO, opts checkOptions) error {
 	fs := rules.Run(c)
 	sources := map[string][]byte{c.File: c.Source}
 	if opts.OpenAPI != "" {
-		drift, src, err := driftFindings(c, opts.OpenAPI)
+		drift, src, err := driftFindings(sys, c, opts.OpenAPI)
 		if err != nil {
 			return inputError(err)
 		}

@@ -66,7 +66,7 @@ func TestOpenAPICommand(t *testing.T) {
 	src, _ := os.ReadFile(contractPath)
 	os.WriteFile(contra, bytes.Replace(src, []byte("max_key_length: 255"), []byte("max_key_length: 64"), 1), 0o644)
 	code, _, errs = runCLI(t, "openapi", "-c", contra, "--spec", filepath.Join("..", "openapi", "testdata", "small.yaml"), "--overlay", filepath.Join(dir, "o.yaml"))
-	if code != ExitFindings || !strings.Contains(errs, "openapi/contradicts-contract") || !strings.Contains(errs, "small.yaml:58:24") {
+	if code != ExitFindings || !strings.Contains(errs, "openapi/contradicts-contract") || !strings.Contains(errs, "small.yaml:62:24") {
 		t.Errorf("contradiction: exit %d, %s", code, errs)
 	}
 }

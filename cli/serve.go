@@ -1,18 +1,41 @@
 package cli
 
 import (
-	"errors"
-
 	"github.com/spf13/cobra"
+
+	"github.com/retryspec/retryspec/site"
 )
 
-// PLACEHOLDER: replaced by the issue that implements `retryspec serve`.
+type serveOptions struct {
+	Contract  string
+	Addr      string
+	Templates string
+}
+
 func newServeCmd(sys *IO) *cobra.Command {
-	return &cobra.Command{
+	opts := &serveOptions{}
+	cmd := &cobra.Command{
 		Use:   "serve",
-		Short: "(not implemented yet)",
+		Short: "Build and serve the docs site, rebuilding when the contract or templates change",
+		Long: `Build the docs site into a temporary folder and serve it, by default on
+127.0.0.1:8080 (this machine only). Editing the contract or a template
+rebuilds the site and reloads open pages. An edit that breaks the build
+keeps the last good site up and shows the problem in the page and here.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return &ExitError{Code: ExitInput, Err: errors.New("serve is not implemented yet")}
+			err := site.Serve(cmd.Context(), site.ServeOptions{
+				Build: site.Options{Contract: opts.Contract, Templates: opts.Templates},
+				Addr:  opts.Addr,
+				Log:   sys.Err,
+			})
+			if err != nil {
+				return &ExitError{Code: ExitInput, Err: err}
+			}
+			return nil
 		},
 	}
+	cmd.Flags().StringVarP(&opts.Contract, "contract", "c", "retryspec.yaml", "contract file")
+	cmd.Flags().StringVar(&opts.Addr, "addr", "127.0.0.1:8080", "address to listen on (host:port)")
+	cmd.Flags().StringVar(&opts.Templates, "templates", "", "folder of templates that override the built-in ones")
+	return cmd
 }

@@ -1,18 +1,261 @@
 package cli
 
 import (
+	"bytes"
+	"context"
 	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/retryspec/retryspec/contract"
+	"github.com/retryspec/retryspec/internal/atomicwrite"
+	"github.com/retryspec/retryspec/snippets"
+	"github.com/retryspec/retryspec/snippets/run"
+	"github.com/retryspec/retryspec/snippets/suite"
 )
 
-// PLACEHOLDER: replaced by the issue that implements `retryspec snippets`.
+type snippetsOptions struct {
+	ContractPath string
+	Lang         string
+	Out          string
+	BaseURL      string
+	Args         []string
+}
+
 func newSnippetsCmd(sys *IO) *cobra.Command {
-	return &cobra.Command{
-		Use:   "snippets",
-		Short: "(not implemented yet)",
+	opts := &snippetsOptions{}
+	cmd := &cobra.Command{
+		Use:   "snippets [-c FILE] [--lang L] [--out DIR]",
+		Short: "Print or write the retry snippets, one complete program per language",
+		Long: "Render the contract's retry policy as a runnable program in each language (" +
+			strings.Join(snippets.LanguageNames(), ", ") + ").\n" +
+			"--lang prints one; --out DIR writes them all (or the one named) into DIR.",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return &ExitError{Code: ExitInput, Err: errors.New("snippets is not implemented yet")}
+			if err := checkLang(opts.Lang); err != nil {
+				return err
+			}
+			return runSnippets(sys, opts)
 		},
 	}
+	cmd.PersistentFlags().StringVarP(&opts.ContractPath, "contract", "c", "retryspec.yaml", "the contract file")
+	cmd.Flags().StringVar(&opts.Lang, "lang", "", "one language: "+strings.Join(snippets.LanguageNames(), ", "))
+	cmd.Flags().StringVar(&opts.Out, "out", "", "write the snippets into this folder instead of printing")
+	cmd.AddCommand(newSnippetsRunCmd(sys, opts), newSnippetsTestCmd(sys, opts))
+	return cmd
+}
+
+func checkLang(lang string) error {
+	if lang == "" {
+		return nil
+	}
+	if _, ok := snippets.LanguageNamed(lang); !ok {
+		return usageErrorf("unknown language %q (one of %s)", lang, strings.Join(snippets.LanguageNames(), ", "))
+	}
+	return nil
+}
+
+func loadSnippetsContract(path string) (*contract.Contract, error) {
+	c, err := contract.Load(path)
+	if err != nil {
+		return nil, &ExitError{Code: ExitInput, Err: err}
+	}
+	return c, nil
+}
+
+func renderErr(err error, c *contract.Contract) error {
+	return &ExitError{Code: ExitInput, Err: fmt.Errorf("%s: %w", c.File, err)}
+}
+
+func runSnippets(sys *IO, opts *snippetsOptions) error {
+	c, err := loadSnippetsContract(opts.ContractPath)
+	if err != nil {
+		return err
+	}
+	var langs []snippets.Language
+	for _, l := range snippets.Languages() {
+		if opts.Lang == "" || l.Name == opts.Lang {
+			langs = append(langs, l)
+		}
+	}
+	rendered := make([][]byte, len(langs))
+	for i, l := range langs {
+		if rendered[i], err = snippets.Render(c, l.Name); err != nil {
+			return renderErr(err, c)
+		}
+	}
+	if opts.Out != "" {
+		for i, l := range langs {
+			if err := atomicwrite.File(filepath.Join(opts.Out, l.FileName), rendered[i], 0o644); err != nil {
+				return &ExitError{Code: ExitInput, Err: err}
+			}
+			fmt.Fprintf(sys.Err, "wrote %s\n", filepath.Join(opts.Out, l.FileName))
+		}
+		return nil
+	}
+	if len(langs) == 1 {
+		_, err := sys.Out.Write(rendered[0])
+		return err
+	}
+	for i, l := range langs {
+		if i > 0 {
+			fmt.Fprintln(sys.Out)
+		}
+		fmt.Fprintf(sys.Out, "==> %s (%s) <==\n", l.FileName, l.Title)
+		sys.Out.Write(rendered[i])
+	}
+	return nil
+}
+
+// snippetVars fills the languages' command placeholders from the cache
+// folder .ci/install-snippets installs into.
+func snippetVars(sys *IO) map[string]string {
+	cache := sys.Getenv("RETRYSPEC_SNIPPETS_CACHE")
+	if cache == "" {
+		home := sys.Getenv("HOME")
+		if home == "" {
+			home, _ = os.UserHomeDir()
+		}
+		cache = filepath.Join(home, ".cache", "retryspec", "snippets")
+	}
+	return map[string]string{
+		"jars":      filepath.Join(cache, "jars") + string(filepath.Separator) + "*",
+		"tsc":       filepath.Join(cache, "node_modules", ".bin", "tsc"),
+		"typeroots": filepath.Join(cache, "node_modules", "@types"),
+	}
+}
+
+func newSnippetsRunCmd(sys *IO, parent *snippetsOptions) *cobra.Command {
+	opts := parent
+	cmd := &cobra.Command{
+		Use:   "run --lang L [--base-url URL] [-- ARGS]",
+		Short: "Run one rendered snippet as a program, e.g. against a staging API",
+		Long: "Run the rendered snippet for one language, once, against --base-url (default: the contract's\n" +
+			"api.base_url) and pass its output and exit code through. ARGS go to the program (an\n" +
+			"idempotency key of your own, say).",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.Lang == "" {
+				return usageErrorf("snippets run needs --lang (one of %s)", strings.Join(snippets.LanguageNames(), ", "))
+			}
+			if err := checkLang(opts.Lang); err != nil {
+				return err
+			}
+			opts.Args = args
+			return runSnippetsRun(cmd.Context(), sys, opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Lang, "lang", "", "the language to run")
+	cmd.Flags().StringVar(&opts.BaseURL, "base-url", "", "call this base URL instead of api.base_url")
+	return cmd
+}
+
+func runSnippetsRun(ctx context.Context, sys *IO, opts *snippetsOptions) error {
+	c, err := loadSnippetsContract(opts.ContractPath)
+	if err != nil {
+		return err
+	}
+	src, err := snippets.Render(c, opts.Lang)
+	if err != nil {
+		return renderErr(err, c)
+	}
+	lang, _ := snippets.LanguageNamed(opts.Lang)
+	vars := snippetVars(sys)
+	for _, prog := range run.Programs(lang.Runtime, lang.Build, lang.Run, vars) {
+		if _, err := exec.LookPath(prog); err != nil {
+			return &ExitError{Code: ExitFindings, Err: fmt.Errorf("the %s snippet needs %s, which is not installed (run .ci/install-snippets)", lang.Name, prog)}
+		}
+	}
+	env := map[string]string{}
+	if opts.BaseURL != "" {
+		env[snippets.BaseURLEnv] = opts.BaseURL
+	}
+	// The whole loop is bounded by max_elapsed; leave room for the runtime's start.
+	timeout := c.Retry.MaxElapsed.D + time.Minute
+	prog, err := run.Exec{Getenv: sys.Getenv}.Prepare(ctx, run.Program{
+		FileName: lang.FileName, Source: src, Build: lang.Build, Run: slices.Concat(lang.Run, opts.Args),
+		Vars: vars, Timeout: timeout, Stdout: sys.Out, Stderr: sys.Err,
+	})
+	if err != nil {
+		return &ExitError{Code: ExitFindings, Err: err}
+	}
+	defer prog.Close()
+	res, err := prog.Run(ctx, env)
+	if err != nil {
+		return &ExitError{Code: ExitFindings, Err: err}
+	}
+	if res.TimedOut {
+		return &ExitError{Code: ExitFindings, Err: fmt.Errorf("the %s snippet did not finish within %s", lang.Name, timeout)}
+	}
+	if res.ExitCode != 0 {
+		return &ExitError{Code: res.ExitCode}
+	}
+	return nil
+}
+
+func newSnippetsTestCmd(sys *IO, parent *snippetsOptions) *cobra.Command {
+	opts := parent
+	cmd := &cobra.Command{
+		Use:   "test [--lang L]",
+		Short: "Prove each rendered snippet in its runtime against the fault-injection server",
+		Long: "Start a fault-injection server on loopback and run every language's rendered snippet\n" +
+			"(the contract's policy with the delays scaled down) through scripted failures, checking\n" +
+			"from the server side: request count, one key on every attempt, waits inside the jitter\n" +
+			"envelope, a log line per retry. Exit 1 on any failure.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkLang(opts.Lang); err != nil {
+				return err
+			}
+			return runSnippetsTest(cmd.Context(), sys, opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Lang, "lang", "", "test one language only")
+	return cmd
+}
+
+func runSnippetsTest(ctx context.Context, sys *IO, opts *snippetsOptions) error {
+	c, err := loadSnippetsContract(opts.ContractPath)
+	if err != nil {
+		return err
+	}
+	var langs []string
+	if opts.Lang != "" {
+		langs = []string{opts.Lang}
+	}
+	rep, err := suite.Run(ctx, c, suite.Options{
+		Languages: langs,
+		Runner:    run.Exec{Getenv: sys.Getenv},
+		Vars:      snippetVars(sys),
+		Progress:  sys.Err,
+	})
+	if err != nil {
+		var le *contract.LoadError
+		if errors.As(err, &le) {
+			return &ExitError{Code: ExitInput, Err: err}
+		}
+		return renderErr(err, c)
+	}
+	var b bytes.Buffer
+	for _, o := range rep.Omitted {
+		fmt.Fprintf(&b, "note: %s\n", o)
+	}
+	for _, l := range snippets.LanguageNames() {
+		if d, ok := rep.LanguageTime[l]; ok {
+			fmt.Fprintf(&b, "time %-10s %6.1fs\n", l, d.Seconds())
+		}
+	}
+	passed, failedN := rep.Counts()
+	fmt.Fprintf(&b, "total %.1fs\n%d passed, %d failed\n", rep.Elapsed.Seconds(), passed, failedN)
+	sys.Err.Write(b.Bytes())
+	if failedN > 0 {
+		return failed()
+	}
+	return nil
 }

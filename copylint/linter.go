@@ -175,23 +175,21 @@ type hit struct {
 // lintSource lints one file's bytes and returns its findings, suppressions
 // applied. allowed is the docs.copy.allow state for this run (nil: none).
 func (l *linter) lintSource(name string, src []byte, allow *allowList) []findings.Finding {
-	if !l.prefilter.match(src) {
-		return nil
-	}
 	f, _ := formatOf(name)
 	if f != formatText && !bytes.Contains(src, []byte(suppressMarker)) {
 		// Parsing is most of the cost of a file. Match the raw text first,
 		// with tags and emphasis marks dropped: it holds every sentence of
 		// the prose (plus code and markup), so a file whose raw text has
-		// no hit has none in its prose either, and is done.
+		// no hit has none in its prose either, and is done. Only the raw
+		// blocks that hold an anchor are prepared at all.
 		sc := scratchPool.Get().(*scratch)
-		sc.raw = rawDocumentInto(sc.raw[:0], src)
-		raw := &document{mask: sc.raw, blocks: rawBlocks(src)}
-		none := len(l.matchDocumentWith(raw, sc)) == 0
+		none := !l.rawCandidate(src, sc)
 		scratchPool.Put(sc)
 		if none {
 			return nil
 		}
+	} else if !l.prefilter.match(src) {
+		return nil
 	}
 	var d *document
 	switch f {
@@ -243,12 +241,44 @@ type scratch struct {
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 
+// rawCandidate reports whether the raw form of src has any hit.
+func (l *linter) rawCandidate(src []byte, sc *scratch) bool {
+	sc.docHits = l.prefilter.hits(src, sc.docHits[:0])
+	if len(sc.docHits) == 0 {
+		return false
+	}
+	if cap(sc.raw) < len(src) {
+		sc.raw = make([]byte, len(src), len(src)+4096)
+	}
+	m := sc.raw[:len(src)]
+	var kept []span
+	from := 0
+	for _, b := range rawBlocks(src) {
+		if tagsIn(sc.docHits, b.start, b.end, &from)&^tagSuppression != 0 {
+			rawMaskRange(m, src, b.start, b.end)
+			kept = append(kept, b)
+		}
+	}
+	if len(kept) == 0 {
+		return false
+	}
+	// The anchors were found in the source; the mask differs only by
+	// dropped markup, which the per-sentence scan sees.
+	return len(l.matchBlocks(&document{mask: m, blocks: kept}, sc, true)) > 0
+}
+
 // matchDocument runs every rule over every prose block of d.
 func (l *linter) matchDocument(d *document) []hit {
 	return l.matchDocumentWith(d, new(scratch))
 }
 
 func (l *linter) matchDocumentWith(d *document, sc *scratch) []hit {
+	return l.matchBlocks(d, sc, false)
+}
+
+// matchBlocks matches d's blocks. With hitsReady, sc.docHits already holds
+// the anchors of the file (found in its source).
+func (l *linter) matchBlocks(d *document, sc *scratch, hitsReady bool) []hit {
 	var hits []hit
 	n := &sc.n
 	sents := sc.sents
@@ -256,7 +286,9 @@ func (l *linter) matchDocumentWith(d *document, sc *scratch) []hit {
 	hasCode := len(d.code) > 0
 	// One scan of the whole mask finds every anchor; a block's tags are
 	// the hits inside it.
-	sc.docHits = l.prefilter.hits(d.mask, sc.docHits[:0])
+	if !hitsReady {
+		sc.docHits = l.prefilter.hits(d.mask, sc.docHits[:0])
+	}
 	if len(sc.docHits) == 0 {
 		return nil
 	}

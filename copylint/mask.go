@@ -131,38 +131,36 @@ func paragraphs(src []byte, start, end int) []span {
 	return out
 }
 
-// rawDocument is the cheap over-approximation of a marked-up file's prose:
-// the whole source, paragraphs split at blank lines, with tags (<...> on
-// one line) and the emphasis and code marks * and ` dropped. It is only
-// used to decide whether a file needs parsing.
-func rawDocument(src []byte) *document {
-	return &document{mask: rawDocumentInto(nil, src), blocks: rawBlocks(src)}
-}
-
-// rawDocumentInto builds rawDocument's mask in buf's storage.
-func rawDocumentInto(buf, src []byte) []byte {
-	m := append(buf[:0], src...)
-	if bytes.IndexByte(src, '&') >= 0 {
-		copyText(m, src, 0, len(src)) // character references, as in prose
+// The raw mask is the cheap over-approximation of a marked-up file's
+// prose that decides whether the file needs parsing: the source with tags
+// (<...> on one line) and the emphasis and code marks * and ` dropped, in
+// blocks split at blank lines and list, table, heading and quote lines.
+//
+// rawMaskRange fills m[start:end] with the raw mask of src[start:end].
+// Tags are dropped only when they close on their line, so a range of whole
+// lines is self-contained.
+func rawMaskRange(m, src []byte, start, end int) {
+	copy(m[start:end], src[start:end])
+	if bytes.IndexByte(src[start:end], '&') >= 0 {
+		copyText(m, src, start, end) // character references, as in prose
 	}
-	for i := 0; i < len(m); i++ {
+	for i := start; i < end; i++ {
 		switch m[i] {
 		case '*', '`':
 			m[i] = gone
 		case '<':
 			j := i + 1
-			if j < len(m) && (m[j] == '/' || m[j] == '!' || isAlnum(m[j])) {
-				for j < len(m) && j-i < 500 && m[j] != '>' && m[j] != '\n' {
+			if j < end && (m[j] == '/' || m[j] == '!' || isAlnum(m[j])) {
+				for j < end && j-i < 500 && m[j] != '>' && m[j] != '\n' {
 					j++
 				}
-				if j < len(m) && m[j] == '>' {
+				if j < end && m[j] == '>' {
 					blank(m, i, j+1)
 					i = j
 				}
 			}
 		}
 	}
-	return m
 }
 
 // rawBlocks splits src at blank lines and before every line that starts a

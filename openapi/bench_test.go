@@ -1,10 +1,14 @@
 package openapi
 
 import (
+	"os"
+	"os/exec"
 	"runtime"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/retryspec/retryspec/internal/testenv"
 )
 
 // The scale target: on the largest real spec (Stripe's, 4 MB), the merged
@@ -93,4 +97,28 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkRedoclyLintStripe times `redocly lint` on the same file, for
+// comparison in the same run (.ci/install-openapi installs it). maxrss-MB
+// is the linter process's peak resident memory.
+func BenchmarkRedoclyLintStripe(b *testing.B) {
+	path := stripe(b)
+	redocly := testenv.LookPath(b, "redocly")
+	var cpu time.Duration
+	var rss int64
+	for i := 0; i < b.N; i++ {
+		cmd := exec.Command(redocly, "lint", "--format", "json", "--max-problems", "1", path)
+		cmd.Env = append(os.Environ(), "REDOCLY_TELEMETRY=off", "REDOCLY_SUPPRESS_UPDATE_NOTICE=true")
+		_ = cmd.Run() // exit 1: the spec has lint errors
+		if cmd.ProcessState == nil {
+			b.Fatal("redocly did not run")
+		}
+		cpu += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			rss = max(rss, ru.Maxrss)
+		}
+	}
+	b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu-ms/op")
+	b.ReportMetric(float64(rss)/1024, "maxrss-MB")
 }

@@ -51,8 +51,8 @@ func TestDriftUnclassified(t *testing.T) {
 			u = append(u, f)
 		}
 	}
-	if len(fs) != 2 || len(u) != 1 || u[0].File != "testdata/small.yaml" || u[0].Line != 51 || u[0].Column != 5 || u[0].Severity != findings.Error {
-		t.Fatalf("want one endpoint/unclassified for POST /v1/refunds at testdata/small.yaml:51:5, got %+v", fs)
+	if len(fs) != 2 || len(u) != 1 || u[0].File != "testdata/small.yaml" || u[0].Line != 55 || u[0].Column != 5 || u[0].Severity != findings.Error {
+		t.Fatalf("want one endpoint/unclassified for POST /v1/refunds at testdata/small.yaml:55:5, got %+v", fs)
 	}
 	if !strings.Contains(u[0].Fix, `"POST /v1/refunds"`) {
 		t.Errorf("fix does not name the operation: %s", u[0].Fix)

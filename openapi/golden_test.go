@@ -150,8 +150,8 @@ func TestHeaderNameContradiction(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := NewPlan(c, s)
-	if len(p.Findings) != 1 || p.Findings[0].Line != 53 || !strings.Contains(p.Findings[0].Message, "X-Idempotency-Token") {
-		t.Fatalf("want one finding at small.yaml:53 about the header name, got %+v", p.Findings)
+	if len(p.Findings) != 1 || p.Findings[0].Line != 57 || !strings.Contains(p.Findings[0].Message, "X-Idempotency-Token") {
+		t.Fatalf("want one finding at small.yaml:57 about the header name, got %+v", p.Findings)
 	}
 }
 

@@ -304,8 +304,5 @@ func lastLine(n *yaml.Node) int {
 	for len(n.Content) > 0 {
 		n = n.Content[len(n.Content)-1]
 	}
-	if n.Alias != nil {
-		return n.Line
-	}
 	return n.Line
 }

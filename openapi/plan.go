@@ -152,13 +152,14 @@ func (b *planner) keyed(e contract.Endpoint, op Operation) {
 	id := b.c.Idempotency
 	t := b.opTarget(op)
 
-	// The header parameter, unless the operation or its path item has it.
-	if b.existingHeader(e, op) {
-		// reused or contradicted; reported by existingHeader
-	} else if params := mapGet(op.node, "parameters"); params != nil && params.Kind == yaml.SequenceNode {
-		b.add(append(t, "parameters"), params, "", HeaderParameter(b.c, e))
-	} else {
-		b.add(t, op.node, "parameters", []any{HeaderParameter(b.c, e)})
+	// The header parameter, unless the operation or its path item already
+	// declares it (reused, or a contradiction: existingHeader reports which).
+	if !b.existingHeader(e, op) {
+		if params := mapGet(op.node, "parameters"); params != nil && params.Kind == yaml.SequenceNode {
+			b.add(append(t, "parameters"), params, "", HeaderParameter(b.c, e))
+		} else {
+			b.add(t, op.node, "parameters", []any{HeaderParameter(b.c, e)})
+		}
 	}
 
 	// Conflict responses, grouped by status (409 for both is common).

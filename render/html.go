@@ -1,0 +1,344 @@
+package render
+
+import (
+	"bytes"
+	"fmt"
+	htmltemplate "html/template"
+	"path"
+	"regexp"
+	"strings"
+
+	"github.com/alecthomas/chroma/v2"
+	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
+	"github.com/alecthomas/chroma/v2/lexers"
+	"github.com/alecthomas/chroma/v2/styles"
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/renderer"
+	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
+)
+
+// Chroma styles for the two themes; the dark one applies under
+// prefers-color-scheme: dark.
+const (
+	lightStyle = "github"
+	darkStyle  = "github-dark"
+)
+
+var chromaFormatter = chromahtml.New(chromahtml.WithClasses(true), chromahtml.WithAllClasses(true), chromahtml.WithPreWrapper(focusablePre{}))
+
+// focusablePre makes each code block focusable: a block wider than the
+// screen scrolls, and keyboard users must be able to reach and scroll it.
+type focusablePre struct{}
+
+func (focusablePre) Start(code bool, styleAttr string) string {
+	if code {
+		return `<pre class="chroma" tabindex="0"><code>`
+	}
+	return `<pre class="chroma" tabindex="0">`
+}
+
+func (focusablePre) End(code bool) string {
+	if code {
+		return "</code></pre>"
+	}
+	return "</pre>"
+}
+
+// markdownEngine is the one configured goldmark instance: GFM tables,
+// strikethrough and task lists (no linkify: a URL in contract text stays
+// text), stable heading anchors, build-time highlighting, language tabs
+// from the tab markers, and .md links turned into .html. Raw HTML is never
+// passed through (goldmark's default), so the HTML site cannot carry
+// markup that the Markdown escaping missed.
+var markdownEngine = goldmark.New(
+	goldmark.WithExtensions(extension.Table, extension.Strikethrough, extension.TaskList),
+	goldmark.WithParserOptions(
+		parser.WithAutoHeadingID(),
+		parser.WithASTTransformers(util.Prioritized(siteTransformer{}, 100)),
+	),
+	goldmark.WithRendererOptions(
+		renderer.WithNodeRenderers(util.Prioritized(siteRenderer{}, 100)),
+	),
+)
+
+// tabMarker is a tab marker as the Markdown carries it: a link reference
+// definition, which CommonMark, GFM and MDX all parse and never show.
+var tabMarker = regexp.MustCompile(`(?m)^\[//\]: # \(retryspec:(tabs|tab [a-z0-9-]+|tabs-end)\)$`)
+
+// frontMatter is a YAML front matter block at the top of a page, for docs
+// platforms; the HTML site has no use for it.
+var frontMatter = regexp.MustCompile(`\A---\n(?s:.*?)\n---\n`)
+
+// HTMLBody converts one page's Markdown to HTML (without the layout).
+func HTMLBody(md []byte) ([]byte, error) {
+	md = frontMatter.ReplaceAll(md, nil)
+	md = tabMarker.ReplaceAll(md, []byte("<!-- retryspec:$1 -->"))
+	var b bytes.Buffer
+	if err := markdownEngine.Convert(md, &b); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// NavItem is one link of the site navigation.
+type NavItem struct {
+	Title, Href string
+	Current     bool
+}
+
+type layoutData struct {
+	Title    string
+	SiteName string
+	Root     string
+	Nav      []NavItem
+	Content  htmltemplate.HTML
+	Source   string
+}
+
+// HTML renders the site: one HTML page per Markdown page, the assets and
+// the generated highlighting style sheet. The pictures are the same files
+// as the Markdown's.
+func HTML(in Inputs, pages []Page, t *Templates) ([]File, error) {
+	var files []File
+	var nav []NavItem
+	for _, p := range pages {
+		if strings.Contains(p.Path, "/") {
+			continue // rule pages are reached from the index
+		}
+		nav = append(nav, NavItem{Title: navTitle(p), Href: HTMLPath(p.Path)})
+	}
+	for _, p := range pages {
+		body, err := HTMLBody(p.Markdown)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p.Path, err)
+		}
+		root := strings.Repeat("../", strings.Count(p.Path, "/"))
+		items := make([]NavItem, len(nav))
+		for i, n := range nav {
+			items[i] = NavItem{Title: n.Title, Href: root + n.Href, Current: n.Href == HTMLPath(p.Path)}
+		}
+		var b bytes.Buffer
+		err = t.layout.Execute(&b, layoutData{
+			Title:    p.Title,
+			SiteName: in.Contract.API.Name,
+			Root:     root,
+			Nav:      items,
+			// Trusted: goldmark output of escaped Markdown, raw HTML off.
+			Content: htmltemplate.HTML(body),
+			Source:  path.Base(in.Contract.File),
+		})
+		if err != nil {
+			return nil, fmt.Errorf("layout for %s: %w", p.Path, err)
+		}
+		files = append(files, File{Path: HTMLPath(p.Path), Data: b.Bytes()})
+	}
+	for _, name := range sortedKeys(t.assets) {
+		files = append(files, File{Path: "assets/" + name, Data: t.assets[name]})
+	}
+	css, err := ChromaCSS()
+	if err != nil {
+		return nil, err
+	}
+	files = append(files, File{Path: "assets/chroma.css", Data: css})
+	return files, nil
+}
+
+func navTitle(p Page) string {
+	if p.Path == "index.md" {
+		return "Overview"
+	}
+	return p.Title
+}
+
+// HTMLPath maps a Markdown page path to its HTML page.
+func HTMLPath(md string) string {
+	return strings.TrimSuffix(md, ".md") + ".html"
+}
+
+// ChromaCSS is the highlighting style sheet: the light style, then the dark
+// one inside a prefers-color-scheme media query.
+func ChromaCSS() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteString("/* Generated by retryspec from chroma's " + lightStyle + " and " + darkStyle + " styles. */\n")
+	if err := chromaFormatter.WriteCSS(&b, styles.Get(lightStyle)); err != nil {
+		return nil, err
+	}
+	b.WriteString("@media (prefers-color-scheme: dark) {\n")
+	if err := chromaFormatter.WriteCSS(&b, styles.Get(darkStyle)); err != nil {
+		return nil, err
+	}
+	b.WriteString("}\n")
+	return b.Bytes(), nil
+}
+
+// highlight writes code as chroma HTML with classes.
+func highlight(w util.BufWriter, lang string, code []byte) error {
+	lexer := lexers.Get(lang)
+	if lexer == nil {
+		lexer = lexers.Fallback
+	}
+	lexer = chroma.Coalesce(lexer)
+	it, err := lexer.Tokenise(nil, string(code))
+	if err != nil {
+		return err
+	}
+	return chromaFormatter.Format(w, styles.Get(lightStyle), it)
+}
+
+// Tab markers, after HTMLBody turned the Markdown's link reference
+// definitions into comments: the groups of nodes the site shows as tabs.
+const (
+	tabsStart = "<!-- retryspec:tabs -->"
+	tabPrefix = "<!-- retryspec:tab "
+	tabsEnd   = "<!-- retryspec:tabs-end -->"
+)
+
+var (
+	kindTabs     = ast.NewNodeKind("Tabs")
+	kindTabPanel = ast.NewNodeKind("TabPanel")
+)
+
+type tabsNode struct{ ast.BaseBlock }
+
+func (n *tabsNode) Kind() ast.NodeKind             { return kindTabs }
+func (n *tabsNode) Dump(src []byte, level int)     { ast.DumpHelper(n, src, level, nil, nil) }
+func (n *tabPanelNode) Kind() ast.NodeKind         { return kindTabPanel }
+func (n *tabPanelNode) Dump(src []byte, level int) { ast.DumpHelper(n, src, level, nil, nil) }
+
+type tabPanelNode struct {
+	ast.BaseBlock
+	lang string
+}
+
+// siteTransformer groups the nodes between tab markers into tab panels and
+// points .md links at the .html pages.
+type siteTransformer struct{}
+
+func (siteTransformer) Transform(doc *ast.Document, reader text.Reader, pc parser.Context) {
+	src := reader.Source()
+	var tabs *tabsNode
+	var panel *tabPanelNode
+	for n := doc.FirstChild(); n != nil; {
+		next := n.NextSibling()
+		marker := htmlBlockText(n, src)
+		switch {
+		case marker == tabsStart:
+			tabs = &tabsNode{}
+			doc.ReplaceChild(doc, n, tabs)
+			panel = nil
+		case tabs != nil && strings.HasPrefix(marker, tabPrefix):
+			lang := Slug(strings.TrimSuffix(strings.TrimPrefix(marker, tabPrefix), " -->"))
+			panel = &tabPanelNode{lang: lang}
+			tabs.AppendChild(tabs, panel)
+			doc.RemoveChild(doc, n)
+		case tabs != nil && marker == tabsEnd:
+			doc.RemoveChild(doc, n)
+			tabs, panel = nil, nil
+		case panel != nil:
+			doc.RemoveChild(doc, n)
+			panel.AppendChild(panel, n)
+		}
+		n = next
+	}
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if l, ok := n.(*ast.Link); ok && entering {
+			l.Destination = mdToHTML(l.Destination)
+		}
+		return ast.WalkContinue, nil
+	})
+}
+
+// mdToHTML rewrites a relative link to a .md page (with an optional
+// fragment) to the .html page.
+func mdToHTML(dest []byte) []byte {
+	s := string(dest)
+	if strings.Contains(s, "://") || strings.HasPrefix(s, "#") {
+		return dest
+	}
+	page, frag, _ := strings.Cut(s, "#")
+	if !strings.HasSuffix(page, ".md") {
+		return dest
+	}
+	out := strings.TrimSuffix(page, ".md") + ".html"
+	if frag != "" {
+		out += "#" + frag
+	}
+	return []byte(out)
+}
+
+func htmlBlockText(n ast.Node, src []byte) string {
+	hb, ok := n.(*ast.HTMLBlock)
+	if !ok {
+		return ""
+	}
+	var b strings.Builder
+	for i := 0; i < hb.Lines().Len(); i++ {
+		seg := hb.Lines().At(i)
+		b.Write(seg.Value(src))
+	}
+	if hb.HasClosure() {
+		b.Write(hb.ClosureLine.Value(src))
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// siteRenderer renders fenced code with chroma, the tab containers, and
+// drops HTML comment blocks (tab and copy-linter markers).
+type siteRenderer struct{}
+
+func (siteRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
+	reg.Register(ast.KindFencedCodeBlock, renderFencedCode)
+	reg.Register(ast.KindHTMLBlock, renderHTMLBlock)
+	reg.Register(kindTabs, renderTabs)
+	reg.Register(kindTabPanel, renderTabPanel)
+}
+
+func renderFencedCode(w util.BufWriter, src []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
+	if !entering {
+		return ast.WalkContinue, nil
+	}
+	cb := n.(*ast.FencedCodeBlock)
+	lang := string(cb.Language(src))
+	var code bytes.Buffer
+	for i := 0; i < cb.Lines().Len(); i++ {
+		seg := cb.Lines().At(i)
+		code.Write(seg.Value(src))
+	}
+	tag := Slug(lang)
+	fmt.Fprintf(w, `<div class="code" data-lang="%s">`, tag)
+	if err := highlight(w, lang, code.Bytes()); err != nil {
+		return ast.WalkStop, err
+	}
+	w.WriteString("</div>\n")
+	return ast.WalkSkipChildren, nil
+}
+
+func renderHTMLBlock(w util.BufWriter, src []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
+	if entering && !strings.HasPrefix(htmlBlockText(n, src), "<!--") {
+		w.WriteString("<!-- raw HTML omitted -->\n")
+	}
+	return ast.WalkSkipChildren, nil
+}
+
+func renderTabs(w util.BufWriter, src []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
+	if entering {
+		w.WriteString(`<div class="tabs" data-tabs>` + "\n")
+	} else {
+		w.WriteString("</div>\n")
+	}
+	return ast.WalkContinue, nil
+}
+
+func renderTabPanel(w util.BufWriter, src []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
+	p := n.(*tabPanelNode)
+	if entering {
+		fmt.Fprintf(w, `<section class="tab-panel" id="tab-%s" data-lang="%s">`+"\n", p.lang, p.lang)
+	} else {
+		w.WriteString("</section>\n")
+	}
+	return ast.WalkContinue, nil
+}

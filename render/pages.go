@@ -1,0 +1,287 @@
+// Package render turns a contract into the integrator docs: Markdown pages
+// (text/template, every contract value escaped), the SVG pictures, and the
+// HTML site rendered from the same Markdown with one configured goldmark
+// instance and chroma highlighting at build time.
+//
+// render reads the contract, the rule catalog and the rendered snippets; it
+// writes nothing to disk (package site does) and starts no processes.
+package render
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/retryspec/retryspec/contract"
+	"github.com/retryspec/retryspec/contract/rules"
+	"github.com/retryspec/retryspec/render/schedule"
+	"github.com/retryspec/retryspec/render/svg"
+)
+
+// Snippet is one language's tab on the Retrying page.
+type Snippet struct {
+	Lang     string // "python"
+	Title    string // "Python"
+	FileName string // "retry.py"
+	// Library is Markdown from the snippets package: the retry library and
+	// the settings that express the policy.
+	Library string
+	// Code is exactly what snippets.Render returned: the tested bytes.
+	Code []byte
+}
+
+// Inputs is everything the pages are made from.
+type Inputs struct {
+	Contract *contract.Contract
+	// Rules is the lint catalog (rules.Catalog()); one page each.
+	Rules []rules.Rule
+	// Snippets are the Retrying page's language tabs, in sdk.languages order.
+	Snippets []Snippet
+	// NoSnippets says why there are none, when the snippets package could
+	// not render this contract's policy (e.g. no endpoint takes a key).
+	NoSnippets string
+	// Changelog is the Markdown body of the Changelog page, written (and
+	// escaped) by contract/diff; "" leaves the page out.
+	Changelog string
+	// CopyQuotes names the copy rules that a line of prose would fire
+	// (copylint on the line). A rule page marks each catalog text that
+	// quotes what a copy rule forbids, so the build's own copy check reads
+	// it as an example. Nil: each copy rule's page marks its own texts.
+	CopyQuotes func(line string) []string
+}
+
+// Page is one rendered Markdown page.
+type Page struct {
+	// Path is relative to the Markdown root, with slashes: "retrying.md",
+	// "rules/key-server-derived.md".
+	Path     string
+	Title    string
+	Markdown []byte
+}
+
+// File is a generated file other than a page (the SVG pictures).
+type File struct {
+	Path string
+	Data []byte
+}
+
+// Picture file names, shared by the Markdown and the HTML site.
+const (
+	ScheduleImage = "retry-schedule.svg"
+	StatesImage   = "key-states.svg"
+)
+
+// Markdown renders every page and picture of the docs for in.
+func Markdown(in Inputs, t *Templates) ([]Page, []File, error) {
+	c := in.Contract
+	v := newView(in)
+	for _, r := range in.Rules {
+		v.RuleRows = append(v.RuleRows, ruleRow{Rule: r, Quoted: ruleMarks(in, r).Summary != ""})
+	}
+	type spec struct {
+		tmpl, path, title string
+		when              bool
+	}
+	specs := []spec{
+		{"index", "index.md", c.API.Name + " integration guide", true},
+		{"retrying", "retrying.md", "Retrying requests", true},
+		{"idempotency", "idempotency.md", "Idempotent requests", true},
+		{"errors", "errors.md", "Errors", true},
+		{"sdk", "sdk.md", "SDK defaults", c.SDK != nil},
+		{"changelog", "changelog.md", "Changelog", in.Changelog != ""},
+	}
+	var pages []Page
+	for _, s := range specs {
+		if !s.when {
+			continue
+		}
+		md, err := execute(t, s.tmpl, v)
+		if err != nil {
+			return nil, nil, err
+		}
+		pages = append(pages, Page{Path: s.path, Title: s.title, Markdown: md})
+	}
+	for _, r := range in.Rules {
+		rv := *v
+		rv.Rule = r
+		rv.Marks = ruleMarks(in, r)
+		rv.Quoted = rv.Marks != (ruleTextMarks{})
+		rv.ScopeText = scopeText(r.Scope)
+		md, err := execute(t, "rule", &rv)
+		if err != nil {
+			return nil, nil, err
+		}
+		pages = append(pages, Page{Path: RulePath(r.ID), Title: r.ID, Markdown: md})
+	}
+	files := []File{
+		{Path: ScheduleImage, Data: svg.Schedule(c)},
+		{Path: StatesImage, Data: svg.KeyStates(c)},
+	}
+	return pages, files, nil
+}
+
+func execute(t *Templates, name string, v *view) ([]byte, error) {
+	tmpl, ok := t.markdown[name]
+	if !ok {
+		return nil, fmt.Errorf("no template markdown/%s.md.tmpl", name)
+	}
+	var b bytes.Buffer
+	if err := tmpl.Execute(&b, v); err != nil {
+		return nil, fmt.Errorf("rendering %s: %w", name, err)
+	}
+	return tidy(b.Bytes()), nil
+}
+
+// tidy collapses runs of blank lines left by template conditionals and ends
+// the page with one newline, so the Markdown reads as if written by hand.
+func tidy(b []byte) []byte {
+	lines := strings.Split(string(b), "\n")
+	var out []string
+	blank := 0
+	inFence := ""
+	for _, l := range lines {
+		trimmed := strings.TrimRight(l, " \t")
+		if inFence == "" && strings.HasPrefix(trimmed, "```") {
+			inFence = strings.TrimRight(trimmed, "abcdefghijklmnopqrstuvwxyz0123456789+#-")
+		} else if inFence != "" && trimmed == inFence {
+			inFence = ""
+		} else if inFence != "" {
+			out = append(out, l) // code is kept byte for byte
+			continue
+		}
+		if trimmed == "" {
+			blank++
+			if blank > 1 || len(out) == 0 {
+				continue
+			}
+		} else {
+			blank = 0
+		}
+		out = append(out, trimmed)
+	}
+	for len(out) > 0 && out[len(out)-1] == "" {
+		out = out[:len(out)-1]
+	}
+	return []byte(strings.Join(out, "\n") + "\n")
+}
+
+func scopeText(s rules.Scope) string {
+	switch s {
+	case rules.ScopeContract:
+		return "the contract (retryspec check)"
+	case rules.ScopeOpenAPI:
+		return "the contract against an OpenAPI spec (retryspec check --openapi)"
+	case rules.ScopeCopy:
+		return "prose: docs and marketing copy (retryspec copy, and every build)"
+	}
+	return string(s)
+}
+
+// view is what the Markdown templates see.
+type view struct {
+	C        *contract.Contract
+	Rules    []rules.Rule
+	Snippets []snippetView
+	Steps    []schedule.Step
+
+	Statuses      []failureRow
+	ConnErrors    []failureRow
+	CautiousCodes string
+	RetryAfter    bool
+	InFlightRetry bool
+	Unkeyed       []contract.Endpoint
+	Endpoints     []endpointRow
+	MethodTrusted bool
+	Derivations   []derivationRow
+
+	JitterFormula   string
+	JitterSentence  string
+	AttemptTimeout  contract.Duration
+	OverallDeadline bool
+	Stacking        string
+	ScheduleImage   string
+	StatesImage     string
+	MismatchBody    string
+	InFlightBody    string
+	SDKRows         []languageRow
+	Changelog       string
+	NoSnippets      string
+
+	RuleRows []ruleRow
+
+	// Rule page only.
+	Rule      rules.Rule
+	Quoted    bool
+	Marks     ruleTextMarks
+	ScopeText string
+}
+
+// ruleRow is one line of the index's rule table; a summary that quotes
+// what a copy rule forbids is left to the rule's page, where it is marked.
+type ruleRow struct {
+	Rule   rules.Rule
+	Quoted bool
+}
+
+// ruleTextMarks holds, per catalog text of a rule page, the copy rules its
+// marker names ("" for no marker).
+type ruleTextMarks struct {
+	Summary, Rationale, Fix, Bad, Good string
+}
+
+// ruleMarks decides which texts of r's page need a quote marker.
+func ruleMarks(in Inputs, r rules.Rule) ruleTextMarks {
+	// quotes asks about the line exactly as the page will carry it.
+	quotes := func(text, prefix string, own bool) string {
+		line := strings.Join(strings.Fields(text), " ")
+		if line == "" {
+			return ""
+		}
+		if in.CopyQuotes == nil {
+			if own && r.Scope == rules.ScopeCopy {
+				return r.ID
+			}
+			return ""
+		}
+		ids := slices.Clone(in.CopyQuotes(prefix + EscapeMarkdown(line)))
+		slices.Sort(ids)
+		return strings.Join(slices.Compact(ids), " ")
+	}
+	m := ruleTextMarks{
+		Summary:   quotes(capFirst(r.Summary), "", true),
+		Rationale: quotes(r.Rationale, "", true),
+		Fix:       quotes(capFirst(r.Fix), "", true),
+	}
+	if r.Scope == rules.ScopeCopy { // contract rules show YAML in code blocks
+		m.Bad = quotes(r.Bad, "> ", true)
+		m.Good = quotes(r.Good, "> ", false)
+	}
+	return m
+}
+
+type snippetView struct {
+	Snippet
+	FenceTag string
+}
+
+type failureRow struct{ Label, Retry, Why string }
+
+type endpointRow struct {
+	contract.Endpoint
+	MethodNotIdempotent bool
+	Note                string
+}
+
+type derivationRow struct{ Title, Explain, Example string }
+
+type languageRow struct{ Title string }
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

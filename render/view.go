@@ -1,0 +1,219 @@
+package render
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/retryspec/retryspec/contract"
+	"github.com/retryspec/retryspec/render/schedule"
+)
+
+func newView(in Inputs) *view {
+	c := in.Contract
+	r := c.Retry
+	id := c.Idempotency
+	v := &view{
+		C:               c,
+		Rules:           in.Rules,
+		Steps:           schedule.Compute(r),
+		RetryAfter:      r.HonorRetryAfter && r.RetriesStatus(429),
+		InFlightRetry:   id.InFlight != nil && id.InFlight.Response == "conflict",
+		AttemptTimeout:  r.AttemptTimeout.Value(),
+		OverallDeadline: r.Deadline == "overall",
+		Stacking:        strings.Join(r.Stacking, " → "),
+		ScheduleImage:   ScheduleImage,
+		StatesImage:     StatesImage,
+		Changelog:       in.Changelog,
+		NoSnippets:      in.NoSnippets,
+	}
+	if !r.AttemptTimeout.Bare.IsZero() {
+		v.AttemptTimeout = r.AttemptTimeout.Bare
+	}
+	for _, s := range in.Snippets {
+		v.Snippets = append(v.Snippets, snippetView{Snippet: s, FenceTag: FenceTag(s.Lang)})
+	}
+	v.Statuses, v.CautiousCodes = statusRows(r)
+	v.ConnErrors = connRows(r)
+	for _, e := range c.Endpoints {
+		row := endpointRow{Endpoint: e}
+		if (e.Method == "PUT" || e.Method == "DELETE") && !e.NaturallyIdempotent() {
+			row.MethodNotIdempotent = true
+			v.MethodTrusted = true
+		}
+		switch {
+		case e.Keyed():
+			row.Note = "yes, with the same key"
+		case e.NaturallyIdempotent():
+			row.Note = "yes: repeating it leaves the same state"
+		case e.UnsafeToRetry != "":
+			row.Note = "no: " + e.UnsafeToRetry
+		default:
+			row.Note = "no: repeating it repeats the effect"
+		}
+		v.Endpoints = append(v.Endpoints, row)
+		if !e.Keyed() && !e.NaturallyIdempotent() {
+			v.Unkeyed = append(v.Unkeyed, e)
+		}
+	}
+	for _, d := range id.Derivation {
+		v.Derivations = append(v.Derivations, derivationRow{Title: derivationTitle(d.Kind), Explain: derivationExplain(d.Kind), Example: d.Example})
+	}
+	v.JitterFormula, v.JitterSentence = jitterText(r.Backoff)
+	v.MismatchBody = errorBody(id.Conflicts.PayloadMismatch.Code, "This idempotency key was already used with a different request body. Send the original body again, or use a new key for a new operation.")
+	v.InFlightBody = errorBody(id.Conflicts.InFlight.Code, "A request with this idempotency key is still being processed. Wait, then retry with the same key.")
+	if c.SDK != nil {
+		for _, l := range c.SDK.Languages {
+			v.SDKRows = append(v.SDKRows, languageRow{Title: LanguageTitle(l)})
+		}
+	}
+	return v
+}
+
+// errorBody is an example error response body. json.Marshal escapes <, >
+// and & too, so the body is inert wherever it is shown.
+func errorBody(code, message string) string {
+	b, _ := json.MarshalIndent(struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	}{code, message}, "", "  ")
+	return string(b) + "\n"
+}
+
+func statusRows(r contract.Retry) ([]failureRow, string) {
+	var rows []failureRow
+	if r.AnyStatus {
+		rows = append(rows, failureRow{"any status", "yes", "This contract retries every error status; see its rule findings."})
+		return rows, ""
+	}
+	for _, s := range r.Statuses {
+		rows = append(rows, failureRow{s.String() + statusName(s), "yes", statusWhy(s)})
+	}
+	var cautious []string
+	for _, c := range r.CautiousStatuses {
+		rows = append(rows, failureRow{fmt.Sprintf("%d%s", c, statusName(contract.StatusSpec{Code: c})), "once at most", "Often transient, but sometimes a bug that fails the same way on every attempt."})
+		cautious = append(cautious, fmt.Sprint(c))
+	}
+	return rows, strings.Join(cautious, ", ")
+}
+
+func statusName(s contract.StatusSpec) string {
+	if s.Class {
+		return " (any server error)"
+	}
+	names := map[int]string{429: "Too Many Requests", 500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable", 504: "Gateway Timeout", 408: "Request Timeout"}
+	if n, ok := names[s.Code]; ok {
+		return " " + n
+	}
+	return ""
+}
+
+func statusWhy(s contract.StatusSpec) string {
+	switch {
+	case s.Class:
+		return "Server errors in this class are treated as transient."
+	case s.Code == 429:
+		return "The API is shedding load; slow down and try again."
+	case s.Code >= 500:
+		return "A gateway or the service was briefly unavailable; the request likely never ran."
+	}
+	return "Listed as transient by this contract."
+}
+
+func connRows(r contract.Retry) []failureRow {
+	all := []struct{ kind, label, why string }{
+		{"timeout", "connection or read timeout", "No answer in time. Safe to retry when the endpoint takes a key or is idempotent by nature (see below)."},
+		{"reset", "connection reset", "The connection broke; the request may or may not have run."},
+		{"refused", "connection refused", "Nothing accepted the connection; the request never ran."},
+	}
+	var rows []failureRow
+	for _, a := range all {
+		if r.RetriesConnectionError(a.kind) {
+			rows = append(rows, failureRow{a.label, "yes", a.why})
+		} else {
+			rows = append(rows, failureRow{a.label, "no", "Not retried under this contract."})
+		}
+	}
+	return rows
+}
+
+func derivationTitle(kind string) string {
+	switch kind {
+	case "event-derived":
+		return "Derived from the event"
+	case "request-scoped":
+		return "Scoped to the request"
+	case "uuid-reused":
+		return "A random UUID, reused"
+	}
+	return kind
+}
+
+func derivationExplain(kind string) string {
+	switch kind {
+	case "event-derived":
+		return "build the key from an identifier your system already holds for this operation, such as your own order or transfer ID. A retry cannot miss the key, because it is computed the same way every time."
+	case "request-scoped":
+		return "combine the user and an ID you store for this one request, when no business identifier exists yet."
+	case "uuid-reused":
+		return "generate a UUID once, store it with the pending operation, and send it on every attempt. Suits scripts without their own identifiers."
+	case "uuid-per-attempt", "timestamp":
+		return "a new value on every attempt. Do not use this: each retry then looks like a new request."
+	}
+	return ""
+}
+
+// jitterText is the formula of the contract's jitter strategy and one
+// sentence on what it does.
+func jitterText(b contract.Backoff) (formula, sentence string) {
+	m := formatNumber(b.Multiplier)
+	env := fmt.Sprintf("min(cap, base * %s^n)", m)
+	switch b.Jitter {
+	case "full":
+		return "sleep = random(0, " + env + ")",
+			"This is full jitter: the wait before retry n (counting from 0) is drawn uniformly between zero and the envelope. Of the common strategies it spends the least total client work and puts the least load on the API."
+	case "decorrelated":
+		s := "This is decorrelated jitter: each wait is drawn between the base and three times the previous wait, capped. It finishes a little sooner than full jitter at the cost of more total work."
+		if b.Because != "" {
+			s += " This API chose it because: " + b.Because
+		}
+		return "sleep = min(cap, random(base, previous_sleep * 3))", s
+	case "equal":
+		return "sleep = " + env + " / 2 + random(0, " + env + " / 2)",
+			"This is equal jitter: half the envelope is a fixed wait and the other half is random."
+	}
+	return "sleep = " + env, "This schedule has no jitter: every client waits exactly the envelope."
+}
+
+// LanguageTitle is the display name of a snippet language.
+func LanguageTitle(lang string) string {
+	switch lang {
+	case "python":
+		return "Python"
+	case "node":
+		return "Node.js"
+	case "typescript":
+		return "TypeScript"
+	case "go":
+		return "Go"
+	case "java":
+		return "Java"
+	case "ruby":
+		return "Ruby"
+	case "curl":
+		return "curl"
+	}
+	return lang
+}
+
+// FenceTag is the code fence language of a snippet language, as docs
+// platforms and chroma name it.
+func FenceTag(lang string) string {
+	switch lang {
+	case "node":
+		return "javascript"
+	case "curl":
+		return "bash"
+	}
+	return safeFenceTag(lang)
+}

@@ -1,0 +1,323 @@
+package site
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
+
+	"github.com/retryspec/retryspec/contract"
+	"github.com/retryspec/retryspec/internal/testenv"
+	"github.com/retryspec/retryspec/render"
+)
+
+// axePath finds axe-core as .ci/install-site installs it.
+func axePath(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("RETRYSPEC_AXE"); p != "" {
+		return p
+	}
+	cache := os.Getenv("RETRYSPEC_CACHE")
+	if cache == "" {
+		home, _ := os.UserHomeDir()
+		cache = filepath.Join(home, ".cache", "retryspec")
+	}
+	p := filepath.Join(cache, "site-node", "node_modules", "axe-core", "axe.min.js")
+	if _, err := os.Stat(p); err != nil {
+		testenv.Missing(t, "axe-core at "+p+" (run .ci/install-site)")
+	}
+	return p
+}
+
+func screenshotDir(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("RETRYSPEC_SCREENSHOTS")
+	if dir == "" {
+		dir = filepath.Join("testdata", "screenshots")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+type axeViolation struct {
+	ID     string   `json:"id"`
+	Impact string   `json:"impact"`
+	Help   string   `json:"help"`
+	Nodes  []string `json:"nodes"`
+}
+
+const runAxe = `axe.run(document, {resultTypes: ["violations"]}).then(function (r) {
+  return r.violations.filter(function (v) { return v.impact === "serious" || v.impact === "critical"; })
+    .map(function (v) { return {id: v.id, impact: v.impact, help: v.help,
+      nodes: v.nodes.slice(0, 5).map(function (n) { return n.target.join(" "); })}; });
+})`
+
+// do runs one protocol command as an action.
+func do[P, R any](c cdp.Command[P, R], p P) chromedp.Action[chromedp.Void] {
+	return func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
+		_, err := cdp.Call(ctx, t, c, p)
+		return chromedp.Void{}, err
+	}
+}
+
+func colorScheme(scheme string) chromedp.Action[chromedp.Void] {
+	return do(emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+		Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}},
+	})
+}
+
+// TestSiteInBrowser opens every page of the example site in Debian's
+// headless Chromium: axe-core finds no serious or critical violation in
+// the light or the dark theme, no page logs a console error, a language
+// tab and a copy button work, and each page is captured at desktop and
+// phone widths for a person to look at.
+func TestSiteInBrowser(t *testing.T) {
+	chromium := testenv.LookPath(t, "chromium")
+	axe, err := os.ReadFile(axePath(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	shots := screenshotDir(t)
+
+	// The real site of the example contract.
+	root := t.TempDir()
+	siteDir := filepath.Join(root, "site")
+	res, err := Build(context.Background(), Options{Contract: examples(t)["payouts"], Out: siteDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := res.Files
+	var pages []string
+	for _, f := range files {
+		if strings.HasSuffix(f.Path, ".html") {
+			pages = append(pages, f.Path)
+		}
+	}
+	srv := httptest.NewServer(http.FileServer(http.Dir(root)))
+	defer srv.Close()
+
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+		chromedp.ExecPath(chromium),
+		chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(t.TempDir()),
+	)
+	defer cancelAlloc()
+	ctx, cancel := chromedp.NewContext(alloc)
+	defer cancel()
+	if err := chromedp.Do(ctx); err != nil { // start the browser
+		t.Fatalf("starting chromium: %v", err)
+	}
+	// Bound the whole test; the browser stops with it.
+	go func() {
+		select {
+		case <-ctx.Done():
+		case <-time.After(3 * time.Minute):
+			cancel()
+		}
+	}()
+
+	var mu sync.Mutex
+	var consoleErrors []string
+	page := ""
+	go func() {
+		for m, err := range chromedp.Console(ctx) {
+			if err != nil {
+				return
+			}
+			if m.Type == chromedp.ConsoleError || m.Type == chromedp.ConsoleException {
+				mu.Lock()
+				consoleErrors = append(consoleErrors, fmt.Sprintf("%s: %s %s", page, m.Type, m.Text))
+				mu.Unlock()
+			}
+		}
+	}()
+
+	for _, p := range pages {
+		mu.Lock()
+		page = p
+		mu.Unlock()
+		url := srv.URL + "/site/" + p
+		if err := chromedp.Do(ctx,
+			chromedp.EmulateViewport(1280, 800),
+			colorScheme("light"),
+			chromedp.Navigate(url),
+			chromedp.WaitReady(chromedp.CSS("main")),
+		); err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		if _, err := chromedp.Run(ctx, chromedp.Evaluate[chromedp.Void](string(axe))); err != nil {
+			t.Fatalf("%s: injecting axe-core: %v", p, err)
+		}
+		for _, scheme := range []string{"light", "dark"} {
+			if err := chromedp.Do(ctx, colorScheme(scheme)); err != nil {
+				t.Fatal(err)
+			}
+			vs, err := chromedp.Run(ctx, chromedp.Evaluate[[]axeViolation](runAxe, chromedp.EvalAwaitPromise))
+			if err != nil {
+				t.Fatalf("%s (%s): axe: %v", p, scheme, err)
+			}
+			for _, v := range vs {
+				t.Errorf("%s (%s theme): axe %s violation %s: %s at %v", p, scheme, v.Impact, v.ID, v.Help, v.Nodes)
+			}
+		}
+		// And at phone width, where wide content starts to scroll.
+		if err := chromedp.Do(ctx, chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile), colorScheme("light")); err != nil {
+			t.Fatal(err)
+		}
+		vs, err := chromedp.Run(ctx, chromedp.Evaluate[[]axeViolation](runAxe, chromedp.EvalAwaitPromise))
+		if err != nil {
+			t.Fatalf("%s (phone): axe: %v", p, err)
+		}
+		for _, v := range vs {
+			t.Errorf("%s (phone width): axe %s violation %s: %s at %v", p, v.Impact, v.ID, v.Help, v.Nodes)
+		}
+		name := strings.ReplaceAll(strings.TrimSuffix(p, ".html"), "/", "_")
+		shotsOf := []struct {
+			suffix string
+			w, h   int64
+			mobile bool
+			scheme string
+		}{
+			{"desktop", 1280, 800, false, "light"},
+			{"desktop-dark", 1280, 800, false, "dark"},
+			{"phone", 390, 844, true, "light"},
+		}
+		for _, s := range shotsOf {
+			if s.scheme == "dark" && strings.Contains(p, "/") {
+				continue // rule pages share one layout: their dark theme is checked by axe above
+			}
+			var opts []chromedp.EmulateViewportOption
+			if s.mobile {
+				opts = append(opts, chromedp.EmulateMobile, chromedp.EmulateTouch)
+			}
+			if err := chromedp.Do(ctx, chromedp.EmulateViewport(s.w, s.h, opts...), colorScheme(s.scheme)); err != nil {
+				t.Fatal(err)
+			}
+			img, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+			if err != nil {
+				t.Fatalf("%s: screenshot: %v", p, err)
+			}
+			if err := os.WriteFile(filepath.Join(shots, name+"-"+s.suffix+".png"), img, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+
+	// Tabs and copy buttons. The Retrying page carries the language tabs
+	// once the snippets are rendered into it; until a contract yields
+	// snippets, check the widget on a site built with stand-in code.
+	tabsURL := srv.URL + "/site/retrying.html"
+	if !hasTabs(files) {
+		tabsURL = srv.URL + "/tabs/retrying.html"
+		buildTabsFixture(t, examples(t)["payouts"], filepath.Join(root, "tabs"))
+	}
+	if err := chromedp.Do(ctx,
+		chromedp.EmulateViewport(1280, 800),
+		colorScheme("light"),
+		chromedp.Navigate(tabsURL),
+		chromedp.WaitVisible(chromedp.CSS(`[role="tab"]`)),
+	); err != nil {
+		t.Fatalf("tabs page: %v", err)
+	}
+	before, err := chromedp.Run(ctx, chromedp.Evaluate[[]bool](`Array.from(document.querySelectorAll(".tab-panel")).map(function (p) { return !p.hidden; })`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(before) < 2 || !before[0] || before[1] {
+		t.Fatalf("before the click, visible panels = %v; want only the first", before)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[role="tab"]:nth-of-type(2)`))); err != nil {
+		t.Fatalf("clicking the second tab: %v", err)
+	}
+	after, err := chromedp.Run(ctx, chromedp.Evaluate[[]bool](`Array.from(document.querySelectorAll(".tab-panel")).map(function (p) { return !p.hidden; })`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after[0] || !after[1] {
+		t.Errorf("after clicking the second tab, visible panels = %v; want only the second", after)
+	}
+	selected, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('[role="tab"][aria-selected="true"]').textContent`))
+	if selected == "" {
+		t.Error("no tab is aria-selected after the click")
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`.tab-panel:not([hidden]) .copy`))); err != nil {
+		t.Fatalf("clicking a copy button: %v", err)
+	}
+	// The copy is asynchronous: wait for its outcome (the label itself
+	// returns to "Copy" after two seconds).
+	state := ""
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		state, err = chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('.tab-panel:not([hidden]) .copy').getAttribute("data-state") || ""`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if state != "" {
+			break
+		}
+	}
+	if state != "copied" {
+		t.Errorf("copy button state %q after a click, want copied", state)
+	}
+	img, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err == nil {
+		os.WriteFile(filepath.Join(shots, "retrying-tabs-clicked-desktop.png"), img, 0o644)
+	}
+
+	time.Sleep(200 * time.Millisecond) // let late console events arrive
+	mu.Lock()
+	defer mu.Unlock()
+	for _, e := range consoleErrors {
+		t.Errorf("console error: %s", e)
+	}
+	t.Logf("checked %d pages; screenshots in %s", len(pages), shots)
+}
+
+func hasTabs(files []File) bool {
+	for _, f := range files {
+		if f.Path == "retrying.html" {
+			return strings.Contains(string(f.Data), `class="tab-panel"`)
+		}
+	}
+	return false
+}
+
+// buildTabsFixture writes the example's site with stand-in code in the
+// language tabs: it exercises the tab widget only, and is no snippet.
+func buildTabsFixture(t *testing.T, path, dir string) {
+	t.Helper()
+	c, err := contract.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm, err := render.LoadTemplates("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := render.Inputs{Contract: c, Snippets: []render.Snippet{
+		{Lang: "python", Title: "Python", Library: "Stand-in text for the tab widget test.", Code: []byte("print('first tab')\n")},
+		{Lang: "go", Title: "Go", Library: "Stand-in text for the tab widget test.", Code: []byte("package main\n\nfunc main() { println(\"second tab\") }\n")},
+	}}
+	files, err := Generate(in, tm, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(dir, files, nil); err != nil {
+		t.Fatal(err)
+	}
+}

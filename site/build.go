@@ -1,0 +1,210 @@
+package site
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/retryspec/retryspec/contract"
+	"github.com/retryspec/retryspec/findings"
+	"github.com/retryspec/retryspec/internal/atomicwrite"
+	"github.com/retryspec/retryspec/render"
+)
+
+// MarkdownDir is the folder of the Markdown pages inside the output.
+const MarkdownDir = "markdown"
+
+// Options configure one build.
+type Options struct {
+	// Contract is the path of retryspec.yaml.
+	Contract string
+	// Out is the output folder; it is replaced as a whole. Empty means the
+	// contract's docs.out, relative to the contract's folder.
+	Out string
+	// Templates is a folder of template overrides ("" for none).
+	Templates string
+	// MarkdownOnly skips the HTML site.
+	MarkdownOnly bool
+	// SiteURL, when set, makes the sitemap's locations absolute.
+	SiteURL string
+
+	// afterWrite, in tests, runs after each file is written to the
+	// temporary folder; an error aborts the build there.
+	afterWrite func(name string) error
+}
+
+// File is one output file, its path relative to the output folder.
+type File = render.File
+
+// FindingsError is a build refused because the contract (or the build's
+// own pages) has findings at error severity.
+type FindingsError struct {
+	What     string // "the contract" or "the generated pages"
+	Findings []findings.Finding
+	// Sources maps each finding's File to its content, for carets.
+	Sources map[string][]byte
+}
+
+func (e *FindingsError) Error() string {
+	n, _ := findings.Counts(e.Findings)
+	return fmt.Sprintf("%s has %d error(s); nothing was written", e.What, n)
+}
+
+// Result is what a build wrote.
+type Result struct {
+	Out   string // the output folder
+	Files []File // every file, relative to Out, sorted by path
+}
+
+// Build loads and checks the contract, renders every page and writes the
+// output folder atomically: on any error the previous output is untouched.
+func Build(ctx context.Context, opts Options) (*Result, error) {
+	c, err := contract.Load(opts.Contract)
+	if err != nil {
+		return nil, err
+	}
+	if fs := checkContract(c); findings.Failed(fs, false) {
+		return nil, &FindingsError{What: "the contract", Findings: fs, Sources: map[string][]byte{c.File: c.Source}}
+	}
+	if opts.Out == "" {
+		opts.Out = OutDir(c)
+	}
+	t, err := render.LoadTemplates(opts.Templates)
+	if err != nil {
+		return nil, err
+	}
+	in, err := inputs(c)
+	if err != nil {
+		return nil, err
+	}
+	files, err := Generate(in, t, opts)
+	if err != nil {
+		return nil, err
+	}
+	if fs := lintOwnCopy(c, files); findings.Failed(fs, false) {
+		sources := map[string][]byte{}
+		for _, f := range files {
+			sources[f.Path] = f.Data
+		}
+		return nil, &FindingsError{What: "the generated pages", Findings: fs, Sources: sources}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := Write(opts.Out, files, opts.afterWrite); err != nil {
+		return nil, err
+	}
+	return &Result{Out: opts.Out, Files: files}, nil
+}
+
+// OutDir is where a contract's docs go by default: its docs.out, relative
+// to the folder of the contract file.
+func OutDir(c *contract.Contract) string {
+	out := c.Docs.Out
+	if out == "" {
+		out = "site"
+	}
+	if filepath.IsAbs(out) {
+		return out
+	}
+	return filepath.Join(filepath.Dir(c.File), out)
+}
+
+// Generate renders the whole output in memory, sorted by path.
+func Generate(in render.Inputs, t *render.Templates, opts Options) ([]File, error) {
+	pages, pictures, err := render.Markdown(in, t)
+	if err != nil {
+		return nil, err
+	}
+	var files []File
+	for _, p := range pages {
+		files = append(files, File{Path: MarkdownDir + "/" + p.Path, Data: p.Markdown})
+	}
+	for _, f := range pictures {
+		files = append(files, File{Path: MarkdownDir + "/" + f.Path, Data: f.Data})
+	}
+	if !opts.MarkdownOnly {
+		html, err := render.HTML(in, pages, t)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, html...)
+		files = append(files, pictures...)
+		files = append(files, File{Path: "sitemap.xml", Data: Sitemap(pages, opts.SiteURL)})
+	}
+	slices.SortFunc(files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+	for i := 1; i < len(files); i++ {
+		if files[i].Path == files[i-1].Path {
+			return nil, fmt.Errorf("two outputs share the path %s", files[i].Path)
+		}
+	}
+	return files, nil
+}
+
+// Write replaces the folder out with files, atomically.
+func Write(out string, files []File, afterWrite func(string) error) error {
+	if out == "" {
+		return errors.New("no output folder")
+	}
+	return atomicwrite.Dir(out, func(tmp string) error {
+		for _, f := range files {
+			p := filepath.Join(tmp, filepath.FromSlash(f.Path))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				return err
+			}
+			if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+				return err
+			}
+			if afterWrite != nil {
+				if err := afterWrite(f.Path); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// Sitemap lists the HTML pages. Without siteURL the locations are relative
+// to the site root (pass --site-url for a sitemap search engines accept).
+func Sitemap(pages []render.Page, siteURL string) []byte {
+	var b bytes.Buffer
+	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
+	b.WriteString(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">` + "\n")
+	base := strings.TrimSuffix(siteURL, "/")
+	for _, p := range pages {
+		loc := render.HTMLPath(p.Path)
+		if base != "" {
+			loc = base + "/" + loc
+		}
+		fmt.Fprintf(&b, "  <url><loc>%s</loc></url>\n", xmlEscape(loc))
+	}
+	b.WriteString("</urlset>\n")
+	return b.Bytes()
+}
+
+func xmlEscape(s string) string {
+	var b bytes.Buffer
+	for _, r := range s {
+		switch r {
+		case '&':
+			b.WriteString("&amp;")
+		case '<':
+			b.WriteString("&lt;")
+		case '>':
+			b.WriteString("&gt;")
+		case '"':
+			b.WriteString("&quot;")
+		case '\'':
+			b.WriteString("&apos;")
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}

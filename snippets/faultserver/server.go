@@ -1,0 +1,210 @@
+package faultserver
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Step is how the server answers one request of a session.
+type Step struct {
+	Status     int
+	RetryAfter string // Retry-After header value, when set
+	Body       string // JSON body; a small default when empty
+	// Delay holds the answer back; the request is marked ClientGone when the
+	// client hangs up first (its per-attempt timeout or deadline fired).
+	Delay time.Duration
+	// Reset closes the connection with a TCP RST instead of answering.
+	Reset bool
+}
+
+// Script is the answers to a session's requests in order; the last step
+// repeats for every further request.
+type Script []Step
+
+// Request is what the server saw of one request.
+type Request struct {
+	Arrived time.Time
+	// Answered is when the answer (or the reset) went out; zero when the
+	// client hung up first.
+	Answered   time.Time
+	ClientGone bool
+	Method     string
+	Path       string
+	// Key is the idempotency header's value as sent, RawKey unquoted when it
+	// is an RFC 8941 string.
+	RawKey string
+	Key    string
+	Body   []byte
+	Step   Step
+}
+
+// Server serves scripted sessions on 127.0.0.1.
+type Server struct {
+	header string
+	srv    *http.Server
+	ln     net.Listener
+	base   string
+
+	mu       sync.Mutex
+	next     int
+	sessions map[string]*Session
+}
+
+// Session is one scripted conversation, reached at its BaseURL.
+type Session struct {
+	id     string
+	base   string
+	script Script
+
+	mu       sync.Mutex
+	requests []Request
+}
+
+// Start listens on a free loopback port. header is the idempotency header
+// whose value each request records.
+func Start(header string) (*Server, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{
+		header:   header,
+		ln:       ln,
+		base:     "http://" + ln.Addr().String(),
+		sessions: map[string]*Session{},
+	}
+	s.srv = &http.Server{Handler: http.HandlerFunc(s.serve), ReadHeaderTimeout: 10 * time.Second}
+	go s.srv.Serve(ln)
+	return s, nil
+}
+
+// Close stops the server and drops open connections.
+func (s *Server) Close() error {
+	return s.srv.Close()
+}
+
+// Shutdown stops the server gracefully.
+func (s *Server) Shutdown(ctx context.Context) error { return s.srv.Shutdown(ctx) }
+
+// NewSession registers a script under a fresh prefix.
+func (s *Server) NewSession(script Script) *Session {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.next++
+	id := "s" + strconv.Itoa(s.next)
+	sess := &Session{id: id, base: s.base + "/" + id, script: script}
+	s.sessions[id] = sess
+	return sess
+}
+
+// BaseURL is the session's base URL: the snippet's path goes after it.
+func (sess *Session) BaseURL() string { return sess.base }
+
+// Requests returns what the session has seen so far, in arrival order.
+func (sess *Session) Requests() []Request {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	return append([]Request(nil), sess.requests...)
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	arrived := time.Now()
+	rest := strings.TrimPrefix(r.URL.Path, "/")
+	id, path, _ := strings.Cut(rest, "/")
+	s.mu.Lock()
+	sess := s.sessions[id]
+	s.mu.Unlock()
+	if sess == nil {
+		http.Error(w, `{"error":{"code":"unknown_session"}}`, http.StatusNotFound)
+		return
+	}
+	body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	raw := r.Header.Get(s.header)
+	req := Request{
+		Arrived: arrived, Method: r.Method, Path: "/" + path,
+		RawKey: raw, Key: unquoteSFString(raw), Body: body,
+	}
+	sess.mu.Lock()
+	n := len(sess.requests)
+	step := sess.script[min(n, len(sess.script)-1)]
+	req.Step = step
+	sess.requests = append(sess.requests, req)
+	sess.mu.Unlock()
+
+	record := func(gone bool) {
+		sess.mu.Lock()
+		defer sess.mu.Unlock()
+		if gone {
+			sess.requests[n].ClientGone = true
+		} else {
+			sess.requests[n].Answered = time.Now()
+		}
+	}
+	if step.Delay > 0 {
+		select {
+		case <-time.After(step.Delay):
+		case <-r.Context().Done():
+			record(true)
+			return
+		}
+	}
+	if step.Reset {
+		reset(w)
+		record(false)
+		return
+	}
+	if step.RetryAfter != "" {
+		w.Header().Set("Retry-After", step.RetryAfter)
+	}
+	b := step.Body
+	if b == "" {
+		b = fmt.Sprintf(`{"status":%d}`, step.Status)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Connection", "close")
+	w.WriteHeader(step.Status)
+	io.WriteString(w, b)
+	record(false)
+}
+
+// reset hijacks the connection and closes it with SO_LINGER 0, so the
+// client sees ECONNRESET rather than an orderly end of stream.
+func reset(w http.ResponseWriter) {
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		panic("faultserver: connection cannot be hijacked")
+	}
+	conn, _, err := hj.Hijack()
+	if err != nil {
+		return
+	}
+	if tcp, ok := conn.(*net.TCPConn); ok {
+		tcp.SetLinger(0)
+	}
+	conn.Close()
+}
+
+// unquoteSFString reads an RFC 8941 sf-string ("..." with \" and \\);
+// anything else is returned as is.
+func unquoteSFString(v string) string {
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		return v
+	}
+	var b strings.Builder
+	for i := 1; i < len(v)-1; i++ {
+		c := v[i]
+		if c == '\\' && i+1 < len(v)-1 {
+			i++
+			c = v[i]
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}

@@ -1,0 +1,108 @@
+package faultserver
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func post(t *testing.T, url, key string, timeout time.Duration) (*http.Response, string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "POST", url, strings.NewReader(`{"a":1}`))
+	req.Header.Set("Idempotency-Key", key)
+	resp, err := (&http.Client{Transport: &http.Transport{DisableKeepAlives: true}}).Do(req)
+	if err != nil {
+		return nil, "", err
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b), nil
+}
+
+func TestScriptedAnswers(t *testing.T) {
+	srv, err := Start("Idempotency-Key")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	sess := srv.NewSession(Script{
+		{Status: 429, RetryAfter: "2"},
+		{Status: 409, Body: `{"error":{"code":"busy"}}`},
+		{Status: 201},
+	})
+	url := sess.BaseURL() + "/v1/transfers"
+	want := []struct {
+		status int
+		ra     string
+		body   string
+	}{{429, "2", `{"status":429}`}, {409, "", `{"error":{"code":"busy"}}`}, {201, "", `{"status":201}`}, {201, "", `{"status":201}`}}
+	for i, w := range want {
+		resp, body, err := post(t, url, `"k-1"`, 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode != w.status || resp.Header.Get("Retry-After") != w.ra || body != w.body {
+			t.Errorf("request %d: %d %q %q, want %d %q %q", i+1, resp.StatusCode, resp.Header.Get("Retry-After"), body, w.status, w.ra, w.body)
+		}
+	}
+	reqs := sess.Requests()
+	if len(reqs) != 4 {
+		t.Fatalf("recorded %d requests, want 4", len(reqs))
+	}
+	r := reqs[0]
+	if r.Method != "POST" || r.Path != "/v1/transfers" || r.RawKey != `"k-1"` || r.Key != "k-1" || string(r.Body) != `{"a":1}` || r.Answered.Before(r.Arrived) {
+		t.Errorf("recorded %+v", r)
+	}
+	if other := srv.NewSession(Script{{Status: 200}}); other.BaseURL() == sess.BaseURL() {
+		t.Error("two sessions share a base URL")
+	}
+	resp, _, err := post(t, srv.base+"/nope/v1/transfers", "k", 5*time.Second)
+	if err != nil || resp.StatusCode != 404 {
+		t.Errorf("unknown session: %v %v, want 404", resp, err)
+	}
+}
+
+func TestResetAndDelay(t *testing.T) {
+	srv, err := Start("Idempotency-Key")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	reset := srv.NewSession(Script{{Reset: true}})
+	_, _, err = post(t, reset.BaseURL()+"/x", "k", 5*time.Second)
+	if err == nil || !(errors.Is(err, syscall.ECONNRESET) || strings.Contains(err.Error(), "EOF")) {
+		t.Errorf("reset: err = %v, want a connection reset", err)
+	}
+
+	slow := srv.NewSession(Script{{Status: 200, Delay: 5 * time.Second}})
+	start := time.Now()
+	_, _, err = post(t, slow.BaseURL()+"/x", "k", 200*time.Millisecond)
+	if err == nil || time.Since(start) > 2*time.Second {
+		t.Fatalf("hung answer: err %v after %s, want the client's timeout", err, time.Since(start))
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for time.Now().Before(deadline) {
+		if r := slow.Requests(); len(r) == 1 && r[0].ClientGone {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Errorf("the client hung up but the request is not marked ClientGone: %+v", slow.Requests())
+}
+
+func TestUnquoteSFString(t *testing.T) {
+	for in, want := range map[string]string{
+		`"abc"`: "abc", `"a\"b\\c"`: `a"b\c`, `abc`: "abc", `"`: `"`, ``: ``,
+	} {
+		if got := unquoteSFString(in); got != want {
+			t.Errorf("unquoteSFString(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

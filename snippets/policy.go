@@ -1,0 +1,202 @@
+package snippets
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/retryspec/retryspec/contract"
+)
+
+// BaseURLEnv names the variable every snippet reads to call another base URL
+// than the contract's api.base_url (a staging API, or the fault server in
+// tests), so the bytes that are tested are the bytes that are published.
+const BaseURLEnv = "RETRYSPEC_BASE_URL"
+
+// Log lines every snippet prints on stderr. The test harness parses them, so
+// all templates share these shapes.
+const (
+	// RetryLogFormat is one line per retry: attempt number, error, next wait.
+	RetryLogFormat = "attempt %d failed: %s; retrying in %d ms"
+	// GiveUpLogFormat is the last line when the loop stops without success.
+	GiveUpLogFormat = "giving up after attempt %d: %s"
+)
+
+// RetryLogLine matches a RetryLogFormat line.
+var RetryLogLine = regexp.MustCompile(`^attempt (\d+) failed: (.+); retrying in (\d+) ms$`)
+
+// Policy is the contract's client retry policy, flattened into the figures
+// and names a template needs. Every string in it is still raw: templates
+// escape them with their language's quoting function.
+type Policy struct {
+	APIName string
+	BaseURL string
+	// Method and Path of the endpoint the snippet calls; path parameters are
+	// filled with example values so the program runs as is.
+	Method    string
+	Operation string
+	Path      string
+	// Header is the idempotency header; SFString quotes its value as an RFC
+	// 8941 string (idempotency.header_value: sf-string).
+	Header   string
+	SFString bool
+
+	// Statuses are retried normally; StatusClasses are classes (5 for 5XX).
+	Statuses      []int
+	StatusClasses []int
+	// Cautious statuses are retried at most once per logical request.
+	Cautious []int
+	// RetryAfterStatuses honour the server's Retry-After: 429 and 503 when
+	// the contract retries them and honor_retry_after is on.
+	RetryAfterStatuses []int
+	// InFlight is set when the contract answers a request for a key that is
+	// still being processed with a conflict the client should wait out.
+	InFlight       bool
+	InFlightStatus int
+	InFlightCode   string
+	// Mismatch is the payload-mismatch conflict, never retried.
+	MismatchStatus int
+	MismatchCode   string
+
+	RetryTimeout bool
+	RetryReset   bool
+	RetryRefused bool
+
+	Jitter     string // full | decorrelated | equal | none
+	Base       time.Duration
+	Cap        time.Duration
+	Multiplier float64
+
+	MaxAttempts    int
+	MaxElapsed     time.Duration
+	AttemptTimeout time.Duration
+}
+
+// NewPolicy flattens c's retry and idempotency sections. It fails when the
+// contract cannot be expressed as a bounded, allowlisted retry loop.
+func NewPolicy(c *contract.Contract) (Policy, error) {
+	r := c.Retry
+	ep, ok := c.FirstRequiredKeyEndpoint()
+	if !ok {
+		return Policy{}, fmt.Errorf("no endpoint takes an idempotency key: snippets call the first endpoint with `key: required` (add one, or mark one `key: optional`)")
+	}
+	if r.AnyStatus {
+		return Policy{}, fmt.Errorf("retry.statuses is `any`: a snippet retries an explicit allowlist only (list the statuses, e.g. [429, 502, 503, 504])")
+	}
+	if r.MaxElapsed.IsZero() {
+		return Policy{}, fmt.Errorf("retry.max_elapsed is not set: a snippet bounds the whole loop (add e.g. `max_elapsed: 60s`)")
+	}
+	if r.MaxAttempts < 1 {
+		return Policy{}, fmt.Errorf("retry.max_attempts must be at least 1")
+	}
+	p := Policy{
+		APIName:        c.API.Name,
+		BaseURL:        c.API.BaseURL,
+		Method:         ep.Method,
+		Operation:      ep.Operation,
+		Path:           examplePath(ep.Path),
+		Header:         c.Idempotency.Header,
+		SFString:       c.Idempotency.HeaderValue == "sf-string",
+		MismatchStatus: c.Idempotency.Conflicts.PayloadMismatch.Status,
+		MismatchCode:   c.Idempotency.Conflicts.PayloadMismatch.Code,
+		RetryTimeout:   r.RetriesConnectionError("timeout"),
+		RetryReset:     r.RetriesConnectionError("reset"),
+		RetryRefused:   r.RetriesConnectionError("refused"),
+		Jitter:         r.Backoff.Jitter,
+		Base:           r.Backoff.Base.D,
+		Cap:            r.Backoff.Cap.D,
+		Multiplier:     r.Backoff.Multiplier,
+		MaxAttempts:    r.MaxAttempts,
+		MaxElapsed:     r.MaxElapsed.D,
+		AttemptTimeout: r.AttemptTimeout.Value().D,
+	}
+	if p.Header == "" {
+		p.Header = "Idempotency-Key"
+	}
+	if p.Multiplier == 0 {
+		p.Multiplier = 2
+	}
+	if p.Jitter == "" {
+		p.Jitter = "full"
+	}
+	if p.AttemptTimeout <= 0 || p.AttemptTimeout > p.MaxElapsed {
+		p.AttemptTimeout = p.MaxElapsed
+	}
+	// A client error other than 429 fails the same way on every attempt
+	// (the payload-mismatch conflict included), so it is never retried even
+	// if the contract lists it; `check` reports such a contract
+	// (retry/client-error).
+	// A status listed both ways is cautious: the stricter reading wins
+	// (templates also test cautious statuses before a 5XX class).
+	seen := map[int]bool{}
+	for _, s := range r.CautiousStatuses {
+		if !seen[s] && !clientError(s, false) {
+			seen[s] = true
+			p.Cautious = append(p.Cautious, s)
+		}
+	}
+	for _, s := range r.Statuses {
+		if clientError(s.Code, s.Class) {
+			continue
+		}
+		if s.Class {
+			if !slices.Contains(p.StatusClasses, s.Code) {
+				p.StatusClasses = append(p.StatusClasses, s.Code)
+			}
+		} else if !seen[s.Code] {
+			seen[s.Code] = true
+			p.Statuses = append(p.Statuses, s.Code)
+		}
+	}
+	sort.Ints(p.Statuses)
+	sort.Ints(p.StatusClasses)
+	sort.Ints(p.Cautious)
+	if r.HonorRetryAfter {
+		for _, s := range []int{429, 503} {
+			if p.retriesNormally(s) {
+				p.RetryAfterStatuses = append(p.RetryAfterStatuses, s)
+			}
+		}
+	}
+	if in := c.Idempotency.InFlight; in != nil && in.Response == "conflict" && c.Idempotency.Conflicts.InFlight.Status != 0 {
+		p.InFlight = true
+		p.InFlightStatus = c.Idempotency.Conflicts.InFlight.Status
+		p.InFlightCode = c.Idempotency.Conflicts.InFlight.Code
+	}
+	return p, nil
+}
+
+func clientError(code int, class bool) bool {
+	if class {
+		return code == 4
+	}
+	return code/100 == 4 && code != 429
+}
+
+func (p Policy) retriesNormally(status int) bool {
+	for _, s := range p.Statuses {
+		if s == status {
+			return true
+		}
+	}
+	for _, k := range p.StatusClasses {
+		if status/100 == k {
+			return true
+		}
+	}
+	return false
+}
+
+var pathParam = regexp.MustCompile(`\{([^{}]*)\}`)
+
+// examplePath fills each {param} with a recognisable example value so the
+// rendered program runs without edits; the contract's grammar keeps both the
+// path and parameter names to URL-safe characters.
+func examplePath(path string) string {
+	return pathParam.ReplaceAllString(path, "example_$1")
+}
+
+// Millis is a duration in whole milliseconds, the unit all templates use.
+func Millis(d time.Duration) int64 { return d.Milliseconds() }

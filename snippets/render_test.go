@@ -1,0 +1,248 @@
+package snippets
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/retryspec/retryspec/contract"
+	"github.com/retryspec/retryspec/internal/testenv"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+func loadExample(t *testing.T) *contract.Contract {
+	t.Helper()
+	c, err := contract.Load(filepath.Join(testenv.RepoRoot(t), "examples", "payouts", "retryspec.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestGolden pins every language's snippet of the example contract.
+func TestGolden(t *testing.T) {
+	c := loadExample(t)
+	for _, l := range Languages() {
+		t.Run(l.Name, func(t *testing.T) {
+			got, err := Render(c, l.Name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join("testdata", "golden", "payouts", l.FileName)
+			if *update {
+				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run go test -update)", err)
+			}
+			if diff := cmp.Diff(string(want), string(got)); diff != "" {
+				t.Errorf("%s differs from %s (-want +got; go test -update rewrites):\n%s", l.Name, path, diff)
+			}
+		})
+	}
+}
+
+func TestRenderIsDeterministic(t *testing.T) {
+	c := loadExample(t)
+	for _, l := range Languages() {
+		a, _ := Render(c, l.Name)
+		b, _ := Render(c, l.Name)
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s: two renders differ", l.Name)
+		}
+	}
+}
+
+func TestRenderErrors(t *testing.T) {
+	c := loadExample(t)
+	if _, err := Render(c, "cobol"); err == nil || !strings.Contains(err.Error(), "unknown snippet language") {
+		t.Errorf("unknown language: err = %v", err)
+	}
+	tests := []struct {
+		name   string
+		mutate func(c *contract.Contract)
+		want   string
+	}{
+		{"no keyed endpoint", func(c *contract.Contract) {
+			for i := range c.Endpoints {
+				c.Endpoints[i].Key = "none"
+			}
+		}, "no endpoint takes an idempotency key"},
+		{"any status", func(c *contract.Contract) { c.Retry.AnyStatus = true }, "explicit allowlist"},
+		{"unbounded", func(c *contract.Contract) { c.Retry.MaxElapsed = contract.Duration{} }, "max_elapsed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cc := *loadExample(t)
+			tt.mutate(&cc)
+			_, err := Render(&cc, "python")
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("err = %v, want it to mention %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestPolicy(t *testing.T) {
+	c := loadExample(t)
+	p, err := NewPolicy(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Policy{
+		APIName: "Lumapay", BaseURL: "https://api.lumapay.example",
+		Method: "POST", Operation: "POST /v1/transfers", Path: "/v1/transfers",
+		Header:   "Idempotency-Key",
+		Statuses: []int{429, 502, 503, 504}, Cautious: []int{500}, RetryAfterStatuses: []int{429, 503},
+		InFlight: true, InFlightStatus: 409, InFlightCode: "concurrent_idempotent_requests",
+		MismatchStatus: 409, MismatchCode: "invalid_idempotent_request",
+		RetryTimeout: true, RetryReset: true, RetryRefused: true,
+		Jitter: "full", Base: time.Second, Cap: 30 * time.Second, Multiplier: 2,
+		MaxAttempts: 3, MaxElapsed: 60 * time.Second, AttemptTimeout: 2 * time.Second,
+	}
+	if diff := cmp.Diff(want, p); diff != "" {
+		t.Errorf("policy (-want +got):\n%s", diff)
+	}
+	// A 4xx other than 429 is never retried, even when the contract lists it.
+	cc := *c
+	cc.Retry.Statuses = []contract.StatusSpec{{Code: 409}, {Code: 429}, {Code: 4, Class: true}, {Code: 503}}
+	cc.Retry.CautiousStatuses = []int{400, 500}
+	p2, err := NewPolicy(&cc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cmp.Equal(p2.Statuses, []int{429, 503}) || len(p2.StatusClasses) != 0 || !cmp.Equal(p2.Cautious, []int{500}) {
+		t.Errorf("client errors kept: statuses %v classes %v cautious %v", p2.Statuses, p2.StatusClasses, p2.Cautious)
+	}
+	if got := examplePath("/v1/orders/{id}/capture"); got != "/v1/orders/example_id/capture" {
+		t.Errorf("examplePath = %q", got)
+	}
+}
+
+// hostile is a policy whose every string tries to break out of its literal.
+func hostile(jitter string, sf bool) Policy {
+	evil := `x"'` + "`" + `\$(id)${HOME}#{exit}` + "\n*/ -- \u2028\x01"
+	return Policy{
+		APIName: evil, BaseURL: "http://127.0.0.1:1/" + evil, Method: "POST" + evil,
+		Operation: evil, Path: "/p" + evil, Header: "X-" + evil, SFString: sf,
+		Statuses: []int{429, 503}, StatusClasses: []int{5}, Cautious: []int{500},
+		RetryAfterStatuses: []int{429, 503},
+		InFlight:           true, InFlightStatus: 409, InFlightCode: evil, MismatchStatus: 409, MismatchCode: evil,
+		RetryTimeout: true, RetryReset: true, Jitter: jitter,
+		Base: 10 * time.Millisecond, Cap: 100 * time.Millisecond, Multiplier: 1.5,
+		MaxAttempts: 2, MaxElapsed: time.Second, AttemptTimeout: 500 * time.Millisecond,
+	}
+}
+
+// syntaxCheck asks each language's own tooling whether src parses.
+func syntaxCheck(t *testing.T, l Language, src []byte) {
+	t.Helper()
+	dir := t.TempDir()
+	path := filepath.Join(dir, l.FileName)
+	if err := os.WriteFile(path, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var cmd *exec.Cmd
+	switch l.Name {
+	case "python":
+		cmd = exec.Command("python3", "-c", "import ast,sys; ast.parse(open(sys.argv[1]).read())", path)
+	case "node":
+		cmd = exec.Command("node", "--check", path)
+	case "ruby":
+		cmd = exec.Command("ruby", "-c", path)
+	case "curl":
+		cmd = exec.Command("sh", "-n", path)
+	case "go":
+		cmd = exec.Command("go", "vet", path)
+	case "java", "typescript":
+		cache := os.Getenv("RETRYSPEC_SNIPPETS_CACHE")
+		if cache == "" {
+			home, _ := os.UserHomeDir()
+			cache = filepath.Join(home, ".cache", "retryspec", "snippets")
+		}
+		if l.Name == "java" {
+			testenv.LookPath(t, "javac")
+			if m, _ := filepath.Glob(filepath.Join(cache, "jars", "*.jar")); len(m) == 0 {
+				testenv.Missing(t, "Resilience4j jars (run .ci/install-snippets)")
+			}
+			cmd = exec.Command("javac", "-cp", filepath.Join(cache, "jars", "*"), "-d", dir, path)
+			break
+		}
+		tsc := filepath.Join(cache, "node_modules", ".bin", "tsc")
+		if _, err := os.Stat(tsc); err != nil {
+			testenv.Missing(t, "tsc (run .ci/install-snippets)")
+		}
+		cmd = exec.Command(tsc, "--strict", "--noEmit", "--target", "es2022", "--module", "nodenext",
+			"--moduleResolution", "nodenext", "--types", "node", "--typeRoots", filepath.Join(cache, "node_modules", "@types"), path)
+	default:
+		t.Fatalf("no syntax check for %s", l.Name)
+	}
+	if _, err := exec.LookPath(cmd.Path); err != nil && !filepath.IsAbs(cmd.Path) {
+		testenv.Missing(t, cmd.Args[0])
+	}
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("%s does not parse: %v\n%s\n--- source ---\n%s", l.Name, err, out, src)
+	}
+}
+
+// TestHostileValuesStayInLiterals renders every language and jitter
+// strategy from a policy whose strings try to break out, and has each
+// language's parser read the result.
+func TestHostileValuesStayInLiterals(t *testing.T) {
+	for _, l := range Languages() {
+		for _, jitter := range []string{"full", "decorrelated", "equal", "none"} {
+			t.Run(l.Name+"/"+jitter, func(t *testing.T) {
+				src, err := l.render(hostile(jitter, jitter == "equal"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				// The compiled languages take seconds per check: one
+				// strategy each (the suite compiles every strategy).
+				if (l.Name == "java" || l.Name == "typescript") && jitter != "decorrelated" {
+					return
+				}
+				syntaxCheck(t, l, src)
+			})
+		}
+	}
+}
+
+func TestLanguagesFor(t *testing.T) {
+	c := loadExample(t)
+	names := func(ls []Language) []string {
+		var out []string
+		for _, l := range ls {
+			out = append(out, l.Name)
+		}
+		return out
+	}
+	if got, want := names(LanguagesFor(c)), []string{"python", "node", "go", "java", "ruby", "curl"}; !cmp.Equal(got, want) {
+		t.Errorf("LanguagesFor(example) = %v, want %v", got, want)
+	}
+	cc := *c
+	cc.SDK = &contract.SDK{Languages: []string{"curl", "typescript"}}
+	if got, want := names(LanguagesFor(&cc)), []string{"typescript", "curl"}; !cmp.Equal(got, want) {
+		t.Errorf("LanguagesFor(curl, typescript) = %v, want %v (table order)", got, want)
+	}
+	cc.SDK = nil
+	if got := len(LanguagesFor(&cc)); got != len(Languages()) {
+		t.Errorf("no sdk section: %d languages, want all %d", got, len(Languages()))
+	}
+}

@@ -1,0 +1,41 @@
+package suite
+
+import (
+	"time"
+
+	"github.com/retryspec/retryspec/contract"
+)
+
+// Delays of the test contract: the contract's own policy (statuses, codes,
+// attempts, jitter strategy, header) with the clock scaled down so the whole
+// suite runs in seconds. The snippet code is the same template output a
+// real contract gets; only these figures differ.
+const (
+	TestBase = 50 * time.Millisecond
+	TestCap  = 400 * time.Millisecond
+	// The deadline and attempt timeout leave room for a cold runtime (a
+	// JVM loading its HTTP client) on a busy two-core machine.
+	TestMaxElapsed     = 8 * time.Second
+	TestAttemptTimeout = 3 * time.Second
+	// Retry-After values (in seconds) the fault server sends: a short one to
+	// wait out, and a long one of which one wait fits in TestMaxElapsed and
+	// two do not.
+	TestRetryAfter     = 1
+	TestLongRetryAfter = 5
+)
+
+// TestContract returns a copy of c with the delays scaled down.
+func TestContract(c *contract.Contract) *contract.Contract {
+	t := *c
+	r := c.Retry
+	r.Backoff.Base = contract.Dur(TestBase)
+	r.Backoff.Cap = contract.Dur(TestCap)
+	r.MaxElapsed = contract.Dur(TestMaxElapsed)
+	if !r.AttemptTimeout.Bare.IsZero() || r.AttemptTimeout.Factor <= 0 {
+		r.AttemptTimeout = contract.AttemptTimeout{Bare: contract.Dur(TestAttemptTimeout)}
+	} else {
+		r.AttemptTimeout.P99 = contract.Dur(time.Duration(float64(TestAttemptTimeout) / r.AttemptTimeout.Factor))
+	}
+	t.Retry = r
+	return &t
+}

@@ -1,0 +1,111 @@
+package suite
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/retryspec/retryspec/snippets"
+	"github.com/retryspec/retryspec/snippets/faultserver"
+)
+
+// Scenario is one scripted misbehaviour and what the contract says the
+// client must do about it.
+type Scenario struct {
+	Name   string
+	Script faultserver.Script
+	// Requests is how many requests the server must see; Success whether
+	// the program must exit 0.
+	Requests int
+	Success  bool
+	// WithinElapsed demands the program stop no later than the overall
+	// deadline (plus scheduling slack) after its first request.
+	WithinElapsed bool
+}
+
+func errorBody(code string) string {
+	return `{"error":{"type":"idempotency_error","code":` + strconv.Quote(code) + `,"message":"see docs"}}`
+}
+
+// Scenarios derives the scripted scenarios from the (test) policy. A
+// scenario whose premise the contract lacks (no in-flight conflict, resets
+// not retried, no cautious status) is left out, and the reason returned.
+func Scenarios(p snippets.Policy) (list []Scenario, omitted []string) {
+	ok := faultserver.Step{Status: 201, Body: `{"id":"tr_1","status":"created"}`}
+	transient := 0
+	for _, s := range []int{503, 502, 504} {
+		if contains(p.Statuses, s) || contains(p.StatusClasses, s/100) {
+			transient = s
+			break
+		}
+	}
+	if transient == 0 && len(p.Statuses) > 0 {
+		transient = p.Statuses[len(p.Statuses)-1]
+	}
+	if transient == 0 {
+		omitted = append(omitted, "no retried status in the allowlist: recovery and max_attempts scenarios left out")
+	} else {
+		fail := faultserver.Step{Status: transient}
+		n := min(3, p.MaxAttempts)
+		script := faultserver.Script{}
+		for i := range n - 1 {
+			step := fail
+			// The second failure names its own wait: a Retry-After on a
+			// 503 is honoured as on a 429.
+			if i == 1 && contains(p.RetryAfterStatuses, transient) {
+				step.RetryAfter = strconv.Itoa(TestRetryAfter)
+			}
+			script = append(script, step)
+		}
+		list = append(list,
+			Scenario{Name: fmt.Sprintf("recover-after-%d", transient), Script: append(script, ok), Requests: n, Success: true},
+			Scenario{Name: "give-up-at-max-attempts", Script: faultserver.Script{fail}, Requests: p.MaxAttempts},
+		)
+	}
+	for _, s := range []int{400, 401} {
+		list = append(list, Scenario{Name: fmt.Sprintf("no-retry-%d", s), Script: faultserver.Script{{Status: s, Body: errorBody("invalid_request")}}, Requests: 1})
+	}
+	if p.MismatchStatus != 0 {
+		list = append(list, Scenario{Name: "no-retry-payload-mismatch",
+			Script: faultserver.Script{{Status: p.MismatchStatus, Body: errorBody(p.MismatchCode)}}, Requests: 1})
+	}
+	if contains(p.RetryAfterStatuses, 429) {
+		list = append(list, Scenario{Name: "429-retry-after",
+			Script: faultserver.Script{{Status: 429, RetryAfter: strconv.Itoa(TestRetryAfter)}, ok}, Requests: 2, Success: true})
+		if p.MaxAttempts >= 3 {
+			// Two Retry-After waits cannot fit in the deadline: the client
+			// must give up before the second wait, not sleep past it.
+			list = append(list, Scenario{Name: "stop-at-max-elapsed",
+				Script: faultserver.Script{{Status: 429, RetryAfter: strconv.Itoa(TestLongRetryAfter)}}, Requests: 2, WithinElapsed: true})
+		}
+	} else {
+		omitted = append(omitted, "429 is not retried with Retry-After: 429 and max_elapsed scenarios left out")
+	}
+	if p.InFlight && p.MaxAttempts >= 2 {
+		list = append(list, Scenario{Name: "in-flight-conflict-retried",
+			Script: faultserver.Script{{Status: p.InFlightStatus, Body: errorBody(p.InFlightCode)}, ok}, Requests: 2, Success: true})
+	} else {
+		omitted = append(omitted, "no in-flight conflict to wait out: in-flight scenario left out")
+	}
+	if p.RetryReset && p.MaxAttempts >= 2 {
+		list = append(list, Scenario{Name: "reset-connection-retried",
+			Script: faultserver.Script{{Reset: true}, ok}, Requests: 2, Success: true})
+	}
+	if p.RetryTimeout && p.MaxAttempts >= 2 {
+		list = append(list, Scenario{Name: "attempt-timeout-retried",
+			Script: faultserver.Script{{Status: 200, Delay: 5 * p.AttemptTimeout}, ok}, Requests: 2, Success: true})
+	}
+	if len(p.Cautious) > 0 && p.MaxAttempts >= 3 {
+		list = append(list, Scenario{Name: fmt.Sprintf("%d-retried-once-only", p.Cautious[0]),
+			Script: faultserver.Script{{Status: p.Cautious[0]}}, Requests: 2})
+	}
+	return list, omitted
+}
+
+func contains(xs []int, x int) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,18 @@
+// Package templates holds the page templates and site assets, embedded in
+// the binary. A team overrides any of them by putting a file with the same
+// name under the folder given to --templates; render loads both.
+//
+// markdown/*.md.tmpl are text/template files that write Markdown. Every
+// output action must end in an escaping function (md, code, cellcode,
+// fence, num, dur, human, slug, link, markdown); render refuses a template
+// that prints a value any other way.
+// html/layout.html is the html/template page frame; assets/ are copied to
+// the site as they are.
+package templates
+
+import "embed"
+
+// FS is the embedded template tree.
+//
+//go:embed markdown/*.md.tmpl html/*.html assets/*
+var FS embed.FS
