@@ -256,6 +256,12 @@ type result struct {
 // still running.
 func run(t testing.TB, sb *sandbox, stopAfter time.Duration, args ...string) result {
 	t.Helper()
+	return runFor(t, sb, stopAfter, hangAfter, args...)
+}
+
+// runFor is run with its own hang limit.
+func runFor(t testing.TB, sb *sandbox, stopAfter, hang time.Duration, args ...string) result {
+	t.Helper()
 	cmd := exec.Command(binary(t), args...)
 	cmd.Dir = sb.work
 	cmd.Env = []string{
@@ -284,7 +290,7 @@ func run(t testing.TB, sb *sandbox, stopAfter time.Duration, args ...string) res
 		}
 		select {
 		case <-done:
-		case <-time.After(hangAfter):
+		case <-time.After(hang):
 			cmd.Process.Kill()
 		}
 	}()
@@ -302,8 +308,8 @@ func run(t testing.TB, sb *sandbox, stopAfter time.Duration, args ...string) res
 		r.signaled = ws.Signaled()
 	}
 	r.cpu, r.rss, r.measured = usage(cmd.ProcessState)
-	if r.wall >= hangAfter {
-		t.Errorf("retryspec %s: still running after %v (killed)", strings.Join(args, " "), hangAfter)
+	if r.wall >= hang {
+		t.Errorf("retryspec %s: still running after %v (killed)", strings.Join(args, " "), hang)
 	}
 	return r
 }
