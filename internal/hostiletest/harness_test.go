@@ -92,6 +92,8 @@ func binary(t testing.TB) string {
 // child's TMPDIR and HOME.
 type sandbox struct {
 	root, work, outside, tmp, home string
+	// env is added to the child's minimal environment.
+	env []string
 }
 
 const soundContract = "examples/payouts/retryspec.yaml"
@@ -271,6 +273,7 @@ func runFor(t testing.TB, sb *sandbox, stopAfter, hang time.Duration, args ...st
 		"NO_COLOR=1",
 		"LANG=C.UTF-8",
 	}
+	cmd.Env = append(cmd.Env, sb.env...)
 	var stdout, stderr capped
 	stdout.max, stderr.max = 1<<20, 1<<20
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -29,6 +29,14 @@ func TestHostileSnippetsRunClean(t *testing.T) {
 		testenv.LookPath(t, prog)
 	}
 	sb := newSandbox(t)
+	// The runtimes' libraries (.ci/install-snippets) live in the real
+	// user's cache; HOME is the sandbox's.
+	cache := os.Getenv("RETRYSPEC_SNIPPETS_CACHE")
+	if cache == "" {
+		home, _ := os.UserHomeDir()
+		cache = filepath.Join(home, ".cache", "retryspec", "snippets")
+	}
+	sb.env = append(sb.env, "RETRYSPEC_SNIPPETS_CACHE="+cache)
 	marker := filepath.Join(sb.root, pwned)
 	src, err := os.ReadFile(filepath.Join(repoRoot(), "testdata", "hostile", "contract-hostile-strings.yaml"))
 	if err != nil {
