@@ -107,7 +107,7 @@ func runCopy(ctx context.Context, sys *IO, opts copyOptions) error {
 		Tool:     "retryspec",
 		Version:  buildVersion().Version,
 		Findings: fs,
-		Rules:    append(rules.Docs(), copylint.SuppressionRuleDocs()...),
+		Rules:    rules.Docs(),
 		Sources:  sources,
 		Color:    opts.Format == "text" && sys.Color(sys.OutIsTTY),
 	}

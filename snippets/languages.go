@@ -104,15 +104,15 @@ func Languages() []Language {
 }
 
 // LanguagesFor returns the languages the contract's sdk.languages names, in
-// table order; every language when the contract has no sdk section. The
-// Retrying page shows these as tabs.
+// that order; every language, in table order, when the contract has no sdk
+// section. The Retrying page shows these as tabs.
 func LanguagesFor(c *contract.Contract) []Language {
 	if c.SDK == nil || len(c.SDK.Languages) == 0 {
 		return Languages()
 	}
 	var out []Language
-	for _, l := range languages {
-		if slices.Contains(c.SDK.Languages, l.Name) {
+	for _, name := range c.SDK.Languages {
+		if l, ok := LanguageNamed(name); ok && !slices.ContainsFunc(out, func(x Language) bool { return x.Name == name }) {
 			out = append(out, l)
 		}
 	}

@@ -42,6 +42,8 @@ type Policy struct {
 	// 8941 string (idempotency.header_value: sf-string).
 	Header   string
 	SFString bool
+	// MaxKeyLength is the longest key the server accepts.
+	MaxKeyLength int
 
 	// Statuses are retried normally; StatusClasses are classes (5 for 5XX).
 	Statuses      []int
@@ -99,6 +101,7 @@ func NewPolicy(c *contract.Contract) (Policy, error) {
 		Path:           examplePath(ep.Path),
 		Header:         c.Idempotency.Header,
 		SFString:       c.Idempotency.HeaderValue == "sf-string",
+		MaxKeyLength:   c.Idempotency.MaxKeyLength,
 		MismatchStatus: c.Idempotency.Conflicts.PayloadMismatch.Status,
 		MismatchCode:   c.Idempotency.Conflicts.PayloadMismatch.Code,
 		RetryTimeout:   r.RetriesConnectionError("timeout"),

@@ -107,7 +107,7 @@ func TestPolicy(t *testing.T) {
 	want := Policy{
 		APIName: "Lumapay", BaseURL: "https://api.lumapay.example",
 		Method: "POST", Operation: "POST /v1/transfers", Path: "/v1/transfers",
-		Header:   "Idempotency-Key",
+		Header: "Idempotency-Key", MaxKeyLength: 255,
 		Statuses: []int{429, 502, 503, 504}, Cautious: []int{500}, RetryAfterStatuses: []int{429, 503},
 		InFlight: true, InFlightStatus: 409, InFlightCode: "concurrent_idempotent_requests",
 		MismatchStatus: 409, MismatchCode: "invalid_idempotent_request",
@@ -238,8 +238,8 @@ func TestLanguagesFor(t *testing.T) {
 	}
 	cc := *c
 	cc.SDK = &contract.SDK{Languages: []string{"curl", "typescript"}}
-	if got, want := names(LanguagesFor(&cc)), []string{"typescript", "curl"}; !cmp.Equal(got, want) {
-		t.Errorf("LanguagesFor(curl, typescript) = %v, want %v (table order)", got, want)
+	if got, want := names(LanguagesFor(&cc)), []string{"curl", "typescript"}; !cmp.Equal(got, want) {
+		t.Errorf("LanguagesFor(curl, typescript) = %v, want %v (sdk.languages order)", got, want)
 	}
 	cc.SDK = nil
 	if got := len(LanguagesFor(&cc)); got != len(Languages()) {

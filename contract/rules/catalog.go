@@ -218,18 +218,20 @@ func Suggest(id string) string { return contract.DidYouMean(id, IDs()) }
 
 // Sources cited by several rules.
 var (
-	srcBrandur = findings.Source{Title: "Brandur Leach, Implementing Stripe-like Idempotency Keys in Postgres", URL: "https://brandur.org/idempotency-keys"}
-	srcAWSIdem = findings.Source{Title: "AWS Builders' Library, Making retries safe with idempotent APIs", URL: "https://aws.amazon.com/builders-library/making-retries-safe-with-idempotent-APIs/"}
-	srcStripe  = findings.Source{Title: "Stripe API reference, Idempotent requests", URL: "https://docs.stripe.com/api/idempotent_requests"}
-	srcResend  = findings.Source{Title: "Resend, Idempotency keys", URL: "https://resend.com/docs/dashboard/emails/idempotency-keys"}
-	srcIETF    = findings.Source{Title: "IETF draft-ietf-httpapi-idempotency-key-header (expired, unratified)", URL: "https://datatracker.ietf.org/doc/draft-ietf-httpapi-idempotency-key-header/"}
-	srcBrooker = findings.Source{Title: "Marc Brooker, Exponential Backoff and Jitter (AWS Architecture Blog)", URL: "https://aws.amazon.com/blogs/architecture/exponential-backoff-and-jitter/"}
-	srcTimeout = findings.Source{Title: "Marc Brooker, Timeouts, retries and backoff with jitter (AWS Builders' Library)", URL: "https://aws.amazon.com/builders-library/timeouts-retries-and-backoff-with-jitter/"}
-	srcKleppm  = findings.Source{Title: "Martin Kleppmann, How to do distributed locking", URL: "https://martin.kleppmann.com/2016/02/08/how-to-do-distributed-locking.html"}
-	srcRFC9110 = findings.Source{Title: "RFC 9110, HTTP Semantics, section 9.2.2 Idempotent Methods", URL: "https://www.rfc-editor.org/rfc/rfc9110#section-9.2.2"}
-	srcAWSSDK  = findings.Source{Title: "AWS SDKs and Tools, Retry behavior (standard mode token bucket)", URL: "https://docs.aws.amazon.com/sdkref/latest/guide/feature-retry-behavior.html"}
-	srcR4J     = findings.Source{Title: "Resilience4j documentation, Retry and aspect order", URL: "https://resilience4j.readme.io/docs/getting-started-3"}
-	srcTenac   = findings.Source{Title: "tenacity documentation", URL: "https://tenacity.readthedocs.io/"}
-	srcTreat   = findings.Source{Title: "Tyler Treat, You Cannot Have Exactly-Once Delivery", URL: "https://bravenewgeek.com/you-cannot-have-exactly-once-delivery/"}
-	srcGRPC    = findings.Source{Title: "gRPC, Deadlines", URL: "https://grpc.io/docs/guides/deadlines/"}
+	srcBrandur               = findings.Source{Title: "Brandur Leach, Implementing Stripe-like Idempotency Keys in Postgres", URL: "https://brandur.org/idempotency-keys"}
+	srcAWSIdem               = findings.Source{Title: "AWS Builders' Library, Making retries safe with idempotent APIs", URL: "https://aws.amazon.com/builders-library/making-retries-safe-with-idempotent-APIs/"}
+	srcStripe                = findings.Source{Title: "Stripe API reference, Idempotent requests", URL: "https://docs.stripe.com/api/idempotent_requests"}
+	srcResend                = findings.Source{Title: "Resend, Idempotency keys", URL: "https://resend.com/docs/dashboard/emails/idempotency-keys"}
+	srcIETF                  = findings.Source{Title: "IETF draft-ietf-httpapi-idempotency-key-header (expired, unratified)", URL: "https://datatracker.ietf.org/doc/draft-ietf-httpapi-idempotency-key-header/"}
+	srcBrooker               = findings.Source{Title: "Marc Brooker, Exponential Backoff and Jitter (AWS Architecture Blog)", URL: "https://aws.amazon.com/blogs/architecture/exponential-backoff-and-jitter/"}
+	srcTimeout               = findings.Source{Title: "Marc Brooker, Timeouts, retries and backoff with jitter (AWS Builders' Library)", URL: "https://aws.amazon.com/builders-library/timeouts-retries-and-backoff-with-jitter/"}
+	srcKleppm                = findings.Source{Title: "Martin Kleppmann, How to do distributed locking", URL: "https://martin.kleppmann.com/2016/02/08/how-to-do-distributed-locking.html"}
+	srcRFC9110               = findings.Source{Title: "RFC 9110, HTTP Semantics, section 9.2.2 Idempotent Methods", URL: "https://www.rfc-editor.org/rfc/rfc9110#section-9.2.2"}
+	srcStaticcheckDirectives = findings.Source{Title: "staticcheck, Ignoring problems with linter directives", URL: "https://staticcheck.dev/docs/configuration/#line-based-linter-directives"}
+	srcOpenAPI               = findings.Source{Title: "OpenAPI Specification 3.1, Parameter Object", URL: "https://spec.openapis.org/oas/v3.1.0#parameter-object"}
+	srcAWSSDK                = findings.Source{Title: "AWS SDKs and Tools, Retry behavior (standard mode token bucket)", URL: "https://docs.aws.amazon.com/sdkref/latest/guide/feature-retry-behavior.html"}
+	srcR4J                   = findings.Source{Title: "Resilience4j documentation, Retry and aspect order", URL: "https://resilience4j.readme.io/docs/getting-started-3"}
+	srcTenac                 = findings.Source{Title: "tenacity documentation", URL: "https://tenacity.readthedocs.io/"}
+	srcTreat                 = findings.Source{Title: "Tyler Treat, You Cannot Have Exactly-Once Delivery", URL: "https://bravenewgeek.com/you-cannot-have-exactly-once-delivery/"}
+	srcGRPC                  = findings.Source{Title: "gRPC, Deadlines", URL: "https://grpc.io/docs/guides/deadlines/"}
 )

@@ -108,7 +108,7 @@ func TestCatalogIsWellFormed(t *testing.T) {
 		if !idPattern.MatchString(r.ID) {
 			t.Errorf("%s: ID is not family/kebab-case", r.ID)
 		}
-		if family := strings.SplitN(r.ID, "/", 2)[0]; !slices.Contains([]string{"key", "claim", "state", "endpoint", "window", "recovery", "retry", "sdk", "copy", "lint"}, family) {
+		if family := strings.SplitN(r.ID, "/", 2)[0]; !slices.Contains([]string{"key", "claim", "state", "endpoint", "window", "recovery", "retry", "sdk", "copy", "lint", "openapi"}, family) {
 			t.Errorf("%s: unknown family %q", r.ID, family)
 		}
 		if r.Severity != findings.Error && r.Severity != findings.Warning {

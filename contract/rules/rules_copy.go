@@ -81,4 +81,28 @@ var copyRules = []Rule{
 		Bad:  "Keys are kept for 7 days.   (the contract says replay_window: 24h)",
 		Good: "Keys are kept for 24 hours.",
 	},
+	{
+		ID:       "copy/suppression-without-reason",
+		Severity: findings.Error,
+		Scope:    ScopeCopy,
+		Summary:  "an inline copy suppression gives no reason",
+		Rationale: "A suppression is a reviewed exception: the reason is what the reviewer approves and what the next reader " +
+			"needs, as with staticcheck's linter directives. Without one it waives nothing.",
+		Sources: []findings.Source{srcStaticcheckDirectives},
+		Fix:     "write the reason after two dashes: <!-- retryspec-disable-next-line copy/exactly-once -- quoting a vendor's claim -->",
+		Bad:     "<!-- retryspec-disable-next-line copy/exactly-once -->",
+		Good:    "<!-- retryspec-disable-next-line copy/exactly-once -- quoted from a competitor's page -->",
+	},
+	{
+		ID:       "copy/unused-suppression",
+		Severity: findings.Warning,
+		Scope:    ScopeCopy,
+		Summary:  "an inline copy suppression or a docs.copy.allow entry waives nothing",
+		Rationale: "A stale suppression hides the next real claim written on that line, and an allow entry that matches nothing " +
+			"outlives the page it was written for; staticcheck reports unused directives for the same reason.",
+		Sources: []findings.Source{srcStaticcheckDirectives},
+		Fix:     "remove it, or move it directly above the line it is meant for",
+		Bad:     "<!-- retryspec-disable-next-line copy/exactly-once -- old claim -->\nRetries are safe within 24 hours.",
+		Good:    "Retries are safe within 24 hours.",
+	},
 }

@@ -168,4 +168,17 @@ var openapiRules = []Rule{
 		Bad:  "# the contract lists POST /v1/order (singular); the spec has POST /v1/orders\n",
 		Good: "# the contract's operations all exist in the spec\n",
 	},
+	{
+		ID:       "openapi/contradicts-contract",
+		Severity: findings.Error,
+		Scope:    ScopeOpenAPI,
+		Summary:  "(with openapi) the spec already declares the key header or a conflict response, and it disagrees with the contract",
+		Rationale: "SDK generators, API references and gateways read the OpenAPI spec, not the docs. A key parameter with another " +
+			"name, another maxLength or another required flag than the contract's makes generated clients send keys the API " +
+			"rejects, or omit keys it requires.",
+		Sources: []findings.Source{srcOpenAPI},
+		Fix:     "change the spec's declaration to match the contract (or the contract to match the spec), then run retryspec openapi again",
+		Bad:     "# the spec declares Idempotency-Key with maxLength: 256; the contract says max_key_length: 255\n",
+		Good:    "# the spec's Idempotency-Key parameter has maxLength: 255, as the contract says\n",
+	},
 }

@@ -39,10 +39,11 @@ type Request struct {
 	Path       string
 	// Key is the idempotency header's value as sent, RawKey unquoted when it
 	// is an RFC 8941 string.
-	RawKey string
-	Key    string
-	Body   []byte
-	Step   Step
+	RawKey      string
+	Key         string
+	ContentType string
+	Body        []byte
+	Step        Step
 }
 
 // Server serves scripted sessions on 127.0.0.1.
@@ -129,7 +130,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	raw := r.Header.Get(s.header)
 	req := Request{
 		Arrived: arrived, Method: r.Method, Path: "/" + path,
-		RawKey: raw, Key: unquoteSFString(raw), Body: body,
+		RawKey: raw, Key: unquoteSFString(raw), Body: body, ContentType: r.Header.Get("Content-Type"),
 	}
 	sess.mu.Lock()
 	n := len(sess.requests)

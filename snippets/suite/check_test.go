@@ -28,7 +28,7 @@ func history(t0 time.Time, script faultserver.Script, keys []string, waits []tim
 	at := t0
 	for i, k := range keys {
 		step := script[min(i, len(script)-1)]
-		r := faultserver.Request{Arrived: at, Answered: at.Add(5 * time.Millisecond), Method: "POST", Path: "/v1/transfers", Key: k, RawKey: k, Body: []byte(`{"a":1}`), Step: step}
+		r := faultserver.Request{Arrived: at, Answered: at.Add(5 * time.Millisecond), Method: "POST", Path: "/v1/transfers", Key: k, RawKey: k, Body: []byte(`{"a":1}`), ContentType: "application/json", Step: step}
 		reqs = append(reqs, r)
 		if i < len(waits) {
 			at = r.Answered.Add(waits[i])

@@ -15,13 +15,13 @@ const (
 	TestCap  = 400 * time.Millisecond
 	// The deadline and attempt timeout leave room for a cold runtime (a
 	// JVM loading its HTTP client) on a busy two-core machine.
-	TestMaxElapsed     = 8 * time.Second
-	TestAttemptTimeout = 3 * time.Second
+	TestMaxElapsed     = 12 * time.Second
+	TestAttemptTimeout = 5 * time.Second
 	// Retry-After values (in seconds) the fault server sends: a short one to
 	// wait out, and a long one of which one wait fits in TestMaxElapsed and
 	// two do not.
 	TestRetryAfter     = 1
-	TestLongRetryAfter = 5
+	TestLongRetryAfter = 7
 )
 
 // TestContract returns a copy of c with the delays scaled down.

@@ -2,7 +2,9 @@ package suite
 
 import (
 	"bytes"
+	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -26,7 +28,7 @@ import (
 // because the bounds it guards catch unit mistakes (seconds for
 // milliseconds), while the waits themselves are checked exactly against the
 // jitter envelope and from below against the server's clock.
-const Slack = 3 * time.Second
+const Slack = 5 * time.Second
 
 // RunTimeout ends a snippet run that hangs: well past the test contract's
 // overall deadline.
@@ -280,8 +282,12 @@ func check(p snippets.Policy, sc Scenario, res run.Result, reqs []faultserver.Re
 	if !sc.Success && res.ExitCode == 0 {
 		bad("exit code 0, want non-zero (the client must give up)")
 	}
-	if len(reqs) != sc.Requests {
-		bad("server saw %d requests, want %d", len(reqs), sc.Requests)
+	if lo := cmp.Or(sc.MinRequests, sc.Requests); len(reqs) < lo || len(reqs) > sc.Requests {
+		if lo == sc.Requests {
+			bad("server saw %d requests, want %d", len(reqs), sc.Requests)
+		} else {
+			bad("server saw %d requests, want %d to %d", len(reqs), lo, sc.Requests)
+		}
 	}
 	if len(reqs) == 0 {
 		return problems, nil
@@ -289,6 +295,12 @@ func check(p snippets.Policy, sc Scenario, res run.Result, reqs []faultserver.Re
 	key := reqs[0].Key
 	if key == "" {
 		bad("request 1 carries no %s header", p.Header)
+	}
+	if p.MaxKeyLength > 0 && len(key) > p.MaxKeyLength {
+		bad("key %q is longer than max_key_length %d", key, p.MaxKeyLength)
+	}
+	if !json.Valid(reqs[0].Body) || !strings.HasPrefix(reqs[0].ContentType, "application/json") {
+		bad("request 1 is not a JSON body (Content-Type %q, body %q)", reqs[0].ContentType, reqs[0].Body)
 	}
 	if p.SFString && !strings.HasPrefix(reqs[0].RawKey, `"`) {
 		bad("header value %q is not an sf-string (idempotency.header_value: sf-string)", reqs[0].RawKey)

@@ -91,6 +91,9 @@ func TestSnippetsProven(t *testing.T) {
 			"typeroots": filepath.Join(cache, "node_modules", "@types"),
 		},
 		Progress: &progress,
+		// Under `go test ./...` other packages compete for the CPU: fewer
+		// snippets at once keep cold starts inside the test budgets.
+		Parallel: 2, MaxProcs: 4,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -154,6 +157,7 @@ func TestJitterStrategiesProven(t *testing.T) {
 					"typeroots": filepath.Join(cache, "node_modules", "@types"),
 				},
 				Scenarios: []string{"recover-after-503", "give-up-at-max-attempts", "500-retried-once-only", "in-flight-conflict-retried"},
+				Parallel:  2, MaxProcs: 4,
 			})
 			if err != nil {
 				t.Fatal(err)
