@@ -33,3 +33,20 @@ func TestFlattenDeepQuotes(t *testing.T) {
 		t.Errorf("findings %+v", fs)
 	}
 }
+
+// TestDeeplyIndentedIsText: a file with lines indented past maxIndent is
+// linted as plain text, at once, and its claims are still found.
+func TestDeeplyIndentedIsText(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(strings.Repeat("> ", 40_000) + "exactly-once delivery\n\n")
+	for i := 0; i < 1600; i++ {
+		b.WriteString(strings.Repeat("  ", i) + "- x\n")
+	}
+	if !deeplyIndented([]byte(b.String())) || deeplyIndented([]byte("- a\n  - b\n    - c\n")) {
+		t.Fatal("deeplyIndented misjudges")
+	}
+	fs := LintSource(nil, "deep.md", []byte(b.String()))
+	if len(fs) == 0 || fs[0].Rule != "copy/exactly-once" {
+		t.Errorf("findings %+v", fs)
+	}
+}

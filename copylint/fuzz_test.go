@@ -50,7 +50,7 @@ func fuzzFormat(f *testing.F, name, ext string) {
 			select {
 			case <-done:
 			case <-time.After(10 * time.Second):
-				panic(fmt.Sprintf("LintSource(%s) hangs on:\n%q", name, data))
+				panic(fmt.Sprintf("LintSource(%s) hangs on %d bytes starting %.300q", name, len(data), data))
 			}
 		}()
 		defer close(done)
