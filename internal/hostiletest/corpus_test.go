@@ -271,6 +271,10 @@ func TestEveryCommandOnEveryHostileFile(t *testing.T) {
 		})
 	}
 	t.Cleanup(func() {
+		// contract-out-absolute.yaml names this folder as docs.out.
+		if _, err := os.Lstat("/tmp/retryspec-hostile-absolute-out"); err == nil {
+			t.Error("a command wrote the absolute docs.out of contract-out-absolute.yaml")
+		}
 		sort.Sort(sort.Reverse(sort.StringSlice(worst)))
 		t.Logf("slowest runs (CPU time, peak RSS):\n%s", strings.Join(worst[:min(15, len(worst))], "\n"))
 		var names []string
