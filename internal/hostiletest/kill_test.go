@@ -46,7 +46,7 @@ func TestKilledBuildKeepsPreviousSite(t *testing.T) {
 	}
 	sb := newSandbox(t)
 	mustWrite(t, filepath.Join(sb.work, "old.yaml"), bigContract(t, "Previous", 0))
-	mustWrite(t, filepath.Join(sb.work, "new.yaml"), bigContract(t, "Killed", 20_000))
+	mustWrite(t, filepath.Join(sb.work, "new.yaml"), bigContract(t, "Killed", 9_990))
 	out := filepath.Join(sb.work, "out")
 
 	build := func(contract string) result {
@@ -55,7 +55,7 @@ func TestKilledBuildKeepsPreviousSite(t *testing.T) {
 	if r := build("new.yaml"); r.code != 0 {
 		t.Fatalf("build new.yaml: exit %d\n%s", r.code, r.stderr)
 	} else {
-		t.Logf("a full build of the 20,000-endpoint contract: %v wall, %v CPU", r.wall.Round(time.Millisecond), r.cpu.Round(time.Millisecond))
+		t.Logf("a full build of the 9,993-endpoint contract: %v wall, %v CPU", r.wall.Round(time.Millisecond), r.cpu.Round(time.Millisecond))
 	}
 	newSite := snapshot(t, out)
 	if r := build("old.yaml"); r.code != 0 {
