@@ -18,6 +18,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/extension"
+	gmhtml "github.com/yuin/goldmark/renderer/html"
 	"golang.org/x/net/html"
 )
 
@@ -412,8 +415,22 @@ func checkOutputFile(t testing.TB, what, p string) {
 		for _, bad := range liveMarkup(data) {
 			t.Errorf("%s: output %s carries live markup from the input: %s", what, p, bad)
 		}
+	case ".md", ".mdx":
+		// Markdown is rendered by docs platforms that keep raw HTML.
+		var page bytes.Buffer
+		if err := markdownPlatform.Convert(data, &page); err != nil {
+			t.Errorf("%s: output %s does not render: %v", what, p, err)
+			return
+		}
+		for _, bad := range liveMarkup(page.Bytes()) {
+			t.Errorf("%s: output %s, rendered as Markdown, carries live markup from the input: %s", what, p, bad)
+		}
 	}
 }
+
+// markdownPlatform renders Markdown as a docs platform does: GFM, raw
+// HTML passed through.
+var markdownPlatform = goldmark.New(goldmark.WithExtensions(extension.GFM), goldmark.WithRendererOptions(gmhtml.WithUnsafe()))
 
 // liveMarkup tokenizes a page as a browser would and reports what input
 // strings became markup: a script whose text came from the input, an event
