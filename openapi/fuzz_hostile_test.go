@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
+	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -151,7 +153,7 @@ func FuzzOverlay(f *testing.F) {
 			return
 		}
 		if diff := cmp.Diff(normalize(want), normalize(got)); diff != "" {
-			t.Fatalf("input + overlay differs from the merged spec (-merged +applied):\n%.3000s", diff)
+			t.Fatalf("input + overlay differs from the merged spec (-merged +applied):\n%s", changedLines(diff))
 		}
 	})
 }
@@ -164,6 +166,14 @@ func normalize(v any) any {
 		out := make(map[string]any, len(v))
 		for k, x := range v {
 			out[k] = normalize(x)
+			if k == "parameters" {
+				// OpenAPI parameters are identified by (in, name), not by
+				// place: the merged spec may put the key header elsewhere
+				// than the overlay's append.
+				if list, ok := out[k].([]any); ok {
+					sort.SliceStable(list, func(i, j int) bool { return paramID(list[i]) < paramID(list[j]) })
+				}
+			}
 		}
 		return out
 	case map[any]any:
@@ -201,4 +211,26 @@ func expanded(n *yaml.Node, count int) int {
 		count = expanded(c, count)
 	}
 	return count
+}
+
+// changedLines keeps the - and + lines of a cmp.Diff, clipped.
+func changedLines(diff string) string {
+	var out []string
+	for _, l := range strings.Split(diff, "\n") {
+		if t := strings.TrimSpace(l); strings.HasPrefix(t, "-") || strings.HasPrefix(t, "+") {
+			if len(t) > 400 {
+				t = t[:400] + "…"
+			}
+			out = append(out, t)
+		}
+	}
+	if len(out) > 20 {
+		out = out[:20]
+	}
+	return strings.Join(out, "\n")
+}
+
+func paramID(p any) string {
+	m, _ := p.(map[string]any)
+	return fmt.Sprint(m["in"], "\x00", m["name"], "\x00", m["$ref"])
 }
