@@ -43,6 +43,11 @@ func Load(path string) (*Contract, error) {
 	if st.IsDir() {
 		return nil, loadErr(path, nil, Pos{}, "is a folder, not a contract file", "pass the path of retryspec.yaml with -c")
 	}
+	if st.Mode().IsRegular() && st.Size() > MaxFileSize {
+		// Refused from its size: reading the first 16 MiB of a 200 MB file
+		// first would cost memory for nothing.
+		return nil, loadErr(path, nil, Pos{}, fmt.Sprintf("file is larger than %d MiB; this is not a retryspec contract", MaxFileSize>>20), "")
+	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
 	if err != nil {
 		return nil, loadErr(path, nil, Pos{}, err.Error(), "")
