@@ -7,4 +7,4 @@ test:
 
 # Build the docs site from the bundled example.
 site:
-	go run ./cmd/retryspec build -c examples/payouts/retryspec.yaml --out docs.out
+	go run ./cmd/retryspec build -c examples/payouts/retryspec.yaml --out _site

@@ -18,13 +18,14 @@ type buildOptions struct {
 	Templates    string
 	MarkdownOnly bool
 	SiteURL      string
+	OpenAPI      string
 	Format       string
 }
 
 func newBuildCmd(sys *IO) *cobra.Command {
 	opts := &buildOptions{}
 	cmd := &cobra.Command{
-		Use:   "build [-c FILE] [--out DIR]",
+		Use:   "build [-c FILE] [--out DIR] [--openapi SPEC]",
 		Short: "Check the contract, then render the integrator docs as Markdown and a static HTML site",
 		Long: `Check the contract, then render the integrator docs: Markdown pages for a
 docs platform (OUT/markdown) and a static HTML site (OUT). A contract with
@@ -50,6 +51,7 @@ contract or a template could not be read, or the command line is wrong.`,
 	cmd.Flags().StringVar(&opts.Templates, "templates", "", "`DIR` of templates that override the built-in ones (same file names)")
 	cmd.Flags().BoolVar(&opts.MarkdownOnly, "markdown-only", false, "write only the Markdown pages and pictures")
 	cmd.Flags().StringVar(&opts.SiteURL, "site-url", "", "public `URL` of the site, for absolute sitemap locations")
+	cmd.Flags().StringVar(&opts.OpenAPI, "openapi", "", "the API's OpenAPI `SPEC`: check the endpoints against it and write OUT/openapi/overlay.yaml and the merged spec")
 	addFormatFlag(cmd, &opts.Format)
 	return cmd
 }
@@ -61,6 +63,7 @@ func runBuild(cmd *cobra.Command, sys *IO, opts *buildOptions) error {
 		Templates:    opts.Templates,
 		MarkdownOnly: opts.MarkdownOnly,
 		SiteURL:      opts.SiteURL,
+		OpenAPI:      opts.OpenAPI,
 	})
 	var fe *site.FindingsError
 	switch {

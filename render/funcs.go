@@ -47,8 +47,9 @@ var markdownFuncs = template.FuncMap{
 		return EscapeMarkdown(s)
 	},
 	// marker writes a copy-linter marker line naming the rules in ids
-	// (space-separated rule IDs), or nothing when ids is empty.
-	"marker": func(ids string) string {
+	// (space-separated rule IDs) with a reason, or nothing when ids is
+	// empty. The reason is template text; it cannot close the comment.
+	"marker": func(ids, reason string) string {
 		if ids == "" {
 			return ""
 		}
@@ -57,7 +58,8 @@ var markdownFuncs = template.FuncMap{
 				return ""
 			}
 		}
-		return "<!-- retryspec-disable-next-line " + ids + " -- quoted as an example -->\n"
+		reason = strings.NewReplacer("--", "-", ">", "", "\n", " ").Replace(reason)
+		return "<!-- retryspec-disable-next-line " + ids + " -- " + reason + " -->\n"
 	},
 	// link is the relative Markdown path of a rule's page.
 	"link": func(r rules.Rule) string { return RulePath(r.ID) },
@@ -67,7 +69,7 @@ var markdownFuncs = template.FuncMap{
 	// snippet languages' library notes), never contract text.
 	"markdown": func(s string) string { return s },
 	// oneline joins a multi-line text so a marker comment covers all of it.
-	"oneline": func(s string) string { return strings.Join(strings.Fields(s), " ") },
+	"oneline": oneLine,
 	"inc":     func(i int) int { return i + 1 },
 	// capfirst starts a catalog sentence with a capital letter.
 	"capfirst": capFirst,

@@ -44,11 +44,12 @@ type Inputs struct {
 	// Changelog is the Markdown body of the Changelog page, written (and
 	// escaped) by contract/diff; "" leaves the page out.
 	Changelog string
-	// CopyQuotes names the copy rules that a line of prose would fire
-	// (copylint on the line). A rule page marks each catalog text that
-	// quotes what a copy rule forbids, so the build's own copy check reads
-	// it as an example. Nil: each copy rule's page marks its own texts.
-	CopyQuotes func(line string) []string
+	// CopyQuotes names, for each line of prose, the copy rules it would
+	// fire (copylint on the lines, in one pass). A rule page marks each
+	// catalog text that quotes what a copy rule forbids, so the build's own
+	// copy check reads it as an example. Nil: each copy rule's page marks
+	// its own texts.
+	CopyQuotes func(lines []string) [][]string
 }
 
 // Page is one rendered Markdown page.
@@ -75,9 +76,10 @@ const (
 // Markdown renders every page and picture of the docs for in.
 func Markdown(in Inputs, t *Templates) ([]Page, []File, error) {
 	c := in.Contract
-	v := newView(in)
-	for _, r := range in.Rules {
-		v.RuleRows = append(v.RuleRows, ruleRow{Rule: r, Quoted: ruleMarks(in, r).Summary != ""})
+	ruleMarks, libraryMarks := quoteMarks(in)
+	v := newView(in, libraryMarks)
+	for i, r := range in.Rules {
+		v.RuleRows = append(v.RuleRows, ruleRow{Rule: r, Quoted: ruleMarks[i].Summary != ""})
 	}
 	type spec struct {
 		tmpl, path, title string
@@ -102,10 +104,10 @@ func Markdown(in Inputs, t *Templates) ([]Page, []File, error) {
 		}
 		pages = append(pages, Page{Path: s.path, Title: s.title, Markdown: md})
 	}
-	for _, r := range in.Rules {
+	for i, r := range in.Rules {
 		rv := *v
 		rv.Rule = r
-		rv.Marks = ruleMarks(in, r)
+		rv.Marks = ruleMarks[i]
 		rv.Quoted = rv.Marks != (ruleTextMarks{})
 		rv.ScopeText = scopeText(r.Scope)
 		md, err := execute(t, "rule", &rv)
@@ -207,6 +209,8 @@ type view struct {
 	SDKRows         []languageRow
 	Changelog       string
 	NoSnippets      string
+	// RetryingQuoted: a library note on the Retrying page carries a marker.
+	RetryingQuoted bool
 
 	RuleRows []ruleRow
 
@@ -230,39 +234,67 @@ type ruleTextMarks struct {
 	Summary, Rationale, Fix, Bad, Good string
 }
 
-// ruleMarks decides which texts of r's page need a quote marker.
-func ruleMarks(in Inputs, r rules.Rule) ruleTextMarks {
-	// quotes asks about the line exactly as the page will carry it.
-	quotes := func(text, prefix string, own bool) string {
-		line := strings.Join(strings.Fields(text), " ")
-		if line == "" {
-			return ""
-		}
-		if in.CopyQuotes == nil {
-			if own && r.Scope == rules.ScopeCopy {
-				return r.ID
+// quoteMarks decides which catalog texts of the rule pages (in rule
+// order) and which library notes of the Retrying page (in snippet order)
+// need a quote marker, asking CopyQuotes about every line at once, each
+// exactly as its page will carry it.
+func quoteMarks(in Inputs) ([]ruleTextMarks, []string) {
+	rm := make([]ruleTextMarks, len(in.Rules))
+	lm := make([]string, len(in.Snippets))
+	if in.CopyQuotes == nil {
+		for i, r := range in.Rules {
+			if r.Scope == rules.ScopeCopy {
+				rm[i] = ruleTextMarks{Summary: r.ID, Rationale: r.ID, Fix: r.ID}
+				if r.Bad != "" {
+					rm[i].Bad = r.ID
+				}
 			}
-			return ""
 		}
-		ids := slices.Clone(in.CopyQuotes(prefix + EscapeMarkdown(line)))
-		slices.Sort(ids)
-		return strings.Join(slices.Compact(ids), " ")
+		return rm, lm
 	}
-	m := ruleTextMarks{
-		Summary:   quotes(capFirst(r.Summary), "", true),
-		Rationale: quotes(r.Rationale, "", true),
-		Fix:       quotes(capFirst(r.Fix), "", true),
+	var lines []string
+	var sets []func(string)
+	ask := func(line string, set func(string)) {
+		if line = strings.Join(strings.Fields(line), " "); line != "" {
+			lines = append(lines, line)
+			sets = append(sets, set)
+		}
 	}
-	if r.Scope == rules.ScopeCopy { // contract rules show YAML in code blocks
-		m.Bad = quotes(r.Bad, "> ", true)
-		m.Good = quotes(r.Good, "> ", false)
+	for i, r := range in.Rules {
+		m := &rm[i]
+		ask(EscapeMarkdown(capFirst(oneLine(r.Summary))), func(s string) { m.Summary = s })
+		ask(EscapeMarkdown(oneLine(r.Rationale)), func(s string) { m.Rationale = s })
+		ask(EscapeMarkdown(capFirst(oneLine(r.Fix))), func(s string) { m.Fix = s })
+		if r.Scope == rules.ScopeCopy { // contract rules show YAML in code blocks
+			if r.Bad != "" {
+				ask("> "+EscapeMarkdown(oneLine(r.Bad)), func(s string) { m.Bad = s })
+			}
+			if r.Good != "" {
+				ask("> "+EscapeMarkdown(oneLine(r.Good)), func(s string) { m.Good = s })
+			}
+		}
 	}
-	return m
+	for i, sn := range in.Snippets {
+		ask(oneLine(sn.Library), func(s string) { lm[i] = s })
+	}
+	for i, ids := range in.CopyQuotes(lines) {
+		if i < len(sets) && len(ids) > 0 {
+			ids = slices.Clone(ids)
+			slices.Sort(ids)
+			sets[i](strings.Join(slices.Compact(ids), " "))
+		}
+	}
+	return rm, lm
 }
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 type snippetView struct {
 	Snippet
 	FenceTag string
+	// LibraryLine is the library note on one line, so one marker covers
+	// it; LibraryMark names the copy rules it trips ("" for none).
+	LibraryLine, LibraryMark string
 }
 
 type failureRow struct{ Label, Retry, Why string }

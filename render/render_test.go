@@ -300,11 +300,14 @@ func TestRulePageMarksQuotes(t *testing.T) {
 		Summary: "retry on any error is wrong", Rationale: "Because.", Fix: "list statuses"}
 	clean := rules.Rule{ID: "retry/no-logging", Severity: findings.Warning, Scope: rules.ScopeContract,
 		Summary: "no logging", Rationale: "Because.", Fix: "log"}
-	detect := func(line string) []string {
-		if strings.Contains(line, "any error") {
-			return []string{"copy/retry-any-error", "copy/contradicts-contract", "copy/retry-any-error"}
+	detect := func(lines []string) [][]string {
+		out := make([][]string, len(lines))
+		for i, line := range lines {
+			if strings.Contains(line, "any error") {
+				out[i] = []string{"copy/retry-any-error", "copy/contradicts-contract", "copy/retry-any-error"}
+			}
 		}
-		return nil
+		return out
 	}
 	ps := pages(t, Inputs{Contract: c, Rules: []rules.Rule{r, clean}, CopyQuotes: detect})
 	page := ps["rules/retry-any-error.md"]

@@ -9,7 +9,7 @@ import (
 	"github.com/retryspec/retryspec/render/schedule"
 )
 
-func newView(in Inputs) *view {
+func newView(in Inputs, libraryMarks []string) *view {
 	c := in.Contract
 	r := c.Retry
 	id := c.Idempotency
@@ -30,8 +30,10 @@ func newView(in Inputs) *view {
 	if !r.AttemptTimeout.Bare.IsZero() {
 		v.AttemptTimeout = r.AttemptTimeout.Bare
 	}
-	for _, s := range in.Snippets {
-		v.Snippets = append(v.Snippets, snippetView{Snippet: s, FenceTag: FenceTag(s.Lang)})
+	for i, s := range in.Snippets {
+		sv := snippetView{Snippet: s, FenceTag: FenceTag(s.Lang), LibraryLine: oneLine(s.Library), LibraryMark: libraryMarks[i]}
+		v.RetryingQuoted = v.RetryingQuoted || sv.LibraryMark != ""
+		v.Snippets = append(v.Snippets, sv)
 	}
 	v.Statuses, v.CautiousCodes = statusRows(r)
 	v.ConnErrors = connRows(r)

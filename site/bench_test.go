@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 )
 
@@ -48,11 +49,19 @@ func BenchmarkBuild200Endpoints(b *testing.B) {
 	path := contract200(b)
 	out := filepath.Join(b.TempDir(), "out")
 	b.ReportAllocs()
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	cpu := cpuTime()
 	for b.Loop() {
 		if _, err := Build(context.Background(), Options{Contract: path, Out: out}); err != nil {
 			b.Fatal(err)
 		}
 	}
+	// CPU time is the cost apart from other load on a shared machine.
+	b.ReportMetric(float64((cpuTime()-cpu).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	b.ReportMetric(float64(after.Sys)/(1<<20), "MB-sys")
 }
 
 func TestContract200Builds(t *testing.T) {

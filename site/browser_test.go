@@ -16,9 +16,7 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
-	"github.com/retryspec/retryspec/contract"
 	"github.com/retryspec/retryspec/internal/testenv"
-	"github.com/retryspec/retryspec/render"
 )
 
 // axePath finds axe-core as .ci/install-site installs it.
@@ -219,14 +217,11 @@ func TestSiteInBrowser(t *testing.T) {
 		}
 	}
 
-	// Tabs and copy buttons. The Retrying page carries the language tabs
-	// once the snippets are rendered into it; until a contract yields
-	// snippets, check the widget on a site built with stand-in code.
-	tabsURL := srv.URL + "/site/retrying.html"
+	// Tabs and copy buttons, on the Retrying page's language tabs.
 	if !hasTabs(files) {
-		tabsURL = srv.URL + "/tabs/retrying.html"
-		buildTabsFixture(t, examples(t)["payouts"], filepath.Join(root, "tabs"))
+		t.Fatal("retrying.html has no language tabs")
 	}
+	tabsURL := srv.URL + "/site/retrying.html"
 	if err := chromedp.Do(ctx,
 		chromedp.EmulateViewport(1280, 800),
 		colorScheme("light"),
@@ -295,29 +290,4 @@ func hasTabs(files []File) bool {
 		}
 	}
 	return false
-}
-
-// buildTabsFixture writes the example's site with stand-in code in the
-// language tabs: it exercises the tab widget only, and is no snippet.
-func buildTabsFixture(t *testing.T, path, dir string) {
-	t.Helper()
-	c, err := contract.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tm, err := render.LoadTemplates("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	in := render.Inputs{Contract: c, Snippets: []render.Snippet{
-		{Lang: "python", Title: "Python", Library: "Stand-in text for the tab widget test.", Code: []byte("print('first tab')\n")},
-		{Lang: "go", Title: "Go", Library: "Stand-in text for the tab widget test.", Code: []byte("package main\n\nfunc main() { println(\"second tab\") }\n")},
-	}}
-	files, err := Generate(in, tm, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := Write(dir, files, nil); err != nil {
-		t.Fatal(err)
-	}
 }

@@ -11,8 +11,11 @@ import (
 	"strings"
 
 	"github.com/retryspec/retryspec/contract"
+	"github.com/retryspec/retryspec/contract/diff"
+	"github.com/retryspec/retryspec/contract/rules"
 	"github.com/retryspec/retryspec/findings"
 	"github.com/retryspec/retryspec/internal/atomicwrite"
+	"github.com/retryspec/retryspec/openapi"
 	"github.com/retryspec/retryspec/render"
 )
 
@@ -32,10 +35,17 @@ type Options struct {
 	MarkdownOnly bool
 	// SiteURL, when set, makes the sitemap's locations absolute.
 	SiteURL string
+	// OpenAPI, when set, is the API's OpenAPI spec: the build checks the
+	// contract's endpoints against it and writes the Overlay 1.0 document
+	// and the merged spec under openapi/.
+	OpenAPI string
 
 	// afterWrite, in tests, runs after each file is written to the
 	// temporary folder; an error aborts the build there.
 	afterWrite func(name string) error
+	// git reads the contract's history for the Changelog page; nil runs
+	// the git binary. Tests substitute it for stable golden files.
+	git diff.Git
 }
 
 // File is one output file, its path relative to the output folder.
@@ -68,8 +78,21 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if fs := checkContract(c); findings.Failed(fs, false) {
-		return nil, &FindingsError{What: "the contract", Findings: fs, Sources: map[string][]byte{c.File: c.Source}}
+	fs := checkContract(c)
+	sources := map[string][]byte{c.File: c.Source}
+	var spec *openapi.Result
+	if opts.OpenAPI != "" {
+		if spec, err = openapi.Render(c, opts.OpenAPI, openapi.LoadOptions{}, false); err != nil {
+			return nil, err
+		}
+		drift := openapi.DriftSpec(c, spec.Spec)
+		rules.MarkWaived(c, drift)
+		fs = append(append(fs, drift...), spec.Plan.Findings...)
+		sources[opts.OpenAPI] = spec.Spec.Data
+	}
+	if findings.Failed(fs, false) {
+		findings.Sort(fs)
+		return nil, &FindingsError{What: "the contract", Findings: fs, Sources: sources}
 	}
 	if opts.Out == "" {
 		opts.Out = OutDir(c)
@@ -78,13 +101,23 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	in, err := inputs(c)
+	g := opts.git
+	if g == nil {
+		g = diff.ExecGit{}
+	}
+	in, err := inputs(ctx, c, g)
 	if err != nil {
 		return nil, err
 	}
 	files, err := Generate(in, t, opts)
 	if err != nil {
 		return nil, err
+	}
+	if spec != nil {
+		files = append(files,
+			File{Path: "openapi/overlay.yaml", Data: spec.Overlay},
+			File{Path: "openapi/" + filepath.Base(opts.OpenAPI), Data: spec.Merged})
+		slices.SortFunc(files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
 	}
 	if fs := lintOwnCopy(c, files); findings.Failed(fs, false) {
 		sources := map[string][]byte{}
@@ -146,10 +179,16 @@ func Generate(in render.Inputs, t *render.Templates, opts Options) ([]File, erro
 	return files, nil
 }
 
-// Write replaces the folder out with files, atomically.
+// Write replaces the folder out with files, atomically. It refuses to
+// replace a folder that holds something other than an earlier build (a
+// source folder given as --out by mistake): only an empty folder, or one
+// with the Markdown index a build writes, is replaced.
 func Write(out string, files []File, afterWrite func(string) error) error {
 	if out == "" {
 		return errors.New("no output folder")
+	}
+	if err := replaceable(out); err != nil {
+		return err
 	}
 	return atomicwrite.Dir(out, func(tmp string) error {
 		for _, f := range files {
@@ -168,6 +207,18 @@ func Write(out string, files []File, afterWrite func(string) error) error {
 		}
 		return nil
 	})
+}
+
+// replaceable reports why out must not be replaced, or nil.
+func replaceable(out string) error {
+	entries, err := os.ReadDir(out)
+	if err != nil || len(entries) == 0 {
+		return nil // absent (or not a folder: atomicwrite.Dir says so) or empty
+	}
+	if _, err := os.Stat(filepath.Join(out, MarkdownDir, "index.md")); err == nil {
+		return nil
+	}
+	return fmt.Errorf("refusing to replace %s: it holds files that no retryspec build wrote (no %s/index.md); choose another --out, or empty the folder first", out, MarkdownDir)
 }
 
 // Sitemap lists the HTML pages. Without siteURL the locations are relative

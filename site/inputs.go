@@ -1,15 +1,18 @@
 package site
 
 import (
+	"context"
 	"path"
 	"slices"
 	"strings"
 
 	"github.com/retryspec/retryspec/contract"
+	"github.com/retryspec/retryspec/contract/diff"
 	"github.com/retryspec/retryspec/contract/rules"
 	"github.com/retryspec/retryspec/copylint"
 	"github.com/retryspec/retryspec/findings"
 	"github.com/retryspec/retryspec/render"
+	"github.com/retryspec/retryspec/snippets"
 )
 
 // The functions below are where the other domain packages join the build:
@@ -21,39 +24,79 @@ func checkContract(c *contract.Contract) []findings.Finding {
 	return rules.Run(c)
 }
 
-// inputs gathers what the pages are made from.
-func inputs(c *contract.Contract) (render.Inputs, error) {
-	return render.Inputs{Contract: c, Rules: rules.Catalog(), CopyQuotes: copyQuotes(c)}, nil
+// inputs gathers what the pages are made from. g reads the contract's git
+// history for the Changelog page.
+func inputs(ctx context.Context, c *contract.Contract, g diff.Git) (render.Inputs, error) {
+	in := render.Inputs{Contract: c, Rules: rules.Catalog(), CopyQuotes: copyQuotes(c)}
+	in.Snippets, in.NoSnippets = renderSnippets(c)
+	revs, err := diff.History(ctx, g, c.File)
+	if err != nil {
+		return in, err
+	}
+	var b strings.Builder
+	if err := diff.Changelog(&b, c, revs); err != nil {
+		return in, err
+	}
+	in.Changelog = b.String()
+	return in, nil
 }
 
-// copyQuotes is the rule pages' quote detector: the copy rules that fire
-// on one line of catalog text, linted as Markdown against the contract.
-func copyQuotes(c *contract.Contract) func(string) []string {
+// renderSnippets renders the snippet of each language the contract names:
+// the very bytes `retryspec snippets test` runs. A policy the snippets
+// cannot express (no keyed endpoint, say) leaves the tabs out with the
+// reason, rather than failing the whole build.
+func renderSnippets(c *contract.Contract) ([]render.Snippet, string) {
+	var out []render.Snippet
+	for _, l := range snippets.LanguagesFor(c) {
+		code, err := snippets.Render(c, l.Name)
+		if err != nil {
+			return nil, err.Error()
+		}
+		out = append(out, render.Snippet{Lang: l.Name, Title: l.Title, FileName: l.FileName, Library: l.Library, Code: code})
+	}
+	return out, ""
+}
+
+// copyQuotes is the pages' quote detector: the copy rules that fire on
+// each line of catalog text, linted as one Markdown document (a paragraph
+// per line) against the contract.
+func copyQuotes(c *contract.Contract) func([]string) [][]string {
 	copyRules := map[string]bool{}
 	for _, r := range rules.Catalog() {
 		if r.Scope == rules.ScopeCopy {
 			copyRules[r.ID] = true
 		}
 	}
-	return func(line string) []string {
-		var ids []string
-		for _, f := range copylint.LintSource(c, "quote.md", []byte(line+"\n")) {
-			if copyRules[f.Rule] && !f.Waived && !slices.Contains(ids, f.Rule) {
-				ids = append(ids, f.Rule)
+	return func(lines []string) [][]string {
+		out := make([][]string, len(lines))
+		doc := strings.Join(lines, "\n\n") + "\n"
+		for _, f := range copylint.LintSource(c, "quotes.md", []byte(doc)) {
+			i := (f.Line - 1) / 2 // line i of the input is line 2i+1 of doc
+			if (f.Line-1)%2 != 0 || i < 0 || i >= len(lines) || !copyRules[f.Rule] || f.Waived || slices.Contains(out[i], f.Rule) {
+				continue
 			}
+			out[i] = append(out[i], f.Rule)
 		}
-		return ids
+		return out
 	}
 }
 
 // lintOwnCopy runs the copy rules on the generated Markdown, as
 // `retryspec copy` would on a docs folder: the build's pages must pass the
-// checks it publishes.
+// checks it publishes. The Changelog quotes earlier revisions' figures by
+// nature, so copy/contradicts-contract does not apply to it (see
+// diff.Changelog).
 func lintOwnCopy(c *contract.Contract, files []File) []findings.Finding {
 	var fs []findings.Finding
 	for _, f := range files {
-		if strings.HasPrefix(f.Path, MarkdownDir+"/") && path.Ext(f.Path) == ".md" {
-			fs = append(fs, copylint.LintSource(c, f.Path, f.Data)...)
+		if !strings.HasPrefix(f.Path, MarkdownDir+"/") || path.Ext(f.Path) != ".md" {
+			continue
+		}
+		for _, x := range copylint.LintSource(c, f.Path, f.Data) {
+			if f.Path == MarkdownDir+"/changelog.md" && x.Rule == "copy/contradicts-contract" {
+				continue
+			}
+			fs = append(fs, x)
 		}
 	}
 	findings.Sort(fs)

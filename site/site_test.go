@@ -15,12 +15,19 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/retryspec/retryspec/contract"
+	"github.com/retryspec/retryspec/contract/diff"
 	"github.com/retryspec/retryspec/copylint"
 	"github.com/retryspec/retryspec/internal/testenv"
 	"github.com/retryspec/retryspec/render"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
+
+// noHistory stands in for git in golden tests: the contract has no history,
+// so the golden files do not change with every commit to the examples.
+type noHistory struct{}
+
+func (noHistory) Run(context.Context, string, ...string) ([]byte, error) { return nil, diff.ErrNoGit }
 
 // snapshot reads a folder into a map of slash paths to contents.
 func snapshot(t testing.TB, dir string) map[string][]byte {
@@ -62,7 +69,7 @@ func TestGolden(t *testing.T) {
 	for name, path := range examples(t) {
 		t.Run(name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out")
-			if _, err := Build(context.Background(), Options{Contract: path, Out: out}); err != nil {
+			if _, err := Build(context.Background(), Options{Contract: path, Out: out, git: noHistory{}}); err != nil {
 				t.Fatal(err)
 			}
 			got := snapshot(t, out)
@@ -309,7 +316,7 @@ func TestRulePagesCoverCatalog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, _ := inputs(c)
+	in, _ := inputs(context.Background(), c, noHistory{})
 	if len(in.Rules) == 0 {
 		t.Fatal("no rules in the catalog")
 	}
@@ -386,7 +393,7 @@ func TestOwnCopyPasses(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			in, _ := inputs(c)
+			in, _ := inputs(context.Background(), c, noHistory{})
 			tm, _ := render.LoadTemplates("")
 			files, err := Generate(in, tm, Options{MarkdownOnly: true})
 			if err != nil {
@@ -418,5 +425,27 @@ func TestBuildRefusesOwnCopyViolation(t *testing.T) {
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Error("a refused build wrote its output")
+	}
+}
+
+// TestBuildRefusesToReplaceForeignFolder: --out pointing at a folder of
+// other files (a source folder) is refused and the folder kept.
+func TestBuildRefusesToReplaceForeignFolder(t *testing.T) {
+	out := t.TempDir()
+	os.WriteFile(filepath.Join(out, "main.go"), []byte("package main\n"), 0o644)
+	_, err := Build(context.Background(), Options{Contract: examples(t)["payouts"], Out: out})
+	if err == nil || !strings.Contains(err.Error(), "refusing to replace") {
+		t.Fatalf("error = %v, want a refusal", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(out, "main.go")); string(b) != "package main\n" {
+		t.Error("the folder's file was lost")
+	}
+	// An empty folder, and a folder from an earlier build, are replaced.
+	empty := t.TempDir()
+	if _, err := Build(context.Background(), Options{Contract: examples(t)["payouts"], Out: empty}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Build(context.Background(), Options{Contract: examples(t)["payouts"], Out: empty, MarkdownOnly: true}); err != nil {
+		t.Fatal(err)
 	}
 }
