@@ -66,7 +66,7 @@ func textOf(t *testing.T, md string) (text string, elements []string) {
 	}
 }
 
-func oneLine(s string) string {
+func lineBreaksAsSpaces(s string) string {
 	return strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
 }
 
@@ -79,14 +79,14 @@ func FuzzEscapeMarkdown(f *testing.F) {
 			return
 		}
 		forms := []struct{ md, want string }{
-			{"x " + EscapeMarkdown(s) + " y\n", oneLine(s)},                   // inside a paragraph
-			{"| h |\n| - |\n| x " + EscapeMarkdown(s) + " y |\n", oneLine(s)}, // in a table cell
+			{"x " + EscapeMarkdown(s) + " y\n", lineBreaksAsSpaces(s)},                   // inside a paragraph
+			{"| h |\n| - |\n| x " + EscapeMarkdown(s) + " y |\n", lineBreaksAsSpaces(s)}, // in a table cell
 		}
 		if strings.TrimLeft(s, " \t") == s {
 			// At the start of a line (Markdown trims the line's ends;
 			// indentation would make a code block, which is not markup
 			// from the text but is not tested here).
-			forms = append(forms, struct{ md, want string }{EscapeMarkdown(s) + "\n", strings.TrimSpace(oneLine(s))})
+			forms = append(forms, struct{ md, want string }{EscapeMarkdown(s) + "\n", strings.TrimSpace(lineBreaksAsSpaces(s))})
 		}
 		for _, form := range forms {
 			got, elems := textOf(t, form.md)
@@ -140,7 +140,7 @@ func FuzzCodeSpan(f *testing.F) {
 					t.Fatalf("code span %q of %q makes a <%s> element", c.md, s, name)
 				}
 			}
-			if len(codes) != 1 || codes[0] != oneLine(s) {
+			if len(codes) != 1 || codes[0] != lineBreaksAsSpaces(s) {
 				t.Fatalf("code span %q of %q reads back as %q", c.md, s, codes)
 			}
 		}
