@@ -111,6 +111,13 @@ func generatedInputs(t testing.TB) []input {
 				w.WriteString("# padding padding padding padding padding padding padding padding padding\n")
 			}
 		}},
+		{"claims-just-under-1mib.md", func(w *genWriter) {
+			// Just under copylint.MaxFileSize, a finding in every paragraph.
+			const para = "We keep every key for 24 hours, and delivery is exactly-once.\n\n"
+			for w.n+int64(len(para)) < 1<<20 {
+				w.WriteString(para)
+			}
+		}},
 		{"endless-line-200mb.txt", func(w *genWriter) {
 			for w.n < 200<<20 {
 				w.WriteString("exactly-once never-charged-twice ")
