@@ -1,0 +1,52 @@
+package main
+
+import (
+	"bytes"
+	"encoding/xml"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+func TestPlotSVGGolden(t *testing.T) {
+	got := PlotSVG("check <vs> endpoints", "endpoints", []float64{100, 1000, 10000, 50000},
+		[]Panel{{"wall time (s)", []float64{0.012, 0.05, 0.4, 2.1}}, {"peak RSS (MB)", []float64{20, 24, 60, 250}}})
+	golden := filepath.Join("testdata", "plot.svg")
+	if *update {
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test ./bench/harness -update)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("PlotSVG differs from %s (run with -update after checking the change)", golden)
+	}
+	// Well-formed XML, and the title's markup is escaped.
+	d := xml.NewDecoder(bytes.NewReader(got))
+	for {
+		if _, err := d.Token(); err != nil {
+			if err.Error() != "EOF" {
+				t.Fatalf("not well-formed: %v", err)
+			}
+			break
+		}
+	}
+	if bytes.Contains(got, []byte("<vs>")) {
+		t.Error("title not escaped")
+	}
+}
+
+func TestDecades(t *testing.T) {
+	if lo, hi := decades([]float64{100, 50000}); lo != 2 || hi != 5 {
+		t.Errorf("decades = %d..%d, want 2..5", lo, hi)
+	}
+	if lo, hi := decades([]float64{30, 30}); lo != 1 || hi != 2 {
+		t.Errorf("decades = %d..%d, want 1..2 (at least one decade)", lo, hi)
+	}
+}
