@@ -50,10 +50,14 @@ func runExplain(sys *IO, opts explainOptions) error {
 	}
 	r, ok := rules.ByID(opts.ID)
 	if !ok {
-		if s := rules.Suggest(opts.ID); s != "" {
-			return usageErrorf("unknown rule %q; did you mean %s?", opts.ID, s)
+		id := opts.ID
+		if len(id) > 100 { // echo a pasted blob as one readable line
+			id = strings.ToValidUTF8(id[:80], "") + "…"
 		}
-		return usageErrorf("unknown rule %q; `retryspec explain --list` lists every rule", opts.ID)
+		if s := rules.Suggest(opts.ID); s != "" {
+			return usageErrorf("unknown rule %q; did you mean %s?", id, s)
+		}
+		return usageErrorf("unknown rule %q; `retryspec explain --list` lists every rule", id)
 	}
 	return explainRule(sys.Out, r)
 }

@@ -142,7 +142,8 @@ func printLoadError(sys *IO, le *contract.LoadError) {
 		}
 		fmt.Fprintf(sys.Err, "%s: %s: %s\n", paint("\x1b[1m", loc), paint("\x1b[1;31m", "error"), d.Message)
 		if line := le.SourceLine(d.Pos.Line); line != "" && !d.Pos.IsZero() {
-			pad, mark := findings.Caret(line, d.Pos.Column, 0)
+			line, col := clipSourceLine(line, d.Pos.Column)
+			pad, mark := findings.Caret(line, col, 0)
 			fmt.Fprintf(sys.Err, "    %s\n    %s%s\n", findings.ExpandTabs(line), pad, paint("\x1b[1;32m", mark))
 		}
 		if d.Fix != "" {
@@ -181,4 +182,26 @@ func newRootCmd(sys *IO) *cobra.Command {
 		newDiffCmd(sys),
 	)
 	return root
+}
+
+// clipSourceLine cuts a long source line to a window around col, so an
+// endless line in a hostile file prints as one screen line; it returns the
+// window and the column inside it.
+func clipSourceLine(line string, col int) (string, int) {
+	const before, after = 40, 80
+	runes := []rune(line)
+	if len(runes) <= before+after {
+		return line, col
+	}
+	start := max(0, col-1-before)
+	end := min(len(runes), col-1+after)
+	out := string(runes[start:end])
+	if start > 0 {
+		out = "…" + out
+		col = col - start + 1
+	}
+	if end < len(runes) {
+		out += "…"
+	}
+	return out, col
 }

@@ -80,6 +80,15 @@ func runOpenAPI(sys *IO, opts *openapiOptions) error {
 	if opts.Overlay != "" && samePath(opts.Overlay, opts.Spec) {
 		return usageErrorf("--overlay %s is the input spec; write the overlay elsewhere", opts.Overlay)
 	}
+	// The contract is an input too, and --force is only about the spec.
+	for _, out := range []struct{ flag, path string }{{"--merged", opts.Merged}, {"--overlay", opts.Overlay}} {
+		if out.path != "" && samePath(out.path, opts.Contract) {
+			return usageErrorf("%s %s is the contract; write it elsewhere", out.flag, out.path)
+		}
+	}
+	if opts.Merged != "" && opts.Overlay != "" && samePath(opts.Merged, opts.Overlay) {
+		return usageErrorf("--merged and --overlay both name %s; give each its own file", opts.Merged)
+	}
 	c, err := contract.Load(opts.Contract)
 	if err != nil {
 		return &ExitError{Code: ExitInput, Err: err}

@@ -39,7 +39,29 @@ func (d *decoder) errorf(n *yaml.Node, path, fix, format string, args ...any) {
 	if n != nil {
 		p = posOf(n)
 	}
+	for i, a := range args {
+		if s, ok := a.(string); ok {
+			args[i] = clipQuoted(s)
+		}
+	}
 	d.diags = append(d.diags, Diagnostic{File: d.file, Pos: p, Path: path, Message: fmt.Sprintf(format, args...), Fix: fix})
+}
+
+// clipQuoted shortens a value quoted into a message: a hostile file may hold
+// a scalar of megabytes, and a diagnostic stays one readable line.
+func clipQuoted(s string) string {
+	const keep = 80
+	if len(s) <= 2*keep {
+		return s
+	}
+	n := 0
+	for i := range s {
+		if n == keep {
+			return s[:i] + "…"
+		}
+		n++
+	}
+	return s
 }
 
 // resolve follows aliases and counts the node against the budget.

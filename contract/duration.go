@@ -105,7 +105,14 @@ func ParseDuration(s string) (time.Duration, error) {
 			return 0, fmt.Errorf("%q is longer than 100 years", orig)
 		}
 	}
-	return time.Duration(total), nil
+	// The finest unit is ms; a finer fraction ("100.000001s") could not be
+	// written back in this syntax, so it is refused rather than rounded
+	// away (found by FuzzParseDuration). 1 ns of slack absorbs float error.
+	ms := float64(time.Millisecond)
+	if rem := math.Mod(total, ms); rem > 1 && rem < ms-1 {
+		return 0, fmt.Errorf("%q is finer than a millisecond; round it to whole ms", orig)
+	}
+	return time.Duration(total).Round(time.Millisecond), nil
 }
 
 func isAllDigits(s string) bool {

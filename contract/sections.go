@@ -319,9 +319,13 @@ func (d *decoder) decodeIdempotency(n *yaml.Node, c *Contract) {
 	}
 }
 
+// maxEndpoints bounds the endpoints list: the largest public APIs have a
+// few thousand operations.
+const maxEndpoints = 10_000
+
 func (d *decoder) decodeEndpoints(n *yaml.Node, c *Contract) {
 	seen := make(map[string]string, len(d.resolve(n).Content))
-	d.list(n, "endpoints", 100_000, func(item *yaml.Node, p string) {
+	d.list(n, "endpoints", maxEndpoints, func(item *yaml.Node, p string) {
 		f := d.object(item, p, "operation", "effect", "key", "unsafe_to_retry", "external_calls", "recovery_points", "single_transaction", "summary")
 		e := Endpoint{Key: "none"}
 		if f == nil {
@@ -551,6 +555,10 @@ func (d *decoder) decodeDocs(n *yaml.Node, c *Contract) {
 	f := d.object(n, "docs", "out", "copy")
 	if v, ok := f["out"]; ok {
 		c.Docs.Out = d.text(v, "docs.out", 300)
+		if err := validLocalPath(c.Docs.Out); c.Docs.Out != "" && err != nil {
+			d.errorf(d.resolve(v), "docs.out", "name a folder beside the contract, like site or docs/site; pass --out to write elsewhere", "docs.out: %v", err)
+			c.Docs.Out = ""
+		}
 		if c.Docs.Out == "" {
 			c.Docs.Out = "site"
 		}
@@ -562,7 +570,12 @@ func (d *decoder) decodeDocs(n *yaml.Node, c *Contract) {
 	const p = "docs.copy"
 	g := d.object(v, p, "include", "allow", "lint_code")
 	if x, ok := g["include"]; ok {
-		c.Docs.Copy.Include = d.stringList(x, p+".include", 200, func(s string) error { return validText(s, 300) })
+		c.Docs.Copy.Include = d.stringList(x, p+".include", 200, func(s string) error {
+			if err := validText(s, 300); err != nil {
+				return err
+			}
+			return validLocalPath(s)
+		})
 	}
 	if x, ok := g["lint_code"]; ok {
 		c.Docs.Copy.LintCode = d.boolean(x, p+".lint_code")

@@ -3,6 +3,7 @@ package contract
 import (
 	"fmt"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -136,6 +137,14 @@ func ParseOperation(s string) (method, path string, err error) {
 	if !pathTemplate(path) {
 		return "", "", fmt.Errorf("%q: path %q must start with / and use only letters, digits, -._~/:@%%+,= and {param} templates", s, path)
 	}
+	for _, seg := range strings.Split(path, "/") {
+		// A client normalizes dot segments away, so the request would go to
+		// another path than the one documented; a renderer that derives a
+		// file name from the path must never see one either.
+		if seg == "." || seg == ".." {
+			return "", "", fmt.Errorf("%q: path %q has a %q segment; write the path as the server routes it", s, path, seg)
+		}
+	}
 	depth := 0
 	for _, r := range path {
 		switch r {
@@ -190,6 +199,19 @@ func validText(s string, max int) error {
 		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
 			return fmt.Errorf("text contains a control character or line break (%U); keep it to one line", r)
 		}
+	}
+	return nil
+}
+
+// validLocalPath accepts a path (or glob) that stays inside the contract's
+// folder: not absolute, no .. that climbs out of it. The contract arrives in
+// pull requests, and CI must not read or write elsewhere because of it.
+func validLocalPath(s string) error {
+	if strings.Contains(s, "\\") {
+		return fmt.Errorf("%q contains a backslash; write paths with /", s)
+	}
+	if !filepath.IsLocal(filepath.FromSlash(s)) {
+		return fmt.Errorf("%q leaves the contract's folder (an absolute path or one climbing out with ..)", s)
 	}
 	return nil
 }

@@ -16,9 +16,33 @@ import (
 func nodeJSON(n *yaml.Node) ([]byte, error) {
 	var b bytes.Buffer
 	b.Grow(1 << 20)
-	w := &jsonWriter{b: &b, budget: maxJSONNodes}
+	budget := min(maxJSONNodes, aliasGrowth*treeNodes(n, 0)+minJSONNodes)
+	w := &jsonWriter{b: &b, budget: budget, limit: budget}
 	err := w.write(n, 0)
 	return b.Bytes(), err
+}
+
+// The expansion budget is relative to the document's own size: aliases
+// may repeat parts of it, but a few kilobytes must not expand into
+// hundreds of megabytes (an alias bomb reached 530 MB of RSS before the
+// fixed 20 million node limit stopped it; found by the hostile-input
+// tests).
+const (
+	aliasGrowth  = 32
+	minJSONNodes = 1 << 20
+)
+
+// treeNodes counts the nodes as written, not following aliases, and stops
+// counting past maxJSONNodes.
+func treeNodes(n *yaml.Node, count int) int {
+	if n == nil || count > maxJSONNodes {
+		return count
+	}
+	count++
+	for _, c := range n.Content {
+		count = treeNodes(c, count)
+	}
+	return count
 }
 
 // maxJSONNodes bounds the nodes written: aliases are expanded, and a few
@@ -29,6 +53,7 @@ const maxJSONNodes = 20_000_000
 type jsonWriter struct {
 	b      *bytes.Buffer
 	budget int
+	limit  int // the budget at the start, for the message
 }
 
 func (w *jsonWriter) write(n *yaml.Node, depth int) error {
@@ -37,7 +62,7 @@ func (w *jsonWriter) write(n *yaml.Node, depth int) error {
 		return fmt.Errorf("line %d: nesting too deep", n.Line)
 	}
 	if w.budget--; w.budget < 0 {
-		return fmt.Errorf("line %d column %d: the document expands to more than %d nodes (nested YAML aliases?)", n.Line, n.Column, maxJSONNodes)
+		return fmt.Errorf("line %d column %d: the document expands to more than %d nodes (nested YAML aliases?)", n.Line, n.Column, w.limit)
 	}
 	switch n.Kind {
 	case yaml.DocumentNode:

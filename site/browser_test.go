@@ -125,7 +125,7 @@ func TestSiteInBrowser(t *testing.T) {
 	go func() {
 		select {
 		case <-ctx.Done():
-		case <-time.After(3 * time.Minute):
+		case <-time.After(8 * time.Minute):
 			cancel()
 		}
 	}()

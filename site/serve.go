@@ -155,10 +155,26 @@ func (s *server) watch(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		if fp := s.fingerprint(); fp != last {
-			last = fp
-			s.rebuild(ctx)
+		fp := s.fingerprint()
+		if fp == last {
+			continue
 		}
+		// Wait for the edit to settle: an editor that truncates the file
+		// and then writes it must not show a half-written contract.
+		for i := 0; i < 10; i++ {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			next := s.fingerprint()
+			if next == fp {
+				break
+			}
+			fp = next
+		}
+		last = fp
+		s.rebuild(ctx)
 	}
 }
 

@@ -46,6 +46,18 @@ func get(t *testing.T, url string) string {
 	return string(b)
 }
 
+// waitPage polls url until its body contains want (a build may take
+// more than one event to settle on a loaded machine), returning the body.
+func waitPage(t *testing.T, ctx context.Context, url, want string) string {
+	t.Helper()
+	page := get(t, url)
+	for !strings.Contains(page, want) && ctx.Err() == nil {
+		time.Sleep(50 * time.Millisecond)
+		page = get(t, url)
+	}
+	return page
+}
+
 // TestServeRebuildsAndShowsBrokenEdits serves a contract, breaks it, then
 // fixes it: each edit triggers a build event; the broken one keeps the last
 // good pages up with the problem shown in the page and in the log.
@@ -119,11 +131,12 @@ func TestServeRebuildsAndShowsBrokenEdits(t *testing.T) {
 	}
 	time.Sleep(100 * time.Millisecond) // let the stream subscribe
 
-	// A broken edit: the unit is missing.
+	// A broken edit: the unit is missing. Written in place, as editors
+	// that truncate and rewrite do; serve waits for the edit to settle.
 	broken := bytes.Replace(good, []byte("replay_window: 24h"), []byte("replay_window: 24"), 1)
 	os.WriteFile(contractPath, broken, 0o644)
 	waitEvent("the broken edit")
-	page = get(t, base+"retrying.html")
+	page = waitPage(t, ctx, base+"retrying.html", "replay_window")
 	if !strings.Contains(page, `class="build-error" role="alert"`) || !strings.Contains(page, "replay_window") {
 		t.Errorf("page does not show the build error:\n%s", page)
 	}
@@ -138,7 +151,7 @@ func TestServeRebuildsAndShowsBrokenEdits(t *testing.T) {
 	fixed := bytes.Replace(good, []byte("name: Lumapay"), []byte("name: Lumapay Two"), 1)
 	os.WriteFile(contractPath, fixed, 0o644)
 	waitEvent("the fix")
-	page = get(t, base+"index.html")
+	page = waitPage(t, ctx, base+"index.html", "Lumapay Two")
 	if strings.Contains(page, "build-error") || !strings.Contains(page, "Lumapay Two") {
 		t.Errorf("fixed build not served:\n%s", page)
 	}

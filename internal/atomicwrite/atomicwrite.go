@@ -71,6 +71,14 @@ func Dir(dst string, fill func(tmp string) error) error {
 		os.RemoveAll(tmp)
 		return err
 	}
+	if _, err := os.Lstat(dst); err == nil {
+		// Swap the two folders in one step where the system can: there is
+		// no moment without dst, even if the process is killed right here.
+		if exchange(tmp, dst) == nil {
+			os.RemoveAll(tmp) // now the previous output
+			return nil
+		}
+	}
 	old := ""
 	if _, err := os.Lstat(dst); err == nil {
 		old = tmp + ".old"
