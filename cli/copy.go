@@ -92,14 +92,19 @@ func runCopy(ctx context.Context, sys *IO, opts copyOptions) error {
 		// A path that cannot be read (or an interrupted run): exit 2.
 		return inputError(err)
 	}
+	// Only the text format shows source lines under each finding; the
+	// machine formats never read them, so memory stays flat however many
+	// files have findings.
 	sources := map[string][]byte{}
-	if c != nil {
-		sources[c.File] = c.Source
-	}
-	for _, f := range fs {
-		if _, ok := sources[f.File]; !ok {
-			if data, err := os.ReadFile(f.File); err == nil {
-				sources[f.File] = data
+	if opts.Format == "text" {
+		if c != nil {
+			sources[c.File] = c.Source
+		}
+		for _, f := range fs {
+			if _, ok := sources[f.File]; !ok {
+				if data, err := os.ReadFile(f.File); err == nil {
+					sources[f.File] = data
+				}
 			}
 		}
 	}
