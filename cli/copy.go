@@ -87,6 +87,10 @@ func runCopy(ctx context.Context, sys *IO, opts copyOptions) error {
 	// worker) but allocates per file; collecting less often buys ~10% on a
 	// large tree and keeps memory far below the 200 MB budget.
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
+	// The relaxed GC above would let the heap grow with the findings of a
+	// large tree; a soft limit keeps the whole run near a fixed footprint
+	// (the 200 MB budget) whatever the corpus size.
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(copyMemoryLimit))
 	fs, err := copylint.Lint(ctx, c, opts.Paths, copylint.Options{LintCode: opts.LintCode})
 	if err != nil {
 		// A path that cannot be read (or an interrupted run): exit 2.
@@ -143,3 +147,6 @@ func loadCopyContract(sys *IO, opts copyOptions) (*contract.Contract, error) {
 	}
 	return c, nil
 }
+
+// copyMemoryLimit is the soft heap limit of a copy run.
+const copyMemoryLimit = 96 << 20
