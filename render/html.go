@@ -1,9 +1,9 @@
 package render
 
 import (
-	_ "embed"
 	"bufio"
 	"bytes"
+	_ "embed"
 	"errors"
 	"fmt"
 	htmltemplate "html/template"
