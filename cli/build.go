@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -37,8 +36,8 @@ Exit status: 0 built, 1 refused because of findings (printed), 2 the
 contract or a template could not be read, or the command line is wrong.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if _, ok := findings.LookupFormat(opts.Format); !ok {
-				return usageErrorf("unknown --format %q (one of %s)", opts.Format, strings.Join(findings.FormatNames(), ", "))
+			if err := checkFormat(opts.Format); err != nil {
+				return err
 			}
 			if cmd.Flags().Changed("out") && opts.Out == "" {
 				return usageErrorf("--out needs a folder")

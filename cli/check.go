@@ -30,8 +30,8 @@ func newCheckCmd(sys *IO) *cobra.Command {
 			"Waived findings are listed as waived and never fail the run.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if _, ok := findings.LookupFormat(opts.Format); !ok {
-				return usageErrorf("unknown --format %q (one of %s)", opts.Format, strings.Join(findings.FormatNames(), ", "))
+			if err := checkFormat(opts.Format); err != nil {
+				return err
 			}
 			return runCheck(cmd.Context(), sys, opts)
 		},
@@ -54,6 +54,15 @@ func addFormatFlag(cmd *cobra.Command, dst *string) {
 	_ = cmd.RegisterFlagCompletionFunc("format", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return findings.FormatNames(), cobra.ShellCompDirectiveNoFileComp
 	})
+}
+
+// checkFormat rejects a --format that findings.Formats does not have, as a
+// usage error before any work.
+func checkFormat(format string) error {
+	if _, ok := findings.LookupFormat(format); !ok {
+		return usageErrorf("unknown --format %q (one of %s)", format, strings.Join(findings.FormatNames(), ", "))
+	}
+	return nil
 }
 
 func runCheck(_ context.Context, sys *IO, opts checkOptions) error {

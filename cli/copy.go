@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -44,8 +43,8 @@ func newCopyCmd(sys *IO) *cobra.Command {
 			"Exit status: 0 when nothing is at error severity, 1 when something is (or a\n" +
 			"warning, with --strict), 2 when a path or the contract cannot be read.",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if _, ok := findings.LookupFormat(opts.Format); !ok {
-				return usageErrorf("unknown --format %q (one of %s)", opts.Format, strings.Join(findings.FormatNames(), ", "))
+			if err := checkFormat(opts.Format); err != nil {
+				return err
 			}
 			opts.Paths = args
 			opts.contractSet = cmd.Flags().Changed("contract")
