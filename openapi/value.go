@@ -109,6 +109,53 @@ func yamlNode(v any) *yaml.Node {
 
 // yamlText renders v as block YAML with the given indent unit.
 func yamlText(v any, unit int) []byte {
+	o, ok := v.(Obj)
+	if !ok {
+		return yamlEncode(v, unit)
+	}
+	// yaml.v3's emitter keeps every event of a document until the document
+	// ends, a few hundred bytes each: one Encode of a 20,000-action overlay
+	// allocated 1.8 GB. Encoding member by member, and a long list item by
+	// item, keeps that to one item's events. The text is the same as one
+	// Encode's (TestYAMLTextInPieces).
+	var b bytes.Buffer
+	for _, kv := range o {
+		items, isList := kv.V.([]any)
+		if !isList || len(items) < 2 {
+			b.Write(yamlEncode(Obj{kv}, unit))
+			continue
+		}
+		first := yamlEncode(Obj{{K: kv.K, V: items[:1]}}, unit)
+		b.Write(first)
+		// The first item's text shows how deep this emitter indents a list
+		// under its key; the later items, encoded alone at the margin, are
+		// shifted by as much.
+		indent := itemIndent(first)
+		for _, e := range items[1:] {
+			for _, line := range bytes.SplitAfter(yamlEncode([]any{e}, unit), []byte("\n")) {
+				if len(line) > 0 && line[0] != '\n' {
+					b.WriteString(indent)
+				}
+				b.Write(line)
+			}
+		}
+	}
+	return b.Bytes()
+}
+
+// itemIndent returns the spaces before the first list item marker in text,
+// a key and its one-item list.
+func itemIndent(text []byte) string {
+	for _, line := range bytes.Split(text, []byte("\n")) {
+		t := bytes.TrimLeft(line, " ")
+		if bytes.HasPrefix(t, []byte("- ")) || bytes.Equal(t, []byte("-")) {
+			return string(line[:len(line)-len(t)])
+		}
+	}
+	return ""
+}
+
+func yamlEncode(v any, unit int) []byte {
 	var b bytes.Buffer
 	enc := yaml.NewEncoder(&b)
 	enc.SetIndent(unit)
