@@ -87,6 +87,7 @@ func usageErrorf(format string, args ...any) error {
 
 // Main runs the command line and returns the process exit code.
 func Main(args []string, sys *IO) int {
+	setSoftLimit(sys, defaultMemoryLimit, 1.25)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return Run(ctx, args, sys)
