@@ -284,8 +284,8 @@ func TestHostileInput(t *testing.T) {
 		want string
 	}{
 		{"huge", bytes.Repeat([]byte("# padding\n"), MaxFileSize/10+1), "larger than 16 MiB"},
-		{"many list items", append([]byte("retryspec: 1\nendpoints:\n"), bytes.Repeat([]byte("- 1\n"), maxEntries)...), "more than 50000 lines"},
-		{"many flow items", append([]byte("retryspec: 1\nendpoints: ["), bytes.Repeat([]byte("1,"), maxEntries)...), "more than 50000 lines"},
+		{"many list items", append([]byte("retryspec: 1\nendpoints:\n"), bytes.Repeat([]byte("- 1\n"), maxEntries)...), "more than 200000 lines"},
+		{"many flow items", append([]byte("retryspec: 1\nendpoints: ["), bytes.Repeat([]byte("1,"), maxEntries)...), "more than 200000 lines"},
 		{"10,000 flow levels", nested("[", "]", 10_000), "nesting is deeper than 64 levels"},
 		{"10,000 mapping levels", nested("{a: ", "}", 10_000), "nesting is deeper than 64 levels"},
 		{"3,000 block levels", blockNested(3_000), "nesting is deeper than 64 levels"},
@@ -306,7 +306,7 @@ func TestHostileInput(t *testing.T) {
 		{"two documents", []byte("retryspec: 1\n---\nretryspec: 1\n"), "more than one YAML document"},
 		{"huge scalar", []byte("retryspec: 1\napi:\n  name: " + strings.Repeat("a", 4<<20) + "\n  base_url: https://x.example\nidempotency: {}\n"), "at most 100 are allowed"},
 		{"many unknown keys", bytes.Repeat([]byte("k: 1\n"), maxEntries-10), "unknown key"},
-		{"just under the entry limit", append([]byte("retryspec: 1\nendpoints:\n"), bytes.Repeat([]byte("- 1\n"), maxEntries-10)...), "at most 10000 are allowed"},
+		{"just under the entry limit", append([]byte("retryspec: 1\nendpoints:\n"), bytes.Repeat([]byte("- 1\n"), maxEntries-10)...), "at most 50000 are allowed"},
 		{"keys just under the entry limit", bytes.Repeat([]byte("k: 1\n"), maxEntries-10), "unknown key"},
 	}
 	for _, tt := range tests {

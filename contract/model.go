@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -40,9 +41,33 @@ type Contract struct {
 	// Changes are acknowledged breaking changes (see `retryspec diff`).
 	Changes []Change
 
-	// root is the parsed document, kept so positions are looked up on
-	// demand (findings are few; values are many).
-	root *yaml.Node
+	// doc finds positions on demand: findings are few and values many.
+	doc *document
+}
+
+// document is the YAML node tree behind a contract's positions. It is parsed
+// again from the source the first time a position is asked for, not kept
+// from the load: the tree costs about 1 KB per endpoint, which a
+// 50,000-endpoint contract would otherwise hold through a whole build.
+// A pointer, so copies of a Contract share one tree.
+type document struct {
+	source []byte
+	once   sync.Once
+	root   *yaml.Node
+}
+
+func (d *document) tree() *yaml.Node {
+	if d == nil {
+		return nil
+	}
+	d.once.Do(func() {
+		var doc yaml.Node
+		// The source was parsed once already, so it cannot fail now.
+		if yaml.Unmarshal(d.source, &doc) == nil && len(doc.Content) > 0 {
+			d.root = doc.Content[0]
+		}
+	})
+	return d.root
 }
 
 // API names the API the contract describes.
@@ -322,10 +347,11 @@ func (c *Contract) PosOf(path string) Pos {
 // deepest value found and whether the whole path was found.
 func (c *Contract) locate(path string) (Pos, bool) {
 	best := Pos{Line: 1, Column: 1}
-	if c.root == nil || path == "" {
+	root := c.doc.tree()
+	if root == nil || path == "" {
 		return best, false
 	}
-	n := unalias(c.root)
+	n := unalias(root)
 	for rest := path; rest != ""; {
 		if rest[0] == '[' {
 			j := strings.IndexByte(rest, ']')
@@ -415,7 +441,7 @@ func (c *Contract) Paths() []string {
 			}
 		}
 	}
-	walk(c.root, "", 0)
+	walk(c.doc.tree(), "", 0)
 	sort.SliceStable(all, func(i, j int) bool {
 		a, b := all[i].pos, all[j].pos
 		if a.Line != b.Line {

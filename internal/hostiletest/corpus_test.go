@@ -130,9 +130,9 @@ func generatedInputs(t testing.TB) []input {
 				w.WriteString(strings.Repeat(" ", i) + "a:\n")
 			}
 		}},
-		{"many-endpoints.yaml", manyEndpoints(9_997, false)},
-		{"too-many-endpoints.yaml", manyEndpoints(9_998, false)},
-		{"rich-endpoints.yaml", manyEndpoints(5_000, true)},
+		{"many-endpoints.yaml", manyEndpoints(49_997, false)},
+		{"too-many-endpoints.yaml", manyEndpoints(49_998, false)},
+		{"rich-endpoints.yaml", manyEndpoints(20_000, true)},
 	} {
 		ins = append(ins, input{name: g.name, place: placeGenerated(g.name, g.gen)})
 	}
@@ -153,9 +153,9 @@ func (g *genWriter) WriteString(s string) {
 }
 
 // manyEndpoints writes the sound example (3 endpoints) with n more keyed
-// endpoints (3 lines each; 9,997 reach the 10,000-endpoint limit), rich
+// endpoints (3 lines each; 49,997 reach the 50,000-endpoint limit), rich
 // ones with external calls, recovery points and a summary (9 lines and
-// items: 5,000 of them come near the loader's 50,000-entry limit).
+// items: 20,000 of them come near the loader's 200,000-entry limit).
 func manyEndpoints(n int, rich bool) func(w *genWriter) {
 	return func(w *genWriter) {
 		contract, _ := os.ReadFile(filepath.Join(repoRoot(), soundContract))
@@ -408,7 +408,7 @@ var expectCheck = map[string]struct {
 	"contract-path-traversal-operation.yaml": {2, "contract-path-traversal-operation.yaml:49:16"},
 	"huge-200mb.yaml":                        {2, "larger than 16 MiB"},
 	"many-endpoints.yaml":                    {0, ""},
-	"too-many-endpoints.yaml":                {2, "at most 10000 are allowed"},
+	"too-many-endpoints.yaml":                {2, "at most 50000 are allowed"},
 	"rich-endpoints.yaml":                    {0, ""},
 	"symlink-loop":                           {2, "is a folder"},
 }
