@@ -97,8 +97,8 @@ const plantEvery = 20
 
 // Replicate copies the Markdown files of src into dst as replicas
 // (r000/, r001/, ...) of the whole tree until target bytes are reached,
-// appending a claim paragraph to every plantEvery-th file that can take
-// one safely. An existing corpus with the same manifest is reused.
+// putting a claim paragraph at the top of every plantEvery-th file that can
+// take one safely. An existing corpus with the same manifest is reused.
 func Replicate(src, dst string, target int64) (*Corpus, error) {
 	files, err := markdownFiles(src)
 	if err != nil {
@@ -108,7 +108,7 @@ func Replicate(src, dst string, target int64) (*Corpus, error) {
 	for _, f := range files {
 		srcBytes += f.Size
 	}
-	source := fmt.Sprintf("%s files=%d bytes=%d target=%d plantEvery=%d claims=%d early", src, len(files), srcBytes, target, plantEvery, len(plantedClaims))
+	source := fmt.Sprintf("%s files=%d bytes=%d target=%d plantEvery=%d claims=%d top", src, len(files), srcBytes, target, plantEvery, len(plantedClaims))
 	manifest := dst + ".json"
 	if c, err := readManifest(manifest); err == nil && c.Source == source {
 		if _, err := os.Stat(c.Root); err == nil {
@@ -192,45 +192,59 @@ func (c *Corpus) Remove() error {
 	return os.Remove(c.Root + ".json")
 }
 
-// plant appends claim as a paragraph of its own and returns the new text
-// and the claim's 1-based line.
+// plant puts claim as a paragraph of its own at the top of the file, after
+// any front matter, and returns the new text and the claim's 1-based line.
+// At the top, nothing before the claim can change how a reader parses it:
+// planted at the end, one claim followed a "````" code span that Vale's
+// Markdown reader takes for an unclosed fence, and the comparison was void
+// over a parser quirk, not a rule.
 func plant(data []byte, claim string) ([]byte, int) {
-	out := append([]byte(nil), data...)
-	if len(out) > 0 && out[len(out)-1] != '\n' {
+	at := frontMatterEnd(data)
+	out := make([]byte, 0, len(data)+len(claim)+3)
+	out = append(out, data[:at]...)
+	line := bytes.Count(data[:at], []byte("\n")) + 1
+	if at > 0 {
 		out = append(out, '\n')
+		line++
 	}
-	line := bytes.Count(out, []byte("\n")) + 2
-	out = append(out, '\n')
 	out = append(out, claim...)
-	out = append(out, '\n')
+	out = append(out, "\n\n"...)
+	out = append(out, data[at:]...)
 	return out, line
 }
 
-// plantable tells whether a paragraph appended to the file is prose for
-// any Markdown reader: the file ends outside a code fence, an HTML comment
-// and a raw HTML block, and has plain LF line ends.
+// frontMatterEnd returns the offset just past the closing line of the
+// file's YAML (---) or TOML (+++) front matter, 0 when it has none, and -1
+// when it opens one and never closes it.
+func frontMatterEnd(data []byte) int {
+	for _, delim := range []string{"---\n", "+++\n"} {
+		if !bytes.HasPrefix(data, []byte(delim)) {
+			continue
+		}
+		for off := len(delim); off < len(data); {
+			end := bytes.IndexByte(data[off:], '\n')
+			if end < 0 {
+				end = len(data) - off
+			} else {
+				end++
+			}
+			if l := string(data[off : off+end]); strings.TrimRight(l, "\n") == delim[:3] {
+				return off + end
+			}
+			off += end
+		}
+		return -1
+	}
+	return 0
+}
+
+// plantable tells whether the file can take a claim at its top: it has
+// text, plain LF line ends, no NUL, and any front matter it opens is closed.
 func plantable(data []byte) bool {
 	if len(bytes.TrimSpace(data)) == 0 || bytes.IndexByte(data, '\r') >= 0 || bytes.IndexByte(data, 0) >= 0 {
 		return false
 	}
-	fences := 0
-	for _, l := range strings.Split(string(data), "\n") {
-		t := strings.TrimLeft(l, " ")
-		if len(l)-len(t) <= 3 && (strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~")) {
-			fences++
-		}
-	}
-	if fences%2 != 0 {
-		return false
-	}
-	lower := bytes.ToLower(data)
-	pairs := [][2]string{{"<!--", "-->"}, {"<pre", "</pre>"}, {"<script", "</script>"}, {"<style", "</style>"}, {"<textarea", "</textarea>"}, {"{% raw", "{% endraw"}, {"{% code", "{% endcode"}}
-	for _, p := range pairs {
-		if bytes.Count(lower, []byte(p[0])) != bytes.Count(lower, []byte(p[1])) {
-			return false
-		}
-	}
-	return true
+	return !bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) && frontMatterEnd(data) >= 0
 }
 
 // Found maps a relative file and line to the rules a tool reported there.

@@ -12,8 +12,11 @@ func TestPlant(t *testing.T) {
 		in       string
 		wantLine int
 	}{
-		{"# Title\n\nSome text.\n", 5},
-		{"# Title\n\nNo newline at end", 5},
+		{"# Title\n\nSome text.\n", 1},
+		{"# Title\n\nNo newline at end", 1},
+		{"---\ntitle: x\n---\n# Title\n", 5},
+		{"+++\ntitle = 'x'\n+++\n", 5},
+		{"Text with ```` a long code span\nand more\n", 1},
 	}
 	for _, tt := range tests {
 		out, line := plant([]byte(tt.in), "CLAIM")
@@ -21,8 +24,11 @@ func TestPlant(t *testing.T) {
 			t.Errorf("plant(%q) line %d, want %d", tt.in, line, tt.wantLine)
 		}
 		lines := strings.Split(string(out), "\n")
-		if lines[line-1] != "CLAIM" || lines[line-2] != "" {
-			t.Errorf("plant(%q) = %q: claim not alone on line %d after a blank line", tt.in, out, line)
+		if lines[line-1] != "CLAIM" || lines[line] != "" || (line > 1 && lines[line-2] != "") {
+			t.Errorf("plant(%q) = %q: claim not a paragraph of its own on line %d", tt.in, out, line)
+		}
+		if got := strings.Replace(string(out), "CLAIM\n\n", "", 1); strings.Replace(got, "---\n\n", "---\n", 1) != tt.in && strings.Replace(got, "+++\n\n", "+++\n", 1) != tt.in {
+			t.Errorf("plant(%q) changed the rest of the file: %q", tt.in, out)
 		}
 	}
 }
@@ -34,15 +40,13 @@ func TestPlantable(t *testing.T) {
 		want bool
 	}{
 		{"prose", "# Title\n\nText.\n", true},
-		{"closed fence", "Text\n\n```go\ncode\n```\n", true},
-		{"open fence at end", "Text\n\n```go\ncode\n", false},
-		{"open tilde fence", "~~~\ncode\n", false},
-		{"open comment", "Text <!-- TODO\n", false},
-		{"closed comment", "Text <!-- x -->\n", true},
-		{"open pre", "<pre>\ncode\n", false},
+		{"open fence at end", "Text\n\n```go\ncode\n", true},
+		{"front matter", "---\ntitle: x\n---\nText\n", true},
+		{"unclosed front matter", "---\ntitle: x\nText\n", false},
 		{"CRLF", "Text\r\n", false},
+		{"BOM", "\xef\xbb\xbfText\n", false},
+		{"NUL", "Text\x00\n", false},
 		{"empty", "  \n", false},
-		{"gitbook raw", "{% raw %}\n{{x}}\n", false},
 	}
 	for _, tt := range tests {
 		if got := plantable([]byte(tt.in)); got != tt.want {
@@ -53,7 +57,7 @@ func TestPlantable(t *testing.T) {
 
 func TestReplicate(t *testing.T) {
 	src := t.TempDir()
-	for i, body := range []string{"# A\n\nalpha text\n", "# B\n\n```\nopen fence\n", "# C [x], (y)\n\ngamma\n"} {
+	for i, body := range []string{"# A\n\nalpha text\n", "---\nx: B\n", "# C [x], (y)\n\ngamma\n"} {
 		name := filepath.Join(src, "sub dir", string(rune('a'+i))+" [1].md")
 		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
 			t.Fatal(err)
@@ -109,7 +113,7 @@ func TestReplicate(t *testing.T) {
 			t.Errorf("plant %s:%d (%s) not found at its line", p.File, p.Line, p.Rule)
 		}
 		if strings.Contains(p.File, "b [1].md") {
-			t.Errorf("planted into a file that ends inside a code fence: %s", p.File)
+			t.Errorf("planted into a file with unclosed front matter: %s", p.File)
 		}
 	}
 	// A second call reuses the corpus instead of rewriting it.

@@ -77,7 +77,7 @@ func sizesFor(quick bool) sizes {
 		pairCorpusMB:   100,
 		copyCurveMB:    []float64{10, 100, 400},
 		checkEndpoints: []int{100, 1000, 5000, 10000, 50000},
-		buildEndpoints: []int{100, 1000, 10000},
+		buildEndpoints: []int{100, 1000, 10000, 50000},
 		buildContract:  200,
 	}
 }
