@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -134,5 +135,23 @@ func TestSyntheticSpecValidates(t *testing.T) {
 	}
 	if err := doc.Validate(context.Background()); err != nil {
 		t.Errorf("generated spec does not validate: %v", err)
+	}
+}
+
+func TestDropOperation(t *testing.T) {
+	var doc yaml.Node
+	src := "paths:\n  /a:\n    get: {}\n    post: {}\n  /b:\n    parameters: []\n    delete: {}\n"
+	if err := yaml.Unmarshal([]byte(src), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if !dropOperation(&doc, Op{Method: "POST", Path: "/a"}) || !dropOperation(&doc, Op{Method: "DELETE", Path: "/b"}) {
+		t.Fatal("an operation of the spec was not dropped")
+	}
+	if dropOperation(&doc, Op{Method: "PUT", Path: "/a"}) {
+		t.Error("dropped an operation the spec does not have")
+	}
+	got := flatten(SpecOps(&doc))
+	if want := []Op{{Method: "GET", Path: "/a"}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("operations left %v, want %v (and /b gone with its last operation)", got, want)
 	}
 }

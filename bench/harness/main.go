@@ -48,7 +48,7 @@ func main() {
 	flag.IntVar(&c.curveReps, "curve-reps", 0, "timed repetitions per curve point (default 5, 1 with -quick)")
 	flag.DurationVar(&c.timeout, "timeout", 10*time.Minute, "limit for one run of one tool")
 	flag.StringVar(&c.retryspec, "retryspec", "", "retryspec binary to measure (default CACHE/bin/retryspec, which bench/run builds)")
-	flag.StringVar(&c.only, "only", "", "comma-separated subset: copy,openapi,build,curves")
+	flag.StringVar(&c.only, "only", "", "comma-separated subset: copy,openapi,build,diff,curves")
 	flag.Parse()
 	if err := run(c); err != nil {
 		fmt.Fprintf(os.Stderr, "bench: %v\n", err)
@@ -150,6 +150,11 @@ func run(c config) error {
 	if b.selected("build") {
 		if err := b.buildVsRedocly(); err != nil {
 			return fmt.Errorf("build comparison: %w", err)
+		}
+	}
+	if b.selected("diff") {
+		if err := b.diffVsOasdiff(); err != nil {
+			return fmt.Errorf("diff comparison: %w", err)
 		}
 	}
 	if b.selected("curves") {
