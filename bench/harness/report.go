@@ -326,7 +326,7 @@ func (b *bench) markdown(plots map[string]string) string {
 	s.WriteString("```\n\n")
 	s.WriteString("The data comes from `../shared/data` (the corpora and specs, read in place) and is generated into `bench/.cache` (gitignored): the replicated corpora, the contracts and the trimmed spec. ")
 	s.WriteString("The peers are pinned by bench/run: Vale v3.22.0 (`go install`), `@redocly/cli` and `@stoplight/spectral-cli` (npm, into `bench/.cache/npm`), oasdiff (`go install`). ")
-	s.WriteString("Flags after bench/run go to the harness (`go run ./bench/harness -h`): `--only copy,openapi,build,curves`, `--reps N`, `--curve-reps N`, `--timeout D`.\n")
+	s.WriteString("Flags after bench/run go to the harness (`go run ./bench/harness -h`): `--only copy,openapi,build,diff,curves`, `--reps N`, `--curve-reps N`, `--timeout D`.\n")
 	return s.String()
 }
 
