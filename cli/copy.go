@@ -36,6 +36,8 @@ func newCopyCmd(sys *IO) *cobra.Command {
 			"retry-on-any-error advice, and figures or names the contract contradicts.\n\n" +
 			"PATH is a file, a folder (walked recursively; .gitignore'd and binary files are\n" +
 			"skipped) or a glob (** included); without one, docs.copy.include from the contract.\n" +
+			"Files over 1 MiB are not copy: found in a folder or by a glob they are skipped with a\n" +
+			"notice on stderr; named on the command line they are an error.\n" +
 			"Without a contract, copy/contradicts-contract is skipped (one notice on stderr).\n\n" +
 			"Suppress one line with <!-- retryspec-disable-next-line RULE -- reason --> above it,\n" +
 			"or a path with a docs.copy.allow entry (path, rule, because) in the contract.\n\n" +
@@ -92,10 +94,14 @@ func runCopy(ctx context.Context, sys *IO, opts copyOptions) error {
 	// large tree; a soft limit keeps the whole run near a fixed footprint
 	// (the 200 MB budget) whatever the corpus size.
 	setSoftLimit(sys, copyMemoryLimit, 1.25)
-	fs, err := copylint.Lint(ctx, c, opts.Paths, copylint.Options{LintCode: opts.LintCode})
+	var stats copylint.Stats
+	fs, err := copylint.Lint(ctx, c, opts.Paths, copylint.Options{LintCode: opts.LintCode, Stats: &stats})
 	if err != nil {
 		// A path that cannot be read (or an interrupted run): exit 2.
 		return inputError(err)
+	}
+	for _, name := range stats.Skipped {
+		fmt.Fprintf(sys.Err, "retryspec: skipped %s: larger than %d MiB, which copy is not (name it alone to see the error, or exclude it with .gitignore)\n", name, copylint.MaxFileSize>>20)
 	}
 	// Only the text format shows source lines under each finding; the
 	// machine formats never read them, so memory stays flat however many

@@ -112,6 +112,27 @@ func TestLintPaths(t *testing.T) {
 	if _, err := Lint(context.Background(), nil, []string{filepath.Join(dir, "nope.md")}, Options{}); err == nil || !strings.Contains(err.Error(), "no such file") {
 		t.Errorf("missing file: err = %v", err)
 	}
+
+	// A file too large to be copy: skipped and listed when a folder walk or
+	// a glob finds it, an error when named.
+	huge := "docs/sub/huge reference.md"
+	write(huge, claim+strings.Repeat("filler line\n", MaxFileSize/12+1))
+	for _, arg := range []string{"docs", "docs/**/*.md"} {
+		var stats Stats
+		fs, err = Lint(context.Background(), nil, []string{filepath.Join(dir, filepath.FromSlash(arg))}, Options{Stats: &stats})
+		if err != nil {
+			t.Fatalf("%s: a large file found there failed the run: %v", arg, err)
+		}
+		if len(stats.Skipped) != 1 || filepath.ToSlash(stats.Skipped[0]) != filepath.ToSlash(filepath.Join(dir, huge)) {
+			t.Errorf("%s: skipped %q, want the large file", arg, stats.Skipped)
+		}
+		if strings.Contains(strings.Join(files(fs), "|"), "huge") {
+			t.Errorf("%s: the large file was linted", arg)
+		}
+	}
+	if _, err := Lint(context.Background(), nil, []string{filepath.Join(dir, filepath.FromSlash(huge))}, Options{}); err == nil || !strings.Contains(err.Error(), "larger than 1 MiB") {
+		t.Errorf("named large file: err = %v, want the size error", err)
+	}
 }
 
 // FuzzLintSource: no input may panic or hang any front-end, and every

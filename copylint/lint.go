@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -36,10 +37,15 @@ type Options struct {
 type Stats struct {
 	Files int64
 	Bytes int64
+	// Skipped are the files found in folders or by globs that were too
+	// large to lint (MaxFileSize), in path order.
+	Skipped []string
 }
 
-// MaxFileSize bounds one file: larger files are not copy and are refused
-// with an error rather than read whole into memory. The cost grows with the
+// MaxFileSize bounds one file: larger files are not copy. One named on the
+// command line is refused with an error; one found in a folder or by a glob
+// (a generated reference page, a data dump) is skipped and listed in
+// Stats.Skipped, so one such file does not stop the lint of a docs tree. The cost grows with the
 // findings: a 1 MiB file with a claim in every paragraph takes about 1.1 s
 // of CPU and 60 MB, 4 MiB took 4.4 s, past the 2 s every command is held to
 // on hostile input (internal/hostiletest). Real pages of prose are far
@@ -136,7 +142,8 @@ func Lint(ctx context.Context, c *contract.Contract, paths []string, opts Option
 			}
 		}()
 	}
-	walkErr := expandPaths(ctx, paths, func(name string) { jobs <- name })
+	var skipped []string
+	walkErr := expandPaths(ctx, paths, func(name string) { jobs <- name }, func(name string) { skipped = append(skipped, name) })
 	close(jobs)
 	wg.Wait()
 	if walkErr != nil && firstErr == nil {
@@ -153,6 +160,8 @@ func Lint(ctx context.Context, c *contract.Contract, paths []string, opts Option
 	}
 	if opts.Stats != nil {
 		opts.Stats.Files, opts.Stats.Bytes = files.Load(), bytesIn.Load()
+		sort.Strings(skipped)
+		opts.Stats.Skipped = skipped
 	}
 	findings.Sort(out)
 	return out, nil
@@ -213,13 +222,25 @@ func isBinary(data []byte) bool {
 // known extensions only; a glob (when no file of that literal name exists,
 // so "notes [draft].md" is a file, not a character class) expanded.
 // Folders and globs skip git-ignored paths.
-func expandPaths(ctx context.Context, paths []string, emit func(string)) error {
+func expandPaths(ctx context.Context, paths []string, emit, skip func(string)) error {
 	seen := map[string]bool{}
 	once := func(p string) {
 		if !seen[p] {
 			seen[p] = true
 			emit(p)
 		}
+	}
+	// found is once for a file that was not named: one too large to be
+	// copy is skipped rather than failing the run.
+	found := func(p string, size int64) {
+		if size > MaxFileSize {
+			if !seen[p] {
+				seen[p] = true
+				skip(p)
+			}
+			return
+		}
+		once(p)
 	}
 	for _, p := range paths {
 		if ctx.Err() != nil {
@@ -230,7 +251,7 @@ func expandPaths(ctx context.Context, paths []string, emit func(string)) error {
 		case err == nil && !st.IsDir():
 			once(p)
 		case err == nil && st.IsDir():
-			if err := walkFolder(ctx, p, once); err != nil {
+			if err := walkFolder(ctx, p, found); err != nil {
 				return err
 			}
 		case hasGlobMeta(p):
@@ -245,7 +266,11 @@ func expandPaths(ctx context.Context, paths []string, emit func(string)) error {
 					continue
 				}
 				n++
-				once(m)
+				size := int64(0)
+				if st, err := os.Stat(m); err == nil {
+					size = st.Size()
+				}
+				found(m, size)
 			}
 			if n == 0 {
 				return &PathError{Path: p, Err: errors.New("pattern matches no Markdown, MDX, HTML or text file")}
@@ -259,7 +284,7 @@ func expandPaths(ctx context.Context, paths []string, emit func(string)) error {
 
 func hasGlobMeta(p string) bool { return strings.ContainsAny(p, "*?[{") }
 
-func walkFolder(ctx context.Context, root string, emit func(string)) error {
+func walkFolder(ctx context.Context, root string, emit func(string, int64)) error {
 	ig := newIgnorer()
 	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -280,7 +305,11 @@ func walkFolder(ctx context.Context, root string, emit func(string)) error {
 		if _, ok := formatOf(path); !ok || ig.ignored(path, false) {
 			return nil
 		}
-		emit(path)
+		size := int64(0)
+		if info, err := d.Info(); err == nil {
+			size = info.Size()
+		}
+		emit(path, size)
 		return nil
 	})
 }
