@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // Section is one side-by-side comparison on one input.
@@ -367,14 +369,20 @@ func (b *bench) largestSpec() (string, int64, error) {
 	return best, size, err
 }
 
+// largestSpecDoc is largestSpec, parsed.
+func (b *bench) largestSpecDoc() (string, int64, *yaml.Node, error) {
+	spec, size, err := b.largestSpec()
+	if err != nil {
+		return "", 0, nil, err
+	}
+	doc, err := loadSpecNode(spec)
+	return spec, size, doc, err
+}
+
 // openapiVsLinters: check --openapi and openapi --merged against redocly
 // lint and spectral lint on the largest spec.
 func (b *bench) openapiVsLinters() error {
-	spec, size, err := b.largestSpec()
-	if err != nil {
-		return err
-	}
-	doc, err := loadSpecNode(spec)
+	spec, size, doc, err := b.largestSpecDoc()
 	if err != nil {
 		return err
 	}
@@ -415,11 +423,7 @@ func (b *bench) openapiVsLinters() error {
 // buildVsRedocly: retryspec build (contract plus spec) against redocly
 // build-docs on the same spec.
 func (b *bench) buildVsRedocly() error {
-	spec, _, err := b.largestSpec()
-	if err != nil {
-		return err
-	}
-	doc, err := loadSpecNode(spec)
+	spec, _, doc, err := b.largestSpecDoc()
 	if err != nil {
 		return err
 	}

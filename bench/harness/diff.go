@@ -16,11 +16,7 @@ import (
 // new one drops the same operation from both. The check is that each tool
 // reports the dropped operation.
 func (b *bench) diffVsOasdiff() error {
-	spec, _, err := b.largestSpec()
-	if err != nil {
-		return err
-	}
-	doc, err := loadSpecNode(spec)
+	spec, _, doc, err := b.largestSpecDoc()
 	if err != nil {
 		return err
 	}
