@@ -47,6 +47,18 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv(spawnerEnv) != "" {
+		if err := serveSpawner(os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "spawner:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	// First, while this process is small: see spawner_test.go.
+	if err := startSpawner(); err != nil {
+		fmt.Fprintln(os.Stderr, "starting the spawner:", err)
+		os.Exit(1)
+	}
 	code := m.Run()
 	if scratch != "" {
 		os.RemoveAll(scratch)
@@ -264,60 +276,91 @@ func run(t testing.TB, sb *sandbox, stopAfter time.Duration, args ...string) res
 	return runFor(t, sb, stopAfter, hangAfter, args...)
 }
 
-// runFor is run with its own hang limit.
+// runFor is run with its own hang limit. The process is started by the
+// spawner (spawner_test.go), so its peak memory is its own.
 func runFor(t testing.TB, sb *sandbox, stopAfter, hang time.Duration, args ...string) result {
 	t.Helper()
-	cmd := exec.Command(binary(t), args...)
-	cmd.Dir = sb.work
-	cmd.Env = []string{
+	env := []string{
 		"PATH=" + os.Getenv("PATH"),
 		"HOME=" + sb.home,
 		"TMPDIR=" + sb.tmp,
 		"NO_COLOR=1",
 		"LANG=C.UTF-8",
 	}
-	cmd.Env = append(cmd.Env, sb.env...)
+	req := spawnRequest{
+		Argv:      append([]string{binary(t)}, args...),
+		Dir:       sb.work,
+		Env:       append(env, sb.env...),
+		StopAfter: stopAfter,
+		Hang:      hang,
+	}
+	rep, err := spawn(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := result{
+		code:     rep.Code,
+		stdout:   string(rep.Stdout),
+		stderr:   string(rep.Stderr),
+		outBytes: rep.OutBytes,
+		errBytes: rep.ErrBytes,
+		wall:     rep.Wall,
+		signaled: rep.Signaled,
+		cpu:      rep.CPU,
+		rss:      rep.RSS,
+		measured: rep.Measured,
+	}
+	if r.wall >= hang {
+		t.Errorf("retryspec %s: still running after %v (killed)", strings.Join(args, " "), hang)
+	}
+	return r
+}
+
+// runProcess runs one request in this process (the spawner): the child's
+// output is capped at 1 MiB a stream, so a command that floods its output
+// cannot exhaust the spawner's memory either.
+func runProcess(req spawnRequest) (spawnReply, error) {
+	cmd := exec.Command(req.Argv[0], req.Argv[1:]...)
+	cmd.Dir = req.Dir
+	cmd.Env = req.Env
 	var stdout, stderr capped
 	stdout.max, stderr.max = 1<<20, 1<<20
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+		return spawnReply{}, err
 	}
 	done := make(chan struct{})
 	go func() {
-		if stopAfter > 0 {
+		if req.StopAfter > 0 {
 			select {
 			case <-done:
 				return
-			case <-time.After(stopAfter):
+			case <-time.After(req.StopAfter):
 				cmd.Process.Signal(syscall.SIGINT)
 			}
 		}
 		select {
 		case <-done:
-		case <-time.After(hang):
+		case <-time.After(req.Hang):
 			cmd.Process.Kill()
 		}
 	}()
 	cmd.Wait()
 	close(done)
-	r := result{
-		code:     cmd.ProcessState.ExitCode(),
-		stdout:   stdout.buf.String(),
-		stderr:   stderr.buf.String(),
-		outBytes: stdout.n,
-		errBytes: stderr.n,
-		wall:     time.Since(start),
+	rep := spawnReply{
+		Code:     cmd.ProcessState.ExitCode(),
+		Stdout:   stdout.buf.Bytes(),
+		Stderr:   stderr.buf.Bytes(),
+		OutBytes: stdout.n,
+		ErrBytes: stderr.n,
+		Wall:     time.Since(start),
 	}
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok {
-		r.signaled = ws.Signaled()
+		rep.Signaled = ws.Signaled()
 	}
-	r.cpu, r.rss, r.measured = usage(cmd.ProcessState)
-	if r.wall >= hang {
-		t.Errorf("retryspec %s: still running after %v (killed)", strings.Join(args, " "), hang)
-	}
-	return r
+	rep.CPU, rep.RSS, rep.Measured = usage(cmd.ProcessState)
+	return rep, nil
 }
 
 // checkBounds fails the test when a run broke the CPU or memory budget.
