@@ -319,16 +319,16 @@ func (d *decoder) decodeIdempotency(n *yaml.Node, c *Contract) {
 	}
 }
 
-// maxEndpoints bounds the endpoints list: the largest public APIs have a
+// MaxEndpoints bounds the endpoints list: the largest public APIs have a
 // few thousand operations, and the largest generated ones tens of thousands.
-const maxEndpoints = 50_000
+const MaxEndpoints = 50_000
 
 func (d *decoder) decodeEndpoints(n *yaml.Node, c *Contract) {
 	items := len(d.resolve(n).Content)
 	seen := make(map[string]string, items)
 	// Sized once: growing by doubling keeps two copies alive at the peak.
-	c.Endpoints = make([]Endpoint, 0, min(items, maxEndpoints))
-	d.list(n, "endpoints", maxEndpoints, func(item *yaml.Node, p string) {
+	c.Endpoints = make([]Endpoint, 0, min(items, MaxEndpoints))
+	d.list(n, "endpoints", MaxEndpoints, func(item *yaml.Node, p string) {
 		f := d.object(item, p, "operation", "effect", "key", "unsafe_to_retry", "external_calls", "recovery_points", "single_transaction", "summary")
 		e := Endpoint{Key: "none"}
 		if f == nil {

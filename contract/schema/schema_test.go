@@ -188,6 +188,24 @@ func TestEnumsMatchLoader(t *testing.T) {
 	}
 }
 
+// TestEndpointLimitMatchesLoader: an editor must not accept a contract the
+// loader refuses for its size, nor flag one it accepts.
+func TestEndpointLimitMatchesLoader(t *testing.T) {
+	var doc struct {
+		Properties struct {
+			Endpoints struct {
+				MaxItems int `json:"maxItems"`
+			} `json:"endpoints"`
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal(JSON(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if got := doc.Properties.Endpoints.MaxItems; got != contract.MaxEndpoints {
+		t.Errorf("schema endpoints.maxItems %d, loader %d", got, contract.MaxEndpoints)
+	}
+}
+
 // TestInvalidFilesSayWhy: each invalid contract's first line names the
 // message the loader must give, and the loader gives it.
 func TestInvalidFilesSayWhy(t *testing.T) {
