@@ -123,11 +123,13 @@ func Caret(line string, col, endCol int) (pad, mark string) {
 // ExpandTabs renders tabs as four spaces, as Caret counts them.
 func ExpandTabs(s string) string { return strings.ReplaceAll(s, "\t", "    ") }
 
+var lineBreaks = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ")
+
 // oneLine keeps a message on its line: a contract value quoted in a message
 // cannot start a fake finding line.
 func oneLine(s string) string {
 	if !strings.ContainsAny(s, "\r\n") && utf8.ValidString(s) {
 		return s
 	}
-	return strings.ToValidUTF8(strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s), "\uFFFD")
+	return strings.ToValidUTF8(lineBreaks.Replace(s), "\uFFFD")
 }

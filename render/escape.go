@@ -62,8 +62,11 @@ func CellCodeSpan(s string) string {
 	return codeSpan(s, true)
 }
 
+// lineBreaks makes a value one line: a code span cannot hold a break.
+var lineBreaks = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ")
+
 func codeSpan(s string, cell bool) string {
-	s = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
+	s = lineBreaks.Replace(s)
 	if cell {
 		s = strings.ReplaceAll(s, "|", "\\|")
 	}

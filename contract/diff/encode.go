@@ -286,11 +286,13 @@ func mdEscape(s string) string {
 	return b.String()
 }
 
+var lineBreaks = strings.NewReplacer("\n", " ", "\r", " ")
+
 // code renders s as an inline code span, choosing a fence longer than any
 // run of backticks inside it (CommonMark), so s can never close it early.
 // Code spans do not interpret entities or markup, so nothing else is needed.
 func code(s string) string {
-	s = strings.NewReplacer("\n", " ", "\r", " ").Replace(s)
+	s = lineBreaks.Replace(s)
 	longest, run := 0, 0
 	for _, r := range s {
 		if r == '`' {
@@ -341,12 +343,13 @@ func encodeGitHub(w io.Writer, r Report) error {
 	return err
 }
 
-// ghData escapes a workflow command's message (actions/toolkit escapeData).
-func ghData(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
-}
+// GitHub workflow commands: data escapes %, CR and LF; property values
+// also escape : and , (actions/toolkit escapeData, escapeProperty). The
+// findings package has the same two: diff imports nothing but the model.
+var (
+	ghDataReplacer     = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
+	ghPropertyReplacer = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
+)
 
-// ghProperty escapes a workflow command property (actions/toolkit escapeProperty).
-func ghProperty(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
-}
+func ghData(s string) string     { return ghDataReplacer.Replace(s) }
+func ghProperty(s string) string { return ghPropertyReplacer.Replace(s) }
