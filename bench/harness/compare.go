@@ -170,7 +170,7 @@ func (b *bench) copyVsVale() error {
 		ID:    "copy",
 		Title: fmt.Sprintf("retryspec copy vs Vale (%g MB of Markdown)", pairSize),
 		Data: []string{
-			fmt.Sprintf("%s bytes in %s files: the Markdown of the shared corpora (NATS, NServiceBus, SendGrid docs) replicated, with %d claims planted (%d phrasings, one per copy rule Vale can express)",
+			fmt.Sprintf("%s bytes in %s files: the Markdown of the shared corpora (NATS, NServiceBus, SendGrid docs) replicated, with %d claims planted, each as the first paragraph of a file (%d phrasings, one per copy rule Vale can express)",
 				commas(c.Bytes), commas(int64(c.Files)), len(c.Plants), len(plantedClaims)),
 			"retryspec runs with all rules on (the example contract, so contract-aware checks run too); Vale runs the style `retryspec copy --export-vale` writes; both print JSON",
 		},
