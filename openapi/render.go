@@ -23,6 +23,10 @@ func Render(c *contract.Contract, specPath string, opts LoadOptions, overlayJSON
 	if err != nil {
 		return nil, err
 	}
+	// kin-openapi's model has done its work (the spec is valid): the plan
+	// and both outputs work on the YAML tree and the bytes. Dropped, it
+	// lets the collector take back most of the memory a large spec holds.
+	s.Doc = nil
 	p := NewPlan(c, s)
 	merged, err := Merged(s, p)
 	if err != nil {
