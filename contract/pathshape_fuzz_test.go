@@ -6,17 +6,17 @@ import (
 	"testing"
 )
 
-// paramRE is an independent statement of what PathShape does on a path
-// the grammar accepts: every {name} becomes {}.
+// paramRE is an independent statement of what PathShape does: every
+// {name}, a name without braces, becomes {}.
 var paramRE = regexp.MustCompile(`\{[^{}]*\}`)
 
 // FuzzPathShape: the path-template matcher. On any input PathShape never
-// panics and is idempotent. On paths the contract accepts, it agrees with
-// paramRE, keeps every literal segment and the segment count, and two
+// panics, is idempotent and agrees with paramRE. On paths the contract
+// accepts, it also keeps every literal segment and the segment count, and two
 // paths that differ only in parameter names get the same shape. Seeds:
 // testdata/fuzz/FuzzPathShape.
 func FuzzPathShape(f *testing.F) {
-	for _, s := range []string{"/v1/transfers", "/v1/transfers/{id}", "/v1/{a}/{b}/x", "/{a}{b}", "/a{b", "/a}b{", "/{}", "/v1/{id}.json", "{{x}}", "/x/{ä}"} {
+	for _, s := range []string{"/v1/transfers", "/v1/transfers/{id}", "/v1/{a}/{b}/x", "/{a}{b}", "/a{b", "/a}b{", "/{}", "/v1/{id}.json", "{{x}}", "/x/{ä}", "/v1/transfers/{{}", "/a/{{id}}"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, path string) {
@@ -24,11 +24,13 @@ func FuzzPathShape(f *testing.F) {
 		if again := PathShape(shape); again != shape {
 			t.Fatalf("PathShape not idempotent: %q -> %q -> %q", path, shape, again)
 		}
-		if _, p, err := ParseOperation("POST " + path); err != nil || p != path {
-			return
-		}
+		// Spec paths are not held to the contract's grammar, so the two
+		// must agree on any input ("/x/{{id}" keeps its first brace).
 		if want := paramRE.ReplaceAllString(path, "{}"); shape != want {
 			t.Fatalf("PathShape(%q) = %q, want %q", path, shape, want)
+		}
+		if _, p, err := ParseOperation("POST " + path); err != nil || p != path {
+			return
 		}
 		segs, shapeSegs := strings.Split(path, "/"), strings.Split(shape, "/")
 		if len(segs) != len(shapeSegs) {

@@ -380,14 +380,16 @@ func (d *decoder) decodeEndpoints(n *yaml.Node, c *Contract) {
 }
 
 // PathShape replaces every {param} with {} so /orders/{id} and
-// /orders/{order_id} compare equal.
+// /orders/{order_id} compare equal. A parameter name holds no brace (OpenAPI
+// path templating), so in a spec's /x/{{id} only {id} is a parameter and the
+// first brace is a literal character.
 func PathShape(path string) string {
 	if !strings.Contains(path, "{") {
 		return path
 	}
 	var b strings.Builder
 	for _, part := range strings.SplitAfter(path, "}") {
-		if i := strings.IndexByte(part, '{'); i >= 0 && strings.HasSuffix(part, "}") {
+		if i := strings.LastIndexByte(part, '{'); i >= 0 && strings.HasSuffix(part, "}") {
 			part = part[:i] + "{}"
 		}
 		b.WriteString(part)
