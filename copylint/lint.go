@@ -45,8 +45,8 @@ type Stats struct {
 // MaxFileSize bounds one file: larger files are not copy. One named on the
 // command line is refused with an error; one found in a folder or by a glob
 // (a generated reference page, a data dump) is skipped and listed in
-// Stats.Skipped, so one such file does not stop the lint of a docs tree. The cost grows with the
-// findings: a 1 MiB file with a claim in every paragraph takes about 1.1 s
+// Stats.Skipped, so one such file does not stop the lint of a docs tree.
+// The cost grows with the findings: a 1 MiB file with a claim in every paragraph takes about 1.1 s
 // of CPU and 60 MB, 4 MiB took 4.4 s, past the 2 s every command is held to
 // on hostile input (internal/hostiletest). Real pages of prose are far
 // smaller; raise this only with a cap on findings per file.
@@ -224,23 +224,20 @@ func isBinary(data []byte) bool {
 // Folders and globs skip git-ignored paths.
 func expandPaths(ctx context.Context, paths []string, emit, skip func(string)) error {
 	seen := map[string]bool{}
-	once := func(p string) {
-		if !seen[p] {
-			seen[p] = true
-			emit(p)
-		}
-	}
-	// found is once for a file that was not named: one too large to be
-	// copy is skipped rather than failing the run.
+	// found hands on each file once. A file that was not named but found
+	// in a folder or by a glob, and is too large to be copy, is skipped
+	// rather than failing the run; a named one (size 0 here) goes on to
+	// readFile, which refuses it.
 	found := func(p string, size int64) {
-		if size > MaxFileSize {
-			if !seen[p] {
-				seen[p] = true
-				skip(p)
-			}
+		if seen[p] {
 			return
 		}
-		once(p)
+		seen[p] = true
+		if size > MaxFileSize {
+			skip(p)
+			return
+		}
+		emit(p)
 	}
 	for _, p := range paths {
 		if ctx.Err() != nil {
@@ -249,7 +246,7 @@ func expandPaths(ctx context.Context, paths []string, emit, skip func(string)) e
 		st, err := os.Stat(p)
 		switch {
 		case err == nil && !st.IsDir():
-			once(p)
+			found(p, 0)
 		case err == nil && st.IsDir():
 			if err := walkFolder(ctx, p, found); err != nil {
 				return err

@@ -7,6 +7,8 @@ import (
 // Result is everything `retryspec openapi` (and `build --openapi`) writes
 // for one contract and one spec.
 type Result struct {
+	// Spec is the loaded spec, without its Doc: kin-openapi's model is
+	// dropped once the spec is validated.
 	Spec *Spec
 	Plan *Plan
 	// Overlay is the Overlay 1.0 document as YAML (JSON when asked).

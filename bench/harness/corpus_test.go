@@ -9,26 +9,19 @@ import (
 
 func TestPlant(t *testing.T) {
 	tests := []struct {
-		in       string
+		in, want string
 		wantLine int
 	}{
-		{"# Title\n\nSome text.\n", 1},
-		{"# Title\n\nNo newline at end", 1},
-		{"---\ntitle: x\n---\n# Title\n", 5},
-		{"+++\ntitle = 'x'\n+++\n", 5},
-		{"Text with ```` a long code span\nand more\n", 1},
+		{"# Title\n\nSome text.\n", "CLAIM\n\n# Title\n\nSome text.\n", 1},
+		{"# Title\n\nNo newline at end", "CLAIM\n\n# Title\n\nNo newline at end", 1},
+		{"---\ntitle: x\n---\n# Title\n", "---\ntitle: x\n---\n\nCLAIM\n\n# Title\n", 5},
+		{"+++\ntitle = 'x'\n+++\n", "+++\ntitle = 'x'\n+++\n\nCLAIM\n\n", 5},
+		{"Text with ```` a long code span\nand more\n", "CLAIM\n\nText with ```` a long code span\nand more\n", 1},
 	}
 	for _, tt := range tests {
 		out, line := plant([]byte(tt.in), "CLAIM")
-		if line != tt.wantLine {
-			t.Errorf("plant(%q) line %d, want %d", tt.in, line, tt.wantLine)
-		}
-		lines := strings.Split(string(out), "\n")
-		if lines[line-1] != "CLAIM" || lines[line] != "" || (line > 1 && lines[line-2] != "") {
-			t.Errorf("plant(%q) = %q: claim not a paragraph of its own on line %d", tt.in, out, line)
-		}
-		if got := strings.Replace(string(out), "CLAIM\n\n", "", 1); strings.Replace(got, "---\n\n", "---\n", 1) != tt.in && strings.Replace(got, "+++\n\n", "+++\n", 1) != tt.in {
-			t.Errorf("plant(%q) changed the rest of the file: %q", tt.in, out)
+		if string(out) != tt.want || line != tt.wantLine {
+			t.Errorf("plant(%q) = %q, line %d; want %q, line %d", tt.in, out, line, tt.want, tt.wantLine)
 		}
 	}
 }
