@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
@@ -13,7 +14,7 @@ import (
 	"github.com/retryspec/retryspec/contract/rules"
 	"github.com/retryspec/retryspec/copylint"
 	"github.com/retryspec/retryspec/findings"
-	"github.com/retryspec/retryspec/internal/atomicwrite"
+	"github.com/retryspec/retryspec/internal/safeout"
 )
 
 type copyOptions struct {
@@ -41,7 +42,9 @@ func newCopyCmd(sys *IO) *cobra.Command {
 			"Without a contract, copy/contradicts-contract is skipped (one notice on stderr).\n\n" +
 			"Suppress one line with <!-- retryspec-disable-next-line RULE -- reason --> above it,\n" +
 			"or a path with a docs.copy.allow entry (path, rule, because) in the contract.\n\n" +
-			"--export-vale DIR writes the phrase rules as a Vale style (DIR/Retryspec) and exits.\n\n" +
+			"--export-vale DIR writes the phrase rules as a Vale style into DIR/Retryspec and exits;\n" +
+			"nothing else in DIR is touched, and DIR/Retryspec is replaced only while it holds\n" +
+			"nothing but an earlier export.\n\n" +
 			"Exit status: 0 when nothing is at error severity, 1 when something is (or a\n" +
 			"warning, with --strict), 2 when a path or the contract cannot be read.",
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -71,11 +74,14 @@ func runCopy(ctx context.Context, sys *IO, opts copyOptions) error {
 		if c != nil {
 			header = c.Idempotency.Header
 		}
-		err := atomicwrite.Dir(opts.ExportVale, func(tmp string) error { return copylint.ExportVale(tmp, header) })
+		// Only DIR/Retryspec is ours: DIR is often Vale's StylesPath, with
+		// other styles and vocabularies beside it.
+		style := filepath.Join(opts.ExportVale, copylint.ValeStyle)
+		err := safeout.ReplaceDir(style, copylint.IsValeExport, func(tmp string) error { return copylint.ExportVale(tmp, header) })
 		if err != nil {
-			return inputError(fmt.Errorf("--export-vale %s: %w", opts.ExportVale, err))
+			return inputError(fmt.Errorf("--export-vale %q: %w", opts.ExportVale, err))
 		}
-		fmt.Fprintf(sys.Err, "wrote Vale style %s/%s; add it with BasedOnStyles = %s in .vale.ini\n", opts.ExportVale, copylint.ValeStyle, copylint.ValeStyle)
+		fmt.Fprintf(sys.Err, "wrote Vale style %q; add it with BasedOnStyles = %s in .vale.ini\n", style, copylint.ValeStyle)
 		return nil
 	}
 	if len(opts.Paths) == 0 && (c == nil || len(c.Docs.Copy.Include) == 0) {

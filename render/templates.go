@@ -12,6 +12,7 @@ import (
 	"text/template"
 	"text/template/parse"
 
+	"github.com/retryspec/retryspec/internal/safeout"
 	"github.com/retryspec/retryspec/templates"
 )
 
@@ -96,6 +97,14 @@ func checkOverrides(override fs.FS, dir string) error {
 	return fs.WalkDir(override, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
+		}
+		// A template (or a folder of them) that is a symlink out of the
+		// override folder would carry another file's content into the
+		// pages; the folder's contents may arrive in a pull request.
+		if d.Type()&fs.ModeSymlink != 0 {
+			if _, err := safeout.Contained(dir, filepath.Join(dir, filepath.FromSlash(p))); err != nil {
+				return fmt.Errorf("--templates: %w", err)
+			}
 		}
 		if d.IsDir() || strings.HasPrefix(d.Name(), ".") {
 			return nil
