@@ -81,6 +81,6 @@ func runBuild(cmd *cobra.Command, sys *IO, opts *buildOptions) error {
 	case err != nil:
 		return inputError(err)
 	}
-	fmt.Fprintf(sys.Err, "retryspec: wrote %d files to %s\n", len(res.Files), res.Out)
+	fmt.Fprintf(sys.Err, "retryspec: wrote %d files to %q\n", len(res.Files), res.Out)
 	return nil
 }

@@ -94,17 +94,6 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 		findings.Sort(fs)
 		return nil, &FindingsError{What: "the contract", Findings: fs, Sources: sources}
 	}
-	if opts.Out == "" {
-		// docs.out comes from the contract, which arrives in pull
-		// requests: it must stay inside the contract's folder once every
-		// symlink on the way is followed, and the build writes to the
-		// path it checked.
-		out, err := safeout.Contained(filepath.Dir(c.File), OutDir(c))
-		if err != nil {
-			return nil, fmt.Errorf("%s: docs.out: %w", c.File, err)
-		}
-		opts.Out = out
-	}
 	t, err := render.LoadTemplates(opts.Templates)
 	if err != nil {
 		return nil, err
@@ -137,7 +126,19 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := Write(opts.Out, files, opts.afterWrite); err != nil {
+	writeTo := opts.Out
+	if opts.Out == "" {
+		// docs.out comes from the contract, which arrives in pull
+		// requests: it must stay inside the contract's folder once every
+		// symlink on the way is followed, and the build writes to the
+		// path it checked.
+		out, err := safeout.Contained(filepath.Dir(c.File), OutDir(c))
+		if err != nil {
+			return nil, fmt.Errorf("%s: docs.out: %w", c.File, err)
+		}
+		opts.Out, writeTo = OutDir(c), out
+	}
+	if err := Write(writeTo, files, opts.afterWrite); err != nil {
 		return nil, err
 	}
 	return &Result{Out: opts.Out, Files: files}, nil
