@@ -38,8 +38,8 @@ func newCopyCmd(sys *IO) *cobra.Command {
 			"retry-on-any-error advice, and figures or names the contract contradicts.\n\n" +
 			"PATH is a file, a folder (walked recursively; files that .gitignore lists and git\n" +
 			"does not track are left out) or a glob (** included); without one,\n" +
-			"docs.copy.include from the contract, whose matches must stay inside the contract's\n" +
-			"folder once symlinks are followed.\n" +
+			"docs.copy.include from the contract (relative to the working directory), whose\n" +
+			"matches must stay inside the working directory once symlinks are followed.\n" +
 			"A file that cannot be linted (over 1 MiB, binary, unreadable, a symlink that leads\n" +
 			"nowhere or out of its tree) is skipped: named on stderr with the reason and counted\n" +
 			"in a summary line; --strict makes any skip fail the run. Everything else is linted.\n" +

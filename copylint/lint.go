@@ -94,15 +94,17 @@ func LintSource(c *contract.Contract, name string, data []byte) []findings.Findi
 // Lint lints the files at paths: files, folders (recursively, files of the
 // known extensions only) and globs. No paths means the contract's
 // docs.copy.include, whose every match must resolve, symlinks followed,
-// inside the contract's folder. Folders and globs leave out git-ignored
+// inside the working directory the patterns are relative to. Folders and globs leave out git-ignored
 // files that git does not track. Files that cannot be linted are skipped
 // and listed in opts.Stats (see Stats.Skipped). The contract may be nil:
 // copy/contradicts-contract is then skipped.
 func Lint(ctx context.Context, c *contract.Contract, paths []string, opts Options) ([]findings.Finding, error) {
 	var root string // "": paths from the command line, the user's choice
 	if len(paths) == 0 && c != nil {
+		// The include patterns are relative to the working directory (the
+		// repository, in CI), so that is the tree they must stay in.
 		paths = c.Docs.Copy.Include
-		root = filepath.Dir(c.File)
+		root = "."
 	}
 	if len(paths) == 0 {
 		return nil, &PathError{Path: ".", Err: errors.New("no paths given and the contract has no docs.copy.include")}
@@ -261,8 +263,8 @@ func isBinary(data []byte) bool {
 // so "notes [draft].md" is a file, not a character class) expanded.
 // Folders and globs leave out git-ignored files git does not track.
 //
-// root, when set, is the tree every path must stay in (the contract's
-// folder, for docs.copy.include): each file is resolved, symlinks
+// root, when set, is the tree every path must stay in (the working
+// directory, for docs.copy.include): each file is resolved, symlinks
 // followed, and one that leads out is skipped, never read. Without root
 // (paths from the command line) a named file is read as named, and a file
 // found in a folder or by a glob must stay inside that folder (the glob's
@@ -324,7 +326,13 @@ func expandPaths(ctx context.Context, paths []string, root string, emit func(str
 				base, _ := doublestar.SplitPattern(filepath.ToSlash(p))
 				tree = filepath.FromSlash(base)
 			}
-			matches, gerr := doublestar.FilepathGlob(p, doublestar.WithFilesOnly())
+			// WithNoFollow: ** must not descend into symlinked folders,
+			// as the folder walk does not: two committed links to parent
+			// folders made the expansion exponential (found by
+			// FuzzIncludeContainment). A symlinked folder before the first
+			// meta character is still followed; found's check catches one
+			// that leads out.
+			matches, gerr := doublestar.FilepathGlob(p, doublestar.WithFilesOnly(), doublestar.WithNoFollow())
 			if gerr != nil {
 				return &PathError{Path: p, Err: fmt.Errorf("bad glob: %v", gerr)}
 			}
@@ -332,6 +340,9 @@ func expandPaths(ctx context.Context, paths []string, root string, emit func(str
 			for _, m := range matches {
 				if _, ok := formatOf(m); !ok || ig.ignored(m, false) {
 					continue
+				}
+				if st, err := os.Stat(m); err == nil && st.IsDir() {
+					continue // a symlinked folder, as in a walk: not followed
 				}
 				n++
 				found(m, tree)

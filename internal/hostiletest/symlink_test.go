@@ -191,3 +191,23 @@ func TestTemplateOverrideSymlinkOut(t *testing.T) {
 		}
 	}
 }
+
+// TestCopyGlobSymlinkLoops: committed symlinks to parent folders do not
+// make a ** include expand without end (found by FuzzIncludeContainment:
+// two such links made it exponential); ** does not descend into symlinked
+// folders, like the folder walk.
+func TestCopyGlobSymlinkLoops(t *testing.T) {
+	sb := newSandbox(t)
+	symlink(t, "../..", filepath.Join(sb.work, "marketing", "up"))
+	symlink(t, "..", filepath.Join(sb.work, "marketing", "again"))
+	symlink(t, "../marketing", filepath.Join(sb.work, "docs", "m"))
+	setContract(t, sb, "  copy:\n    include: ['**/*.md', '**/*.mdx']\n")
+	before := snapshot(t, sb.root)
+	r := run(t, sb, 0, "copy", "-c", "retryspec.yaml")
+	checkNoCrash(t, "copy", r)
+	checkBounds(t, "copy", r)
+	if r.code != 0 {
+		t.Errorf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	noLeak(t, "copy", before, snapshot(t, sb.root), r)
+}
