@@ -94,7 +94,11 @@ func runCopy(ctx context.Context, sys *IO, opts copyOptions) error {
 	}
 	if len(opts.Paths) == 0 && (c == nil || len(c.Docs.Copy.Include) == 0) {
 		if opts.IfIncluded {
-			fmt.Fprintln(sys.Err, "retryspec: the contract lists no docs.copy.include: nothing to lint (--if-included)")
+			what := "no contract"
+			if c != nil {
+				what = fmt.Sprintf("%q", c.File)
+			}
+			fmt.Fprintf(sys.Err, "retryspec: %s lists no docs.copy.include: nothing to lint (--if-included)\n", what)
 			return nil
 		}
 		if c == nil {
