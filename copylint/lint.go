@@ -273,22 +273,34 @@ func expandPaths(ctx context.Context, paths []string, root string, emit func(str
 	seen := map[string]bool{}
 	ig := newIgnorer()
 	// found hands on each file once, after the containment check.
-	found := func(p, tree string) {
+	resolvedTree := map[string]string{} // tree -> its resolved path
+	// found hands on each file once, after the containment check (skipped
+	// when check is false: a regular file a walk found below a tree it
+	// does not leave, since WalkDir follows no symlinked folder).
+	found := func(p, tree string, check bool) {
 		if seen[p] {
 			return
 		}
 		seen[p] = true
-		if tree != "" {
-			if _, err := safeout.Contained(tree, p); err != nil {
-				var esc *safeout.EscapeError
-				switch {
-				case errors.As(err, &esc) && esc.Resolved == "":
-					skip(p, "a symlink that leads nowhere")
-				case errors.As(err, &esc):
-					skip(p, fmt.Sprintf("leads out of %q through a symlink; not read", tree))
-				default:
-					skip(p, "cannot be resolved: "+unwrapPathErr(err).Error())
+		if tree != "" && check {
+			rt, ok := resolvedTree[tree]
+			if !ok {
+				var err error
+				if rt, err = safeout.Resolve(tree); err != nil {
+					rt = "" // nothing resolves inside a tree that does not
 				}
+				resolvedTree[tree] = rt
+			}
+			real, err := safeout.Resolve(p)
+			switch {
+			case errors.Is(err, fs.ErrNotExist):
+				skip(p, "a symlink that leads nowhere")
+				return
+			case err != nil:
+				skip(p, "cannot be resolved: "+unwrapPathErr(err).Error())
+				return
+			case rt == "" || !safeout.Inside(rt, real):
+				skip(p, fmt.Sprintf("leads out of %q through a symlink; not read", tree))
 				return
 			}
 		}
@@ -310,7 +322,7 @@ func expandPaths(ctx context.Context, paths []string, root string, emit func(str
 				skip(p, "a symlink that leads nowhere")
 			}
 		case err == nil && !st.IsDir():
-			found(p, tree)
+			found(p, tree, true)
 		case err == nil && st.IsDir():
 			if tree == "" {
 				tree = p
@@ -318,7 +330,7 @@ func expandPaths(ctx context.Context, paths []string, root string, emit func(str
 				skip(p, fmt.Sprintf("a folder that leads out of %q through a symlink; not read", tree))
 				continue
 			}
-			if err := walkFolder(ctx, p, ig, func(f string) { found(f, tree) }, skip); err != nil {
+			if err := walkFolder(ctx, p, ig, func(f string, link bool) { found(f, tree, link) }, skip); err != nil {
 				return err
 			}
 		case hasGlobMeta(p):
@@ -345,7 +357,7 @@ func expandPaths(ctx context.Context, paths []string, root string, emit func(str
 					continue // a symlinked folder, as in a walk: not followed
 				}
 				n++
-				found(m, tree)
+				found(m, tree, true)
 			}
 			if n == 0 {
 				return &PathError{Path: p, Err: errors.New("pattern matches no Markdown, MDX, HTML or text file")}
@@ -362,7 +374,7 @@ func hasGlobMeta(p string) bool { return strings.ContainsAny(p, "*?[{") }
 // walkFolder hands on the files of the known extensions under root. It
 // does not descend into symlinked folders (loops, and trees elsewhere);
 // a symlinked file goes to emit, whose containment check decides.
-func walkFolder(ctx context.Context, root string, ig *ignorer, emit func(string), skip func(p, reason string)) error {
+func walkFolder(ctx context.Context, root string, ig *ignorer, emit func(path string, link bool), skip func(p, reason string)) error {
 	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if path == root {
@@ -388,12 +400,12 @@ func walkFolder(ctx context.Context, root string, ig *ignorer, emit func(string)
 		}
 		switch {
 		case d.Type().IsRegular():
-			emit(path)
+			emit(path, false)
 		case d.Type()&fs.ModeSymlink != 0:
 			if st, err := os.Stat(path); err == nil && st.IsDir() {
 				return nil // a folder by another name: not followed
 			}
-			emit(path)
+			emit(path, true)
 		default:
 			skip(path, "not a regular file")
 		}
