@@ -30,7 +30,11 @@ func newBuildCmd(sys *IO) *cobra.Command {
 docs platform (OUT/markdown) and a static HTML site (OUT). A contract with
 errors is refused, and so is a build whose own pages break a copy rule.
 The output folder is replaced as a whole, and only once everything
-rendered: a failed build leaves the previous site in place.
+rendered: a failed build leaves the previous site in place. It is replaced
+only when it is empty or holds nothing but an earlier build's files,
+unchanged (each build leaves a .retryspec-manifest listing them); a folder
+with anything else in it is refused. docs.out must stay inside the
+contract's folder, symlinks followed.
 
 Exit status: 0 built, 1 refused because of findings (printed), 2 the
 contract or a template could not be read, or the command line is wrong.`,
@@ -46,7 +50,7 @@ contract or a template could not be read, or the command line is wrong.`,
 		},
 	}
 	cmd.Flags().StringVarP(&opts.Contract, "contract", "c", "retryspec.yaml", "the contract `FILE`")
-	cmd.Flags().StringVar(&opts.Out, "out", "", "output `DIR`, replaced as a whole (default: the contract's docs.out, beside the contract)")
+	cmd.Flags().StringVar(&opts.Out, "out", "", "output `DIR`, replaced as a whole when it holds only an earlier build (default: the contract's docs.out, beside the contract)")
 	cmd.Flags().StringVar(&opts.Templates, "templates", "", "`DIR` of templates that override the built-in ones (same file names)")
 	cmd.Flags().BoolVar(&opts.MarkdownOnly, "markdown-only", false, "write only the Markdown pages and pictures")
 	cmd.Flags().StringVar(&opts.SiteURL, "site-url", "", "public `URL` of the site, for absolute sitemap locations")
