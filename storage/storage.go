@@ -353,7 +353,6 @@ func orUndecided(s string) string {
 	return s
 }
 
-
 func baseName(p string) string {
 	if i := strings.LastIndexAny(p, `/\`); i >= 0 {
 		return p[i+1:]
