@@ -64,10 +64,15 @@ type counted struct {
 	// gate, when set, holds the first gated runs until it is closed.
 	gate      chan struct{}
 	gatedRuns int64
+	// onRun sees each run's Step.
+	onRun func(*idempotency.Step)
 }
 
 func (h *counted) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	n := h.runs.Add(1)
+	if h.onRun != nil {
+		h.onRun(idempotency.FromContext(r.Context()))
+	}
 	if h.gate != nil && n <= h.gatedRuns {
 		<-h.gate
 	}
@@ -463,5 +468,53 @@ func TestStartupRefusals(t *testing.T) {
 	}
 	if _, err := stores.Open(ctx, "sqlite:"+t.TempDir()+"/empty.db", c, false); err == nil || !strings.Contains(err.Error(), "table idempotency_keys is missing") {
 		t.Errorf("missing table: %v", err)
+	}
+}
+
+// TestCompleterAndReaper: an abandoned request is finished by the completer
+// from its stored body and recovery point; the reaper deletes keys past
+// reaper_after.
+func TestCompleterAndReaper(t *testing.T) {
+	for _, name := range []string{"memory", "sqlite"} {
+		t.Run(name, func(t *testing.T) {
+			c := payoutsContract(t)
+			f := newFixture(t, c, openStore(t, name, c), idempotency.Options{})
+			ctx := context.Background()
+			k := idempotency.Key{Account: "acct_a", Key: "abandoned"}
+			won, err := f.store.Claim(ctx, k, idempotency.NewClaim{Operation: "POST /v1/transfers", RequestBody: []byte(body), RecoveryPoint: "started"}, f.clock.Now())
+			if err != nil || !won {
+				t.Fatal(won, err)
+			}
+			if ok, err := f.store.Checkpoint(ctx, nil, k, 1, "bank_charged", map[string]string{"charge_bank": "dk-1"}, f.clock.Now()); err != nil || !ok {
+				t.Fatal(ok, err)
+			}
+			if n, err := f.mw.Complete(ctx, 10); err != nil || n != 0 {
+				t.Fatalf("completer took a live key: %d %v", n, err)
+			}
+			f.clock.Add(2*time.Minute + time.Second)
+			var seen *idempotency.Step
+			f.handler.onRun = func(s *idempotency.Step) { seen = s }
+			if n, err := f.mw.Complete(ctx, 10); err != nil || n != 1 {
+				t.Fatalf("completer finished %d (%v), want 1", n, err)
+			}
+			if seen == nil || seen.RecoveryPoint() != "bank_charged" || seen.Account() != "acct_a" || seen.Fence() != 2 {
+				t.Fatalf("completer ran the handler with %+v", seen)
+			}
+			rec, err := f.store.Lookup(ctx, k)
+			if err != nil || rec == nil || rec.Status != 201 {
+				t.Fatalf("after the completer: %+v %v", rec, err)
+			}
+			f.clock.Add(71 * time.Hour)
+			if n, err := f.mw.Reap(ctx, 1); err != nil || n != 0 {
+				t.Fatalf("reaped %d keys inside reaper_after (%v)", n, err)
+			}
+			f.clock.Add(2 * time.Hour)
+			if n, err := f.mw.Reap(ctx, 1); err != nil || n != 1 {
+				t.Fatalf("reaped %d keys past reaper_after (%v), want 1", n, err)
+			}
+			if rec, _ := f.store.Lookup(ctx, k); rec != nil {
+				t.Errorf("key still stored after the reaper")
+			}
+		})
 	}
 }
