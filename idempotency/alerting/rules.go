@@ -2,6 +2,7 @@ package alerting
 
 import (
 	"fmt"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 
@@ -41,7 +42,7 @@ type rule struct {
 // any one pages. The other two compare the last hour with the same hour a
 // week before, since no published figure says what their normal rate is.
 func Rules(c *contract.Contract) ([]byte, error) {
-	api := c.API.Name
+	api := templateText(c.API.Name)
 	lock := "the lock timeout"
 	if c.Idempotency.InFlight != nil && !c.Idempotency.InFlight.LockTimeout.IsZero() {
 		lock = "lock_timeout " + c.Idempotency.InFlight.LockTimeout.Text
@@ -97,4 +98,23 @@ func Rules(c *contract.Contract) ([]byte, error) {
 	header := "# Prometheus alerting rules for the idempotency middleware's metrics, written by `retryspec build`.\n" +
 		"# What each alert means and what to do: " + RunbookURL + "\n"
 	return append([]byte(header), out...), nil
+}
+
+// templateText keeps s literal in an annotation, which Prometheus expands
+// as a Go template: "{{" and "}}" become template actions printing them.
+func templateText(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch {
+		case strings.HasPrefix(s[i:], "{{"):
+			b.WriteString(`{{"{{"}}`)
+			i++
+		case strings.HasPrefix(s[i:], "}}"):
+			b.WriteString(`{{"}}"}}`)
+			i++
+		default:
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String()
 }
