@@ -321,7 +321,9 @@ func TestCrashRecovery(t *testing.T) {
 			for _, call := range []string{"charge_bank", "send_receipt"} {
 				for _, when := range []string{"on-receive", "after-answer"} {
 					t.Run(call+"/"+when, func(t *testing.T) {
-						crashAndResume(t, storeURL, contractFile, call, when == "on-receive")
+						for _, v := range crashAndResume(t, storeURL, contractFile, "", call, when == "on-receive") {
+							t.Error(v)
+						}
 					})
 				}
 			}
@@ -329,13 +331,27 @@ func TestCrashRecovery(t *testing.T) {
 	}
 }
 
-func crashAndResume(t *testing.T, storeURL, contractFile, call string, beforeAnswer bool) {
+// TestCrashRecoveryFreshDownstreamKey: with --flaw fresh-downstream-key
+// the same crash makes the retry charge the bank a second time.
+func TestCrashRecoveryFreshDownstreamKey(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the crash test starts server processes")
+	}
+	v := crashAndResume(t, dbtest.Fresh(t, "sqlite", os.Getenv), testContract(t), "fresh-downstream-key", "charge_bank", true)
+	if len(v) == 0 {
+		t.Fatal("--flaw fresh-downstream-key survived a crash during charge_bank without a second charge")
+	}
+	t.Log(v)
+}
+
+// crashAndResume returns the violated properties.
+func crashAndResume(t *testing.T, storeURL, contractFile, flaw, call string, beforeAnswer bool) (violations []string) {
 	ext := newStub()
 	ts := httptest.NewServer(ext)
 	defer ts.Close()
 	key := fmt.Sprintf("crash-%s-%t", call, beforeAnswer)
 
-	child := startChild(t, storeURL, contractFile, ts.URL)
+	child := startChild(t, storeURL, contractFile, flaw, ts.URL)
 	var once sync.Once
 	ext.hook = func(c string, before bool, _ http.ResponseWriter) bool {
 		if c == call && before == beforeAnswer {
@@ -353,7 +369,7 @@ func crashAndResume(t *testing.T, storeURL, contractFile, call string, beforeAns
 	ext.hook = nil
 	ext.mu.Unlock()
 
-	again := startChild(t, storeURL, contractFile, ts.URL)
+	again := startChild(t, storeURL, contractFile, flaw, ts.URL)
 	defer again.kill()
 	var final answer
 	for attempt := 0; ; attempt++ {
@@ -369,16 +385,17 @@ func crashAndResume(t *testing.T, storeURL, contractFile, call string, beforeAns
 		time.Sleep(time.Duration(max(wait, 1)) * time.Second) // honours Retry-After, as a client would
 	}
 	if final.status != 201 {
-		t.Fatalf("retry after the crash: %d %s", final.status, final.body)
+		violations = append(violations, fmt.Sprintf("retry after the crash: %d %s", final.status, final.body))
 	}
 	if n := count(t, again.base, key, "acct_a"); n != 1 {
-		t.Errorf("%d transfers for one key", n)
+		violations = append(violations, fmt.Sprintf("%d transfers for one key", n))
 	}
 	for _, c := range []string{"charge_bank", "send_receipt"} {
 		if n := ext.effectsOf(c); n != 1 {
-			t.Errorf("%s took effect %d times", c, n)
+			violations = append(violations, fmt.Sprintf("%s took effect %d times", c, n))
 		}
 	}
+	return violations
 }
 
 type childServer struct {
@@ -389,9 +406,9 @@ type childServer struct {
 
 var addrRE = regexp.MustCompile(`addr=(127\.0\.0\.1:\d+)`)
 
-func startChild(t *testing.T, storeURL, contractFile, externalURL string) *childServer {
+func startChild(t *testing.T, storeURL, contractFile, flaw, externalURL string) *childServer {
 	t.Helper()
-	args := []string{"--addr", "127.0.0.1:0", "--store", storeURL, "--contract", contractFile, "--jobs-every", "0"}
+	args := []string{"--addr", "127.0.0.1:0", "--store", storeURL, "--contract", contractFile, "--jobs-every", "0", "--flaw", flaw}
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), "RETRYSPEC_PAYOUTS_CHILD="+strings.Join(args, "\x1f"), "RETRYSPEC_EXTERNAL_URL="+externalURL)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
