@@ -323,44 +323,50 @@ func TestTakeoverRace(t *testing.T) {
 	}
 }
 
-// TestConcurrentOneKey: 64 identical requests at once: one run, every
-// other answer the in-flight conflict or the original's bytes.
+// TestConcurrentOneKey: 64 identical requests at once while the first run
+// is held: one run, and the 63 others get the in-flight conflict. The run is
+// released once they have all answered (or at once if a second run starts,
+// so a broken claim fails on the count instead of hanging).
 func TestConcurrentOneKey(t *testing.T) {
 	for _, name := range allStores {
 		t.Run(name, func(t *testing.T) {
 			c := payoutsContract(t)
 			f := newFixture(t, c, openStore(t, name, c), idempotency.Options{})
-			res := fire(f, 64, "same-key")
+			f.handler.gate, f.handler.gatedRuns = make(chan struct{}), 1
+			var answered atomic.Int64
+			go func() {
+				for answered.Load() < 63 && f.handler.runs.Load() < 2 {
+					time.Sleep(time.Millisecond) // polls a count; no time bound
+				}
+				close(f.handler.gate)
+			}()
+			res := fire(f, 64, "same-key", &answered)
 			if got := f.handler.runs.Load(); got != 1 {
 				t.Fatalf("handler ran %d times, want 1", got)
 			}
-			var original []byte
-			for _, w := range res {
-				if w.Code == 201 && w.Header().Get("Idempotent-Replayed") == "" {
-					original = w.Body.Bytes()
-				}
-			}
-			if original == nil {
-				final := f.do("same-key", "acct_a", body)
-				original = final.Body.Bytes()
-			}
-			conflicts, replays := 0, 0
+			final := f.do("same-key", "acct_a", body)
+			conflicts, originals := 0, 0
 			for _, w := range res {
 				switch {
-				case w.Code == 409 && code(t, w) == "concurrent_idempotent_requests":
+				case w.Code == 409 && code(t, w) == "concurrent_idempotent_requests" && w.Header().Get("Retry-After") != "":
 					conflicts++
-				case w.Code == 201 && bytes.Equal(w.Body.Bytes(), original):
-					replays++
+				case w.Code == 201 && bytes.Equal(w.Body.Bytes(), final.Body.Bytes()):
+					originals++
 				default:
 					t.Errorf("unexpected answer %d %s", w.Code, w.Body)
 				}
 			}
-			t.Logf("%s: %d conflicts, %d originals or replays", name, conflicts, replays)
+			if conflicts != 63 || originals != 1 {
+				t.Errorf("%d in-flight conflicts and %d originals, want 63 and 1", conflicts, originals)
+			}
+			if got := f.metrics.Get(alerting.Conflicts, "", alerting.KindInFlight); got != 63 {
+				t.Errorf("in-flight conflict metric %d, want 63", got)
+			}
 		})
 	}
 }
 
-func fire(f *fixture, n int, key string) []*httptest.ResponseRecorder {
+func fire(f *fixture, n int, key string, answered *atomic.Int64) []*httptest.ResponseRecorder {
 	res := make([]*httptest.ResponseRecorder, n)
 	var wg sync.WaitGroup
 	start := make(chan struct{})
@@ -370,6 +376,7 @@ func fire(f *fixture, n int, key string) []*httptest.ResponseRecorder {
 			defer wg.Done()
 			<-start
 			res[i] = f.do(key, "acct_a", body)
+			answered.Add(1)
 		}()
 	}
 	close(start)
