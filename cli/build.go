@@ -1,13 +1,20 @@
 package cli
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
+	"github.com/retryspec/retryspec/contract"
 	"github.com/retryspec/retryspec/contract/rules"
 	"github.com/retryspec/retryspec/findings"
+	"github.com/retryspec/retryspec/idempotency/alerting"
+	"github.com/retryspec/retryspec/internal/atomicwrite"
+	"github.com/retryspec/retryspec/internal/safeout"
 	"github.com/retryspec/retryspec/site"
 )
 
@@ -86,5 +93,38 @@ func runBuild(cmd *cobra.Command, sys *IO, opts *buildOptions) error {
 		return inputError(err)
 	}
 	fmt.Fprintf(sys.Err, "retryspec: wrote %d files to %q\n", len(res.Files), res.Out)
+	return writeAlerts(sys, opts.Contract, res.Dir)
+}
+
+// writeAlerts writes the Prometheus alerting rules on the idempotency
+// middleware's metrics beside the site (OUT.alerts.yml), not in it: they are
+// for the API team's monitoring, not for integrators. out is the folder
+// the build wrote, symlinks resolved (and checked, for docs.out). An
+// existing file there is replaced only when retryspec wrote it.
+func writeAlerts(sys *IO, contractFile, out string) error {
+	c, err := contract.Load(contractFile)
+	if err != nil {
+		return inputError(err)
+	}
+	if len(c.KeyedEndpoints()) == 0 {
+		return nil
+	}
+	data, err := alerting.Rules(c)
+	if err != nil {
+		return err
+	}
+	path := filepath.Clean(out) + ".alerts.yml"
+	if old, err := os.Lstat(path); err == nil {
+		// The first line alerting.Rules writes: an earlier build's file.
+		const head = "# Prometheus alerting rules for the idempotency middleware's metrics, written by `retryspec build`."
+		prev, rerr := os.ReadFile(path)
+		if !old.Mode().IsRegular() || rerr != nil || !bytes.HasPrefix(prev, []byte(head)) {
+			return inputError(&safeout.NotOursError{Path: path, Reason: "it does not start with the header retryspec build writes"})
+		}
+	}
+	if err := atomicwrite.File(path, data, 0o644); err != nil {
+		return inputError(err)
+	}
+	fmt.Fprintf(sys.Err, "retryspec: wrote alerting rules to %q\n", path)
 	return nil
 }

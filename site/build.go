@@ -67,7 +67,8 @@ func (e *FindingsError) Error() string {
 
 // Result is what a build wrote.
 type Result struct {
-	Out   string // the output folder
+	Out   string // the output folder, as given or as docs.out names it
+	Dir   string // the folder written: Out with its symlinks resolved (and checked, for docs.out)
 	Files []File // every file, relative to Out, sorted by path
 }
 
@@ -141,7 +142,7 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 	if err := Write(writeTo, files, opts.afterWrite); err != nil {
 		return nil, err
 	}
-	return &Result{Out: opts.Out, Files: files}, nil
+	return &Result{Out: opts.Out, Dir: writeTo, Files: files}, nil
 }
 
 // OutDir is where a contract's docs go by default: its docs.out, relative
