@@ -111,6 +111,10 @@ type Claim struct {
 	Mechanism       string
 	FencingTokens   bool
 	SameTransaction bool
+	// DataStore is where the endpoints' own rows live, "" when the contract
+	// does not say (then they are taken to live beside the claim). A claim
+	// can only share a transaction with data in its own store.
+	DataStore string
 }
 
 // InFlight is what a request that hits a claimed, unfinished key gets.
@@ -159,6 +163,15 @@ type Endpoint struct {
 	RecoveryPoints    []string
 	SingleTransaction bool
 	Summary           string
+	// ExternalCallsStated is set when the contract answers external_calls,
+	// even with an empty list: a missing answer is not "none".
+	ExternalCallsStated bool
+	// MaxDuration is the longest the handler may run, external calls
+	// included; zero when the contract does not state it.
+	MaxDuration Duration
+	// Unreviewed is set by `reviewed: false`: the effect is a proposal
+	// (init --openapi) that a person has not yet confirmed.
+	Unreviewed bool
 }
 
 // Keyed reports whether the endpoint accepts an idempotency key.
@@ -212,6 +225,9 @@ type Retry struct {
 	LogRetries        bool
 	Budget            *Budget // nil when absent
 	Stacking          []string
+	// Fleet is the number of client instances that share the API, 0 when
+	// the contract does not say: it sets the amplification figure.
+	Fleet int
 }
 
 // RetriesStatus reports whether status is retried (normally or cautiously).
@@ -257,6 +273,9 @@ type AttemptTimeout struct {
 	Factor float64
 	// Bare is set when the contract gives a plain duration instead of p99 x factor.
 	Bare Duration
+	// Default is set when the contract omits attempt_timeout: Bare then
+	// holds DefaultAttemptTimeout's value, the figure docs and snippets use.
+	Default bool
 }
 
 // Value is the effective per-attempt timeout.
