@@ -87,7 +87,7 @@ func applyAttemptTimeoutDefault(r *Retry) {
 	if !a.Bare.IsZero() || !a.P99.IsZero() {
 		return
 	}
-	r.AttemptTimeout = AttemptTimeout{Bare: Dur(DefaultAttemptTimeout(*r)), Default: true}
+	r.AttemptTimeout = AttemptTimeout{Bare: Dur(DefaultAttemptTimeout(*r))}
 }
 
 // Treatment is how the contract's client retry policy treats one status.

@@ -272,10 +272,10 @@ type AttemptTimeout struct {
 	P99    Duration
 	Factor float64
 	// Bare is set when the contract gives a plain duration instead of p99 x factor.
+	// When the contract omits attempt_timeout, Bare holds
+	// DefaultAttemptTimeout's figure, the one docs and snippets use;
+	// c.Has("retry.attempt_timeout") tells the two apart.
 	Bare Duration
-	// Default is set when the contract omits attempt_timeout: Bare then
-	// holds DefaultAttemptTimeout's value, the figure docs and snippets use.
-	Default bool
 }
 
 // Value is the effective per-attempt timeout.

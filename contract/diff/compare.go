@@ -122,7 +122,17 @@ func (fs *facts) presence(path string, present bool) {
 }
 
 // rowOf maps a contract path to its Table row: list indexes become [].
+// A path with no index is its own row, without a copy.
 func rowOf(path string) string {
+	if strings.IndexByte(path, '[') < 0 {
+		return path
+	}
+	if rest, ok := strings.CutPrefix(path, "endpoints["); ok {
+		// endpoints[N].field: the common case, one concatenation.
+		if j := strings.IndexByte(rest, ']'); j >= 0 && strings.IndexByte(rest[j+1:], '[') < 0 {
+			return "endpoints[]" + rest[j+1:]
+		}
+	}
 	var b strings.Builder
 	for i := 0; i < len(path); i++ {
 		if path[i] == '[' {
@@ -168,6 +178,7 @@ func contractFacts(c *contract.Contract) (head, tail *facts) {
 	h.text(p+"claim.mechanism", Enum, id.Claim.Mechanism)
 	h.flag(p+"claim.fencing_tokens", id.Claim.FencingTokens)
 	h.flag(p+"claim.same_transaction", id.Claim.SameTransaction)
+	h.text(p+"claim.data_store", Enum, id.Claim.DataStore)
 	h.presence(p+"in_flight", id.InFlight != nil)
 	if in := id.InFlight; in != nil {
 		h.text(p+"in_flight.response", Enum, in.Response)
@@ -237,6 +248,7 @@ func contractFacts(c *contract.Contract) (head, tail *facts) {
 		t.number(q+"budget.success_refund", float64(b.SuccessRefund))
 	}
 	t.elems(q+"stacking", Sequence, r.Stacking)
+	t.number(q+"fleet", float64(r.Fleet))
 
 	t.presence("sdk", c.SDK != nil)
 	if s := c.SDK; s != nil {
@@ -271,7 +283,9 @@ func contractFacts(c *contract.Contract) (head, tail *facts) {
 }
 
 func endpointFacts(e contract.Endpoint, prefix string) *facts {
-	fs := &facts{}
+	// Rows are constant per field: rowOf would rebuild each one for every
+	// endpoint, which dominates Compare on a 50,000-endpoint contract.
+	fs := &facts{by: make(map[string]fact, 11), order: make([]string, 0, 11)}
 	fs.text(prefix+".operation", Text, e.Operation)
 	fs.text(prefix+".effect", Enum, e.Effect)
 	fs.text(prefix+".key", Enum, e.Key)
@@ -280,6 +294,11 @@ func endpointFacts(e contract.Endpoint, prefix string) *facts {
 	fs.elems(prefix+".recovery_points", Sequence, e.RecoveryPoints)
 	fs.flag(prefix+".single_transaction", e.SingleTransaction)
 	fs.text(prefix+".summary", Text, e.Summary)
+	// Whether external_calls is written at all: [] answers "none", a
+	// missing list answers nothing (endpoint/external-calls-unstated).
+	fs.flag(prefix+".external_calls_stated", e.ExternalCallsStated)
+	fs.span(prefix+".max_duration", e.MaxDuration)
+	fs.flag(prefix+".reviewed", !e.Unreviewed)
 	return fs
 }
 

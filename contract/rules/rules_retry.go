@@ -237,7 +237,7 @@ var retryRules = []Rule{
 		Good:    "retry:\n  attempt_timeout:\n    p99: 800ms\n    factor: 2.5\n",
 		Check: func(c *contract.Contract) []findings.Finding {
 			at0 := c.Retry.AttemptTimeout
-			if at0.Default {
+			if !c.Has("retry.attempt_timeout") {
 				return []findings.Finding{at(c, "retry.attempt_timeout", "",
 					fmt.Sprintf("attempt_timeout is not set: docs and snippets use %s (%s), which nothing ties to the endpoint's measured latency (an omitted timeout is now reported rather than shown as 0s)",
 						at0.Bare, defaultTimeoutWhy(c.Retry)),
