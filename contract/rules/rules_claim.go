@@ -10,8 +10,8 @@ import (
 
 // Store families decide which claim mechanisms a store can arbitrate.
 var (
-	relationalStores  = []string{"postgres", "mysql", "sqlite", "sqlserver", "oracle"}
-	cacheStores       = []string{"redis", "memcached"}
+	relationalStores = []string{"postgres", "mysql", "sqlite", "sqlserver", "oracle"}
+	cacheStores      = []string{"redis", "memcached"}
 )
 
 // mechanismMismatch explains why mechanism cannot work on store, or "".
