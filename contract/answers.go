@@ -167,3 +167,14 @@ func (r Retry) ClassExceptions(class int) []int {
 	}
 	return out
 }
+
+// HasRecoveryPoints reports whether any endpoint lists recovery points:
+// docs and diagrams mention resuming at one only then.
+func (c *Contract) HasRecoveryPoints() bool {
+	for _, e := range c.Endpoints {
+		if len(e.RecoveryPoints) > 0 {
+			return true
+		}
+	}
+	return false
+}
