@@ -172,6 +172,9 @@ var stateAnswerRules = []Rule{
 				return nil
 			}
 			what := fmt.Sprintf("the attempt timeout %s", worst)
+			if !c.Has("retry.attempt_timeout") {
+				what = fmt.Sprintf("the default attempt timeout %s (attempt_timeout is not set)", worst)
+			}
 			if who != "" {
 				what = fmt.Sprintf("%s's max_duration %s", who, worst)
 			}
