@@ -46,11 +46,11 @@ type amplification struct {
 	FleetCalls int
 	// Budget figures, when a token bucket is set: retries one instance can
 	// make from a full bucket before it stops retrying, and the fleet's.
-	HasBudget         bool
-	BudgetRetries     int
-	FleetBudgetRetry  int
-	BudgetTransient   int
-	BudgetCapacity    int
+	HasBudget        bool
+	BudgetRetries    int
+	FleetBudgetRetry int
+	BudgetTransient  int
+	BudgetCapacity   int
 }
 
 type layerRow struct {
