@@ -196,21 +196,29 @@ func stateChangingKeyed(e contract.Endpoint) bool {
 func callWords(name string) []string {
 	var out []string
 	for _, w := range strings.Split(name, "_") {
+		if slices.Contains(genericWords, w) {
+			continue
+		}
 		for _, suf := range []string{"ing", "ed", "es", "s", "d", "e"} {
 			if len(w)-len(suf) >= 4 && strings.HasSuffix(w, suf) {
 				w = strings.TrimSuffix(w, suf)
 				break
 			}
 		}
-		if len(w) >= 4 && !slices.Contains(genericWords, w) {
+		if len(w) >= 4 && !slices.Contains(genericStems, w) {
 			out = append(out, w)
 		}
 	}
 	return out
 }
 
-// genericWords say nothing about which call a point belongs to.
-var genericWords = []string{"start", "finish", "done", "call", "record", "request", "response", "result", "intent", "complete", "create", "send", "sent"}
+// genericWords say nothing about which call a point belongs to; the stems
+// catch their other forms (started, finished, recorded, completed).
+var (
+	genericWords = []string{"start", "started", "finish", "finished", "done", "call", "called", "record", "recorded",
+		"request", "response", "result", "intent", "complete", "completed", "create", "created", "send", "sent"}
+	genericStems = []string{"start", "finish", "record", "request", "respons", "result", "intent", "complet", "creat"}
+)
 
 // resultPoints maps each external call to the one recovery point whose name
 // shares a word with it (bank_charged for charge_bank). ok is false when a
