@@ -283,9 +283,7 @@ func contractFacts(c *contract.Contract) (head, tail *facts) {
 }
 
 func endpointFacts(e contract.Endpoint, prefix string) *facts {
-	// Rows are constant per field: rowOf would rebuild each one for every
-	// endpoint, which dominates Compare on a 50,000-endpoint contract.
-	fs := &facts{by: make(map[string]fact, 11), order: make([]string, 0, 11)}
+	fs := &facts{}
 	fs.text(prefix+".operation", Text, e.Operation)
 	fs.text(prefix+".effect", Enum, e.Effect)
 	fs.text(prefix+".key", Enum, e.Key)
@@ -294,8 +292,20 @@ func endpointFacts(e contract.Endpoint, prefix string) *facts {
 	fs.elems(prefix+".recovery_points", Sequence, e.RecoveryPoints)
 	fs.flag(prefix+".single_transaction", e.SingleTransaction)
 	fs.text(prefix+".summary", Text, e.Summary)
-	// Whether external_calls is written at all: [] answers "none", a
-	// missing list answers nothing (endpoint/external-calls-unstated).
+	return fs
+}
+
+// answersDiffer reports whether the issue-16 answers of an endpoint changed.
+// Their facts are only built then: eight facts fit one map group, and a
+// 50,000-endpoint Compare would otherwise carry three more per endpoint.
+func answersDiffer(a, b contract.Endpoint) bool {
+	return a.ExternalCallsStated != b.ExternalCallsStated || a.MaxDuration.D != b.MaxDuration.D || a.Unreviewed != b.Unreviewed
+}
+
+// addAnswerFacts adds the endpoint's answers: whether external_calls is
+// written at all ([] answers "none", a missing list answers nothing), the
+// handler's max_duration, and whether its effect was reviewed.
+func addAnswerFacts(fs *facts, e contract.Endpoint, prefix string) *facts {
 	fs.flag(prefix+".external_calls_stated", e.ExternalCallsStated)
 	fs.span(prefix+".max_duration", e.MaxDuration)
 	fs.flag(prefix+".reviewed", !e.Unreviewed)
@@ -325,7 +335,12 @@ func compareEndpoints(old, new *contract.Contract) []Change {
 		}
 		matched[j] = true
 		// Old facts carry the new index so paths line up.
-		cs := compareFacts(endpointFacts(old.Endpoints[j], field), endpointFacts(e, field), new)
+		of, nf := endpointFacts(old.Endpoints[j], field), endpointFacts(e, field)
+		if answersDiffer(old.Endpoints[j], e) {
+			addAnswerFacts(of, old.Endpoints[j], field)
+			addAnswerFacts(nf, e, field)
+		}
+		cs := compareFacts(of, nf, new)
 		for k := range cs {
 			cs[k].Endpoint = e.Operation
 			// An effect that repeats on every call breaks callers who retry
