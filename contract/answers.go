@@ -88,6 +88,7 @@ func applyAttemptTimeoutDefault(r *Retry) {
 		return
 	}
 	r.AttemptTimeout = AttemptTimeout{Bare: Dur(DefaultAttemptTimeout(*r))}
+	r.timeoutDefaulted = true
 }
 
 // Treatment is how the contract's client retry policy treats one status.

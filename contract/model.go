@@ -228,7 +228,20 @@ type Retry struct {
 	// Fleet is the number of client instances that share the API, 0 when
 	// the contract does not say: it sets the amplification figure.
 	Fleet int
+
+	// omitted: the contract has no retry section (DefaultRetry applies);
+	// timeoutDefaulted: it states no attempt_timeout. Kept here rather
+	// than asked of the YAML tree, which rules would otherwise parse again
+	// on every check.
+	omitted, timeoutDefaulted bool
 }
+
+// Omitted reports whether the contract has no retry section at all.
+func (r Retry) Omitted() bool { return r.omitted }
+
+// AttemptTimeoutDefaulted reports whether attempt_timeout was left out, so
+// AttemptTimeout holds DefaultAttemptTimeout's figure.
+func (r Retry) AttemptTimeoutDefaulted() bool { return r.timeoutDefaulted }
 
 // RetriesStatus reports whether status is retried (normally or cautiously).
 func (r Retry) RetriesStatus(status int) bool {
@@ -274,7 +287,7 @@ type AttemptTimeout struct {
 	// Bare is set when the contract gives a plain duration instead of p99 x factor.
 	// When the contract omits attempt_timeout, Bare holds
 	// DefaultAttemptTimeout's figure, the one docs and snippets use;
-	// c.Has("retry.attempt_timeout") tells the two apart.
+	// Retry.AttemptTimeoutDefaulted tells the two apart.
 	Bare Duration
 }
 

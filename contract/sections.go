@@ -111,6 +111,7 @@ func (d *decoder) decodeContract(root *yaml.Node, c *Contract) {
 		d.decodeRetry(n, c)
 	} else {
 		c.Retry = DefaultRetry()
+		c.Retry.omitted = true
 	}
 	applyAttemptTimeoutDefault(&c.Retry)
 	if n, ok := top["sdk"]; ok {

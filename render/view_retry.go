@@ -113,7 +113,7 @@ func newRetryChoices(c *contract.Contract) retryChoices {
 		}
 	}
 	out.Amplification = a
-	if !c.Has("retry.attempt_timeout") {
+	if r.AttemptTimeoutDefaulted() {
 		out.TimeoutDefault = true
 		out.TimeoutDefaultWhy = "no measured p99 is stated, so the time allowed is the fallback of " + contract.FormatDuration(contract.DefaultAttemptTimeoutFallback)
 		if !r.MaxElapsed.IsZero() {

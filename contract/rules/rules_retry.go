@@ -237,8 +237,8 @@ var retryRules = []Rule{
 		Good:    "retry:\n  attempt_timeout:\n    p99: 800ms\n    factor: 2.5\n",
 		Check: func(c *contract.Contract) []findings.Finding {
 			at0 := c.Retry.AttemptTimeout
-			if !c.Has("retry.attempt_timeout") {
-				if !c.Has("retry") {
+			if c.Retry.AttemptTimeoutDefaulted() {
+				if c.Retry.Omitted() {
 					// A contract without a retry section takes the whole
 					// default policy, this timeout included; the docs say so.
 					return nil

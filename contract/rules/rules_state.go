@@ -172,7 +172,7 @@ var stateAnswerRules = []Rule{
 				return nil
 			}
 			what := fmt.Sprintf("the attempt timeout %s", worst)
-			if !c.Has("retry.attempt_timeout") {
+			if c.Retry.AttemptTimeoutDefaulted() {
 				what = fmt.Sprintf("the default attempt timeout %s (attempt_timeout is not set)", worst)
 			}
 			if who != "" {
