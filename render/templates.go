@@ -71,6 +71,9 @@ func LoadTemplates(overrideDir string) (*Templates, error) {
 		if err := checkEscaped(tmpl, shown); err != nil {
 			return nil, err
 		}
+		if err := addPartials(tmpl, read); err != nil {
+			return nil, err
+		}
 		t.markdown[page] = tmpl
 	}
 	src, shown, err := read("html/layout.html")
@@ -172,6 +175,28 @@ func walkBranch(b *parse.BranchNode, tree *parse.Tree, name string) error {
 	}
 	if b.ElseList != nil {
 		return walkEscaped(b.ElseList, tree, name)
+	}
+	return nil
+}
+
+// addPartials parses every markdown/partials/NAME.md.tmpl into tmpl as the
+// template NAME, so a page includes one with {{template "NAME" .}}. A
+// partial can be overridden like a page, and its actions are held to the
+// same escaping rule.
+func addPartials(tmpl *template.Template, read func(string) ([]byte, string, error)) error {
+	names, _ := fs.Glob(templates.FS, "markdown/partials/*.md.tmpl")
+	for _, name := range names {
+		src, shown, err := read(name)
+		if err != nil {
+			return err
+		}
+		p, err := tmpl.New(strings.TrimSuffix(path.Base(name), ".md.tmpl")).Parse(string(src))
+		if err != nil {
+			return fmt.Errorf("template %v", err)
+		}
+		if err := checkEscaped(p, shown); err != nil {
+			return err
+		}
 	}
 	return nil
 }

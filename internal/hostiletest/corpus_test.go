@@ -166,6 +166,8 @@ func manyEndpoints(n int, rich bool) func(w *genWriter) {
 			w.WriteString(fmt.Sprintf("  - operation: POST /v1/r%d/{id}/items\n    effect: create\n    key: required\n", i))
 			if rich {
 				w.WriteString(fmt.Sprintf("    external_calls: [charge_bank]\n    recovery_points: [started, charged]\n    summary: Creates item %d\n", i))
+			} else {
+				w.WriteString("    external_calls: []\n")
 			}
 		}
 		w.WriteString(tail)
