@@ -2,10 +2,10 @@ package render
 
 import (
 	"bytes"
-	stdhtml "html"
 	_ "embed"
 	"errors"
 	"fmt"
+	stdhtml "html"
 	htmltemplate "html/template"
 	"path"
 	"regexp"

@@ -18,8 +18,8 @@ import (
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/renderer/html"
 	"github.com/yuin/goldmark/text"
-	nethtml "golang.org/x/net/html"
 	"go.yaml.in/yaml/v3"
+	nethtml "golang.org/x/net/html"
 )
 
 // payloadWords are the texts the markup contract wraps in emphasis, links

@@ -2,8 +2,8 @@ package diff
 
 import (
 	"fmt"
-	"sort"
 	"io"
+	"sort"
 	"strings"
 
 	"github.com/retryspec/retryspec/contract"
