@@ -12,7 +12,7 @@ import (
 // Chart size: each chart is drawn at the width the page shows it (two side
 // by side in a desktop column, stacked on a phone), so 12 px text stays
 // 12 px; see the site's .figures rule.
-const chartW, chartH = 360, 300
+const chartW, chartH = 340, 300
 
 // Schedule draws the wait before each retry: the jitter band up to the
 // envelope min(cap, base*multiplier^n), with the cap when it binds.
@@ -22,7 +22,7 @@ func Schedule(c *contract.Contract) []byte {
 	const top, bottom = 64.0, 236.0
 	var b strings.Builder
 	open(&b, chartW, chartH, "schedule", c.API.Name+": wait before each retry", scheduleDesc(c, steps))
-	x0, x1 := 56.0, 344.0
+	x0, x1 := 52.0, 326.0
 	text(&b, 12, 22, "title", "", "Wait before each retry")
 	text(&b, 12, 42, "small", "", fmt.Sprintf("%s jitter; envelope min(%s, %s × %s^n)", r.Backoff.Jitter, dur(r.Backoff.Cap.D), dur(r.Backoff.Base.D), num(r.Backoff.Multiplier)))
 	var maxEnv time.Duration
@@ -76,7 +76,7 @@ func Elapsed(c *contract.Contract) []byte {
 	const top, bottom = 64.0, 236.0
 	var b strings.Builder
 	open(&b, chartW, chartH, "elapsed", c.API.Name+": worst-case elapsed time", scheduleDesc(c, steps))
-	x0, x1 := 56.0, 344.0
+	x0, x1 := 52.0, 326.0
 	text(&b, 12, 22, "title", "", "Worst-case elapsed time")
 	text(&b, 12, 42, "small", "", fmt.Sprintf("longest waits plus %s per attempt", dur(r.AttemptTimeout.Value().D)))
 	last := steps[len(steps)-1].WorstElapsed

@@ -39,10 +39,10 @@ func KeyStates(c *contract.Contract) []byte {
 			longest = max(longest, utf8.RuneCountInString(l))
 		}
 	}
-	bw := max(230, int(float64(longest)*7.9)+28)
+	bw := max(230, int(float64(longest)*7.9)+24)
 	const x, top, gap, lineH = 16, 56, 44, 19
-	right := x + bw + 70 // the return path's column
-	w := right + 24
+	right := x + bw + 36 // the return path's column
+	w := right + 12
 	hs := make([]int, 3)
 	ys := make([]int, 3)
 	yy := top
@@ -74,12 +74,6 @@ func KeyStates(c *contract.Contract) []byte {
 	fmt.Fprintf(&b, `<path class="arrow" d="M%d,%d H%d V%d H%d"/>`+"\n", x+bw, y0, right, y1, x+bw+2)
 	text(&b, float64(x), float64(h-34), "small", "", fmt.Sprintf("After the %s replay window the key is free:", id.ReplayWindow.String()))
 	text(&b, float64(x), float64(h-16), "small", "", "a reuse is a new request.")
-	// in-flight self-loop: takeover of an abandoned claim.
-	if takeover {
-		ym := ys[1] + hs[1]/2
-		fmt.Fprintf(&b, `<path class="arrow" d="M%d,%d C%d,%d %d,%d %d,%d"/>`+"\n", x+bw, ym-16, x+bw+50, ym-16, x+bw+50, ym+16, x+bw+2, ym+16)
-		text(&b, float64(x+bw+8), float64(ym-22), "small", "", "takeover")
-	}
 	b.WriteString("</svg>\n")
 	return []byte(b.String())
 }
