@@ -19,6 +19,7 @@ import (
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
+	east "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/renderer"
 	"github.com/yuin/goldmark/renderer/html"
@@ -113,24 +114,27 @@ func convert(md []byte) ([]byte, outline, error) {
 	if err := markdownEngine.Renderer().Render(&b, md, doc); err != nil {
 		return nil, nil, err
 	}
-	// Wide tables scroll in their own box, never the page. Code is
-	// escaped, so a literal <table> here is always the table's own tag.
-	body := bytes.ReplaceAll(b.Bytes(), []byte("<table>"), []byte(`<div class="table-wrap" tabindex="0" role="region" aria-label="Table, scrolls sideways"><table>`))
-	body = bytes.ReplaceAll(body, []byte("</table>"), []byte("</table></div>"))
-	return body, pageOutline(doc, md), nil
+	return b.Bytes(), pageOutline(doc, md), nil
 }
 
-// pageOutline collects the h2 and h3 headings and the prose under each.
+// pageOutline collects the h2 and h3 headings and the prose under each,
+// up to what the search index keeps of a section.
 func pageOutline(doc ast.Node, src []byte) outline {
 	out := outline{{Level: 1}}
+	var text strings.Builder
+	flush := func() {
+		out[len(out)-1].Text = text.String()
+		text.Reset()
+	}
 	var walk func(n ast.Node, inTabs bool)
 	walk = func(n ast.Node, inTabs bool) {
 		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
 			switch c := c.(type) {
 			case *ast.Heading:
-				id, _ := c.AttributeString("id")
-				idb, _ := id.([]byte)
 				if c.Level >= 2 && c.Level <= 3 {
+					flush()
+					id, _ := c.AttributeString("id")
+					idb, _ := id.([]byte)
 					out = append(out, Heading{Level: c.Level, ID: string(idb), Name: plainText(c, src), InTabs: inTabs})
 				}
 				continue
@@ -141,17 +145,19 @@ func pageOutline(doc ast.Node, src []byte) outline {
 				continue
 			}
 			if c.Type() == ast.TypeBlock && c.HasChildren() && c.FirstChild().Type() == ast.TypeInline {
-				t := &out[len(out)-1]
-				if t.Text != "" {
-					t.Text += " "
+				if text.Len() <= maxSectionText {
+					if text.Len() > 0 {
+						text.WriteByte(' ')
+					}
+					text.WriteString(plainText(c, src))
 				}
-				t.Text += plainText(c, src)
 				continue
 			}
 			walk(c, inTabs)
 		}
 	}
 	walk(doc, false)
+	flush()
 	return out
 }
 
@@ -381,6 +387,7 @@ type siteTransformer struct{}
 func (siteTransformer) Transform(doc *ast.Document, reader text.Reader, pc parser.Context) {
 	src := reader.Source()
 	groupDetails(doc, src)
+	wrapTables(doc)
 	var tabs *tabsNode
 	var panel *tabPanelNode
 	for n := doc.FirstChild(); n != nil; {
@@ -450,6 +457,40 @@ func groupDetails(doc *ast.Document, src []byte) {
 	}
 }
 
+var kindTableWrap = ast.NewNodeKind("TableWrap")
+
+// tableWrapNode holds one table: wide tables scroll in their own box,
+// never the page.
+type tableWrapNode struct{ ast.BaseBlock }
+
+func (n *tableWrapNode) Kind() ast.NodeKind         { return kindTableWrap }
+func (n *tableWrapNode) Dump(src []byte, level int) { ast.DumpHelper(n, src, level, nil, nil) }
+
+func wrapTables(doc *ast.Document) {
+	var tables []ast.Node
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if entering && n.Kind() == east.KindTable {
+			tables = append(tables, n)
+			return ast.WalkSkipChildren, nil
+		}
+		return ast.WalkContinue, nil
+	})
+	for _, t := range tables {
+		w := &tableWrapNode{}
+		t.Parent().ReplaceChild(t.Parent(), t, w)
+		w.AppendChild(w, t)
+	}
+}
+
+func renderTableWrap(w util.BufWriter, src []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
+	if entering {
+		w.WriteString(`<div class="table-wrap" tabindex="0" role="region" aria-label="Table, scrolls sideways">` + "\n")
+	} else {
+		w.WriteString("</div>\n")
+	}
+	return ast.WalkContinue, nil
+}
+
 // unescapeMarkdown drops the backslashes EscapeMarkdown added.
 func unescapeMarkdown(s string) string {
 	var b strings.Builder
@@ -507,6 +548,7 @@ func (siteRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
 	reg.Register(kindTabs, renderTabs)
 	reg.Register(kindTabPanel, renderTabPanel)
 	reg.Register(kindDetails, renderDetails)
+	reg.Register(kindTableWrap, renderTableWrap)
 	reg.Register(ast.KindHeading, renderHeading)
 }
 

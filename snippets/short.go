@@ -23,7 +23,7 @@ func Short(c *contract.Contract, lang string) ([]byte, error) {
 	if !ok {
 		return nil, fmt.Errorf("no snippet language %q; the languages are %s", lang, strings.Join(LanguageNames(), ", "))
 	}
-	retried := retriedText(p)
+	retried, also := retriedText(p)
 	// The example key: the contract's recommended derivation when it
 	// gives one, else a stand-in for the caller's own operation id.
 	example := "order-1234"
@@ -47,8 +47,9 @@ func Short(c *contract.Contract, lang string) ([]byte, error) {
 		if p.Jitter == "full" {
 			line(`backoff = wait_random_exponential(multiplier=%s, max=%s, exp_base=%s)  # full jitter`, secs(Millis(p.Base)), secs(Millis(p.Cap)), mult)
 		}
+		line(`# Retries %s.`, retried)
 		line(`retrying = Retrying(`)
-		line(`    retry=retry_if_exception(should_retry),  # %s`, retried)
+		line(`    retry=retry_if_exception(should_retry),`)
 		line(`    wait=wait,  # the server's Retry-After, else %s`, jitter)
 		line(`    stop=stop_after_attempt(%d) | stop_before_delay(%s),`, p.MaxAttempts, secs(Millis(p.MaxElapsed)))
 		line(`    before_sleep=log_retry,  # attempt number, error, next wait`)
@@ -58,7 +59,7 @@ func Short(c *contract.Contract, lang string) ([]byte, error) {
 		line(`status, body = post_with_retries({"amount": 1000}, key=%s)`, PythonString(example))
 	case "node", "typescript":
 		line(`// Node 18+, no npm package: postWithRetries is in Full program.`)
-		line(`const RETRY_STATUSES = new Set([%s]); // %s`, ints(p.Statuses), retried)
+		line(`const RETRY_STATUSES = new Set([%s]); // %s`, ints(p.Statuses), also)
 		line(`const BASE_MS = %d, CAP_MS = %d, MULTIPLIER = %s; // %s`, Millis(p.Base), Millis(p.Cap), mult, jitter)
 		line(`const MAX_ATTEMPTS = %d; // including the first`, p.MaxAttempts)
 		line(`const MAX_ELAPSED_MS = %d; // one deadline for the whole loop`, Millis(p.MaxElapsed))
@@ -79,10 +80,11 @@ func Short(c *contract.Contract, lang string) ([]byte, error) {
 		line(`// One key per logical request, reused on every attempt.`)
 		line(`status, body, err := postWithRetries(ctx, map[string]any{"amount": 1000}, %s)`, GoString(example))
 	case "java":
-		line(`// resilience4j-retry 2.x; Plan (allowlist, %s, Retry-After) is in Full program.`, jitter)
+		line(`// resilience4j-retry 2.x; classify and Plan (%s, Retry-After): Full program.`, jitter)
+		line(`// Retries %s.`, retried)
 		line(`RetryConfig config = RetryConfig.<HttpResponse<String>>custom()`)
 		line(`        .maxAttempts(%d) // and a %d ms overall deadline, kept by Plan`, p.MaxAttempts, Millis(p.MaxElapsed))
-		line(`        .retryOnResult(response -> plan.retry(classify(response))) // %s`, retried)
+		line(`        .retryOnResult(response -> plan.retry(classify(response)))`)
 		line(`        .retryOnException(error -> plan.retry(classify(error, plan.hasKey)))`)
 		line(`        .intervalBiFunction(plan) // base %d ms, cap %d ms, multiplier %s`, Millis(p.Base), Millis(p.Cap), mult)
 		line(`        .failAfterMaxAttempts(false)`)
@@ -91,7 +93,7 @@ func Short(c *contract.Contract, lang string) ([]byte, error) {
 		line(`retry.getEventPublisher().onRetry(event -> log(event)); // attempt, error, next wait`)
 	case "ruby":
 		line(`# Standard library only: post_with_retries is in Full program.`)
-		line(`RETRY_STATUSES = [%s].freeze # %s`, ints(p.Statuses), retried)
+		line(`RETRY_STATUSES = [%s].freeze # %s`, ints(p.Statuses), also)
 		line(`BASE = %s; CAP = %s; MULTIPLIER = %s # seconds; %s`, secs(Millis(p.Base)), secs(Millis(p.Cap)), mult, jitter)
 		line(`MAX_ATTEMPTS = %d # including the first`, p.MaxAttempts)
 		line(`MAX_ELAPSED = %s # seconds: one deadline for the whole loop`, secs(Millis(p.MaxElapsed)))
@@ -101,7 +103,7 @@ func Short(c *contract.Contract, lang string) ([]byte, error) {
 		line(`response = post_with_retries({ amount: 1000 }, %s)`, RubyString(example))
 	case "curl":
 		line(`# POSIX sh around curl; the loop is in Full program.`)
-		line(`RETRY_STATUSES=' %s ' # %s`, strings.ReplaceAll(ints(p.Statuses), ", ", " "), retried)
+		line(`RETRY_STATUSES=' %s ' # %s`, strings.ReplaceAll(ints(p.Statuses), ", ", " "), also)
 		line(`BASE_MS=%d CAP_MS=%d MULTIPLIER=%s # %s`, Millis(p.Base), Millis(p.Cap), mult, jitter)
 		line(`MAX_ATTEMPTS=%d # including the first`, p.MaxAttempts)
 		line(`MAX_ELAPSED_MS=%d # one deadline for the whole loop`, Millis(p.MaxElapsed))
@@ -115,23 +117,29 @@ func Short(c *contract.Contract, lang string) ([]byte, error) {
 	return []byte(b.String()), nil
 }
 
-// retriedText says what the allowlist retries, for a comment.
-func retriedText(p Policy) string {
-	var parts []string
+// retriedText says what the allowlist retries, for a comment: all of it,
+// and what it adds to the list of statuses.
+func retriedText(p Policy) (all, also string) {
+	var parts, extra []string
 	if len(p.Statuses) > 0 {
 		parts = append(parts, ints(p.Statuses))
 	}
 	for _, c := range p.StatusClasses {
-		parts = append(parts, strconv.Itoa(c)+"xx")
+		extra = append(extra, strconv.Itoa(c)+"xx")
 	}
 	if p.RetryTimeout || p.RetryReset || p.RetryRefused {
-		parts = append(parts, "connection errors")
+		extra = append(extra, "connection errors")
 	}
-	s := "retries " + strings.Join(parts, ", ")
+	all = strings.Join(append(parts, extra...), ", ")
+	also = "and " + strings.Join(extra, ", ")
+	if len(extra) == 0 {
+		also = "retried normally"
+	}
 	if len(p.Cautious) > 0 {
-		s += "; " + ints(p.Cautious) + " at most once"
+		all += "; " + ints(p.Cautious) + " at most once"
+		also += "; " + ints(p.Cautious) + " at most once"
 	}
-	return s
+	return all, also
 }
 
 func ints(xs []int) string {

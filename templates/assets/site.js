@@ -21,7 +21,9 @@
       button.id = "tabs" + index + "-" + panel.getAttribute("data-lang");
       button.setAttribute("role", "tab");
       button.setAttribute("aria-controls", panel.id);
-      button.textContent = heading ? heading.textContent : panel.getAttribute("data-lang");
+      var label = heading ? heading.cloneNode(true) : null;
+      if (label) label.querySelectorAll(".anchor").forEach(function (a) { a.remove(); });
+      button.textContent = label ? label.textContent.trim() : panel.getAttribute("data-lang");
       panel.setAttribute("role", "tabpanel");
       panel.setAttribute("aria-labelledby", button.id);
       panel.setAttribute("tabindex", "0");
