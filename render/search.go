@@ -17,17 +17,21 @@ const SearchIndex = "assets/search-index.js"
 const maxSectionText = 600
 
 // searchIndex lists, per page, its title and path and per section the
-// anchor, heading and prose: [{"t":title,"u":path,"s":[[id,heading,text],...]}].
+// anchor, heading and prose: [{"t":title,"u":path,"m":1,"s":[[id,heading,text],...]}].
 // json.Marshal escapes <, > and &, so no page text can end the script.
 func searchIndex(pages []Page, outlines []outline) []byte {
 	type page struct {
 		T string      `json:"t"`
 		U string      `json:"u"`
+		M int         `json:"m,omitempty"` // 1: a page for API maintainers, ranked after the integrator pages
 		S [][3]string `json:"s"`
 	}
 	var all []page
 	for i, p := range pages {
 		pg := page{T: navTitle(p), U: HTMLPath(p.Path)}
+		if p.Group != "" {
+			pg.M = 1
+		}
 		for _, h := range outlines[i] {
 			name := h.Name
 			if h.Level == 1 {

@@ -143,7 +143,8 @@
           hits.push({page: page, sec: sec, score: score});
         });
       });
-      hits.sort(function (a, b) { return b.score - a.score; });
+      // Integrator pages first; the maintainers' rule pages after them.
+      hits.sort(function (a, b) { return ((a.page.m || 0) - (b.page.m || 0)) || (b.score - a.score); });
       hits.slice(0, 8).forEach(function (h) {
         var li = document.createElement("li");
         var a = document.createElement("a");
