@@ -414,3 +414,24 @@ func TestRetryingPageOrder(t *testing.T) {
 		t.Errorf("the Python disclosure does not hold the full program:\n%s", html)
 	}
 }
+
+// TestCopyMarksInHTML: a Markdown copy mark becomes the HTML comment form
+// on the line right before the line holding the quoted text, for a
+// paragraph and inside a block quote.
+func TestCopyMarksInHTML(t *testing.T) {
+	md := "# T\n\n" + CopyMarker([]string{"copy/exactly-once"}, "quoted as an example") + "\nWe deliver exactly once.\n\n" +
+		CopyMarker([]string{"copy/exactly-once"}, "quoted (here)") + "\n> Every payout is processed exactly once.\n"
+	body, err := HTMLBody([]byte(md))
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := string(body)
+	for _, want := range []string{
+		"<!-- retryspec-disable-next-line copy/exactly-once -- quoted as an example -->\n<p>We deliver exactly once.</p>",
+		"<blockquote>\n<!-- retryspec-disable-next-line copy/exactly-once -- quoted here -->\n<p>Every payout is processed exactly once.</p>",
+	} {
+		if !strings.Contains(html, want) {
+			t.Errorf("HTML lacks %q:\n%s", want, html)
+		}
+	}
+}
