@@ -116,7 +116,7 @@ func TestNoRecoveryPointsNoMention(t *testing.T) {
 	}
 	with := string(svg.KeyStates(parseContract(t, strings.Replace(issue16Base, "external_calls: [] }",
 		"external_calls: [charge_card], recovery_points: [started, card_charged] }", 1))))
-	if !strings.Contains(with, "resumes at its recovery point") {
+	if !strings.Contains(with, "resumes at") || !strings.Contains(with, "its recovery point") {
 		t.Error("diagram with recovery points does not say a takeover resumes at one")
 	}
 	for path, page := range pages(t, Inputs{Contract: parseContract(t, issue16Base)}) {

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -23,6 +24,7 @@ func newView(in Inputs, libraryMarks []string) *view {
 		OverallDeadline: r.Deadline == "overall",
 		Stacking:        strings.Join(r.Stacking, " → "),
 		ScheduleImage:   ScheduleImage,
+		ElapsedImage:    ElapsedImage,
 		StatesImage:     StatesImage,
 		Changelog:       in.Changelog,
 		NoSnippets:      in.NoSnippets,
@@ -31,7 +33,7 @@ func newView(in Inputs, libraryMarks []string) *view {
 		v.AttemptTimeout = r.AttemptTimeout.Bare
 	}
 	for i, s := range in.Snippets {
-		sv := snippetView{Snippet: s, FenceTag: FenceTag(s.Lang), LibraryLine: oneLine(s.Library), LibraryMark: libraryMarks[i]}
+		sv := snippetView{Snippet: s, FenceTag: FenceTag(s.Lang), Lines: bytes.Count(s.Code, []byte("\n")), LibraryLine: oneLine(s.Library), LibraryMark: libraryMarks[i]}
 		v.RetryingQuoted = v.RetryingQuoted || sv.LibraryMark != ""
 		v.Snippets = append(v.Snippets, sv)
 	}

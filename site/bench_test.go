@@ -77,3 +77,18 @@ func TestContract200Builds(t *testing.T) {
 		t.Errorf("idempotency.md lists %d POST endpoints, want 100 (of %d files)", n, len(files))
 	}
 }
+
+// BenchmarkBuildPayouts is the whole build of the payouts example, the
+// size of a typical contract. Target: under 150 ms.
+func BenchmarkBuildPayouts(b *testing.B) {
+	path := examples(b)["payouts"]
+	out := filepath.Join(b.TempDir(), "out")
+	b.ReportAllocs()
+	cpu := cpuTime()
+	for b.Loop() {
+		if _, err := Build(context.Background(), Options{Contract: path, Out: out, git: noHistory{}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64((cpuTime()-cpu).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -177,7 +178,11 @@ func Generate(in render.Inputs, t *render.Templates, opts Options) ([]File, erro
 			return nil, err
 		}
 		files = append(files, html...)
-		files = append(files, pictures...)
+		for _, f := range pictures {
+			if path.Ext(f.Path) == ".svg" { // not the docs platforms' sidebar files
+				files = append(files, f)
+			}
+		}
 		files = append(files, File{Path: "sitemap.xml", Data: Sitemap(pages, opts.SiteURL)})
 	}
 	slices.SortFunc(files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })

@@ -4,8 +4,8 @@
 //
 // markdown/*.md.tmpl are text/template files that write Markdown. Every
 // output action must end in an escaping function (md, code, cellcode,
-// fence, num, dur, human, slug, link, markdown); render refuses a template
-// that prints a value any other way.
+// fence, num, dur, human, slug, ident, marker, link, rulefile, url,
+// markdown); render refuses a template that prints a value any other way.
 // html/layout.html is the html/template page frame; assets/ are copied to
 // the site as they are.
 package templates
