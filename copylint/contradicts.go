@@ -152,7 +152,7 @@ func human(d time.Duration) string {
 func (k *contractChecks) matchSentence(n *normText, s span, hits []hit) []hit {
 	sent := n.text[s.start:s.end]
 	str := string(sent)
-	at := func(start, end int) (int, int) { return n.off[s.start+start], n.off[s.start+end-1] + 1 }
+	at := func(start, end int) (int, int) { return n.sourceSpan(s.start+start, s.start+end) }
 	add := func(loc []int, path, msg, fix string) {
 		a, b := at(loc[0], loc[1])
 		hits = append(hits, hit{rule: RuleContradicts, start: a, end: b, message: msg, fix: fix, path: path})

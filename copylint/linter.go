@@ -25,6 +25,9 @@ type linter struct {
 	// block without one has no finding.
 	prefilter *anchorSet
 	fixes     map[string]string
+	// allTags is every tag a block can carry: what a block of a file that
+	// may hide its anchors is given before its text is normalized.
+	allTags uint64
 }
 
 const suppressMarker = "retryspec-disable-next-line"
@@ -79,7 +82,9 @@ func newLinter(c *contract.Contract, lintCode bool) *linter {
 		}
 		l.fixes[r.id] = fillFix(r.fix, c)
 	}
+	l.allTags = 1<<bit - 1
 	if c != nil {
+		l.allTags |= tagContract
 		l.checks = newContractChecks(c)
 		for _, a := range l.checks.anchors() {
 			words, tags = append(words, a), append(tags, tagContract)
@@ -176,7 +181,13 @@ type hit struct {
 // applied. allowed is the docs.copy.allow state for this run (nil: none).
 func (l *linter) lintSource(name string, src []byte, allow *allowList) []findings.Finding {
 	f, _ := formatOf(name)
-	if f != formatText && !bytes.Contains(src, []byte(suppressMarker)) {
+	// A file that may hide an anchor word (a character reference, a
+	// look-alike letter, an invisible character) skips the byte-level
+	// shortcuts: its blocks are normalized first and searched after.
+	hidden := mayHide(src, f)
+	if hidden {
+		// no shortcut
+	} else if f != formatText && !bytes.Contains(src, []byte(suppressMarker)) {
 		// Parsing is most of the cost of a file. Match the raw text first,
 		// with tags and emphasis marks dropped: it holds every sentence of
 		// the prose (plus code and markup), so a file whose raw text has
@@ -202,8 +213,11 @@ func (l *linter) lintSource(name string, src []byte, allow *allowList) []finding
 	default:
 		d = textDocument(src)
 	}
+	if f != formatText {
+		brAsSpace(d.mask, src)
+	}
 	sc := scratchPool.Get().(*scratch)
-	hits := l.matchDocumentWith(d, sc)
+	hits := l.matchBlocks(d, sc, false, hidden)
 	scratchPool.Put(sc)
 	sups := findSuppressions(src, d, f)
 	if len(hits) == 0 && len(sups) == 0 {
@@ -264,7 +278,8 @@ func (l *linter) rawCandidate(src []byte, sc *scratch) bool {
 	}
 	// The anchors were found in the source; the mask differs only by
 	// dropped markup, which the per-sentence scan sees.
-	return len(l.matchBlocks(&document{mask: m, blocks: kept}, sc, true)) > 0
+	brAsSpace(m, src)
+	return len(l.matchBlocks(&document{mask: m, blocks: kept}, sc, true, false)) > 0
 }
 
 // matchDocument runs every rule over every prose block of d.
@@ -273,12 +288,14 @@ func (l *linter) matchDocument(d *document) []hit {
 }
 
 func (l *linter) matchDocumentWith(d *document, sc *scratch) []hit {
-	return l.matchBlocks(d, sc, false)
+	return l.matchBlocks(d, sc, false, mayHide(d.mask, formatText))
 }
 
 // matchBlocks matches d's blocks. With hitsReady, sc.docHits already holds
-// the anchors of the file (found in its source).
-func (l *linter) matchBlocks(d *document, sc *scratch, hitsReady bool) []hit {
+// the anchors of the file (found in its source). With hidden, anchors may
+// be disguised in the bytes (fold.go): every block is normalized and its
+// sentences are searched for anchors in normalized form.
+func (l *linter) matchBlocks(d *document, sc *scratch, hitsReady, hidden bool) []hit {
 	var hits []hit
 	n := &sc.n
 	sents := sc.sents
@@ -286,15 +303,24 @@ func (l *linter) matchBlocks(d *document, sc *scratch, hitsReady bool) []hit {
 	hasCode := len(d.code) > 0
 	// One scan of the whole mask finds every anchor; a block's tags are
 	// the hits inside it.
-	if !hitsReady {
-		sc.docHits = l.prefilter.hits(d.mask, sc.docHits[:0])
-	}
-	if len(sc.docHits) == 0 {
-		return nil
+	if hidden {
+		sc.docHits = sc.docHits[:0]
+	} else {
+		if !hitsReady {
+			sc.docHits = l.prefilter.hits(d.mask, sc.docHits[:0])
+		}
+		if len(sc.docHits) == 0 {
+			return nil
+		}
 	}
 	for _, b := range d.blocks {
-		from := sort.Search(len(sc.docHits), func(i int) bool { return sc.docHits[i].end >= b.start })
-		blockTags := tagsIn(sc.docHits, b.start, b.end, &from)
+		var blockTags uint64
+		if hidden {
+			blockTags = l.allTags
+		} else {
+			from := sort.Search(len(sc.docHits), func(i int) bool { return sc.docHits[i].end >= b.start })
+			blockTags = tagsIn(sc.docHits, b.start, b.end, &from)
+		}
 		if blockTags&^tagSuppression == 0 {
 			continue
 		}
@@ -377,8 +403,9 @@ rules:
 				if r.denied(sent, loc[0], loc[1]) {
 					continue
 				}
+				start, end := n.sourceSpan(s.start+loc[0], s.start+loc[1])
 				hits = append(hits, hit{
-					rule: r.id, start: n.off[s.start+loc[0]], end: n.off[s.start+loc[1]-1] + 1,
+					rule: r.id, start: start, end: end,
 					message: r.message, fix: l.fixes[r.id],
 				})
 				continue rules
