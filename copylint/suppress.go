@@ -16,7 +16,8 @@ import (
 //
 //	<!-- retryspec-disable-next-line copy/exactly-once -- quoting a vendor -->
 //
-// (or {/* ... */} in MDX). It waives the named rules on the next non-blank
+// (or {/* ... */} in MDX, or the Markdown comment
+// [//]: # (retryspec-disable-next-line copy/exactly-once -- quoting a vendor)). It waives the named rules on the next non-blank
 // line; the reason after "--" is required and shown with the waived finding.
 type suppression struct {
 	off    int // of the marker
@@ -46,6 +47,14 @@ func findSuppressions(src []byte, d *document, f format) []*suppression {
 			end++
 		}
 		body := string(src[from:end])
+		if linkRefComment(src, off) {
+			// [//]: # (retryspec-disable-next-line RULES -- reason): the
+			// Markdown comment h14's renderer writes; its title ends at
+			// the last ")" of the line.
+			if k := strings.LastIndexByte(body, ')'); k >= 0 {
+				body = body[:k]
+			}
+		}
 		ruleText, reason, _ := strings.Cut(body, "--")
 		s := &suppression{off: off, reason: strings.TrimSpace(reason)}
 		for _, r := range strings.FieldsFunc(ruleText, func(r rune) bool { return r == ' ' || r == ',' || r == '\t' }) {
@@ -75,6 +84,29 @@ func findSuppressions(src []byte, d *document, f format) []*suppression {
 		out = append(out, s)
 	}
 	return out
+}
+
+// linkRefComment reports whether the marker at off is the title of a
+// Markdown link reference definition used as a comment,
+// "[//]: # (retryspec-disable-next-line ...)" on its own line, which
+// CommonMark, MDX and Docusaurus read as nothing.
+func linkRefComment(src []byte, off int) bool {
+	ls := bytes.LastIndexByte(src[:off], '\n') + 1
+	line := bytes.TrimLeft(src[ls:off], " \t")
+	if !bytes.HasPrefix(line, []byte("[")) {
+		return false
+	}
+	k := bytes.Index(line, []byte("]:"))
+	if k < 1 {
+		return false
+	}
+	rest := bytes.TrimSpace(line[k+2:])
+	// The destination ("#", "<>", "/") then "(" opening the title.
+	sp := bytes.IndexAny(rest, " \t")
+	if sp < 0 {
+		return false
+	}
+	return bytes.Equal(bytes.TrimSpace(rest[sp:]), []byte("("))
 }
 
 func inSpans(spans []span, off int) bool {
