@@ -305,7 +305,7 @@ func (k *contractChecks) matchSentence(n *normText, s span, hits []hit) []hit {
 	if !has(sent, "retr", "attempt", "try again") || has(sent, "lock", "timeout", "time out") {
 		return hits
 	}
-	if m := reFixedWait.FindStringSubmatchIndex(str); m != nil && !b.Base.IsZero() && !strings.Contains(str, "retry-after") {
+	if m := reFixedWait.FindStringSubmatchIndex(str); m != nil && !b.Base.IsZero() && !strings.Contains(str, "retry-after") && !retryAsNoun(str, m[0]) {
 		if d, ok := parseProseDuration(str[m[2]:m[3]]); ok && (d < b.Base.D || (!b.Cap.IsZero() && d > b.Cap.D)) {
 			add(m[0:2], "retry.backoff",
 				fmt.Sprintf("says to wait %s between attempts, outside the contract's backoff of %s to %s", human(d), b.Base, b.Cap),
@@ -313,6 +313,22 @@ func (k *contractChecks) matchSentence(n *normText, s span, hits []hit) []hit {
 		}
 	}
 	return hits
+}
+
+// retryAsNoun reports whether the "retry" at str[at:] is a noun after a
+// determiner ("a retry after 12h runs as a new request"): a statement about
+// a late retry, not advice to wait that long between attempts.
+func retryAsNoun(str string, at int) bool {
+	if !strings.HasPrefix(str[at:], "retr") {
+		return false
+	}
+	before := strings.TrimRight(str[:at], " ")
+	w := before[strings.LastIndexByte(before, ' ')+1:]
+	switch w {
+	case "a", "the", "any", "each", "every", "this", "that", "later", "late", "such", "one":
+		return true
+	}
+	return false
 }
 
 // hasDigitOrNumberWord reports whether s holds a digit or a spelled-out

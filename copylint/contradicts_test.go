@@ -110,3 +110,22 @@ func TestExactlyOnceFixUsesContract(t *testing.T) {
 		t.Errorf("fix:\n got %q\nwant %q", fs[0].Fix, want)
 	}
 }
+
+// Issue 15 item 12: a sentence about a late retry is not a schedule. The
+// line is docs/ci.md's; `copy docs` flagged it as advice to wait 12 hours.
+func TestLateRetryIsNotAWait(t *testing.T) {
+	c := contractFor(t, "")
+	for _, s := range []string{
+		"| `replay_window` 24h → 12h | breaking | a retry after 12h runs as a new request and repeats the effect |",
+		"A retry after 12h runs as a new request.",
+		"The retry after 2 days is treated as a new request.",
+	} {
+		for _, f := range LintSource(c, "ci.md", []byte(s+"\n")) {
+			t.Errorf("%q: %s: %s", s, f.Rule, f.Message)
+		}
+	}
+	// Advice to wait still is checked.
+	if fs := LintSource(c, "a.md", []byte("Retry after 12h if the request fails.\n")); len(fs) != 1 || fs[0].Rule != RuleContradicts {
+		t.Errorf("advice to retry after 12h: %+v", fs)
+	}
+}
