@@ -382,7 +382,7 @@ rules:
 		if tags&(1<<bit-1<<first) == 0 || (len(r.requires) > 0 && !has(sent, r.requires...)) {
 			continue
 		}
-		qualified := -1 // unknown until a form matches: the check is costly
+		cl := clauseAnalysis()
 		for fi, f := range r.forms {
 			if tags&(1<<(first+fi)) == 0 {
 				continue
@@ -390,54 +390,25 @@ rules:
 			if !f.match.Match(sent) || !allMatch(f.needs, sent) || anyMatch(f.unless, sent) {
 				continue
 			}
-			if qualified < 0 {
-				qualified = 0
-				if r.qualified != nil && qualifiedIn(r.qualified, sent) {
-					qualified = 1
-				}
-			}
-			if qualified == 1 {
-				continue rules
-			}
 			for _, loc := range f.match.FindAllIndex(sent, -1) {
-				if r.denied(sent, loc[0], loc[1]) {
+				v, bound := cl.judge(r, sent, loc[0], loc[1])
+				if v == vHonest {
 					continue
 				}
-				start, end := n.sourceSpan(s.start+loc[0], s.start+loc[1])
-				hits = append(hits, hit{
-					rule: r.id, start: start, end: end,
-					message: r.message, fix: l.fixes[r.id],
-				})
+				h := hit{rule: r.id, message: r.message, fix: l.fixes[r.id]}
+				if v == vBounded {
+					if r.bounded.ID == "" {
+						continue rules // the bound makes the sentence honest
+					}
+					h.rule, h.message, h.fix = r.bounded.ID, r.bounded.Message, boundedFix(n, s, bound)
+				}
+				h.start, h.end = n.sourceSpan(s.start+loc[0], s.start+loc[1])
+				hits = append(hits, h)
 				continue rules
 			}
 		}
 	}
 	return hits
-}
-
-// denied reports whether the clause around sent[start:end] denies the claim.
-func (r *compiledRule) denied(sent []byte, start, end int) bool {
-	if r.denyBefore != nil {
-		from := start - 100
-		if from < 0 {
-			from = 0
-		}
-		before := sent[from:start]
-		// A "but" or "however" starts a new clause: "no retries needed, but
-		// we guarantee exactly-once delivery" is a claim.
-		for _, sep := range [][]byte{[]byte(" but "), []byte("however"), []byte(", yet ")} {
-			if i := bytes.LastIndex(before, sep); i >= 0 {
-				before = before[i+len(sep):]
-			}
-		}
-		if r.denyBefore.Match(before) {
-			return true
-		}
-	}
-	if r.denyAfter != nil && r.denyAfter.Match(sent[end:]) {
-		return true
-	}
-	return false
 }
 
 func allMatch(res []*regexp.Regexp, s []byte) bool {
@@ -486,25 +457,3 @@ func (x lineIndex) pos(src []byte, off int) (line, col int) {
 	}
 	return lo + 1, utf8.RuneCount(src[x.starts[lo]:off]) + 1
 }
-
-// qualifiedIn reports whether sent bounds its claim: a qualifier occurs
-// that is not itself negated ("without requiring distributed transactions"
-// bounds nothing).
-func qualifiedIn(re *regexp.Regexp, sent []byte) bool {
-	if !re.Match(sent) {
-		return false
-	}
-	for _, loc := range re.FindAllIndex(sent, -1) {
-		from := loc[0] - 70
-		if from < 0 {
-			from = 0
-		}
-		before := sent[from:loc[0]]
-		if !reNegatedBound.Match(before) {
-			return true
-		}
-	}
-	return false
-}
-
-var reNegatedBound = regexp.MustCompile(`(\b(without|no|not|alternative to|instead of|rather than)\b|n't\b)[^,;]*$`)

@@ -49,6 +49,11 @@ func normalize(mask []byte, start, end int, code []span, skipCode bool, n *normT
 			n.addSpace(i)
 			i++
 			continue
+		case b == '_' && (i == start || i+1 >= end || !isAlnum(mask[i-1]) || !isAlnum(mask[i+1])):
+			// An emphasis mark ("_exactly once_"), not the inside of a
+			// snake_case name.
+			i++
+			continue
 		case b < utf8.RuneSelf:
 			if b >= 'A' && b <= 'Z' {
 				b += 'a' - 'A'

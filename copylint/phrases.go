@@ -14,7 +14,8 @@ var phrasesYAML []byte
 
 // phraseFile is the shape of phrases.yaml.
 type phraseFile struct {
-	Rules []phraseRule `yaml:"rules"`
+	Clause clauseData   `yaml:"clause"`
+	Rules  []phraseRule `yaml:"rules"`
 }
 
 type phraseRule struct {
@@ -25,8 +26,19 @@ type phraseRule struct {
 	DenyBefore string       `yaml:"deny_before"`
 	DenyAfter  string       `yaml:"deny_after"`
 	Qualified  string       `yaml:"qualified"`
-	Message    string       `yaml:"message"`
-	Fix        string       `yaml:"fix"`
+	// Bounded is the rule a qualified match reports under instead of
+	// passing (copy/exactly-once-bounded); empty: a qualified match passes.
+	Bounded boundedRule `yaml:"bounded"`
+	// Clause turns on the definition, attribution and modality checks of
+	// the clause analysis (clause.go).
+	Clause  bool   `yaml:"clause"`
+	Message string `yaml:"message"`
+	Fix     string `yaml:"fix"`
+}
+
+type boundedRule struct {
+	ID      string `yaml:"id"`
+	Message string `yaml:"message"`
 }
 
 type phraseForm struct {
@@ -38,14 +50,16 @@ type phraseForm struct {
 
 // loadPhrases parses the embedded phrase sets. The file is part of the
 // binary and covered by tests, so a parse error is a programming error.
-func loadPhrases() []phraseRule {
+func loadPhrases() []phraseRule { return loadPhraseFile().Rules }
+
+func loadPhraseFile() phraseFile {
 	var f phraseFile
 	dec := yaml.NewDecoder(strings.NewReader(string(phrasesYAML)))
 	dec.KnownFields(true)
 	if err := dec.Decode(&f); err != nil {
 		panic(fmt.Sprintf("copylint: phrases.yaml: %v", err))
 	}
-	return f.Rules
+	return f
 }
 
 // compiledRule is a phrase rule ready to match, with the contract's header
@@ -58,6 +72,8 @@ type compiledRule struct {
 	denyBefore *regexp.Regexp
 	denyAfter  *regexp.Regexp
 	qualified  *regexp.Regexp
+	bounded    boundedRule
+	clause     bool
 	message    string
 	fix        string
 }
@@ -101,7 +117,7 @@ func compilePhrases(rules []phraseRule, header string) ([]compiledRule, error) {
 			}
 			requires = append(requires, w)
 		}
-		c := compiledRule{id: r.ID, anchors: r.Anchors, requires: requires, message: r.Message, fix: r.Fix}
+		c := compiledRule{id: r.ID, anchors: r.Anchors, requires: requires, message: r.Message, fix: r.Fix, bounded: r.Bounded, clause: r.Clause}
 		var err error
 		if c.denyBefore, err = re(r.DenyBefore); err != nil {
 			return nil, fmt.Errorf("%s deny_before: %w", r.ID, err)

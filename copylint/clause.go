@@ -1,0 +1,194 @@
+package copylint
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+	"sync"
+)
+
+// The clause analysis decides what a matched phrase does in its sentence.
+// The phrase forms find candidate words cheaply; only a sentence a form
+// matched gets here, so the cost is per candidate, never per byte of
+// prose. It reads, around the match and within its clause:
+//
+//   - negation and its scope: a denial governs the claim only inside the
+//     clause that holds it ("no retries needed, but we guarantee
+//     exactly-once delivery" is a claim);
+//   - the subject the phrase is about: a definition or an attribution names
+//     the term without promising it ("what people call exactly-once is
+//     really ...", "the so-called exactly-once guarantee");
+//   - modality: a requirement or hypothesis is not a promise ("if you need
+//     exactly-once processing, ...", "to achieve exactly-once you must");
+//   - bounding phrases: a claim bounded to where it holds (a transaction, a
+//     window, one key) is a different finding, or none.
+//
+// The word lists are data, in phrases.yaml's clause section, like the
+// forms.
+
+// clauseData is phrases.yaml's clause section.
+type clauseData struct {
+	Boundaries string `yaml:"boundaries"`
+	Mention    string `yaml:"mention"`
+	MentionAft string `yaml:"mention_after"`
+	Modal      string `yaml:"modal"`
+}
+
+type clauseRules struct {
+	boundaries, mention, mentionAfter, modal *regexp.Regexp
+}
+
+var (
+	clauseOnce sync.Once
+	clauseRE   *clauseRules
+)
+
+func clauseAnalysis() *clauseRules {
+	clauseOnce.Do(func() {
+		d := loadPhraseFile().Clause
+		clauseRE = &clauseRules{
+			boundaries:   regexp.MustCompile(d.Boundaries),
+			mention:      regexp.MustCompile(d.Mention),
+			mentionAfter: regexp.MustCompile(d.MentionAft),
+			modal:        regexp.MustCompile(d.Modal),
+		}
+	})
+	return clauseRE
+}
+
+// verdict is what the analysis makes of one match.
+type verdict int
+
+const (
+	vClaim   verdict = iota // an unbounded promise
+	vBounded                // a promise bounded to where it holds
+	vHonest                 // denied, defined, attributed or hypothetical
+)
+
+// clauseBefore is the part of sent before start that is in the same
+// clause, at most 100 bytes.
+func (c *clauseRules) clauseBefore(sent []byte, start int) []byte {
+	from := start - 100
+	if from < 0 {
+		from = 0
+	}
+	before := sent[from:start]
+	if locs := c.boundaries.FindAllIndex(before, -1); len(locs) > 0 {
+		before = before[locs[len(locs)-1][1]:]
+	}
+	return before
+}
+
+// clauseAfter is the part of sent after end up to the next clause
+// boundary.
+func (c *clauseRules) clauseAfter(sent []byte, end int) []byte {
+	after := sent[end:]
+	if loc := c.boundaries.FindIndex(after); loc != nil {
+		after = after[:loc[0]]
+	}
+	return after
+}
+
+// judge analyses the match sent[start:end] of rule r.
+func (c *clauseRules) judge(r *compiledRule, sent []byte, start, end int) (v verdict, bound []int) {
+	before := c.clauseBefore(sent, start)
+	if r.denyBefore != nil && r.denyBefore.Match(before) {
+		return vHonest, nil
+	}
+	if r.denyAfter != nil && r.denyAfter.Match(sent[end:]) {
+		return vHonest, nil
+	}
+	if r.clause {
+		if c.mention.Match(before) || c.mentionAfter.Match(sent[end:]) || c.modal.Match(before) {
+			return vHonest, nil
+		}
+	}
+	if r.qualified != nil {
+		if loc := qualifiedAt(r.qualified, sent); loc != nil {
+			return vBounded, loc
+		}
+	}
+	return vClaim, nil
+}
+
+// qualifiedAt is the first qualifier of sent that is not itself negated
+// ("without requiring distributed transactions" bounds nothing), or nil.
+func qualifiedAt(re *regexp.Regexp, sent []byte) []int {
+	if !re.Match(sent) {
+		return nil
+	}
+	for _, loc := range re.FindAllIndex(sent, -1) {
+		from := loc[0] - 70
+		if from < 0 {
+			from = 0
+		}
+		if !reNegatedBound.Match(sent[from:loc[0]]) {
+			return loc
+		}
+	}
+	return nil
+}
+
+var reNegatedBound = regexp.MustCompile(`(\b(without|no|not|alternative to|instead of|rather than)\b|n't\b)[^,;]*$`)
+
+// sourceText is the prose of the source range [start, end) as a reader
+// sees it on one line: markup gone, white space runs one space.
+func sourceText(mask []byte, start, end int) string {
+	var b strings.Builder
+	space := false
+	for _, c := range mask[start:end] {
+		switch c {
+		case gone:
+			continue
+		case ' ', '\n', '\t', '\r':
+			space = b.Len() > 0
+			continue
+		}
+		if space {
+			b.WriteByte(' ')
+			space = false
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// reOnceTerm is the part of an exactly-once phrase that "effectively once"
+// replaces.
+var reOnceTerm = regexp.MustCompile(`(?i)\bexactly([ -])once\b|\bexactly one time\b|\bonce[ -]and[ -]only[ -]once\b|\bonce[ -]only\b|\b(only|just|precisely|strictly) once\b|\b(only|just|precisely|strictly) (ever )?((?:be |get |gets |is |are )?\w+) once\b`)
+
+// effectivelyOnce rewrites a bounded exactly-once sentence: the term
+// becomes "effectively once", the bound stays.
+func effectivelyOnce(sentence string) string {
+	return reOnceTerm.ReplaceAllStringFunc(sentence, func(m string) string {
+		sub := reOnceTerm.FindStringSubmatch(m)
+		out := "effectively once"
+		switch {
+		case sub[1] == "-":
+			out = "effectively-once"
+		case sub[5] != "":
+			out = sub[5] + " effectively once"
+		}
+		if m[0] >= 'A' && m[0] <= 'Z' {
+			out = strings.ToUpper(out[:1]) + out[1:]
+		}
+		return out
+	})
+}
+
+// boundedFix is the fix of a bounded exactly-once finding: the sentence
+// rewritten, and the bound it keeps.
+func boundedFix(n *normText, s span, bound []int) string {
+	a, b := n.sourceSpan(s.start, s.end)
+	sentence := sourceText(n.mask, a, b)
+	ba, bb := n.sourceSpan(s.start+bound[0], s.start+bound[1])
+	boundText := sourceText(n.mask, ba, bb)
+	if len(sentence) > 300 {
+		sentence = sentence[:300]
+		if i := bytes.LastIndexByte([]byte(sentence), ' '); i > 200 {
+			sentence = sentence[:i]
+		}
+		sentence += " ..."
+	}
+	return `write "effectively once" and keep the bound it states (` + boundText + `): "` + effectivelyOnce(sentence) + `"`
+}
