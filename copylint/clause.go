@@ -62,7 +62,8 @@ type verdict int
 const (
 	vClaim   verdict = iota // an unbounded promise
 	vBounded                // a promise bounded to where it holds
-	vHonest                 // denied, defined, attributed or hypothetical
+	vHonest                 // denied or hypothetical
+	vMention                // the term defined or attributed: the whole sentence is about the word
 )
 
 // clauseBefore is the part of sent before start that is in the same
@@ -92,21 +93,28 @@ func (c *clauseRules) clauseAfter(sent []byte, end int) []byte {
 // judge analyses the match sent[start:end] of rule r.
 func (c *clauseRules) judge(r *compiledRule, sent []byte, start, end int) (v verdict, bound []int) {
 	before := c.clauseBefore(sent, start)
+	if r.clause && (c.mention.Match(before) || c.mentionAfter.Match(sent[end:])) {
+		return vMention, nil
+	}
 	if r.denyBefore != nil && r.denyBefore.Match(before) {
 		return vHonest, nil
 	}
 	if r.denyAfter != nil && r.denyAfter.Match(sent[end:]) {
 		return vHonest, nil
 	}
-	if r.clause {
-		if c.mention.Match(before) || c.mentionAfter.Match(sent[end:]) || c.modal.Match(before) {
-			return vHonest, nil
-		}
-	}
+	bound = nil
 	if r.qualified != nil {
-		if loc := qualifiedAt(r.qualified, sent); loc != nil {
-			return vBounded, loc
-		}
+		bound = qualifiedAt(r.qualified, sent)
+	}
+	// A requirement or a purpose is no promise by itself, but one that
+	// names the mechanism bounding it ("the store is expected to enlist in
+	// the transaction to ensure exactly-once behavior") says what holds
+	// within that bound.
+	if r.clause && c.modal.Match(before) && bound == nil {
+		return vHonest, nil
+	}
+	if bound != nil {
+		return vBounded, bound
 	}
 	return vClaim, nil
 }

@@ -392,6 +392,9 @@ rules:
 			}
 			for _, loc := range f.match.FindAllIndex(sent, -1) {
 				v, bound := cl.judge(r, sent, loc[0], loc[1])
+				if v == vMention {
+					continue rules // a definition: its other phrases are the definiens
+				}
 				if v == vHonest {
 					continue
 				}
