@@ -32,10 +32,11 @@ type clauseData struct {
 	Mention    string `yaml:"mention"`
 	MentionAft string `yaml:"mention_after"`
 	Modal      string `yaml:"modal"`
+	Purpose    string `yaml:"purpose"`
 }
 
 type clauseRules struct {
-	boundaries, mention, mentionAfter, modal *regexp.Regexp
+	boundaries, mention, mentionAfter, modal, purpose *regexp.Regexp
 }
 
 var (
@@ -49,8 +50,9 @@ func clauseAnalysis() *clauseRules {
 		clauseRE = &clauseRules{
 			boundaries:   regexp.MustCompile(d.Boundaries),
 			mention:      regexp.MustCompile(d.Mention),
-			mentionAfter: regexp.MustCompile(d.MentionAft),
+			mentionAfter: regexp.MustCompile(anchored(d.MentionAft)),
 			modal:        regexp.MustCompile(d.Modal),
+			purpose:      regexp.MustCompile(d.Purpose),
 		}
 	})
 	return clauseRE
@@ -90,8 +92,20 @@ func (c *clauseRules) clauseAfter(sent []byte, end int) []byte {
 	return after
 }
 
+// boundMemo holds a sentence's qualifier for one rule, found at most once
+// however many matches the sentence has.
+type boundMemo struct {
+	done bool
+	loc  []int
+}
+
 // judge analyses the match sent[start:end] of rule r.
-func (c *clauseRules) judge(r *compiledRule, sent []byte, start, end int) (v verdict, bound []int) {
+func (c *clauseRules) judge(r *compiledRule, sent []byte, start, end int, memo *boundMemo) (v verdict, bound []int) {
+	// A question asks; it does not promise ("Does NATS guarantee message
+	// delivery?").
+	if r.clause && bytes.HasSuffix(bytes.TrimRight(sent, " \"')"), []byte("?")) {
+		return vMention, nil
+	}
 	before := c.clauseBefore(sent, start)
 	if r.clause && (c.mention.Match(before) || c.mentionAfter.Match(sent[end:])) {
 		return vMention, nil
@@ -102,15 +116,19 @@ func (c *clauseRules) judge(r *compiledRule, sent []byte, start, end int) (v ver
 	if r.denyAfter != nil && r.denyAfter.Match(sent[end:]) {
 		return vHonest, nil
 	}
-	bound = nil
-	if r.qualified != nil {
-		bound = qualifiedAt(r.qualified, sent)
+	if r.clause && c.modal.Match(before) {
+		return vHonest, nil
 	}
+	if !memo.done && r.qualified != nil {
+		memo.loc = qualifiedAt(r.qualified, sent)
+	}
+	memo.done = true
+	bound = memo.loc
 	// A requirement or a purpose is no promise by itself, but one that
 	// names the mechanism bounding it ("the store is expected to enlist in
 	// the transaction to ensure exactly-once behavior") says what holds
 	// within that bound.
-	if r.clause && c.modal.Match(before) && bound == nil {
+	if r.clause && c.purpose.Match(before) && bound == nil {
 		return vHonest, nil
 	}
 	if bound != nil {

@@ -2,7 +2,9 @@ package copylint
 
 import (
 	"bytes"
+	"encoding/binary"
 	"html"
+	"sort"
 	"sync"
 	"unicode"
 	"unicode/utf8"
@@ -114,32 +116,52 @@ func hidesWord(r rune) bool {
 	return drop || a != ""
 }
 
-// mayHide reports whether src holds anything that can hide an anchor word
-// from a byte search: a character reference that stands for a letter or a
-// format character (outside plain text, where it is not decoded), a format
-// character, or a look-alike letter. Plain ASCII prose, the common case,
-// costs one table lookup per byte.
-func mayHide(src []byte, f format) bool {
+// hidingAt appends to out the offsets in src of anything that can hide an
+// anchor word from a byte search: a character reference that stands for a
+// letter or a format character (outside plain text, where it is not
+// decoded), a format character, or a look-alike letter. Plain ASCII prose,
+// the common case, costs one comparison per byte. A byte-order mark at the
+// start of the file hides nothing.
+func hidingAt(src []byte, f format, out []int) []int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	for i := 0; i < len(src); i++ {
+		// Eight bytes at a time while they are ASCII and hold no '&'.
+		for i+8 <= len(src) {
+			x := binary.LittleEndian.Uint64(src[i:])
+			y := x ^ (ones * '&')
+			if x&highs != 0 || (y-ones)&^y&highs != 0 {
+				break
+			}
+			i += 8
+		}
+		if i >= len(src) {
+			break
+		}
 		b := src[i]
 		if b < utf8.RuneSelf {
 			if b == '&' && f != formatText {
 				if r, _, ok := entityAt(src, i, len(src)); ok && r != "" {
 					c, _ := utf8.DecodeRuneInString(r)
 					if c < utf8.RuneSelf && isAlnum(byte(c)) || c >= utf8.RuneSelf && hidesWord(c) {
-						return true
+						out = append(out, i)
 					}
 				}
 			}
 			continue
 		}
 		r, size := utf8.DecodeRune(src[i:])
-		if hidesWord(r) {
-			return true
+		if hidesWord(r) && !(i == 0 && r == '\ufeff') {
+			out = append(out, i)
 		}
 		i += size - 1
 	}
-	return false
+	return out
+}
+
+// hiddenIn reports whether one of the sorted offsets lies in [start, end).
+func hiddenIn(offs []int, start, end int) bool {
+	i := sort.SearchInts(offs, start)
+	return i < len(offs) && offs[i] < end
 }
 
 // entityAt reads a character reference at src[i] ('&'): its decoded text

@@ -181,25 +181,23 @@ type hit struct {
 // applied. allowed is the docs.copy.allow state for this run (nil: none).
 func (l *linter) lintSource(name string, src []byte, allow *allowList) []findings.Finding {
 	f, _ := formatOf(name)
-	// A file that may hide an anchor word (a character reference, a
-	// look-alike letter, an invisible character) skips the byte-level
-	// shortcuts: its blocks are normalized first and searched after.
-	hidden := mayHide(src, f)
-	if hidden {
-		// no shortcut
-	} else if f != formatText && !bytes.Contains(src, []byte(suppressMarker)) {
+	// A block that may hide an anchor word (a character reference, a
+	// look-alike letter, an invisible character) cannot be judged by the
+	// byte-level prefilter: it is normalized first and searched after.
+	sc0 := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(sc0)
+	sc0.hiding = hidingAt(src, f, sc0.hiding[:0])
+	hiding := sc0.hiding
+	if f != formatText && !bytes.Contains(src, []byte(suppressMarker)) {
 		// Parsing is most of the cost of a file. Match the raw text first,
 		// with tags and emphasis marks dropped: it holds every sentence of
 		// the prose (plus code and markup), so a file whose raw text has
 		// no hit has none in its prose either, and is done. Only the raw
 		// blocks that hold an anchor are prepared at all.
-		sc := scratchPool.Get().(*scratch)
-		none := !l.rawCandidate(src, sc)
-		scratchPool.Put(sc)
-		if none {
+		if !l.rawCandidate(src, sc0, hiding) {
 			return nil
 		}
-	} else if !l.prefilter.match(src) {
+	} else if len(hiding) == 0 && !l.prefilter.match(src) {
 		return nil
 	}
 	var d *document
@@ -216,9 +214,7 @@ func (l *linter) lintSource(name string, src []byte, allow *allowList) []finding
 	if f != formatText {
 		brAsSpace(d.mask, src)
 	}
-	sc := scratchPool.Get().(*scratch)
-	hits := l.matchBlocks(d, sc, false, hidden)
-	scratchPool.Put(sc)
+	hits := l.matchBlocks(d, sc0, false, hiding)
 	sups := findSuppressions(src, d, f)
 	if len(hits) == 0 && len(sups) == 0 {
 		return nil
@@ -251,14 +247,15 @@ type scratch struct {
 	sents   []span
 	hits    []anchorHit
 	docHits []anchorHit
+	hiding  []int // offsets of the file's possible disguises (hidingAt)
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 
 // rawCandidate reports whether the raw form of src has any hit.
-func (l *linter) rawCandidate(src []byte, sc *scratch) bool {
+func (l *linter) rawCandidate(src []byte, sc *scratch, hiding []int) bool {
 	sc.docHits = l.prefilter.hits(src, sc.docHits[:0])
-	if len(sc.docHits) == 0 {
+	if len(sc.docHits) == 0 && len(hiding) == 0 {
 		return false
 	}
 	if cap(sc.raw) < len(src) {
@@ -268,7 +265,7 @@ func (l *linter) rawCandidate(src []byte, sc *scratch) bool {
 	var kept []span
 	from := 0
 	for _, b := range rawBlocks(src) {
-		if tagsIn(sc.docHits, b.start, b.end, &from)&^tagSuppression != 0 {
+		if tagsIn(sc.docHits, b.start, b.end, &from)&^tagSuppression != 0 || hiddenIn(hiding, b.start, b.end) {
 			rawMaskRange(m, src, b.start, b.end)
 			kept = append(kept, b)
 		}
@@ -279,7 +276,7 @@ func (l *linter) rawCandidate(src []byte, sc *scratch) bool {
 	// The anchors were found in the source; the mask differs only by
 	// dropped markup, which the per-sentence scan sees.
 	brAsSpace(m, src)
-	return len(l.matchBlocks(&document{mask: m, blocks: kept}, sc, true, false)) > 0
+	return len(l.matchBlocks(&document{mask: m, blocks: kept}, sc, true, hiding)) > 0
 }
 
 // matchDocument runs every rule over every prose block of d.
@@ -288,14 +285,14 @@ func (l *linter) matchDocument(d *document) []hit {
 }
 
 func (l *linter) matchDocumentWith(d *document, sc *scratch) []hit {
-	return l.matchBlocks(d, sc, false, mayHide(d.mask, formatText))
+	return l.matchBlocks(d, sc, false, hidingAt(d.mask, formatText, nil))
 }
 
 // matchBlocks matches d's blocks. With hitsReady, sc.docHits already holds
 // the anchors of the file (found in its source). With hidden, anchors may
 // be disguised in the bytes (fold.go): every block is normalized and its
 // sentences are searched for anchors in normalized form.
-func (l *linter) matchBlocks(d *document, sc *scratch, hitsReady, hidden bool) []hit {
+func (l *linter) matchBlocks(d *document, sc *scratch, hitsReady bool, hiding []int) []hit {
 	var hits []hit
 	n := &sc.n
 	sents := sc.sents
@@ -303,23 +300,17 @@ func (l *linter) matchBlocks(d *document, sc *scratch, hitsReady, hidden bool) [
 	hasCode := len(d.code) > 0
 	// One scan of the whole mask finds every anchor; a block's tags are
 	// the hits inside it.
-	if hidden {
-		sc.docHits = sc.docHits[:0]
-	} else {
-		if !hitsReady {
-			sc.docHits = l.prefilter.hits(d.mask, sc.docHits[:0])
-		}
-		if len(sc.docHits) == 0 {
-			return nil
-		}
+	if !hitsReady {
+		sc.docHits = l.prefilter.hits(d.mask, sc.docHits[:0])
+	}
+	if len(sc.docHits) == 0 && len(hiding) == 0 {
+		return nil
 	}
 	for _, b := range d.blocks {
-		var blockTags uint64
-		if hidden {
-			blockTags = l.allTags
-		} else {
-			from := sort.Search(len(sc.docHits), func(i int) bool { return sc.docHits[i].end >= b.start })
-			blockTags = tagsIn(sc.docHits, b.start, b.end, &from)
+		from := sort.Search(len(sc.docHits), func(i int) bool { return sc.docHits[i].end >= b.start })
+		blockTags := tagsIn(sc.docHits, b.start, b.end, &from)
+		if hiddenIn(hiding, b.start, b.end) {
+			blockTags |= l.allTags
 		}
 		if blockTags&^tagSuppression == 0 {
 			continue
@@ -383,6 +374,7 @@ rules:
 			continue
 		}
 		cl := clauseAnalysis()
+		var memo boundMemo
 		for fi, f := range r.forms {
 			if tags&(1<<(first+fi)) == 0 {
 				continue
@@ -391,7 +383,7 @@ rules:
 				continue
 			}
 			for _, loc := range f.match.FindAllIndex(sent, -1) {
-				v, bound := cl.judge(r, sent, loc[0], loc[1])
+				v, bound := cl.judge(r, sent, loc[0], loc[1], &memo)
 				if v == vMention {
 					continue rules // a definition: its other phrases are the definiens
 				}

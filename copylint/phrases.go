@@ -122,7 +122,7 @@ func compilePhrases(rules []phraseRule, header string) ([]compiledRule, error) {
 		if c.denyBefore, err = re(r.DenyBefore); err != nil {
 			return nil, fmt.Errorf("%s deny_before: %w", r.ID, err)
 		}
-		if c.denyAfter, err = re(r.DenyAfter); err != nil {
+		if c.denyAfter, err = re(anchored(r.DenyAfter)); err != nil {
 			return nil, fmt.Errorf("%s deny_after: %w", r.ID, err)
 		}
 		if c.qualified, err = re(r.Qualified); err != nil {
@@ -155,4 +155,14 @@ func compilePhrases(rules []phraseRule, header string) ([]compiledRule, error) {
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+// anchored wraps a pattern that is documented to match at the start of the
+// text after a match (each alternative begins with "^") in one "^(?:...)":
+// Go's matcher tries only position 0 then, instead of every position.
+func anchored(p string) string {
+	if p == "" {
+		return ""
+	}
+	return "^(?:" + p + ")"
 }

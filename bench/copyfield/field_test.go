@@ -88,7 +88,7 @@ func readLabels(t *testing.T) []label {
 func TestField(t *testing.T) {
 	corpus := filepath.Join(testenv.SharedData(t), "corpus")
 	labels := readLabels(t)
-	if len(labels) < 15 {
+	if len(labels) < 150 {
 		t.Fatalf("only %d labels; the field measurement needs at least 150", len(labels))
 	}
 	fired := map[string]map[int]map[string]bool{}
