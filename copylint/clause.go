@@ -119,11 +119,22 @@ func (c *clauseRules) judge(r *compiledRule, sent []byte, start, end int, memo *
 	if r.clause && c.modal.Match(before) {
 		return vHonest, nil
 	}
-	if !memo.done && r.qualified != nil {
-		memo.loc = qualifiedAt(r.qualified, sent)
+	// The bound is looked for near the match: a run-on "sentence" (a
+	// table, a list without stops) can be thousands of bytes, and a bound
+	// that far away is not this claim's.
+	const reach = 300
+	if len(sent) <= 2*reach {
+		if !memo.done && r.qualified != nil {
+			memo.loc = qualifiedAt(r.qualified, sent)
+		}
+		memo.done = true
+		bound = memo.loc
+	} else if r.qualified != nil {
+		from, to := max(0, start-reach), min(len(sent), end+reach)
+		if loc := qualifiedAt(r.qualified, sent[from:to]); loc != nil {
+			bound = []int{loc[0] + from, loc[1] + from}
+		}
 	}
-	memo.done = true
-	bound = memo.loc
 	// A requirement or a purpose is no promise by itself, but one that
 	// names the mechanism bounding it ("the store is expected to enlist in
 	// the transaction to ensure exactly-once behavior") says what holds

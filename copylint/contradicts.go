@@ -77,6 +77,10 @@ var (
 	reFixedWait = regexp.MustCompile(`\b(?:retry|retries|retrying|wait|waits|waiting|sleep|pause) (?:for |after |every )?(` + durationAlt + `)`)
 	reGiveUp    = regexp.MustCompile(`\b(?:give up|gives up|stop retrying|stops retrying|retrying stops) (?:after|within|at) (` + durationAlt + `)`)
 
+	// A sentence whose subject is another provider quotes that provider's
+	// figures and codes, not this API's.
+	reOtherProvider = regexp.MustCompile(`\b(stripe|resend|twilio|adyen|paypal|square|shopify|github|aws|amazon|google|braintree|plaid|checkout\.com)('s)? (\w+ ){0,3}(rejects?|returns?|answers?|responds?|sends?|uses?|names?|calls?|codes?)\b[^;]*$`)
+
 	reErrorCode = regexp.MustCompile(`\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b`)
 )
 
@@ -217,6 +221,12 @@ func (k *contractChecks) matchSentence(n *normText, s span, hits []hit) []hit {
 		}
 		if first := n.mask[n.off[s.start+loc[0]]]; first < 'a' || first > 'z' {
 			continue // IDEMPOTENT_WRITE is a constant or a permission, not an error code
+		}
+		if loc[0] > 0 && str[loc[0]-1] == '.' || loc[1] < len(str) && (str[loc[1]] == ':' || str[loc[1]] == '=') {
+			continue // sdk.auto_idempotency_key: true is a contract field, not an error code
+		}
+		if reOtherProvider.MatchString(str[:loc[0]]) {
+			continue // "Resend rejects the mismatch with 409 invalid_idempotent_request": another API's code
 		}
 		if strings.Contains(code, "idempotency_key") && !strings.ContainsAny(strings.ReplaceAll(code, "idempotency_key", ""), "_") {
 			// idempotency_key alone is a field or parameter name, not a code.

@@ -129,3 +129,25 @@ func TestLateRetryIsNotAWait(t *testing.T) {
 		t.Errorf("advice to retry after 12h: %+v", fs)
 	}
 }
+
+// Error codes: a contract field path and another provider's code quoted as
+// theirs are not this API's codes; a code this API is said to return is.
+func TestErrorCodeSubjects(t *testing.T) {
+	c := contractFor(t, "")
+	for _, s := range []string{
+		"Set sdk.auto_idempotency_key: true.",
+		"Resend rejects the mismatch with 409 invalid_idempotent_request_x.",
+	} {
+		for _, f := range LintSource(c, "r.md", []byte(s+"\n")) {
+			t.Errorf("%q: %s: %s", s, f.Rule, f.Message)
+		}
+	}
+	for _, s := range []string{
+		"We reject the mismatch with 409 idempotency_key_reused.",
+		"We reject the mismatch with 409 idempotency\\_key\\_reused.",
+	} {
+		if fs := LintSource(c, "r.md", []byte(s+"\n")); len(fs) != 1 || fs[0].Rule != RuleContradicts {
+			t.Errorf("%q: want the unknown code, got %+v", s, fs)
+		}
+	}
+}

@@ -49,7 +49,12 @@ func normalize(mask []byte, start, end int, code []span, skipCode bool, n *normT
 			n.addSpace(i)
 			i++
 			continue
-		case b == '_' && (i == start || i+1 >= end || !isAlnum(mask[i-1]) || !isAlnum(mask[i+1])):
+		case b == '\\' && i+1 < end && isASCIIPunct(mask[i+1]):
+			// A Markdown escape ("invalid\_idempotent\_request"): the
+			// reader sees the character alone.
+			i++
+			continue
+		case b == '_' && !(isAlnum(maskByteBefore(mask, start, i)) && isAlnum(maskByteAfter(mask, end, i))):
 			// An emphasis mark ("_exactly once_"), not the inside of a
 			// snake_case name.
 			i++
@@ -243,4 +248,29 @@ func (n *normText) sourceSpan(a, b int) (start, end int) {
 		end++
 	}
 	return start, end
+}
+
+// maskByteBefore is the byte before mask[i] that is not gone (a Markdown
+// escape's backslash is gone: "invalid\_request" is one word), or 0.
+func maskByteBefore(mask []byte, start, i int) byte {
+	for j := i - 1; j >= start; j-- {
+		if mask[j] != gone && mask[j] != '\\' {
+			return mask[j]
+		}
+	}
+	return 0
+}
+
+// maskByteAfter is the byte after mask[i] that is not gone, or 0.
+func maskByteAfter(mask []byte, end, i int) byte {
+	for j := i + 1; j < end; j++ {
+		if mask[j] != gone {
+			return mask[j]
+		}
+	}
+	return 0
+}
+
+func isASCIIPunct(b byte) bool {
+	return b > ' ' && b < 0x7f && !isAlnum(b)
 }

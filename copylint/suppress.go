@@ -60,19 +60,25 @@ func findSuppressions(src []byte, d *document, f format) []*suppression {
 		for _, r := range strings.FieldsFunc(ruleText, func(r rune) bool { return r == ' ' || r == ',' || r == '\t' }) {
 			s.rules = append(s.rules, r)
 		}
-		// The target is the first non-blank line after the comment's end.
+		// The target is the first line after the comment's end that holds
+		// prose: in HTML, a line of tags only (the <blockquote> that opens
+		// a quoted example) is passed over, as a blank line is.
 		for end < len(src) && src[end] != '\n' {
 			end++
+		}
+		view := src
+		if f != formatText && d != nil {
+			view = d.mask
 		}
 		line := 1 + bytes.Count(src[:end], []byte("\n"))
 		for p := end + 1; p < len(src); {
 			q := bytes.IndexByte(src[p:], '\n')
-			l := src[p:]
+			l := view[p:]
 			if q >= 0 {
-				l = src[p : p+q]
+				l = view[p : p+q]
 			}
 			line++
-			if len(bytes.TrimSpace(l)) > 0 {
+			if hasProse(l) {
 				s.target = line
 				break
 			}
@@ -84,6 +90,16 @@ func findSuppressions(src []byte, d *document, f format) []*suppression {
 		out = append(out, s)
 	}
 	return out
+}
+
+// hasProse reports whether a line of a mask holds any text.
+func hasProse(l []byte) bool {
+	for _, c := range l {
+		if c != gone && c != ' ' && c != '\t' && c != '\r' {
+			return true
+		}
+	}
+	return false
 }
 
 // linkRefComment reports whether the marker at off is the title of a

@@ -48,3 +48,18 @@ func TestSuppressionMarkForms(t *testing.T) {
 		}
 	}
 }
+
+// In HTML the mark may sit before an element that opens the quote: a line
+// of tags only holds no prose and is passed over, as a blank line is.
+func TestSuppressionSkipsTagOnlyLines(t *testing.T) {
+	src := "<!-- retryspec-disable-next-line copy/exactly-once -- quoted as an example -->\n<blockquote>\n<p>Every payout is processed exactly once.</p>\n</blockquote>\n"
+	fs := LintSource(nil, "rule.html", []byte(src))
+	if len(fs) != 1 || fs[0].Rule != RuleExactlyOnce || !fs[0].Waived || fs[0].Line != 3 {
+		t.Errorf("want the quote on line 3 waived, got %+v", fs)
+	}
+	// In Markdown the same lines are prose-free only when they are tags.
+	md := "[//]: # (retryspec-disable-next-line copy/exactly-once -- quoted)\n<div>\n\nEvery payout is processed exactly once.\n"
+	if fs := LintSource(nil, "rule.md", []byte(md)); len(fs) != 1 || !fs[0].Waived {
+		t.Errorf("markdown: want the quote waived, got %+v", fs)
+	}
+}
