@@ -36,7 +36,7 @@ type clauseData struct {
 }
 
 type clauseRules struct {
-	boundaries, mention, mentionAfter, modal, purpose *regexp.Regexp
+	boundaries, mention, mentionAfter, modal, purpose *gatedRE
 }
 
 var (
@@ -48,11 +48,11 @@ func clauseAnalysis() *clauseRules {
 	clauseOnce.Do(func() {
 		d := loadPhraseFile().Clause
 		clauseRE = &clauseRules{
-			boundaries:   regexp.MustCompile(d.Boundaries),
-			mention:      regexp.MustCompile(d.Mention),
-			mentionAfter: regexp.MustCompile(anchored(d.MentionAft)),
-			modal:        regexp.MustCompile(d.Modal),
-			purpose:      regexp.MustCompile(d.Purpose),
+			boundaries:   newGatedRE(regexp.MustCompile(d.Boundaries)),
+			mention:      newGatedRE(regexp.MustCompile(d.Mention)),
+			mentionAfter: newGatedRE(regexp.MustCompile(anchored(d.MentionAft))),
+			modal:        newGatedRE(regexp.MustCompile(d.Modal)),
+			purpose:      newGatedRE(regexp.MustCompile(d.Purpose)),
 		}
 	})
 	return clauseRE
@@ -86,7 +86,8 @@ func (c *clauseRules) clauseBefore(sent []byte, start int) []byte {
 // boundary.
 func (c *clauseRules) clauseAfter(sent []byte, end int) []byte {
 	after := sent[end:]
-	if loc := c.boundaries.FindIndex(after); loc != nil {
+	if locs := c.boundaries.FindAllIndex(after, 1); len(locs) > 0 {
+		loc := locs[0]
 		after = after[:loc[0]]
 	}
 	return after
@@ -150,7 +151,7 @@ func (c *clauseRules) judge(r *compiledRule, sent []byte, start, end int, memo *
 
 // qualifiedAt is the first qualifier of sent that is not itself negated
 // ("without requiring distributed transactions" bounds nothing), or nil.
-func qualifiedAt(re *regexp.Regexp, sent []byte) []int {
+func qualifiedAt(re *gatedRE, sent []byte) []int {
 	if !re.Match(sent) {
 		return nil
 	}

@@ -69,9 +69,9 @@ type compiledRule struct {
 	anchors    []string
 	requires   []string
 	forms      []compiledForm
-	denyBefore *regexp.Regexp
-	denyAfter  *regexp.Regexp
-	qualified  *regexp.Regexp
+	denyBefore *gatedRE
+	denyAfter  *gatedRE
+	qualified  *gatedRE
 	bounded    boundedRule
 	clause     bool
 	message    string
@@ -119,15 +119,19 @@ func compilePhrases(rules []phraseRule, header string) ([]compiledRule, error) {
 		}
 		c := compiledRule{id: r.ID, anchors: r.Anchors, requires: requires, message: r.Message, fix: r.Fix, bounded: r.Bounded, clause: r.Clause}
 		var err error
-		if c.denyBefore, err = re(r.DenyBefore); err != nil {
+		var x *regexp.Regexp
+		if x, err = re(r.DenyBefore); err != nil {
 			return nil, fmt.Errorf("%s deny_before: %w", r.ID, err)
 		}
-		if c.denyAfter, err = re(anchored(r.DenyAfter)); err != nil {
+		c.denyBefore = gated(x)
+		if x, err = re(anchored(r.DenyAfter)); err != nil {
 			return nil, fmt.Errorf("%s deny_after: %w", r.ID, err)
 		}
-		if c.qualified, err = re(r.Qualified); err != nil {
+		c.denyAfter = gated(x)
+		if x, err = re(r.Qualified); err != nil {
 			return nil, fmt.Errorf("%s qualified: %w", r.ID, err)
 		}
+		c.qualified = gated(x)
 		for i, f := range r.Forms {
 			cf := compiledForm{anchors: f.Anchors}
 			if len(cf.anchors) == 0 {
@@ -165,4 +169,12 @@ func anchored(p string) string {
 		return ""
 	}
 	return "^(?:" + p + ")"
+}
+
+// gated puts a literal gate before re; nil stays nil.
+func gated(re *regexp.Regexp) *gatedRE {
+	if re == nil {
+		return nil
+	}
+	return newGatedRE(re)
 }
