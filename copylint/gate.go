@@ -22,11 +22,11 @@ func newGatedRE(re *regexp.Regexp) *gatedRE {
 	if re == nil {
 		return g
 	}
-	st, err := syntax.Parse(re.String(), syntax.Perl)
+	st, err := parseSimplified(re.String())
 	if err != nil {
 		return g
 	}
-	lits := requiredLiterals(st.Simplify())
+	lits := requiredLiterals(st)
 	if len(lits) == 0 || len(lits) > 400 {
 		return g
 	}
@@ -117,4 +117,12 @@ func minLen(l []string) int {
 		}
 	}
 	return m
+}
+
+func parseSimplified(p string) (*syntax.Regexp, error) {
+	st, err := syntax.Parse(p, syntax.Perl)
+	if err != nil {
+		return nil, err
+	}
+	return st.Simplify(), nil
 }
