@@ -117,6 +117,7 @@ var claimCorpus = []struct {
 
 	// Honest copy: must pass.
 	{"Retry 429 and 503 with full jitter.", ""},
+	{"Stale docs and marketing copy that promises \"exactly-once\" delivery are the gap.", ""},
 	{"Within the 24-hour replay window, a retried request with the same key is never charged twice.", ""},
 	{"A request repeated with the same key within 24 hours is never charged twice.", ""},
 	{"Exactly-once is impossible.", ""},
