@@ -42,7 +42,7 @@ func TestPositions(t *testing.T) {
 // TestNotProse lists places a claim may appear without being copy.
 func TestNotProse(t *testing.T) {
 	for name, src := range map[string]string{
-		"code.md":    "```\nWe offer exactly-once delivery.\n```\n\n    We offer exactly-once delivery.\n\nSee `exactly-once delivery` in code.\n",
+		"code.md":    "```\nWe offer exactly-once delivery.\n```\n\n    We offer exactly-once delivery.\n\nSee `deliver(mode=\"exactly-once\")` in code.\n",
 		"attr.html":  `<img alt="x" title="We offer exactly-once delivery"><a href="/exactly-once-delivery">link</a>`,
 		"style.html": "<style>/* We offer exactly-once delivery */</style><script>// We offer exactly-once delivery\n</script><!-- We offer exactly-once delivery -->",
 		"pre.html":   "<pre>We offer exactly-once delivery.</pre><p>Fine.</p>",

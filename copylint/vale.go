@@ -71,61 +71,88 @@ func ExportVale(dir, header string) error {
 	}
 	hp := headerPattern(header)
 	sub := func(s string) string { return valeRegexp(strings.ReplaceAll(s, "{header}", hp)) }
+	cl := loadPhraseFile().Clause
+	// The clause analysis' "before" patterns end in $ (the end of the text
+	// before the match); inside a look-behind that re-reads the match, the
+	// match itself is that end.
+	noEnd := func(p string) string { return strings.ReplaceAll(p, "$", "") }
 	for _, c := range rules {
 		r := raw[c.id]
-		level := "warning"
-		if severityOf(c.id) == findings.Error {
-			level = "error"
+		// A rule with a bounded variant is exported twice: the claim
+		// without a qualifier, and the bounded rule with one.
+		variants := []struct {
+			id, message string
+			bounded     bool
+		}{{c.id, r.Message, false}}
+		if r.Bounded.ID != "" {
+			variants = append(variants, struct {
+				id, message string
+				bounded     bool
+			}{r.Bounded.ID, r.Bounded.Message, true})
 		}
-		vr := valeRule{
-			Extends: "existence", Message: "retryspec " + c.id + ": '%s' " + r.Message + ".",
-			Level: level, IgnoreCase: true, Nonword: true,
-		}
-		// Sentence-wide conditions become look-around placed after the
-		// match, so Vale evaluates them only where a form matched (a
-		// look-behind at the start of a token runs at every position and
-		// is quadratic). The denial, which must sit before the match,
-		// re-reads the match inside its look-behind: (?<!DENY...MATCH).
-		for _, f := range r.Forms {
-			m := `(?:` + sub(f.Match) + `)`
-			tok := m
-			// Anywhere in the sentence, the match included: a look-behind
-			// ending at the match's end, or a look-ahead from it.
-			around := func(cond string) string {
-				return `(?:(?<=(?:` + cond + `)[^.!?;]*)|(?=[^.!?;]*(?:` + cond + `)))`
+		for _, v := range variants {
+			level := "warning"
+			if severityOf(v.id) == findings.Error {
+				level = "error"
 			}
-			for _, n := range f.Needs {
-				tok += around(sub(n))
+			vr := valeRule{
+				Extends: "existence", Message: "retryspec " + v.id + ": '%s' " + v.message + ".",
+				Level: level, IgnoreCase: true, Nonword: true,
 			}
-			if len(c.requires) > 0 {
-				var alts []string
-				for _, w := range c.requires {
-					alts = append(alts, valeRegexp(regexpQuote(w)))
+			// Sentence-wide conditions become look-around placed after the
+			// match, so Vale evaluates them only where a form matched (a
+			// look-behind at the start of a token runs at every position and
+			// is quadratic). The denial, which must sit before the match,
+			// re-reads the match inside its look-behind: (?<!DENY...MATCH).
+			for _, f := range r.Forms {
+				m := `(?:` + sub(f.Match) + `)`
+				tok := m
+				// Anywhere in the sentence, the match included: a look-behind
+				// ending at the match's end, or a look-ahead from it.
+				around := func(cond string) string {
+					return `(?:(?<=(?:` + cond + `)[^.!?;]*)|(?=[^.!?;]*(?:` + cond + `)))`
 				}
-				tok += around(strings.Join(alts, "|"))
+				for _, n := range f.Needs {
+					tok += around(sub(n))
+				}
+				if len(c.requires) > 0 {
+					var alts []string
+					for _, w := range c.requires {
+						alts = append(alts, valeRegexp(regexpQuote(w)))
+					}
+					tok += around(strings.Join(alts, "|"))
+				}
+				for _, u := range f.Unless {
+					tok += `(?<!(?:` + sub(u) + `)[^.!?;]*)(?![^.!?;]*(?:` + sub(u) + `))`
+				}
+				if r.Qualified != "" {
+					q := sub(r.Qualified)
+					if v.bounded {
+						tok += around(q)
+					} else {
+						tok += `(?<!(?:` + q + `)[^.!?;]*)(?![^.!?;]*(?:` + q + `))`
+					}
+				}
+				if r.DenyBefore != "" {
+					tok += `(?<!(?:` + sub(r.DenyBefore) + `)(?:(?!\bbut\b|however)[^.!?;]){0,100}` + m + `)`
+				}
+				if r.DenyAfter != "" {
+					tok += `(?!` + strings.TrimPrefix(sub(r.DenyAfter), "^") + `)`
+				}
+				if r.Clause {
+					tok += `(?<!(?:` + noEnd(sub(cl.Mention)) + `|` + noEnd(sub(cl.Modal)) + `)` + m + `)`
+					tok += `(?!` + strings.TrimPrefix(sub(cl.MentionAft), "^") + `)`
+				}
+				vr.Tokens = append(vr.Tokens, tok)
 			}
-			for _, u := range f.Unless {
-				tok += `(?<!(?:` + sub(u) + `)[^.!?;]*)(?![^.!?;]*(?:` + sub(u) + `))`
+			data, err := yaml.Marshal(vr)
+			if err != nil {
+				return err
 			}
-			if r.Qualified != "" {
-				q := sub(r.Qualified)
-				tok += `(?<!(?:` + q + `)[^.!?;]*)(?![^.!?;]*(?:` + q + `))`
+			head := fmt.Sprintf(valeHead+" from the phrase sets of %s.\n# Do not edit: re-export after upgrading retryspec.\n", c.id)
+			if err := os.WriteFile(filepath.Join(style, ValeRuleName(v.id)+".yml"), append([]byte(head), data...), 0o644); err != nil {
+				return err
 			}
-			if r.DenyBefore != "" {
-				tok += `(?<!(?:` + sub(r.DenyBefore) + `)(?:(?!\bbut\b|however)[^.!?;]){0,100}` + m + `)`
-			}
-			if r.DenyAfter != "" {
-				tok += `(?!` + strings.TrimPrefix(sub(r.DenyAfter), "^") + `)`
-			}
-			vr.Tokens = append(vr.Tokens, tok)
-		}
-		data, err := yaml.Marshal(vr)
-		if err != nil {
-			return err
-		}
-		head := fmt.Sprintf(valeHead+" from the phrase sets of %s.\n# Do not edit: re-export after upgrading retryspec.\n", c.id)
-		if err := os.WriteFile(filepath.Join(style, ValeRuleName(c.id)+".yml"), append([]byte(head), data...), 0o644); err != nil {
-			return err
 		}
 	}
 	return nil
