@@ -106,6 +106,8 @@ func scopeCommand(s rules.Scope) string {
 		return "retryspec check --openapi SPEC"
 	case rules.ScopeCopy:
 		return "retryspec copy"
+	case rules.ScopeVerify:
+		return "retryspec verify"
 	}
 	return "retryspec check"
 }

@@ -67,7 +67,7 @@ func (r Rule) Doc() findings.RuleDoc {
 // table is every rule, one family per file, sorted by ID once.
 var table = sortedRules(slices.Concat(
 	claimRules, copyRules, endpointRules, keyRules, lintRules, openapiRules,
-	recoveryRules, retryRules, sdkRules, stateRules, windowRules,
+	recoveryRules, retryRules, sdkRules, stateRules, verifyRules, windowRules,
 ))
 
 func sortedRules(rs []Rule) []Rule {
