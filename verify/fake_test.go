@@ -34,9 +34,17 @@ type fakeKey struct {
 
 func newFakeAPI(t *testing.T, flaw string) (*fakeAPI, *httptest.Server) {
 	f := &fakeAPI{flaw: flaw, keys: map[string]*fakeKey{}, count: map[string]int{}}
+	return f, newBenchServer(t, f)
+}
+
+func newBenchServer(t testing.TB, f *fakeAPI) *httptest.Server {
 	srv := httptest.NewServer(f)
 	t.Cleanup(srv.Close)
-	return f, srv
+	return srv
+}
+
+func benchPlan(t testing.TB, srv *httptest.Server) *Plan {
+	return fakePlan(t, srv.URL, "")
 }
 
 func fakeError(w http.ResponseWriter, status int, code string) {
@@ -113,7 +121,7 @@ func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Write(out)
 }
 
-func fakePlan(t *testing.T, base string, extra string) *Plan {
+func fakePlan(t testing.TB, base string, extra string) *Plan {
 	t.Helper()
 	src := fmt.Sprintf(`base_url: %s
 headers:
