@@ -2,6 +2,8 @@ package verify
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -95,9 +97,14 @@ func (r *runner) gateReplay(op Operation) (string, *failure) {
 	if f != nil {
 		return "", f
 	}
+	r.resetStub()
 	again := r.send(r.opRequest(op, key, op.Body, primary), false)
 	if again.Err != nil {
 		return "", &failure{msg: again.Describe(), err: errUnresponsive}
+	}
+	if ext := r.externalCalls(); ext != "" {
+		return "", failf("idempotency.stored_response", "on a completed key, replay the stored response instead of running the handler again",
+			"repeating the completed request made external calls again (%s): the handler ran again", ext)
 	}
 	after, _, f := r.count(op, key, primary)
 	if f != nil {
@@ -125,6 +132,27 @@ func (r *runner) gateReplay(op Operation) (string, *failure) {
 	}
 	r.cur.res.Reason = "byte-identical replay"
 	return "", nil
+}
+
+func (r *runner) resetStub() {
+	if r.stub != nil {
+		r.stub.reset()
+	}
+}
+
+// externalCalls describes the external calls applied since resetStub, or "".
+func (r *runner) externalCalls() string {
+	if r.stub == nil {
+		return ""
+	}
+	applied, _ := r.stub.effects()
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(applied)) {
+		if applied[name] > 0 {
+			out = append(out, fmt.Sprintf("%s x%d", name, applied[name]))
+		}
+	}
+	return strings.Join(out, ", ")
 }
 
 func clip(b []byte) string {
@@ -156,9 +184,14 @@ func (r *runner) gateMismatch(op Operation) (string, *failure) {
 	if f != nil {
 		return "", f
 	}
+	r.resetStub()
 	resp := r.send(r.opRequest(op, key, other, primary), false)
 	if resp.Err != nil {
 		return "", &failure{msg: resp.Describe(), err: errUnresponsive}
+	}
+	if ext := r.externalCalls(); ext != "" {
+		return "", failf("idempotency.conflicts.payload_mismatch", "compare the fingerprint before any work and refuse a mismatch with "+conflictText(want),
+			"the same key with another body made external calls (%s): the mismatched request ran", ext)
 	}
 	after, _, f := r.count(op, key, primary)
 	if f != nil {

@@ -264,6 +264,13 @@ func (r *runner) runGate(gate string, op Operation) (GateResult, *Finding) {
 		g.Result, g.Reason = "failed", r.red.String(fail.msg)
 		return g, nil
 	case fail != nil:
+		if fail.path == "" {
+			// A request that got no answer while the server still runs: the
+			// handler broke on it (a panic, a dropped connection).
+			fail.path = gatePaths[gate]
+			fail.msg += " while the server still answers other requests: the handler likely crashed on this request (see the server's log)"
+			fail.fix = "make the endpoint answer this request; run verify with --server-output to see the server's log"
+		}
 		g.Result, g.Reason = "failed", r.red.String(fail.msg)
 		g.Reproduction = r.cur.repro
 		path := fail.path
@@ -281,6 +288,18 @@ func (r *runner) runGate(gate string, op Operation) (GateResult, *Finding) {
 		g.Result = "passed"
 	}
 	return g, nil
+}
+
+// gatePaths is the contract value each gate checks, for findings that have
+// no more precise place.
+var gatePaths = map[string]string{
+	GateMissingKey:    "idempotency.conflicts.missing_key",
+	GateKeyTooLong:    "idempotency.max_key_length",
+	GateConcurrency:   "idempotency.claim.mechanism",
+	GateReplay:        "idempotency.stored_response",
+	GateMismatch:      "idempotency.conflicts.payload_mismatch",
+	GateScope:         "idempotency.scope",
+	GateCrashRecovery: "idempotency.recovery",
 }
 
 // failure is a gate that did not hold: what was seen, where in the contract
@@ -379,10 +398,20 @@ func (r *runner) send(req Request, tolerate bool) Response {
 	r.cur.res.Requests++
 	r.cur.repro = append(r.cur.repro, r.red.String(req.Curl()))
 	resp := r.do(req)
-	if resp.Err != nil && !tolerate && r.aborted == nil {
+	if resp.Err != nil && !tolerate && r.aborted == nil && !r.alive() {
 		r.aborted = fmt.Errorf("%w: %s %s got no answer within request_timeout %s: %v", errUnresponsive, req.Method, req.URL, r.plan.RequestTimeout, r.red.String(resp.Err.Error()))
 	}
 	return resp
+}
+
+// alive reports whether the server still answers at all (any status), to
+// tell a request that crashed its handler from a server that is gone.
+func (r *runner) alive() bool {
+	probe := Request{Method: "GET", URL: r.base + "/", Headers: r.headers(primary)}
+	if r.plan.Server != nil {
+		probe = Request{Method: r.plan.Server.ReadyMethod, URL: r.base + r.plan.Server.ReadyPath}
+	}
+	return r.do(probe).Err == nil
 }
 
 func (r *runner) do(req Request) Response {
