@@ -66,7 +66,7 @@ printed).`,
 			for _, g := range opts.Only {
 				if !slices.Contains(verify.Gates, g) && !slices.Contains(verify.Gates, "verify/"+g) {
 					hint := "gates: " + strings.Join(verify.Gates, ", ")
-					if s := contract.DidYouMean(g, verify.Gates); s != "" {
+					if s := contract.DidYouMean("verify/"+strings.TrimPrefix(g, "verify/"), verify.Gates); s != "" {
 						hint = "did you mean " + s + "?"
 					}
 					return usageErrorf("--only: unknown gate %q; %s", g, hint)
