@@ -2,24 +2,57 @@ package verify
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"slices"
 	"testing"
 )
 
 // BenchmarkConcurrencySpread measures the concurrency gate's release
-// spread (first to last request start) at N = 64 against the in-process
-// fake, reported as spread-ms (target: under 5 ms on the project machine).
+// spread (first to last request start) at N = 64 against the reference
+// server in its own process, reported as spread-ms (issue 20: under 5 ms on
+// the project machine; reported, never asserted).
 func BenchmarkConcurrencySpread(b *testing.B) {
-	f := &fakeAPI{keys: map[string]*fakeKey{}, count: map[string]int{}}
-	srv := newBenchServer(b, f)
-	c := payouts(b)
-	var total float64
+	bin := referenceServer(b)
+	c, file := shortLockContract(b)
+	db := filepath.Join(b.TempDir(), "payouts.db")
+	p := referencePlan(b, c, []string{bin, "--addr", "{addr}", "--store", "sqlite:" + db, "--contract", file, "--jobs-every", "0"})
+	var spreads []float64
 	for b.Loop() {
-		p := benchPlan(b, srv)
-		res, err := Run(context.Background(), Options{Contract: c, Plan: p, Only: []string{GateConcurrency}, Concurrency: 64})
+		res, err := Run(context.Background(), Options{Contract: c, Plan: p, Env: os.Environ(), Only: []string{GateConcurrency}, Concurrency: 64})
 		if err != nil || res.Gates[0].SpreadMS == nil || res.Gates[0].Result != "passed" {
 			b.Fatalf("%v %+v", err, res)
 		}
-		total += *res.Gates[0].SpreadMS
+		spreads = append(spreads, *res.Gates[0].SpreadMS)
 	}
-	b.ReportMetric(total/float64(b.N), "spread-ms")
+	slices.Sort(spreads)
+	b.ReportMetric(spreads[len(spreads)/2], "median-spread-ms")
+}
+
+// BenchmarkReferenceServer is the full gate set against
+// examples/payouts/server on SQLite, two crash trials per external call
+// (killed before and after the stub answers), as issue 20 budgets it:
+// under 20 s per run. The contract's lock_timeout is 1s (shortLockContract)
+// so each crash trial's retry waits one second for the takeover.
+func BenchmarkReferenceServer(b *testing.B) {
+	bin := referenceServer(b)
+	c, file := shortLockContract(b)
+	var spread float64
+	for b.Loop() {
+		db := filepath.Join(b.TempDir(), "payouts.db")
+		p := referencePlan(b, c, []string{bin, "--addr", "{addr}", "--store", "sqlite:" + db, "--contract", file, "--jobs-every", "0"})
+		res, err := Run(context.Background(), Options{Contract: c, Plan: p, Env: os.Environ()})
+		if err != nil || res.Failed() || res.Aborted != nil {
+			b.Fatalf("%v %v", err, res)
+		}
+		for _, g := range res.Gates {
+			if g.Result != "passed" {
+				b.Fatalf("%s %s: %s", g.Gate, g.Result, g.Reason)
+			}
+			if g.SpreadMS != nil {
+				spread = *g.SpreadMS
+			}
+		}
+	}
+	b.ReportMetric(spread, "spread-ms")
 }

@@ -43,9 +43,6 @@ func newBenchServer(t testing.TB, f *fakeAPI) *httptest.Server {
 	return srv
 }
 
-func benchPlan(t testing.TB, srv *httptest.Server) *Plan {
-	return fakePlan(t, srv.URL, "")
-}
 
 func fakeError(w http.ResponseWriter, status int, code string) {
 	w.Header().Set("Content-Type", "application/json")
