@@ -293,6 +293,9 @@ func (r *runner) gateCrash(op Operation) (string, *failure) {
 		}
 	}
 	r.cur.res.Reason = fmt.Sprintf("%d crash trials recovered: %s", len(notes), strings.Join(notes, "; "))
+	if op.Effects != nil {
+		r.cur.res.Effects = fmt.Sprintf("observed: 1 after each of the %d trials", len(notes))
+	}
 	return "", nil
 }
 
@@ -369,9 +372,8 @@ func (r *runner) crashTrial(op Operation, call string, afterAnswer bool) (string
 	if n, ok, f := r.count(op, key, primary); f != nil {
 		return "", f
 	} else if ok {
-		r.cur.res.Effects = "observed: 1 after each trial"
+		r.cur.res.Effects = fmt.Sprintf("observed: %d after the trial killed %s at %s", n, when, call)
 		if n != 1 {
-			r.cur.res.Effects = fmt.Sprintf("observed: %d after the trial at %s", n, call)
 			return "", failf(r.epPath(op, "recovery_points"), fix, "killed %s at %s, restarted and retried: the request made %d effects, not 1 (the work ran again instead of resuming from its recovery point)", when, call, n)
 		}
 	}

@@ -121,7 +121,11 @@ func encodeText(w io.Writer, res *Result) error {
 		}
 	}
 	s := res.Summarize()
-	fmt.Fprintf(&b, "\n%d gates: %d passed, %d failed, %d skipped\n", len(res.Gates), s.Passed, s.Failed, s.Skipped)
+	word := "gates"
+	if len(res.Gates) == 1 {
+		word = "gate"
+	}
+	fmt.Fprintf(&b, "\n%d %s: %d passed, %d failed, %d skipped\n", len(res.Gates), word, s.Passed, s.Failed, s.Skipped)
 	if res.Aborted != nil {
 		fmt.Fprintf(&b, "run stopped: %v\n", res.Aborted)
 	}
