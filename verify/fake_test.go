@@ -43,7 +43,6 @@ func newBenchServer(t testing.TB, f *fakeAPI) *httptest.Server {
 	return srv
 }
 
-
 func fakeError(w http.ResponseWriter, status int, code string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)

@@ -218,3 +218,23 @@ func text(t *testing.T, res *Result) string {
 	}
 	return b.String()
 }
+
+// TestEffectsUnobserved: without effects, every gate says so and the run
+// ends with the verify/effects-unobserved warning (which fails nothing).
+func TestEffectsUnobserved(t *testing.T) {
+	_, srv := newFakeAPI(t, "")
+	p := fakePlan(t, srv.URL, "")
+	p.Operations[0].Effects = nil
+	res, err := Run(context.Background(), Options{Contract: payouts(t), Plan: p, Only: []string{GateReplay, GateMismatch}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range res.Gates {
+		if g.Result != "passed" || !strings.HasPrefix(g.Effects, "not observed") {
+			t.Errorf("%s: %s, effects %q", g.Gate, g.Result, g.Effects)
+		}
+	}
+	if len(res.Findings) != 1 || res.Findings[0].Rule != RuleEffectsUnobserved || res.Findings[0].Severity.String() != "warning" || res.Failed() {
+		t.Errorf("findings = %+v", res.Findings)
+	}
+}
