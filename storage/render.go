@@ -12,7 +12,7 @@ import (
 func (s *Schema) Render() string {
 	var b strings.Builder
 	for _, h := range s.header {
-		b.WriteString("-- " + h + "\n")
+		b.WriteString("-- " + oneLine(h) + "\n")
 	}
 	b.WriteString("\n")
 	for _, ddl := range s.DDL {
@@ -21,7 +21,7 @@ func (s *Schema) Render() string {
 	for i, st := range s.Statements {
 		fmt.Fprintf(&b, "-- name: %s %s\n", st.Name, st.Kind)
 		for _, d := range st.Doc {
-			b.WriteString("-- " + d + "\n")
+			b.WriteString("-- " + oneLine(d) + "\n")
 		}
 		if len(st.Params) > 0 {
 			b.WriteString("-- params: " + strings.Join(st.Params, ", ") + "\n")

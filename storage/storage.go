@@ -172,7 +172,7 @@ func Generate(c *contract.Contract, dialectName string) (*Schema, error) {
 		s.Columns = append(s.Columns, cl.name)
 		line := fmt.Sprintf("  %s %s,", cl.name, cl.typ)
 		if cl.doc != "" {
-			line += " -- " + cl.doc
+			line += " -- " + oneLine(cl.doc)
 		}
 		b.WriteString(line + "\n")
 	}
@@ -358,4 +358,16 @@ func baseName(p string) string {
 		return p[i+1:]
 	}
 	return p
+}
+
+// oneLine keeps contract text inside a `--` comment: a line break (or any
+// control character) in a value would otherwise end the comment and put
+// the rest of the value in the SQL.
+func oneLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || r == 0x2028 || r == 0x2029 || r == 0x85 {
+			return ' '
+		}
+		return r
+	}, s)
 }

@@ -109,3 +109,27 @@ endpoints:
 		t.Error("unknown dialect accepted")
 	}
 }
+
+// TestCommentsStayComments: a contract file named with a line break cannot
+// put SQL into the generated file.
+func TestCommentsStayComments(t *testing.T) {
+	src, err := os.ReadFile("../examples/payouts/retryspec.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := contract.Parse("evil\nDROP TABLE users;\n.yaml", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range Dialects {
+		s, err := Generate(c, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(s.Render(), "\n") {
+			if strings.HasPrefix(line, "DROP") {
+				t.Errorf("%s: a contract value escaped its comment: %q", d, line)
+			}
+		}
+	}
+}

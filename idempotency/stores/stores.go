@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/go-sql-driver/mysql"
 	_ "github.com/jackc/pgx/v5/stdlib" // registers "pgx"
@@ -47,6 +48,9 @@ func Open(ctx context.Context, rawURL string, c *contract.Contract, migrate bool
 		db.SetMaxOpenConns(64)
 		db.SetMaxIdleConns(64)
 	}
+	// An unreachable host must be an error at start-up, not a hang.
+	ctx, cancel := context.WithTimeout(ctx, StartTimeout)
+	defer cancel()
 	s, err := idempotency.NewSQLStore(ctx, db, dialect, c, migrate)
 	if err != nil {
 		db.Close()
@@ -54,6 +58,9 @@ func Open(ctx context.Context, rawURL string, c *contract.Contract, migrate bool
 	}
 	return s, nil
 }
+
+// StartTimeout bounds connecting to the store and checking its table.
+const StartTimeout = 30 * time.Second
 
 // DSN turns a store URL into a database/sql driver name, its data source
 // name and the storage dialect.
@@ -84,6 +91,7 @@ func DSN(rawURL string) (driver, dsn, dialect string, err error) {
 		// Rows matched, not rows changed: a fenced update that matched its
 		// row is not a lost fence because its values did not change.
 		cfg.ClientFoundRows = true
+		cfg.Timeout = StartTimeout
 		return "mysql", cfg.FormatDSN(), "mysql", nil
 	}
 	return "", "", "", fmt.Errorf("idempotency: unknown store %q: use sqlite:FILE, postgres://... or mysql://...", redact(rawURL))

@@ -95,7 +95,7 @@ WHERE account_id = $1 AND idempotency_key = $2
   AND created_at <= $4::bigint - 86400000000;
 
 -- name: Reap :execrows
--- Delete keys older than idempotency.reaper_after (3d), at most :limit per run; run it until it deletes none.
+-- Delete keys older than idempotency.reaper_after (72h), at most :limit per run; run it until it deletes none.
 -- idempotency.recovery.reaper true.
 -- params: now, limit
 DELETE FROM idempotency_keys

@@ -205,10 +205,15 @@ func (a *app) createTransfer(w http.ResponseWriter, r *http.Request) {
 	if err := dec.Decode(&req); err != nil || req.Amount <= 0 || !currencyRE.MatchString(req.Currency) || req.Destination == "" || len(req.Destination) > 255 {
 		writeJSON(w, http.StatusBadRequest, map[string]string{"code": "invalid_request",
 			"message": `Send {"amount": positive integer, "currency": three lower-case letters, "destination": account id}.`})
-		_ = step.Finish(ctx, nil)
 		return
 	}
 	account, ok := bearerAccount(r)
+	if step == nil {
+		// Only with --flaw missing-key-accepted: a request without a key
+		// runs with no idempotency at all.
+		a.unkeyed(w, r, account, req)
+		return
+	}
 	if !ok {
 		account = step.Account() // the completer runs without the caller's headers
 	}
@@ -273,6 +278,36 @@ VALUES (?, ?, ?, ?, ?, ?, 'pending', ?)`), id, account, key, req.Amount, req.Cur
 	if err != nil {
 		a.log.Error("finishing transfer", "err", err)
 	}
+}
+
+// unkeyed is the transfer without idempotency (--flaw missing-key-accepted):
+// every external call gets a fresh key, so every retry is a new transfer.
+func (a *app) unkeyed(w http.ResponseWriter, r *http.Request, account string, req transferRequest) {
+	ctx := r.Context()
+	t := &transfer{ID: "tr_" + randomHex(12), Object: "transfer", Amount: req.Amount, Currency: req.Currency,
+		Destination: req.Destination, Status: "succeeded", Created: time.Now().Unix()}
+	var err error
+	for _, call := range []string{"charge_bank", "send_receipt"} {
+		body, _ := json.Marshal(map[string]any{"transfer": t.ID, "amount": t.Amount})
+		var id string
+		if id, err = a.external.Call(ctx, call, randomHex(16), body); err != nil {
+			break
+		}
+		if call == "charge_bank" {
+			t.ChargeID = id
+		} else {
+			t.ReceiptID = id
+		}
+	}
+	if err == nil {
+		_, err = a.db.ExecContext(ctx, a.q(`INSERT INTO transfers (id, account_id, idempotency_key, amount, currency, destination, charge_id, receipt_id, status, created_at)
+VALUES (?, ?, '', ?, ?, ?, ?, ?, 'succeeded', ?)`), t.ID, account, t.Amount, t.Currency, t.Destination, t.ChargeID, t.ReceiptID, t.Created)
+	}
+	if err != nil {
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"code": "temporarily_unavailable", "message": err.Error()})
+		return
+	}
+	writeJSON(w, http.StatusCreated, t)
 }
 
 // failed answers a phase's error. The key is released, not completed: the
