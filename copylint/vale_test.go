@@ -40,7 +40,7 @@ func TestValeExportFindsTheSameClaims(t *testing.T) {
 	vale := valeBinary(t)
 	dir := t.TempDir()
 	styles := filepath.Join(dir, "styles")
-	if err := ExportVale(styles, ""); err != nil {
+	if err := ExportVale(filepath.Join(styles, ValeStyle), ""); err != nil {
 		t.Fatal(err)
 	}
 	ini := "StylesPath = styles\nMinAlertLevel = suggestion\n\n[*.md]\nBasedOnStyles = " + ValeStyle + "\n"

@@ -199,8 +199,10 @@ type view struct {
 	MethodTrusted bool
 	Derivations   []derivationRow
 
-	JitterFormula   string
-	JitterSentence  string
+	JitterFormula  string
+	JitterSentence string
+	// Choices: the jitter choice and the amplification figures (view_retry.go).
+	Choices         retryChoices
 	AttemptTimeout  contract.Duration
 	OverallDeadline bool
 	Stacking        string

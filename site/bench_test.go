@@ -25,11 +25,11 @@ func contract200(b testing.TB) string {
 	for i := range 200 {
 		switch i % 4 {
 		case 0:
-			fmt.Fprintf(&eps, "  - operation: POST /v1/resource%d\n    effect: create\n    key: required\n", i)
+			fmt.Fprintf(&eps, "  - operation: POST /v1/resource%d\n    effect: create\n    key: required\n    external_calls: []\n", i)
 		case 1:
 			fmt.Fprintf(&eps, "  - operation: GET /v1/resource%d/{id}\n    effect: read\n    key: none\n", i)
 		case 2:
-			fmt.Fprintf(&eps, "  - operation: PUT /v1/resource%d/{id}\n    effect: replace\n    key: optional\n", i)
+			fmt.Fprintf(&eps, "  - operation: PUT /v1/resource%d/{id}\n    effect: replace\n    key: optional\n    external_calls: []\n", i)
 		case 3:
 			fmt.Fprintf(&eps, "  - operation: POST /v1/resource%d/{id}/notify\n    effect: action\n    key: none\n    unsafe_to_retry: \"Notifying twice sends two messages.\"\n", i)
 		}

@@ -14,5 +14,5 @@ import "embed"
 
 // FS is the embedded template tree.
 //
-//go:embed markdown/*.md.tmpl html/*.html assets/*
+//go:embed markdown/*.md.tmpl markdown/partials/*.md.tmpl html/*.html assets/*
 var FS embed.FS

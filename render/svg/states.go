@@ -63,7 +63,13 @@ func KeyStates(c *contract.Contract) []byte {
 	if id.InFlight != nil && id.InFlight.Takeover == "conditional-update" && !id.InFlight.LockTimeout.IsZero() {
 		x := xs[1] + bw/2
 		fmt.Fprintf(&b, `<path class="arrow" d="M%d,%d C%d,%d %d,%d %d,%d"/>`+"\n", x-40, top, x-40, top-40, x+40, top-40, x+40, top-2)
-		text(&b, float64(x), float64(top-44), "small", "middle", fmt.Sprintf("claim older than %s: taken over, resumes at its recovery point", id.InFlight.LockTimeout.String()))
+		// Resuming at a recovery point is only true of a contract that has
+		// some; otherwise the retry that takes over runs the request again.
+		label := fmt.Sprintf("claim older than %s: taken over by a retry", id.InFlight.LockTimeout.String())
+		if c.HasRecoveryPoints() {
+			label = fmt.Sprintf("claim older than %s: taken over, resumes at its recovery point", id.InFlight.LockTimeout.String())
+		}
+		text(&b, float64(x), float64(top-44), "small", "middle", label)
 	}
 	b.WriteString("</svg>\n")
 	return []byte(b.String())
