@@ -57,9 +57,9 @@ func referenceServer(t testing.TB) string {
 	return refBinary
 }
 
-// shortLockContract is the payouts contract with lock_timeout 1s, passed to
+// shortLockContract is the payouts contract with lock_timeout 2s (not below the 2s attempt timeout: state/lock-timeout-below-request), passed to
 // both the server (--contract) and verify, so the crash gate's retries wait
-// one second for the takeover instead of two minutes. Everything else is
+// two seconds for the takeover instead of two minutes. Everything else is
 // the example as written.
 func shortLockContract(t testing.TB) (*contract.Contract, string) {
 	t.Helper()
@@ -71,7 +71,7 @@ func shortLockContract(t testing.TB) (*contract.Contract, string) {
 	if !bytes.Contains(src, []byte(from)) {
 		t.Fatalf("examples/payouts/retryspec.yaml no longer says %q", from)
 	}
-	src = bytes.Replace(src, []byte(from), []byte("lock_timeout: 1s "), 1)
+	src = bytes.Replace(src, []byte(from), []byte("lock_timeout: 2s "), 1)
 	file := filepath.Join(t.TempDir(), "retryspec.yaml")
 	if err := os.WriteFile(file, src, 0o644); err != nil {
 		t.Fatal(err)
