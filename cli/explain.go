@@ -90,6 +90,10 @@ func explainRule(w io.Writer, r rules.Rule) error {
 	}
 	fmt.Fprintf(&b, "Fix:\n%s\n\n", wrap(r.Fix, 78, "  "))
 	bad, good := "Bad (fires the rule):", "Good (does not):"
+	if r.Scope == rules.ScopeVerify {
+		// Gate examples are exchanges with a server, or a plan fragment.
+		bad, good = "Fails the gate:", "Holds:"
+	}
 	if r.Scope == rules.ScopeContract {
 		// Contract examples are fragments laid over a sound contract.
 		bad, good = "Bad, changed in a sound contract (fires the rule; ~ means left out):", "Good (does not fire):"
@@ -106,6 +110,8 @@ func scopeCommand(s rules.Scope) string {
 		return "retryspec check --openapi SPEC"
 	case rules.ScopeCopy:
 		return "retryspec copy"
+	case rules.ScopeVerify:
+		return "retryspec verify"
 	}
 	return "retryspec check"
 }

@@ -182,6 +182,7 @@ func newRootCmd(sys *IO) *cobra.Command {
 		newCopyCmd(sys),
 		newDiffCmd(sys),
 		newStorageCmd(sys),
+		newVerifyCmd(sys),
 	)
 	return root
 }

@@ -234,6 +234,8 @@ func scopeText(s rules.Scope) string {
 		return "the contract against an OpenAPI spec (retryspec check --openapi)"
 	case rules.ScopeCopy:
 		return "prose: docs and marketing copy (retryspec copy, and every build)"
+	case rules.ScopeVerify:
+		return "a running server (retryspec verify)"
 	}
 	return string(s)
 }

@@ -108,7 +108,7 @@ func TestCatalogIsWellFormed(t *testing.T) {
 		if !idPattern.MatchString(r.ID) {
 			t.Errorf("%s: ID is not family/kebab-case", r.ID)
 		}
-		if family := strings.SplitN(r.ID, "/", 2)[0]; !slices.Contains([]string{"key", "claim", "state", "endpoint", "window", "recovery", "retry", "sdk", "copy", "lint", "openapi"}, family) {
+		if family := strings.SplitN(r.ID, "/", 2)[0]; !slices.Contains([]string{"key", "claim", "state", "endpoint", "window", "recovery", "retry", "sdk", "copy", "lint", "openapi", "verify"}, family) {
 			t.Errorf("%s: unknown family %q", r.ID, family)
 		}
 		if r.Severity != findings.Error && r.Severity != findings.Warning {
@@ -132,7 +132,7 @@ func TestCatalogIsWellFormed(t *testing.T) {
 			if r.Check == nil && !strings.HasPrefix(r.ID, "lint/") {
 				t.Errorf("%s: contract rule without a check", r.ID)
 			}
-		case ScopeCopy, ScopeOpenAPI:
+		case ScopeCopy, ScopeOpenAPI, ScopeVerify:
 			if r.Check != nil {
 				t.Errorf("%s: %s rule has a contract check; its checker lives in its own package", r.ID, r.Scope)
 			}

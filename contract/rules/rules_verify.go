@@ -1,0 +1,135 @@
+package rules
+
+import "github.com/retryspec/retryspec/findings"
+
+// ScopeVerify rules are the gates of `retryspec verify`: they judge a
+// running server, not the contract, so they have no Check here; the verify
+// package runs them and files findings under these IDs.
+const ScopeVerify Scope = "verify"
+
+// srcSkill is the method the gates come from (the measurement section).
+var srcSkill = findings.Source{Title: "samber/developer-platform-skills, API Idempotency and Retry: Measurement", URL: "https://github.com/samber/developer-platform-skills"}
+
+var verifyRules = []Rule{
+	{
+		ID:       "verify/missing-key",
+		Severity: findings.Error,
+		Scope:    ScopeVerify,
+		Summary:  "a key: required endpoint accepts a request without the key, or refuses it with another status or code than the contract's missing_key",
+		Rationale: "Proves: the server refuses a keyless write to an endpoint the contract marks key: required, with the documented " +
+			"missing_key status and error code, so an integrator who forgets the header learns it on the first request instead of " +
+			"after the first duplicate. Failing means a retry of that request is not protected at all: the server ran it with no key " +
+			"to deduplicate on. Usual cause in code: the middleware treats the header as optional (skips the idempotency path when " +
+			"it is absent), or mints a key itself when the client sent none (AWS and Stripe both leave minting to the client).",
+		Sources: []findings.Source{srcAWSIdem, srcStripe},
+		Fix:     "reject a request to a key: required endpoint that lacks the header before any work, with idempotency.conflicts.missing_key's status and code",
+		Bad:     "POST /v1/transfers (no Idempotency-Key)\n-> 201 {\"id\": \"tr_1\"}\n",
+		Good:    "POST /v1/transfers (no Idempotency-Key)\n-> 400 {\"error\": {\"code\": \"missing_idempotency_key\"}}\n",
+	},
+	{
+		ID:       "verify/key-too-long",
+		Severity: findings.Error,
+		Scope:    ScopeVerify,
+		Summary:  "a key one character longer than max_key_length is accepted, or causes an effect",
+		Rationale: "Proves: the server enforces the contract's max_key_length with a 4xx and does no work for the request. Failing " +
+			"means the stored key is not the key the client sent: a server that truncates makes two distinct long keys collide " +
+			"(one caller's retry replays another request's answer), and a column that silently cuts or errors late leaves half-done " +
+			"work. Usual cause in code: the key column is shorter than the documented length, or the handler truncates " +
+			"(key[:255]) instead of refusing.",
+		Sources: []findings.Source{srcStripe, srcIETF},
+		Fix:     "refuse a key longer than idempotency.max_key_length with a 400 before claiming it, and size the key column to exactly that length",
+		Bad:     "POST /v1/transfers  Idempotency-Key: <256 characters>\n-> 201, one transfer created\n",
+		Good:    "POST /v1/transfers  Idempotency-Key: <256 characters>\n-> 400, nothing created\n",
+	},
+	{
+		ID:       "verify/concurrency",
+		Severity: findings.Error,
+		Scope:    ScopeVerify,
+		Summary:  "N identical requests with one key, released at the same instant, caused more than one effect or an answer that is neither the outcome, the in-flight conflict nor its replay",
+		Rationale: "Proves the definitional guarantee: when a client's retries (or a double click and a retry) arrive together, the " +
+			"storage layer picks a single winner, one side effect executes, and every other caller gets the documented in-flight " +
+			"conflict or the stored replay. Failing means duplicates in production whenever retries overlap, which is exactly when " +
+			"a timeout fired. Usual cause in code: check-then-insert (SELECT the key, then INSERT it) instead of one atomic claim, " +
+			"a claim outside the transaction of the work, or a key store with no in-flight state that lets the second caller " +
+			"through because the first has not finished.",
+		Sources: []findings.Source{srcBrandur, srcAWSIdem, srcSkill},
+		Fix:     "claim the key with one atomic statement the store arbitrates (INSERT ... ON CONFLICT DO NOTHING on a unique (account, key) constraint) and answer losers with idempotency.conflicts.in_flight until the winner completes",
+		Bad:     "16 x POST /v1/transfers  Idempotency-Key: k1 (same instant)\n-> 16 x 201, 3 transfers created\n",
+		Good:    "16 x POST /v1/transfers  Idempotency-Key: k1 (same instant)\n-> 1 x 201, 15 x 409 concurrent_idempotent_requests, 1 transfer created\n",
+	},
+	{
+		ID:       "verify/replay",
+		Severity: findings.Error,
+		Scope:    ScopeVerify,
+		Summary:  "repeating a completed request did not return the original status and byte-identical body with the replay header, or caused a new effect",
+		Rationale: "Proves: a retry after the response was lost gets the stored response verbatim, marked with the contract's " +
+			"replay_header, and no work runs again. Failing means the client cannot trust the replay: a re-rendered body (new " +
+			"timestamps, other field order) breaks clients that compare or sign responses, a missing replay header hides that it " +
+			"was a replay, and a new effect is the duplicate the key exists to prevent. Usual cause in code: storing a summary " +
+			"(the resource id) and re-rendering on replay, or re-running the handler when the key is complete.",
+		Sources: []findings.Source{srcStripe, srcBrandur},
+		Fix:     "store status, headers that matter and the body bytes when the request completes, and on a completed key write those bytes back unchanged with the replay header set",
+		Bad:     "POST /v1/transfers  Idempotency-Key: k1 -> 201 {\"id\":\"tr_1\",\"amount\":1000}\nPOST /v1/transfers  Idempotency-Key: k1 -> 201 {\"amount\": 1000, \"id\": \"tr_1\"}\n",
+		Good:    "POST /v1/transfers  Idempotency-Key: k1 -> 201 {\"id\":\"tr_1\",\"amount\":1000}\nPOST /v1/transfers  Idempotency-Key: k1 -> 201 {\"id\":\"tr_1\",\"amount\":1000}  Idempotent-Replayed: true\n",
+	},
+	{
+		ID:       "verify/mismatch",
+		Severity: findings.Error,
+		Scope:    ScopeVerify,
+		Summary:  "the same key with another body was not refused with the contract's payload_mismatch status and code, or caused an effect",
+		Rationale: "Proves: reusing a key for a different request is refused, so a client bug (one key for two payments) surfaces " +
+			"as an error instead of a silent replay of the wrong answer or a second effect. Failing means the server either " +
+			"replays the first request's response for a different request (the client believes its second payment went through) " +
+			"or runs it. Usual cause in code: no request fingerprint stored beside the key, or a fingerprint computed but never " +
+			"compared on the lookup path.",
+		Sources: []findings.Source{srcIETF, srcResend},
+		Fix:     "store a fingerprint (sha256 of the body) with the claim and answer idempotency.conflicts.payload_mismatch when a key comes back with another fingerprint",
+		Bad:     "POST {\"amount\":1000} Idempotency-Key: k1 -> 201\nPOST {\"amount\":1001} Idempotency-Key: k1 -> 201 (the first response)\n",
+		Good:    "POST {\"amount\":1000} Idempotency-Key: k1 -> 201\nPOST {\"amount\":1001} Idempotency-Key: k1 -> 409 invalid_idempotent_request\n",
+	},
+	{
+		ID:       "verify/scope",
+		Severity: findings.Error,
+		Scope:    ScopeVerify,
+		Summary:  "the same key from another principal did not behave as the contract's scope says (scope: account: a separate effect, never the first caller's response)",
+		Rationale: "Proves the key's scope: with scope: account, keys are stored per (account, key), so two customers who pick the " +
+			"same key string (both derive it from an order number, say) each get their own effect, and neither ever sees the " +
+			"other's stored response; with scope: global, the second caller gets a conflict or a replay. Failing with account " +
+			"scope leaks one account's response to another and drops the second account's write. Usual cause in code: the unique " +
+			"constraint or lookup is on the key alone, without the account column.",
+		Sources: []findings.Source{srcStripe, srcBrandur},
+		Fix:     "key the claim table and every lookup on (account_id, idempotency_key), or document scope: global if that is really intended",
+		Bad:     "account A: POST Idempotency-Key: k1 -> 201 tr_1\naccount B: POST Idempotency-Key: k1 -> 201 tr_1 (A's response)\n",
+		Good:    "account A: POST Idempotency-Key: k1 -> 201 tr_1\naccount B: POST Idempotency-Key: k1 -> 201 tr_2\n",
+	},
+	{
+		ID:       "verify/crash-recovery",
+		Severity: findings.Error,
+		Scope:    ScopeVerify,
+		Summary:  "after the server was killed at an external call and restarted, the retried request did not complete with one effect and each external call applied once",
+		Rationale: "Proves: a multi-step request resumes from its recovery point after a crash between atomic phases, and repeats no " +
+			"external call (each is made again only with the same downstream key, which the provider deduplicates). verify kills the " +
+			"server's process group when the stub receives each external call, once before and once after the stub answers, " +
+			"restarts it and retries with the same key. Failing means a crash (deploy, OOM kill, node loss) mid-request charges " +
+			"the bank twice or leaves the request stuck. Usual cause in code: a fresh downstream key per attempt, no recovery " +
+			"point recorded before calling out, the resource created again on resume, or an abandoned claim never taken over.",
+		Sources: []findings.Source{srcBrandur, srcSkill},
+		Fix:     "record a recovery point and the downstream key for each external call before making it, resume from the last recovery point on retry, and take over a claim whose owner died (locked_at older than lock_timeout)",
+		Bad:     "POST Idempotency-Key: k1 -> server killed at charge_bank\nPOST Idempotency-Key: k1 -> 201; stub saw charge_bank with 2 different keys\n",
+		Good:    "POST Idempotency-Key: k1 -> server killed at charge_bank\nPOST Idempotency-Key: k1 -> 201; stub saw charge_bank once (same key repeated)\n",
+	},
+	{
+		ID:       "verify/effects-unobserved",
+		Severity: findings.Warning,
+		Scope:    ScopeVerify,
+		Summary:  "no operation of the verify plan counts effects, so every gate judged by responses alone",
+		Rationale: "Proves nothing by itself: it warns that the run proved less. A server can answer every gate correctly and still " +
+			"run the work twice (a second charge behind a well-formed 409), so the gates that matter (concurrency, replay, " +
+			"crash-recovery) are only conclusive when verify reads the effect count before and after. Usual cause: the plan was " +
+			"written without an effects request, or the API has no way to list what a key did.",
+		Sources: []findings.Source{srcSkill},
+		Fix:     "add effects: {request: \"GET /v1/transfers?idempotency_key={key}\", count: /count} to each operation, exposing such a read (internal or test-only) if the API lacks one",
+		Bad:     "operations:\n  \"POST /v1/transfers\":\n    body: {\"amount\": 1000}\n",
+		Good:    "operations:\n  \"POST /v1/transfers\":\n    body: {\"amount\": 1000}\n    effects:\n      request: \"GET /v1/transfers?idempotency_key={key}\"\n      count: /count\n",
+	},
+}

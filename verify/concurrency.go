@@ -1,0 +1,307 @@
+package verify
+
+import (
+	"bufio"
+	"crypto/tls"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// conn is one warm connection of the concurrency gate.
+type conn struct {
+	c  net.Conn
+	br *bufio.Reader
+}
+
+func (r *runner) dial(u *url.URL) (*conn, error) {
+	host := u.Host
+	if u.Port() == "" {
+		if u.Scheme == "https" {
+			host = net.JoinHostPort(u.Hostname(), "443")
+		} else {
+			host = net.JoinHostPort(u.Hostname(), "80")
+		}
+	}
+	d := &net.Dialer{Timeout: r.plan.RequestTimeout}
+	var c net.Conn
+	var err error
+	if u.Scheme == "https" {
+		c, err = tls.DialWithDialer(d, "tcp", host, &tls.Config{ServerName: u.Hostname(), NextProtos: []string{"http/1.1"}})
+	} else {
+		c, err = d.Dial("tcp", host)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &conn{c: c, br: bufio.NewReader(c)}, nil
+}
+
+// roundTrip writes raw request bytes and reads one response.
+func (c *conn) roundTrip(raw []byte, timeout time.Duration, started *time.Time) Response {
+	c.c.SetDeadline(time.Now().Add(timeout))
+	if started != nil {
+		*started = time.Now()
+	}
+	if _, err := c.c.Write(raw); err != nil {
+		return Response{Err: err}
+	}
+	resp, err := http.ReadResponse(c.br, nil)
+	if err != nil {
+		return Response{Err: err}
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	out := Response{Status: resp.StatusCode, Header: resp.Header, Body: body, Err: err}
+	if resp.Close {
+		out.Header = out.Header.Clone()
+		if out.Header == nil {
+			out.Header = http.Header{}
+		}
+		out.Header.Set("X-Retryspec-Closed", "1")
+	}
+	return out
+}
+
+// warmRequest is what warms each connection: the ready check when verify
+// runs the server, else the effects request for a throwaway key, else a
+// GET of the base path. Its answer does not matter, only that the
+// connection stays open.
+func (r *runner) warmRequest(op Operation) Request {
+	switch {
+	case r.plan.Server != nil:
+		return Request{Method: r.plan.Server.ReadyMethod, URL: r.base + r.plan.Server.ReadyPath, Headers: r.headers(primary)}
+	case op.Effects != nil:
+		return Request{Method: op.Effects.Method, URL: r.base + fillTarget(op.Effects.Target, op.PathValues, newKey(r.keyLen())), Headers: r.headers(primary)}
+	}
+	return Request{Method: "GET", URL: r.base + "/", Headers: r.headers(primary)}
+}
+
+// fire opens and warms n connections, then releases req on all of them at
+// one instant (every goroutine waits on one channel that is closed once),
+// and returns the responses and the spread of their start times.
+func (r *runner) fire(op Operation, req Request, n int) ([]Response, time.Duration, error) {
+	u, err := url.Parse(req.URL)
+	if err != nil {
+		return nil, 0, err
+	}
+	raw, err := req.wire()
+	if err != nil {
+		return nil, 0, err
+	}
+	warm := r.warmRequest(op)
+	warmRaw, err := warm.wire()
+	if err != nil {
+		return nil, 0, err
+	}
+	conns := make([]*conn, n)
+	defer func() {
+		for _, c := range conns {
+			if c != nil {
+				c.c.Close()
+			}
+		}
+	}()
+	// Open and warm in parallel (bounded), so N = 256 does not take N round trips.
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	sem := make(chan struct{}, 32)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			for try := 0; try < 3; try++ {
+				c, err := r.dial(u)
+				if err != nil {
+					errs[i] = err
+					continue
+				}
+				resp := c.roundTrip(warmRaw, r.plan.RequestTimeout, nil)
+				if resp.Err != nil || resp.Header.Get("X-Retryspec-Closed") != "" {
+					c.c.Close()
+					errs[i] = fmt.Errorf("warm-up %s %s: %s (the server closes the connection after each request)", warm.Method, warm.URL, resp.Describe())
+					if resp.Err == nil {
+						// A server without keep-alive: use a fresh, unwarmed connection.
+						if c2, err := r.dial(u); err == nil {
+							conns[i], errs[i] = c2, nil
+							return
+						}
+					}
+					continue
+				}
+				conns[i], errs[i] = c, nil
+				return
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, 0, err
+		}
+	}
+
+	resps := make([]Response, n)
+	starts := make([]time.Time, n)
+	release := make(chan struct{})
+	var ready, done sync.WaitGroup
+	ready.Add(n)
+	done.Add(n)
+	for i := range n {
+		go func() {
+			defer done.Done()
+			ready.Done()
+			<-release
+			resps[i] = conns[i].roundTrip(raw, r.plan.RequestTimeout, &starts[i])
+			resps[i].Started = starts[i]
+		}()
+	}
+	ready.Wait()
+	close(release)
+	done.Wait()
+	first, last := starts[0], starts[0]
+	for _, s := range starts[1:] {
+		if s.Before(first) {
+			first = s
+		}
+		if s.After(last) {
+			last = s
+		}
+	}
+	return resps, last.Sub(first), nil
+}
+
+// ConcurrencyRounds is how many times the concurrency gate fires its N
+// requests, each round with a fresh key: a race with a narrow window may
+// slip through one round, rarely three.
+const ConcurrencyRounds = 3
+
+func (r *runner) gateConcurrency(op Operation) (string, *failure) {
+	var spreads []float64
+	var summary string
+	for round := range ConcurrencyRounds {
+		start := len(r.cur.repro)
+		s, f := r.concurrencyRound(op)
+		if r.cur.res.SpreadMS != nil {
+			spreads = append(spreads, *r.cur.res.SpreadMS)
+		}
+		if f != nil {
+			if f.err == nil {
+				f.msg = fmt.Sprintf("round %d of %d: %s", round+1, ConcurrencyRounds, f.msg)
+				r.cur.repro = r.cur.repro[start:]
+			}
+			return "", f
+		}
+		summary = s
+	}
+	worst := slices.Max(spreads)
+	r.cur.res.SpreadMS = &worst
+	r.cur.res.Reason = fmt.Sprintf("%d rounds of %d, fresh key each; last round: %s; widest release spread %.2f ms", ConcurrencyRounds, r.o.Concurrency, summary, worst)
+	return "", nil
+}
+
+// concurrencyRound fires one round with a fresh key.
+func (r *runner) concurrencyRound(op Operation) (string, *failure) {
+	n := r.o.Concurrency
+	key := newKey(r.keyLen())
+	before, ok, f := r.count(op, key, primary)
+	if f != nil {
+		return "", f
+	}
+	req := r.opRequest(op, key, op.Body, primary)
+	r.cur.res.Requests += n
+	r.cur.repro = append(r.cur.repro, fmt.Sprintf("# %d at once, on warm connections:", n),
+		fmt.Sprintf("for i in $(seq %d); do %s & done; wait", n, r.red.String(req.Curl())))
+	if r.stub != nil {
+		r.stub.reset()
+	}
+	resps, spread, err := r.fire(op, req, n)
+	if err != nil {
+		r.aborted = fmt.Errorf("%w: could not open %d connections for the concurrency gate: %s", errUnresponsive, n, r.red.String(err.Error()))
+		return "", &failure{msg: r.aborted.Error(), err: errUnresponsive}
+	}
+	ms := float64(spread.Microseconds()) / 1000
+	r.cur.res.SpreadMS = &ms
+	after, _, f := r.count(op, key, primary)
+	if f != nil {
+		return "", f
+	}
+	r.observe(before, after, ok, "")
+
+	inFlight := r.c.Idempotency.Conflicts.InFlight
+	conflictOK := r.c.Idempotency.InFlight != nil && r.c.Idempotency.InFlight.Response == "conflict"
+	var outcomes []Response // distinct 2xx outcomes
+	var conflicts, replays, lost int
+	var odd []string
+	for _, resp := range resps {
+		switch {
+		case resp.Err != nil:
+			lost++
+		case resp.Status/100 == 2:
+			dup := false
+			for _, o := range outcomes {
+				if o.Status == resp.Status && sameJSON(o.Body, resp.Body) {
+					dup = true
+					break
+				}
+			}
+			if dup {
+				replays++
+			} else {
+				outcomes = append(outcomes, resp)
+			}
+		case conflictOK && matches(resp, inFlight):
+			conflicts++
+		default:
+			odd = append(odd, resp.Describe())
+		}
+	}
+	if lost == n {
+		r.aborted = fmt.Errorf("%w: none of the %d concurrent requests got an answer within request_timeout %s", errUnresponsive, n, r.plan.RequestTimeout)
+		return "", &failure{msg: r.aborted.Error(), err: errUnresponsive}
+	}
+	// With the stub hosted, the external calls are effects too: one
+	// request's worth at most.
+	var extCalls []string
+	if r.stub != nil {
+		applied, calls := r.stub.effects()
+		for _, c := range op.Endpoint.ExternalCalls {
+			if applied[c] > 1 {
+				extCalls = append(extCalls, fmt.Sprintf("%s took effect %d times (%d requests)", c, applied[c], calls[c]))
+			}
+		}
+	}
+	summary := fmt.Sprintf("%d released within %.2f ms: %d outcome(s), %d in-flight conflicts, %d replays", n, ms, len(outcomes), conflicts, replays)
+	claimFix := "claim the key with one atomic statement the store arbitrates (a unique constraint on (account, key) and INSERT ... ON CONFLICT DO NOTHING), before any work"
+	switch {
+	case ok && after-before > 1:
+		return "", failf("idempotency.claim.mechanism", claimFix, "%d identical requests with one key made %d effects, not 1 (%s): more than one request won the claim", n, after-before, summary)
+	case len(extCalls) > 0:
+		return "", failf("idempotency.claim.mechanism", claimFix, "%d identical requests with one key made external calls more than once: %s (%s): a duplicate charge even if the API's own count looks right", n, strings.Join(extCalls, ", "), summary)
+	case len(outcomes) > 1:
+		return "", failf("idempotency.claim.mechanism", claimFix, "%d identical requests with one key got %d different successful outcomes (%s): the request ran more than once", n, len(outcomes), summary)
+	case len(odd) > 0:
+		want := "the original outcome or its replay"
+		if conflictOK {
+			want = "the original outcome, its replay or " + conflictText(inFlight)
+		}
+		return "", failf("idempotency.in_flight.response", "answer a request whose key is claimed and unfinished with "+conflictText(inFlight)+", never anything else",
+			"%d of %d concurrent requests got an answer that is not %s, e.g. %s (%s)", len(odd), n, want, odd[0], summary)
+	case lost > 0:
+		return "", failf("idempotency.in_flight.response", "answer every concurrent request; a claim must not hang or drop the losers",
+			"%d of %d concurrent requests got no answer within request_timeout (%s)", lost, n, summary)
+	case len(outcomes) == 0:
+		return "", failf("idempotency.in_flight.response", "let the claim's winner run and answer", "no request of %d got the outcome (%s)", n, summary)
+	case ok && after-before != 1:
+		return "", failf("idempotency.claim.mechanism", claimFix, "%d identical requests made %d effects, not 1 (%s)", n, after-before, summary)
+	}
+	return summary, nil
+}

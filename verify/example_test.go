@@ -1,0 +1,33 @@
+package verify
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+
+	"github.com/retryspec/retryspec/contract"
+	"github.com/retryspec/retryspec/internal/testenv"
+)
+
+// TestExamplePlan: the worked example of docs/verify.md loads, and its
+// contract is the payouts contract but for lock_timeout (and its header
+// comment), so the two cannot drift apart.
+func TestExamplePlan(t *testing.T) {
+	dir := filepath.Join(testenv.RepoRoot(t), "examples", "payouts")
+	c, err := contract.Load(filepath.Join(dir, "verify", "retryspec.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadPlan(filepath.Join(dir, "verify", "retryspec.verify.yaml"), c, env(nil)); err != nil {
+		t.Fatal(err)
+	}
+	main, _ := os.ReadFile(filepath.Join(dir, "retryspec.yaml"))
+	local, _ := os.ReadFile(filepath.Join(dir, "verify", "retryspec.yaml"))
+	lock := regexp.MustCompile(`(?m)^    lock_timeout: .*$`)
+	local = regexp.MustCompile(`(?m)\A(#.*\n)*`).ReplaceAll(local, nil)
+	if !bytes.Equal(lock.ReplaceAll(main, nil), lock.ReplaceAll(local, nil)) {
+		t.Error("examples/payouts/verify/retryspec.yaml differs from examples/payouts/retryspec.yaml in more than lock_timeout: copy the change across")
+	}
+}

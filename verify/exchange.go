@@ -1,0 +1,132 @@
+package verify
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Request is one request verify sends, kept for the reproduction.
+type Request struct {
+	Method string
+	URL    string
+	// Headers in send order; Secret marks values from the plan.
+	Headers []sentHeader
+	Body    []byte
+}
+
+type sentHeader struct {
+	Name, Value string
+	Secret      bool
+}
+
+// Response is what came back (Err set when nothing did).
+type Response struct {
+	Status  int
+	Header  http.Header
+	Body    []byte
+	Err     error
+	Started time.Time
+}
+
+const maxBody = 1 << 20
+
+// Curl renders r as a curl command. Header values from the plan print as
+// ***; everything is single-quoted for a POSIX shell.
+func (r Request) Curl() string {
+	var b strings.Builder
+	b.WriteString("curl -sS -i")
+	if r.Method != "GET" {
+		b.WriteString(" -X " + r.Method)
+	}
+	b.WriteString(" " + shellQuote(r.URL))
+	for _, h := range r.Headers {
+		v := h.Value
+		if h.Secret {
+			v = "***"
+		}
+		b.WriteString(" -H " + shellQuote(h.Name+": "+v))
+	}
+	if r.Body != nil {
+		b.WriteString(" --data-raw " + shellQuote(string(r.Body)))
+	}
+	return b.String()
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+func (r Request) httpRequest(ctx context.Context) (*http.Request, error) {
+	var body io.Reader
+	if r.Body != nil {
+		body = bytes.NewReader(r.Body)
+	}
+	req, err := http.NewRequestWithContext(ctx, r.Method, r.URL, body)
+	if err != nil {
+		return nil, err
+	}
+	for _, h := range r.Headers {
+		req.Header.Add(h.Name, h.Value)
+	}
+	return req, nil
+}
+
+// wire renders r as HTTP/1.1 bytes for the concurrency gate's raw connections.
+func (r Request) wire() ([]byte, error) {
+	u, err := url.Parse(r.URL)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "%s %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: retryspec-verify\r\n", r.Method, u.RequestURI(), u.Host)
+	for _, h := range r.Headers {
+		fmt.Fprintf(&b, "%s: %s\r\n", h.Name, h.Value)
+	}
+	fmt.Fprintf(&b, "Content-Length: %d\r\n\r\n", len(r.Body))
+	b.Write(r.Body)
+	return b.Bytes(), nil
+}
+
+// Describe is a one-line summary of a response for messages.
+func (resp Response) Describe() string {
+	if resp.Err != nil {
+		return "no response (" + resp.Err.Error() + ")"
+	}
+	body := strings.TrimSpace(string(resp.Body))
+	if len(body) > 200 {
+		body = body[:200] + "…"
+	}
+	if body == "" {
+		return fmt.Sprint(resp.Status)
+	}
+	return fmt.Sprintf("%d %s", resp.Status, body)
+}
+
+// redactor replaces secret values wherever they might appear in output
+// (a server that echoes a token into a body, an error quoting a URL).
+type redactor struct{ r *strings.Replacer }
+
+func newRedactor(secrets []string) redactor {
+	// Longest first, so a secret that contains another is masked whole.
+	s := append([]string(nil), secrets...)
+	sort.Slice(s, func(i, j int) bool { return len(s[i]) > len(s[j]) })
+	var pairs []string
+	for _, v := range s {
+		if v != "" {
+			pairs = append(pairs, v, "***")
+		}
+	}
+	return redactor{strings.NewReplacer(pairs...)}
+}
+
+func (r redactor) String(s string) string {
+	if r.r == nil {
+		return s
+	}
+	return r.r.Replace(s)
+}

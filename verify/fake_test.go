@@ -1,0 +1,148 @@
+package verify
+
+import (
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// fakeAPI is a small in-memory payouts API in Go for the unit tests (the
+// end-to-end proof runs the Python and reference servers). flaw switches in
+// one mistake: "race" (check, work, then store), "echo-auth" (puts the
+// caller's Authorization header in the body and accepts keyless requests).
+type fakeAPI struct {
+	flaw  string
+	mu    sync.Mutex
+	keys  map[string]*fakeKey
+	count map[string]int // account + key -> transfers
+	posts atomic.Int64
+	seq   int
+}
+
+type fakeKey struct {
+	fingerprint string
+	done        bool
+	body        []byte
+}
+
+func newFakeAPI(t *testing.T, flaw string) (*fakeAPI, *httptest.Server) {
+	f := &fakeAPI{flaw: flaw, keys: map[string]*fakeKey{}, count: map[string]int{}}
+	return f, newBenchServer(t, f)
+}
+
+func newBenchServer(t testing.TB, f *fakeAPI) *httptest.Server {
+	srv := httptest.NewServer(f)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func fakeError(w http.ResponseWriter, status int, code string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	fmt.Fprintf(w, `{"error":{"code":%q}}`, code)
+}
+
+func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	acct := r.Header.Get("Authorization")
+	if r.Method == "GET" && r.URL.Path == "/v1/transfers" {
+		f.mu.Lock()
+		n := f.count[acct+"\x00"+r.URL.Query().Get("idempotency_key")]
+		f.mu.Unlock()
+		fmt.Fprintf(w, `{"count":%d}`, n)
+		return
+	}
+	if r.Method != "POST" || r.URL.Path != "/v1/transfers" {
+		fakeError(w, 404, "not_found")
+		return
+	}
+	f.posts.Add(1)
+	body, _ := io.ReadAll(r.Body)
+	key := r.Header.Get("Idempotency-Key")
+	switch {
+	case key == "" && f.flaw != "echo-auth":
+		fakeError(w, 400, "missing_idempotency_key")
+		return
+	case len(key) > 255:
+		fakeError(w, 400, "key_too_long")
+		return
+	}
+	fp := fmt.Sprintf("%x", sha256.Sum256(body))
+	id := acct + "\x00" + key
+	f.mu.Lock()
+	k, seen := f.keys[id]
+	if !seen && f.flaw != "race" {
+		k = &fakeKey{fingerprint: fp}
+		f.keys[id] = k
+	}
+	f.mu.Unlock()
+	if seen {
+		f.mu.Lock()
+		done, stored, kfp := k.done, k.body, k.fingerprint
+		f.mu.Unlock()
+		switch {
+		case kfp != fp:
+			fakeError(w, 409, "invalid_idempotent_request")
+		case !done:
+			w.Header().Set("Retry-After", "1")
+			fakeError(w, 409, "concurrent_idempotent_requests")
+		default:
+			w.Header().Set("Idempotent-Replayed", "true")
+			w.WriteHeader(201)
+			w.Write(stored)
+		}
+		return
+	}
+	time.Sleep(20 * time.Millisecond) // the work
+	f.mu.Lock()
+	f.seq++
+	out, _ := json.Marshal(map[string]any{"id": fmt.Sprintf("tr_%d", f.seq), "echo": r.Header.Get("Authorization")})
+	if f.flaw != "echo-auth" {
+		out, _ = json.Marshal(map[string]any{"id": fmt.Sprintf("tr_%d", f.seq)})
+	}
+	f.count[id]++
+	if f.flaw == "race" {
+		k = &fakeKey{fingerprint: fp}
+		f.keys[id] = k
+	}
+	k.done, k.body = true, out
+	f.mu.Unlock()
+	w.WriteHeader(201)
+	w.Write(out)
+}
+
+func fakePlan(t testing.TB, base string, extra string) *Plan {
+	t.Helper()
+	src := fmt.Sprintf(`base_url: %s
+headers:
+  Authorization: "Bearer ${FAKE_TOKEN}"
+other_principal:
+  Authorization: "Bearer ${FAKE_OTHER}"
+request_timeout: 5s
+%soperations:
+  "POST /v1/transfers":
+    body: {"amount": 1000, "currency": "usd", "destination": "acct_1"}
+    effects:
+      request: "GET /v1/transfers?idempotency_key={key}"
+      count: /count
+`, base, extra)
+	p, err := ParsePlan("plan.yaml", []byte(src), payouts(t), env(map[string]string{"FAKE_TOKEN": "s3cret-token-1", "FAKE_OTHER": "s3cret-token-2"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func results(res *Result) map[string]string {
+	out := map[string]string{}
+	for _, g := range res.Gates {
+		out[g.Gate] = g.Result
+	}
+	return out
+}

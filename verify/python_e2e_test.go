@@ -1,0 +1,98 @@
+package verify
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/retryspec/retryspec/internal/testenv"
+)
+
+// pythonFlaws maps each --flaw of examples/payouts-python/server.py to the
+// one gate that must catch it.
+var pythonFlaws = map[string]string{
+	"":                         "",
+	"select-then-insert":       GateConcurrency,
+	"missing-key-generated":    GateMissingKey,
+	"key-truncated":            GateKeyTooLong,
+	"replay-reserialized":      GateReplay,
+	"mismatch-ignored":         GateMismatch,
+	"unscoped-keys":            GateScope,
+	"retry-new-downstream-key": GateCrashRecovery,
+}
+
+// TestPythonServer runs every gate against the independent Python server:
+// sound, every gate passes (none skipped); with each flaw, exactly the gate
+// named for it fails and every other gate passes.
+func TestPythonServer(t *testing.T) {
+	python := testenv.LookPath(t, "python3")
+	script := filepath.Join(testenv.RepoRoot(t), "examples", "payouts-python", "server.py")
+	c := payouts(t)
+	for flaw, gate := range pythonFlaws {
+		name := flaw
+		if name == "" {
+			name = "sound"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			db := filepath.Join(t.TempDir(), "payouts.sqlite")
+			args := fmt.Sprintf("[%q, %q, \"--addr\", \"{addr}\", \"--db\", %q", python, script, db)
+			if flaw != "" {
+				args += fmt.Sprintf(", \"--flaw\", %q", flaw)
+			}
+			src := `headers:
+  Authorization: "Bearer ${PAYOUTS_TOKEN}"
+other_principal:
+  Authorization: "Bearer ${PAYOUTS_OTHER_TOKEN}"
+operations:
+  "POST /v1/transfers":
+    body: {"amount": 1000, "currency": "usd", "destination": "acct_1"}
+    effects:
+      request: "GET /v1/transfers?idempotency_key={key}"
+      count: /count
+server:
+  command: ` + args + `]
+  ready: "GET /healthz"
+`
+			p, err := ParsePlan("plan.yaml", []byte(src), c, env(map[string]string{"PAYOUTS_TOKEN": "tok-a", "PAYOUTS_OTHER_TOKEN": "tok-b"}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := Run(context.Background(), Options{Contract: c, Plan: p, Env: os.Environ()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkGates(t, res, gate)
+		})
+	}
+}
+
+// checkGates asserts that every gate ran and that exactly want failed
+// ("" for none), with one finding for it.
+func checkGates(t *testing.T, res *Result, want string) {
+	t.Helper()
+	if res.Aborted != nil {
+		t.Fatalf("aborted: %v\n%s", res.Aborted, text(t, res))
+	}
+	got := results(res)
+	if len(got) != len(Gates) {
+		t.Errorf("ran %d gates, want %d", len(got), len(Gates))
+	}
+	for _, g := range Gates {
+		wantResult := "passed"
+		if g == want {
+			wantResult = "failed"
+		}
+		if got[g] != wantResult {
+			t.Errorf("%s: %s, want %s", g, got[g], wantResult)
+		}
+	}
+	if want != "" && (len(res.Findings) != 1 || res.Findings[0].Rule != want) {
+		t.Errorf("findings: %+v", res.Findings)
+	}
+	if t.Failed() {
+		t.Logf("report:\n%s", text(t, res))
+	}
+}

@@ -1,0 +1,105 @@
+package verify
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/retryspec/retryspec/findings"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/report/*.golden")
+
+// sampleResult is a fixed run: one gate of each result, a finding with a
+// reproduction, fixed durations, so every format's rendering is a golden file.
+func sampleResult() *Result {
+	spread := 0.42
+	return &Result{
+		BaseURL:       "http://127.0.0.1:8080",
+		ServerCommand: []string{"./bin/api", "--addr", "{addr}"},
+		Gates: []GateResult{
+			{Gate: GateMissingKey, Operation: "POST /v1/transfers", Result: "passed", Reason: "answered 400 missing_idempotency_key", Requests: 1, Seconds: 0.01, Effects: "not observed: a request without a key cannot be counted by key"},
+			{Gate: GateConcurrency, Operation: "POST /v1/transfers", Result: "failed", Reason: "16 identical requests with one key made 3 effects, not 1 <&>", Requests: 18, Seconds: 0.25, Effects: "observed: 0 before, 3 after", SpreadMS: &spread,
+				Reproduction: []string{"# 16 at once, on warm connections:", "for i in $(seq 16); do curl -sS -i -X POST 'http://127.0.0.1:8080/v1/transfers' -H 'Authorization: ***' & done; wait"}},
+			{Gate: GateScope, Operation: "POST /v1/transfers", Result: "skipped", Reason: "the plan has no other_principal", Effects: "not observed: gate skipped"},
+		},
+		Findings: []Finding{{
+			Finding: findings.Finding{Rule: GateConcurrency, Severity: findings.Error, Message: "POST /v1/transfers: 16 identical requests with one key made 3 effects, not 1 <&>",
+				File: "retryspec.yaml", Line: 21, Column: 16, Path: "idempotency.claim.mechanism", Fix: "claim the key atomically"},
+			Reproduction: []string{"# 16 at once, on warm connections:", "for i in $(seq 16); do curl -sS -i -X POST 'http://127.0.0.1:8080/v1/transfers' -H 'Authorization: ***' & done; wait"},
+		}},
+		EffectsCounted: true,
+	}
+}
+
+func TestEncodeGolden(t *testing.T) {
+	for _, format := range Formats {
+		t.Run(format, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := Encode(&b, format, sampleResult(), nil); err != nil {
+				t.Fatal(err)
+			}
+			golden := filepath.Join("testdata", "report", format+".golden")
+			if *update {
+				os.MkdirAll(filepath.Dir(golden), 0o755)
+				if err := os.WriteFile(golden, b.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test ./verify -update)", err)
+			}
+			if d := cmp.Diff(string(want), b.String()); d != "" {
+				t.Errorf("%s output differs (-want +got):\n%s", format, d)
+			}
+		})
+	}
+}
+
+// TestJSONShape: the gates list has the fields verify.md names.
+func TestJSONShape(t *testing.T) {
+	var b bytes.Buffer
+	Encode(&b, "json", sampleResult(), nil)
+	var doc struct {
+		Findings []map[string]any `json:"findings"`
+		Summary  map[string]int   `json:"summary"`
+		Gates    []map[string]any `json:"gates"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range doc.Gates {
+		for _, k := range []string{"gate", "operation", "result", "reason", "requests", "seconds"} {
+			if _, ok := g[k]; !ok {
+				t.Errorf("gate %v lacks %q", g["gate"], k)
+			}
+		}
+	}
+	if len(doc.Gates) != 3 || doc.Summary["errors"] != 1 || doc.Findings[0]["reproduction"] == nil {
+		t.Errorf("json = %s", b.String())
+	}
+}
+
+// TestJUnitParses: the junit output is well-formed XML with one test case
+// per gate, and an aborted run adds an error case.
+func TestJUnitParses(t *testing.T) {
+	res := sampleResult()
+	res.Aborted = errors.New("server stopped answering")
+	var b bytes.Buffer
+	Encode(&b, "junit", res, nil)
+	var doc junitSuites
+	if err := xml.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, b.String())
+	}
+	if doc.Tests != 4 || doc.Failures != 1 || doc.Skipped != 1 || doc.Errors != 1 {
+		t.Errorf("junit counts = %+v", doc)
+	}
+}

@@ -1,0 +1,549 @@
+package verify
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/retryspec/retryspec/contract"
+	"github.com/retryspec/retryspec/findings"
+)
+
+// Gate IDs, in the order they run.
+const (
+	GateMissingKey    = "verify/missing-key"
+	GateKeyTooLong    = "verify/key-too-long"
+	GateConcurrency   = "verify/concurrency"
+	GateReplay        = "verify/replay"
+	GateMismatch      = "verify/mismatch"
+	GateScope         = "verify/scope"
+	GateCrashRecovery = "verify/crash-recovery"
+	// RuleEffectsUnobserved is the closing warning of a run that counted no effect.
+	RuleEffectsUnobserved = "verify/effects-unobserved"
+)
+
+// Gates lists every gate in run order.
+var Gates = []string{GateMissingKey, GateKeyTooLong, GateConcurrency, GateReplay, GateMismatch, GateScope, GateCrashRecovery}
+
+// Options configure one run.
+type Options struct {
+	Contract *contract.Contract
+	Plan     *Plan
+	// BaseURL overrides the plan's base_url ("" keeps it).
+	BaseURL string
+	// Only restricts the run to these gates (nil: all).
+	Only []string
+	// Concurrency overrides the plan's (0 keeps it).
+	Concurrency int
+	// Yes allows a base URL whose host is not loopback.
+	Yes bool
+	// Env is the server's environment (the CLI passes os.Environ()).
+	Env []string
+	// ServerLog receives the server's output (nil: kept only for errors).
+	ServerLog io.Writer
+	// Progress, when set, is called as each gate ends.
+	Progress func(GateResult)
+	// CrashTrials per external call and kill point; 0 means 1 (two trials
+	// per call in all: before and after the stub answers).
+	CrashTrials int
+}
+
+// GateResult is one gate of one operation, as the JSON `gates` list shows it.
+type GateResult struct {
+	Gate      string  `json:"gate"`
+	Operation string  `json:"operation"`
+	Result    string  `json:"result"` // passed | failed | skipped
+	Reason    string  `json:"reason"`
+	Requests  int     `json:"requests"`
+	Seconds   float64 `json:"seconds"`
+	// Effects says what the effect count showed, or that it was not observed.
+	Effects string `json:"effects"`
+	// SpreadMS is the concurrency gate's release spread (first to last start).
+	SpreadMS *float64 `json:"release_spread_ms,omitempty"`
+	// Reproduction is the failing exchange as curl commands.
+	Reproduction []string `json:"reproduction,omitempty"`
+}
+
+// Finding is a failed gate as a finding, with its reproduction.
+type Finding struct {
+	findings.Finding
+	Reproduction []string
+}
+
+// Result is a whole run.
+type Result struct {
+	BaseURL        string
+	ServerCommand  []string
+	Gates          []GateResult
+	Findings       []Finding
+	EffectsCounted bool
+	// Aborted is set when the server stopped answering mid-run: the
+	// results above are what was observed before.
+	Aborted error
+}
+
+// CheckTarget refuses a non-loopback host unless yes is set.
+func CheckTarget(base string, yes bool) error {
+	u, err := url.Parse(base)
+	if err != nil || u.Host == "" {
+		return fmt.Errorf("%q is not an absolute URL", base)
+	}
+	if isLoopback(u.Hostname()) || yes {
+		return nil
+	}
+	return fmt.Errorf("%s is not a loopback address: verify sends real requests that create real effects; point it at a local or staging server, and pass --yes to confirm", u.Host)
+}
+
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// runner holds the state of one run.
+type runner struct {
+	o       Options
+	c       *contract.Contract
+	plan    *Plan
+	base    string
+	client  *http.Client
+	red     redactor
+	stub    *stub
+	proc    *serverProc
+	aborted error
+	ctx     context.Context
+	// cur collects the current gate's exchange.
+	cur *gateState
+}
+
+type gateState struct {
+	res   GateResult
+	repro []string
+	start time.Time
+}
+
+// errUnresponsive marks a request that got no answer outside the crash gate.
+var errUnresponsive = errors.New("server stopped answering")
+
+// Run runs the gates. A problem with the plan or the server's start is
+// returned as an error (a *contract.LoadError at the plan line) before any
+// gate request; a server that stops answering mid-run ends the run with
+// Result.Aborted set and the gates observed so far.
+func Run(ctx context.Context, o Options) (*Result, error) {
+	r := &runner{o: o, c: o.Contract, plan: o.Plan, ctx: ctx, red: newRedactor(o.Plan.secrets)}
+	if o.Concurrency == 0 {
+		o.Concurrency = o.Plan.Concurrency
+		r.o.Concurrency = o.Concurrency
+	}
+	if o.Concurrency < 2 || o.Concurrency > MaxConcurrency {
+		return nil, fmt.Errorf("--concurrency must be from 2 to %d", MaxConcurrency)
+	}
+	r.client = &http.Client{
+		Timeout:   o.Plan.RequestTimeout,
+		Transport: &http.Transport{MaxIdleConnsPerHost: 4, DisableCompression: true, Proxy: nil},
+		CheckRedirect: func(*http.Request, []*http.Request) error {
+			return http.ErrUseLastResponse
+		},
+	}
+	defer r.client.CloseIdleConnections()
+	res := &Result{}
+	r.base = o.BaseURL
+	if r.base == "" {
+		r.base = o.Plan.BaseURL
+	}
+	if o.Plan.Server != nil {
+		st, err := startStub()
+		if err != nil {
+			return nil, err
+		}
+		r.stub = st
+		defer st.close()
+		r.proc = &serverProc{spec: o.Plan.Server, env: append(slices.Clone(o.Env), "RETRYSPEC_EXTERNAL_URL="+st.URL()), logs: o.ServerLog}
+		if o.BaseURL == "" {
+			if err := r.proc.start(ctx); err != nil {
+				return nil, r.planStartError(err)
+			}
+			defer r.proc.kill()
+			r.base = "http://" + r.proc.addr
+			res.ServerCommand = o.Plan.Server.Command
+		}
+	}
+	r.base = strings.TrimRight(r.base, "/")
+	if err := CheckTarget(r.base, o.Yes); err != nil {
+		return nil, err
+	}
+	res.BaseURL = r.base
+
+	for _, op := range o.Plan.Operations {
+		for _, g := range Gates {
+			if o.Only != nil && !slices.Contains(o.Only, g) {
+				continue
+			}
+			if r.aborted != nil {
+				break
+			}
+			gr, f := r.runGate(g, op)
+			res.Gates = append(res.Gates, gr)
+			if f != nil {
+				res.Findings = append(res.Findings, *f)
+			}
+			if o.Progress != nil {
+				o.Progress(gr)
+			}
+		}
+		if op.Effects != nil {
+			res.EffectsCounted = true
+		}
+	}
+	if !res.EffectsCounted && r.aborted == nil {
+		res.Findings = append(res.Findings, Finding{Finding: findings.Finding{
+			Rule: RuleEffectsUnobserved, Severity: findings.Warning, File: o.Plan.File, Line: 1, Column: 1,
+			Message: "no operation in the plan has effects, so no gate counted side effects: every verdict rests on responses alone and proves less (a server can answer correctly and still charge twice)",
+			Fix:     `add effects: {request: "GET /v1/transfers?idempotency_key={key}", count: /count} to each operation`,
+		}})
+	}
+	res.Aborted = r.aborted
+	return res, nil
+}
+
+func (r *runner) planStartError(err error) error {
+	var se *startError
+	if !errors.As(err, &se) {
+		return err
+	}
+	p := r.plan.Server.Pos
+	if se.ready {
+		p = r.plan.Server.ReadyPos
+	}
+	return &contract.LoadError{File: r.plan.File, Source: r.plan.Source, Diagnostics: []contract.Diagnostic{{
+		File: r.plan.File, Pos: p, Message: r.red.String(se.msg), Fix: se.fix,
+	}}}
+}
+
+// runGate runs one gate of one operation, timing it and turning a failure
+// into a finding at the contract line the gate checks.
+func (r *runner) runGate(gate string, op Operation) (GateResult, *Finding) {
+	r.cur = &gateState{res: GateResult{Gate: gate, Operation: op.Name}, start: time.Now()}
+	var fail *failure
+	var skip string
+	switch gate {
+	case GateMissingKey:
+		skip, fail = r.gateMissingKey(op)
+	case GateKeyTooLong:
+		skip, fail = r.gateKeyTooLong(op)
+	case GateConcurrency:
+		skip, fail = r.gateConcurrency(op)
+	case GateReplay:
+		skip, fail = r.gateReplay(op)
+	case GateMismatch:
+		skip, fail = r.gateMismatch(op)
+	case GateScope:
+		skip, fail = r.gateScope(op)
+	case GateCrashRecovery:
+		skip, fail = r.gateCrash(op)
+	}
+	g := r.cur.res
+	g.Seconds = time.Since(r.cur.start).Seconds()
+	if g.Effects == "" {
+		g.Effects = "not observed: the plan has no effects for this operation"
+	}
+	switch {
+	case r.aborted != nil && fail != nil && errors.Is(fail.err, errUnresponsive):
+		g.Result, g.Reason = "failed", r.red.String(fail.msg)
+		return g, nil
+	case fail != nil:
+		if fail.path == "" {
+			// A request that got no answer while the server still runs: the
+			// handler broke on it (a panic, a dropped connection).
+			fail.path = gatePaths[gate]
+			fail.msg += " while the server still answers other requests: the handler likely crashed on this request (see the server's log)"
+			fail.fix = "make the endpoint answer this request; run verify with --server-output to see the server's log"
+		}
+		g.Result, g.Reason = "failed", r.red.String(fail.msg)
+		g.Reproduction = r.cur.repro
+		path := fail.path
+		f := Finding{Finding: findings.Finding{
+			Rule: gate, Severity: findings.Error, File: r.c.File, Path: path,
+			Message: op.Name + ": " + r.red.String(fail.msg), Fix: fail.fix,
+		}, Reproduction: r.cur.repro}
+		p := r.c.PosOf(path)
+		f.Line, f.Column = p.Line, p.Column
+		return g, &f
+	case skip != "":
+		g.Result, g.Reason = "skipped", skip
+		g.Effects = "not observed: gate skipped"
+	default:
+		g.Result = "passed"
+	}
+	return g, nil
+}
+
+// gatePaths is the contract value each gate checks, for findings that have
+// no more precise place.
+var gatePaths = map[string]string{
+	GateMissingKey:    "idempotency.conflicts.missing_key",
+	GateKeyTooLong:    "idempotency.max_key_length",
+	GateConcurrency:   "idempotency.claim.mechanism",
+	GateReplay:        "idempotency.stored_response",
+	GateMismatch:      "idempotency.conflicts.payload_mismatch",
+	GateScope:         "idempotency.scope",
+	GateCrashRecovery: "idempotency.recovery",
+}
+
+// failure is a gate that did not hold: what was seen, where in the contract
+// the broken promise is written, and the fix.
+type failure struct {
+	msg, path, fix string
+	err            error
+}
+
+func failf(path, fix, format string, args ...any) *failure {
+	return &failure{msg: fmt.Sprintf(format, args...), path: path, fix: fix}
+}
+
+// newKey returns a fresh random key of n characters from [a-z0-9].
+func newKey(n int) string {
+	const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	for i := range b {
+		b[i] = alphabet[int(b[i])%len(alphabet)]
+	}
+	return string(b)
+}
+
+func (r *runner) keyLen() int {
+	n := r.c.Idempotency.MaxKeyLength
+	if n <= 0 || n > 40 {
+		n = 40
+	}
+	return n
+}
+
+// fillPath fills {param} in a path template with escaping: path segments
+// with PathEscape, the query with QueryEscape.
+func fillTarget(target string, vals map[string]string, key string) string {
+	path, query, hasQuery := strings.Cut(target, "?")
+	fill := func(s string, esc func(string) string) string {
+		return paramRef.ReplaceAllStringFunc(s, func(m string) string {
+			name := m[1 : len(m)-1]
+			if name == "key" && key != "" {
+				return esc(key)
+			}
+			if v, ok := vals[name]; ok {
+				return esc(v)
+			}
+			return m
+		})
+	}
+	out := fill(path, url.PathEscape)
+	if hasQuery {
+		out += "?" + fill(query, url.QueryEscape)
+	}
+	return out
+}
+
+// principal selects whose headers a request carries.
+type principal int
+
+const (
+	primary principal = iota
+	other
+)
+
+func (r *runner) headers(who principal) []sentHeader {
+	hs := r.plan.Headers
+	if who == other {
+		hs = r.plan.OtherPrincipal
+	}
+	out := make([]sentHeader, 0, len(hs)+2)
+	for _, h := range hs {
+		out = append(out, sentHeader{Name: h.Name, Value: h.Value, Secret: true})
+	}
+	return out
+}
+
+// opRequest builds the operation's request with key ("" for none) and body.
+func (r *runner) opRequest(op Operation, key string, body []byte, who principal) Request {
+	req := Request{Method: op.Endpoint.Method, URL: r.base + fillTarget(op.Endpoint.Path, op.PathValues, ""), Headers: r.headers(who), Body: body}
+	if key != "" {
+		v := key
+		if r.c.Idempotency.HeaderValue == "sf-string" {
+			v = strconv.Quote(key)
+		}
+		req.Headers = append(req.Headers, sentHeader{Name: r.c.Idempotency.Header, Value: v})
+	}
+	if body != nil {
+		req.Headers = append(req.Headers, sentHeader{Name: "Content-Type", Value: "application/json"})
+	}
+	return req
+}
+
+// send performs one request and records it for the reproduction. A
+// transport error ends the run (the server stopped answering) unless
+// tolerate is set (the crash gate expects them).
+func (r *runner) send(req Request, tolerate bool) Response {
+	r.cur.res.Requests++
+	r.cur.repro = append(r.cur.repro, r.red.String(req.Curl()))
+	resp := r.do(req)
+	if resp.Err != nil && !tolerate && r.aborted == nil && !r.alive() {
+		r.aborted = fmt.Errorf("%w: %s %s got no answer within request_timeout %s: %v", errUnresponsive, req.Method, req.URL, r.plan.RequestTimeout, r.red.String(resp.Err.Error()))
+	}
+	return resp
+}
+
+// alive reports whether the server still answers at all (any status), to
+// tell a request that crashed its handler from a server that is gone.
+func (r *runner) alive() bool {
+	probe := Request{Method: "GET", URL: r.base + "/", Headers: r.headers(primary)}
+	if r.plan.Server != nil {
+		probe = Request{Method: r.plan.Server.ReadyMethod, URL: r.base + r.plan.Server.ReadyPath}
+	}
+	return r.do(probe).Err == nil
+}
+
+func (r *runner) do(req Request) Response {
+	ctx, cancel := context.WithTimeout(r.ctx, r.plan.RequestTimeout)
+	defer cancel()
+	hr, err := req.httpRequest(ctx)
+	if err != nil {
+		return Response{Err: err}
+	}
+	start := time.Now()
+	resp, err := r.client.Do(hr)
+	if err != nil {
+		return Response{Err: err, Started: start}
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	return Response{Status: resp.StatusCode, Header: resp.Header, Body: body, Err: err, Started: start}
+}
+
+// count reads the operation's effect count for key, as principal who. ok
+// is false without effects in the plan.
+func (r *runner) count(op Operation, key string, who principal) (n int, ok bool, f *failure) {
+	if op.Effects == nil {
+		return 0, false, nil
+	}
+	req := Request{Method: op.Effects.Method, URL: r.base + fillTarget(op.Effects.Target, op.PathValues, key), Headers: r.headers(who)}
+	resp := r.send(req, false)
+	if resp.Err != nil {
+		return 0, true, &failure{msg: "the effects request got no answer: " + resp.Err.Error(), err: errUnresponsive}
+	}
+	bad := func(why string) *failure {
+		return &failure{msg: fmt.Sprintf("the effects request %s %s %s (plan %s:%d); fix the plan's effects or the endpoint", req.Method, op.Effects.Target, why, r.plan.File, op.Effects.Pos.Line),
+			path: fmt.Sprintf("endpoints[%d].operation", op.EndpointIndex), fix: "make effects.request a read that answers 2xx with the count for {key}, and effects.count a pointer to it"}
+	}
+	if resp.Status/100 != 2 {
+		return 0, true, bad("answered " + resp.Describe())
+	}
+	var doc any
+	if err := json.Unmarshal(resp.Body, &doc); err != nil {
+		return 0, true, bad("did not answer JSON")
+	}
+	v, err := pointer(doc, op.Effects.Count)
+	if err != nil {
+		return 0, true, bad(err.Error())
+	}
+	switch x := v.(type) {
+	case float64:
+		return int(x), true, nil
+	case []any:
+		return len(x), true, nil
+	}
+	return 0, true, bad(fmt.Sprintf("points %s at neither a number nor an array", op.Effects.Count))
+}
+
+// pointer resolves an RFC 6901 JSON pointer.
+func pointer(doc any, p string) (any, error) {
+	if p == "" {
+		return doc, nil
+	}
+	for _, tok := range strings.Split(p[1:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		switch x := doc.(type) {
+		case map[string]any:
+			v, ok := x[tok]
+			if !ok {
+				return nil, fmt.Errorf("has no member %q at %s", tok, p)
+			}
+			doc = v
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(x) {
+				return nil, fmt.Errorf("has no index %s at %s", tok, p)
+			}
+			doc = x[i]
+		default:
+			return nil, fmt.Errorf("cannot descend into a scalar at %s", p)
+		}
+	}
+	return doc, nil
+}
+
+// errorCode finds the first string member "code", breadth-first.
+func errorCode(body []byte) string {
+	var doc any
+	if json.Unmarshal(body, &doc) != nil {
+		return ""
+	}
+	queue := []any{doc}
+	for len(queue) > 0 {
+		n := queue[0]
+		queue = queue[1:]
+		switch x := n.(type) {
+		case map[string]any:
+			if s, ok := x["code"].(string); ok {
+				return s
+			}
+			keys := make([]string, 0, len(x))
+			for k := range x {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys)
+			for _, k := range keys {
+				queue = append(queue, x[k])
+			}
+		case []any:
+			queue = append(queue, x...)
+		}
+	}
+	return ""
+}
+
+func matches(resp Response, c contract.Conflict) bool {
+	return resp.Err == nil && resp.Status == c.Status && (c.Code == "" || errorCode(resp.Body) == c.Code)
+}
+
+func conflictText(c contract.Conflict) string {
+	if c.Code == "" {
+		return strconv.Itoa(c.Status)
+	}
+	return fmt.Sprintf("%d %s", c.Status, c.Code)
+}
+
+// sameJSON reports whether two bodies are the same JSON value (or the same bytes).
+func sameJSON(a, b []byte) bool {
+	if string(a) == string(b) {
+		return true
+	}
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	xa, _ := json.Marshal(x)
+	ya, _ := json.Marshal(y)
+	return string(xa) == string(ya)
+}
