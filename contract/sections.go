@@ -156,6 +156,8 @@ func (d *decoder) decodeAPI(n *yaml.Node, c *Contract) {
 		s := d.str(v, "api.base_url")
 		if err := validBaseURL(s); err != nil && s != "" {
 			d.errorf(d.resolve(v), "api.base_url", "", "api.base_url: %v", err)
+		} else {
+			d.checkBaseURLChars(v, s)
 		}
 		c.API.BaseURL = strings.TrimSuffix(s, "/")
 	} else {
@@ -182,6 +184,11 @@ func (d *decoder) decodeIdempotency(n *yaml.Node, c *Contract) {
 		s := d.str(f[key], p+"."+key)
 		if err := validHeader(s); err != nil {
 			d.errorf(d.resolve(f[key]), p+"."+key, "use a name like Idempotency-Key", "%s.%s: %v", p, key, err)
+			return ""
+		}
+		if reservedHeader(s) {
+			d.errorf(d.resolve(f[key]), p+"."+key, "use a name of your own, like Idempotency-Key",
+				"%s.%s: %q is a header HTTP or the client library reserves (framing, routing, connection or credentials); the key cannot travel in it", p, key, s)
 			return ""
 		}
 		return s
