@@ -155,7 +155,7 @@ func (d *decoder) decodeAPI(n *yaml.Node, c *Contract) {
 	if v, ok := f["base_url"]; ok {
 		s := d.str(v, "api.base_url")
 		if err := validBaseURL(s); err != nil && s != "" {
-			d.errorf(d.resolve(v), "api.base_url", "", "api.base_url: %v", err)
+			d.errorf(d.resolve(v), "api.base_url", "write an absolute http(s) URL with other characters percent-encoded (%20 for a space, %7B for {)", "api.base_url: %v", err)
 		} else {
 			d.checkBaseURLChars(v, s)
 		}
