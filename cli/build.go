@@ -3,11 +3,15 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
+	"github.com/retryspec/retryspec/contract"
 	"github.com/retryspec/retryspec/contract/rules"
 	"github.com/retryspec/retryspec/findings"
+	"github.com/retryspec/retryspec/idempotency/alerting"
+	"github.com/retryspec/retryspec/internal/atomicwrite"
 	"github.com/retryspec/retryspec/site"
 )
 
@@ -82,5 +86,28 @@ func runBuild(cmd *cobra.Command, sys *IO, opts *buildOptions) error {
 		return inputError(err)
 	}
 	fmt.Fprintf(sys.Err, "retryspec: wrote %d files to %s\n", len(res.Files), res.Out)
+	return writeAlerts(sys, opts.Contract, res.Out)
+}
+
+// writeAlerts writes the Prometheus alerting rules on the idempotency
+// middleware's metrics beside the site (OUT.alerts.yml), not in it: they are
+// for the API team's monitoring, not for integrators.
+func writeAlerts(sys *IO, contractFile, out string) error {
+	c, err := contract.Load(contractFile)
+	if err != nil {
+		return inputError(err)
+	}
+	if len(c.KeyedEndpoints()) == 0 {
+		return nil
+	}
+	data, err := alerting.Rules(c)
+	if err != nil {
+		return err
+	}
+	path := filepath.Clean(out) + ".alerts.yml"
+	if err := atomicwrite.File(path, data, 0o644); err != nil {
+		return inputError(err)
+	}
+	fmt.Fprintf(sys.Err, "retryspec: wrote alerting rules to %s\n", path)
 	return nil
 }

@@ -181,6 +181,7 @@ func newRootCmd(sys *IO) *cobra.Command {
 		newSnippetsCmd(sys),
 		newCopyCmd(sys),
 		newDiffCmd(sys),
+		newStorageCmd(sys),
 	)
 	return root
 }
