@@ -43,9 +43,12 @@ var unitSizes = []struct {
 	{"ms", time.Millisecond},
 }
 
-// maxDuration bounds contract durations at 100 years, far beyond any
-// sensible window, so arithmetic on them cannot overflow.
-const maxDuration = 100 * 365 * 24 * time.Hour
+// maxDuration bounds contract durations at 10 years (3650d), far beyond
+// any sensible window, so the products rules and pages compute from them
+// (three windows, twenty attempts) stay far from time.Duration's 292-year
+// limit: at 100 years a 36500d window printed as -104003d in a fix.
+// MaxFigure (values_safe.go) bounds the products themselves.
+const maxDuration = MaxFigure
 
 // ParseDuration parses the contract's duration syntax: one or more
 // number+unit terms with units ms, s, m, h or d ("250ms", "24h", "7d",
@@ -102,7 +105,7 @@ func ParseDuration(s string) (time.Duration, error) {
 		}
 		total += v * float64(size)
 		if total > float64(maxDuration) || math.IsInf(total, 0) || math.IsNaN(total) {
-			return 0, fmt.Errorf("%q is longer than 100 years", orig)
+			return 0, fmt.Errorf("%q is longer than the maximum of 3650d (10 years)", orig)
 		}
 	}
 	// The finest unit is ms; a finer fraction ("100.000001s") could not be

@@ -156,6 +156,9 @@ func Parse(file string, data []byte) (c *Contract, err error) {
 	}()
 	root := doc.Content[0]
 	d.decodeContract(root, c)
+	if len(d.diags) == 0 {
+		d.checkFigures(root, c)
+	}
 	if len(d.diags) > 0 {
 		sortDiagnostics(d.diags)
 		return nil, &LoadError{File: file, Source: data, Diagnostics: d.diags}

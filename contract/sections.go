@@ -157,7 +157,9 @@ func (d *decoder) decodeAPI(n *yaml.Node, c *Contract) {
 	if v, ok := f["base_url"]; ok {
 		s := d.str(v, "api.base_url")
 		if err := validBaseURL(s); err != nil && s != "" {
-			d.errorf(d.resolve(v), "api.base_url", "", "api.base_url: %v", err)
+			d.errorf(d.resolve(v), "api.base_url", "write an absolute http(s) URL with other characters percent-encoded (%20 for a space, %7B for {)", "api.base_url: %v", err)
+		} else {
+			d.checkBaseURLChars(v, s)
 		}
 		c.API.BaseURL = strings.TrimSuffix(s, "/")
 	} else {
@@ -184,6 +186,11 @@ func (d *decoder) decodeIdempotency(n *yaml.Node, c *Contract) {
 		s := d.str(f[key], p+"."+key)
 		if err := validHeader(s); err != nil {
 			d.errorf(d.resolve(f[key]), p+"."+key, "use a name like Idempotency-Key", "%s.%s: %v", p, key, err)
+			return ""
+		}
+		if reservedHeader(s) {
+			d.errorf(d.resolve(f[key]), p+"."+key, "use a name of your own, like Idempotency-Key",
+				"%s.%s: %q is a header HTTP or the client library reserves (framing, routing, connection or credentials); the key cannot travel in it", p, key, s)
 			return ""
 		}
 		return s

@@ -84,9 +84,14 @@ type planner struct {
 	sharedUsers, keyedUsers map[string]int
 	// sharedDone marks shared responses already given the replay header.
 	sharedDone map[string]bool
+	// shared marks the nodes YAML aliases repeat (anchors.go).
+	shared map[*yaml.Node]bool
 }
 
 func (b *planner) add(target []string, node *yaml.Node, key string, v any) {
+	if !b.editable(target, node, key) {
+		return
+	}
 	b.p.Edits = append(b.p.Edits, Edit{Target: append([]string(nil), target...), Key: key, Value: v, node: node})
 }
 

@@ -155,6 +155,10 @@ func Parse(path string, data []byte, opts LoadOptions) (*Spec, error) {
 		}
 	}
 
+	if err := checkRefChains(s); err != nil {
+		return nil, err
+	}
+
 	loader := openapi3.NewLoader()
 	loader.IsExternalRefsAllowed = opts.AllowExternalRefs
 	var (

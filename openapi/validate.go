@@ -14,6 +14,7 @@ import (
 // reference inside an operation's own (inline) parameters, bodies and
 // responses is pointed at an empty schema; the references are put back
 // before validate returns. Inline schemas are still validated in place.
+// Components get the same treatment (see below).
 func validate(doc *openapi3.T) error {
 	restore := stubReferencedSchemas(doc)
 	defer restore()
@@ -82,6 +83,32 @@ func stubReferencedSchemas(doc *openapi3.T) (restore func()) {
 			if pr != nil && pr.Ref == "" && pr.Value != nil {
 				schemaRef(pr.Value.Schema)
 				content(pr.Value.Content)
+			}
+		}
+	}
+	// The same within the components: a component that references
+	// another is validated without walking into it, else a chain of N
+	// components nested by reference (`S0: {properties: {a: {$ref: S1}}}`,
+	// ...) is validated N²/2 times over (1,000 took 2 s, 4,000 took 13 s).
+	if cs := doc.Components; cs != nil {
+		for _, r := range cs.Schemas {
+			if r != nil && r.Ref == "" {
+				schemaRef(r)
+			}
+		}
+		for _, pr := range cs.Parameters {
+			params(openapi3.Parameters{pr})
+		}
+		headers(cs.Headers)
+		for _, rb := range cs.RequestBodies {
+			if rb != nil && rb.Ref == "" && rb.Value != nil {
+				content(rb.Value.Content)
+			}
+		}
+		for _, rr := range cs.Responses {
+			if rr != nil && rr.Ref == "" && rr.Value != nil {
+				content(rr.Value.Content)
+				headers(rr.Value.Headers)
 			}
 		}
 	}

@@ -64,6 +64,27 @@ func TestEscaping(t *testing.T) {
 	if !bytes.Contains(files["index.html"], []byte("&lt;script&gt;alert(&#39;n&#39;)&lt;/script&gt;")) {
 		t.Error("index.html does not show the API name as text")
 	}
+	// The header name "Idem|Key" (a legal token) stays whole in its table
+	// cell: GFM splits a row at an unescaped | even inside a code span, and
+	// drops the cells past the header's count, so the cell count alone
+	// cannot tell (issue 13 item 8).
+	for _, p := range []string{"idempotency.html", "markdown/idempotency.md"} {
+		b := files[p]
+		if path.Ext(p) == ".md" {
+			var buf bytes.Buffer
+			if err := permissive.Convert(b, &buf); err != nil {
+				t.Fatal(err)
+			}
+			b = buf.Bytes()
+		}
+		doc, err := nethtml.Parse(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if txt := textOf(doc); !strings.Contains(txt, "Add the Idem|Key header.") {
+			t.Errorf("%s: the missing-key row does not read \"Add the Idem|Key header.\" (a | cut the cell)", p)
+		}
+	}
 }
 
 func checkHTML(t *testing.T, name string, b []byte, layout bool) {

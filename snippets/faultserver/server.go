@@ -71,7 +71,17 @@ type Session struct {
 // Start listens on a free loopback port. header is the idempotency header
 // whose value each request records.
 func Start(header string) (*Server, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	return StartOn(header, "127.0.0.1")
+}
+
+// StartOn is Start on another loopback address: "::1" serves the
+// sessions at http://[::1]:PORT, so the snippets are proven to build
+// their requests from an IPv6 literal base URL too.
+func StartOn(header, host string) (*Server, error) {
+	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+		return nil, fmt.Errorf("fault server: %q is not a loopback address", host)
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
 	if err != nil {
 		return nil, err
 	}

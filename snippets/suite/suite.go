@@ -52,6 +52,10 @@ type Options struct {
 	// MaxProcs bounds the snippet processes running at once across all
 	// languages (default 8), so the suite does not starve itself of CPU.
 	MaxProcs int
+	// Host is the loopback address the fault server listens on:
+	// "127.0.0.1" (the default) or "::1", for base URLs like
+	// http://[::1]:PORT.
+	Host string
 }
 
 // Outcome is one language through one scenario (or its build).
@@ -114,7 +118,11 @@ func Run(ctx context.Context, c *contract.Contract, opts Options) (Report, error
 			return Report{}, fmt.Errorf("unknown snippet language %q (one of %s)", l, strings.Join(snippets.LanguageNames(), ", "))
 		}
 	}
-	srv, err := faultserver.Start(p.Header)
+	host := opts.Host
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	srv, err := faultserver.StartOn(p.Header, host)
 	if err != nil {
 		return Report{}, fmt.Errorf("starting the fault server: %w", err)
 	}

@@ -121,7 +121,7 @@ def monotonic
 end
 
 def send_once(uri, payload, key, timeout)
-  http = Net::HTTP.new(uri.host, uri.port)
+  http = Net::HTTP.new(uri.hostname, uri.port)
   http.use_ssl = uri.scheme == "https"
   http.max_retries = 0 # Net::HTTP would otherwise repeat some requests by itself
   http.open_timeout = http.read_timeout = http.write_timeout = timeout

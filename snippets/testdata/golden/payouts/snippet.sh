@@ -87,7 +87,7 @@ while :; do
 		error='overall deadline passed'
 	else
 		timeout_s=$(awk -v t="$timeout_ms" 'BEGIN { printf "%.3f", t / 1000 }')
-		out=$(curl -sS -o "$body_file" -D "$header_file" -w '%{http_code} %{time_total}' \
+		out=$(curl -g -sS -o "$body_file" -D "$header_file" -w '%{http_code} %{time_total}' \
 			-X "$METHOD" -H 'Content-Type: application/json' \
 			-H "$KEY_HEADER: $(header_value "$key")" --data-binary "$payload" \
 			--connect-timeout "$timeout_s" --max-time "$timeout_s" "$BASE_URL$API_PATH" 2>/dev/null)
