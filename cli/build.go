@@ -79,7 +79,7 @@ func runBuild(cmd *cobra.Command, sys *IO, opts *buildOptions) error {
 		}
 		return &ExitError{Code: ExitFindings, Err: fmt.Errorf("build refused: %v", fe)}
 	case err != nil:
-		return inputError(err)
+		return inputErrorIn(sys, opts.Format, opts.Contract, err)
 	}
 	fmt.Fprintf(sys.Err, "retryspec: wrote %d files to %s\n", len(res.Files), res.Out)
 	return nil

@@ -68,14 +68,14 @@ func checkFormat(format string) error {
 func runCheck(_ context.Context, sys *IO, opts checkOptions) error {
 	c, err := contract.Load(opts.Contract)
 	if err != nil {
-		return inputError(err)
+		return inputErrorIn(sys, opts.Format, opts.Contract, err)
 	}
 	fs := rules.Run(c)
 	sources := map[string][]byte{c.File: c.Source}
 	if opts.OpenAPI != "" {
 		drift, src, err := driftFindings(sys, c, opts.OpenAPI)
 		if err != nil {
-			return inputError(err)
+			return inputErrorIn(sys, opts.Format, opts.OpenAPI, err)
 		}
 		fs = append(fs, drift...)
 		findings.Sort(fs)

@@ -98,7 +98,7 @@ func runCopy(ctx context.Context, sys *IO, opts copyOptions) error {
 	fs, err := copylint.Lint(ctx, c, opts.Paths, copylint.Options{LintCode: opts.LintCode, Stats: &stats})
 	if err != nil {
 		// A path that cannot be read (or an interrupted run): exit 2.
-		return inputError(err)
+		return inputErrorIn(sys, opts.Format, "", err)
 	}
 	for _, name := range stats.Skipped {
 		fmt.Fprintf(sys.Err, "retryspec: skipped %s: larger than %d MiB, which copy is not (name it alone to see the error, or exclude it with .gitignore)\n", name, copylint.MaxFileSize>>20)
@@ -150,7 +150,7 @@ func loadCopyContract(sys *IO, opts copyOptions) (*contract.Contract, error) {
 	}
 	c, err := contract.Load(opts.Contract)
 	if err != nil {
-		return nil, inputError(err)
+		return nil, inputErrorIn(sys, opts.Format, opts.Contract, err)
 	}
 	return c, nil
 }

@@ -100,7 +100,7 @@ func runDiff(ctx context.Context, sys *IO, opts *diffOptions) error {
 			path = defaultContractInRepo(ctx, opts.Git, path)
 		}
 		if new, err = contract.Load(path); err != nil {
-			return inputError(err)
+			return inputErrorIn(sys, opts.Format, path, err)
 		}
 		snap, err := diff.Base(ctx, opts.Git, path, opts.Base)
 		if err != nil {
@@ -119,10 +119,10 @@ func runDiff(ctx context.Context, sys *IO, opts *diffOptions) error {
 		}
 	} else {
 		if old, err = contract.Load(opts.Args[0]); err != nil {
-			return inputError(err)
+			return inputErrorIn(sys, opts.Format, opts.Args[0], err)
 		}
 		if new, err = contract.Load(opts.Args[1]); err != nil {
-			return inputError(err)
+			return inputErrorIn(sys, opts.Format, opts.Args[1], err)
 		}
 		report.Old, report.New, report.File = opts.Args[0], opts.Args[1], opts.Args[1]
 	}
