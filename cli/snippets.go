@@ -115,7 +115,8 @@ func runSnippets(sys *IO, opts *snippetsOptions) error {
 }
 
 // snippetVars fills the languages' command placeholders from the cache
-// folder .ci/install-snippets installs into.
+// folder (RETRYSPEC_SNIPPETS_CACHE, default ~/.cache/retryspec/snippets)
+// where the Java jars and the TypeScript compiler are looked for.
 func snippetVars(sys *IO) map[string]string {
 	cache := sys.Getenv("RETRYSPEC_SNIPPETS_CACHE")
 	if cache == "" {
@@ -126,6 +127,7 @@ func snippetVars(sys *IO) map[string]string {
 		cache = filepath.Join(home, ".cache", "retryspec", "snippets")
 	}
 	return map[string]string{
+		"cache":     cache,
 		"jars":      filepath.Join(cache, "jars") + string(filepath.Separator) + "*",
 		"tsc":       filepath.Join(cache, "node_modules", ".bin", "tsc"),
 		"typeroots": filepath.Join(cache, "node_modules", "@types"),
@@ -167,9 +169,21 @@ func runSnippetsRun(ctx context.Context, sys *IO, opts *snippetsOptions) error {
 	}
 	lang, _ := snippets.LanguageNamed(opts.Lang)
 	vars := snippetVars(sys)
+	for _, n := range lang.Needs() {
+		if n.Program == "" {
+			continue
+		}
+		prog := n.Program
+		for k, v := range vars {
+			prog = strings.ReplaceAll(prog, "{"+k+"}", v)
+		}
+		if _, err := exec.LookPath(prog); err != nil {
+			return &ExitError{Code: ExitFindings, Err: fmt.Errorf("the %s snippet needs %s: %s", lang.Name, n.What, n.Message(vars["cache"]))}
+		}
+	}
 	for _, prog := range run.Programs(lang.Runtime, lang.Build, lang.Run, vars) {
 		if _, err := exec.LookPath(prog); err != nil {
-			return &ExitError{Code: ExitFindings, Err: fmt.Errorf("the %s snippet needs %s, which is not installed (run .ci/install-snippets)", lang.Name, prog)}
+			return &ExitError{Code: ExitFindings, Err: fmt.Errorf("the %s snippet needs %s, which is not installed", lang.Name, prog)}
 		}
 	}
 	env := map[string]string{}
