@@ -34,7 +34,7 @@ rendered: a failed build leaves the previous site in place.
 
 Exit status: 0 built, 1 refused because of findings (printed), 2 the
 contract or a template could not be read, or the command line is wrong.`,
-		Args: cobra.NoArgs,
+		Args: contractFlagArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkFormat(opts.Format); err != nil {
 				return err
@@ -76,6 +76,10 @@ func runBuild(cmd *cobra.Command, sys *IO, opts *buildOptions) error {
 		report := findings.Report{Tool: "retryspec", Version: buildVersion().Version, Findings: fe.Findings, Rules: rules.Docs(), Sources: fe.Sources, Color: color}
 		if err := findings.Encode(w, opts.Format, report); err != nil {
 			return err
+		}
+		if opts.Format == "text" {
+			// The findings and their count are right above.
+			return &ExitError{Code: ExitFindings, Err: fmt.Errorf("build refused: nothing was written")}
 		}
 		return &ExitError{Code: ExitFindings, Err: fmt.Errorf("build refused: %v", fe)}
 	case err != nil:

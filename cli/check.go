@@ -28,7 +28,7 @@ func newCheckCmd(sys *IO) *cobra.Command {
 			"Exit status: 0 when nothing is at error severity, 1 when something is\n" +
 			"(or a warning, with --strict), 2 when the contract cannot be read or parsed.\n" +
 			"Waived findings are listed as waived and never fail the run.",
-		Args: cobra.NoArgs,
+		Args: contractFlagArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkFormat(opts.Format); err != nil {
 				return err

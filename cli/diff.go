@@ -63,9 +63,9 @@ earlier change.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.Base, "base", "", "compare the contract at this git revision with the working tree")
-	f.StringVarP(&opts.Contract, "contract", "c", "retryspec.yaml", "contract file (with --base)")
-	f.StringVar(&opts.Format, "format", "text", "output format: "+strings.Join(diff.FormatNames(), ", "))
+	f.StringVar(&opts.Base, "base", "", "compare the contract at this git `REV` with the working tree")
+	f.StringVarP(&opts.Contract, "contract", "c", "retryspec.yaml", "the contract `FILE` (with --base)")
+	f.StringVar(&opts.Format, "format", "text", "output `FORMAT`: "+strings.Join(diff.FormatNames(), ", "))
 	f.BoolVar(&opts.AllowBreaking, "allow-breaking", false, "exit 0 even when a breaking change is not acknowledged")
 	_ = cmd.RegisterFlagCompletionFunc("format", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return diff.FormatNames(), cobra.ShellCompDirectiveNoFileComp

@@ -1,6 +1,10 @@
 package cli
 
 import (
+	"strings"
+
+	"github.com/spf13/cobra"
+
 	"errors"
 
 	"github.com/retryspec/retryspec/contract"
@@ -63,4 +67,25 @@ func inputErrorIn(sys *IO, format, file string, err error) error {
 		}
 	}
 	return inputError(err)
+}
+
+// contractFlagArgs is the Args check of a command that reads the contract
+// from -c: a bare argument is most often the contract itself, so the error
+// says how to pass it ("retryspec check foo.yaml" -> "-c foo.yaml").
+func contractFlagArgs(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	return usageErrorf("%s takes no arguments; to use %s as the contract, pass it with -c:\n  %s -c %s",
+		strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" "), args[0], cmd.CommandPath(), shellQuote(args[0]))
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:@%+=,", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -42,7 +42,7 @@ lines. What the spec already declares is reused and listed, never duplicated;
 a declaration that contradicts the contract is a finding (exit 1).
 
 The spec is never modified: --merged refuses to write over it unless --force.`,
-		Args: cobra.NoArgs,
+		Args: contractFlagArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.Spec == "" {
 				return usageErrorf("--spec SPEC is required\nRun 'retryspec openapi --help' for usage.")
@@ -54,10 +54,10 @@ The spec is never modified: --merged refuses to write over it unless --force.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&opts.Contract, "contract", "c", "retryspec.yaml", "the contract file")
-	f.StringVar(&opts.Spec, "spec", "", "the OpenAPI spec to read (YAML or JSON)")
-	f.StringVar(&opts.Overlay, "overlay", "", "write the Overlay 1.0 document to this file")
-	f.StringVar(&opts.Merged, "merged", "", "write the merged spec to this file")
+	f.StringVarP(&opts.Contract, "contract", "c", "retryspec.yaml", "the contract `FILE`")
+	f.StringVar(&opts.Spec, "spec", "", "the OpenAPI `SPEC` to read (YAML or JSON)")
+	f.StringVar(&opts.Overlay, "overlay", "", "write the Overlay 1.0 document to this `FILE`")
+	f.StringVar(&opts.Merged, "merged", "", "write the merged spec to this `FILE`")
 	f.BoolVar(&opts.Force, "force", false, "let --merged overwrite the spec it reads")
 	f.BoolVar(&opts.AllowExternalRefs, "allow-external-refs", false, "follow $refs to other files and URLs")
 	return cmd

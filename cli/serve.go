@@ -21,7 +21,7 @@ func newServeCmd(sys *IO) *cobra.Command {
 127.0.0.1:8080 (this machine only). Editing the contract or a template
 rebuilds the site and reloads open pages. An edit that breaks the build
 keeps the last good site up and shows the problem in the page and here.`,
-		Args: cobra.NoArgs,
+		Args: contractFlagArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			err := site.Serve(cmd.Context(), site.ServeOptions{
 				Build: site.Options{Contract: opts.Contract, Templates: opts.Templates},
@@ -34,8 +34,8 @@ keeps the last good site up and shows the problem in the page and here.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVarP(&opts.Contract, "contract", "c", "retryspec.yaml", "contract file")
-	cmd.Flags().StringVar(&opts.Addr, "addr", "127.0.0.1:8080", "address to listen on (host:port)")
-	cmd.Flags().StringVar(&opts.Templates, "templates", "", "folder of templates that override the built-in ones")
+	cmd.Flags().StringVarP(&opts.Contract, "contract", "c", "retryspec.yaml", "the contract `FILE`")
+	cmd.Flags().StringVar(&opts.Addr, "addr", "127.0.0.1:8080", "`ADDR` to listen on (host:port; loopback unless you say otherwise)")
+	cmd.Flags().StringVar(&opts.Templates, "templates", "", "`DIR` of templates that override the built-in ones by the same relative path")
 	return cmd
 }

@@ -37,7 +37,7 @@ func newSnippetsCmd(sys *IO) *cobra.Command {
 		Long: "Render the contract's retry policy as a runnable program in each language (" +
 			strings.Join(snippets.LanguageNames(), ", ") + ").\n" +
 			"--lang prints one; --out DIR writes them all (or the one named) into DIR.",
-		Args: cobra.NoArgs,
+		Args: contractFlagArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkLang(opts.Lang); err != nil {
 				return err
@@ -45,9 +45,9 @@ func newSnippetsCmd(sys *IO) *cobra.Command {
 			return runSnippets(sys, opts)
 		},
 	}
-	cmd.PersistentFlags().StringVarP(&opts.ContractPath, "contract", "c", "retryspec.yaml", "the contract file")
-	cmd.Flags().StringVar(&opts.Lang, "lang", "", "one language: "+strings.Join(snippets.LanguageNames(), ", "))
-	cmd.Flags().StringVar(&opts.Out, "out", "", "write the snippets into this folder instead of printing")
+	cmd.PersistentFlags().StringVarP(&opts.ContractPath, "contract", "c", "retryspec.yaml", "the contract `FILE`")
+	cmd.Flags().StringVar(&opts.Lang, "lang", "", "one `LANG`: "+strings.Join(snippets.LanguageNames(), ", "))
+	cmd.Flags().StringVar(&opts.Out, "out", "", "write the snippets into this `DIR` instead of printing")
 	cmd.AddCommand(newSnippetsRunCmd(sys, opts), newSnippetsTestCmd(sys, opts))
 	return cmd
 }
@@ -153,8 +153,8 @@ func newSnippetsRunCmd(sys *IO, parent *snippetsOptions) *cobra.Command {
 			return runSnippetsRun(cmd.Context(), sys, opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Lang, "lang", "", "the language to run")
-	cmd.Flags().StringVar(&opts.BaseURL, "base-url", "", "call this base URL instead of api.base_url")
+	cmd.Flags().StringVar(&opts.Lang, "lang", "", "the `LANG` to run")
+	cmd.Flags().StringVar(&opts.BaseURL, "base-url", "", "call this base `URL` instead of api.base_url")
 	return cmd
 }
 
@@ -222,7 +222,7 @@ func newSnippetsTestCmd(sys *IO, parent *snippetsOptions) *cobra.Command {
 			"(the contract's policy with the delays scaled down) through scripted failures, checking\n" +
 			"from the server side: request count, one key on every attempt, waits inside the jitter\n" +
 			"envelope, a log line per retry. Exit 1 on any failure.",
-		Args: cobra.NoArgs,
+		Args: contractFlagArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkLang(opts.Lang); err != nil {
 				return err
@@ -230,7 +230,7 @@ func newSnippetsTestCmd(sys *IO, parent *snippetsOptions) *cobra.Command {
 			return runSnippetsTest(cmd.Context(), sys, opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Lang, "lang", "", "test one language only")
+	cmd.Flags().StringVar(&opts.Lang, "lang", "", "test one `LANG` only")
 	return cmd
 }
 

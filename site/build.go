@@ -62,7 +62,11 @@ type FindingsError struct {
 
 func (e *FindingsError) Error() string {
 	n, _ := findings.Counts(e.Findings)
-	return fmt.Sprintf("%s has %d error(s); nothing was written", e.What, n)
+	errs := "errors"
+	if n == 1 {
+		errs = "error"
+	}
+	return fmt.Sprintf("%s has %d %s; nothing was written", e.What, n, errs)
 }
 
 // Result is what a build wrote.
