@@ -141,11 +141,12 @@ func runOpenAPI(sys *IO, opts *openapiOptions) error {
 	}
 	if len(p.Findings) > 0 {
 		findings.Sort(p.Findings)
-		for _, f := range p.Findings {
-			fmt.Fprintf(sys.Err, "%s:%d:%d: %s: %s [%s]\n", f.File, f.Line, f.Column, f.Severity, f.Message, f.Rule)
-			if f.Fix != "" {
-				fmt.Fprintf(sys.Err, "  fix: %s\n", f.Fix)
-			}
+		// The same text as build --openapi: each finding with its source
+		// line and a caret under the value.
+		report := findings.Report{Tool: "retryspec", Version: buildVersion().Version, Findings: p.Findings,
+			Sources: map[string][]byte{opts.Spec: r.Spec.Data, c.File: c.Source}, Color: sys.Color(sys.ErrIsTTY)}
+		if err := findings.Encode(sys.Err, "text", report); err != nil {
+			return err
 		}
 		if findings.Failed(p.Findings, false) {
 			return failed()
