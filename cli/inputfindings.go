@@ -76,8 +76,12 @@ func contractFlagArgs(cmd *cobra.Command, args []string) error {
 	if len(args) == 0 {
 		return nil
 	}
+	name := strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" ")
+	if f := cmd.Flags().Lookup("contract"); f == nil || f.Changed {
+		return usageErrorf("%s takes no arguments; got %q", name, args[0])
+	}
 	return usageErrorf("%s takes no arguments; to use %s as the contract, pass it with -c:\n  %s -c %s",
-		strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" "), args[0], cmd.CommandPath(), shellQuote(args[0]))
+		name, args[0], cmd.CommandPath(), shellQuote(args[0]))
 }
 
 // shellQuote quotes s for a POSIX shell when it needs it.

@@ -112,6 +112,8 @@ func TestDiagnostics(t *testing.T) {
 		{"float for an integer", "retry:\n  max_attempts: 2.5\n", 8, 17, "must be a whole number", ""},
 		{"out of range", "retry:\n  max_attempts: 0\n", 8, 17, "retry.max_attempts is 0, out of range", "use a number from 1 to 100"},
 		{"duration without unit", "  replay_window: 24\n", 7, 18, `"24" has no unit`, "add a unit: 24s, 24h or 24d"},
+		{"seconds without unit", "  replay_window: 86400\n", 7, 18, `"86400" has no unit`, "if 86400 is seconds, write 24h (= 86400s); otherwise add its unit: 86400m, 86400h or 86400d"},
+		{"a week of seconds", "  replay_window: 604800\n", 7, 18, `"604800" has no unit`, "if 604800 is seconds, write 7d (= 604800s)"},
 		{"duration bad unit", "  replay_window: 24hrs\n", 7, 18, `unknown unit "hrs"`, ""},
 		{"duration zero", "  replay_window: 0s\n", 7, 18, "must be longer than zero", ""},
 		{"boolean word", "  recovery:\n    completer: maybe\n", 8, 16, `must be true or false; got "maybe"`, ""},
