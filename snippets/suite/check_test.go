@@ -219,8 +219,8 @@ func TestMissingJars(t *testing.T) {
 	dir := t.TempDir()
 	rep, err := Run(context.Background(), c, Options{
 		Languages: []string{"java"}, Runner: &run.Fake{},
-		Vars:      map[string]string{"jars": filepath.Join(dir, "jars", "*"), "cache": dir},
-		LookPath:  func(string) (string, error) { return "/bin/true", nil },
+		Vars:     map[string]string{"jars": filepath.Join(dir, "jars", "*"), "cache": dir},
+		LookPath: func(string) (string, error) { return "/bin/true", nil },
 	})
 	if err != nil {
 		t.Fatal(err)
