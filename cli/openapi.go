@@ -198,6 +198,11 @@ func driftFindings(sys *IO, c *contract.Contract, spec string) ([]findings.Findi
 	// rules.Run already reported problems with the waivers themselves;
 	// MarkWaived only marks.
 	rules.MarkWaived(c, fs)
+	// The contradictions openapi and build --openapi refuse on are
+	// findings of check --openapi too: one verdict for the same pair,
+	// waived as build waives them. Each is placed in the spec, at the
+	// value that disagrees.
+	fs = append(fs, openapi.NewPlan(c, s).Findings...)
 	return fs, s.Data, nil
 }
 
