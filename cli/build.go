@@ -1,13 +1,20 @@
 package cli
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
+	"github.com/retryspec/retryspec/contract"
 	"github.com/retryspec/retryspec/contract/rules"
 	"github.com/retryspec/retryspec/findings"
+	"github.com/retryspec/retryspec/idempotency/alerting"
+	"github.com/retryspec/retryspec/internal/atomicwrite"
+	"github.com/retryspec/retryspec/internal/safeout"
 	"github.com/retryspec/retryspec/site"
 )
 
@@ -30,7 +37,11 @@ func newBuildCmd(sys *IO) *cobra.Command {
 docs platform (OUT/markdown) and a static HTML site (OUT). A contract with
 errors is refused, and so is a build whose own pages break a copy rule.
 The output folder is replaced as a whole, and only once everything
-rendered: a failed build leaves the previous site in place.
+rendered: a failed build leaves the previous site in place. It is replaced
+only when it is empty or holds nothing but an earlier build's files,
+unchanged (each build leaves a .retryspec-manifest listing them); a folder
+with anything else in it is refused. docs.out must stay inside the
+contract's folder, symlinks followed.
 
 Exit status: 0 built, 1 refused because of findings (printed), 2 the
 contract or a template could not be read, or the command line is wrong.`,
@@ -46,7 +57,7 @@ contract or a template could not be read, or the command line is wrong.`,
 		},
 	}
 	cmd.Flags().StringVarP(&opts.Contract, "contract", "c", "retryspec.yaml", "the contract `FILE`")
-	cmd.Flags().StringVar(&opts.Out, "out", "", "output `DIR`, replaced as a whole (default: the contract's docs.out, beside the contract)")
+	cmd.Flags().StringVar(&opts.Out, "out", "", "output `DIR`, replaced as a whole when it holds only an earlier build (default: the contract's docs.out, beside the contract)")
 	cmd.Flags().StringVar(&opts.Templates, "templates", "", "`DIR` of templates that override the built-in ones (same file names)")
 	cmd.Flags().BoolVar(&opts.MarkdownOnly, "markdown-only", false, "write only the Markdown pages and pictures")
 	cmd.Flags().StringVar(&opts.SiteURL, "site-url", "", "public `URL` of the site, for absolute sitemap locations")
@@ -85,6 +96,39 @@ func runBuild(cmd *cobra.Command, sys *IO, opts *buildOptions) error {
 	case err != nil:
 		return inputErrorIn(sys, opts.Format, opts.Contract, err)
 	}
-	fmt.Fprintf(sys.Err, "retryspec: wrote %d files to %s\n", len(res.Files), res.Out)
+	fmt.Fprintf(sys.Err, "retryspec: wrote %d files to %q\n", len(res.Files), res.Out)
+	return writeAlerts(sys, opts.Contract, res.Dir)
+}
+
+// writeAlerts writes the Prometheus alerting rules on the idempotency
+// middleware's metrics beside the site (OUT.alerts.yml), not in it: they are
+// for the API team's monitoring, not for integrators. out is the folder
+// the build wrote, symlinks resolved (and checked, for docs.out). An
+// existing file there is replaced only when retryspec wrote it.
+func writeAlerts(sys *IO, contractFile, out string) error {
+	c, err := contract.Load(contractFile)
+	if err != nil {
+		return inputError(err)
+	}
+	if len(c.KeyedEndpoints()) == 0 {
+		return nil
+	}
+	data, err := alerting.Rules(c)
+	if err != nil {
+		return err
+	}
+	path := filepath.Clean(out) + ".alerts.yml"
+	if old, err := os.Lstat(path); err == nil {
+		// The first line alerting.Rules writes: an earlier build's file.
+		const head = "# Prometheus alerting rules for the idempotency middleware's metrics, written by `retryspec build`."
+		prev, rerr := os.ReadFile(path)
+		if !old.Mode().IsRegular() || rerr != nil || !bytes.HasPrefix(prev, []byte(head)) {
+			return inputError(&safeout.NotOursError{Path: path, Reason: "it does not start with the header retryspec build writes"})
+		}
+	}
+	if err := atomicwrite.File(path, data, 0o644); err != nil {
+		return inputError(err)
+	}
+	fmt.Fprintf(sys.Err, "retryspec: wrote alerting rules to %q\n", path)
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
@@ -13,7 +14,7 @@ import (
 	"github.com/retryspec/retryspec/contract/rules"
 	"github.com/retryspec/retryspec/copylint"
 	"github.com/retryspec/retryspec/findings"
-	"github.com/retryspec/retryspec/internal/atomicwrite"
+	"github.com/retryspec/retryspec/internal/safeout"
 )
 
 type copyOptions struct {
@@ -24,6 +25,7 @@ type copyOptions struct {
 	Strict      bool
 	LintCode    bool
 	ExportVale  string
+	IfIncluded  bool
 }
 
 func newCopyCmd(sys *IO) *cobra.Command {
@@ -34,16 +36,24 @@ func newCopyCmd(sys *IO) *cobra.Command {
 		Long: "Lint Markdown, MDX, HTML and text files for the copy/* rules: exactly-once promises,\n" +
 			"absolute guarantees, the header called a standard, PUT/DELETE trusted by method,\n" +
 			"retry-on-any-error advice, and figures or names the contract contradicts.\n\n" +
-			"PATH is a file, a folder (walked recursively; .gitignore'd and binary files are\n" +
-			"skipped) or a glob (** included); without one, docs.copy.include from the contract.\n" +
-			"Files over 1 MiB are not copy: found in a folder or by a glob they are skipped with a\n" +
-			"notice on stderr; named on the command line they are an error.\n" +
+			"PATH is a file, a folder (walked recursively; files that .gitignore lists and git\n" +
+			"does not track are left out) or a glob (** included); without one,\n" +
+			"docs.copy.include from the contract (relative to the working directory), whose\n" +
+			"matches must stay inside the working directory once symlinks are followed.\n" +
+			"A file that cannot be linted (over 1 MiB, binary, unreadable, a symlink that leads\n" +
+			"nowhere or out of its tree) is skipped: named on stderr with the reason and counted\n" +
+			"in a summary line; --strict makes any skip fail the run. Everything else is linted.\n" +
+			"--if-included: without PATH and without docs.copy.include, say so and exit 0\n" +
+			"(the Action's copy: auto), decided from the contract, never from a message.\n" +
 			"Without a contract, copy/contradicts-contract is skipped (one notice on stderr).\n\n" +
 			"Suppress one line with <!-- retryspec-disable-next-line RULE -- reason --> above it,\n" +
 			"or a path with a docs.copy.allow entry (path, rule, because) in the contract.\n\n" +
-			"--export-vale DIR writes the phrase rules as a Vale style (DIR/Retryspec) and exits.\n\n" +
+			"--export-vale DIR writes the phrase rules as a Vale style into DIR/Retryspec and exits;\n" +
+			"nothing else in DIR is touched, and DIR/Retryspec is replaced only while it holds\n" +
+			"nothing but an earlier export.\n\n" +
 			"Exit status: 0 when nothing is at error severity, 1 when something is (or a\n" +
-			"warning, with --strict), 2 when a path or the contract cannot be read.",
+			"warning or a skipped file, with --strict), 2 when a path or the contract cannot\n" +
+			"be read.",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkFormat(opts.Format); err != nil {
 				return err
@@ -55,7 +65,8 @@ func newCopyCmd(sys *IO) *cobra.Command {
 	}
 	cmd.Flags().StringVarP(&opts.Contract, "contract", "c", "retryspec.yaml", "the contract `FILE`")
 	addFormatFlag(cmd, &opts.Format)
-	cmd.Flags().BoolVar(&opts.Strict, "strict", false, "count warnings as errors")
+	cmd.Flags().BoolVar(&opts.Strict, "strict", false, "count warnings and skipped files as errors")
+	cmd.Flags().BoolVar(&opts.IfIncluded, "if-included", false, "without PATH, exit 0 with a notice when the contract lists no docs.copy.include")
 	cmd.Flags().BoolVar(&opts.LintCode, "lint-code", false, "treat fenced and inline code as copy too (as docs.copy.lint_code)")
 	cmd.Flags().StringVar(&opts.ExportVale, "export-vale", "", "write the copy rules as a Vale style into `DIR` and exit")
 	return cmd
@@ -71,14 +82,25 @@ func runCopy(ctx context.Context, sys *IO, opts copyOptions) error {
 		if c != nil {
 			header = c.Idempotency.Header
 		}
-		err := atomicwrite.Dir(opts.ExportVale, func(tmp string) error { return copylint.ExportVale(tmp, header) })
+		// Only DIR/Retryspec is ours: DIR is often Vale's StylesPath, with
+		// other styles and vocabularies beside it.
+		style := filepath.Join(opts.ExportVale, copylint.ValeStyle)
+		err := safeout.ReplaceDir(style, copylint.IsValeExport, func(tmp string) error { return copylint.ExportVale(tmp, header) })
 		if err != nil {
-			return inputError(fmt.Errorf("--export-vale %s: %w", opts.ExportVale, err))
+			return inputError(fmt.Errorf("--export-vale %q: %w", opts.ExportVale, err))
 		}
-		fmt.Fprintf(sys.Err, "wrote Vale style %s/%s; add it with BasedOnStyles = %s in .vale.ini\n", opts.ExportVale, copylint.ValeStyle, copylint.ValeStyle)
+		fmt.Fprintf(sys.Err, "wrote Vale style %q; add it with BasedOnStyles = %s in .vale.ini\n", style, copylint.ValeStyle)
 		return nil
 	}
 	if len(opts.Paths) == 0 && (c == nil || len(c.Docs.Copy.Include) == 0) {
+		if opts.IfIncluded {
+			what := "no contract"
+			if c != nil {
+				what = fmt.Sprintf("%q", c.File)
+			}
+			fmt.Fprintf(sys.Err, "retryspec: %s lists no docs.copy.include: nothing to lint (--if-included)\n", what)
+			return nil
+		}
 		if c == nil {
 			return usageErrorf("no paths given and no contract to read docs.copy.include from; pass PATH... or -c FILE")
 		}
@@ -100,8 +122,11 @@ func runCopy(ctx context.Context, sys *IO, opts copyOptions) error {
 		// A path that cannot be read (or an interrupted run): exit 2.
 		return inputErrorIn(sys, opts.Format, "", err)
 	}
-	for _, name := range stats.Skipped {
-		fmt.Fprintf(sys.Err, "retryspec: skipped %s: larger than %d MiB, which copy is not (name it alone to see the error, or exclude it with .gitignore)\n", name, copylint.MaxFileSize>>20)
+	// One policy for every file not linted: named here (quoted, so a name
+	// with a line break cannot forge a line of a CI log), counted in the
+	// summary, and a failure under --strict.
+	for _, s := range stats.Skipped {
+		fmt.Fprintf(sys.Err, "retryspec: skipped %q: %s\n", s.Path, s.Reason)
 	}
 	// Only the text format shows source lines under each finding; the
 	// machine formats never read them, so memory stays flat however many
@@ -130,7 +155,14 @@ func runCopy(ctx context.Context, sys *IO, opts copyOptions) error {
 	if err := findings.Encode(sys.Out, opts.Format, report); err != nil {
 		return err
 	}
-	if findings.Failed(fs, opts.Strict) {
+	if n := len(stats.Skipped); n > 0 {
+		how := "pass --strict to fail on a skip"
+		if opts.Strict {
+			how = "--strict counts each as a failure"
+		}
+		fmt.Fprintf(sys.Err, "retryspec: linted %d files; skipped %d, named above (%s)\n", stats.Files, n, how)
+	}
+	if findings.Failed(fs, opts.Strict) || (opts.Strict && len(stats.Skipped) > 0) {
 		return failed()
 	}
 	return nil

@@ -3,6 +3,7 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -24,7 +25,7 @@ func TestCopySkipsLargeFoundFiles(t *testing.T) {
 	if code != ExitFindings || !strings.Contains(out, "post.md") {
 		t.Errorf("exit %d, stdout %q: want the claim in post.md found", code, out)
 	}
-	if !strings.Contains(errOut, "skipped "+huge+": larger than 1 MiB") {
+	if !strings.Contains(errOut, "skipped "+strconv.Quote(huge)+": larger than 1 MiB") || !strings.Contains(errOut, "skipped 1") {
 		t.Errorf("stderr %q lacks the notice naming %s", errOut, huge)
 	}
 }

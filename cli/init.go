@@ -29,8 +29,12 @@ func newInitCmd(sys *IO) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "init [-c FILE]",
 		Short: "Write a sound, commented starter contract",
-		Long: "Write a starter contract that passes `retryspec check` with no findings:\n" +
-			"every section spelled out with sound values and a comment saying why.\n" +
+		Long: "Write a starter contract: every section spelled out with sound values and a\n" +
+			"comment saying why. What only your team knows is left as a question that\n" +
+			"`retryspec check` reports until you answer it: the longest retry chain\n" +
+			"(queued or human re-submits) and whether each keyed endpoint calls other\n" +
+			"systems. With --openapi, PUT and DELETE operations are written\n" +
+			"`reviewed: false` until a person confirms their effect.\n" +
 			"An existing file is never overwritten unless --force is given.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -60,7 +64,7 @@ func runInit(sys *IO, opts initOptions) error {
 	}
 	data := contract.Starter(contract.StarterOptions{APIName: opts.Name, BaseURL: opts.BaseURL, Endpoints: opts.Endpoints})
 	// Refuse to write a starter that does not load (a bad --base-url): the
-	// promise is a file that passes check.
+	// promise is a file that check reads, asking only the team's questions.
 	if _, err := contract.Parse(opts.Contract, data); err != nil {
 		var le *contract.LoadError
 		if errors.As(err, &le) {

@@ -184,6 +184,7 @@ func newRootCmd(sys *IO) *cobra.Command {
 		newSnippetsCmd(sys),
 		newCopyCmd(sys),
 		newDiffCmd(sys),
+		newStorageCmd(sys),
 		newTemplatesCmd(sys),
 	)
 	return root

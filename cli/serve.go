@@ -20,7 +20,10 @@ func newServeCmd(sys *IO) *cobra.Command {
 		Long: `Build the docs site into a temporary folder and serve it, by default on
 127.0.0.1:8080 (this machine only). Editing the contract or a template
 rebuilds the site and reloads open pages. An edit that breaks the build
-keeps the last good site up and shows the problem in the page and here.`,
+keeps the last good site up and shows the problem in the page and here.
+Only requests addressed to the listening address (or localhost, 127.0.0.1,
+[::1] with its port) are answered, so another web site cannot read the
+pages through a DNS name of its own (DNS rebinding).`,
 		Args: contractFlagArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			err := site.Serve(cmd.Context(), site.ServeOptions{

@@ -15,7 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/retryspec/retryspec/contract"
-	"github.com/retryspec/retryspec/internal/atomicwrite"
+	"github.com/retryspec/retryspec/internal/safeout"
 	"github.com/retryspec/retryspec/snippets"
 	"github.com/retryspec/retryspec/snippets/run"
 	"github.com/retryspec/retryspec/snippets/suite"
@@ -36,7 +36,9 @@ func newSnippetsCmd(sys *IO) *cobra.Command {
 		Short: "Print or write the retry snippets, one complete program per language",
 		Long: "Render the contract's retry policy as a runnable program in each language (" +
 			strings.Join(snippets.LanguageNames(), ", ") + ").\n" +
-			"--lang prints one; --out DIR writes them all (or the one named) into DIR.",
+			"--lang prints one; --out DIR writes them all (or the one named) into DIR, with a\n" +
+			"manifest (.retryspec-manifest) of what it wrote; an existing file that retryspec\n" +
+			"did not write is never replaced.",
 		Args: contractFlagArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkLang(opts.Lang); err != nil {
@@ -92,11 +94,18 @@ func runSnippets(sys *IO, opts *snippetsOptions) error {
 		}
 	}
 	if opts.Out != "" {
+		// DIR is the user's folder: only the snippet files are written,
+		// and one that exists is replaced only when retryspec wrote it
+		// (the folder's manifest says so) or it already holds the snippet.
+		var files []safeout.File
 		for i, l := range langs {
-			if err := atomicwrite.File(filepath.Join(opts.Out, l.FileName), rendered[i], 0o644); err != nil {
-				return &ExitError{Code: ExitInput, Err: err}
-			}
-			fmt.Fprintf(sys.Err, "wrote %s\n", filepath.Join(opts.Out, l.FileName))
+			files = append(files, safeout.File{Name: l.FileName, Data: rendered[i]})
+		}
+		if err := safeout.WriteFiles(opts.Out, files); err != nil {
+			return &ExitError{Code: ExitInput, Err: err}
+		}
+		for _, l := range langs {
+			fmt.Fprintf(sys.Err, "wrote %q\n", filepath.Join(opts.Out, l.FileName))
 		}
 		return nil
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
@@ -32,6 +33,9 @@ const maxDepth = 64
 
 // Load reads and parses the contract at path.
 func Load(path string) (*Contract, error) {
+	if err := checkSymlink(path); err != nil {
+		return nil, err
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, loadErr(path, nil, Pos{}, openMessage(path, err), "")
@@ -54,6 +58,37 @@ func Load(path string) (*Contract, error) {
 		return nil, loadErr(path, nil, Pos{}, err.Error(), "")
 	}
 	return Parse(path, data)
+}
+
+// checkSymlink refuses a contract file that is a symlink leading out of
+// both its own folder and the working directory (a committed
+// retryspec.yaml -> ../../etc/secret): its content would be read and
+// echoed in the load error's excerpt. The message names neither the target
+// nor any of its content.
+func checkSymlink(path string) error {
+	st, err := os.Lstat(path)
+	if err != nil || st.Mode()&os.ModeSymlink == 0 {
+		return nil // Open reports a missing file
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return loadErr(path, nil, Pos{}, "is a symlink that leads nowhere", "point it at the contract file, or pass that file with -c")
+	}
+	real, _ = filepath.Abs(real)
+	abs, _ := filepath.Abs(path)
+	within := func(root string) bool {
+		root, err := filepath.EvalSymlinks(root)
+		if err != nil {
+			return false
+		}
+		rel, err := filepath.Rel(root, real)
+		return err == nil && filepath.IsLocal(rel)
+	}
+	wd, _ := os.Getwd()
+	if within(filepath.Dir(abs)) || (wd != "" && within(wd)) {
+		return nil
+	}
+	return loadErr(path, nil, Pos{}, "is a symlink that leads out of its folder and the working directory; it is not read", "pass the contract file itself with -c")
 }
 
 func openMessage(path string, err error) string {

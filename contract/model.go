@@ -111,6 +111,10 @@ type Claim struct {
 	Mechanism       string
 	FencingTokens   bool
 	SameTransaction bool
+	// DataStore is where the endpoints' own rows live, "" when the contract
+	// does not say (then they are taken to live beside the claim). A claim
+	// can only share a transaction with data in its own store.
+	DataStore string
 }
 
 // InFlight is what a request that hits a claimed, unfinished key gets.
@@ -159,6 +163,15 @@ type Endpoint struct {
 	RecoveryPoints    []string
 	SingleTransaction bool
 	Summary           string
+	// ExternalCallsStated is set when the contract answers external_calls,
+	// even with an empty list: a missing answer is not "none".
+	ExternalCallsStated bool
+	// MaxDuration is the longest the handler may run, external calls
+	// included; zero when the contract does not state it.
+	MaxDuration Duration
+	// Unreviewed is set by `reviewed: false`: the effect is a proposal
+	// (init --openapi) that a person has not yet confirmed.
+	Unreviewed bool
 }
 
 // Keyed reports whether the endpoint accepts an idempotency key.
@@ -212,7 +225,23 @@ type Retry struct {
 	LogRetries        bool
 	Budget            *Budget // nil when absent
 	Stacking          []string
+	// Fleet is the number of client instances that share the API, 0 when
+	// the contract does not say: it sets the amplification figure.
+	Fleet int
+
+	// omitted: the contract has no retry section (DefaultRetry applies);
+	// timeoutDefaulted: it states no attempt_timeout. Kept here rather
+	// than asked of the YAML tree, which rules would otherwise parse again
+	// on every check.
+	omitted, timeoutDefaulted bool
 }
+
+// Omitted reports whether the contract has no retry section at all.
+func (r Retry) Omitted() bool { return r.omitted }
+
+// AttemptTimeoutDefaulted reports whether attempt_timeout was left out, so
+// AttemptTimeout holds DefaultAttemptTimeout's figure.
+func (r Retry) AttemptTimeoutDefaulted() bool { return r.timeoutDefaulted }
 
 // RetriesStatus reports whether status is retried (normally or cautiously).
 func (r Retry) RetriesStatus(status int) bool {
@@ -256,6 +285,9 @@ type AttemptTimeout struct {
 	P99    Duration
 	Factor float64
 	// Bare is set when the contract gives a plain duration instead of p99 x factor.
+	// When the contract omits attempt_timeout, Bare holds
+	// DefaultAttemptTimeout's figure, the one docs and snippets use;
+	// Retry.AttemptTimeoutDefaulted tells the two apart.
 	Bare Duration
 }
 

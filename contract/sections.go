@@ -111,7 +111,9 @@ func (d *decoder) decodeContract(root *yaml.Node, c *Contract) {
 		d.decodeRetry(n, c)
 	} else {
 		c.Retry = DefaultRetry()
+		c.Retry.omitted = true
 	}
+	applyAttemptTimeoutDefault(&c.Retry)
 	if n, ok := top["sdk"]; ok {
 		c.SDK = d.decodeSDK(n)
 	}
@@ -219,12 +221,13 @@ func (d *decoder) decodeIdempotency(n *yaml.Node, c *Contract) {
 			}
 			id.Derivation = append(id.Derivation, dv)
 		})
+		d.requireDerivation(v, p+".derivation", id)
 	}
 	if v, ok := f["fingerprint"]; ok {
 		id.Fingerprint = d.enum(v, p+".fingerprint", Fingerprints...)
 	}
 	if v, ok := f["claim"]; ok {
-		g := d.object(v, p+".claim", "store", "mechanism", "fencing_tokens", "same_transaction")
+		g := d.object(v, p+".claim", "store", "mechanism", "fencing_tokens", "same_transaction", "data_store")
 		if x, ok := g["store"]; ok {
 			id.Claim.Store = d.enum(x, p+".claim.store", Stores...)
 		}
@@ -237,6 +240,7 @@ func (d *decoder) decodeIdempotency(n *yaml.Node, c *Contract) {
 		if x, ok := g["same_transaction"]; ok {
 			id.Claim.SameTransaction = d.boolean(x, p+".claim.same_transaction")
 		}
+		d.decodeDataStore(g, p+".claim", &id.Claim)
 	}
 	if v, ok := f["in_flight"]; ok {
 		g := d.object(v, p+".in_flight", "response", "lock_timeout", "takeover")
@@ -329,7 +333,7 @@ func (d *decoder) decodeEndpoints(n *yaml.Node, c *Contract) {
 	// Sized once: growing by doubling keeps two copies alive at the peak.
 	c.Endpoints = make([]Endpoint, 0, min(items, MaxEndpoints))
 	d.list(n, "endpoints", MaxEndpoints, func(item *yaml.Node, p string) {
-		f := d.object(item, p, "operation", "effect", "key", "unsafe_to_retry", "external_calls", "recovery_points", "single_transaction", "summary")
+		f := d.object(item, p, "operation", "effect", "key", "unsafe_to_retry", "external_calls", "recovery_points", "single_transaction", "summary", "max_duration", "reviewed")
 		e := Endpoint{Key: "none"}
 		if f == nil {
 			c.Endpoints = append(c.Endpoints, e)
@@ -375,6 +379,7 @@ func (d *decoder) decodeEndpoints(n *yaml.Node, c *Contract) {
 		if v, ok := f["summary"]; ok {
 			e.Summary = d.text(v, p+".summary", 200)
 		}
+		d.decodeEndpointAnswers(f, p, &e)
 		c.Endpoints = append(c.Endpoints, e)
 	})
 }
@@ -400,7 +405,7 @@ func PathShape(path string) string {
 func (d *decoder) decodeRetry(n *yaml.Node, c *Contract) {
 	const p = "retry"
 	f := d.object(n, p, "statuses", "cautious_statuses", "connection_errors", "honor_retry_after", "backoff",
-		"max_attempts", "max_elapsed", "attempt_timeout", "deadline", "propagate_deadline", "log_retries", "budget", "stacking")
+		"max_attempts", "max_elapsed", "attempt_timeout", "deadline", "propagate_deadline", "log_retries", "budget", "stacking", "fleet")
 	r := &c.Retry
 	*r = Retry{
 		HonorRetryAfter: true, Backoff: defaultBackoff(), MaxAttempts: 3, Deadline: "overall",
@@ -521,6 +526,7 @@ func (d *decoder) decodeRetry(n *yaml.Node, c *Contract) {
 	if v, ok := f["stacking"]; ok {
 		r.Stacking = d.stringList(v, p+".stacking", 5, enumValidator(StackingLayers...))
 	}
+	d.decodeFleet(f, p, r)
 }
 
 func (d *decoder) statusSpec(n *yaml.Node, path string) (StatusSpec, bool) {

@@ -18,7 +18,14 @@ type StarterEndpoint struct {
 	Summary string
 	// Review, when set, is written as a `# review:` comment on the entry:
 	// why this effect was proposed (init --openapi), for a human to confirm.
+	// A PUT or DELETE with a Review is also written `reviewed: false`, which
+	// check refuses (endpoint/unreviewed-effect) until a person has read the
+	// handler: its method says nothing reliable about its effect.
 	Review string
+	// ExternalCalls, when non-nil, answers the endpoint's external_calls
+	// (an empty slice writes `external_calls: []`). Nil leaves the question
+	// open for the team, as a comment that check reports.
+	ExternalCalls []string
 }
 
 // StarterOptions are the inputs of Starter.
@@ -27,6 +34,12 @@ type StarterOptions struct {
 	BaseURL string
 	// Endpoints, when empty, are two examples (a create and a read).
 	Endpoints []StarterEndpoint
+	// Answered writes sample answers to the questions only the API's team
+	// can answer (the longest retry chain, each endpoint's external calls),
+	// so the result passes check with no findings: the base of the rule
+	// examples and tests. init leaves it false, so the questions stay open
+	// and check asks them; a placeholder answer would pass unread.
+	Answered bool
 }
 
 // StarterDefaults classifies an operation by its method alone, the
@@ -48,9 +61,11 @@ func StarterDefaults(method string) (effect, key string) {
 	return "create", "required"
 }
 
-// Starter renders a sound, commented contract: every section written out
-// with the values the rules ask for, so `retryspec check` passes it with no
-// findings and the team edits from a known-good state. Strings from the
+// Starter renders a commented contract: every section written out with the
+// values the rules ask for. The answers only the team knows are left as
+// questions that `retryspec check` reports until answered, unless
+// o.Answered fills them with samples (then check passes it with no
+// findings). Strings from the
 // caller are written as double-quoted YAML scalars (JSON strings), so no
 // name can break the file's structure.
 func Starter(o StarterOptions) []byte {
@@ -65,7 +80,7 @@ func Starter(o StarterOptions) []byte {
 	eps := o.Endpoints
 	if len(eps) == 0 {
 		eps = []StarterEndpoint{
-			{Method: "POST", Path: "/v1/orders", Effect: "create", Key: "required", Summary: "Create an order"},
+			{Method: "POST", Path: "/v1/orders", Effect: "create", Key: "required", Summary: "Create an order", ExternalCalls: answered(o.Answered)},
 			{Method: "GET", Path: "/v1/orders/{id}", Effect: "read", Key: "none", Summary: "Fetch an order"},
 		}
 	}
@@ -73,6 +88,12 @@ func Starter(o StarterOptions) []byte {
 	b.WriteString(starterHead)
 	fmt.Fprintf(&b, "api:\n  name: %s\n  base_url: %s\n", quote(name), quote(base))
 	b.WriteString(starterIdempotency)
+	if o.Answered {
+		b.WriteString(starterChainAnswered)
+	} else {
+		b.WriteString(starterChainQuestion)
+	}
+	b.WriteString(starterIdempotencyTail)
 	b.WriteString("\n# Every operation, classified. A state-changing operation either takes a key\n")
 	b.WriteString("# or says why it is unsafe to retry (unsafe_to_retry: \"...\").\n")
 	b.WriteString("endpoints:\n")
@@ -94,6 +115,7 @@ func Starter(o StarterOptions) []byte {
 		if s := oneLine(e.Summary, 200); s != "" {
 			fmt.Fprintf(&b, "    summary: %s\n", quote(s))
 		}
+		writeStarterAnswers(&b, e, effect, key)
 	}
 	b.WriteString(starterRetry)
 	return b.Bytes()
@@ -159,10 +181,24 @@ idempotency:
   stored_response: verbatim
   replay_window: 24h             # must cover the longest retry chain below
   reaper_after: 72h              # records outlive the window for human recovery
-  longest_retry_chain:
+`
+
+// starterChainQuestion leaves longest_retry_chain to the team: check asks
+// for it (window/retry-chain-unstated) until it is written.
+const starterChainQuestion = `  # longest_retry_chain: only you know it. The SDK's own retries end within
+  # max_elapsed (60s below); is one intent ever re-submitted later, by a
+  # dead-letter replay, a runbook, or a caller re-sending a webhook? Write the
+  # slowest such path, e.g.
+  #   longest_retry_chain: { duration: 6h, because: "webhook re-sends" }
+  # retryspec check reports the contract until this is answered.
+`
+
+const starterChainAnswered = `  longest_retry_chain:
     duration: 1h
     because: "SDK retries only; no queued re-submits"
-  after_window: new-request      # a key reused after the window is a new request
+`
+
+const starterIdempotencyTail = `  after_window: new-request      # a key reused after the window is a new request
   recovery:
     completer: true              # a job pushes abandoned requests to completion
     reaper: true                 # a job deletes expired keys and logs leftovers
@@ -200,3 +236,30 @@ sdk:
   retries: on
   auto_idempotency_key: true
 `
+
+// answered is the sample external_calls answer for Starter's example
+// create: none, when the caller asked for answers; the open question
+// otherwise.
+func answered(yes bool) []string {
+	if yes {
+		return []string{}
+	}
+	return nil
+}
+
+// writeStarterAnswers writes an endpoint's answers, or the questions that
+// stay open for the team.
+func writeStarterAnswers(b *bytes.Buffer, e StarterEndpoint, effect, key string) {
+	if e.ExternalCalls != nil {
+		q := make([]string, len(e.ExternalCalls))
+		for i, c := range e.ExternalCalls {
+			q[i] = quote(c)
+		}
+		fmt.Fprintf(b, "    external_calls: [%s]\n", strings.Join(q, ", "))
+	} else if (key == "required" || key == "optional") && effect != "read" {
+		b.WriteString("    # external_calls: does the handler charge, email or call another system? [] if not\n")
+	}
+	if m := strings.ToUpper(e.Method); e.Review != "" && (m == "PUT" || m == "DELETE") {
+		b.WriteString("    reviewed: false              # read the handler: appends, counters, notifications?\n")
+	}
+}

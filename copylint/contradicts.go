@@ -77,6 +77,10 @@ var (
 	reFixedWait = regexp.MustCompile(`\b(?:retry|retries|retrying|wait|waits|waiting|sleep|pause) (?:for |after |every )?(` + durationAlt + `)`)
 	reGiveUp    = regexp.MustCompile(`\b(?:give up|gives up|stop retrying|stops retrying|retrying stops) (?:after|within|at) (` + durationAlt + `)`)
 
+	// A sentence whose subject is another provider quotes that provider's
+	// figures and codes, not this API's.
+	reOtherProvider = regexp.MustCompile(`\b(stripe|resend|twilio|adyen|paypal|square|shopify|github|aws|amazon|google|braintree|plaid|checkout\.com)('s)? (\w+ ){0,3}(rejects?|returns?|answers?|responds?|sends?|uses?|names?|calls?|codes?)\b[^;]*$`)
+
 	reErrorCode = regexp.MustCompile(`\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b`)
 )
 
@@ -152,7 +156,7 @@ func human(d time.Duration) string {
 func (k *contractChecks) matchSentence(n *normText, s span, hits []hit) []hit {
 	sent := n.text[s.start:s.end]
 	str := string(sent)
-	at := func(start, end int) (int, int) { return n.off[s.start+start], n.off[s.start+end-1] + 1 }
+	at := func(start, end int) (int, int) { return n.sourceSpan(s.start+start, s.start+end) }
 	add := func(loc []int, path, msg, fix string) {
 		a, b := at(loc[0], loc[1])
 		hits = append(hits, hit{rule: RuleContradicts, start: a, end: b, message: msg, fix: fix, path: path})
@@ -217,6 +221,12 @@ func (k *contractChecks) matchSentence(n *normText, s span, hits []hit) []hit {
 		}
 		if first := n.mask[n.off[s.start+loc[0]]]; first < 'a' || first > 'z' {
 			continue // IDEMPOTENT_WRITE is a constant or a permission, not an error code
+		}
+		if loc[0] > 0 && str[loc[0]-1] == '.' || loc[1] < len(str) && (str[loc[1]] == ':' || str[loc[1]] == '=') {
+			continue // sdk.auto_idempotency_key: true is a contract field, not an error code
+		}
+		if reOtherProvider.MatchString(str[:loc[0]]) {
+			continue // "Resend rejects the mismatch with 409 invalid_idempotent_request": another API's code
 		}
 		if strings.Contains(code, "idempotency_key") && !strings.ContainsAny(strings.ReplaceAll(code, "idempotency_key", ""), "_") {
 			// idempotency_key alone is a field or parameter name, not a code.
@@ -305,7 +315,7 @@ func (k *contractChecks) matchSentence(n *normText, s span, hits []hit) []hit {
 	if !has(sent, "retr", "attempt", "try again") || has(sent, "lock", "timeout", "time out") {
 		return hits
 	}
-	if m := reFixedWait.FindStringSubmatchIndex(str); m != nil && !b.Base.IsZero() && !strings.Contains(str, "retry-after") {
+	if m := reFixedWait.FindStringSubmatchIndex(str); m != nil && !b.Base.IsZero() && !strings.Contains(str, "retry-after") && !retryAsNoun(str, m[0]) {
 		if d, ok := parseProseDuration(str[m[2]:m[3]]); ok && (d < b.Base.D || (!b.Cap.IsZero() && d > b.Cap.D)) {
 			add(m[0:2], "retry.backoff",
 				fmt.Sprintf("says to wait %s between attempts, outside the contract's backoff of %s to %s", human(d), b.Base, b.Cap),
@@ -313,6 +323,22 @@ func (k *contractChecks) matchSentence(n *normText, s span, hits []hit) []hit {
 		}
 	}
 	return hits
+}
+
+// retryAsNoun reports whether the "retry" at str[at:] is a noun after a
+// determiner ("a retry after 12h runs as a new request"): a statement about
+// a late retry, not advice to wait that long between attempts.
+func retryAsNoun(str string, at int) bool {
+	if !strings.HasPrefix(str[at:], "retr") {
+		return false
+	}
+	before := strings.TrimRight(str[:at], " ")
+	w := before[strings.LastIndexByte(before, ' ')+1:]
+	switch w {
+	case "a", "the", "any", "each", "every", "this", "that", "later", "late", "such", "one":
+		return true
+	}
+	return false
 }
 
 // hasDigitOrNumberWord reports whether s holds a digit or a spelled-out

@@ -110,3 +110,44 @@ func TestExactlyOnceFixUsesContract(t *testing.T) {
 		t.Errorf("fix:\n got %q\nwant %q", fs[0].Fix, want)
 	}
 }
+
+// Issue 15 item 12: a sentence about a late retry is not a schedule. The
+// line is docs/ci.md's; `copy docs` flagged it as advice to wait 12 hours.
+func TestLateRetryIsNotAWait(t *testing.T) {
+	c := contractFor(t, "")
+	for _, s := range []string{
+		"| `replay_window` 24h → 12h | breaking | a retry after 12h runs as a new request and repeats the effect |",
+		"A retry after 12h runs as a new request.",
+		"The retry after 2 days is treated as a new request.",
+	} {
+		for _, f := range LintSource(c, "ci.md", []byte(s+"\n")) {
+			t.Errorf("%q: %s: %s", s, f.Rule, f.Message)
+		}
+	}
+	// Advice to wait still is checked.
+	if fs := LintSource(c, "a.md", []byte("Retry after 12h if the request fails.\n")); len(fs) != 1 || fs[0].Rule != RuleContradicts {
+		t.Errorf("advice to retry after 12h: %+v", fs)
+	}
+}
+
+// Error codes: a contract field path and another provider's code quoted as
+// theirs are not this API's codes; a code this API is said to return is.
+func TestErrorCodeSubjects(t *testing.T) {
+	c := contractFor(t, "")
+	for _, s := range []string{
+		"Set sdk.auto_idempotency_key: true.",
+		"Resend rejects the mismatch with 409 invalid_idempotent_request_x.",
+	} {
+		for _, f := range LintSource(c, "r.md", []byte(s+"\n")) {
+			t.Errorf("%q: %s: %s", s, f.Rule, f.Message)
+		}
+	}
+	for _, s := range []string{
+		"We reject the mismatch with 409 idempotency_key_reused.",
+		"We reject the mismatch with 409 idempotency\\_key\\_reused.",
+	} {
+		if fs := LintSource(c, "r.md", []byte(s+"\n")); len(fs) != 1 || fs[0].Rule != RuleContradicts {
+			t.Errorf("%q: want the unknown code, got %+v", s, fs)
+		}
+	}
+}

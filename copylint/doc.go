@@ -11,8 +11,16 @@
 // byte offset i of the file, so line and column come from the source as the
 // user wrote it.
 //
+// Before matching, fold.go and normalize.go undo what hides a word from a
+// reader's eye but not from a byte search (character references, format
+// characters, look-alike letters, reversed text), keeping every offset in
+// the source.
+//
 // Phrase sets are data (phrases.yaml): the same table drives the matcher, the
-// corpus tests and the Vale style export. The contract-aware rule
+// corpus tests and the Vale style export. A form only proposes a candidate;
+// clause.go judges it in its sentence (negation scope, definitions and
+// attributions, modality, bounds), and a bounded exactly-once claim is
+// reported as copy/exactly-once-bounded. The contract-aware rule
 // copy/contradicts-contract lives in contradicts.go.
 //
 // It imports contract and findings; never the CLI, never cobra.

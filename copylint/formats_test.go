@@ -42,7 +42,7 @@ func TestPositions(t *testing.T) {
 // TestNotProse lists places a claim may appear without being copy.
 func TestNotProse(t *testing.T) {
 	for name, src := range map[string]string{
-		"code.md":    "```\nWe offer exactly-once delivery.\n```\n\n    We offer exactly-once delivery.\n\nSee `exactly-once delivery` in code.\n",
+		"code.md":    "```\nWe offer exactly-once delivery.\n```\n\n    We offer exactly-once delivery.\n\nSee `deliver(mode=\"exactly-once\")` in code.\n",
 		"attr.html":  `<img alt="x" title="We offer exactly-once delivery"><a href="/exactly-once-delivery">link</a>`,
 		"style.html": "<style>/* We offer exactly-once delivery */</style><script>// We offer exactly-once delivery\n</script><!-- We offer exactly-once delivery -->",
 		"pre.html":   "<pre>We offer exactly-once delivery.</pre><p>Fine.</p>",
@@ -113,8 +113,8 @@ func TestLintPaths(t *testing.T) {
 		t.Errorf("missing file: err = %v", err)
 	}
 
-	// A file too large to be copy: skipped and listed when a folder walk or
-	// a glob finds it, an error when named.
+	// A file too large to be copy: skipped and listed, whether a folder
+	// walk or a glob finds it or it is named.
 	huge := "docs/sub/huge reference.md"
 	write(huge, claim+strings.Repeat("filler line\n", MaxFileSize/12+1))
 	for _, arg := range []string{"docs", "docs/**/*.md"} {
@@ -123,15 +123,18 @@ func TestLintPaths(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: a large file found there failed the run: %v", arg, err)
 		}
-		if len(stats.Skipped) != 1 || filepath.ToSlash(stats.Skipped[0]) != filepath.ToSlash(filepath.Join(dir, huge)) {
-			t.Errorf("%s: skipped %q, want the large file", arg, stats.Skipped)
+		// The binary bin.md is skipped too, and named: every skip is.
+		if len(stats.Skipped) != 2 || filepath.ToSlash(stats.Skipped[0].Path) != filepath.ToSlash(filepath.Join(dir, "docs/bin.md")) ||
+			filepath.ToSlash(stats.Skipped[1].Path) != filepath.ToSlash(filepath.Join(dir, huge)) {
+			t.Errorf("%s: skipped %q, want the binary and the large file", arg, stats.Skipped)
 		}
 		if strings.Contains(strings.Join(files(fs), "|"), "huge") {
 			t.Errorf("%s: the large file was linted", arg)
 		}
 	}
-	if _, err := Lint(context.Background(), nil, []string{filepath.Join(dir, filepath.FromSlash(huge))}, Options{}); err == nil || !strings.Contains(err.Error(), "larger than 1 MiB") {
-		t.Errorf("named large file: err = %v, want the size error", err)
+	var stats Stats
+	if _, err := Lint(context.Background(), nil, []string{filepath.Join(dir, filepath.FromSlash(huge))}, Options{Stats: &stats}); err != nil || len(stats.Skipped) != 1 || !strings.Contains(stats.Skipped[0].Reason, "larger than 1 MiB") {
+		t.Errorf("named large file: err = %v, skipped %v; want it skipped for its size", err, stats.Skipped)
 	}
 }
 

@@ -8,9 +8,11 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -18,6 +20,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/retryspec/retryspec/contract"
 	"github.com/retryspec/retryspec/findings"
+	"github.com/retryspec/retryspec/internal/safeout"
 	gitignore "github.com/sabhiram/go-gitignore"
 )
 
@@ -37,15 +40,23 @@ type Options struct {
 type Stats struct {
 	Files int64
 	Bytes int64
-	// Skipped are the files found in folders or by globs that were too
-	// large to lint (MaxFileSize), in path order.
-	Skipped []string
+	// Skipped are the files the run found (or was given) but did not lint,
+	// each with the reason, in path order: too large (MaxFileSize), binary,
+	// unreadable, or a symlink that leads nowhere or out of its tree. The
+	// CLI names each on stderr and counts them in its summary; --strict
+	// fails a run that skipped anything.
+	Skipped []Skip
 }
 
-// MaxFileSize bounds one file: larger files are not copy. One named on the
-// command line is refused with an error; one found in a folder or by a glob
-// (a generated reference page, a data dump) is skipped and listed in
-// Stats.Skipped, so one such file does not stop the lint of a docs tree.
+// Skip is one file a run did not lint, and why.
+type Skip struct {
+	Path   string
+	Reason string
+}
+
+// MaxFileSize bounds one file: larger files are not copy and are skipped
+// (Stats.Skipped), whether named or found, so one such file does not stop
+// the lint of a docs tree; --strict turns the skip into a failure.
 // The cost grows with the findings: a 1 MiB file with a claim in every paragraph takes about 1.1 s
 // of CPU and 60 MB, 4 MiB took 4.4 s, past the 2 s every command is held to
 // on hostile input (internal/hostiletest). Real pages of prose are far
@@ -53,14 +64,22 @@ type Stats struct {
 const MaxFileSize = 1 << 20
 
 // PathError is an input problem (a path that does not exist, a glob that
-// matches nothing, an unreadable file): the CLI's exit 2.
+// matches nothing): the CLI's exit 2. The path is quoted: a file name may
+// hold a line break, and a CI log reads a line that starts with "::" as a
+// command.
 type PathError struct {
 	Path string
 	Err  error
 }
 
-func (e *PathError) Error() string { return e.Path + ": " + e.Err.Error() }
+func (e *PathError) Error() string { return strconv.Quote(e.Path) + ": " + e.Err.Error() }
 func (e *PathError) Unwrap() error { return e.Err }
+
+// skipError is a file that is not linted: Lint records it in
+// Stats.Skipped and goes on.
+type skipError struct{ reason string }
+
+func (e *skipError) Error() string { return e.reason }
 
 // LintSource lints one file's content; the format comes from name's
 // extension (text when unknown). build calls it on its own output. The
@@ -74,11 +93,18 @@ func LintSource(c *contract.Contract, name string, data []byte) []findings.Findi
 
 // Lint lints the files at paths: files, folders (recursively, files of the
 // known extensions only) and globs. No paths means the contract's
-// docs.copy.include. Git-ignored and binary files are skipped. The contract
-// may be nil: copy/contradicts-contract is then skipped.
+// docs.copy.include, whose every match must resolve, symlinks followed,
+// inside the working directory the patterns are relative to. Folders and globs leave out git-ignored
+// files that git does not track. Files that cannot be linted are skipped
+// and listed in opts.Stats (see Stats.Skipped). The contract may be nil:
+// copy/contradicts-contract is then skipped.
 func Lint(ctx context.Context, c *contract.Contract, paths []string, opts Options) ([]findings.Finding, error) {
+	var root string // "": paths from the command line, the user's choice
 	if len(paths) == 0 && c != nil {
+		// The include patterns are relative to the working directory (the
+		// repository, in CI), so that is the tree they must stay in.
 		paths = c.Docs.Copy.Include
+		root = "."
 	}
 	if len(paths) == 0 {
 		return nil, &PathError{Path: ".", Err: errors.New("no paths given and the contract has no docs.copy.include")}
@@ -100,7 +126,13 @@ func Lint(ctx context.Context, c *contract.Contract, paths []string, opts Option
 		firstErr error
 		files    atomic.Int64
 		bytesIn  atomic.Int64
+		skipped  []Skip
 	)
+	skip := func(p, reason string) {
+		mu.Lock()
+		skipped = append(skipped, Skip{Path: p, Reason: reason})
+		mu.Unlock()
+	}
 	fail := func(err error) {
 		mu.Lock()
 		if firstErr == nil {
@@ -120,12 +152,18 @@ func Lint(ctx context.Context, c *contract.Contract, paths []string, opts Option
 					continue
 				}
 				data, err := readFile(name, buf)
+				var se *skipError
+				if errors.As(err, &se) {
+					skip(name, se.reason)
+					continue
+				}
 				if err != nil {
 					fail(err)
 					continue
 				}
 				buf = data[:0]
 				if isBinary(data) {
+					skip(name, "binary: a NUL byte in its first 8000 bytes")
 					continue
 				}
 				files.Add(1)
@@ -142,8 +180,7 @@ func Lint(ctx context.Context, c *contract.Contract, paths []string, opts Option
 			}
 		}()
 	}
-	var skipped []string
-	walkErr := expandPaths(ctx, paths, func(name string) { jobs <- name }, func(name string) { skipped = append(skipped, name) })
+	walkErr := expandPaths(ctx, paths, root, func(name string) { jobs <- name }, skip)
 	close(jobs)
 	wg.Wait()
 	if walkErr != nil && firstErr == nil {
@@ -160,7 +197,7 @@ func Lint(ctx context.Context, c *contract.Contract, paths []string, opts Option
 	}
 	if opts.Stats != nil {
 		opts.Stats.Files, opts.Stats.Bytes = files.Load(), bytesIn.Load()
-		sort.Strings(skipped)
+		sort.Slice(skipped, func(i, j int) bool { return skipped[i].Path < skipped[j].Path })
 		opts.Stats.Skipped = skipped
 	}
 	findings.Sort(out)
@@ -172,15 +209,18 @@ func Lint(ctx context.Context, c *contract.Contract, paths []string, opts Option
 func readFile(name string, buf []byte) ([]byte, error) {
 	f, err := os.Open(name)
 	if err != nil {
-		return nil, &PathError{Path: name, Err: unwrapPathErr(err)}
+		return nil, &skipError{"cannot be read: " + unwrapPathErr(err).Error()}
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return nil, &PathError{Path: name, Err: unwrapPathErr(err)}
+		return nil, &skipError{"cannot be read: " + unwrapPathErr(err).Error()}
+	}
+	if !st.Mode().IsRegular() {
+		return nil, &skipError{"not a regular file"}
 	}
 	if st.Size() > MaxFileSize {
-		return nil, &PathError{Path: name, Err: fmt.Errorf("file is larger than %d MiB; copy files are not", MaxFileSize>>20)}
+		return nil, &skipError{fmt.Sprintf("larger than %d MiB, which copy is not", MaxFileSize>>20)}
 	}
 	n := int(st.Size())
 	if cap(buf) < n {
@@ -192,7 +232,7 @@ func readFile(name string, buf []byte) ([]byte, error) {
 	buf = buf[:n]
 	k, err := io.ReadFull(f, buf)
 	if err != nil && err != io.ErrUnexpectedEOF {
-		return nil, &PathError{Path: name, Err: unwrapPathErr(err)}
+		return nil, &skipError{"cannot be read: " + unwrapPathErr(err).Error()}
 	}
 	return buf[:k], nil
 }
@@ -221,21 +261,48 @@ func isBinary(data []byte) bool {
 // order: a file as given; a folder walked in lexical order, files of the
 // known extensions only; a glob (when no file of that literal name exists,
 // so "notes [draft].md" is a file, not a character class) expanded.
-// Folders and globs skip git-ignored paths.
-func expandPaths(ctx context.Context, paths []string, emit, skip func(string)) error {
+// Folders and globs leave out git-ignored files git does not track.
+//
+// root, when set, is the tree every path must stay in (the working
+// directory, for docs.copy.include): each file is resolved, symlinks
+// followed, and one that leads out is skipped, never read. Without root
+// (paths from the command line) a named file is read as named, and a file
+// found in a folder or by a glob must stay inside that folder (the glob's
+// fixed leading folders). skip receives each file not handed on.
+func expandPaths(ctx context.Context, paths []string, root string, emit func(string), skip func(p, reason string)) error {
 	seen := map[string]bool{}
-	// found hands on each file once. A file that was not named but found
-	// in a folder or by a glob, and is too large to be copy, is skipped
-	// rather than failing the run; a named one (size 0 here) goes on to
-	// readFile, which refuses it.
-	found := func(p string, size int64) {
+	ig := newIgnorer()
+	// found hands on each file once, after the containment check.
+	resolvedTree := map[string]string{} // tree -> its resolved path
+	// found hands on each file once, after the containment check (skipped
+	// when check is false: a regular file a walk found below a tree it
+	// does not leave, since WalkDir follows no symlinked folder).
+	found := func(p, tree string, check bool) {
 		if seen[p] {
 			return
 		}
 		seen[p] = true
-		if size > MaxFileSize {
-			skip(p)
-			return
+		if tree != "" && check {
+			rt, ok := resolvedTree[tree]
+			if !ok {
+				var err error
+				if rt, err = safeout.Resolve(tree); err != nil {
+					rt = "" // nothing resolves inside a tree that does not
+				}
+				resolvedTree[tree] = rt
+			}
+			real, err := safeout.Resolve(p)
+			switch {
+			case errors.Is(err, fs.ErrNotExist):
+				skip(p, "a symlink that leads nowhere")
+				return
+			case err != nil:
+				skip(p, "cannot be resolved: "+unwrapPathErr(err).Error())
+				return
+			case rt == "" || !safeout.Inside(rt, real):
+				skip(p, fmt.Sprintf("leads out of %q through a symlink; not read", tree))
+				return
+			}
 		}
 		emit(p)
 	}
@@ -243,31 +310,54 @@ func expandPaths(ctx context.Context, paths []string, emit, skip func(string)) e
 		if ctx.Err() != nil {
 			return nil
 		}
+		tree := root
+		lst, lerr := os.Lstat(p)
 		st, err := os.Stat(p)
 		switch {
+		case lerr == nil && err != nil && lst.Mode()&fs.ModeSymlink != 0:
+			// A dangling symlink: named, it is one skip, not the end of
+			// the run.
+			if !seen[p] {
+				seen[p] = true
+				skip(p, "a symlink that leads nowhere")
+			}
 		case err == nil && !st.IsDir():
-			found(p, 0)
+			found(p, tree, true)
 		case err == nil && st.IsDir():
-			if err := walkFolder(ctx, p, found); err != nil {
+			if tree == "" {
+				tree = p
+			} else if _, err := safeout.Contained(tree, p); err != nil {
+				skip(p, fmt.Sprintf("a folder that leads out of %q through a symlink; not read", tree))
+				continue
+			}
+			if err := walkFolder(ctx, p, ig, func(f string, link bool) { found(f, tree, link) }, skip); err != nil {
 				return err
 			}
 		case hasGlobMeta(p):
-			matches, gerr := doublestar.FilepathGlob(p, doublestar.WithFilesOnly())
+			if tree == "" {
+				base, _ := doublestar.SplitPattern(filepath.ToSlash(p))
+				tree = filepath.FromSlash(base)
+			}
+			// WithNoFollow: ** must not descend into symlinked folders,
+			// as the folder walk does not: two committed links to parent
+			// folders made the expansion exponential (found by
+			// FuzzIncludeContainment). A symlinked folder before the first
+			// meta character is still followed; found's check catches one
+			// that leads out.
+			matches, gerr := doublestar.FilepathGlob(p, doublestar.WithFilesOnly(), doublestar.WithNoFollow())
 			if gerr != nil {
 				return &PathError{Path: p, Err: fmt.Errorf("bad glob: %v", gerr)}
 			}
 			n := 0
-			ig := newIgnorer()
 			for _, m := range matches {
 				if _, ok := formatOf(m); !ok || ig.ignored(m, false) {
 					continue
 				}
-				n++
-				size := int64(0)
-				if st, err := os.Stat(m); err == nil {
-					size = st.Size()
+				if st, err := os.Stat(m); err == nil && st.IsDir() {
+					continue // a symlinked folder, as in a walk: not followed
 				}
-				found(m, size)
+				n++
+				found(m, tree, true)
 			}
 			if n == 0 {
 				return &PathError{Path: p, Err: errors.New("pattern matches no Markdown, MDX, HTML or text file")}
@@ -281,32 +371,44 @@ func expandPaths(ctx context.Context, paths []string, emit, skip func(string)) e
 
 func hasGlobMeta(p string) bool { return strings.ContainsAny(p, "*?[{") }
 
-func walkFolder(ctx context.Context, root string, emit func(string, int64)) error {
-	ig := newIgnorer()
+// walkFolder hands on the files of the known extensions under root. It
+// does not descend into symlinked folders (loops, and trees elsewhere);
+// a symlinked file goes to emit, whose containment check decides.
+func walkFolder(ctx context.Context, root string, ig *ignorer, emit func(path string, link bool), skip func(p, reason string)) error {
 	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
-			return &PathError{Path: path, Err: unwrapPathErr(err)}
+			if path == root {
+				return &PathError{Path: path, Err: unwrapPathErr(err)}
+			}
+			skip(path, "cannot be read: "+unwrapPathErr(err).Error())
+			if d != nil && d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
 		}
 		if ctx.Err() != nil {
 			return filepath.SkipAll
 		}
 		if d.IsDir() {
-			if path != root && (d.Name() == ".git" || ig.ignored(path, true)) {
+			if path != root && (d.Name() == ".git" || (ig.ignored(path, true) && !ig.trackedUnder(path))) {
 				return filepath.SkipDir
 			}
-			return nil
-		}
-		if !d.Type().IsRegular() {
 			return nil
 		}
 		if _, ok := formatOf(path); !ok || ig.ignored(path, false) {
 			return nil
 		}
-		size := int64(0)
-		if info, err := d.Info(); err == nil {
-			size = info.Size()
+		switch {
+		case d.Type().IsRegular():
+			emit(path, false)
+		case d.Type()&fs.ModeSymlink != 0:
+			if st, err := os.Stat(path); err == nil && st.IsDir() {
+				return nil // a folder by another name: not followed
+			}
+			emit(path, true)
+		default:
+			skip(path, "not a regular file")
 		}
-		emit(path, size)
 		return nil
 	})
 }
@@ -315,14 +417,17 @@ func walkFolder(ctx context.Context, root string, emit func(string, int64)) erro
 // its folder and every folder above it up to the repository root (the
 // first folder holding .git). It reads each .gitignore once. It does not
 // read .git/info/exclude or global excludes: those are one person's
-// settings, and a lint run must give everyone the same answer.
+// settings, and a lint run must give everyone the same answer. A file git
+// tracks is never ignored, whatever a .gitignore says: otherwise a pull
+// request could hide a page from the lint by adding it to .gitignore.
 type ignorer struct {
-	byDir map[string]*gitignore.GitIgnore // nil value: no .gitignore there
-	root  map[string]bool
+	byDir   map[string]*gitignore.GitIgnore // nil value: no .gitignore there
+	root    map[string]bool
+	tracked map[string][]string // repository root -> its tracked files (absolute, sorted)
 }
 
 func newIgnorer() *ignorer {
-	return &ignorer{byDir: map[string]*gitignore.GitIgnore{}, root: map[string]bool{}}
+	return &ignorer{byDir: map[string]*gitignore.GitIgnore{}, root: map[string]bool{}, tracked: map[string][]string{}}
 }
 
 func (g *ignorer) load(dir string) *gitignore.GitIgnore {
@@ -351,7 +456,7 @@ func (g *ignorer) ignored(path string, isDir bool) bool {
 			if err == nil {
 				rel = filepath.ToSlash(rel)
 				if gi.MatchesPath(rel) || (isDir && gi.MatchesPath(rel+"/")) {
-					return true
+					return isDir || !g.isTracked(abs)
 				}
 			}
 		}
@@ -361,4 +466,69 @@ func (g *ignorer) ignored(path string, isDir bool) bool {
 		}
 		dir = parent
 	}
+}
+
+// repoRoot is the first folder at or above dir that holds .git ("" when
+// none does).
+func (g *ignorer) repoRoot(dir string) string {
+	for {
+		g.load(dir)
+		if g.root[dir] {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
+}
+
+// trackedFiles lists the files git tracks in the repository at root, from
+// `git ls-files` (the index, so a file added in the change under review
+// counts). Without git, or outside a repository, the list is empty and
+// .gitignore alone decides.
+func (g *ignorer) trackedFiles(root string) []string {
+	if list, ok := g.tracked[root]; ok {
+		return list
+	}
+	var list []string
+	cmd := exec.Command("git", "-C", root, "ls-files", "-z", "--cached")
+	if out, err := cmd.Output(); err == nil {
+		for _, name := range strings.Split(string(out), "\x00") {
+			if name != "" {
+				list = append(list, filepath.Join(root, filepath.FromSlash(name)))
+			}
+		}
+	}
+	sort.Strings(list)
+	g.tracked[root] = list
+	return list
+}
+
+func (g *ignorer) isTracked(abs string) bool {
+	root := g.repoRoot(filepath.Dir(abs))
+	if root == "" {
+		return false
+	}
+	list := g.trackedFiles(root)
+	i := sort.SearchStrings(list, abs)
+	return i < len(list) && list[i] == abs
+}
+
+// trackedUnder reports whether git tracks any file below the folder dir,
+// so that a walk enters an ignored folder that still holds tracked pages.
+func (g *ignorer) trackedUnder(dir string) bool {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return false
+	}
+	root := g.repoRoot(abs)
+	if root == "" {
+		return false
+	}
+	list := g.trackedFiles(root)
+	prefix := abs + string(filepath.Separator)
+	i := sort.SearchStrings(list, prefix)
+	return i < len(list) && strings.HasPrefix(list[i], prefix)
 }

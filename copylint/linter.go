@@ -25,6 +25,9 @@ type linter struct {
 	// block without one has no finding.
 	prefilter *anchorSet
 	fixes     map[string]string
+	// allTags is every tag a block can carry: what a block of a file that
+	// may hide its anchors is given before its text is normalized.
+	allTags uint64
 }
 
 const suppressMarker = "retryspec-disable-next-line"
@@ -79,7 +82,9 @@ func newLinter(c *contract.Contract, lintCode bool) *linter {
 		}
 		l.fixes[r.id] = fillFix(r.fix, c)
 	}
+	l.allTags = 1<<bit - 1
 	if c != nil {
+		l.allTags |= tagContract
 		l.checks = newContractChecks(c)
 		for _, a := range l.checks.anchors() {
 			words, tags = append(words, a), append(tags, tagContract)
@@ -176,19 +181,23 @@ type hit struct {
 // applied. allowed is the docs.copy.allow state for this run (nil: none).
 func (l *linter) lintSource(name string, src []byte, allow *allowList) []findings.Finding {
 	f, _ := formatOf(name)
+	// A block that may hide an anchor word (a character reference, a
+	// look-alike letter, an invisible character) cannot be judged by the
+	// byte-level prefilter: it is normalized first and searched after.
+	sc0 := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(sc0)
+	sc0.hiding = hidingAt(src, f, sc0.hiding[:0])
+	hiding := sc0.hiding
 	if f != formatText && !bytes.Contains(src, []byte(suppressMarker)) {
 		// Parsing is most of the cost of a file. Match the raw text first,
 		// with tags and emphasis marks dropped: it holds every sentence of
 		// the prose (plus code and markup), so a file whose raw text has
 		// no hit has none in its prose either, and is done. Only the raw
 		// blocks that hold an anchor are prepared at all.
-		sc := scratchPool.Get().(*scratch)
-		none := !l.rawCandidate(src, sc)
-		scratchPool.Put(sc)
-		if none {
+		if !l.rawCandidate(src, sc0, hiding) {
 			return nil
 		}
-	} else if !l.prefilter.match(src) {
+	} else if len(hiding) == 0 && !l.prefilter.match(src) {
 		return nil
 	}
 	var d *document
@@ -202,9 +211,10 @@ func (l *linter) lintSource(name string, src []byte, allow *allowList) []finding
 	default:
 		d = textDocument(src)
 	}
-	sc := scratchPool.Get().(*scratch)
-	hits := l.matchDocumentWith(d, sc)
-	scratchPool.Put(sc)
+	if f != formatText {
+		brAsSpace(d.mask, src)
+	}
+	hits := l.matchBlocks(d, sc0, false, hiding)
 	sups := findSuppressions(src, d, f)
 	if len(hits) == 0 && len(sups) == 0 {
 		return nil
@@ -237,14 +247,15 @@ type scratch struct {
 	sents   []span
 	hits    []anchorHit
 	docHits []anchorHit
+	hiding  []int // offsets of the file's possible disguises (hidingAt)
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 
 // rawCandidate reports whether the raw form of src has any hit.
-func (l *linter) rawCandidate(src []byte, sc *scratch) bool {
+func (l *linter) rawCandidate(src []byte, sc *scratch, hiding []int) bool {
 	sc.docHits = l.prefilter.hits(src, sc.docHits[:0])
-	if len(sc.docHits) == 0 {
+	if len(sc.docHits) == 0 && len(hiding) == 0 {
 		return false
 	}
 	if cap(sc.raw) < len(src) {
@@ -254,7 +265,7 @@ func (l *linter) rawCandidate(src []byte, sc *scratch) bool {
 	var kept []span
 	from := 0
 	for _, b := range rawBlocks(src) {
-		if tagsIn(sc.docHits, b.start, b.end, &from)&^tagSuppression != 0 {
+		if tagsIn(sc.docHits, b.start, b.end, &from)&^tagSuppression != 0 || hiddenIn(hiding, b.start, b.end) {
 			rawMaskRange(m, src, b.start, b.end)
 			kept = append(kept, b)
 		}
@@ -264,7 +275,8 @@ func (l *linter) rawCandidate(src []byte, sc *scratch) bool {
 	}
 	// The anchors were found in the source; the mask differs only by
 	// dropped markup, which the per-sentence scan sees.
-	return len(l.matchBlocks(&document{mask: m, blocks: kept}, sc, true)) > 0
+	brAsSpace(m, src)
+	return len(l.matchBlocks(&document{mask: m, blocks: kept}, sc, true, hiding)) > 0
 }
 
 // matchDocument runs every rule over every prose block of d.
@@ -273,12 +285,14 @@ func (l *linter) matchDocument(d *document) []hit {
 }
 
 func (l *linter) matchDocumentWith(d *document, sc *scratch) []hit {
-	return l.matchBlocks(d, sc, false)
+	return l.matchBlocks(d, sc, false, hidingAt(d.mask, formatText, nil))
 }
 
 // matchBlocks matches d's blocks. With hitsReady, sc.docHits already holds
-// the anchors of the file (found in its source).
-func (l *linter) matchBlocks(d *document, sc *scratch, hitsReady bool) []hit {
+// the anchors of the file (found in its source). With hidden, anchors may
+// be disguised in the bytes (fold.go): every block is normalized and its
+// sentences are searched for anchors in normalized form.
+func (l *linter) matchBlocks(d *document, sc *scratch, hitsReady bool, hiding []int) []hit {
 	var hits []hit
 	n := &sc.n
 	sents := sc.sents
@@ -289,12 +303,15 @@ func (l *linter) matchBlocks(d *document, sc *scratch, hitsReady bool) []hit {
 	if !hitsReady {
 		sc.docHits = l.prefilter.hits(d.mask, sc.docHits[:0])
 	}
-	if len(sc.docHits) == 0 {
+	if len(sc.docHits) == 0 && len(hiding) == 0 {
 		return nil
 	}
 	for _, b := range d.blocks {
 		from := sort.Search(len(sc.docHits), func(i int) bool { return sc.docHits[i].end >= b.start })
 		blockTags := tagsIn(sc.docHits, b.start, b.end, &from)
+		if hiddenIn(hiding, b.start, b.end) {
+			blockTags |= l.allTags
+		}
 		if blockTags&^tagSuppression == 0 {
 			continue
 		}
@@ -356,7 +373,8 @@ rules:
 		if tags&(1<<bit-1<<first) == 0 || (len(r.requires) > 0 && !has(sent, r.requires...)) {
 			continue
 		}
-		qualified := -1 // unknown until a form matches: the check is costly
+		cl := clauseAnalysis()
+		var memo boundMemo
 		for fi, f := range r.forms {
 			if tags&(1<<(first+fi)) == 0 {
 				continue
@@ -364,53 +382,28 @@ rules:
 			if !f.match.Match(sent) || !allMatch(f.needs, sent) || anyMatch(f.unless, sent) {
 				continue
 			}
-			if qualified < 0 {
-				qualified = 0
-				if r.qualified != nil && qualifiedIn(r.qualified, sent) {
-					qualified = 1
-				}
-			}
-			if qualified == 1 {
-				continue rules
-			}
 			for _, loc := range f.match.FindAllIndex(sent, -1) {
-				if r.denied(sent, loc[0], loc[1]) {
+				v, bound := cl.judge(r, sent, loc[0], loc[1], &memo)
+				if v == vMention {
+					continue rules // a definition: its other phrases are the definiens
+				}
+				if v == vHonest {
 					continue
 				}
-				hits = append(hits, hit{
-					rule: r.id, start: n.off[s.start+loc[0]], end: n.off[s.start+loc[1]-1] + 1,
-					message: r.message, fix: l.fixes[r.id],
-				})
+				h := hit{rule: r.id, message: r.message, fix: l.fixes[r.id]}
+				if v == vBounded {
+					if r.bounded.ID == "" {
+						continue rules // the bound makes the sentence honest
+					}
+					h.rule, h.message, h.fix = r.bounded.ID, r.bounded.Message, boundedFix(n, s, bound)
+				}
+				h.start, h.end = n.sourceSpan(s.start+loc[0], s.start+loc[1])
+				hits = append(hits, h)
 				continue rules
 			}
 		}
 	}
 	return hits
-}
-
-// denied reports whether the clause around sent[start:end] denies the claim.
-func (r *compiledRule) denied(sent []byte, start, end int) bool {
-	if r.denyBefore != nil {
-		from := start - 100
-		if from < 0 {
-			from = 0
-		}
-		before := sent[from:start]
-		// A "but" or "however" starts a new clause: "no retries needed, but
-		// we guarantee exactly-once delivery" is a claim.
-		for _, sep := range [][]byte{[]byte(" but "), []byte("however"), []byte(", yet ")} {
-			if i := bytes.LastIndex(before, sep); i >= 0 {
-				before = before[i+len(sep):]
-			}
-		}
-		if r.denyBefore.Match(before) {
-			return true
-		}
-	}
-	if r.denyAfter != nil && r.denyAfter.Match(sent[end:]) {
-		return true
-	}
-	return false
 }
 
 func allMatch(res []*regexp.Regexp, s []byte) bool {
@@ -459,25 +452,3 @@ func (x lineIndex) pos(src []byte, off int) (line, col int) {
 	}
 	return lo + 1, utf8.RuneCount(src[x.starts[lo]:off]) + 1
 }
-
-// qualifiedIn reports whether sent bounds its claim: a qualifier occurs
-// that is not itself negated ("without requiring distributed transactions"
-// bounds nothing).
-func qualifiedIn(re *regexp.Regexp, sent []byte) bool {
-	if !re.Match(sent) {
-		return false
-	}
-	for _, loc := range re.FindAllIndex(sent, -1) {
-		from := loc[0] - 70
-		if from < 0 {
-			from = 0
-		}
-		before := sent[from:loc[0]]
-		if !reNegatedBound.Match(before) {
-			return true
-		}
-	}
-	return false
-}
-
-var reNegatedBound = regexp.MustCompile(`(\b(without|no|not|alternative to|instead of|rather than)\b|n't\b)[^,;]*$`)

@@ -45,9 +45,11 @@ func blank(m []byte, start, end int) {
 	}
 }
 
-// copyText copies prose src[start:end] into the mask, decoding the few
-// character references that matter to matching (apostrophes, dashes, spaces)
-// into their first byte and dropping the rest of each reference.
+// copyText copies prose src[start:end] into the mask, decoding character
+// references: the text a reference stands for is written at its '&' (it is
+// never longer than the reference) and the rest of the reference is gone.
+// So "e&#120;actly" reads "exactly" and "&shy;" is a soft hyphen, which the
+// normaliser drops; offsets still point into the source.
 func copyText(m, src []byte, start, end int) {
 	for i := start; i < end; i++ {
 		b := src[i]
@@ -55,34 +57,25 @@ func copyText(m, src []byte, start, end int) {
 			m[i] = b
 			continue
 		}
-		j := i + 1
-		for j < end && j-i < 12 && (isAlnum(src[j]) || src[j] == '#') {
-			j++
-		}
-		if j >= end || src[j] != ';' || j == i+1 {
+		d, next, ok := entityAt(src, i, end)
+		if !ok {
 			m[i] = b
 			continue
 		}
-		m[i] = entityByte(string(src[i+1 : j]))
-		for k := i + 1; k <= j; k++ {
+		n := copy(m[i:next], d)
+		if n < len(d) {
+			// Cannot happen for HTML's references (the longest expansion
+			// is shorter than the shortest reference); never write a cut
+			// rune.
+			n = 0
+			m[i] = ' '
+			n = 1
+		}
+		for k := i + n; k < next; k++ {
 			m[k] = gone
 		}
-		i = j
+		i = next - 1
 	}
-}
-
-func entityByte(name string) byte {
-	switch name {
-	case "rsquo", "lsquo", "apos", "#39", "#x27", "#8217", "#8216":
-		return '\''
-	case "ndash", "mdash", "hyphen", "dash", "#8208", "#8209", "#8211", "#8212", "#45":
-		return '-'
-	case "amp":
-		return '&'
-	case "percnt", "#37":
-		return '%'
-	}
-	return ' '
 }
 
 func isAlnum(b byte) bool {

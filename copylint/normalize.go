@@ -11,28 +11,31 @@ type normText struct {
 	off  []int
 	// mask is the mask the text came from: its bytes keep the source's case.
 	mask []byte
+	// space is whether the text ends in a space (or is empty), while
+	// normalize runs.
+	space bool
 }
 
 // normalize builds the matching form of mask[start:end]. With skipCode, the
 // bytes inside code spans are dropped as well (each code span leaves one
-// space, so the words around it do not fuse).
+// space, so the words around it do not fuse), except a short span that
+// holds only words ("`exactly-once`"): quoting a term as code does not make
+// the sentence around it any less of a claim. Look-alike letters become the
+// ASCII they imitate, format characters are dropped and text after U+202E
+// is read in the order it is shown (fold.go).
 func normalize(mask []byte, start, end int, code []span, skipCode bool, n *normText) {
 	n.text = n.text[:0]
 	n.off = n.off[:0]
 	n.mask = mask
 	ci := 0
-	space := true // drop leading space
+	n.space = true // drop leading space
 	for i := start; i < end; {
 		if skipCode {
 			for ci < len(code) && code[ci].end <= i {
 				ci++
 			}
-			if ci < len(code) && code[ci].start <= i {
-				if !space {
-					n.text = append(n.text, ' ')
-					n.off = append(n.off, i)
-					space = true
-				}
+			if ci < len(code) && code[ci].start <= i && !wordsOnly(mask[code[ci].start:code[ci].end]) {
+				n.addSpace(i)
 				i = code[ci].end
 				continue
 			}
@@ -43,11 +46,17 @@ func normalize(mask []byte, start, end int, code []span, skipCode bool, n *normT
 			i++
 			continue
 		case b == ' ' || b == '\n' || b == '\t' || b == '\r' || b == '\f' || b == '\v':
-			if !space {
-				n.text = append(n.text, ' ')
-				n.off = append(n.off, i)
-				space = true
-			}
+			n.addSpace(i)
+			i++
+			continue
+		case b == '\\' && i+1 < end && isASCIIPunct(mask[i+1]):
+			// A Markdown escape ("invalid\_idempotent\_request"): the
+			// reader sees the character alone.
+			i++
+			continue
+		case b == '_' && !(isAlnum(maskByteBefore(mask, start, i)) && isAlnum(maskByteAfter(mask, end, i))):
+			// An emphasis mark ("_exactly once_"), not the inside of a
+			// snake_case name.
 			i++
 			continue
 		case b < utf8.RuneSelf:
@@ -56,43 +65,16 @@ func normalize(mask []byte, start, end int, code []span, skipCode bool, n *normT
 			}
 			n.text = append(n.text, b)
 			n.off = append(n.off, i)
-			space = false
+			n.space = false
 			i++
 			continue
 		}
 		r, size := utf8.DecodeRune(mask[i:end])
-		var out byte
-		switch r {
-		case '\u2010', '\u2011', '\u2012', '\u2013', '\u2014', '\u2212':
-			out = '-'
-		case '\u2018', '\u2019', '\u02bc':
-			out = '\''
-		case '\u201c', '\u201d':
-			out = '"'
-		case '\u00a0', '\u2009', '\u202f', '\u2002', '\u2003':
-			out = ' '
-		case '\u00ad', '\u200b', '\u200c', '\u200d', '\u2060', '\ufeff':
-			i += size // soft hyphen, zero-width: no width in prose
+		if r == rlo {
+			i = n.reversed(mask, i+size, end)
 			continue
 		}
-		if out == ' ' {
-			if !space {
-				n.text = append(n.text, ' ')
-				n.off = append(n.off, i)
-				space = true
-			}
-		} else if out != 0 {
-			n.text = append(n.text, out)
-			n.off = append(n.off, i)
-			space = false
-		} else {
-			// Any other non-ASCII rune is kept as is, byte for byte.
-			for k := 0; k < size; k++ {
-				n.text = append(n.text, mask[i+k])
-				n.off = append(n.off, i+k)
-			}
-			space = false
-		}
+		n.addRune(mask, r, i, size)
 		i += size
 	}
 	if len(n.text) > 0 && n.text[len(n.text)-1] == ' ' {
@@ -100,6 +82,108 @@ func normalize(mask []byte, start, end int, code []span, skipCode bool, n *normT
 		n.off = n.off[:len(n.off)-1]
 	}
 	n.off = append(n.off, end)
+}
+
+func (n *normText) addSpace(off int) {
+	if !n.space {
+		n.text = append(n.text, ' ')
+		n.off = append(n.off, off)
+		n.space = true
+	}
+}
+
+// addRune appends the matching form of the rune r at mask[i:i+size].
+func (n *normText) addRune(mask []byte, r rune, i, size int) {
+	if r < utf8.RuneSelf {
+		switch {
+		case r == ' ' || r == '\n' || r == '\t' || r == '\r':
+			n.addSpace(i)
+			return
+		case r >= 'A' && r <= 'Z':
+			r += 'a' - 'A'
+		}
+		n.text = append(n.text, byte(r))
+		n.off = append(n.off, i)
+		n.space = false
+		return
+	}
+	var out byte
+	switch r {
+	case '\u2010', '\u2011', '\u2012', '\u2013', '\u2014', '\u2212':
+		out = '-'
+	case '\u2018', '\u2019', '\u02bc':
+		out = '\''
+	case '\u201c', '\u201d':
+		out = '"'
+	case '\u00a0', '\u2009', '\u202f', '\u2002', '\u2003':
+		n.addSpace(i)
+		return
+	}
+	if out != 0 {
+		n.text = append(n.text, out)
+		n.off = append(n.off, i)
+		n.space = false
+		return
+	}
+	if a, drop := foldRune(r); drop {
+		return // no width in prose: soft hyphen, zero-width, bidi marks
+	} else if a != "" {
+		for k := 0; k < len(a); k++ {
+			n.text = append(n.text, a[k])
+			n.off = append(n.off, i)
+		}
+		n.space = false
+		return
+	}
+	// Any other non-ASCII rune is kept as is, byte for byte.
+	for k := 0; k < size; k++ {
+		n.text = append(n.text, mask[i+k])
+		n.off = append(n.off, i+k)
+	}
+	n.space = false
+}
+
+// reversed appends the run after a RIGHT-TO-LEFT OVERRIDE at mask[from:]
+// in the order a reader sees it, last rune first, up to the POP
+// DIRECTIONAL FORMATTING, a line break or end; it returns where the run
+// ends. Offsets still name each rune's own source bytes.
+func (n *normText) reversed(mask []byte, from, end int) int {
+	stop := from
+	for stop < end {
+		r, size := utf8.DecodeRune(mask[stop:end])
+		if r == pdf || r == '\n' || r == rlo {
+			break
+		}
+		stop += size
+	}
+	for j := stop; j > from; {
+		r, size := utf8.DecodeLastRune(mask[from:j])
+		j -= size
+		if r == 0 { // gone
+			continue
+		}
+		n.addRune(mask, r, j, size)
+	}
+	return stop
+}
+
+// wordsOnly reports whether a code span is a term rather than code: short,
+// letters, digits, spaces and hyphens only.
+func wordsOnly(b []byte) bool {
+	if len(b) == 0 || len(b) > 40 {
+		return false
+	}
+	letters := 0
+	for _, c := range b {
+		switch {
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+			letters++
+		case c == ' ' || c == '-' || c == gone:
+		default:
+			return false
+		}
+	}
+	return letters >= 4
 }
 
 // sentences splits normalized text into sentences: at ". ", "! ", "? " and
@@ -144,4 +228,49 @@ func isAbbrev(before []byte) bool {
 		return true
 	}
 	return len(w) == 1 && w[0] >= 'a' && w[0] <= 'z'
+}
+
+// sourceSpan is the source range of text[a:b]: the least and the greatest
+// offset in it (reversed text runs backwards), the end moved past the last
+// rune's bytes.
+func (n *normText) sourceSpan(a, b int) (start, end int) {
+	start, end = n.off[a], n.off[a]
+	for _, o := range n.off[a:b] {
+		if o < start {
+			start = o
+		}
+		if o > end {
+			end = o
+		}
+	}
+	end++
+	for end < len(n.mask) && !utf8.RuneStart(n.mask[end]) {
+		end++
+	}
+	return start, end
+}
+
+// maskByteBefore is the byte before mask[i] that is not gone (a Markdown
+// escape's backslash is gone: "invalid\_request" is one word), or 0.
+func maskByteBefore(mask []byte, start, i int) byte {
+	for j := i - 1; j >= start; j-- {
+		if mask[j] != gone && mask[j] != '\\' {
+			return mask[j]
+		}
+	}
+	return 0
+}
+
+// maskByteAfter is the byte after mask[i] that is not gone, or 0.
+func maskByteAfter(mask []byte, end, i int) byte {
+	for j := i + 1; j < end; j++ {
+		if mask[j] != gone {
+			return mask[j]
+		}
+	}
+	return 0
+}
+
+func isASCIIPunct(b byte) bool {
+	return b > ' ' && b < 0x7f && !isAlnum(b)
 }

@@ -14,7 +14,8 @@ var phrasesYAML []byte
 
 // phraseFile is the shape of phrases.yaml.
 type phraseFile struct {
-	Rules []phraseRule `yaml:"rules"`
+	Clause clauseData   `yaml:"clause"`
+	Rules  []phraseRule `yaml:"rules"`
 }
 
 type phraseRule struct {
@@ -25,8 +26,19 @@ type phraseRule struct {
 	DenyBefore string       `yaml:"deny_before"`
 	DenyAfter  string       `yaml:"deny_after"`
 	Qualified  string       `yaml:"qualified"`
-	Message    string       `yaml:"message"`
-	Fix        string       `yaml:"fix"`
+	// Bounded is the rule a qualified match reports under instead of
+	// passing (copy/exactly-once-bounded); empty: a qualified match passes.
+	Bounded boundedRule `yaml:"bounded"`
+	// Clause turns on the definition, attribution and modality checks of
+	// the clause analysis (clause.go).
+	Clause  bool   `yaml:"clause"`
+	Message string `yaml:"message"`
+	Fix     string `yaml:"fix"`
+}
+
+type boundedRule struct {
+	ID      string `yaml:"id"`
+	Message string `yaml:"message"`
 }
 
 type phraseForm struct {
@@ -38,14 +50,16 @@ type phraseForm struct {
 
 // loadPhrases parses the embedded phrase sets. The file is part of the
 // binary and covered by tests, so a parse error is a programming error.
-func loadPhrases() []phraseRule {
+func loadPhrases() []phraseRule { return loadPhraseFile().Rules }
+
+func loadPhraseFile() phraseFile {
 	var f phraseFile
 	dec := yaml.NewDecoder(strings.NewReader(string(phrasesYAML)))
 	dec.KnownFields(true)
 	if err := dec.Decode(&f); err != nil {
 		panic(fmt.Sprintf("copylint: phrases.yaml: %v", err))
 	}
-	return f.Rules
+	return f
 }
 
 // compiledRule is a phrase rule ready to match, with the contract's header
@@ -55,9 +69,11 @@ type compiledRule struct {
 	anchors    []string
 	requires   []string
 	forms      []compiledForm
-	denyBefore *regexp.Regexp
-	denyAfter  *regexp.Regexp
-	qualified  *regexp.Regexp
+	denyBefore *gatedRE
+	denyAfter  *gatedRE
+	qualified  *gatedRE
+	bounded    boundedRule
+	clause     bool
 	message    string
 	fix        string
 }
@@ -101,17 +117,21 @@ func compilePhrases(rules []phraseRule, header string) ([]compiledRule, error) {
 			}
 			requires = append(requires, w)
 		}
-		c := compiledRule{id: r.ID, anchors: r.Anchors, requires: requires, message: r.Message, fix: r.Fix}
+		c := compiledRule{id: r.ID, anchors: r.Anchors, requires: requires, message: r.Message, fix: r.Fix, bounded: r.Bounded, clause: r.Clause}
 		var err error
-		if c.denyBefore, err = re(r.DenyBefore); err != nil {
+		var x *regexp.Regexp
+		if x, err = re(r.DenyBefore); err != nil {
 			return nil, fmt.Errorf("%s deny_before: %w", r.ID, err)
 		}
-		if c.denyAfter, err = re(r.DenyAfter); err != nil {
+		c.denyBefore = gated(x)
+		if x, err = re(anchored(r.DenyAfter)); err != nil {
 			return nil, fmt.Errorf("%s deny_after: %w", r.ID, err)
 		}
-		if c.qualified, err = re(r.Qualified); err != nil {
+		c.denyAfter = gated(x)
+		if x, err = re(r.Qualified); err != nil {
 			return nil, fmt.Errorf("%s qualified: %w", r.ID, err)
 		}
+		c.qualified = gated(x)
 		for i, f := range r.Forms {
 			cf := compiledForm{anchors: f.Anchors}
 			if len(cf.anchors) == 0 {
@@ -139,4 +159,22 @@ func compilePhrases(rules []phraseRule, header string) ([]compiledRule, error) {
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+// anchored wraps a pattern that is documented to match at the start of the
+// text after a match (each alternative begins with "^") in one "^(?:...)":
+// Go's matcher tries only position 0 then, instead of every position.
+func anchored(p string) string {
+	if p == "" {
+		return ""
+	}
+	return "^(?:" + p + ")"
+}
+
+// gated puts a literal gate before re; nil stays nil.
+func gated(re *regexp.Regexp) *gatedRE {
+	if re == nil {
+		return nil
+	}
+	return newGatedRE(re)
 }

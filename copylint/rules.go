@@ -9,6 +9,7 @@ import (
 // on the suppressions themselves.
 const (
 	RuleExactlyOnce         = "copy/exactly-once"
+	RuleExactlyOnceBounded  = "copy/exactly-once-bounded"
 	RuleAbsoluteGuarantee   = "copy/absolute-guarantee"
 	RuleStandardClaim       = "copy/standard-claim"
 	RuleMethodIdempotency   = "copy/method-idempotency"
@@ -21,7 +22,7 @@ const (
 // RuleIDs lists every rule this package reports, sorted.
 func RuleIDs() []string {
 	return []string{
-		RuleAbsoluteGuarantee, RuleContradicts, RuleExactlyOnce, RuleMethodIdempotency,
+		RuleAbsoluteGuarantee, RuleContradicts, RuleExactlyOnce, RuleExactlyOnceBounded, RuleMethodIdempotency,
 		RuleRetryAnyError, RuleStandardClaim, RuleSuppressionNoReason, RuleUnusedSuppression,
 	}
 }

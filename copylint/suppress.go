@@ -16,7 +16,8 @@ import (
 //
 //	<!-- retryspec-disable-next-line copy/exactly-once -- quoting a vendor -->
 //
-// (or {/* ... */} in MDX). It waives the named rules on the next non-blank
+// (or {/* ... */} in MDX, or the Markdown comment
+// [//]: # (retryspec-disable-next-line copy/exactly-once -- quoting a vendor)). It waives the named rules on the next non-blank
 // line; the reason after "--" is required and shown with the waived finding.
 type suppression struct {
 	off    int // of the marker
@@ -46,24 +47,38 @@ func findSuppressions(src []byte, d *document, f format) []*suppression {
 			end++
 		}
 		body := string(src[from:end])
+		if linkRefComment(src, off) {
+			// [//]: # (retryspec-disable-next-line RULES -- reason): the
+			// Markdown comment h14's renderer writes; its title ends at
+			// the last ")" of the line.
+			if k := strings.LastIndexByte(body, ')'); k >= 0 {
+				body = body[:k]
+			}
+		}
 		ruleText, reason, _ := strings.Cut(body, "--")
 		s := &suppression{off: off, reason: strings.TrimSpace(reason)}
 		for _, r := range strings.FieldsFunc(ruleText, func(r rune) bool { return r == ' ' || r == ',' || r == '\t' }) {
 			s.rules = append(s.rules, r)
 		}
-		// The target is the first non-blank line after the comment's end.
+		// The target is the first line after the comment's end that holds
+		// prose: in HTML, a line of tags only (the <blockquote> that opens
+		// a quoted example) is passed over, as a blank line is.
 		for end < len(src) && src[end] != '\n' {
 			end++
+		}
+		view := src
+		if f != formatText && d != nil {
+			view = d.mask
 		}
 		line := 1 + bytes.Count(src[:end], []byte("\n"))
 		for p := end + 1; p < len(src); {
 			q := bytes.IndexByte(src[p:], '\n')
-			l := src[p:]
+			l := view[p:]
 			if q >= 0 {
-				l = src[p : p+q]
+				l = view[p : p+q]
 			}
 			line++
-			if len(bytes.TrimSpace(l)) > 0 {
+			if hasProse(l) {
 				s.target = line
 				break
 			}
@@ -75,6 +90,39 @@ func findSuppressions(src []byte, d *document, f format) []*suppression {
 		out = append(out, s)
 	}
 	return out
+}
+
+// hasProse reports whether a line of a mask holds any text.
+func hasProse(l []byte) bool {
+	for _, c := range l {
+		if c != gone && c != ' ' && c != '\t' && c != '\r' {
+			return true
+		}
+	}
+	return false
+}
+
+// linkRefComment reports whether the marker at off is the title of a
+// Markdown link reference definition used as a comment,
+// "[//]: # (retryspec-disable-next-line ...)" on its own line, which
+// CommonMark, MDX and Docusaurus read as nothing.
+func linkRefComment(src []byte, off int) bool {
+	ls := bytes.LastIndexByte(src[:off], '\n') + 1
+	line := bytes.TrimLeft(src[ls:off], " \t")
+	if !bytes.HasPrefix(line, []byte("[")) {
+		return false
+	}
+	k := bytes.Index(line, []byte("]:"))
+	if k < 1 {
+		return false
+	}
+	rest := bytes.TrimSpace(line[k+2:])
+	// The destination ("#", "<>", "/") then "(" opening the title.
+	sp := bytes.IndexAny(rest, " \t")
+	if sp < 0 {
+		return false
+	}
+	return bytes.Equal(bytes.TrimSpace(rest[sp:]), []byte("("))
 }
 
 func inSpans(spans []span, off int) bool {

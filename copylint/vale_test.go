@@ -40,7 +40,7 @@ func TestValeExportFindsTheSameClaims(t *testing.T) {
 	vale := valeBinary(t)
 	dir := t.TempDir()
 	styles := filepath.Join(dir, "styles")
-	if err := ExportVale(styles, ""); err != nil {
+	if err := ExportVale(filepath.Join(styles, ValeStyle), ""); err != nil {
 		t.Fatal(err)
 	}
 	ini := "StylesPath = styles\nMinAlertLevel = suggestion\n\n[*.md]\nBasedOnStyles = " + ValeStyle + "\n"
@@ -82,8 +82,52 @@ func TestValeExportFindsTheSameClaims(t *testing.T) {
 	if len(want) < 8 {
 		t.Fatalf("planted file yields only %d findings: %v", len(want), want)
 	}
+	// Every rule Vale can express is planted at least once.
+	for _, id := range valeExpressible() {
+		if !strings.Contains(strings.Join(want, " "), ValeStyle+"."+ValeRuleName(id)+":") {
+			t.Errorf("planted.md has no finding of %s; plant one", id)
+		}
+	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("Vale with the exported style disagrees with retryspec (-retryspec +vale):\n%s", d)
 	}
-	_ = strings.TrimSpace
+}
+
+// valeExpressible are the rules the export must cover: every copy rule
+// but the contract-aware one (it needs the contract's figures at lint
+// time) and the two about suppression comments (Vale has its own).
+func valeExpressible() []string {
+	var ids []string
+	for _, id := range RuleIDs() {
+		switch id {
+		case RuleContradicts, RuleSuppressionNoReason, RuleUnusedSuppression:
+			continue
+		}
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+// TestValeExportCoversEveryRule needs no Vale: one rule file per
+// expressible rule, and no other.
+func TestValeExportCoversEveryRule(t *testing.T) {
+	dir := t.TempDir()
+	if err := ExportVale(dir, "X-Request-Token"); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got, want []string
+	for _, e := range entries {
+		got = append(got, e.Name())
+	}
+	for _, id := range valeExpressible() {
+		want = append(want, ValeRuleName(id)+".yml")
+	}
+	sort.Strings(want)
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("exported rule files (-want +got):\n%s", d)
+	}
 }

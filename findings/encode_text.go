@@ -5,7 +5,9 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -41,9 +43,9 @@ func encodeText(w io.Writer, r Report) error {
 		default:
 			sev = paint(ansiYellow, sev)
 		}
-		loc := f.File
+		loc := displayName(f.File)
 		if f.Line > 0 {
-			loc = fmt.Sprintf("%s:%d:%d", f.File, f.Line, f.Column)
+			loc = fmt.Sprintf("%s:%d:%d", displayName(f.File), f.Line, f.Column)
 		}
 		fmt.Fprintf(bw, "%s: %s: %s [%s]\n", paint(ansiBold, loc), sev, oneLine(f.Message), f.Rule)
 		if src, ok := r.Sources[f.File]; ok && f.Line > 0 {
@@ -132,4 +134,16 @@ func oneLine(s string) string {
 		return s
 	}
 	return strings.ToValidUTF8(lineBreaks.Replace(s), "\uFFFD")
+}
+
+// displayName is a file name as text output shows it: as is when it is
+// printable, Go-quoted when it holds a line break or another control
+// character, so a file name cannot forge lines of a terminal or CI log.
+func displayName(name string) string {
+	for _, r := range name {
+		if !unicode.IsPrint(r) && r != ' ' {
+			return strconv.Quote(name)
+		}
+	}
+	return name
 }

@@ -223,10 +223,23 @@ func SpeakeasyRetries(c *contract.Contract) Obj {
 		codes = []any{"5XX", 429}
 	}
 	for _, s := range r.Statuses {
-		if s.Class {
+		switch {
+		case !s.Class:
+			if r.Treatment(s.Code) == contract.Retried {
+				codes = append(codes, s.Code)
+			}
+		case len(r.ClassExceptions(s.Code)) == 0:
 			codes = append(codes, s.String())
-		} else {
-			codes = append(codes, s.Code)
+		default:
+			// A class with a cautious exception (5XX but 500 at most once,
+			// reconciled by contract.Retry.Treatment): list the class's
+			// registered codes without the exception, so the SDK retries
+			// the exception less often than the contract allows, never more.
+			for _, code := range registeredCodes[s.Code] {
+				if r.Treatment(code) == contract.Retried {
+					codes = append(codes, code)
+				}
+			}
 		}
 	}
 	backoff := obj(
@@ -243,4 +256,11 @@ func SpeakeasyRetries(c *contract.Contract) Obj {
 		"statusCodes", codes,
 		"retryConnectionErrors", len(r.ConnectionErrors) > 0,
 	)
+}
+
+// registeredCodes are the IANA-registered status codes of each class that
+// a retry policy can name.
+var registeredCodes = map[int][]int{
+	4: {408, 425, 429},
+	5: {500, 501, 502, 503, 504, 505, 506, 507, 508, 510, 511},
 }

@@ -48,7 +48,10 @@ var markdownFuncs = template.FuncMap{
 	},
 	// marker writes a copy-linter marker line naming the rules in ids
 	// (space-separated rule IDs) with a reason, or nothing when ids is
-	// empty. The reason is template text; it cannot close the comment.
+	// empty. The marker is a link reference definition, the form
+	// CommonMark, MDX 3 and Docusaurus's format: md all accept and never
+	// show (an HTML comment fails as MDX); the HTML site turns it back into
+	// a comment. The reason is template text; it cannot end the marker.
 	"marker": func(ids, reason string) string {
 		if ids == "" {
 			return ""
@@ -58,11 +61,12 @@ var markdownFuncs = template.FuncMap{
 				return ""
 			}
 		}
-		reason = strings.NewReplacer("--", "-", ">", "", "\n", " ").Replace(reason)
-		return "<!-- retryspec-disable-next-line " + ids + " -- " + reason + " -->\n"
+		return CopyMarker(strings.Fields(ids), reason) + "\n"
 	},
 	// link is the relative Markdown path of a rule's page.
 	"link": func(r rules.Rule) string { return RulePath(r.ID) },
+	// rulefile is a rule page's file name, for links between rule pages.
+	"rulefile": func(r rules.Rule) string { return Slug(r.ID) + ".md" },
 	// url percent-encodes what could end or break a link destination.
 	"url": safeURL,
 	// markdown inserts Markdown written by retryspec's own packages (the
@@ -168,4 +172,11 @@ func capFirst(s string) string {
 	}
 	r, n := utf8.DecodeRuneInString(s)
 	return string(unicode.ToUpper(r)) + s[n:]
+}
+
+// CopyMarker is the Markdown form of a copy-lint suppression for the next
+// line: `[//]: # (retryspec-disable-next-line RULE... -- reason)`.
+func CopyMarker(ids []string, reason string) string {
+	reason = strings.NewReplacer("(", "", ")", "", "\n", " ", "\r", " ", "--", "-").Replace(reason)
+	return "[//]: # (retryspec-disable-next-line " + strings.Join(ids, " ") + " -- " + strings.TrimSpace(reason) + ")"
 }

@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	stdhtml "html"
 	htmltemplate "html/template"
 	"path"
 	"regexp"
@@ -15,10 +16,10 @@ import (
 
 	"github.com/alecthomas/chroma/v2"
 	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
-	"github.com/alecthomas/chroma/v2/lexers"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
+	east "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/renderer"
 	"github.com/yuin/goldmark/renderer/html"
@@ -78,63 +79,157 @@ var tabMarker = regexp.MustCompile(`(?m)^\[//\]: # \(retryspec:(tabs|tab [a-z0-9
 // platforms; the HTML site has no use for it.
 var frontMatter = regexp.MustCompile(`\A---\n(?s:.*?)\n---\n`)
 
+// copyMarker is a copy-lint suppression as the Markdown carries it (see
+// CopyMarker); the HTML keeps it as the comment form on the line before
+// the quoted text.
+var copyMarker = regexp.MustCompile(`(?m)^\[//\]: # \((retryspec-disable-next-line [^()\n]*)\)$`)
+
 // HTMLBody converts one page's Markdown to HTML (without the layout).
 func HTMLBody(md []byte) ([]byte, error) {
+	body, _, err := convert(md)
+	return body, err
+}
+
+// Heading is one h2 or h3 of a page, for its contents list and the search
+// index; Text is the section's prose (code left out).
+type Heading struct {
+	Level    int
+	ID, Name string
+	Text     string
+	// InTabs: the heading names a language tab, not a section.
+	InTabs bool
+}
+
+// outline is a page's headings in order; the first entry (Level 1, no ID)
+// holds the text above the first h2.
+type outline []Heading
+
+// convert renders one page's Markdown to HTML and returns its outline.
+func convert(md []byte) ([]byte, outline, error) {
 	md = frontMatter.ReplaceAll(md, nil)
 	md = tabMarker.ReplaceAll(md, []byte("<!-- retryspec:$1 -->"))
+	md = copyMarker.ReplaceAll(md, []byte("<!-- $1 -->"))
+	doc := markdownEngine.Parser().Parse(text.NewReader(md))
 	var b bytes.Buffer
-	if err := markdownEngine.Convert(md, &b); err != nil {
-		return nil, err
+	if err := markdownEngine.Renderer().Render(&b, md, doc); err != nil {
+		return nil, nil, err
 	}
-	return b.Bytes(), nil
+	return b.Bytes(), pageOutline(doc, md), nil
+}
+
+// pageOutline collects the h2 and h3 headings and the prose under each,
+// up to what the search index keeps of a section.
+func pageOutline(doc ast.Node, src []byte) outline {
+	out := outline{{Level: 1}}
+	var text strings.Builder
+	flush := func() {
+		out[len(out)-1].Text = text.String()
+		text.Reset()
+	}
+	var walk func(n ast.Node, inTabs bool)
+	walk = func(n ast.Node, inTabs bool) {
+		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+			switch c := c.(type) {
+			case *ast.Heading:
+				if c.Level >= 2 && c.Level <= 3 {
+					flush()
+					id, _ := c.AttributeString("id")
+					idb, _ := id.([]byte)
+					out = append(out, Heading{Level: c.Level, ID: string(idb), Name: plainText(c, src), InTabs: inTabs})
+				}
+				continue
+			case *ast.FencedCodeBlock, *ast.CodeBlock, *ast.HTMLBlock:
+				continue
+			case *tabsNode:
+				walk(c, true)
+				continue
+			}
+			if c.Type() == ast.TypeBlock && c.HasChildren() && c.FirstChild().Type() == ast.TypeInline {
+				if text.Len() <= maxSectionText {
+					if text.Len() > 0 {
+						text.WriteByte(' ')
+					}
+					text.WriteString(plainText(c, src))
+				}
+				continue
+			}
+			walk(c, inTabs)
+		}
+	}
+	walk(doc, false)
+	flush()
+	return out
+}
+
+// plainText is the text of a node's inline children.
+func plainText(n ast.Node, src []byte) string {
+	var b strings.Builder
+	_ = ast.Walk(n, func(c ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch t := c.(type) {
+		case *ast.Text:
+			b.Write(t.Segment.Value(src))
+			if t.SoftLineBreak() || t.HardLineBreak() {
+				b.WriteByte(' ')
+			}
+		case *ast.String:
+			b.Write(t.Value)
+		}
+		return ast.WalkContinue, nil
+	})
+	return strings.Join(strings.Fields(b.String()), " ")
 }
 
 // NavItem is one link of the site navigation.
 type NavItem struct {
 	Title, Href string
 	Current     bool
+	// Sub: a rule page, listed under the rule list while it is shown.
+	Sub bool
+}
+
+// navGroup is one section of the sidebar ("" for the integrator pages).
+type navGroup struct {
+	Title string
+	Items []NavItem
 }
 
 type layoutData struct {
-	Title    string
-	SiteName string
-	Root     string
-	Nav      []NavItem
-	Content  htmltemplate.HTML
-	Source   string
+	Title       string
+	Description string
+	SiteName    string
+	Root        string
+	Groups      []navGroup
+	TOC         []Heading
+	Prev, Next  *NavItem
+	Content     htmltemplate.HTML
+	Source      string
 }
 
-// HTML renders the site: one HTML page per Markdown page, the assets and
-// the generated highlighting style sheet. The pictures are the same files
-// as the Markdown's.
+// HTML renders the site: one HTML page per Markdown page, the assets, the
+// generated highlighting style sheet and the search index. The pictures are
+// the same files as the Markdown's.
 func HTML(in Inputs, pages []Page, t *Templates) ([]File, error) {
-	var nav []NavItem
-	for _, p := range pages {
-		if strings.Contains(p.Path, "/") {
-			continue // rule pages are reached from the index
-		}
-		nav = append(nav, NavItem{Title: navTitle(p), Href: HTMLPath(p.Path)})
-	}
 	// Pages convert independently; spread them over the cores, keeping
 	// the output in page order so the result stays deterministic.
-	files := make([]File, len(pages))
+	bodies := make([][]byte, len(pages))
+	outlines := make([]outline, len(pages))
 	errs := make([]error, len(pages))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(pages)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				files[i], errs[i] = htmlPage(in, pages[i], nav, t)
-			}
-		}()
+	parallel(len(pages), func(i int) {
+		bodies[i], outlines[i], errs[i] = convert(pages[i].Markdown)
+		if errs[i] != nil {
+			errs[i] = fmt.Errorf("%s: %w", pages[i].Path, errs[i])
+		}
+	})
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
-	for i := range pages {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	files := make([]File, len(pages))
+	parallel(len(pages), func(i int) {
+		files[i], errs[i] = htmlPage(in, pages, i, bodies[i], outlines[i], t)
+	})
 	// A mistake in the layout fails every page the same way: report the
 	// template error once, not once per page.
 	for _, err := range errs {
@@ -154,26 +249,84 @@ func HTML(in Inputs, pages []Page, t *Templates) ([]File, error) {
 		return nil, err
 	}
 	files = append(files, File{Path: "assets/chroma.css", Data: css})
+	files = append(files, File{Path: SearchIndex, Data: searchIndex(pages, outlines)})
 	return files, nil
 }
 
+func parallel(n int, f func(i int)) {
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), n) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				f(i)
+			}
+		}()
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+}
+
+// siteNav is the sidebar as seen from page cur: the integrator pages, then
+// the maintainers' section with the rule list (and the current rule page,
+// when it is one; 39 rule links on every page would bury the rest).
+func siteNav(pages []Page, cur int) []navGroup {
+	root := strings.Repeat("../", strings.Count(pages[cur].Path, "/"))
+	groups := []navGroup{{}}
+	for i, p := range pages {
+		item := NavItem{Title: navTitle(p), Href: root + HTMLPath(p.Path), Current: i == cur}
+		switch {
+		case p.Group == "":
+			groups[0].Items = append(groups[0].Items, item)
+		case p.Path == RulesIndex:
+			groups = append(groups, navGroup{Title: p.Group, Items: []NavItem{item}})
+		case i == cur:
+			item.Sub = true
+			groups[len(groups)-1].Items = append(groups[len(groups)-1].Items, item)
+		}
+	}
+	return groups
+}
+
+// neighbours are the previous and next pages in reading order, within the
+// page's own sidebar section.
+func neighbours(pages []Page, cur int) (prev, next *NavItem) {
+	root := strings.Repeat("../", strings.Count(pages[cur].Path, "/"))
+	link := func(i int) *NavItem {
+		if i < 0 || i >= len(pages) || pages[i].Group != pages[cur].Group {
+			return nil
+		}
+		return &NavItem{Title: navTitle(pages[i]), Href: root + HTMLPath(pages[i].Path)}
+	}
+	return link(cur - 1), link(cur + 1)
+}
+
 // htmlPage renders one page into the layout.
-func htmlPage(in Inputs, p Page, nav []NavItem, t *Templates) (File, error) {
-	body, err := HTMLBody(p.Markdown)
-	if err != nil {
-		return File{}, fmt.Errorf("%s: %w", p.Path, err)
-	}
+func htmlPage(in Inputs, pages []Page, i int, body []byte, ol outline, t *Templates) (File, error) {
+	p := pages[i]
 	root := strings.Repeat("../", strings.Count(p.Path, "/"))
-	items := make([]NavItem, len(nav))
-	for i, n := range nav {
-		items[i] = NavItem{Title: n.Title, Href: root + n.Href, Current: n.Href == HTMLPath(p.Path)}
+	var toc []Heading
+	for _, h := range ol[1:] {
+		if !h.InTabs && h.ID != "" {
+			toc = append(toc, h)
+		}
 	}
+	prev, next := neighbours(pages, i)
 	var b bytes.Buffer
-	err = t.layout.Execute(&b, layoutData{
-		Title:    p.Title,
-		SiteName: in.Contract.API.Name,
-		Root:     root,
-		Nav:      items,
+	err := t.layout.Execute(&b, layoutData{
+		Title:       p.Title,
+		Description: p.Description,
+		SiteName:    in.Contract.API.Name,
+		Root:        root,
+		Groups:      siteNav(pages, i),
+		TOC:         toc,
+		Prev:        prev,
+		Next:        next,
 		// Trusted: goldmark output of escaped Markdown, raw HTML off.
 		Content: htmltemplate.HTML(body),
 		Source:  path.Base(in.Contract.File),
@@ -210,20 +363,6 @@ var chromaCSS []byte
 // HTML carries class names only and never reads the style's colours.
 var classStyle = chroma.MustNewStyle("retryspec-classes", chroma.StyleEntries{})
 
-// highlight writes code as chroma HTML with classes.
-func highlight(w util.BufWriter, lang string, code []byte) error {
-	lexer := lexers.Get(lang)
-	if lexer == nil {
-		lexer = lexers.Fallback
-	}
-	lexer = chroma.Coalesce(lexer)
-	it, err := lexer.Tokenise(nil, string(code))
-	if err != nil {
-		return err
-	}
-	return chromaFormatter.Format(w, classStyle, it)
-}
-
 // Tab markers, after HTMLBody turned the Markdown's link reference
 // definitions into comments: the groups of nodes the site shows as tabs.
 const (
@@ -255,6 +394,9 @@ type siteTransformer struct{}
 
 func (siteTransformer) Transform(doc *ast.Document, reader text.Reader, pc parser.Context) {
 	src := reader.Source()
+	groupDetails(doc, src)
+	wrapTables(doc)
+	markInsideQuotes(doc, src)
 	var tabs *tabsNode
 	var panel *tabPanelNode
 	for n := doc.FirstChild(); n != nil; {
@@ -285,6 +427,103 @@ func (siteTransformer) Transform(doc *ast.Document, reader text.Reader, pc parse
 		}
 		return ast.WalkContinue, nil
 	})
+}
+
+// detailsOpen is the opening of a disclosure as the Markdown writes it:
+// <details> and its <summary> on the next line (one HTML block).
+var detailsOpen = regexp.MustCompile(`^<details>\s*<summary>([^<]*)</summary>$`)
+
+var kindDetails = ast.NewNodeKind("Details")
+
+type detailsNode struct {
+	ast.BaseBlock
+	summary string
+}
+
+func (n *detailsNode) Kind() ast.NodeKind         { return kindDetails }
+func (n *detailsNode) Dump(src []byte, level int) { ast.DumpHelper(n, src, level, nil, nil) }
+
+// groupDetails turns the <details>/<summary> ... </details> HTML blocks
+// of the Markdown (the "Full program" disclosures) into a node holding the
+// blocks between them, since the site passes no raw HTML through.
+func groupDetails(doc *ast.Document, src []byte) {
+	var open *detailsNode
+	for n := doc.FirstChild(); n != nil; {
+		next := n.NextSibling()
+		marker := htmlBlockText(n, src)
+		switch {
+		case open == nil && detailsOpen.MatchString(marker):
+			open = &detailsNode{summary: unescapeMarkdown(detailsOpen.FindStringSubmatch(marker)[1])}
+			doc.ReplaceChild(doc, n, open)
+		case open != nil && marker == "</details>":
+			doc.RemoveChild(doc, n)
+			open = nil
+		case open != nil:
+			doc.RemoveChild(doc, n)
+			open.AppendChild(open, n)
+		}
+		n = next
+	}
+}
+
+// markInsideQuotes moves a copy-lint mark that precedes a block quote into
+// it, so in the HTML the mark sits on the line right before the quoted
+// text, as it does before a paragraph, not before the <blockquote> tag.
+func markInsideQuotes(doc *ast.Document, src []byte) {
+	for n := doc.FirstChild(); n != nil; {
+		next := n.NextSibling()
+		if bq, ok := next.(*ast.Blockquote); ok && strings.HasPrefix(htmlBlockText(n, src), "<!-- retryspec-disable-next-line ") {
+			doc.RemoveChild(doc, n)
+			bq.InsertBefore(bq, bq.FirstChild(), n)
+		}
+		n = next
+	}
+}
+
+var kindTableWrap = ast.NewNodeKind("TableWrap")
+
+// tableWrapNode holds one table: wide tables scroll in their own box,
+// never the page.
+type tableWrapNode struct{ ast.BaseBlock }
+
+func (n *tableWrapNode) Kind() ast.NodeKind         { return kindTableWrap }
+func (n *tableWrapNode) Dump(src []byte, level int) { ast.DumpHelper(n, src, level, nil, nil) }
+
+func wrapTables(doc *ast.Document) {
+	var tables []ast.Node
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if entering && n.Kind() == east.KindTable {
+			tables = append(tables, n)
+			return ast.WalkSkipChildren, nil
+		}
+		return ast.WalkContinue, nil
+	})
+	for _, t := range tables {
+		w := &tableWrapNode{}
+		t.Parent().ReplaceChild(t.Parent(), t, w)
+		w.AppendChild(w, t)
+	}
+}
+
+func renderTableWrap(w util.BufWriter, src []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
+	if entering {
+		w.WriteString(`<div class="table-wrap" tabindex="0" role="region" aria-label="Table, scrolls sideways">` + "\n")
+	} else {
+		w.WriteString("</div>\n")
+	}
+	return ast.WalkContinue, nil
+}
+
+// unescapeMarkdown drops the backslashes EscapeMarkdown added.
+func unescapeMarkdown(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) && strings.IndexByte(markdownSpecial+"#+-=>.)", s[i+1]) >= 0 {
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }
 
 // mdToHTML rewrites a relative link to a .md page (with an optional
@@ -331,7 +570,42 @@ func (siteRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
 	reg.Register(ast.KindHTMLBlock, renderHTMLBlock)
 	reg.Register(kindTabs, renderTabs)
 	reg.Register(kindTabPanel, renderTabPanel)
+	reg.Register(kindDetails, renderDetails)
+	reg.Register(kindTableWrap, renderTableWrap)
+	reg.Register(ast.KindHeading, renderHeading)
 }
+
+func renderDetails(w util.BufWriter, src []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
+	if entering {
+		fmt.Fprintf(w, "<details class=\"full-program\">\n<summary>%s</summary>\n", htmlEscape(n.(*detailsNode).summary))
+	} else {
+		w.WriteString("</details>\n")
+	}
+	return ast.WalkContinue, nil
+}
+
+// renderHeading writes a heading with its anchor link, shown on hover or
+// focus, so a reader can link to the section.
+func renderHeading(w util.BufWriter, src []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
+	h := n.(*ast.Heading)
+	id, _ := h.AttributeString("id")
+	idb, _ := id.([]byte)
+	if entering {
+		fmt.Fprintf(w, "<h%d", h.Level)
+		if len(idb) > 0 {
+			fmt.Fprintf(w, ` id="%s"`, htmlEscape(string(idb)))
+		}
+		w.WriteByte('>')
+		return ast.WalkContinue, nil
+	}
+	if len(idb) > 0 && h.Level > 1 {
+		fmt.Fprintf(w, ` <a class="anchor" href="#%s" aria-label="Link to this section: %s">#</a>`, htmlEscape(string(idb)), htmlEscape(plainText(h, src)))
+	}
+	fmt.Fprintf(w, "</h%d>\n", h.Level)
+	return ast.WalkContinue, nil
+}
+
+func htmlEscape(s string) string { return stdhtml.EscapeString(s) }
 
 func renderFencedCode(w util.BufWriter, src []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
 	if !entering {
@@ -420,8 +694,17 @@ func (w *wbrWriter) WriteRune(r rune) (int, error) {
 	return w.Write(b[:utf8.EncodeRune(b[:], r)])
 }
 
+// renderHTMLBlock drops raw HTML and the tab markers, and keeps each
+// copy-lint mark as a comment on the line before the text it covers (the
+// form copylint reads in HTML).
 func renderHTMLBlock(w util.BufWriter, src []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
-	if entering && !strings.HasPrefix(htmlBlockText(n, src), "<!--") {
+	if !entering {
+		return ast.WalkSkipChildren, nil
+	}
+	switch t := htmlBlockText(n, src); {
+	case strings.HasPrefix(t, "<!-- retryspec-disable-next-line ") && strings.HasSuffix(t, " -->") && !strings.Contains(t[4:len(t)-4], "--"+">") && !strings.Contains(t, "\n"):
+		w.WriteString(t + "\n")
+	case !strings.HasPrefix(t, "<!--"):
 		w.WriteString("<!-- raw HTML omitted -->\n")
 	}
 	return ast.WalkSkipChildren, nil

@@ -9,6 +9,7 @@ package render
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -27,6 +28,9 @@ type Snippet struct {
 	// Library is Markdown from the snippets package: the retry library and
 	// the settings that express the policy.
 	Library string
+	// Short is the short form a reader copies: the library call with the
+	// contract's settings (snippets.Short); nil shows the full program only.
+	Short []byte
 	// Code is exactly what snippets.Render returned: the tested bytes.
 	Code []byte
 }
@@ -56,10 +60,25 @@ type Inputs struct {
 type Page struct {
 	// Path is relative to the Markdown root, with slashes: "retrying.md",
 	// "rules/key-server-derived.md".
-	Path     string
-	Title    string
+	Path  string
+	Title string
+	// Description is one sentence for the front matter and the HTML
+	// page's meta description.
+	Description string
+	// Position orders the pages in the sidebar (sidebar_position).
+	Position int
+	// Group is "" for the integrator pages and MaintainersGroup for the
+	// lint-rule pages, which sit in their own sidebar section.
+	Group    string
 	Markdown []byte
 }
+
+// MaintainersGroup is the sidebar section of the lint-rule pages: they are
+// for the team that owns the API, not for integrators.
+const MaintainersGroup = "For API maintainers"
+
+// RulesIndex is the Markdown path of the rule list.
+const RulesIndex = "rules/index.md"
 
 // File is a generated file other than a page (the SVG pictures).
 type File struct {
@@ -70,6 +89,7 @@ type File struct {
 // Picture file names, shared by the Markdown and the HTML site.
 const (
 	ScheduleImage = "retry-schedule.svg"
+	ElapsedImage  = "retry-elapsed.svg"
 	StatesImage   = "key-states.svg"
 )
 
@@ -78,20 +98,20 @@ func Markdown(in Inputs, t *Templates) ([]Page, []File, error) {
 	c := in.Contract
 	ruleMarks, libraryMarks := quoteMarks(in)
 	v := newView(in, libraryMarks)
-	for i, r := range in.Rules {
-		v.RuleRows = append(v.RuleRows, ruleRow{Rule: r, Quoted: ruleMarks[i].Summary != ""})
-	}
+	v.RuleGroups = ruleGroups(in.Rules, ruleMarks)
 	type spec struct {
-		tmpl, path, title string
-		when              bool
+		tmpl, path, title, desc string
+		when                    bool
 	}
+	// The integrator pages, in reading order: the sidebar, previous/next
+	// links and sidebar_position follow this list. A new page is a row.
 	specs := []spec{
-		{"index", "index.md", c.API.Name + " integration guide", true},
-		{"retrying", "retrying.md", "Retrying requests", true},
-		{"idempotency", "idempotency.md", "Idempotent requests", true},
-		{"errors", "errors.md", "Errors", true},
-		{"sdk", "sdk.md", "SDK defaults", c.SDK != nil},
-		{"changelog", "changelog.md", "Changelog", in.Changelog != ""},
+		{"index", "index.md", c.API.Name + " integration guide", "How to call " + c.API.Name + " so that retries after a timeout, a dropped connection or an overload are safe.", true},
+		{"retrying", "retrying.md", "Retrying requests", "Which failures to retry, how long to wait between attempts, when to stop, and the retry code for your language.", true},
+		{"idempotency", "idempotency.md", "Idempotent requests", "Which endpoints take an idempotency key, how to choose one, and what a retry with the same key returns.", true},
+		{"errors", "errors.md", "Errors", "Every error code of the retry and idempotency contract, and whether to retry it.", true},
+		{"sdk", "sdk.md", "SDK defaults", "What the official SDKs do about retries and idempotency keys without any configuration.", c.SDK != nil},
+		{"changelog", "changelog.md", "Changelog", "How the retry and idempotency contract changed, breaking changes first, with what to do about each.", in.Changelog != ""},
 	}
 	var pages []Page
 	for _, s := range specs {
@@ -102,7 +122,15 @@ func Markdown(in Inputs, t *Templates) ([]Page, []File, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		pages = append(pages, Page{Path: s.path, Title: s.title, Markdown: md})
+		pages = append(pages, Page{Path: s.path, Title: s.title, Description: s.desc, Position: len(pages) + 1, Markdown: md})
+	}
+	if len(in.Rules) > 0 {
+		md, err := execute(t, "rules", v)
+		if err != nil {
+			return nil, nil, err
+		}
+		pages = append(pages, Page{Path: RulesIndex, Title: "Contract rules", Group: MaintainersGroup, Position: 1,
+			Description: "The checks retryspec runs on this API's retry and idempotency contract, for the team that maintains it.", Markdown: md})
 	}
 	for i, r := range in.Rules {
 		rv := *v
@@ -114,13 +142,43 @@ func Markdown(in Inputs, t *Templates) ([]Page, []File, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		pages = append(pages, Page{Path: RulePath(r.ID), Title: r.ID, Markdown: md})
+		pages = append(pages, Page{Path: RulePath(r.ID), Title: r.ID, Group: MaintainersGroup, Position: i + 2,
+			Description: oneLine(capFirst(r.Summary)) + ".", Markdown: md})
+	}
+	for i := range pages {
+		pages[i].Markdown = withFrontMatter(pages[i])
 	}
 	files := []File{
 		{Path: ScheduleImage, Data: svg.Schedule(c)},
+		{Path: ElapsedImage, Data: svg.Elapsed(c)},
 		{Path: StatesImage, Data: svg.KeyStates(c)},
 	}
+	if len(in.Rules) > 0 {
+		// Docusaurus reads a folder's sidebar label from this file; the
+		// rule pages form their own section after the integrator pages.
+		files = append(files, File{Path: "rules/_category_.json", Data: []byte(`{"label": "` + MaintainersGroup + `", "position": 90}` + "\n")})
+	}
 	return pages, files, nil
+}
+
+// withFrontMatter puts the YAML front matter every docs platform reads
+// (title, description, sidebar_position) above the page. The strings are
+// JSON-quoted, which YAML reads as double-quoted scalars, so no contract
+// text can end the block or start YAML syntax.
+func withFrontMatter(p Page) []byte {
+	var b bytes.Buffer
+	b.WriteString("---\n")
+	fmt.Fprintf(&b, "title: %s\n", yamlString(p.Title))
+	fmt.Fprintf(&b, "description: %s\n", yamlString(p.Description))
+	fmt.Fprintf(&b, "sidebar_position: %d\n", p.Position)
+	b.WriteString("---\n\n")
+	b.Write(p.Markdown)
+	return b.Bytes()
+}
+
+func yamlString(s string) string {
+	q, _ := json.Marshal(oneLine(s))
+	return string(q)
 }
 
 func execute(t *Templates, name string, v *view) ([]byte, error) {
@@ -197,12 +255,15 @@ type view struct {
 	MethodTrusted bool
 	Derivations   []derivationRow
 
-	JitterFormula   string
-	JitterSentence  string
+	JitterFormula  string
+	JitterSentence string
+	// Choices: the jitter choice and the amplification figures (view_retry.go).
+	Choices         retryChoices
 	AttemptTimeout  contract.Duration
 	OverallDeadline bool
 	Stacking        string
 	ScheduleImage   string
+	ElapsedImage    string
 	StatesImage     string
 	MismatchBody    string
 	InFlightBody    string
@@ -212,7 +273,7 @@ type view struct {
 	// RetryingQuoted: a library note on the Retrying page carries a marker.
 	RetryingQuoted bool
 
-	RuleRows []ruleRow
+	RuleGroups []ruleGroup
 
 	// Rule page only.
 	Rule      rules.Rule
@@ -221,11 +282,39 @@ type view struct {
 	ScopeText string
 }
 
-// ruleRow is one line of the index's rule table; a summary that quotes
-// what a copy rule forbids is left to the rule's page, where it is marked.
+// ruleGroup is one section of the rule list: the rules of one scope.
+type ruleGroup struct {
+	Title string
+	Rows  []ruleRow
+}
+
+// ruleRow is one line of the rule list; Mark names the copy rules its
+// summary quotes ("" for none), so the line gets a marker.
 type ruleRow struct {
-	Rule   rules.Rule
-	Quoted bool
+	Rule rules.Rule
+	Mark string
+}
+
+func ruleGroups(rs []rules.Rule, marks []ruleTextMarks) []ruleGroup {
+	groups := []ruleGroup{
+		{Title: "Contract checks"},
+		{Title: "Contract against the OpenAPI spec"},
+		{Title: "Docs and marketing copy"},
+		{Title: "Other checks"},
+	}
+	for i, r := range rs {
+		g := 3
+		switch r.Scope {
+		case rules.ScopeContract:
+			g = 0
+		case rules.ScopeOpenAPI:
+			g = 1
+		case rules.ScopeCopy:
+			g = 2
+		}
+		groups[g].Rows = append(groups[g].Rows, ruleRow{Rule: r, Mark: marks[i].Summary})
+	}
+	return slices.DeleteFunc(groups, func(g ruleGroup) bool { return len(g.Rows) == 0 })
 }
 
 // ruleTextMarks holds, per catalog text of a rule page, the copy rules its
@@ -292,6 +381,8 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 type snippetView struct {
 	Snippet
 	FenceTag string
+	// Lines counts the full program's lines, for its disclosure.
+	Lines int
 	// LibraryLine is the library note on one line, so one marker covers
 	// it; LibraryMark names the copy rules it trips ("" for none).
 	LibraryLine, LibraryMark string

@@ -69,7 +69,7 @@ func TestRetryingPageFigures(t *testing.T) {
 		"| Capacity | 640 tokens |", "| Cost of a retry after a transient error | 13 tokens |",
 		"| Cost of a retry after throttling (429) | 7 tokens |", "| Refund per successful request | 2 tokens |",
 		"retry → circuit-breaker → rate-limiter → bulkhead",
-		"![Chart of the retry schedule", "(retry-schedule.svg)",
+		"![Chart: the wait before each retry", "(retry-schedule.svg)", "(retry-elapsed.svg)",
 	}
 	for _, w := range want {
 		if !strings.Contains(page, w) {
@@ -292,8 +292,9 @@ func TestChangelogPage(t *testing.T) {
 }
 
 // TestRulePageMarksQuotes: a catalog text that the copy linter would flag
-// gets a marker line naming the rules it fires, and the page opts into
-// CommonMark for the comment; a page with nothing to mark has neither.
+// gets a marker line naming the rules it fires, in the Markdown form MDX
+// accepts (no HTML comment); a page with nothing to mark has none. The
+// rule list carries each rule's one-line description, marked the same way.
 func TestRulePageMarksQuotes(t *testing.T) {
 	c := load(t, "testdata/figures.yaml")
 	r := rules.Rule{ID: "retry/any-error", Severity: findings.Error, Scope: rules.ScopeContract,
@@ -311,17 +312,126 @@ func TestRulePageMarksQuotes(t *testing.T) {
 	}
 	ps := pages(t, Inputs{Contract: c, Rules: []rules.Rule{r, clean}, CopyQuotes: detect})
 	page := ps["rules/retry-any-error.md"]
-	want := "<!-- retryspec-disable-next-line copy/contradicts-contract copy/retry-any-error -- quoted as an example -->\nRetry on any error is wrong.\n"
-	if !strings.Contains(page, want) {
+	mark := "[//]: # (retryspec-disable-next-line copy/contradicts-contract copy/retry-any-error -- quoted as an example)\n"
+	if !strings.Contains(page, mark+"Retry on any error is wrong.\n") {
 		t.Errorf("no marker before the summary:\n%s", page)
 	}
-	if !strings.HasPrefix(page, "---\n") || strings.Count(page, "retryspec-disable-next-line") != 1 {
-		t.Errorf("want front matter and exactly one marker:\n%s", page)
+	if strings.Count(page, "retryspec-disable-next-line") != 1 || strings.Contains(page, "<!--") {
+		t.Errorf("want exactly one marker and no HTML comment:\n%s", page)
 	}
-	if p := ps["rules/retry-no-logging.md"]; strings.Contains(p, "<!--") || strings.HasPrefix(p, "---") {
-		t.Errorf("page with nothing to mark has a marker or front matter:\n%s", p)
+	if p := ps["rules/retry-no-logging.md"]; strings.Contains(p, "retryspec-disable") || strings.Contains(p, "<!--") {
+		t.Errorf("page with nothing to mark has a marker:\n%s", p)
 	}
-	if !strings.Contains(ps["index.md"], "| [retry/any-error](rules/retry-any-error.md) | error | Its page quotes the wording it looks for. |") {
-		t.Errorf("index repeats a quoted summary unmarked:\n%s", ps["index.md"])
+	list := ps["rules/index.md"]
+	if !strings.Contains(list, mark+"[retry/any-error](retry-any-error.md) (error): Retry on any error is wrong.\n") ||
+		!strings.Contains(list, "\n[retry/no-logging](retry-no-logging.md) (warning): No logging.\n") {
+		t.Errorf("rule list lacks a rule's one-line description or its marker:\n%s", list)
+	}
+	if strings.Contains(ps["index.md"], "retry/any-error") || strings.Contains(ps["index.md"], "rules/") {
+		t.Errorf("the integrator Overview lists lint rules:\n%s", ps["index.md"])
+	}
+}
+
+// TestEveryPageHasFrontMatter: title, description and sidebar_position on
+// every page, positions unique within each sidebar section.
+func TestEveryPageHasFrontMatter(t *testing.T) {
+	c := load(t, "testdata/figures.yaml")
+	r := rules.Rule{ID: "retry/no-logging", Severity: findings.Warning, Scope: rules.ScopeContract, Summary: "no logging", Rationale: "Because.", Fix: "log"}
+	tmpl, err := LoadTemplates("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, _, err := Markdown(Inputs{Contract: c, Rules: []rules.Rule{r}, Changelog: "## 2026-11-01\n\n- change\n"}, tmpl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fm := regexp.MustCompile(`\A---\ntitle: "[^"\n]+"\ndescription: "[^"\n]+"\nsidebar_position: (\d+)\n---\n\n# `)
+	seen := map[string]bool{}
+	for _, p := range ps {
+		m := fm.FindSubmatch(p.Markdown)
+		if m == nil {
+			t.Errorf("%s: no front matter with title, description and sidebar_position:\n%.300s", p.Path, p.Markdown)
+			continue
+		}
+		key := p.Group + "/" + string(m[1])
+		if seen[key] {
+			t.Errorf("%s: sidebar_position %s used twice in its section", p.Path, m[1])
+		}
+		seen[key] = true
+		if bytes.Contains(p.Markdown, []byte("<!--")) {
+			t.Errorf("%s: an HTML comment, which MDX rejects", p.Path)
+		}
+	}
+}
+
+// TestRetryingPageOrder: the prose (timeouts and deadlines included) comes
+// before the code; per language the short form comes first, then the full
+// program, unchanged, inside a "Full program" disclosure, in the Markdown
+// and in the HTML.
+func TestRetryingPageOrder(t *testing.T) {
+	c := load(t, "testdata/figures.yaml")
+	snips := []Snippet{
+		{Lang: "python", Title: "Python", FileName: "snippet.py", Library: "Use tenacity.", Short: []byte("retrying = Retrying()\n"), Code: []byte("import time\nprint('full')\n")},
+		{Lang: "go", Title: "Go", FileName: "snippet.go", Library: "Standard library.", Short: []byte("const maxAttempts = 5\n"), Code: []byte("package main\n\nfunc main() {}\n")},
+	}
+	page := pages(t, Inputs{Contract: c, Snippets: snips})["retrying.md"]
+	order := []string{"## Which failures to retry", "## Backoff with jitter", "## Stop on both bounds", "## Log every retry",
+		"## Timeouts and deadlines", "## For fleet operators", "## Retry code for your language"}
+	last := -1
+	for _, h := range order {
+		i := strings.Index(page, "\n"+h+"\n")
+		if i < last {
+			t.Errorf("%q is out of reading order (or missing)", h)
+		}
+		last = i
+	}
+	blocks := fencedBlocks(t, []byte(page), "json")
+	if len(blocks) != 2*len(snips) {
+		t.Fatalf("%d code blocks, want a short form and a full program per language", len(blocks))
+	}
+	for i, s := range snips {
+		if !bytes.Equal(blocks[2*i].code, s.Short) || !bytes.Equal(blocks[2*i+1].code, s.Code) {
+			t.Errorf("%s: blocks %q, %q; want the short form, then the full program", s.Lang, blocks[2*i].code, blocks[2*i+1].code)
+		}
+		want := "<details>\n<summary>Full program: " + s.FileName + ", "
+		if !strings.Contains(page, want) {
+			t.Errorf("%s: no disclosure %q", s.Lang, want)
+		}
+	}
+	body, err := HTMLBody([]byte(page))
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := string(body)
+	if n := strings.Count(html, `<details class="full-program">`); n != len(snips) {
+		t.Errorf("%d disclosures in the HTML, want %d", n, len(snips))
+	}
+	if strings.Contains(html, "raw HTML omitted") {
+		t.Error("the HTML dropped part of the disclosure as raw HTML")
+	}
+	d := regexp.MustCompile(`(?s)<details class="full-program">\n<summary>Full program: snippet.py, 2 lines, tested</summary>\n<div class="code" data-lang="python"><pre[^>]*><code>(.*?)</code></pre>`).FindStringSubmatch(html)
+	if d == nil || unescapeHTML(regexp.MustCompile(`<[^>]+>`).ReplaceAllString(d[1], "")) != string(snips[0].Code) {
+		t.Errorf("the Python disclosure does not hold the full program:\n%s", html)
+	}
+}
+
+// TestCopyMarksInHTML: a Markdown copy mark becomes the HTML comment form
+// on the line right before the line holding the quoted text, for a
+// paragraph and inside a block quote.
+func TestCopyMarksInHTML(t *testing.T) {
+	md := "# T\n\n" + CopyMarker([]string{"copy/exactly-once"}, "quoted as an example") + "\nWe deliver exactly once.\n\n" +
+		CopyMarker([]string{"copy/exactly-once"}, "quoted (here)") + "\n> Every payout is processed exactly once.\n"
+	body, err := HTMLBody([]byte(md))
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := string(body)
+	for _, want := range []string{
+		"<!-- retryspec-disable-next-line copy/exactly-once -- quoted as an example -->\n<p>We deliver exactly once.</p>",
+		"<blockquote>\n<!-- retryspec-disable-next-line copy/exactly-once -- quoted here -->\n<p>Every payout is processed exactly once.</p>",
+	} {
+		if !strings.Contains(html, want) {
+			t.Errorf("HTML lacks %q:\n%s", want, html)
+		}
 	}
 }

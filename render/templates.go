@@ -12,6 +12,7 @@ import (
 	"text/template"
 	"text/template/parse"
 
+	"github.com/retryspec/retryspec/internal/safeout"
 	"github.com/retryspec/retryspec/templates"
 )
 
@@ -25,7 +26,7 @@ type Templates struct {
 
 // escapers are the functions an output action may end in. Each makes its
 // argument safe for the place it lands in the Markdown.
-var escapers = []string{"md", "code", "cellcode", "fence", "num", "dur", "human", "slug", "ident", "marker", "link", "url", "markdown"}
+var escapers = []string{"md", "code", "cellcode", "fence", "num", "dur", "human", "slug", "ident", "marker", "link", "rulefile", "url", "markdown"}
 
 // LoadTemplates parses the embedded templates, replacing each with the file
 // of the same name under overrideDir when one exists ("" for none). A file
@@ -70,6 +71,9 @@ func LoadTemplates(overrideDir string) (*Templates, error) {
 		if err := checkEscaped(tmpl, shown); err != nil {
 			return nil, err
 		}
+		if err := addPartials(tmpl, read); err != nil {
+			return nil, err
+		}
 		t.markdown[page] = tmpl
 	}
 	src, shown, err := read("html/layout.html")
@@ -96,6 +100,14 @@ func checkOverrides(override fs.FS, dir string) error {
 	return fs.WalkDir(override, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
+		}
+		// A template (or a folder of them) that is a symlink out of the
+		// override folder would carry another file's content into the
+		// pages; the folder's contents may arrive in a pull request.
+		if d.Type()&fs.ModeSymlink != 0 {
+			if _, err := safeout.Contained(dir, filepath.Join(dir, filepath.FromSlash(p))); err != nil {
+				return fmt.Errorf("--templates: %w", err)
+			}
 		}
 		if d.IsDir() || strings.HasPrefix(d.Name(), ".") {
 			return nil
@@ -167,6 +179,28 @@ func walkBranch(b *parse.BranchNode, tree *parse.Tree, name string) error {
 	}
 	if b.ElseList != nil {
 		return walkEscaped(b.ElseList, tree, name)
+	}
+	return nil
+}
+
+// addPartials parses every markdown/partials/NAME.md.tmpl into tmpl as the
+// template NAME, so a page includes one with {{template "NAME" .}}. A
+// partial can be overridden like a page, and its actions are held to the
+// same escaping rule.
+func addPartials(tmpl *template.Template, read func(string) ([]byte, string, error)) error {
+	names, _ := fs.Glob(templates.FS, "markdown/partials/*.md.tmpl")
+	for _, name := range names {
+		src, shown, err := read(name)
+		if err != nil {
+			return err
+		}
+		p, err := tmpl.New(strings.TrimSuffix(path.Base(name), ".md.tmpl")).Parse(string(src))
+		if err != nil {
+			return fmt.Errorf("template %v", err)
+		}
+		if err := checkEscaped(p, shown); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -23,6 +24,7 @@ func newView(in Inputs, libraryMarks []string) *view {
 		OverallDeadline: r.Deadline == "overall",
 		Stacking:        strings.Join(r.Stacking, " → "),
 		ScheduleImage:   ScheduleImage,
+		ElapsedImage:    ElapsedImage,
 		StatesImage:     StatesImage,
 		Changelog:       in.Changelog,
 		NoSnippets:      in.NoSnippets,
@@ -31,7 +33,7 @@ func newView(in Inputs, libraryMarks []string) *view {
 		v.AttemptTimeout = r.AttemptTimeout.Bare
 	}
 	for i, s := range in.Snippets {
-		sv := snippetView{Snippet: s, FenceTag: FenceTag(s.Lang), LibraryLine: oneLine(s.Library), LibraryMark: libraryMarks[i]}
+		sv := snippetView{Snippet: s, FenceTag: FenceTag(s.Lang), Lines: bytes.Count(s.Code, []byte("\n")), LibraryLine: oneLine(s.Library), LibraryMark: libraryMarks[i]}
 		v.RetryingQuoted = v.RetryingQuoted || sv.LibraryMark != ""
 		v.Snippets = append(v.Snippets, sv)
 	}
@@ -62,6 +64,7 @@ func newView(in Inputs, libraryMarks []string) *view {
 		v.Derivations = append(v.Derivations, derivationRow{Title: derivationTitle(d.Kind), Explain: derivationExplain(d.Kind), Example: d.Example})
 	}
 	v.JitterFormula, v.JitterSentence = jitterText(r.Backoff)
+	v.Choices = newRetryChoices(c)
 	v.MismatchBody = errorBody(id.Conflicts.PayloadMismatch.Code, "This idempotency key was already used with a different request body. Send the original body again, or use a new key for a new operation.")
 	v.InFlightBody = errorBody(id.Conflicts.InFlight.Code, "A request with this idempotency key is still being processed. Wait, then retry with the same key.")
 	if c.SDK != nil {
@@ -89,7 +92,17 @@ func statusRows(r contract.Retry) ([]failureRow, string) {
 		return rows, ""
 	}
 	for _, s := range r.Statuses {
-		rows = append(rows, failureRow{s.String() + statusName(s), "yes", statusWhy(s)})
+		why := statusWhy(s)
+		if s.Class {
+			// contract.Retry reconciles a class with cautious statuses, for
+			// the rules and snippets too: say which codes it leaves out.
+			if ex := r.ClassExceptions(s.Code); len(ex) > 0 {
+				why += fmt.Sprintf(" Except %s, retried at most once (below).", joinInts(ex))
+			}
+		} else if r.Treatment(s.Code) == contract.RetriedOnce {
+			continue // listed both ways: the cautious row below says how
+		}
+		rows = append(rows, failureRow{s.String() + statusName(s), "yes", why})
 	}
 	var cautious []string
 	for _, c := range r.CautiousStatuses {

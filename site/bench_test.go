@@ -25,11 +25,11 @@ func contract200(b testing.TB) string {
 	for i := range 200 {
 		switch i % 4 {
 		case 0:
-			fmt.Fprintf(&eps, "  - operation: POST /v1/resource%d\n    effect: create\n    key: required\n", i)
+			fmt.Fprintf(&eps, "  - operation: POST /v1/resource%d\n    effect: create\n    key: required\n    external_calls: []\n", i)
 		case 1:
 			fmt.Fprintf(&eps, "  - operation: GET /v1/resource%d/{id}\n    effect: read\n    key: none\n", i)
 		case 2:
-			fmt.Fprintf(&eps, "  - operation: PUT /v1/resource%d/{id}\n    effect: replace\n    key: optional\n", i)
+			fmt.Fprintf(&eps, "  - operation: PUT /v1/resource%d/{id}\n    effect: replace\n    key: optional\n    external_calls: []\n", i)
 		case 3:
 			fmt.Fprintf(&eps, "  - operation: POST /v1/resource%d/{id}/notify\n    effect: action\n    key: none\n    unsafe_to_retry: \"Notifying twice sends two messages.\"\n", i)
 		}
@@ -76,4 +76,19 @@ func TestContract200Builds(t *testing.T) {
 	if n := bytes.Count(idem, []byte("| `POST /v1/resource")); n != 100 {
 		t.Errorf("idempotency.md lists %d POST endpoints, want 100 (of %d files)", n, len(files))
 	}
+}
+
+// BenchmarkBuildPayouts is the whole build of the payouts example, the
+// size of a typical contract. Target: under 150 ms.
+func BenchmarkBuildPayouts(b *testing.B) {
+	path := examples(b)["payouts"]
+	out := filepath.Join(b.TempDir(), "out")
+	b.ReportAllocs()
+	cpu := cpuTime()
+	for b.Loop() {
+		if _, err := Build(context.Background(), Options{Contract: path, Out: out, git: noHistory{}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64((cpuTime()-cpu).Microseconds())/1000/float64(b.N), "cpu-ms/op")
 }

@@ -6,7 +6,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path"
 	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -78,9 +82,13 @@ func colorScheme(scheme string) chromedp.Action[chromedp.Void] {
 
 // TestSiteInBrowser opens every page of the example site in Debian's
 // headless Chromium: axe-core finds no serious or critical violation in
-// the light or the dark theme, no page logs a console error, a language
-// tab and a copy button work, and each page is captured at desktop and
-// phone widths for a person to look at.
+// the light or the dark theme or at phone width; each page has the sidebar
+// with the current page marked, no sideways scrolling at 1280 or 390 px,
+// an on-page contents list matching its headings and picture text of
+// readable size; no page requests anything from another host or logs a
+// console error; search, a language tab and a copy button work; and each
+// page is captured at 1280 and 390 px, light and dark, for a person to
+// look at (testdata/screenshots, or $RETRYSPEC_SCREENSHOTS).
 func TestSiteInBrowser(t *testing.T) {
 	chromium := testenv.LookPath(t, "chromium")
 	axe, err := os.ReadFile(axePath(t))
@@ -103,6 +111,7 @@ func TestSiteInBrowser(t *testing.T) {
 			pages = append(pages, f.Path)
 		}
 	}
+	minFont := svgMinFont(t, files)
 	srv := httptest.NewServer(http.FileServer(http.Dir(root)))
 	defer srv.Close()
 
@@ -125,7 +134,7 @@ func TestSiteInBrowser(t *testing.T) {
 	go func() {
 		select {
 		case <-ctx.Done():
-		case <-time.After(8 * time.Minute):
+		case <-time.After(25 * time.Minute):
 			cancel()
 		}
 	}()
@@ -174,6 +183,7 @@ func TestSiteInBrowser(t *testing.T) {
 				t.Errorf("%s (%s theme): axe %s violation %s: %s at %v", p, scheme, v.Impact, v.ID, v.Help, v.Nodes)
 			}
 		}
+		checkLayout(t, ctx, p, 1280, minFont)
 		// And at phone width, where wide content starts to scroll.
 		if err := chromedp.Do(ctx, chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile), colorScheme("light")); err != nil {
 			t.Fatal(err)
@@ -185,6 +195,7 @@ func TestSiteInBrowser(t *testing.T) {
 		for _, v := range vs {
 			t.Errorf("%s (phone width): axe %s violation %s: %s at %v", p, v.Impact, v.ID, v.Help, v.Nodes)
 		}
+		checkLayout(t, ctx, p, 390, minFont)
 		name := strings.ReplaceAll(strings.TrimSuffix(p, ".html"), "/", "_")
 		shotsOf := []struct {
 			suffix string
@@ -195,11 +206,9 @@ func TestSiteInBrowser(t *testing.T) {
 			{"desktop", 1280, 800, false, "light"},
 			{"desktop-dark", 1280, 800, false, "dark"},
 			{"phone", 390, 844, true, "light"},
+			{"phone-dark", 390, 844, true, "dark"},
 		}
 		for _, s := range shotsOf {
-			if s.scheme == "dark" && strings.Contains(p, "/") {
-				continue // rule pages share one layout: their dark theme is checked by axe above
-			}
 			var opts []chromedp.EmulateViewportOption
 			if s.mobile {
 				opts = append(opts, chromedp.EmulateMobile, chromedp.EmulateTouch)
@@ -215,6 +224,39 @@ func TestSiteInBrowser(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+		// Every request the page made went to the test server: no
+		// external fonts, scripts or images.
+		reqs, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`performance.getEntriesByType("resource").map(function (e) { return e.name; })`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range reqs {
+			if !strings.HasPrefix(r, srv.URL+"/") && !strings.HasPrefix(r, "data:") {
+				t.Errorf("%s: external request %s", p, r)
+			}
+		}
+	}
+
+	// Search, from the header's box: results name the page and section.
+	if err := chromedp.Do(ctx,
+		chromedp.EmulateViewport(1280, 800),
+		colorScheme("light"),
+		chromedp.Navigate(srv.URL+"/site/index.html"),
+		chromedp.WaitVisible(chromedp.CSS(`#search-input`)),
+		chromedp.SendKeys(chromedp.CSS(`#search-input`), "jitter"),
+		chromedp.WaitVisible(chromedp.CSS(`.search-results a`)),
+	); err != nil {
+		t.Fatalf("search: %v", err)
+	}
+	results, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll(".search-results a")).map(function (a) { return a.querySelector(".where").textContent + " | " + a.getAttribute("href"); })`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(results, "Retrying requests › Backoff with jitter | retrying.html#backoff-with-jitter") {
+		t.Errorf("searching for jitter: results %q lack the Retrying page's backoff section", results)
+	}
+	if img, err := chromedp.Run(ctx, chromedp.Screenshot(chromedp.CSS("body"))); err == nil {
+		os.WriteFile(filepath.Join(shots, "search-jitter-desktop.png"), img, 0o644)
 	}
 
 	// Tabs and copy buttons, on the Retrying page's language tabs.
@@ -291,4 +333,93 @@ func hasTabs(files []File) bool {
 		}
 	}
 	return false
+}
+
+// svgFont finds the font sizes a picture's style sheet sets.
+var svgFont = regexp.MustCompile(`font-size:(\d+(?:\.\d+)?)px`)
+
+// svgMinFont is the smallest font size any picture of the site is drawn
+// with, in its own pixels.
+func svgMinFont(t *testing.T, files []File) map[string]float64 {
+	t.Helper()
+	out := map[string]float64{}
+	for _, f := range files {
+		if !strings.HasSuffix(f.Path, ".svg") || strings.Contains(f.Path, "/") {
+			continue
+		}
+		least := 0.0
+		for _, m := range svgFont.FindAllSubmatch(f.Data, -1) {
+			px, _ := strconv.ParseFloat(string(m[1]), 64)
+			if least == 0 || px < least {
+				least = px
+			}
+		}
+		out[f.Path] = least
+	}
+	return out
+}
+
+// layoutFacts is what checkLayout reads from a page.
+type layoutFacts struct {
+	Sidebar     bool     `json:"sidebar"`
+	ScrollWidth float64  `json:"scrollWidth"`
+	ClientWidth float64  `json:"clientWidth"`
+	TOC         []string `json:"toc"`
+	Headings    []string `json:"headings"`
+	Images      []struct {
+		Src     string  `json:"src"`
+		Shown   float64 `json:"shown"`
+		Natural float64 `json:"natural"`
+	} `json:"images"`
+}
+
+const readLayout = `(function () {
+  var doc = document.documentElement;
+  return {
+    sidebar: !!document.querySelector("nav.sidebar a[aria-current=page]") && document.querySelector("nav.sidebar").getBoundingClientRect().height > 0,
+    scrollWidth: doc.scrollWidth,
+    clientWidth: doc.clientWidth,
+    toc: Array.from(document.querySelectorAll(".toc a")).map(function (a) { return a.getAttribute("href").slice(1); }),
+    headings: Array.from(document.querySelectorAll(".content h2[id], .content h3[id]"))
+      .filter(function (h) { return !h.closest(".tab-panel"); })
+      .map(function (h) { return h.id; }),
+    images: Array.from(document.querySelectorAll(".content img")).map(function (img) {
+      return {src: img.getAttribute("src"), shown: img.getBoundingClientRect().width, natural: img.naturalWidth};
+    })
+  };
+})()`
+
+// checkLayout asserts the layout of the page in the current viewport: the
+// sidebar with the current page marked, no sideways scrolling of the page,
+// an on-page contents list that matches the headings, and picture text of
+// at least 12 px on a desktop and 11 px on a phone as shown.
+func checkLayout(t *testing.T, ctx context.Context, page string, width int, minFont map[string]float64) {
+	t.Helper()
+	f, err := chromedp.Run(ctx, chromedp.Evaluate[layoutFacts](readLayout))
+	if err != nil {
+		t.Fatalf("%s: reading the layout: %v", page, err)
+	}
+	if !f.Sidebar {
+		t.Errorf("%s at %d px: no sidebar with the current page marked", page, width)
+	}
+	if f.ScrollWidth > f.ClientWidth {
+		t.Errorf("%s at %d px: the page scrolls sideways (%.0f px of content in %.0f)", page, width, f.ScrollWidth, f.ClientWidth)
+	}
+	if !slices.Equal(f.TOC, f.Headings) && !(len(f.TOC) == 0 && len(f.Headings) == 0) {
+		t.Errorf("%s: the contents list %q does not match the headings %q", page, f.TOC, f.Headings)
+	}
+	least := 12.0
+	if width < 600 {
+		least = 11
+	}
+	for _, img := range f.Images {
+		font, ok := minFont[path.Base(img.Src)]
+		if !ok || img.Natural == 0 {
+			t.Errorf("%s: picture %s not found or not loaded", page, img.Src)
+			continue
+		}
+		if shown := font * img.Shown / img.Natural; shown < least-0.05 {
+			t.Errorf("%s at %d px: %s shown %.0f px wide of %.0f drawn: its smallest text is %.1f px, want at least %.0f", page, width, img.Src, img.Shown, img.Natural, shown, least)
+		}
+	}
 }

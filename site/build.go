@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,7 +15,7 @@ import (
 	"github.com/retryspec/retryspec/contract/diff"
 	"github.com/retryspec/retryspec/contract/rules"
 	"github.com/retryspec/retryspec/findings"
-	"github.com/retryspec/retryspec/internal/atomicwrite"
+	"github.com/retryspec/retryspec/internal/safeout"
 	"github.com/retryspec/retryspec/openapi"
 	"github.com/retryspec/retryspec/render"
 )
@@ -71,7 +72,8 @@ func (e *FindingsError) Error() string {
 
 // Result is what a build wrote.
 type Result struct {
-	Out   string // the output folder
+	Out   string // the output folder, as given or as docs.out names it
+	Dir   string // the folder written: Out with its symlinks resolved (and checked, for docs.out)
 	Files []File // every file, relative to Out, sorted by path
 }
 
@@ -97,9 +99,6 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 	if findings.Failed(fs, false) {
 		findings.Sort(fs)
 		return nil, &FindingsError{What: findingsWhere(fs, c.File), Findings: fs, Sources: sources}
-	}
-	if opts.Out == "" {
-		opts.Out = OutDir(c)
 	}
 	t, err := render.LoadTemplates(opts.Templates)
 	if err != nil {
@@ -133,10 +132,22 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := Write(opts.Out, files, opts.afterWrite); err != nil {
+	writeTo := opts.Out
+	if opts.Out == "" {
+		// docs.out comes from the contract, which arrives in pull
+		// requests: it must stay inside the contract's folder once every
+		// symlink on the way is followed, and the build writes to the
+		// path it checked.
+		out, err := safeout.Contained(filepath.Dir(c.File), OutDir(c))
+		if err != nil {
+			return nil, fmt.Errorf("%s: docs.out: %w", c.File, err)
+		}
+		opts.Out, writeTo = OutDir(c), out
+	}
+	if err := Write(writeTo, files, opts.afterWrite); err != nil {
 		return nil, err
 	}
-	return &Result{Out: opts.Out, Files: files}, nil
+	return &Result{Out: opts.Out, Dir: writeTo, Files: files}, nil
 }
 
 // OutDir is where a contract's docs go by default: its docs.out, relative
@@ -171,7 +182,11 @@ func Generate(in render.Inputs, t *render.Templates, opts Options) ([]File, erro
 			return nil, err
 		}
 		files = append(files, html...)
-		files = append(files, pictures...)
+		for _, f := range pictures {
+			if path.Ext(f.Path) == ".svg" { // not the docs platforms' sidebar files
+				files = append(files, f)
+			}
+		}
 		files = append(files, File{Path: "sitemap.xml", Data: Sitemap(pages, opts.SiteURL)})
 	}
 	slices.SortFunc(files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
@@ -184,17 +199,14 @@ func Generate(in render.Inputs, t *render.Templates, opts Options) ([]File, erro
 }
 
 // Write replaces the folder out with files, atomically. It refuses to
-// replace a folder that holds something other than an earlier build (a
-// source folder given as --out by mistake): only an empty folder, or one
-// with the Markdown index a build writes, is replaced.
+// replace a folder that holds anything an earlier build did not write (a
+// source folder given as --out by mistake, a file added or edited since):
+// see safeout.ReplaceDir, whose manifest each build leaves in out.
 func Write(out string, files []File, afterWrite func(string) error) error {
 	if out == "" {
 		return errors.New("no output folder")
 	}
-	if err := replaceable(out); err != nil {
-		return err
-	}
-	return atomicwrite.Dir(out, func(tmp string) error {
+	return safeout.ReplaceDir(out, nil, func(tmp string) error {
 		for _, f := range files {
 			p := filepath.Join(tmp, filepath.FromSlash(f.Path))
 			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -211,18 +223,6 @@ func Write(out string, files []File, afterWrite func(string) error) error {
 		}
 		return nil
 	})
-}
-
-// replaceable reports why out must not be replaced, or nil.
-func replaceable(out string) error {
-	entries, err := os.ReadDir(out)
-	if err != nil || len(entries) == 0 {
-		return nil // absent (or not a folder: atomicwrite.Dir says so) or empty
-	}
-	if _, err := os.Stat(filepath.Join(out, MarkdownDir, "index.md")); err == nil {
-		return nil
-	}
-	return fmt.Errorf("refusing to replace %s: it holds files that no retryspec build wrote (no %s/index.md); choose another --out, or empty the folder first", out, MarkdownDir)
 }
 
 // Sitemap lists the HTML pages. Without siteURL the locations are relative

@@ -50,9 +50,14 @@ func TestChangelogFromGitHistory(t *testing.T) {
 			page = string(f.Data)
 		}
 	}
-	for _, want := range []string{"# Changelog", "fewer attempts", "publish the contract", "max_attempts"} {
+	for _, want := range []string{"# Changelog", "## 2026-01-02", "### Breaking: change your code", "- `retry.max_attempts`: `3` → `2`.", "**What to do:**", "The contract was published."} {
 		if !strings.Contains(page, want) {
 			t.Errorf("changelog lacks %q:\n%s", want, page)
+		}
+	}
+	for _, not := range []string{"fewer attempts", "publish the contract", "Commit"} {
+		if strings.Contains(page, not) {
+			t.Errorf("changelog shows commit metadata %q:\n%s", not, page)
 		}
 	}
 }

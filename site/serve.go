@@ -13,6 +13,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -78,7 +79,7 @@ func Serve(ctx context.Context, opts ServeOptions) error {
 	if err != nil {
 		return fmt.Errorf("cannot listen on %s: %w", opts.Addr, err)
 	}
-	srv := &http.Server{Handler: s.handler(), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: hostGuard(ln.Addr(), s.handler()), ReadHeaderTimeout: 10 * time.Second}
 	url := browserURL(ln.Addr())
 	s.rebuild(ctx)
 	fmt.Fprintf(opts.Log, "retryspec: serving %s (Ctrl+C to stop)\n", url)
@@ -223,6 +224,49 @@ func (s *server) closeSubscribers() {
 		close(ch)
 	}
 	s.mu.Unlock()
+}
+
+// hostGuard answers only requests whose Host names the address the server
+// listens on: a page on another site could otherwise point a DNS name of
+// its own at 127.0.0.1 (DNS rebinding) and read the served pages and the
+// build errors (contract text) from the browser. Allowed: the port the
+// server listens on, with the listening IP, localhost, 127.0.0.1 or [::1];
+// on an unspecified address (0.0.0.0 or ::, which takes an explicit
+// --addr) any IP literal, since the machine's addresses are many, but
+// still no DNS name other than localhost. A rebinding attack needs a name.
+func hostGuard(addr net.Addr, next http.Handler) http.Handler {
+	ta, _ := addr.(*net.TCPAddr)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if ta == nil || !allowedHost(ta, r.Host) {
+			http.Error(w, "retryspec serve answers only requests for the address it listens on (DNS-rebinding protection); open http://"+addr.String()+"/", http.StatusMisdirectedRequest)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// allowedHost reports whether a request's Host header names addr (see
+// hostGuard).
+func allowedHost(addr *net.TCPAddr, hostHeader string) bool {
+	host, port, err := net.SplitHostPort(hostHeader)
+	if err != nil {
+		// No port: HTTP's default, 80.
+		host, port = strings.TrimSuffix(strings.TrimPrefix(hostHeader, "["), "]"), "80"
+	}
+	if port != strconv.Itoa(addr.Port) {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	if ip == nil {
+		return false
+	}
+	if addr.IP.IsUnspecified() || ip.IsLoopback() {
+		return true
+	}
+	return ip.Equal(addr.IP)
 }
 
 func (s *server) handler() http.Handler {

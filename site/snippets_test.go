@@ -58,8 +58,9 @@ func TestRetryingPageEmbedsTestedSnippets(t *testing.T) {
 				}
 				return ast.WalkContinue, nil
 			})
-			if len(blocks) != len(langs) {
-				t.Fatalf("%d code blocks on the Retrying page, want one per language (%d)", len(blocks), len(langs))
+			// Per language: the short form, then the full program.
+			if len(blocks) != 2*len(langs) {
+				t.Fatalf("%d code blocks on the Retrying page, want two per language (%d)", len(blocks), 2*len(langs))
 			}
 			html := string(files["retrying.html"])
 			for i, l := range langs {
@@ -67,11 +68,21 @@ func TestRetryingPageEmbedsTestedSnippets(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if !bytes.Equal(blocks[i], want) {
-					t.Errorf("%s: code block %d is not the rendered snippet (%d bytes, want %d)", l.Name, i, len(blocks[i]), len(want))
+				short, err := snippets.Short(c, l.Name)
+				if err != nil {
+					t.Fatal(err)
 				}
-				if tags[i] != render.FenceTag(l.Name) {
-					t.Errorf("%s: fence tag %q, want %q", l.Name, tags[i], render.FenceTag(l.Name))
+				if !bytes.Equal(blocks[2*i], short) {
+					t.Errorf("%s: code block %d is not the short form", l.Name, 2*i)
+				}
+				if n := bytes.Count(short, []byte("\n")); n < 5 || n > 15 {
+					t.Errorf("%s: the short form has %d lines, want 5 to 15", l.Name, n)
+				}
+				if !bytes.Equal(blocks[2*i+1], want) {
+					t.Errorf("%s: code block %d is not the rendered snippet (%d bytes, want %d)", l.Name, 2*i+1, len(blocks[2*i+1]), len(want))
+				}
+				if tags[2*i] != render.FenceTag(l.Name) || tags[2*i+1] != render.FenceTag(l.Name) {
+					t.Errorf("%s: fence tags %q, want %q", l.Name, tags[2*i:2*i+2], render.FenceTag(l.Name))
 				}
 				note := strings.Join(strings.Fields(l.Library), " ")
 				if !strings.Contains(string(md), "### "+l.Title+"\n\n") || !strings.Contains(string(md), note+"\n\n```") {

@@ -3,8 +3,6 @@ package snippets
 import (
 	"fmt"
 	"regexp"
-	"slices"
-	"sort"
 	"time"
 
 	"github.com/retryspec/retryspec/contract"
@@ -131,31 +129,26 @@ func NewPolicy(c *contract.Contract) (Policy, error) {
 	// (the payload-mismatch conflict included), so it is never retried even
 	// if the contract lists it; `check` reports such a contract
 	// (retry/client-error).
-	// A status listed both ways is cautious: the stricter reading wins
-	// (templates also test cautious statuses before a 5XX class).
-	seen := map[int]bool{}
-	for _, s := range r.CautiousStatuses {
-		if !seen[s] && !clientError(s, false) {
-			seen[s] = true
+	// Classes and cautious statuses are reconciled by contract.Retry.Plan,
+	// the one place the rules and the docs also read: a status listed both
+	// ways is cautious, and a cautious code wins over a class that covers
+	// it (templates test cautious statuses before a 5XX class).
+	plan := r.Plan()
+	for _, s := range plan.Cautious {
+		if !clientError(s, false) {
 			p.Cautious = append(p.Cautious, s)
 		}
 	}
-	for _, s := range r.Statuses {
-		if clientError(s.Code, s.Class) {
-			continue
-		}
-		if s.Class {
-			if !slices.Contains(p.StatusClasses, s.Code) {
-				p.StatusClasses = append(p.StatusClasses, s.Code)
-			}
-		} else if !seen[s.Code] {
-			seen[s.Code] = true
-			p.Statuses = append(p.Statuses, s.Code)
+	for _, s := range plan.Codes {
+		if !clientError(s, false) {
+			p.Statuses = append(p.Statuses, s)
 		}
 	}
-	sort.Ints(p.Statuses)
-	sort.Ints(p.StatusClasses)
-	sort.Ints(p.Cautious)
+	for _, k := range plan.Classes {
+		if !clientError(k, true) {
+			p.StatusClasses = append(p.StatusClasses, k)
+		}
+	}
 	if r.HonorRetryAfter {
 		for _, s := range []int{429, 503} {
 			if p.retriesNormally(s) {

@@ -6,8 +6,8 @@
 //
 // markdown/*.md.tmpl are text/template files that write Markdown. Every
 // output action must end in an escaping function (md, code, cellcode,
-// fence, num, dur, human, slug, link, markdown); render refuses a template
-// that prints a value any other way.
+// fence, num, dur, human, slug, ident, marker, link, rulefile, url,
+// markdown); render refuses a template that prints a value any other way.
 // html/layout.html is the html/template page frame; assets/ are copied to
 // the site as they are.
 package templates
@@ -16,5 +16,5 @@ import "embed"
 
 // FS is the embedded template tree.
 //
-//go:embed markdown/*.md.tmpl html/*.html assets/*
+//go:embed markdown/*.md.tmpl markdown/partials/*.md.tmpl html/*.html assets/*
 var FS embed.FS

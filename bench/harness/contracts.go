@@ -110,6 +110,10 @@ func ContractYAML(ops []Op) []byte {
 	for _, op := range ops {
 		effect, key := classify(op)
 		fmt.Fprintf(&b, "  - operation: %s %s\n    effect: %s\n    key: %s\n", op.Method, op.Path, effect, key)
+		if key != "none" {
+			// A keyed write must say whether it calls other systems.
+			b.WriteString("    external_calls: []\n")
+		}
 	}
 	return []byte(b.String())
 }

@@ -317,12 +317,20 @@ func (b *bench) markdown(plots map[string]string) string {
 	for _, c := range b.curveSet {
 		renderCurve(&s, c, plots[c.ID])
 	}
+	// bench/server measures the idempotency middleware on databases the
+	// harness does not start; its last written results are included as is.
+	if res, err := os.ReadFile(filepath.Join(b.cfg.root, "bench", "server-results.md")); err == nil {
+		s.WriteString("## The idempotency middleware (bench/server)\n\n")
+		s.Write(res)
+		s.WriteString("\n")
+	}
 	s.WriteString("## How to reproduce\n\n")
 	s.WriteString("```sh\n")
 	s.WriteString("bench/run            # builds retryspec, installs the peers into bench/.cache, prepares the data, prints this report\n")
 	s.WriteString("bench/run --write    # also rewrites BENCHMARKS.md and bench/plots/*.svg\n")
 	s.WriteString("bench/run --quick    # smoke run: small inputs, one repetition (a few minutes)\n")
 	s.WriteString("bench/gobench        # every package's Go benchmarks, once each (go test -bench . -benchtime 1x)\n")
+	s.WriteString("bench/server --write # the idempotency middleware on SQLite and PostgreSQL, into bench/server-results.md\n")
 	s.WriteString("```\n\n")
 	s.WriteString("The data comes from `../shared/data` (the corpora and specs, read in place) and is generated into `bench/.cache` (gitignored): the replicated corpora, the contracts and the trimmed spec. ")
 	s.WriteString("The peers are pinned by bench/run: Vale v3.22.0 (`go install`), `@redocly/cli` and `@stoplight/spectral-cli` (npm, into `bench/.cache/npm`), oasdiff (`go install`). ")

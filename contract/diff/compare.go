@@ -122,7 +122,17 @@ func (fs *facts) presence(path string, present bool) {
 }
 
 // rowOf maps a contract path to its Table row: list indexes become [].
+// A path with no index is its own row, without a copy.
 func rowOf(path string) string {
+	if strings.IndexByte(path, '[') < 0 {
+		return path
+	}
+	if rest, ok := strings.CutPrefix(path, "endpoints["); ok {
+		// endpoints[N].field: the common case, one concatenation.
+		if j := strings.IndexByte(rest, ']'); j >= 0 && strings.IndexByte(rest[j+1:], '[') < 0 {
+			return "endpoints[]" + rest[j+1:]
+		}
+	}
 	var b strings.Builder
 	for i := 0; i < len(path); i++ {
 		if path[i] == '[' {
@@ -168,6 +178,7 @@ func contractFacts(c *contract.Contract) (head, tail *facts) {
 	h.text(p+"claim.mechanism", Enum, id.Claim.Mechanism)
 	h.flag(p+"claim.fencing_tokens", id.Claim.FencingTokens)
 	h.flag(p+"claim.same_transaction", id.Claim.SameTransaction)
+	h.text(p+"claim.data_store", Enum, id.Claim.DataStore)
 	h.presence(p+"in_flight", id.InFlight != nil)
 	if in := id.InFlight; in != nil {
 		h.text(p+"in_flight.response", Enum, in.Response)
@@ -237,6 +248,7 @@ func contractFacts(c *contract.Contract) (head, tail *facts) {
 		t.number(q+"budget.success_refund", float64(b.SuccessRefund))
 	}
 	t.elems(q+"stacking", Sequence, r.Stacking)
+	t.number(q+"fleet", float64(r.Fleet))
 
 	t.presence("sdk", c.SDK != nil)
 	if s := c.SDK; s != nil {
@@ -283,6 +295,23 @@ func endpointFacts(e contract.Endpoint, prefix string) *facts {
 	return fs
 }
 
+// answersDiffer reports whether the issue-16 answers of an endpoint changed.
+// Their facts are only built then: eight facts fit one map group, and a
+// 50,000-endpoint Compare would otherwise carry three more per endpoint.
+func answersDiffer(a, b contract.Endpoint) bool {
+	return a.ExternalCallsStated != b.ExternalCallsStated || a.MaxDuration.D != b.MaxDuration.D || a.Unreviewed != b.Unreviewed
+}
+
+// addAnswerFacts adds the endpoint's answers: whether external_calls is
+// written at all ([] answers "none", a missing list answers nothing), the
+// handler's max_duration, and whether its effect was reviewed.
+func addAnswerFacts(fs *facts, e contract.Endpoint, prefix string) *facts {
+	fs.flag(prefix+".external_calls_stated", e.ExternalCallsStated)
+	fs.span(prefix+".max_duration", e.MaxDuration)
+	fs.flag(prefix+".reviewed", !e.Unreviewed)
+	return fs
+}
+
 // endpointKey matches endpoints across revisions: the same method on the
 // same path shape is the same endpoint, whatever its place in the list or
 // the names of its path parameters.
@@ -306,7 +335,12 @@ func compareEndpoints(old, new *contract.Contract) []Change {
 		}
 		matched[j] = true
 		// Old facts carry the new index so paths line up.
-		cs := compareFacts(endpointFacts(old.Endpoints[j], field), endpointFacts(e, field), new)
+		of, nf := endpointFacts(old.Endpoints[j], field), endpointFacts(e, field)
+		if answersDiffer(old.Endpoints[j], e) {
+			addAnswerFacts(of, old.Endpoints[j], field)
+			addAnswerFacts(nf, e, field)
+		}
+		cs := compareFacts(of, nf, new)
 		for k := range cs {
 			cs[k].Endpoint = e.Operation
 			// An effect that repeats on every call breaks callers who retry

@@ -287,20 +287,38 @@ func TestChangelog(t *testing.T) {
 	if got != string(want) {
 		t.Errorf("changelog differs from %s (go test -update):\n%s", golden, got)
 	}
-	for _, s := range []string{"### Breaking", "**Acknowledged:** Clients on SDK 4 \\*already\\* stop at 2.", "&lt;b&gt;", "The contract was published. Endpoints:"} {
+	for _, s := range []string{"### Breaking: change your code", "**What to do:**", "`retry.max_attempts`: `3` → `2`.", "The contract was published. Endpoints:"} {
 		if !strings.Contains(got, s) {
 			t.Errorf("changelog lacks %q", s)
 		}
 	}
-	if strings.Index(got, "fewer attempts") > strings.Index(got, "publish the contract") {
-		t.Error("changelog is not newest first")
+	// Integrators get the contract's changes, never the repository's
+	// bookkeeping: no commit subject, hash or acknowledgement reason.
+	for _, s := range []string{"fewer attempts", "keep keys", "publish the contract", "already", "Acknowledged", "Commit"} {
+		if strings.Contains(got, s) {
+			t.Errorf("changelog shows %q", s)
+		}
+	}
+	for _, r := range revs {
+		if strings.Contains(got, r.Short()) {
+			t.Errorf("changelog shows the commit hash %s", r.Short())
+		}
+	}
+	// One change per line: every list item is a single line.
+	for _, line := range strings.Split(got, "\n") {
+		if strings.HasPrefix(line, "  ") {
+			t.Errorf("a change continues on a second line: %q", line)
+		}
+	}
+	if strings.Index(got, "### Breaking") > strings.Index(got, "### Notable") && strings.Contains(got, "### Notable") {
+		t.Error("breaking changes do not come first")
 	}
 
 	buf.Reset()
 	if err := Changelog(&buf, parse(t, "full.yaml", full), nil); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(buf.String(), "- `idempotency.replay_window`: Raised in 2025; recorded for the changelog.") {
-		t.Errorf("no-history changelog:\n%s", buf.String())
+	if got := buf.String(); !strings.HasPrefix(got, "No earlier version of the contract is recorded yet") || strings.Contains(got, "Raised in 2025") {
+		t.Errorf("no-history changelog shows acknowledgement text or no explanation:\n%s", got)
 	}
 }

@@ -127,6 +127,9 @@ var Table = []Row{
 		Lowered: breaking("the claim no longer commits with the mutation: a crash between them can record a key for an effect that never happened, or the reverse", "treat a replayed success with suspicion until the server restores the single transaction"),
 		Raised:  notable("the claim now commits with the mutation it guards", ""),
 	}},
+	{Field: "idempotency.claim.data_store", Kind: Enum, By: map[Direction]Outcome{
+		Changed: notable("the endpoints' data is now said to live in {new} instead of {old}; a claim shares its transaction only with data in its own store", ""),
+	}},
 	{Field: "idempotency.in_flight", Kind: Presence, By: map[Direction]Outcome{
 		Added:   breaking("a request that hits an unfinished key now gets the in-flight response instead of being processed again; clients must handle it", "handle the in-flight response as documented (usually: wait and retry with the same key)"),
 		Removed: breaking("the server no longer distinguishes an unfinished key: a retry during the first attempt may run the effect twice", "keep retries of one intent sequential"),
@@ -235,6 +238,17 @@ var Table = []Row{
 		Changed: notable("the endpoint's single_transaction flag is now {new}", ""),
 	}},
 	{Field: "endpoints[].summary", Kind: Text, By: proseOnly},
+	{Field: "endpoints[].external_calls_stated", Kind: Flag, By: map[Direction]Outcome{
+		Raised:  compatible("the endpoint now says whether it calls other systems"),
+		Lowered: notable("the endpoint no longer says whether it calls other systems", ""),
+	}},
+	{Field: "endpoints[].max_duration", Kind: Span, By: map[Direction]Outcome{
+		Changed: notable("the endpoint's handler may now run up to {new} instead of {old}; an in-flight retry may see the conflict answer that long", "keep retrying an in-flight conflict for at least {new}"),
+	}},
+	{Field: "endpoints[].reviewed", Kind: Flag, By: map[Direction]Outcome{
+		Raised:  compatible("a person confirmed the endpoint's effect"),
+		Lowered: notable("the endpoint's effect is now marked as an unreviewed proposal", ""),
+	}},
 
 	// Retry policy: what clients may retry and how.
 	{Field: "retry.statuses", Kind: Set, By: map[Direction]Outcome{
@@ -269,6 +283,9 @@ var Table = []Row{
 	{Field: "retry.max_attempts", Kind: Number, By: map[Direction]Outcome{
 		Lowered: breaking("at most {new} attempts are allowed instead of {old}: clients still making {old} exceed the retry load the API budgets for", "cap attempts at {new} (the first included)"),
 		Raised:  notable("up to {new} attempts are allowed instead of {old}", "optionally allow {new} attempts"),
+	}},
+	{Field: "retry.fleet", Kind: Number, By: map[Direction]Outcome{
+		Changed: notable("the docs now count {new} client instances instead of {old} in the retry amplification figure", ""),
 	}},
 	{Field: "retry.max_elapsed", Kind: Span, By: map[Direction]Outcome{
 		Lowered: breaking("a retry loop must now end within {new} instead of {old}", "stop retrying after {new} in total"),

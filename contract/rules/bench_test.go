@@ -13,7 +13,7 @@ import (
 // real API has: keyed creates with external calls, reads, replaces.
 func bigContract(n int) []byte {
 	var b bytes.Buffer
-	starter := contract.Starter(contract.StarterOptions{})
+	starter := contract.Starter(contract.StarterOptions{Answered: true})
 	i := bytes.Index(starter, []byte("endpoints:\n"))
 	j := bytes.Index(starter, []byte("\nretry:\n"))
 	b.Write(starter[:i])

@@ -66,8 +66,8 @@ func (r Rule) Doc() findings.RuleDoc {
 
 // table is every rule, one family per file, sorted by ID once.
 var table = sortedRules(slices.Concat(
-	claimRules, copyRules, endpointRules, keyRules, lintRules, openapiRules,
-	recoveryRules, retryRules, sdkRules, stateRules, windowRules,
+	claimRules, claimAnswerRules, copyRules, endpointRules, endpointAnswerRules, keyRules, lintRules, openapiRules,
+	keyAnswerRules, recoveryRules, retryRules, retryAnswerRules, sdkRules, stateRules, stateAnswerRules, windowRules, windowAnswerRules,
 ))
 
 func sortedRules(rs []Rule) []Rule {

@@ -10,9 +10,8 @@ import (
 
 // Store families decide which claim mechanisms a store can arbitrate.
 var (
-	relationalStores  = []string{"postgres", "mysql", "sqlite", "sqlserver", "oracle"}
-	conditionalStores = []string{"dynamodb", "cosmosdb"}
-	cacheStores       = []string{"redis", "memcached"}
+	relationalStores = []string{"postgres", "mysql", "sqlite", "sqlserver", "oracle"}
+	cacheStores      = []string{"redis", "memcached"}
 )
 
 // mechanismMismatch explains why mechanism cannot work on store, or "".
@@ -26,8 +25,13 @@ func mechanismMismatch(store, mechanism string) string {
 		return fmt.Sprintf("%s is a cache: a claim kept only there is lost on eviction or failover", store)
 	case slices.Contains(relationalStores, store) && mechanism == "conditional-write":
 		return fmt.Sprintf("%s is relational: claim with a unique constraint, not a key-value conditional write", store)
-	case slices.Contains(conditionalStores, store) && (mechanism == "unique-constraint" || mechanism == "row-lock-serializable"):
+	case store == "dynamodb" && (mechanism == "unique-constraint" || mechanism == "row-lock-serializable"):
 		return fmt.Sprintf("%s has no %s; claim with a conditional write (attribute_not_exists)", store, mechanism)
+	case store == "cosmosdb" && mechanism == "row-lock-serializable":
+		// Cosmos DB's unique keys are enforced per logical partition: with the
+		// account as partition key they arbitrate (account, key) exactly, so
+		// unique-constraint is a sound claim there.
+		return "cosmosdb has no row locks; claim with a unique key (per partition, the account as partition key) or a conditional write"
 	}
 	return ""
 }
@@ -81,11 +85,12 @@ var claimRules = []Rule{
 		Severity: findings.Error,
 		Scope:    ScopeContract,
 		Summary:  "the claim mechanism is not one the store can provide",
-		Rationale: "A unique constraint needs a relational store; a conditional write is how key-value stores such as DynamoDB give the " +
-			"same single-winner guarantee; a claim kept only in a cache (or in process memory) disappears on eviction, failover or " +
-			"restart, and a retry then runs again. Pick the mechanism the store really arbitrates.",
-		Sources: []findings.Source{srcBrandur, srcAWSIdem},
-		Fix:     "use unique-constraint or row-lock-serializable on a relational store, conditional-write on DynamoDB or Cosmos DB",
+		Rationale: "A unique constraint needs a store that enforces one: a relational database, or Cosmos DB, whose unique keys hold " +
+			"per logical partition (sound for (account, key) when the account is the partition key). A conditional write is how " +
+			"key-value stores such as DynamoDB give the same single-winner guarantee. A claim kept only in a cache (or in process " +
+			"memory) disappears on eviction, failover or restart, and a retry then runs again. Pick the mechanism the store really arbitrates.",
+		Sources: []findings.Source{srcBrandur, srcAWSIdem, srcCosmosUnique},
+		Fix:     "use unique-constraint or row-lock-serializable on a relational store, conditional-write on DynamoDB, unique-constraint or conditional-write on Cosmos DB",
 		Bad:     "idempotency:\n  claim:\n    store: dynamodb\n    mechanism: unique-constraint\n",
 		Good:    "idempotency:\n  claim:\n    store: dynamodb\n    mechanism: conditional-write\n",
 		Check: func(c *contract.Contract) []findings.Finding {
@@ -118,6 +123,34 @@ var claimRules = []Rule{
 			return []findings.Finding{at(c, "idempotency.claim.same_transaction", "",
 				"same_transaction is false: a crash between the claim and the mutation leaves a key without its effect, or an effect without its key",
 				"commit the claim with the first phase's mutation and set same_transaction: true")}
+		},
+	},
+}
+
+var srcCosmosUnique = findings.Source{Title: "Azure Cosmos DB, Unique key constraints", URL: "https://learn.microsoft.com/azure/cosmos-db/unique-keys"}
+
+// claimAnswerRules compare the claim with where the data lives (issue 16).
+var claimAnswerRules = []Rule{
+	{
+		ID:       "claim/cross-store-transaction",
+		Severity: findings.Error,
+		Scope:    ScopeContract,
+		Summary:  "the claim is said to commit in the same transaction as data that lives in another store",
+		Rationale: "same_transaction: true promises that the key and the effect it guards commit as one unit, as AWS requires. No " +
+			"transaction spans two stores: a Redis claim cannot commit \"in the same transaction\" as Postgres rows, so a crash " +
+			"between the two writes leaves a key without its effect or an effect without its key, whatever the flag says.",
+		Sources: []findings.Source{srcAWSIdem, srcBrandur},
+		Fix:     "keep the claim in the store that holds the data (claim.store equal to claim.data_store)",
+		Bad:     "idempotency:\n  claim:\n    store: redis\n    mechanism: lock\n    fencing_tokens: true\n    same_transaction: true\n    data_store: postgres\n",
+		Good:    "idempotency:\n  claim:\n    store: postgres\n    mechanism: unique-constraint\n    same_transaction: true\n    data_store: postgres\n",
+		Check: func(c *contract.Contract) []findings.Finding {
+			cl := c.Idempotency.Claim
+			if !cl.SameTransaction || cl.DataStore == "" || cl.DataStore == cl.Store {
+				return nil
+			}
+			return []findings.Finding{at(c, "idempotency.claim.data_store", "",
+				fmt.Sprintf("the claim lives in %s but the data in %s: no transaction spans both, so same_transaction: true cannot hold", cl.Store, cl.DataStore),
+				fmt.Sprintf("claim the key in %s, in the transaction that writes the data (a unique constraint or conditional write there)", cl.DataStore))}
 		},
 	},
 }

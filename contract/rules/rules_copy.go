@@ -21,6 +21,20 @@ var copyRules = []Rule{
 		Good:    "Retrying with the same Idempotency-Key within 24 hours never repeats a payout.",
 	},
 	{
+		ID:       "copy/exactly-once-bounded",
+		Severity: findings.Warning,
+		Scope:    ScopeCopy,
+		Summary:  "copy says \"exactly-once\" and states the bound it holds within; write \"effectively once\" with that bound",
+		Rationale: "Inside a closed boundary (one transaction, a deduplication window, one idempotency key) duplicates are collapsed, so " +
+			"the sentence is not false the way a bare exactly-once claim is. The word still promises more than the mechanism: " +
+			"delivery stays at-least-once, and the effect is applied once only within the bound. Readers quote the term and drop " +
+			"the bound, so the method says never to write it: \"effectively once within window W for key K\" keeps the bound in the term.",
+		Sources: []findings.Source{srcTreat},
+		Fix:     "write \"effectively once\" and keep the bound the sentence states (the finding's fix gives the rewritten sentence)",
+		Bad:     "Each message is processed exactly once within the deduplication window.",
+		Good:    "Each message is processed effectively once within the deduplication window.",
+	},
+	{
 		ID:       "copy/absolute-guarantee",
 		Severity: findings.Warning,
 		Scope:    ScopeCopy,

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/retryspec/retryspec/contract"
@@ -41,7 +42,7 @@ var endpointRules = []Rule{
 		Sources: []findings.Source{srcRFC9110, srcStripe},
 		Fix:     "set key: required on the endpoint, or write unsafe_to_retry: with the warning integrators need",
 		Bad:     endpointBase + "  - operation: POST /v1/orders\n    effect: create\n    key: none\n",
-		Good:    endpointBase + "  - operation: POST /v1/orders\n    effect: create\n    key: required\n",
+		Good:    endpointBase + "  - operation: POST /v1/orders\n    effect: create\n    key: required\n    external_calls: []\n",
 		Check: func(c *contract.Contract) []findings.Finding {
 			var out []findings.Finding
 			for i, e := range c.Endpoints {
@@ -66,7 +67,7 @@ var endpointRules = []Rule{
 		Sources: []findings.Source{srcRFC9110},
 		Fix:     "give the endpoint key: required (or make the handler truly idempotent and classify it as replace / delete)",
 		Bad:     endpointBase + "  - operation: DELETE /v1/items/{id}/stock\n    effect: decrement\n    key: none\n",
-		Good:    endpointBase + "  - operation: DELETE /v1/items/{id}/stock\n    effect: decrement\n    key: required\n",
+		Good:    endpointBase + "  - operation: DELETE /v1/items/{id}/stock\n    effect: decrement\n    key: required\n    external_calls: []\n",
 		Check: func(c *contract.Contract) []findings.Finding {
 			var out []findings.Finding
 			for i, e := range c.Endpoints {
@@ -112,9 +113,10 @@ var endpointRules = []Rule{
 		Severity: findings.Error,
 		Scope:    ScopeContract,
 		Summary:  "an endpoint that calls external systems lacks a recovery point around each call",
-		Rationale: "With a recovery point before the first external call and after each one, a retry (or the completer job) resumes " +
-			"from where the first attempt stopped and never repeats a charge or an email. N external calls need at least N+1 " +
-			"points. This is Brandur Leach's recovery-point design, recording intent before each foreign call.",
+		Rationale: "Each external call needs a recovery point before it, recording the intent (the key the call will carry " +
+			"downstream), and one after it, recording its result. A retry (or the completer job) then resumes from where the first " +
+			"attempt stopped and never repeats a charge or an email. The point after one call can record the next call's intent, so " +
+			"N external calls need at least N+1 points. This is Brandur Leach's recovery-point design.",
 		Sources: []findings.Source{srcBrandur},
 		Fix:     "list recovery_points: one before the first external call and one after each",
 		Bad: endpointBase + "  - operation: POST /v1/orders\n    effect: create\n    key: required\n" +
@@ -133,7 +135,7 @@ var endpointRules = []Rule{
 					path = fmt.Sprintf("endpoints[%d].external_calls", i)
 				}
 				out = append(out, at(c, path, "",
-					fmt.Sprintf("%s makes %d external %s (%s) but lists %d recovery %s; it needs at least %d, one before the first call and one after each",
+					fmt.Sprintf("%s makes %d external %s (%s) but lists %d recovery %s; it needs at least %d: one before the first call recording its intent, and one after each recording its result",
 						e.Operation, n, plural(n, "call", "calls"), strings.Join(e.ExternalCalls, ", "),
 						len(e.RecoveryPoints), plural(len(e.RecoveryPoints), "point", "points"), n+1),
 					fmt.Sprintf("record a recovery point before %s and after each external call", e.ExternalCalls[0])))
@@ -180,5 +182,179 @@ var openapiRules = []Rule{
 		Fix:     "change the spec's declaration to match the contract (or the contract to match the spec), then run retryspec openapi again",
 		Bad:     "# the spec declares Idempotency-Key with maxLength: 256; the contract says max_key_length: 255\n",
 		Good:    "# the spec's Idempotency-Key parameter has maxLength: 255, as the contract says\n",
+	},
+}
+
+// stateChangingKeyed reports an endpoint that takes a key and changes
+// state: the ones whose external calls decide whether a retry is safe.
+func stateChangingKeyed(e contract.Endpoint) bool {
+	return e.Keyed() && e.Effect != "" && e.Effect != "read"
+}
+
+// callWords are the words of a call or recovery-point name, stemmed so
+// charge_bank and bank_charged, send_receipt and receipt_sent share one.
+func callWords(name string) []string {
+	var out []string
+	for _, w := range strings.Split(name, "_") {
+		if slices.Contains(genericWords, w) {
+			continue
+		}
+		for _, suf := range []string{"ing", "ed", "es", "s", "d", "e"} {
+			if len(w)-len(suf) >= 4 && strings.HasSuffix(w, suf) {
+				w = strings.TrimSuffix(w, suf)
+				break
+			}
+		}
+		if len(w) >= 4 && !slices.Contains(genericStems, w) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// genericWords say nothing about which call a point belongs to; the stems
+// catch their other forms (started, finished, recorded, completed).
+var (
+	genericWords = []string{"start", "started", "finish", "finished", "done", "call", "called", "record", "recorded",
+		"request", "response", "result", "intent", "complete", "completed", "create", "created", "send", "sent"}
+	genericStems = []string{"start", "finish", "record", "request", "respons", "result", "intent", "complet", "creat"}
+)
+
+// resultPoints maps each external call to the one recovery point whose name
+// shares a word with it (bank_charged for charge_bank). ok is false when a
+// call matches no point or several, or a point matches several calls: then
+// the names say nothing reliable about order and only the count is checked.
+func resultPoints(e contract.Endpoint) (idx []int, ok bool) {
+	owner := map[int]int{}
+	for ci, call := range e.ExternalCalls {
+		cw := callWords(call)
+		found := -1
+		for pi, pt := range e.RecoveryPoints {
+			if !slices.ContainsFunc(callWords(pt), func(w string) bool { return slices.Contains(cw, w) }) {
+				continue
+			}
+			if found >= 0 {
+				return nil, false
+			}
+			found = pi
+		}
+		if found < 0 {
+			return nil, false
+		}
+		if _, taken := owner[found]; taken {
+			return nil, false
+		}
+		owner[found] = ci
+		idx = append(idx, found)
+	}
+	return idx, true
+}
+
+// endpointAnswerRules catch what an endpoint leaves unsaid or proposes
+// without review (issue 16): each is new since the external_calls answer
+// became required, and says so in its finding.
+var endpointAnswerRules = []Rule{
+	{
+		ID:       "endpoint/external-calls-unstated",
+		Severity: findings.Error,
+		Scope:    ScopeContract,
+		Summary:  "a keyed endpoint that changes state does not say whether it calls other systems",
+		Rationale: "Whether a handler charges a card, sends an email or calls a partner mid-request decides how its retries must be " +
+			"handled: such a call cannot be rolled back with the local transaction, so the handler needs recovery points around it. " +
+			"Only the team knows, so the contract must answer: external_calls: [] says \"none\", a missing list says nothing, and " +
+			"reading silence as \"none\" lets the flaw through. This is question 4 of the design method.",
+		Sources: []findings.Source{srcBrandur},
+		Fix:     "add external_calls: [] when the handler only touches its own database, or list each call with recovery_points around it",
+		Bad:     endpointBase + "  - operation: POST /v1/orders\n    effect: create\n    key: required\n",
+		Good:    endpointBase + "  - operation: POST /v1/orders\n    effect: create\n    key: required\n    external_calls: []\n",
+		Check: func(c *contract.Contract) []findings.Finding {
+			var out []findings.Finding
+			for i, e := range c.Endpoints {
+				if !stateChangingKeyed(e) || e.ExternalCallsStated {
+					continue
+				}
+				out = append(out, at(c, fmt.Sprintf("endpoints[%d]", i), "",
+					fmt.Sprintf("%s (effect %s, key %s) does not say whether it calls other systems: a charge or an email made mid-request cannot be rolled back, "+
+						"and without recovery points a retry repeats it (a missing external_calls is no longer read as none)", e.Operation, e.Effect, e.Key),
+					"add external_calls: [] if the handler calls nothing outside its own database, or list each call and the recovery_points around it"))
+			}
+			return out
+		},
+	},
+	{
+		ID:       "endpoint/recovery-point-order",
+		Severity: findings.Error,
+		Scope:    ScopeContract,
+		Summary:  "recovery points are in an order that cannot bracket each external call",
+		Rationale: "A recovery point records the intent before an external call and its result after it, so a retry resumes past the " +
+			"calls already made. When a point is named after the call it follows (bank_charged after charge_bank), the order of the " +
+			"names must follow the order of the calls, with a point before the first call: a result recorded before its call, or " +
+			"before the previous call's result, resumes a retry at the wrong phase (Brandur Leach's atomic phases).",
+		Sources: []findings.Source{srcBrandur},
+		Fix:     "list recovery_points in call order: one recording intent before the first call, then one after each call",
+		Bad: endpointBase + "  - operation: POST /v1/orders\n    effect: create\n    key: required\n" +
+			"    external_calls: [charge_card, send_receipt]\n    recovery_points: [started, receipt_sent, card_charged]\n",
+		Good: endpointBase + "  - operation: POST /v1/orders\n    effect: create\n    key: required\n" +
+			"    external_calls: [charge_card, send_receipt]\n    recovery_points: [started, card_charged, receipt_sent]\n",
+		Check: func(c *contract.Contract) []findings.Finding {
+			var out []findings.Finding
+			for i, e := range c.Endpoints {
+				n := len(e.ExternalCalls)
+				if n == 0 || len(e.RecoveryPoints) < n+1 {
+					continue // endpoint/no-recovery-points reports too few
+				}
+				idx, ok := resultPoints(e)
+				if !ok {
+					continue
+				}
+				path := fmt.Sprintf("endpoints[%d].recovery_points", i)
+				if idx[0] == 0 {
+					out = append(out, at(c, path, "",
+						fmt.Sprintf("%s's first recovery point %s is the result of %s: nothing records the intent before that call, so a crash during it leaves no evidence",
+							e.Operation, e.RecoveryPoints[0], e.ExternalCalls[0]),
+						fmt.Sprintf("record a point (e.g. started) before %s, with the key it sends downstream", e.ExternalCalls[0])))
+					continue
+				}
+				for k := 1; k < n; k++ {
+					if idx[k] > idx[k-1] {
+						continue
+					}
+					out = append(out, at(c, path, "",
+						fmt.Sprintf("%s calls %s then %s, but lists %s before %s: a retry that resumes at %s would skip %s or repeat it",
+							e.Operation, e.ExternalCalls[k-1], e.ExternalCalls[k], e.RecoveryPoints[idx[k]], e.RecoveryPoints[idx[k-1]],
+							e.RecoveryPoints[idx[k]], e.ExternalCalls[k-1]),
+						"order recovery_points as the calls happen: intent first, then one result point after each call"))
+					break
+				}
+			}
+			return out
+		},
+	},
+	{
+		ID:       "endpoint/unreviewed-effect",
+		Severity: findings.Error,
+		Scope:    ScopeContract,
+		Summary:  "an endpoint's effect is a proposal (reviewed: false) that no person has confirmed",
+		Rationale: "`init --openapi` can only guess a PUT's or DELETE's effect from its method, and RFC 9110's idempotent methods are " +
+			"a promise the handler must keep, not a property the verb confers. The design method says verify the behaviour, do not " +
+			"trust the method: a PUT that appends to a list or a log, a DELETE that decrements a counter, or either one that sends a " +
+			"notification, email or webhook on every call repeats that on every retry.",
+		Sources: []findings.Source{srcRFC9110},
+		Fix:     "read the handler; set the effect it really has (append, increment, decrement or action need key: required), then remove reviewed: false",
+		Bad:     endpointBase + "  - operation: PUT /v1/orders/{id}\n    effect: replace\n    key: optional\n    external_calls: []\n    reviewed: false\n",
+		Good:    endpointBase + "  - operation: PUT /v1/orders/{id}\n    effect: replace\n    key: optional\n    external_calls: []\n",
+		Check: func(c *contract.Contract) []findings.Finding {
+			var out []findings.Finding
+			for i, e := range c.Endpoints {
+				if !e.Unreviewed {
+					continue
+				}
+				out = append(out, at(c, fmt.Sprintf("endpoints[%d].reviewed", i), "",
+					fmt.Sprintf("%s is proposed as effect %s but not reviewed: check whether the handler appends (to a list, a log, a ledger), "+
+						"bumps or lowers a counter, or sends a notification, email or webhook on each call, since a retry would repeat that", e.Operation, e.Effect),
+					"if it does, set effect: append, increment, decrement or action with key: required; then delete reviewed: false"))
+			}
+			return out
+		},
 	},
 }

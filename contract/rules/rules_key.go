@@ -99,3 +99,54 @@ var keyRules = []Rule{
 		},
 	},
 }
+
+// derivationRank is the design method's order for recommending keys: a key
+// named after an event is the same on every retry by construction; a
+// request-scoped one needs an identifier per request; a reused UUID
+// survives a retry only if the caller stores it.
+var derivationRank = map[string]int{"event-derived": 0, "request-scoped": 1, "uuid-reused": 2}
+
+// keyAnswerRules (issue 16) read the derivation list as the ranking it is.
+var keyAnswerRules = []Rule{
+	{
+		ID:       "key/derivation-order",
+		Severity: findings.Warning,
+		Scope:    ScopeContract,
+		Summary:  "the recommended key derivations are ranked out of order (e.g. uuid-reused above event-derived)",
+		Rationale: "The derivation list is a ranking: the docs present it best first, and integrators take the first way that fits. " +
+			"An event-derived key (transfer-{your_transfer_id}) is the same on every retry by construction; a request-scoped one " +
+			"needs an identifier minted per request; a random UUID is only reused if the caller stores it before the first " +
+			"attempt, and a restart between attempts loses it. Resend recommends them in this order.",
+		Sources: []findings.Source{srcResend, srcBrandur},
+		Fix:     "order derivation event-derived, request-scoped, uuid-reused (leave out the ones that do not fit your API)",
+		Bad:     "idempotency:\n  derivation:\n    - kind: uuid-reused\n    - kind: event-derived\n",
+		Good:    "idempotency:\n  derivation:\n    - kind: event-derived\n    - kind: uuid-reused\n",
+		Check: func(c *contract.Contract) []findings.Finding {
+			ds := c.Idempotency.Derivation
+			for i := 1; i < len(ds); i++ {
+				ri, ok := derivationRank[ds[i].Kind]
+				if !ok {
+					continue
+				}
+				for j := 0; j < i; j++ {
+					rj, ok := derivationRank[ds[j].Kind]
+					if !ok || rj <= ri {
+						continue
+					}
+					return []findings.Finding{at(c, fmt.Sprintf("idempotency.derivation[%d].kind", i), "",
+						fmt.Sprintf("derivation ranks %s above %s: integrators take the first recommendation, and %s", ds[j].Kind, ds[i].Kind, derivationWhy(ds[j].Kind, ds[i].Kind)),
+						"rank them event-derived, request-scoped, uuid-reused, best first")}
+				}
+			}
+			return nil
+		},
+	},
+}
+
+// derivationWhy says what is lost by preferring worse over better.
+func derivationWhy(worse, better string) string {
+	if worse == "uuid-reused" {
+		return fmt.Sprintf("a random UUID is the same on a retry only if the caller stored it first, while a %s key is rebuilt from what the caller already holds", better)
+	}
+	return "an event-derived key is the same on every retry by construction, with no identifier to mint and keep per request"
+}

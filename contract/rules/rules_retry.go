@@ -84,6 +84,11 @@ var retryRules = []Rule{
 		Bad:     "retry:\n  statuses: [429, 500, 502, 503, 504]\n  cautious_statuses: []\n",
 		Good:    "retry:\n  statuses: [429, 502, 503, 504]\n  cautious_statuses: [500]\n",
 		Check: func(c *contract.Contract) []findings.Finding {
+			// contract.Retry.Treatment reconciles classes with cautious
+			// statuses for rules, docs and snippets alike.
+			if c.Retry.Treatment(500) != contract.Retried || c.Retry.AnyStatus {
+				return nil
+			}
 			for i, s := range c.Retry.Statuses {
 				if s.Matches(500) {
 					what := "500"
@@ -169,10 +174,12 @@ var retryRules = []Rule{
 		ID:       "retry/too-many-attempts",
 		Severity: findings.Warning,
 		Scope:    ScopeContract,
-		Summary:  "max_attempts is above 3 (a warning at 4-5, an error above 5)",
+		Summary:  "the SDKs' max_attempts is above 3 (a warning at 4-5, an error above 5); other callers only when unbounded",
 		Rationale: "Every attempt a client adds multiplies the load a struggling server receives: a hundred instances retrying three " +
-			"times already send three hundred times the calls. AWS SDKs default to 3 attempts in total; more rarely succeeds where " +
-			"three failed, and it delays the failure the caller must handle anyway.",
+			"times already send three hundred times the calls. SDK defaults reach every caller who never reads the docs, so they " +
+			"keep AWS's 3 attempts in total. A contract without an sdk section describes other callers (a backend batch job, a " +
+			"raw-HTTP integrator), where five attempts can be right: those are judged by what bounds the loop, max_elapsed and a " +
+			"retry budget, and only reported when one is missing.",
 		Sources: []findings.Source{srcAWSSDK, srcTimeout},
 		Fix:     "set retry.max_attempts: 3 (counting the first attempt)",
 		Bad:     "retry:\n  max_attempts: 4\n",
@@ -182,8 +189,11 @@ var retryRules = []Rule{
 			if n <= 3 {
 				return nil
 			}
+			if c.SDK == nil || c.SDK.Retries != "on" {
+				return nonSDKAttempts(c, n)
+			}
 			f := at(c, "retry.max_attempts", "",
-				fmt.Sprintf("max_attempts is %d: each client sends up to %d calls per intent, multiplying load on a server that is already failing", n, n),
+				fmt.Sprintf("max_attempts is %d, the default of the SDKs this contract ships: each client sends up to %d calls per intent, multiplying load on a server that is already failing", n, n),
 				"set max_attempts: 3 (AWS SDK's default, first attempt included) and rely on the retry budget for the rest")
 			f.Severity = findings.Warning
 			if n > 5 {
@@ -227,6 +237,17 @@ var retryRules = []Rule{
 		Good:    "retry:\n  attempt_timeout:\n    p99: 800ms\n    factor: 2.5\n",
 		Check: func(c *contract.Contract) []findings.Finding {
 			at0 := c.Retry.AttemptTimeout
+			if c.Retry.AttemptTimeoutDefaulted() {
+				if c.Retry.Omitted() {
+					// A contract without a retry section takes the whole
+					// default policy, this timeout included; the docs say so.
+					return nil
+				}
+				return []findings.Finding{at(c, "retry.attempt_timeout", "",
+					fmt.Sprintf("attempt_timeout is not set: docs and snippets use %s (%s), which nothing ties to the endpoint's measured latency (an omitted timeout is now reported rather than shown as 0s)",
+						at0.Bare, defaultTimeoutWhy(c.Retry)),
+					"add attempt_timeout: { p99: <measured p99>, factor: 2.5 }")}
+			}
 			if !at0.Bare.IsZero() {
 				return []findings.Finding{at(c, "retry.attempt_timeout", "",
 					fmt.Sprintf("attempt_timeout is a bare %s: nothing ties it to the endpoint's measured latency", at0.Bare),
@@ -339,6 +360,71 @@ var retryRules = []Rule{
 				"give those endpoints key: required, or mark them unsafe_to_retry so clients and docs exclude them")}
 		},
 	},
+}
+
+// nonSDKAttempts judges max_attempts above 3 for callers other than the
+// SDKs: by the bounds on the loop, not the count (the design method's own
+// worked example is five attempts for a backend batch caller).
+func nonSDKAttempts(c *contract.Contract, n int) []findings.Finding {
+	r := c.Retry
+	var missing []string
+	if r.MaxElapsed.IsZero() {
+		missing = append(missing, "no max_elapsed")
+	}
+	if r.Budget == nil {
+		missing = append(missing, "no retry budget")
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	f := at(c, "retry.max_attempts", "",
+		fmt.Sprintf("max_attempts is %d with %s: nothing but the count stops a fleet of these callers from multiplying an outage", n, strings.Join(missing, " and ")),
+		"keep the attempts and bound the loop: add max_elapsed and a token-bucket budget, or lower max_attempts to 3")
+	f.Severity = findings.Warning
+	if n > 5 {
+		f.Severity = findings.Error
+	}
+	return []findings.Finding{f}
+}
+
+// defaultTimeoutWhy says where the default attempt timeout comes from.
+func defaultTimeoutWhy(r contract.Retry) string {
+	if r.MaxElapsed.IsZero() {
+		return "the fallback, since max_elapsed is not set either"
+	}
+	return fmt.Sprintf("max_elapsed %s shared by %d attempts", r.MaxElapsed, r.MaxAttempts)
+}
+
+// retryAnswerRules (issue 16) ask for what the retry policy leaves unsaid.
+var retryAnswerRules = []Rule{
+	{
+		ID:       "retry/deadline-not-propagated",
+		Severity: findings.Warning,
+		Scope:    ScopeContract,
+		Summary:  "the remaining deadline is not passed on to downstream calls",
+		Rationale: "An overall deadline bounds what the caller waits, but a service that calls others with fresh timeouts of its own " +
+			"keeps working after the caller has given up, and its retries add load nobody is waiting for. Each hop should pass the " +
+			"time that remains, less its own, as gRPC does by sending the deadline as a relative timeout on the wire.",
+		Sources: []findings.Source{srcGRPC, srcTimeout},
+		Fix:     "set retry.propagate_deadline: true and pass the remaining time with each downstream call",
+		Bad:     "retry:\n  propagate_deadline: false\n",
+		Good:    "retry:\n  propagate_deadline: true\n",
+		Check: func(c *contract.Contract) []findings.Finding {
+			if c.Retry.PropagateDeadline {
+				return nil
+			}
+			return []findings.Finding{at(c, "retry.propagate_deadline", "",
+				fmt.Sprintf("propagate_deadline is false: calls made downstream start fresh timeouts, so work continues after the caller's %s bound has passed", maxElapsedText(c.Retry)),
+				"set propagate_deadline: true and send the remaining time (less this hop's own) with every downstream call")}
+		},
+	},
+}
+
+func maxElapsedText(r contract.Retry) string {
+	if r.MaxElapsed.IsZero() {
+		return "overall"
+	}
+	return r.MaxElapsed.String()
 }
 
 // clientStatus names a retried 4xx status or class in a sentence: "409",

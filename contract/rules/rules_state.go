@@ -132,3 +132,56 @@ var stateRules = []Rule{
 		},
 	},
 }
+
+// requestWorstCase is the longest one attempt may keep working: the
+// client's attempt timeout, or the longest handler duration an endpoint
+// states, whichever is larger, with the endpoint that sets it ("" for the
+// attempt timeout).
+func requestWorstCase(c *contract.Contract) (contract.Duration, string) {
+	worst, who := c.Retry.AttemptTimeout.Value(), ""
+	for _, e := range c.Endpoints {
+		if e.Keyed() && e.MaxDuration.D > worst.D {
+			worst, who = e.MaxDuration, e.Operation
+		}
+	}
+	return worst, who
+}
+
+// stateAnswerRules compare the in-flight lock with the request it guards.
+var stateAnswerRules = []Rule{
+	{
+		ID:       "state/lock-timeout-below-request",
+		Severity: findings.Error,
+		Scope:    ScopeContract,
+		Summary:  "lock_timeout is shorter than a request's own worst case (the attempt timeout or a stated handler duration)",
+		Rationale: "A claim older than lock_timeout is taken to be abandoned: a retry may take it over and resume. If a request can " +
+			"legitimately run longer than that (up to its attempt timeout, or the max_duration its endpoint states), the takeover " +
+			"starts while the original is still working, and both run the effect. Whatever takeover says, the lock must outlast " +
+			"the longest request (Brandur Leach's locked_at design).",
+		Sources: []findings.Source{srcBrandur},
+		Fix:     "raise in_flight.lock_timeout above the longest request, or bound the handler below it",
+		Bad:     "idempotency:\n  in_flight:\n    response: conflict\n    lock_timeout: 1s\n",
+		Good:    "idempotency:\n  in_flight:\n    response: conflict\n    lock_timeout: 2m\n",
+		Check: func(c *contract.Contract) []findings.Finding {
+			in := c.Idempotency.InFlight
+			if in == nil || in.LockTimeout.IsZero() {
+				return nil
+			}
+			worst, who := requestWorstCase(c)
+			if in.LockTimeout.D >= worst.D {
+				return nil
+			}
+			what := fmt.Sprintf("the attempt timeout %s", worst)
+			if c.Retry.AttemptTimeoutDefaulted() {
+				what = fmt.Sprintf("the default attempt timeout %s (attempt_timeout is not set)", worst)
+			}
+			if who != "" {
+				what = fmt.Sprintf("%s's max_duration %s", who, worst)
+			}
+			return []findings.Finding{at(c, "idempotency.in_flight.lock_timeout", "",
+				fmt.Sprintf("lock_timeout %s is shorter than %s: a retry arriving after %s takes over the claim while the first request may still be working, and both run the effect",
+					in.LockTimeout, what, in.LockTimeout),
+				fmt.Sprintf("raise lock_timeout above %s (takeover %s does not change this)", worst, in.Takeover))}
+		},
+	},
+}

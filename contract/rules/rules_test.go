@@ -46,7 +46,7 @@ func TestRuleCases(t *testing.T) {
 		{"stacking bulkhead first", "retry:\n  stacking: [bulkhead, retry]\n", "retry/stacking-order", findings.Error, "retry.stacking", "write stacking: [retry, bulkhead]"},
 		{"timeouts not retried: unkeyed create is still unsafe", "retry:\n  connection_errors: [reset]\nendpoints:\n  - { operation: POST /v1/a, effect: create, key: none }\n",
 			"endpoint/unsafe-without-key", findings.Error, "endpoints[0].key", "POST /v1/a has effect create but key none"},
-		{"optional key protects", "endpoints:\n  - { operation: POST /v1/a, effect: append, key: optional }\n", "", 0, "", ""},
+		{"optional key protects", "endpoints:\n  - { operation: POST /v1/a, effect: append, key: optional, external_calls: [] }\n", "", 0, "", ""},
 		{"PUT append unkeyed", "endpoints:\n  - { operation: PUT /v1/log, effect: append, key: none }\n", "endpoint/method-trusted", findings.Error, "endpoints[0].key", "PUT /v1/log has effect append"},
 		{"PUT replace unkeyed is fine", "endpoints:\n  - { operation: \"PUT /v1/items/{id}\", effect: replace, key: none }\n", "", 0, "", ""},
 		{"PUT append documented unsafe", "retry:\n  connection_errors: [reset]\nendpoints:\n  - { operation: PUT /v1/log, effect: append, key: none, unsafe_to_retry: \"Appends a line each call.\" }\n", "", 0, "", ""},
@@ -105,7 +105,7 @@ func TestRuleCases(t *testing.T) {
 // TestFindingPointsAtValue checks that a finding's line and column are
 // those of the offending value in the file.
 func TestFindingPointsAtValue(t *testing.T) {
-	src := strings.Replace(string(contract.Starter(contract.StarterOptions{})), "max_attempts: 3 ", "max_attempts: 7 ", 1)
+	src := strings.Replace(string(contract.Starter(contract.StarterOptions{Answered: true})), "max_attempts: 3 ", "max_attempts: 7 ", 1)
 	fs := lint(t, "retryspec.yaml", []byte(src))
 	if len(fs) != 1 {
 		t.Fatalf("want one finding, got %v", fs)

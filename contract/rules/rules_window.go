@@ -95,3 +95,35 @@ var windowRules = []Rule{
 		},
 	},
 }
+
+// windowAnswerRules ask for what only the team knows about retry chains.
+var windowAnswerRules = []Rule{
+	{
+		ID:       "window/retry-chain-unstated",
+		Severity: findings.Error,
+		Scope:    ScopeContract,
+		Summary:  "longest_retry_chain is not stated, so the replay window cannot be checked against it",
+		Rationale: "The replay window is only right if every retry of one intent arrives inside it. The client's own loop is bounded " +
+			"by max_elapsed, which the contract states; but intents are also re-submitted later by queues and people (a dead-letter " +
+			"queue replayed, a runbook re-run after an incident, a webhook the caller sends again), and only the team knows how late. " +
+			"A 24-hour window behind a weekly replay repeats the side effect. This is question 6 of the design method.",
+		Sources: []findings.Source{srcBrandur, srcResend},
+		Fix:     "add longest_retry_chain: { duration: ..., because: \"...\" } naming the slowest re-submit path",
+		Bad:     "idempotency:\n  longest_retry_chain: ~   # absent\n",
+		Good:    "idempotency:\n  longest_retry_chain:\n    duration: 6h\n    because: \"SDK retries plus our webhook re-sends, at most 6h apart\"\n",
+		Check: func(c *contract.Contract) []findings.Finding {
+			if !c.Idempotency.LongestRetryChain.Duration.IsZero() {
+				return nil
+			}
+			client := "the client's retry loop has no max_elapsed bound"
+			if !c.Retry.MaxElapsed.IsZero() {
+				client = fmt.Sprintf("the client's retry loop ends within max_elapsed %s", c.Retry.MaxElapsed)
+			}
+			return []findings.Finding{at(c, "idempotency.longest_retry_chain", "",
+				fmt.Sprintf("longest_retry_chain is not stated: %s, but is one intent ever re-submitted later, by a dead-letter replay, a runbook, "+
+					"or a caller re-sending a webhook? Only you know, and replay_window %s must cover it (a missing chain is no longer passed silently)",
+					client, c.Idempotency.ReplayWindow),
+				"add longest_retry_chain: { duration: <the slowest re-submit>, because: \"...\" }; if nothing re-submits, state max_elapsed and say so in because:")}
+		},
+	},
+}

@@ -50,6 +50,7 @@ var roles = []role{
 	{name: "copy-contract", args: func(f string) []string { return []string{"copy", "-c", f} }},
 	{name: "diff-old", args: func(f string) []string { return []string{"diff", f, "retryspec.yaml"} }},
 	{name: "diff-new", args: func(f string) []string { return []string{"diff", "retryspec.yaml", f} }},
+	{name: "storage", args: func(f string) []string { return []string{"storage", "-c", f, "--dialect", "mysql", "--out", "sql"} }},
 	{name: "init-openapi", args: func(f string) []string { return []string{"init", "--openapi", f} },
 		setup: func(sb *sandbox) { os.Remove(filepath.Join(sb.work, "retryspec.yaml")) }},
 }
@@ -165,6 +166,8 @@ func manyEndpoints(n int, rich bool) func(w *genWriter) {
 			w.WriteString(fmt.Sprintf("  - operation: POST /v1/r%d/{id}/items\n    effect: create\n    key: required\n", i))
 			if rich {
 				w.WriteString(fmt.Sprintf("    external_calls: [charge_bank]\n    recovery_points: [started, charged]\n    summary: Creates item %d\n", i))
+			} else {
+				w.WriteString("    external_calls: []\n")
 			}
 		}
 		w.WriteString(tail)

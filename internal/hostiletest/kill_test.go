@@ -29,7 +29,7 @@ func bigContract(t testing.TB, name string, n int) []byte {
 	b.WriteString(strings.Replace(head, "name: Lumapay", "name: "+name, 1))
 	b.WriteString("endpoints:\n")
 	for i := 0; i < n; i++ {
-		fmt.Fprintf(&b, "  - operation: POST /v1/r%d/{id}/items\n    effect: create\n    key: required\n", i)
+		fmt.Fprintf(&b, "  - operation: POST /v1/r%d/{id}/items\n    effect: create\n    key: required\n    external_calls: []\n", i)
 	}
 	b.WriteString(tail)
 	return []byte(b.String())

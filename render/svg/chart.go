@@ -9,87 +9,117 @@ import (
 	"github.com/retryspec/retryspec/render/schedule"
 )
 
-// Schedule draws the backoff schedule: on the left the wait before each
-// retry (the jitter band up to the envelope min(cap, base*multiplier^n),
-// with the cap), on the right the cumulative worst case per attempt against
-// max_elapsed.
+// Chart size: each chart is drawn at the width the page shows it (two side
+// by side in a desktop column, stacked on a phone), so 12 px text stays
+// 12 px; see the site's .figures rule.
+const chartW, chartH = 340, 300
+
+// Schedule draws the wait before each retry: the jitter band up to the
+// envelope min(cap, base*multiplier^n), with the cap when it binds.
 func Schedule(c *contract.Contract) []byte {
 	r := c.Retry
 	steps := schedule.Compute(r)
-	const w, h = 760, 320
-	const top, bottom = 56.0, 250.0
+	const top, bottom = 64.0, 236.0
 	var b strings.Builder
-	open(&b, w, h, "schedule", c.API.Name+": retry schedule", scheduleDesc(c, steps))
-
-	// Left panel: waits.
-	lx0, lx1 := 60.0, 360.0
-	text(&b, lx0, 24, "title", "", "Wait before each retry")
-	text(&b, lx0, 42, "small", "", fmt.Sprintf("%s jitter; envelope min(%s, %s × %s^n)", r.Backoff.Jitter, dur(r.Backoff.Cap.D), dur(r.Backoff.Base.D), num(r.Backoff.Multiplier)))
+	open(&b, chartW, chartH, "schedule", c.API.Name+": wait before each retry", scheduleDesc(c, steps))
+	x0, x1 := 52.0, 326.0
+	text(&b, 12, 22, "title", "", "Wait before each retry")
+	text(&b, 12, 42, "small", "", fmt.Sprintf("%s jitter; envelope min(%s, %s × %s^n)", r.Backoff.Jitter, dur(r.Backoff.Cap.D), dur(r.Backoff.Base.D), num(r.Backoff.Multiplier)))
 	var maxEnv time.Duration
-	for _, s := range steps {
-		maxEnv = max(maxEnv, s.Envelope)
-	}
 	capShown := false
 	for _, s := range steps {
-		if s.Capped || s.Envelope == r.Backoff.Cap.D {
+		maxEnv = max(maxEnv, s.Envelope)
+		if s.Capped || (s.Attempt > 1 && s.Envelope == r.Backoff.Cap.D) {
 			capShown = true
 		}
 	}
-	scaleL := niceCeil(maxEnv)
-	yL := func(d time.Duration) float64 { return bottom - (bottom-top)*float64(d)/float64(scaleL)*0.9 }
-	axes(&b, lx0, lx1, top, bottom, scaleL, yL)
+	scale := niceCeil(maxEnv)
+	y := func(d time.Duration) float64 { return bottom - (bottom-top)*float64(d)/float64(scale)*0.92 }
+	axes(&b, x0, x1, top, bottom, scale, y)
 	retries := steps[1:]
 	if len(retries) == 0 {
-		text(&b, (lx0+lx1)/2, (top+bottom)/2, "small", "middle", "max_attempts is 1: no retries")
+		text(&b, (x0+x1)/2, (top+bottom)/2, "small", "middle", "max_attempts is 1: no retries")
 	}
-	slot := (lx1 - lx0) / float64(max(1, len(retries)))
-	bw := min(48, slot*0.6)
+	slot := (x1 - x0) / float64(max(1, len(retries)))
+	bw := min(44, slot*0.6)
+	every := labelEvery(len(retries), slot)
 	for i, s := range retries {
-		cx := lx0 + slot*(float64(i)+0.5)
-		y0, y1 := yL(s.JitterHigh), yL(s.JitterLow)
+		cx := x0 + slot*(float64(i)+0.5)
+		y0, y1 := y(s.JitterHigh), y(s.JitterLow)
 		fmt.Fprintf(&b, `<rect class="band" x="%s" y="%s" width="%s" height="%s"/>`+"\n", num(round1(cx-bw/2)), num(round1(y0)), num(round1(bw)), num(round1(max(1, y1-y0))))
-		ye := yL(s.Envelope)
+		ye := y(s.Envelope)
 		fmt.Fprintf(&b, `<line class="env" x1="%s" y1="%s" x2="%s" y2="%s"/>`+"\n", num(round1(cx-bw/2)), num(round1(ye)), num(round1(cx+bw/2)), num(round1(ye)))
-		text(&b, cx, ye-6, "small", "middle", dur(s.Envelope))
-		if len(retries) <= 12 || i%2 == 0 {
-			text(&b, cx, bottom+16, "small", "middle", fmt.Sprintf("#%d", s.Attempt))
+		if i%every == 0 {
+			text(&b, cx, ye-6, "small", "middle", dur(s.Envelope))
+			text(&b, cx, bottom+18, "small", "middle", fmt.Sprintf("#%d", s.Attempt))
 		}
 	}
 	if capShown {
-		yc := yL(r.Backoff.Cap.D)
-		fmt.Fprintf(&b, `<line class="limit" x1="%s" y1="%s" x2="%s" y2="%s"/>`+"\n", num(lx0), num(round1(yc)), num(lx1), num(round1(yc)))
-		text(&b, lx1, yc-4, "limitlabel", "end", "cap "+dur(r.Backoff.Cap.D))
+		yc := y(r.Backoff.Cap.D)
+		fmt.Fprintf(&b, `<line class="limit" x1="%s" y1="%s" x2="%s" y2="%s"/>`+"\n", num(x0), num(round1(yc)), num(x1), num(round1(yc)))
+		text(&b, x1, yc-20, "limitlabel", "end", "cap "+dur(r.Backoff.Cap.D))
 	}
-	text(&b, (lx0+lx1)/2, bottom+34, "small", "middle", "attempt")
-
-	// Right panel: cumulative worst case against max_elapsed.
-	rx0, rx1 := 450.0, 740.0
-	text(&b, rx0, 24, "title", "", "Worst case elapsed")
-	text(&b, rx0, 42, "small", "", fmt.Sprintf("waits plus %s per attempt, against max_elapsed", dur(r.AttemptTimeout.Value().D)))
-	last := steps[len(steps)-1].WorstElapsed
-	scaleR := niceCeil(max(last, r.MaxElapsed.D))
-	yR := func(d time.Duration) float64 { return bottom - (bottom-top)*float64(d)/float64(scaleR)*0.9 }
-	axes(&b, rx0, rx1, top, bottom, scaleR, yR)
-	slotR := (rx1 - rx0) / float64(len(steps))
-	bwR := min(40, slotR*0.6)
-	for i, s := range steps {
-		cx := rx0 + slotR*(float64(i)+0.5)
-		y := yR(s.WorstElapsed)
-		fmt.Fprintf(&b, `<rect class="total" x="%s" y="%s" width="%s" height="%s"/>`+"\n", num(round1(cx-bwR/2)), num(round1(y)), num(round1(bwR)), num(round1(max(1, bottom-y))))
-		text(&b, cx, y-6, "small", "middle", dur(s.WorstElapsed))
-		if len(steps) <= 12 || i%2 == 0 {
-			text(&b, cx, bottom+16, "small", "middle", fmt.Sprintf("#%d", s.Attempt))
-		}
-	}
-	if !r.MaxElapsed.IsZero() {
-		ym := yR(r.MaxElapsed.D)
-		fmt.Fprintf(&b, `<line class="limit" x1="%s" y1="%s" x2="%s" y2="%s"/>`+"\n", num(rx0), num(round1(ym)), num(rx1), num(round1(ym)))
-		text(&b, rx1, ym-4, "limitlabel", "end", "max_elapsed "+dur(r.MaxElapsed.D))
-	}
-	text(&b, (rx0+rx1)/2, bottom+34, "small", "middle", "attempt")
-	text(&b, 60, h-12, "small", "", "Shaded: the range the wait is drawn from. Line: the envelope. Dashed: a limit from the contract.")
+	text(&b, (x0+x1)/2, bottom+38, "small", "middle", "attempt")
+	text(&b, 12, chartH-12, "small", "", "Shaded: range of the random wait. Line: envelope.")
 	b.WriteString("</svg>\n")
 	return []byte(b.String())
+}
+
+// Elapsed draws the worst-case elapsed time at the end of each attempt
+// (waits plus per-attempt timeouts). The axis is scaled to that data: the
+// contract's max_elapsed is drawn as a line only when it falls on the
+// scale, and stated in words when it is far above it, so a nine-second
+// schedule is not squeezed against a one-minute axis.
+func Elapsed(c *contract.Contract) []byte {
+	r := c.Retry
+	steps := schedule.Compute(r)
+	const top, bottom = 64.0, 236.0
+	var b strings.Builder
+	open(&b, chartW, chartH, "elapsed", c.API.Name+": worst-case elapsed time", scheduleDesc(c, steps))
+	x0, x1 := 52.0, 326.0
+	text(&b, 12, 22, "title", "", "Worst-case elapsed time")
+	text(&b, 12, 42, "small", "", fmt.Sprintf("longest waits plus %s per attempt", dur(r.AttemptTimeout.Value().D)))
+	last := steps[len(steps)-1].WorstElapsed
+	scale := niceCeil(last)
+	limitOnScale := !r.MaxElapsed.IsZero() && r.MaxElapsed.D <= scale*4/3
+	if limitOnScale {
+		scale = niceCeil(max(last, r.MaxElapsed.D))
+	}
+	y := func(d time.Duration) float64 { return bottom - (bottom-top)*float64(d)/float64(scale)*0.92 }
+	axes(&b, x0, x1, top, bottom, scale, y)
+	slot := (x1 - x0) / float64(len(steps))
+	bw := min(40, slot*0.6)
+	every := labelEvery(len(steps), slot)
+	for i, s := range steps {
+		cx := x0 + slot*(float64(i)+0.5)
+		yy := min(y(s.WorstElapsed), bottom-1)
+		fmt.Fprintf(&b, `<rect class="total" x="%s" y="%s" width="%s" height="%s"/>`+"\n", num(round1(cx-bw/2)), num(round1(yy)), num(round1(bw)), num(round1(max(1, bottom-yy))))
+		if i%every == 0 || i == len(steps)-1 {
+			text(&b, cx, yy-6, "small", "middle", dur(s.WorstElapsed))
+			text(&b, cx, bottom+18, "small", "middle", fmt.Sprintf("#%d", s.Attempt))
+		}
+	}
+	switch {
+	case limitOnScale:
+		ym := y(r.MaxElapsed.D)
+		fmt.Fprintf(&b, `<line class="limit" x1="%s" y1="%s" x2="%s" y2="%s"/>`+"\n", num(x0), num(round1(ym)), num(x1), num(round1(ym)))
+		text(&b, x1, ym-6, "limitlabel", "end", "max_elapsed "+dur(r.MaxElapsed.D))
+		text(&b, 12, chartH-12, "small", "", "Dashed: the contract's max_elapsed bound.")
+	case !r.MaxElapsed.IsZero():
+		text(&b, 12, chartH-12, "small", "", fmt.Sprintf("max_elapsed %s is well above this scale.", dur(r.MaxElapsed.D)))
+	}
+	text(&b, (x0+x1)/2, bottom+38, "small", "middle", "attempt")
+	b.WriteString("</svg>\n")
+	return []byte(b.String())
+}
+
+// labelEvery thins the value labels so two 12 px labels never overlap: one
+// label per slot needs about 40 px.
+func labelEvery(n int, slot float64) int {
+	if n == 0 || slot >= 40 {
+		return 1
+	}
+	return int(40/slot) + 1
 }
 
 // niceCeil rounds d up to a multiple of a 1-2-5 step that divides into

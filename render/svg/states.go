@@ -25,46 +25,61 @@ func KeyStates(c *contract.Contract) []byte {
 		{"in-flight", inFlightLines(id)},
 		{"complete", completeLines(id)},
 	}
-	// Box width fits the longest line (codes can be 64 characters).
+	takeover := id.InFlight != nil && id.InFlight.Takeover == "conditional-update" && !id.InFlight.LockTimeout.IsZero()
+	if takeover {
+		// Resuming at a recovery point is only true of a contract that has
+		// some; otherwise the retry that takes over runs the request again.
+		if c.HasRecoveryPoints() {
+			states[1].lines = append(states[1].lines, "A claim older than "+id.InFlight.LockTimeout.String()+" is", "taken over and resumes at", "its recovery point.")
+		} else {
+			states[1].lines = append(states[1].lines, "A claim older than "+id.InFlight.LockTimeout.String()+" is", "taken over by a retry,", "which runs it again.")
+		}
+	}
+	// The boxes stack top to bottom, so the picture is narrow enough to be
+	// shown at its drawn size in a page column and on a phone: 13 px text
+	// stays 13 px. The box width fits the longest line (codes can be 64
+	// characters); the column on the right carries the way back to absent.
 	longest := 0
 	for _, s := range states {
 		for _, l := range s.lines {
 			longest = max(longest, utf8.RuneCountInString(l))
 		}
 	}
-	bw := max(210, int(float64(longest)*7.4)+28)
-	gap := 70
-	const bh, top = 150, 70
-	w := 3*bw + 2*gap + 40
-	h := 340
+	bw := max(230, int(float64(longest)*7.9)+24)
+	const x, top, gap, lineH = 16, 56, 44, 19
+	right := x + bw + 36 // the return path's column
+	w := right + 12
+	hs := make([]int, 3)
+	ys := make([]int, 3)
+	yy := top
+	for i, s := range states {
+		hs[i] = 40 + len(s.lines)*lineH
+		ys[i] = yy
+		yy += hs[i] + gap
+	}
+	h := yy - gap + 64
 	var b strings.Builder
 	open(&b, w, h, "keystates", c.API.Name+": idempotency key states", statesDesc(c, states))
 	b.WriteString(`<defs><marker id="arrowhead" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="8" markerHeight="8" orient="auto-start-reverse"><path class="head" d="M0,0 L10,5 L0,10 z"/></marker></defs>` + "\n")
-	xs := make([]int, 3)
+	text(&b, float64(x), 26, "title", "", "Idempotency key states")
 	for i, s := range states {
-		x := 20 + i*(bw+gap)
-		xs[i] = x
-		fmt.Fprintf(&b, `<rect class="box" x="%d" y="%d" width="%d" height="%d" rx="8"/>`+"\n", x, top, bw, bh)
-		text(&b, float64(x+12), float64(top+24), "title", "", s.name)
+		fmt.Fprintf(&b, `<rect class="box" x="%d" y="%d" width="%d" height="%d" rx="8"/>`+"\n", x, ys[i], bw, hs[i])
+		text(&b, float64(x+12), float64(ys[i]+24), "title", "", s.name)
 		for j, l := range s.lines {
-			text(&b, float64(x+12), float64(top+48+j*18), "mono", "", l)
+			text(&b, float64(x+12), float64(ys[i]+46+j*lineH), "mono", "", l)
 		}
 	}
-	// absent -> in-flight, in-flight -> complete
-	arrow(&b, xs[0]+bw, top+40, xs[1], top+40)
-	text(&b, float64(xs[0]+bw+gap/2), float64(top+32), "small", "middle", "claim")
-	arrow(&b, xs[1]+bw, top+40, xs[2], top+40)
-	text(&b, float64(xs[1]+bw+gap/2), float64(top+32), "small", "middle", "stored")
-	// complete -> absent, below, after the replay window.
-	y := top + bh
-	fmt.Fprintf(&b, `<path class="arrow" d="M%d,%d C%d,%d %d,%d %d,%d"/>`+"\n", xs[2]+bw/2, y, xs[2]+bw/2, y+70, xs[0]+bw/2, y+70, xs[0]+bw/2, y+2)
-	text(&b, float64(w/2), float64(y+78), "small", "middle", fmt.Sprintf("after the %s replay window: the key is free, a reuse is a new request", id.ReplayWindow.String()))
-	// in-flight self-loop: takeover of an abandoned claim.
-	if id.InFlight != nil && id.InFlight.Takeover == "conditional-update" && !id.InFlight.LockTimeout.IsZero() {
-		x := xs[1] + bw/2
-		fmt.Fprintf(&b, `<path class="arrow" d="M%d,%d C%d,%d %d,%d %d,%d"/>`+"\n", x-40, top, x-40, top-40, x+40, top-40, x+40, top-2)
-		text(&b, float64(x), float64(top-44), "small", "middle", fmt.Sprintf("claim older than %s: taken over, resumes at its recovery point", id.InFlight.LockTimeout.String()))
+	// absent -> in-flight -> complete, downwards.
+	for i, label := range []string{"claim", "result stored"} {
+		ax := x + 40
+		arrow(&b, ax, ys[i]+hs[i], ax, ys[i+1])
+		text(&b, float64(ax+10), float64(ys[i]+hs[i]+gap/2+5), "small", "", label)
 	}
+	// complete -> absent, up the right-hand column, after the replay window.
+	y0, y1 := ys[2]+hs[2]/2, ys[0]+hs[0]/2
+	fmt.Fprintf(&b, `<path class="arrow" d="M%d,%d H%d V%d H%d"/>`+"\n", x+bw, y0, right, y1, x+bw+2)
+	text(&b, float64(x), float64(h-34), "small", "", fmt.Sprintf("After the %s replay window the key is free:", id.ReplayWindow.String()))
+	text(&b, float64(x), float64(h-16), "small", "", "a reuse is a new request.")
 	b.WriteString("</svg>\n")
 	return []byte(b.String())
 }

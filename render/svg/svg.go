@@ -22,15 +22,15 @@ svg{--bg:#ffffff;--fg:#1f2328;--muted:#57606a;--grid:#d0d7de;--band:#b6d7ff;--li
 @media (prefers-color-scheme:dark){svg{--bg:#0d1117;--fg:#e6edf3;--muted:#9da7b3;--grid:#30363d;--band:#1f4b7f;--line:#79c0ff;--total:#d2a8ff;--warn:#ff7b72;--box:#161b22}}
 .bg{fill:var(--bg)}
 text{fill:var(--fg);font-family:system-ui,-apple-system,"Segoe UI",sans-serif;font-size:13px}
-.small{font-size:11px;fill:var(--muted)}
-.title{font-size:14px;font-weight:600}
-.mono{font-family:ui-monospace,"DejaVu Sans Mono",monospace;font-size:12px}
+.small{font-size:12px;fill:var(--muted)}
+.title{font-size:15px;font-weight:600}
+.mono{font-family:ui-monospace,"DejaVu Sans Mono",monospace;font-size:13px}
 .grid{stroke:var(--grid);stroke-width:1}
 .band{fill:var(--band)}
 .env{stroke:var(--line);stroke-width:3}
 .total{fill:var(--total)}
 .limit{stroke:var(--warn);stroke-width:2;stroke-dasharray:6 4}
-.limitlabel{fill:var(--warn);font-size:11px}
+.limitlabel{fill:var(--warn);font-size:12px}
 .box{fill:var(--box);stroke:var(--fg);stroke-width:1.5}
 .arrow{stroke:var(--fg);stroke-width:1.5;fill:none;marker-end:url(#arrowhead)}
 .head{fill:var(--fg)}

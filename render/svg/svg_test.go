@@ -5,10 +5,14 @@ import (
 	"encoding/xml"
 	"errors"
 	"io"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/retryspec/retryspec/contract"
+	"github.com/retryspec/retryspec/render/schedule"
 )
 
 func load(t *testing.T, path string) *contract.Contract {
@@ -60,7 +64,9 @@ func TestScheduleChart(t *testing.T) {
 	c := load(t, "../testdata/figures.yaml")
 	b := Schedule(c)
 	title, desc, texts := parse(t, b)
-	if title != "Figurepay: retry schedule" {
+	_, _, elapsed := parse(t, Elapsed(c))
+	texts = append(texts, elapsed...)
+	if title != "Figurepay: wait before each retry" {
 		t.Errorf("title = %q", title)
 	}
 	// The text alternative carries every figure the chart shows.
@@ -86,7 +92,7 @@ func TestKeyStatesDiagram(t *testing.T) {
 	_, desc, texts := parse(t, KeyStates(c))
 	joined := strings.Join(texts, "|")
 	for _, want := range []string{"absent", "in-flight", "complete", "409 key_still_running", "422 key_body_mismatch",
-		"after the 36h replay window", "claim older than 90s"} {
+		"After the 36h replay window", "claim older than 90s"} {
 		if !strings.Contains(joined, want) {
 			t.Errorf("diagram lacks %q: %s", want, joined)
 		}
@@ -103,5 +109,66 @@ func TestSVGIsDeterministic(t *testing.T) {
 	c := load(t, "../testdata/figures.yaml")
 	if !bytes.Equal(Schedule(c), Schedule(c)) || !bytes.Equal(KeyStates(c), KeyStates(c)) {
 		t.Error("two drawings differ")
+	}
+}
+
+// TestElapsedAxisFitsTheData: a schedule that ends after a few seconds is
+// not drawn on an axis sized for a far larger max_elapsed; the bound is
+// stated in words instead. When the bound is near the data it is drawn.
+func TestElapsedAxisFitsTheData(t *testing.T) {
+	c := load(t, "../testdata/figures.yaml")
+	last := schedule.Compute(c.Retry)
+	worst := last[len(last)-1].WorstElapsed
+	for _, tc := range []struct {
+		maxElapsed time.Duration
+		drawn      bool
+	}{{10 * worst, false}, {worst + worst/10, true}} {
+		c.Retry.MaxElapsed = contract.Duration{D: tc.maxElapsed}
+		b := Elapsed(c)
+		_, _, texts := parse(t, b)
+		top := axisTop(t, texts)
+		if top > 2*max(worst, map[bool]time.Duration{true: tc.maxElapsed}[tc.drawn]) {
+			t.Errorf("max_elapsed %s: axis reaches %s for a worst case of %s", tc.maxElapsed, top, worst)
+		}
+		if got := bytes.Contains(b, []byte(`class="limit"`)); got != tc.drawn {
+			t.Errorf("max_elapsed %s: limit line drawn = %v, want %v", tc.maxElapsed, got, tc.drawn)
+		}
+		if !strings.Contains(strings.Join(texts, "|"), "max_elapsed "+contract.FormatDuration(tc.maxElapsed)) {
+			t.Errorf("max_elapsed %s is not stated on the chart: %v", tc.maxElapsed, texts)
+		}
+	}
+}
+
+// axisTop is the largest duration label of a chart (its grid's top).
+func axisTop(t *testing.T, texts []string) time.Duration {
+	var top time.Duration
+	for _, s := range texts {
+		if d, err := time.ParseDuration(s); err == nil && !strings.ContainsAny(s, " ") {
+			top = max(top, d)
+		}
+	}
+	return top
+}
+
+// TestPicturesAreDrawnAtReadableSize: every picture is narrow enough to be
+// shown at its drawn size in a page column (at most 420 px: no shrinking
+// on a desktop, little on a phone), and no text is smaller than 12 px.
+func TestPicturesAreDrawnAtReadableSize(t *testing.T) {
+	c := load(t, "../testdata/figures.yaml")
+	size := regexp.MustCompile(`font-size:(\d+)px`)
+	width := regexp.MustCompile(`<svg [^>]*width="(\d+)"`)
+	for name, b := range map[string][]byte{"schedule": Schedule(c), "elapsed": Elapsed(c), "states": KeyStates(c)} {
+		m := width.FindSubmatch(b)
+		if m == nil {
+			t.Fatalf("%s: no width", name)
+		}
+		if w, _ := strconv.Atoi(string(m[1])); w > 420 {
+			t.Errorf("%s: drawn %d px wide; a page column shows it at most about 400", name, w)
+		}
+		for _, f := range size.FindAllSubmatch(b, -1) {
+			if px, _ := strconv.Atoi(string(f[1])); px < 12 {
+				t.Errorf("%s: %d px text", name, px)
+			}
+		}
 	}
 }

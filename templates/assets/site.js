@@ -1,5 +1,7 @@
 // Progressive enhancement only: the pages are complete without this file.
-// It turns the language sections into tabs and adds copy buttons to code.
+// It turns the language sections into tabs, adds copy buttons to code,
+// shows the search box (hidden in the HTML, so a page without JavaScript
+// has no broken control) and folds the contents list on a phone.
 (function () {
   "use strict";
 
@@ -19,7 +21,9 @@
       button.id = "tabs" + index + "-" + panel.getAttribute("data-lang");
       button.setAttribute("role", "tab");
       button.setAttribute("aria-controls", panel.id);
-      button.textContent = heading ? heading.textContent : panel.getAttribute("data-lang");
+      var label = heading ? heading.cloneNode(true) : null;
+      if (label) label.querySelectorAll(".anchor").forEach(function (a) { a.remove(); });
+      button.textContent = label ? label.textContent.trim() : panel.getAttribute("data-lang");
       panel.setAttribute("role", "tabpanel");
       panel.setAttribute("aria-labelledby", button.id);
       panel.setAttribute("tabindex", "0");
@@ -97,6 +101,98 @@
     block.appendChild(button);
   }
 
+  // Search over the index built with the site (assets/search-index.js),
+  // loaded on first use; every result names its page and section.
+  function setupSearch(box) {
+    var root = box.getAttribute("data-root") || "";
+    var input = box.querySelector("input");
+    var list = box.querySelector(".search-results");
+    var status = box.querySelector("#search-status");
+    var loading = false;
+    function load(then) {
+      if (window.retryspecSearchIndex) { then(); return; }
+      if (loading) return;
+      loading = true;
+      var s = document.createElement("script");
+      s.src = root + "assets/search-index.js";
+      s.onload = then;
+      document.head.appendChild(s);
+    }
+    function excerpt(text, word) {
+      var i = text.toLowerCase().indexOf(word);
+      if (i < 0) return text.slice(0, 110) + (text.length > 110 ? "…" : "");
+      var start = Math.max(0, i - 40);
+      return (start > 0 ? "…" : "") + text.slice(start, start + 120) + (start + 120 < text.length ? "…" : "");
+    }
+    function run() {
+      var q = input.value.trim().toLowerCase();
+      list.textContent = "";
+      if (!q) { list.hidden = true; status.textContent = ""; return; }
+      var words = q.split(/\s+/);
+      var hits = [];
+      window.retryspecSearchIndex.forEach(function (page) {
+        page.s.forEach(function (sec) {
+          var head = (page.t + " " + sec[1]).toLowerCase();
+          var body = sec[2].toLowerCase();
+          var score = 0;
+          for (var i = 0; i < words.length; i++) {
+            if (head.indexOf(words[i]) >= 0) score += 3;
+            else if (body.indexOf(words[i]) >= 0) score += 1;
+            else return;
+          }
+          hits.push({page: page, sec: sec, score: score});
+        });
+      });
+      // Integrator pages first; the maintainers' rule pages after them.
+      hits.sort(function (a, b) { return ((a.page.m || 0) - (b.page.m || 0)) || (b.score - a.score); });
+      hits.slice(0, 8).forEach(function (h) {
+        var li = document.createElement("li");
+        var a = document.createElement("a");
+        a.href = root + h.page.u + (h.sec[0] ? "#" + h.sec[0] : "");
+        var where = document.createElement("span");
+        where.className = "where";
+        where.textContent = h.sec[0] ? h.page.t + " › " + h.sec[1] : h.page.t;
+        var ex = document.createElement("span");
+        ex.className = "excerpt";
+        ex.textContent = excerpt(h.sec[2], words[0]);
+        a.appendChild(where);
+        a.appendChild(ex);
+        li.appendChild(a);
+        list.appendChild(li);
+      });
+      if (!hits.length) {
+        var none = document.createElement("li");
+        none.className = "none";
+        none.textContent = "No results for “" + input.value.trim() + "”";
+        list.appendChild(none);
+      }
+      list.hidden = false;
+      status.textContent = hits.length ? hits.length + " results" : "No results";
+    }
+    input.addEventListener("focus", function () { load(function () {}); });
+    input.addEventListener("input", function () { load(run); });
+    input.addEventListener("keydown", function (e) {
+      if (e.key === "Escape") { input.value = ""; run(); }
+      if (e.key === "ArrowDown") { var first = list.querySelector("a"); if (first) { e.preventDefault(); first.focus(); } }
+    });
+    list.addEventListener("keydown", function (e) {
+      var links = Array.prototype.slice.call(list.querySelectorAll("a"));
+      var i = links.indexOf(document.activeElement);
+      if (e.key === "ArrowDown" && i < links.length - 1) { e.preventDefault(); links[i + 1].focus(); }
+      if (e.key === "ArrowUp") { e.preventDefault(); (i > 0 ? links[i - 1] : input).focus(); }
+      if (e.key === "Escape") { input.focus(); input.value = ""; run(); }
+    });
+    document.addEventListener("click", function (e) {
+      if (!box.contains(e.target)) list.hidden = true;
+    });
+    box.hidden = false;
+  }
+
   document.querySelectorAll("[data-tabs]").forEach(setupTabs);
   document.querySelectorAll(".code").forEach(setupCopy);
+  document.querySelectorAll("[data-search]").forEach(setupSearch);
+  // On a phone the contents list starts folded: the page comes first.
+  if (window.matchMedia("(max-width: 800px)").matches) {
+    document.querySelectorAll("details.toc").forEach(function (d) { d.open = false; });
+  }
 })();

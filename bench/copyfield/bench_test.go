@@ -1,17 +1,20 @@
-package copylint
+package copyfield
 
 import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/retryspec/retryspec/contract"
+	"github.com/retryspec/retryspec/copylint"
 	"github.com/retryspec/retryspec/internal/testenv"
 )
 
 // BenchmarkMatchBuffer measures matching over one Markdown buffer in
-// memory (no I/O): the NServiceBus and NATS docs concatenated.
+// memory (no I/O): the NServiceBus and NATS docs concatenated, all rules,
+// the example contract loaded.
 func BenchmarkMatchBuffer(b *testing.B) {
 	data := testenv.SharedData(b)
 	var buf []byte
@@ -26,29 +29,37 @@ func BenchmarkMatchBuffer(b *testing.B) {
 		})
 	}
 	c := exampleContract(b)
-	l := newLinter(c, false)
 	b.SetBytes(int64(len(buf)))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		l.lintSource("all.md", buf, nil)
+		copylint.LintSource(c, "all.md", buf)
 	}
 }
 
 // BenchmarkLintCorpus lints the shared corpora from disk with all rules
-// (or the folder in $RETRYSPEC_BENCH_DIR, such as bench/copy.sh's).
+// (or the folder in $RETRYSPEC_BENCH_DIR, such as bench/copy.sh's), and
+// reports the heap in use after the run (heap-MB), which stays flat as the
+// corpus grows: files are read one at a time per worker.
 func BenchmarkLintCorpus(b *testing.B) {
 	dir := os.Getenv("RETRYSPEC_BENCH_DIR")
 	if dir == "" {
 		dir = filepath.Join(testenv.SharedData(b), "corpus")
 	}
 	c := exampleContract(b)
-	var st Stats
+	var st copylint.Stats
+	var peak uint64
 	for i := 0; i < b.N; i++ {
-		if _, err := Lint(context.Background(), c, []string{dir}, Options{Stats: &st}); err != nil {
+		if _, err := copylint.Lint(context.Background(), c, []string{dir}, copylint.Options{Stats: &st}); err != nil {
 			b.Fatal(err)
+		}
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		if ms.HeapInuse > peak {
+			peak = ms.HeapInuse
 		}
 	}
 	b.SetBytes(st.Bytes)
+	b.ReportMetric(float64(peak)/(1<<20), "heap-MB")
 }
 
 func exampleContract(t testing.TB) *contract.Contract {

@@ -1,0 +1,106 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/retryspec/retryspec/contract"
+	"github.com/retryspec/retryspec/contract/rules"
+	"github.com/retryspec/retryspec/findings"
+	"github.com/retryspec/retryspec/internal/atomicwrite"
+	"github.com/retryspec/retryspec/storage"
+)
+
+type storageOptions struct {
+	Contract string
+	Dialect  string
+	Out      string
+}
+
+func newStorageCmd(sys *IO) *cobra.Command {
+	opts := storageOptions{}
+	cmd := &cobra.Command{
+		Use:   "storage [-c FILE] --dialect postgres|mysql|sqlite [--out DIR]",
+		Short: "Print the idempotency key table and its claim statements as SQL",
+		Long: "Print the DDL of the idempotency key table and the statements a server needs\n" +
+			"(Claim, Lookup, Takeover, Checkpoint, Complete, Release, Expire, Reap, Stale), each\n" +
+			"under a `-- name: X :kind` line (the sqlc and yesql convention) with a comment naming\n" +
+			"the contract fields it comes from. --out DIR writes DIR/<dialect>.sql instead.\n" +
+			"The Go idempotency package runs exactly these statements.\n\n" +
+			"Exit status: 0 on success, 1 when the contract's claim design is flawed (claim/*\n" +
+			"errors: no SQL is written, the findings are printed), 2 on unreadable input or a\n" +
+			"wrong command line.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !slices.Contains(storage.Dialects, opts.Dialect) {
+				if opts.Dialect == "" {
+					return usageErrorf("--dialect is required (one of %s)", strings.Join(storage.Dialects, ", "))
+				}
+				return usageErrorf("unknown --dialect %q (one of %s)", opts.Dialect, strings.Join(storage.Dialects, ", "))
+			}
+			return runStorage(cmd.Context(), sys, opts)
+		},
+	}
+	cmd.Flags().StringVarP(&opts.Contract, "contract", "c", "retryspec.yaml", "the contract `FILE`")
+	cmd.Flags().StringVar(&opts.Dialect, "dialect", "", "SQL `DIALECT`: "+strings.Join(storage.Dialects, ", "))
+	cmd.Flags().StringVar(&opts.Out, "out", "", "write `DIR`/<dialect>.sql instead of printing")
+	_ = cmd.RegisterFlagCompletionFunc("dialect", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return storage.Dialects, cobra.ShellCompDirectiveNoFileComp
+	})
+	return cmd
+}
+
+func runStorage(_ context.Context, sys *IO, opts storageOptions) error {
+	c, err := contract.Load(opts.Contract)
+	if err != nil {
+		return inputError(err)
+	}
+	if bad := claimErrors(c); len(bad) > 0 {
+		report := findings.Report{
+			Tool: "retryspec", Version: buildVersion().Version, Findings: bad,
+			Rules: rules.Docs(), Sources: map[string][]byte{c.File: c.Source},
+			Color: sys.Color(sys.ErrIsTTY),
+		}
+		if err := findings.Encode(sys.Err, "text", report); err != nil {
+			return err
+		}
+		fmt.Fprintf(sys.Err, "%s: the claim design is flawed; no SQL was written (fix the findings above)\n", c.File)
+		return failed()
+	}
+	s, err := storage.Generate(c, opts.Dialect)
+	if err != nil {
+		return usageErrorf("%v", err)
+	}
+	text := s.Render()
+	if opts.Out == "" {
+		_, err := fmt.Fprint(sys.Out, text)
+		return err
+	}
+	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
+		return inputError(err)
+	}
+	path := filepath.Join(opts.Out, opts.Dialect+".sql")
+	if err := atomicwrite.File(path, []byte(text), 0o644); err != nil {
+		return inputError(err)
+	}
+	fmt.Fprintf(sys.Err, "wrote %s\n", path)
+	return nil
+}
+
+// claimErrors returns the contract's unwaived claim/* findings at error
+// severity: a claim design no SQL can make safe.
+func claimErrors(c *contract.Contract) []findings.Finding {
+	var bad []findings.Finding
+	for _, f := range rules.Run(c) {
+		if strings.HasPrefix(f.Rule, "claim/") && f.Severity == findings.Error && !f.Waived {
+			bad = append(bad, f)
+		}
+	}
+	return bad
+}

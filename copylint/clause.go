@@ -1,0 +1,232 @@
+package copylint
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+	"sync"
+)
+
+// The clause analysis decides what a matched phrase does in its sentence.
+// The phrase forms find candidate words cheaply; only a sentence a form
+// matched gets here, so the cost is per candidate, never per byte of
+// prose. It reads, around the match and within its clause:
+//
+//   - negation and its scope: a denial governs the claim only inside the
+//     clause that holds it ("no retries needed, but we guarantee
+//     exactly-once delivery" is a claim);
+//   - the subject the phrase is about: a definition or an attribution names
+//     the term without promising it ("what people call exactly-once is
+//     really ...", "the so-called exactly-once guarantee");
+//   - modality: a requirement or hypothesis is not a promise ("if you need
+//     exactly-once processing, ...", "to achieve exactly-once you must");
+//   - bounding phrases: a claim bounded to where it holds (a transaction, a
+//     window, one key) is a different finding, or none.
+//
+// The word lists are data, in phrases.yaml's clause section, like the
+// forms.
+
+// clauseData is phrases.yaml's clause section.
+type clauseData struct {
+	Boundaries string `yaml:"boundaries"`
+	Mention    string `yaml:"mention"`
+	MentionAft string `yaml:"mention_after"`
+	Modal      string `yaml:"modal"`
+	Purpose    string `yaml:"purpose"`
+}
+
+type clauseRules struct {
+	boundaries, mention, mentionAfter, modal, purpose *gatedRE
+}
+
+var (
+	clauseOnce sync.Once
+	clauseRE   *clauseRules
+)
+
+func clauseAnalysis() *clauseRules {
+	clauseOnce.Do(func() {
+		d := loadPhraseFile().Clause
+		clauseRE = &clauseRules{
+			boundaries:   newGatedRE(regexp.MustCompile(d.Boundaries)),
+			mention:      newGatedRE(regexp.MustCompile(d.Mention)),
+			mentionAfter: newGatedRE(regexp.MustCompile(anchored(d.MentionAft))),
+			modal:        newGatedRE(regexp.MustCompile(d.Modal)),
+			purpose:      newGatedRE(regexp.MustCompile(d.Purpose)),
+		}
+	})
+	return clauseRE
+}
+
+// verdict is what the analysis makes of one match.
+type verdict int
+
+const (
+	vClaim   verdict = iota // an unbounded promise
+	vBounded                // a promise bounded to where it holds
+	vHonest                 // denied or hypothetical
+	vMention                // the term defined or attributed: the whole sentence is about the word
+)
+
+// clauseBefore is the part of sent before start that is in the same
+// clause, at most 100 bytes.
+func (c *clauseRules) clauseBefore(sent []byte, start int) []byte {
+	from := start - 100
+	if from < 0 {
+		from = 0
+	}
+	before := sent[from:start]
+	if locs := c.boundaries.FindAllIndex(before, -1); len(locs) > 0 {
+		before = before[locs[len(locs)-1][1]:]
+	}
+	return before
+}
+
+// clauseAfter is the part of sent after end up to the next clause
+// boundary.
+func (c *clauseRules) clauseAfter(sent []byte, end int) []byte {
+	after := sent[end:]
+	if locs := c.boundaries.FindAllIndex(after, 1); len(locs) > 0 {
+		loc := locs[0]
+		after = after[:loc[0]]
+	}
+	return after
+}
+
+// boundMemo holds a sentence's qualifier for one rule, found at most once
+// however many matches the sentence has.
+type boundMemo struct {
+	done bool
+	loc  []int
+}
+
+// judge analyses the match sent[start:end] of rule r.
+func (c *clauseRules) judge(r *compiledRule, sent []byte, start, end int, memo *boundMemo) (v verdict, bound []int) {
+	// A question asks; it does not promise ("Does NATS guarantee message
+	// delivery?").
+	if r.clause && bytes.HasSuffix(bytes.TrimRight(sent, " \"')"), []byte("?")) {
+		return vMention, nil
+	}
+	before := c.clauseBefore(sent, start)
+	if r.clause && (c.mention.Match(before) || c.mentionAfter.Match(sent[end:])) {
+		return vMention, nil
+	}
+	if r.denyBefore != nil && r.denyBefore.Match(before) {
+		return vHonest, nil
+	}
+	if r.denyAfter != nil && r.denyAfter.Match(sent[end:]) {
+		return vHonest, nil
+	}
+	if r.clause && c.modal.Match(before) {
+		return vHonest, nil
+	}
+	// The bound is looked for near the match: a run-on "sentence" (a
+	// table, a list without stops) can be thousands of bytes, and a bound
+	// that far away is not this claim's.
+	const reach = 300
+	if len(sent) <= 2*reach {
+		if !memo.done && r.qualified != nil {
+			memo.loc = qualifiedAt(r.qualified, sent)
+		}
+		memo.done = true
+		bound = memo.loc
+	} else if r.qualified != nil {
+		from, to := max(0, start-reach), min(len(sent), end+reach)
+		if loc := qualifiedAt(r.qualified, sent[from:to]); loc != nil {
+			bound = []int{loc[0] + from, loc[1] + from}
+		}
+	}
+	// A requirement or a purpose is no promise by itself, but one that
+	// names the mechanism bounding it ("the store is expected to enlist in
+	// the transaction to ensure exactly-once behavior") says what holds
+	// within that bound.
+	if r.clause && c.purpose.Match(before) && bound == nil {
+		return vHonest, nil
+	}
+	if bound != nil {
+		return vBounded, bound
+	}
+	return vClaim, nil
+}
+
+// qualifiedAt is the first qualifier of sent that is not itself negated
+// ("without requiring distributed transactions" bounds nothing), or nil.
+func qualifiedAt(re *gatedRE, sent []byte) []int {
+	if !re.Match(sent) {
+		return nil
+	}
+	for _, loc := range re.FindAllIndex(sent, -1) {
+		from := loc[0] - 70
+		if from < 0 {
+			from = 0
+		}
+		if !reNegatedBound.Match(sent[from:loc[0]]) {
+			return loc
+		}
+	}
+	return nil
+}
+
+var reNegatedBound = regexp.MustCompile(`(\b(without|no|not|alternative to|instead of|rather than)\b|n't\b)[^,;]*$`)
+
+// sourceText is the prose of the source range [start, end) as a reader
+// sees it on one line: markup gone, white space runs one space.
+func sourceText(mask []byte, start, end int) string {
+	var b strings.Builder
+	space := false
+	for _, c := range mask[start:end] {
+		switch c {
+		case gone:
+			continue
+		case ' ', '\n', '\t', '\r':
+			space = b.Len() > 0
+			continue
+		}
+		if space {
+			b.WriteByte(' ')
+			space = false
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// reOnceTerm is the part of an exactly-once phrase that "effectively once"
+// replaces.
+var reOnceTerm = regexp.MustCompile(`(?i)\bexactly([ -])once\b|\bexactly one time\b|\bonce[ -]and[ -]only[ -]once\b|\bonce[ -]only\b|\b(only|just|precisely|strictly) once\b|\b(only|just|precisely|strictly) (ever )?((?:be |get |gets |is |are )?\w+) once\b`)
+
+// effectivelyOnce rewrites a bounded exactly-once sentence: the term
+// becomes "effectively once", the bound stays.
+func effectivelyOnce(sentence string) string {
+	return reOnceTerm.ReplaceAllStringFunc(sentence, func(m string) string {
+		sub := reOnceTerm.FindStringSubmatch(m)
+		out := "effectively once"
+		switch {
+		case sub[1] == "-":
+			out = "effectively-once"
+		case sub[5] != "":
+			out = sub[5] + " effectively once"
+		}
+		if m[0] >= 'A' && m[0] <= 'Z' {
+			out = strings.ToUpper(out[:1]) + out[1:]
+		}
+		return out
+	})
+}
+
+// boundedFix is the fix of a bounded exactly-once finding: the sentence
+// rewritten, and the bound it keeps.
+func boundedFix(n *normText, s span, bound []int) string {
+	a, b := n.sourceSpan(s.start, s.end)
+	sentence := sourceText(n.mask, a, b)
+	ba, bb := n.sourceSpan(s.start+bound[0], s.start+bound[1])
+	boundText := sourceText(n.mask, ba, bb)
+	if len(sentence) > 300 {
+		sentence = sentence[:300]
+		if i := bytes.LastIndexByte([]byte(sentence), ' '); i > 200 {
+			sentence = sentence[:i]
+		}
+		sentence += " ..."
+	}
+	return `write "effectively once" and keep the bound it states (` + boundText + `): "` + effectivelyOnce(sentence) + `"`
+}

@@ -1,0 +1,49 @@
+// Package alerting names the idempotency middleware's metrics, once, and
+// writes the Prometheus alerting rules built on them. The middleware counts
+// under these names and `retryspec build` writes the rules from them, so an
+// alert can never watch a metric the middleware does not export.
+//
+// It imports nothing of the module's but the contract model, so the CLI can
+// use it without linking any database driver.
+package alerting
+
+// Metric names, Prometheus style: counters end in _total.
+const (
+	// ClaimsWon counts first attempts: the claim insert won.
+	ClaimsWon = "retryspec_idempotency_claims_won_total"
+	// Conflicts counts requests answered with an idempotency error, by
+	// kind (one of the Kind constants).
+	Conflicts = "retryspec_idempotency_conflicts_total"
+	// Replays counts stored responses replayed without running the handler.
+	Replays = "retryspec_idempotency_replays_total"
+	// Takeovers counts abandoned claims taken over after lock_timeout.
+	Takeovers = "retryspec_idempotency_takeovers_total"
+	// DuplicateEffects counts requests whose handler ran while another
+	// worker held the key (a fenced write was refused): side effects that
+	// may have happened twice. Zero by design; any increase is the alarm.
+	DuplicateEffects = "retryspec_idempotency_duplicate_effects_total"
+)
+
+// Label names.
+const (
+	LabelOperation = "operation"
+	LabelKind      = "kind"
+)
+
+// Conflict kinds, the values of the kind label on Conflicts.
+const (
+	KindInFlight        = "in_flight"
+	KindPayloadMismatch = "payload_mismatch"
+	KindMissingKey      = "missing_key"
+	KindInvalidKey      = "invalid_key"
+	KindExpired         = "expired"
+)
+
+// Metrics lists every metric with its help text, in export order.
+var Metrics = []struct{ Name, Help string }{
+	{ClaimsWon, "Requests whose idempotency claim won (first attempts)."},
+	{Conflicts, "Requests answered with an idempotency error, by kind."},
+	{Replays, "Stored responses replayed without running the handler."},
+	{Takeovers, "Abandoned in-flight keys taken over after the lock timeout."},
+	{DuplicateEffects, "Handler runs refused by the fencing token: possible duplicate side effects. Must stay zero."},
+}

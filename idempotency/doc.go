@@ -1,0 +1,17 @@
+// Package idempotency keeps a retryspec contract's idempotency promise for
+// net/http handlers: the atomic claim on a unique constraint, the three key
+// states (absent, in flight, complete), fingerprint checks, verbatim replay,
+// fencing tokens on every write after the claim, recovery points with stable
+// downstream keys for multi-step handlers, a completer, a reaper and
+// metrics. Every status, error code, header and window comes from the
+// contract; New refuses a contract with errors.
+//
+// Stores run the SQL that package storage generates (`retryspec storage`):
+// SQLStore on database/sql for PostgreSQL, MySQL/MariaDB and SQLite (opened
+// from a URL by package stores), and MemoryStore for unit tests only. Metric
+// names live in package alerting, which `retryspec build` also reads for the
+// alerting rules.
+//
+// It must not import the CLI, the renderers or any database driver (the
+// drivers are in package stores).
+package idempotency

@@ -1,0 +1,161 @@
+package idempotency
+
+import (
+	"context"
+	"database/sql"
+	"maps"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/retryspec/retryspec/contract"
+)
+
+// MemoryStore keeps keys in a map. It is for unit tests of handlers only:
+// it is lost on restart and not shared between processes, so it cannot
+// arbitrate a claim between the instances of a real service (the contract
+// rule claim/mechanism-store-mismatch says the same of `store: memory`).
+// It has no transactions: Step.Commit passes its function a nil *sql.Tx.
+type MemoryStore struct {
+	mu           sync.Mutex
+	rows         map[Key]*Record
+	lockTimeout  time.Duration
+	replayWindow time.Duration
+	reaperAfter  time.Duration
+}
+
+// NewMemoryStore returns an empty store with the contract's horizons.
+func NewMemoryStore(c *contract.Contract) *MemoryStore {
+	m := &MemoryStore{rows: map[Key]*Record{}, replayWindow: c.Idempotency.ReplayWindow.D, reaperAfter: c.Idempotency.ReaperAfter.D}
+	if c.Idempotency.InFlight != nil {
+		m.lockTimeout = c.Idempotency.InFlight.LockTimeout.D
+	}
+	if m.reaperAfter == 0 {
+		m.reaperAfter = m.replayWindow
+	}
+	return m
+}
+
+func (m *MemoryStore) Claim(_ context.Context, k Key, c NewClaim, now time.Time) (bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.rows[k]; ok {
+		return false, nil
+	}
+	m.rows[k] = &Record{Operation: c.Operation, Fingerprint: c.Fingerprint, RequestBody: append([]byte{}, c.RequestBody...),
+		Fence: 1, LockedAt: now, RecoveryPoint: c.RecoveryPoint, DownstreamKeys: map[string]string{}, CreatedAt: now}
+	return true, nil
+}
+
+func (m *MemoryStore) Lookup(_ context.Context, k Key) (*Record, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r, ok := m.rows[k]
+	if !ok {
+		return nil, nil
+	}
+	cp := *r
+	cp.DownstreamKeys = maps.Clone(r.DownstreamKeys)
+	return &cp, nil
+}
+
+// current returns the row when it is in flight under fence.
+func (m *MemoryStore) current(k Key, fence int64) *Record {
+	r, ok := m.rows[k]
+	if !ok || r.Fence != fence || r.Complete() {
+		return nil
+	}
+	return r
+}
+
+func (m *MemoryStore) Takeover(_ context.Context, k Key, fence int64, now time.Time) (bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r := m.current(k, fence)
+	if r == nil || r.LockedAt.After(now.Add(-m.lockTimeout)) {
+		return false, nil
+	}
+	r.Fence++
+	r.LockedAt = now
+	return true, nil
+}
+
+func (m *MemoryStore) Checkpoint(_ context.Context, _ *sql.Tx, k Key, fence int64, rp string, downstream map[string]string, now time.Time) (bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r := m.current(k, fence)
+	if r == nil {
+		return false, nil
+	}
+	r.RecoveryPoint, r.DownstreamKeys, r.LockedAt = rp, maps.Clone(downstream), now
+	return true, nil
+}
+
+func (m *MemoryStore) Complete(_ context.Context, _ *sql.Tx, k Key, fence int64, resp Response, rp string, _ time.Time) (bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r := m.current(k, fence)
+	if r == nil {
+		return false, nil
+	}
+	r.Status, r.Headers, r.Body, r.RecoveryPoint, r.LockedAt = resp.Status, resp.Headers, append([]byte{}, resp.Body...), rp, time.Time{}
+	return true, nil
+}
+
+func (m *MemoryStore) Release(_ context.Context, k Key, fence int64) (bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r := m.current(k, fence)
+	if r == nil {
+		return false, nil
+	}
+	r.LockedAt = time.Time{}
+	return true, nil
+}
+
+func (m *MemoryStore) Expire(_ context.Context, k Key, fence int64, now time.Time) (bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r, ok := m.rows[k]
+	if !ok || r.Fence != fence || !r.Complete() || r.CreatedAt.After(now.Add(-m.replayWindow)) {
+		return false, nil
+	}
+	delete(m.rows, k)
+	return true, nil
+}
+
+func (m *MemoryStore) Reap(_ context.Context, now time.Time, limit int) (int64, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var n int64
+	for k, r := range m.rows {
+		if n >= int64(limit) {
+			break
+		}
+		if !r.CreatedAt.After(now.Add(-m.reaperAfter)) {
+			delete(m.rows, k)
+			n++
+		}
+	}
+	return n, nil
+}
+
+func (m *MemoryStore) Stale(_ context.Context, now time.Time, limit int) ([]StaleKey, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []StaleKey
+	for k, r := range m.rows {
+		if !r.Complete() && !r.LockedAt.After(now.Add(-m.lockTimeout)) {
+			out = append(out, StaleKey{Key: k, Operation: r.Operation, Fence: r.Fence, RecoveryPoint: r.RecoveryPoint})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		return m.rows[out[i].Key].LockedAt.Before(m.rows[out[j].Key].LockedAt)
+	})
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	return out, nil
+}
+
+func (m *MemoryStore) Begin(context.Context) (*sql.Tx, error) { return nil, nil }

@@ -1,0 +1,546 @@
+package idempotency
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/retryspec/retryspec/contract"
+	"github.com/retryspec/retryspec/contract/rules"
+	"github.com/retryspec/retryspec/findings"
+	"github.com/retryspec/retryspec/idempotency/alerting"
+)
+
+// Options configure a Middleware. Everything the contract says (header,
+// statuses, error codes, windows, modes) comes from the contract; these are
+// the things it cannot know.
+type Options struct {
+	// Account returns the authenticated caller of r, the scope of its keys
+	// under scope: account. ok=false answers 401 without running anything.
+	// Required with scope: account; unused with scope: global.
+	Account func(r *http.Request) (account string, ok bool)
+	// Metrics receives the counters; nil counts nothing.
+	Metrics Metrics
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// MaxBodyBytes bounds the request body read for the fingerprint and
+	// stored for the completer (default 1 MiB); a larger body gets 413.
+	MaxBodyBytes int64
+	// InvalidKeyCode is the error code of an over-long or malformed key
+	// (status 400). The contract has no field for it; default
+	// "invalid_idempotency_key".
+	InvalidKeyCode string
+	// ExpiredCode is the error code, status 422, for a key reused after
+	// the replay window under after_window: error; default
+	// "idempotency_key_expired".
+	ExpiredCode string
+	// Log receives store failures; nil means slog.Default().
+	Log *slog.Logger
+	// Flaw switches in one classic mistake. It exists so the reference
+	// server can prove that `retryspec verify` catches each one; never set
+	// it in a real service. See Flaws.
+	Flaw string
+}
+
+// Flaws are the mistakes Options.Flaw can switch in, each named for the
+// property it breaks (spec: server.md).
+var Flaws = []string{
+	"check-then-insert",    // read the key, insert after: two concurrent firsts both run
+	"no-in-flight",         // a key in flight counts as absent: a concurrent retry runs again
+	"no-fingerprint",       // a different body under the same key is replayed, not refused
+	"replay-not-verbatim",  // the replay is re-encoded, not the stored bytes
+	"global-scope",         // keys are shared across accounts
+	"missing-key-accepted", // a request without a key runs without idempotency
+	"fresh-downstream-key", // each attempt sends a new key to external calls
+}
+
+// Middleware keeps one contract's idempotency promise for net/http handlers.
+type Middleware struct {
+	c       *contract.Contract
+	store   Store
+	opts    Options
+	metrics Metrics
+	now     func() time.Time
+	log     *slog.Logger
+
+	mu       sync.Mutex
+	handlers map[string]*endpointHandler
+}
+
+type endpointHandler struct {
+	m    *Middleware
+	ep   contract.Endpoint
+	next http.Handler
+}
+
+// New checks the contract and returns the middleware. A contract with
+// errors (any unwaived error-severity finding of `retryspec check`), a
+// missing Account function under scope: account, or an unknown flaw is an
+// error: a service must not serve without the promise it documents.
+func New(c *contract.Contract, store Store, opts Options) (*Middleware, error) {
+	if c == nil || store == nil {
+		return nil, errors.New("idempotency: New needs a contract and a store")
+	}
+	var bad []string
+	for _, f := range rules.Run(c) {
+		if f.Severity == findings.Error && !f.Waived {
+			bad = append(bad, fmt.Sprintf("%s:%d:%d: %s: %s", f.File, f.Line, f.Column, f.Rule, f.Message))
+		}
+	}
+	if len(bad) > 0 {
+		return nil, fmt.Errorf("idempotency: the contract has errors (run `retryspec check`):\n  %s", strings.Join(bad, "\n  "))
+	}
+	if c.Idempotency.Scope != "global" && opts.Account == nil {
+		return nil, errors.New("idempotency: scope: account needs Options.Account to name each request's caller")
+	}
+	if opts.Flaw != "" && !slices.Contains(Flaws, opts.Flaw) {
+		return nil, fmt.Errorf("idempotency: unknown flaw %q (one of %s)", opts.Flaw, strings.Join(Flaws, ", "))
+	}
+	if opts.MaxBodyBytes <= 0 {
+		opts.MaxBodyBytes = 1 << 20
+	}
+	if opts.InvalidKeyCode == "" {
+		opts.InvalidKeyCode = "invalid_idempotency_key"
+	}
+	if opts.ExpiredCode == "" {
+		opts.ExpiredCode = "idempotency_key_expired"
+	}
+	m := &Middleware{c: c, store: store, opts: opts, metrics: opts.Metrics, now: opts.Now, handlers: map[string]*endpointHandler{}}
+	if m.metrics == nil {
+		m.metrics = nopMetrics{}
+	}
+	if m.now == nil {
+		m.now = time.Now
+	}
+	if m.log = opts.Log; m.log == nil {
+		m.log = slog.Default()
+	}
+	return m, nil
+}
+
+// Handle wraps the handler of one contract operation ("POST /v1/transfers").
+// An operation the contract does not list, or lists with key: none, is an
+// error: wrapping it would promise what the docs do not.
+func (m *Middleware) Handle(operation string, next http.Handler) (http.Handler, error) {
+	for _, ep := range m.c.Endpoints {
+		if ep.Operation != operation && ep.Method+" "+ep.Path != operation {
+			continue
+		}
+		if !ep.Keyed() {
+			return nil, fmt.Errorf("idempotency: %s has key: none in the contract", operation)
+		}
+		h := &endpointHandler{m: m, ep: ep, next: next}
+		m.mu.Lock()
+		m.handlers[ep.Operation] = h
+		m.mu.Unlock()
+		return h, nil
+	}
+	return nil, fmt.Errorf("idempotency: %s is not an endpoint of the contract", operation)
+}
+
+func (h *endpointHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	m, idem := h.m, h.m.c.Idempotency
+	op := h.ep.Operation
+	raw, present := readKey(r, idem.Header)
+	if !present {
+		if h.ep.Key == "optional" || m.opts.Flaw == "missing-key-accepted" {
+			h.next.ServeHTTP(w, r)
+			return
+		}
+		m.metrics.Count(alerting.Conflicts, op, alerting.KindMissingKey)
+		writeError(w, idem.Conflicts.MissingKey.Status, idem.Conflicts.MissingKey.Code,
+			fmt.Sprintf("This endpoint requires an %s header. Send a key you reuse on every retry of this request.", idem.Header))
+		return
+	}
+	key, ok := parseKey(raw, idem.HeaderValue)
+	if !ok || utf8.RuneCountInString(key) > idem.MaxKeyLength {
+		m.metrics.Count(alerting.Conflicts, op, alerting.KindInvalidKey)
+		writeError(w, http.StatusBadRequest, m.opts.InvalidKeyCode,
+			fmt.Sprintf("The %s header must be 1 to %d characters.", idem.Header, idem.MaxKeyLength))
+		return
+	}
+	k := Key{Key: key}
+	if idem.Scope != "global" {
+		acct, ok := m.opts.Account(r)
+		if !ok {
+			writeError(w, http.StatusUnauthorized, "unauthorized", "Authenticate to use this endpoint.")
+			return
+		}
+		if m.opts.Flaw != "global-scope" {
+			k.Account = acct
+		}
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, m.opts.MaxBodyBytes+1))
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "unreadable_body", "The request body could not be read.")
+		return
+	}
+	if int64(len(body)) > m.opts.MaxBodyBytes {
+		writeError(w, http.StatusRequestEntityTooLarge, "body_too_large", "The request body is too large.")
+		return
+	}
+	fp := ""
+	if idem.Fingerprint != "none" {
+		fp = fingerprint(r, body)
+	}
+	h.serveKey(w, r, k, fp, body)
+}
+
+func (h *endpointHandler) serveKey(w http.ResponseWriter, r *http.Request, k Key, fp string, body []byte) {
+	m, idem, op := h.m, h.m.c.Idempotency, h.ep.Operation
+	ctx := r.Context()
+	claim := NewClaim{Operation: op, Fingerprint: fp, RequestBody: body, RecoveryPoint: h.firstPoint()}
+	blockedSince := time.Time{}
+	for attempt := 0; ; attempt++ {
+		if attempt > 1000 {
+			// Claim and Lookup disagree for ever: a store bug, not a request to serve.
+			m.storeError(w, errors.New("the key's row keeps changing"))
+			return
+		}
+		now := m.now()
+		var won bool
+		var err error
+		if m.opts.Flaw == "check-then-insert" {
+			// The flaw: look first, insert after, and trust the look.
+			var rec *Record
+			if rec, err = m.store.Lookup(ctx, k); err == nil && rec == nil {
+				_, err = m.store.Claim(ctx, k, claim, now)
+				won = true
+			}
+		} else {
+			won, err = m.store.Claim(ctx, k, claim, now)
+		}
+		if err != nil {
+			m.storeError(w, err)
+			return
+		}
+		if won {
+			m.metrics.Count(alerting.ClaimsWon, op, "")
+			h.run(w, r, k, 1, claim.RecoveryPoint, map[string]string{}, body)
+			return
+		}
+		rec, err := m.store.Lookup(ctx, k)
+		if err != nil {
+			m.storeError(w, err)
+			return
+		}
+		if rec == nil {
+			continue // reaped or expired since the claim: claim again
+		}
+		mismatch := m.opts.Flaw != "no-fingerprint" &&
+			(rec.Operation != op || (idem.Fingerprint != "none" && rec.Fingerprint != fp))
+		if rec.Complete() {
+			if !rec.CreatedAt.After(now.Add(-idem.ReplayWindow.D)) {
+				if idem.AfterWindow == "error" {
+					m.metrics.Count(alerting.Conflicts, op, alerting.KindExpired)
+					writeError(w, http.StatusUnprocessableEntity, m.opts.ExpiredCode,
+						fmt.Sprintf("This idempotency key was used more than %s ago. Send a new key.", idem.ReplayWindow.Text))
+					return
+				}
+				if _, err := m.store.Expire(ctx, k, rec.Fence, now); err != nil {
+					m.storeError(w, err)
+					return
+				}
+				continue // a new request: claim again
+			}
+			if mismatch {
+				h.mismatch(w)
+				return
+			}
+			m.metrics.Count(alerting.Replays, op, "")
+			h.replay(w, rec)
+			return
+		}
+		if mismatch {
+			h.mismatch(w)
+			return
+		}
+		if m.opts.Flaw == "no-in-flight" {
+			// The flaw: a key without a response counts as absent.
+			h.run(w, r, k, rec.Fence, rec.RecoveryPoint, rec.DownstreamKeys, body)
+			return
+		}
+		inf := idem.InFlight
+		lockTimeout := time.Duration(0)
+		if inf != nil {
+			lockTimeout = inf.LockTimeout.D
+		}
+		if inf != nil && inf.Takeover == "conditional-update" && !rec.LockedAt.After(now.Add(-lockTimeout)) {
+			ok, err := m.store.Takeover(ctx, k, rec.Fence, now)
+			if err != nil {
+				m.storeError(w, err)
+				return
+			}
+			if ok {
+				m.metrics.Count(alerting.Takeovers, op, "")
+				h.run(w, r, k, rec.Fence+1, rec.RecoveryPoint, rec.DownstreamKeys, body)
+				return
+			}
+			continue // another worker took it over first: read again
+		}
+		mode := "conflict"
+		if inf != nil && inf.Response != "" {
+			mode = inf.Response
+		}
+		switch mode {
+		case "block":
+			if blockedSince.IsZero() {
+				blockedSince = now
+			}
+			if now.Sub(blockedSince) < max(lockTimeout, time.Second) {
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(pollInterval(now.Sub(blockedSince))):
+				}
+				continue
+			}
+		case "accepted":
+			m.metrics.Count(alerting.Conflicts, op, alerting.KindInFlight)
+			w.Header().Set("Retry-After", "1")
+			writeError(w, http.StatusAccepted, idem.Conflicts.InFlight.Code,
+				"A request with this idempotency key is still being processed. Retry with the same key to get its result.")
+			return
+		}
+		m.metrics.Count(alerting.Conflicts, op, alerting.KindInFlight)
+		h.inFlight(w)
+		return
+	}
+}
+
+func pollInterval(waited time.Duration) time.Duration {
+	return min(20*time.Millisecond+waited/10, 500*time.Millisecond)
+}
+
+func (h *endpointHandler) firstPoint() string {
+	if len(h.ep.RecoveryPoints) > 0 {
+		return h.ep.RecoveryPoints[0]
+	}
+	return "started"
+}
+
+func (h *endpointHandler) lastPoint() string {
+	if n := len(h.ep.RecoveryPoints); n > 0 {
+		return h.ep.RecoveryPoints[n-1]
+	}
+	return "finished"
+}
+
+func (h *endpointHandler) mismatch(w http.ResponseWriter) {
+	idem := h.m.c.Idempotency
+	h.m.metrics.Count(alerting.Conflicts, h.ep.Operation, alerting.KindPayloadMismatch)
+	writeError(w, idem.Conflicts.PayloadMismatch.Status, idem.Conflicts.PayloadMismatch.Code,
+		"This idempotency key was already used with a different request. Use a new key, or resend the original request.")
+}
+
+func (h *endpointHandler) inFlight(w http.ResponseWriter) {
+	idem := h.m.c.Idempotency
+	w.Header().Set("Retry-After", "1")
+	writeError(w, idem.Conflicts.InFlight.Status, idem.Conflicts.InFlight.Code,
+		"A request with this idempotency key is in progress. Wait, then retry with the same key.")
+}
+
+// replay writes the stored response: the same status, headers and bytes,
+// with the contract's replay_header.
+func (h *endpointHandler) replay(w http.ResponseWriter, rec *Record) {
+	body := rec.Body
+	if h.m.opts.Flaw == "replay-not-verbatim" {
+		// The flaw: re-encode the stored JSON instead of sending its bytes.
+		var v any
+		if json.Unmarshal(body, &v) == nil {
+			body, _ = json.MarshalIndent(v, "", "  ")
+		}
+	}
+	if rh := h.m.c.Idempotency.ReplayHeader; rh != "" {
+		w.Header().Set(rh, "true")
+	}
+	writeStored(w, Response{Status: rec.Status, Headers: rec.Headers, Body: body})
+}
+
+func writeStored(w http.ResponseWriter, r Response) {
+	keys := make([]string, 0, len(r.Headers))
+	for k := range r.Headers {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		w.Header()[k] = slices.Clone(r.Headers[k])
+	}
+	w.Header().Set("Content-Length", strconv.Itoa(len(r.Body)))
+	w.WriteHeader(r.Status)
+	_, _ = w.Write(r.Body)
+}
+
+// run executes the handler as the key's owner under fence, then stores its
+// response (or releases the key) and sends it.
+func (h *endpointHandler) run(w http.ResponseWriter, r *http.Request, k Key, fence int64, rp string, downstream map[string]string, body []byte) {
+	m := h.m
+	rec := &recorder{header: http.Header{}}
+	step := &Step{h: h, k: k, fence: fence, point: rp, resumed: rp != h.firstPoint(), downstream: downstream, rec: rec}
+	released := false
+	defer func() {
+		// A panicking handler leaves its key to the next retry at once.
+		if p := recover(); p != nil {
+			if !step.done && !step.lost {
+				_, _ = m.store.Release(context.WithoutCancel(r.Context()), k, step.fence)
+			}
+			released = true
+			panic(p)
+		}
+	}()
+	r2 := r.WithContext(context.WithValue(r.Context(), stepKey{}, step))
+	r2.Body = io.NopCloser(bytes.NewReader(body))
+	h.next.ServeHTTP(rec, r2)
+	if released {
+		return
+	}
+	ctx := context.WithoutCancel(r.Context())
+	resp := rec.response()
+	switch {
+	case step.lost:
+		m.metrics.Count(alerting.DuplicateEffects, h.ep.Operation, "")
+		h.inFlight(w)
+		return
+	case step.done, step.released:
+	case resp.Status >= 500 && m.c.Idempotency.StoredFailures == "reattempt":
+		if _, err := m.store.Release(ctx, k, step.fence); err != nil {
+			m.storeError(w, err)
+			return
+		}
+	default:
+		ok, err := m.store.Complete(ctx, nil, k, step.fence, resp, h.lastPoint(), m.now())
+		if err != nil {
+			m.storeError(w, err)
+			return
+		}
+		if !ok {
+			// Another worker took the key over while this one ran: both
+			// ran the handler. Its response is the one stored.
+			m.metrics.Count(alerting.DuplicateEffects, h.ep.Operation, "")
+			h.inFlight(w)
+			return
+		}
+	}
+	writeStored(w, resp)
+}
+
+// recorder buffers the handler's response until it is stored.
+type recorder struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (r *recorder) Header() http.Header { return r.header }
+func (r *recorder) WriteHeader(status int) {
+	if r.status == 0 {
+		r.status = status
+	}
+}
+func (r *recorder) Write(b []byte) (int, error) {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	return r.body.Write(b)
+}
+
+// storedHeaders are dropped from the stored response: they describe one
+// connection, not the outcome.
+var unstoredHeaders = []string{"Connection", "Date", "Keep-Alive", "Transfer-Encoding", "Content-Length"}
+
+func (r *recorder) response() Response {
+	status := r.status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	h := map[string][]string{}
+	for k, v := range r.header {
+		if !slices.Contains(unstoredHeaders, http.CanonicalHeaderKey(k)) {
+			h[k] = slices.Clone(v)
+		}
+	}
+	if _, ok := h["Content-Type"]; !ok && r.body.Len() > 0 {
+		h["Content-Type"] = []string{http.DetectContentType(r.body.Bytes())}
+	}
+	return Response{Status: status, Headers: h, Body: bytes.Clone(r.body.Bytes())}
+}
+
+// readKey returns the header's value; present is false when the header is
+// absent or empty.
+func readKey(r *http.Request, header string) (string, bool) {
+	vals := r.Header.Values(header)
+	if len(vals) == 0 {
+		return "", false
+	}
+	v := strings.TrimSpace(strings.Join(vals, ","))
+	return v, v != ""
+}
+
+// parseKey reads the key as the contract's header_value says: as sent
+// (plain), or as an RFC 8941 sf-string ("quoted", with \" and \\).
+func parseKey(v, form string) (string, bool) {
+	if form == "sf-string" {
+		if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+			return "", false
+		}
+		var b strings.Builder
+		for i := 1; i < len(v)-1; i++ {
+			c := v[i]
+			if c == '\\' {
+				i++
+				if i >= len(v)-1 || (v[i] != '"' && v[i] != '\\') {
+					return "", false
+				}
+				c = v[i]
+			} else if c == '"' || c < 0x20 || c > 0x7e {
+				return "", false
+			}
+			b.WriteByte(c)
+		}
+		v = b.String()
+	}
+	if v == "" || strings.ContainsAny(v, "\r\n\x00") {
+		return "", false
+	}
+	return v, true
+}
+
+// fingerprint is sha256 over the method, the request target and the body:
+// the same key on another endpoint or with another body is a mismatch.
+func fingerprint(r *http.Request, body []byte) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s %s\n", r.Method, r.URL.RequestURI())
+	h.Write(body)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func writeError(w http.ResponseWriter, status int, code, message string) {
+	b, _ := json.Marshal(map[string]string{"code": code, "message": message})
+	b = append(b, '\n')
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}
+
+// storeError answers 503 when the store fails: never serve without the
+// claim. The client may retry with the same key.
+func (m *Middleware) storeError(w http.ResponseWriter, err error) {
+	m.log.Error("idempotency store failed; request refused", "err", err)
+	w.Header().Set("Retry-After", "1")
+	writeError(w, http.StatusServiceUnavailable, "idempotency_store_unavailable",
+		"The idempotency store could not be reached. Retry with the same key.")
+}

@@ -1,0 +1,266 @@
+package idempotency
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/retryspec/retryspec/contract"
+	"github.com/retryspec/retryspec/storage"
+)
+
+// SQLStore runs the statements `retryspec storage` generates for its
+// dialect on a database/sql handle. PostgreSQL goes through pgx v5's
+// database/sql driver, MySQL and MariaDB through go-sql-driver/mysql,
+// SQLite through modernc.org/sqlite (pure Go); package
+// idempotency/stores opens each from a URL.
+type SQLStore struct {
+	db     *sql.DB
+	schema *storage.Schema
+	stmts  map[string]storage.Statement
+}
+
+// NewSQLStore checks that db holds the key table with every column the
+// contract's statements use, then returns a store running them. A missing
+// table or column is an error naming it, with the command that prints the
+// DDL; Migrate creates the table first instead.
+func NewSQLStore(ctx context.Context, db *sql.DB, dialect string, c *contract.Contract, migrate bool) (*SQLStore, error) {
+	schema, err := storage.Generate(c, dialect)
+	if err != nil {
+		return nil, err
+	}
+	s := &SQLStore{db: db, schema: schema, stmts: map[string]storage.Statement{}}
+	for _, st := range schema.Statements {
+		s.stmts[st.Name] = st
+	}
+	if err := db.PingContext(ctx); err != nil {
+		return nil, fmt.Errorf("idempotency: cannot reach the %s store: %w", dialect, err)
+	}
+	if migrate {
+		for _, ddl := range schema.DDL {
+			if _, err := db.ExecContext(ctx, ddl); err != nil {
+				return nil, fmt.Errorf("idempotency: creating the key table: %w", err)
+			}
+		}
+	}
+	if err := s.checkSchema(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Schema is the generated schema the store runs.
+func (s *SQLStore) Schema() *storage.Schema { return s.schema }
+
+// DB is the database handle, for the service's own tables.
+func (s *SQLStore) DB() *sql.DB { return s.db }
+
+// checkSchema selects every column, then each alone to name the missing one.
+func (s *SQLStore) checkSchema(ctx context.Context) error {
+	fix := fmt.Sprintf("create it from `retryspec storage --dialect %s`", s.schema.Dialect)
+	probe := func(cols string) error {
+		rows, err := s.db.QueryContext(ctx, "SELECT "+cols+" FROM "+storage.Table+" WHERE 1 = 0")
+		if err != nil {
+			return err
+		}
+		return rows.Close()
+	}
+	if probe(strings.Join(s.schema.Columns, ", ")) == nil {
+		return nil
+	}
+	if err := probe("1"); err != nil {
+		return fmt.Errorf("idempotency: the table %s is missing or unreadable (%v); %s", storage.Table, err, fix)
+	}
+	for _, col := range s.schema.Columns {
+		if err := probe(col); err != nil {
+			return fmt.Errorf("idempotency: the table %s has no column %s (%v); %s", storage.Table, col, err, fix)
+		}
+	}
+	return fmt.Errorf("idempotency: the table %s does not have the shape the contract needs; %s", storage.Table, fix)
+}
+
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+func (s *SQLStore) on(tx *sql.Tx) execer {
+	if tx != nil {
+		return tx
+	}
+	return s.db
+}
+
+// args orders the named values as the statement's placeholders.
+func (s *SQLStore) args(name string, vals map[string]any) (storage.Statement, []any) {
+	st := s.stmts[name]
+	out := make([]any, len(st.Params))
+	for i, p := range st.Params {
+		v, ok := vals[p]
+		if !ok {
+			panic("idempotency: statement " + name + " needs parameter " + p) // a bug in this file, not input
+		}
+		out[i] = v
+	}
+	return st, out
+}
+
+func (s *SQLStore) keyVals(k Key, more map[string]any) map[string]any {
+	more["idempotency_key"] = k.Key
+	if s.schema.Scoped {
+		more["account_id"] = k.Account
+	}
+	return more
+}
+
+func (s *SQLStore) execRows(ctx context.Context, on execer, name string, vals map[string]any) (int64, error) {
+	st, args := s.args(name, vals)
+	res, err := on.ExecContext(ctx, st.SQL, args...)
+	if err != nil {
+		return 0, fmt.Errorf("idempotency: %s: %w", name, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, fmt.Errorf("idempotency: %s: %w", name, err)
+	}
+	return n, nil
+}
+
+func (s *SQLStore) Claim(ctx context.Context, k Key, c NewClaim, now time.Time) (bool, error) {
+	vals := s.keyVals(k, map[string]any{
+		"operation": c.Operation, "fingerprint": c.Fingerprint, "request_body": nonNil(c.RequestBody),
+		"now": micros(now), "recovery_point": c.RecoveryPoint,
+	})
+	st := s.stmts["Claim"]
+	if st.Kind == storage.KindExecRows {
+		n, err := s.execRows(ctx, s.db, "Claim", vals)
+		return n == 1, err
+	}
+	_, args := s.args("Claim", vals)
+	var fence int64
+	err := s.db.QueryRowContext(ctx, st.SQL, args...).Scan(&fence)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("idempotency: Claim: %w", err)
+	}
+	return true, nil
+}
+
+func (s *SQLStore) Lookup(ctx context.Context, k Key) (*Record, error) {
+	st, args := s.args("Lookup", s.keyVals(k, map[string]any{}))
+	var (
+		r                         Record
+		lockedAt, status          sql.NullInt64
+		downstream, headers       sql.NullString
+		createdAt                 int64
+		requestBody, responseBody []byte
+	)
+	err := s.db.QueryRowContext(ctx, st.SQL, args...).Scan(&r.Operation, &r.Fingerprint, &requestBody, &r.Fence,
+		&lockedAt, &r.RecoveryPoint, &downstream, &status, &headers, &responseBody, &createdAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("idempotency: Lookup: %w", err)
+	}
+	r.RequestBody, r.Body = requestBody, responseBody
+	r.LockedAt = fromMicros(lockedAt.Int64)
+	r.Status = int(status.Int64)
+	r.CreatedAt = fromMicros(createdAt)
+	r.DownstreamKeys = map[string]string{}
+	if downstream.Valid && downstream.String != "" {
+		if err := json.Unmarshal([]byte(downstream.String), &r.DownstreamKeys); err != nil {
+			return nil, fmt.Errorf("idempotency: Lookup: downstream_keys: %w", err)
+		}
+	}
+	if headers.Valid && headers.String != "" {
+		if err := json.Unmarshal([]byte(headers.String), &r.Headers); err != nil {
+			return nil, fmt.Errorf("idempotency: Lookup: response_headers: %w", err)
+		}
+	}
+	if r.Status != 0 && r.Body == nil {
+		r.Body = []byte{}
+	}
+	return &r, nil
+}
+
+func (s *SQLStore) Takeover(ctx context.Context, k Key, fence int64, now time.Time) (bool, error) {
+	n, err := s.execRows(ctx, s.db, "Takeover", s.keyVals(k, map[string]any{"fence": fence, "now": micros(now)}))
+	return n == 1, err
+}
+
+func (s *SQLStore) Checkpoint(ctx context.Context, tx *sql.Tx, k Key, fence int64, rp string, downstream map[string]string, now time.Time) (bool, error) {
+	keys, err := json.Marshal(downstream)
+	if err != nil {
+		return false, err
+	}
+	n, err := s.execRows(ctx, s.on(tx), "Checkpoint", s.keyVals(k, map[string]any{
+		"fence": fence, "now": micros(now), "recovery_point": rp, "downstream_keys": string(keys),
+	}))
+	return n == 1, err
+}
+
+func (s *SQLStore) Complete(ctx context.Context, tx *sql.Tx, k Key, fence int64, r Response, rp string, now time.Time) (bool, error) {
+	headers, err := json.Marshal(r.Headers)
+	if err != nil {
+		return false, err
+	}
+	n, err := s.execRows(ctx, s.on(tx), "Complete", s.keyVals(k, map[string]any{
+		"fence": fence, "now": micros(now), "recovery_point": rp,
+		"response_status": r.Status, "response_headers": string(headers), "response_body": nonNil(r.Body),
+	}))
+	return n == 1, err
+}
+
+func (s *SQLStore) Release(ctx context.Context, k Key, fence int64) (bool, error) {
+	n, err := s.execRows(ctx, s.db, "Release", s.keyVals(k, map[string]any{"fence": fence}))
+	return n == 1, err
+}
+
+func (s *SQLStore) Expire(ctx context.Context, k Key, fence int64, now time.Time) (bool, error) {
+	n, err := s.execRows(ctx, s.db, "Expire", s.keyVals(k, map[string]any{"fence": fence, "now": micros(now)}))
+	return n == 1, err
+}
+
+func (s *SQLStore) Reap(ctx context.Context, now time.Time, limit int) (int64, error) {
+	return s.execRows(ctx, s.db, "Reap", map[string]any{"now": micros(now), "limit": limit})
+}
+
+func (s *SQLStore) Stale(ctx context.Context, now time.Time, limit int) ([]StaleKey, error) {
+	st, args := s.args("Stale", map[string]any{"now": micros(now), "limit": limit})
+	rows, err := s.db.QueryContext(ctx, st.SQL, args...)
+	if err != nil {
+		return nil, fmt.Errorf("idempotency: Stale: %w", err)
+	}
+	defer rows.Close()
+	var out []StaleKey
+	for rows.Next() {
+		var k StaleKey
+		dst := []any{&k.Key.Key, &k.Operation, &k.Fence, &k.RecoveryPoint}
+		if s.schema.Scoped {
+			dst = append([]any{&k.Account}, dst...)
+		}
+		if err := rows.Scan(dst...); err != nil {
+			return nil, fmt.Errorf("idempotency: Stale: %w", err)
+		}
+		out = append(out, k)
+	}
+	return out, rows.Err()
+}
+
+func (s *SQLStore) Begin(ctx context.Context) (*sql.Tx, error) { return s.db.BeginTx(ctx, nil) }
+
+// nonNil keeps an empty body from being stored as NULL.
+func nonNil(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
+}

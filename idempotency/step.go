@@ -1,0 +1,191 @@
+package idempotency
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"fmt"
+	"maps"
+	"slices"
+)
+
+type stepKey struct{}
+
+// Step is a keyed request's place in its endpoint's recovery points, as the
+// handler sees it. A multi-step handler reads RecoveryPoint, skips the
+// phases already committed, gets a DownstreamKey before each external call,
+// and commits each phase's writes together with the next recovery point
+// (Commit), so a retry after a crash resumes where the last commit left
+// off and repeats no external effect.
+type Step struct {
+	h          *endpointHandler
+	k          Key
+	fence      int64
+	point      string
+	resumed    bool
+	downstream map[string]string
+	rec        *recorder
+	done, lost bool
+	released   bool
+}
+
+// FromContext returns the Step of a request the middleware let through, or
+// nil (a key: optional request sent without a key).
+func FromContext(ctx context.Context) *Step {
+	s, _ := ctx.Value(stepKey{}).(*Step)
+	return s
+}
+
+// Key is the idempotency key the caller sent.
+func (s *Step) Key() string { return s.k.Key }
+
+// Account is the caller's account the key is scoped to ("" with scope: global).
+func (s *Step) Account() string { return s.k.Account }
+
+// Fence is the fencing token this worker holds.
+func (s *Step) Fence() int64 { return s.fence }
+
+// RecoveryPoint is the last committed recovery point: the first of the
+// endpoint's recovery_points on a first attempt.
+func (s *Step) RecoveryPoint() string { return s.point }
+
+// Resumed reports whether this run continues an earlier, interrupted one.
+func (s *Step) Resumed() bool { return s.resumed }
+
+// Reached reports whether the committed recovery point is point or later.
+func (s *Step) Reached(point string) bool {
+	pts := s.h.ep.RecoveryPoints
+	return slices.Index(pts, s.point) >= slices.Index(pts, point) && slices.Contains(pts, point)
+}
+
+// DownstreamKey returns the idempotency key to send with external call
+// `call`. The first time, it is chosen at random and persisted (fenced)
+// before it is returned, so a retry after a crash sends the same key and
+// the external service applies the call once.
+func (s *Step) DownstreamKey(ctx context.Context, call string) (string, error) {
+	if s.h.m.opts.Flaw == "fresh-downstream-key" {
+		return randomKey(), nil // the flaw: a new key per attempt, never stored
+	}
+	if !slices.Contains(s.h.ep.ExternalCalls, call) {
+		return "", fmt.Errorf("idempotency: %q is not an external call of %s in the contract", call, s.h.ep.Operation)
+	}
+	if k, ok := s.downstream[call]; ok {
+		return k, nil
+	}
+	next := maps.Clone(s.downstream)
+	if next == nil {
+		next = map[string]string{}
+	}
+	next[call] = randomKey()
+	if err := s.write(ctx, nil, s.point, next); err != nil {
+		return "", err
+	}
+	s.downstream = next
+	return next[call], nil
+}
+
+// Commit runs fn in one transaction with the fenced write of the next
+// recovery point: both commit or neither does. fn gets nil with the
+// in-memory store. ErrFenceLost means another worker owns the key now:
+// return without further effects.
+func (s *Step) Commit(ctx context.Context, next string, fn func(tx *sql.Tx) error) error {
+	if !slices.Contains(s.h.ep.RecoveryPoints, next) {
+		return fmt.Errorf("idempotency: %q is not a recovery point of %s in the contract", next, s.h.ep.Operation)
+	}
+	return s.inTx(ctx, fn, func(tx *sql.Tx) error {
+		if err := s.write(ctx, tx, next, s.downstream); err != nil {
+			return err
+		}
+		s.point = next
+		return nil
+	})
+}
+
+// Finish runs fn in one transaction with the stored response: write the
+// response to the ResponseWriter first, then call Finish with the last
+// phase's writes. The key is complete when it returns nil; the middleware
+// then sends the response without a further statement.
+func (s *Step) Finish(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	return s.inTx(ctx, fn, func(tx *sql.Tx) error {
+		m := s.h.m
+		ok, err := m.store.Complete(ctx, tx, s.k, s.fence, s.rec.response(), s.h.lastPoint(), m.now())
+		if err != nil {
+			return err
+		}
+		if !ok {
+			s.lost = true
+			return ErrFenceLost
+		}
+		s.done = true
+		return nil
+	})
+}
+
+// Release gives the key up without storing a response: the handler could
+// not finish (an external service failed, its outcome unknown) and a retry
+// should resume from the last recovery point instead of replaying this
+// failure. The response the handler writes is sent but not stored.
+func (s *Step) Release(ctx context.Context) error {
+	if s.lost || s.done {
+		return nil
+	}
+	if _, err := s.h.m.store.Release(ctx, s.k, s.fence); err != nil {
+		return err
+	}
+	s.released = true
+	return nil
+}
+
+func (s *Step) inTx(ctx context.Context, fn, then func(tx *sql.Tx) error) error {
+	if s.lost {
+		return ErrFenceLost
+	}
+	tx, err := s.h.m.store.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	if fn != nil {
+		if err := fn(tx); err != nil {
+			rollback(tx)
+			return err
+		}
+	}
+	if err := then(tx); err != nil {
+		rollback(tx)
+		s.done = false
+		return err
+	}
+	if tx != nil {
+		if err := tx.Commit(); err != nil {
+			s.done = false
+			return err
+		}
+	}
+	return nil
+}
+
+func rollback(tx *sql.Tx) {
+	if tx != nil {
+		_ = tx.Rollback()
+	}
+}
+
+func (s *Step) write(ctx context.Context, tx *sql.Tx, point string, downstream map[string]string) error {
+	m := s.h.m
+	ok, err := m.store.Checkpoint(ctx, tx, s.k, s.fence, point, downstream, m.now())
+	if err != nil {
+		return err
+	}
+	if !ok {
+		s.lost = true
+		return ErrFenceLost
+	}
+	return nil
+}
+
+func randomKey() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}

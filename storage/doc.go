@@ -1,0 +1,9 @@
+// Package storage turns a contract into the SQL a server needs to keep it:
+// the key table's DDL and the named statements (Claim, Lookup, Takeover,
+// Checkpoint, Complete, Release, Expire, Reap, Stale) for PostgreSQL, MySQL
+// or MariaDB, and SQLite. Generation is pure: contract in, text out. The
+// idempotency package's stores run exactly these statements, so there is one
+// source of SQL; `retryspec storage` prints it for teams that run their own.
+//
+// It imports only the contract model; it opens no database.
+package storage

@@ -1,0 +1,135 @@
+package storage
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/retryspec/retryspec/contract"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// TestGolden pins the SQL for every example contract in every dialect, and
+// proves Parse reads back exactly the statements the stores run.
+func TestGolden(t *testing.T) {
+	examples, err := filepath.Glob("../examples/*/retryspec.yaml")
+	if err != nil || len(examples) == 0 {
+		t.Fatalf("no example contracts: %v", err)
+	}
+	for _, ex := range examples {
+		name := filepath.Base(filepath.Dir(ex))
+		c, err := contract.Load(ex)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range Dialects {
+			t.Run(name+"/"+d, func(t *testing.T) {
+				s, err := Generate(c, d)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := s.Render()
+				golden := filepath.Join("testdata", name+"."+d+".sql")
+				if *update {
+					if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				want, err := os.ReadFile(golden)
+				if err != nil {
+					t.Fatalf("%v (run go test ./storage -update)", err)
+				}
+				if diff := cmp.Diff(string(want), got); diff != "" {
+					t.Errorf("%s differs (-golden +got):\n%s", golden, diff)
+				}
+				parsed, err := Parse(string(want))
+				if err != nil {
+					t.Fatal(err)
+				}
+				var gen []Statement
+				for _, st := range s.Statements {
+					st.Columns = nil
+					gen = append(gen, st)
+				}
+				if diff := cmp.Diff(gen, parsed); diff != "" {
+					t.Errorf("statements parsed from %s differ from those the stores run (-generated +parsed):\n%s", golden, diff)
+				}
+			})
+		}
+	}
+}
+
+func TestContractValuesReachTheSQL(t *testing.T) {
+	src := `retryspec: 1
+api: { name: T, base_url: https://api.t.example }
+idempotency:
+  max_key_length: 64
+  scope: global
+  claim: { store: postgres, mechanism: unique-constraint }
+  in_flight: { response: conflict, lock_timeout: 45s, takeover: conditional-update }
+  replay_window: 2h
+  reaper_after: 5h
+endpoints:
+  - { operation: POST /v1/x, effect: create, key: required }
+`
+	c, err := contract.Parse("t.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range Dialects {
+		s, err := Generate(c, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := s.Render()
+		for _, want := range []string{
+			"45000000",    // lock_timeout in microseconds (Takeover, Stale)
+			"7200000000",  // replay_window (Expire)
+			"18000000000", // reaper_after (Reap)
+			"UNIQUE (idempotency_key)",
+		} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s: %q missing", d, want)
+			}
+		}
+		if strings.Contains(out, "account_id") {
+			t.Errorf("%s: scope global still has account_id", d)
+		}
+		key := map[string]string{"postgres": "VARCHAR(64)", "mysql": "VARBINARY(256)", "sqlite": "length(idempotency_key) <= 64"}[d]
+		if !strings.Contains(out, key) {
+			t.Errorf("%s: key length %q missing", d, key)
+		}
+	}
+	if _, err := Generate(c, "oracle"); err == nil {
+		t.Error("unknown dialect accepted")
+	}
+}
+
+// TestCommentsStayComments: a contract file named with a line break cannot
+// put SQL into the generated file.
+func TestCommentsStayComments(t *testing.T) {
+	src, err := os.ReadFile("../examples/payouts/retryspec.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := contract.Parse("evil\nDROP TABLE users;\n.yaml", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range Dialects {
+		s, err := Generate(c, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(s.Render(), "\n") {
+			if strings.HasPrefix(line, "DROP") {
+				t.Errorf("%s: a contract value escaped its comment: %q", d, line)
+			}
+		}
+	}
+}
