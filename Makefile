@@ -1,21 +1,36 @@
 .PHONY: test unit fuzz gobench site
 
+# pipefail: the test summariser sits at the end of a pipe and must not hide
+# go test's exit status.
+SHELL := bash
+.SHELLFLAGS := -o pipefail -c
+
 # Every test: static checks, the whole suite under the race detector, each
-# fuzz target briefly, and every Go benchmark once so none can rot.
-# .ci/run installs the runtimes first, then runs exactly this.
-test: unit fuzz gobench
+# fuzz target briefly, and every Go benchmark once so none can rot. Ends
+# with the list of skipped tests and benchmarks (go test hides skips
+# without -v). .ci/run installs the runtimes first, then runs exactly this.
+test:
+	@skips=$$(mktemp); status=0; \
+	{ $(MAKE) --no-print-directory unit SKIPS=$$skips && \
+	  $(MAKE) --no-print-directory fuzz && \
+	  $(MAKE) --no-print-directory gobench SKIPS=$$skips; } || status=$$?; \
+	go run ./internal/testsummary -report $$skips; rm -f $$skips; exit $$status
+
+# SKIPS=FILE collects the skips for `test` to print at the end; without it
+# each target prints its own.
+SUMMARY = go run ./internal/testsummary $(if $(SKIPS),-skips $(SKIPS))
 
 unit:
 	go vet ./...
 	@test -z "$$(gofmt -l .)" || (gofmt -l .; echo "gofmt: the files above are not formatted"; exit 1)
-	go test -race ./...
+	go test -race -json ./... | $(SUMMARY)
 
 # FUZZTIME per target (default 10s); crashers land in testdata/fuzz/.
 fuzz:
 	bash .ci/fuzz
 
 gobench:
-	bash bench/gobench
+	bash bench/gobench -json | $(SUMMARY)
 
 # Build the docs site from the bundled example into ./_site.
 site:

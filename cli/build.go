@@ -45,7 +45,7 @@ contract's folder, symlinks followed.
 
 Exit status: 0 built, 1 refused because of findings (printed), 2 the
 contract or a template could not be read, or the command line is wrong.`,
-		Args: cobra.NoArgs,
+		Args: contractFlagArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkFormat(opts.Format); err != nil {
 				return err
@@ -88,9 +88,13 @@ func runBuild(cmd *cobra.Command, sys *IO, opts *buildOptions) error {
 		if err := findings.Encode(w, opts.Format, report); err != nil {
 			return err
 		}
+		if opts.Format == "text" {
+			// The findings and their count are right above.
+			return &ExitError{Code: ExitFindings, Err: fmt.Errorf("build refused: nothing was written")}
+		}
 		return &ExitError{Code: ExitFindings, Err: fmt.Errorf("build refused: %v", fe)}
 	case err != nil:
-		return inputError(err)
+		return inputErrorIn(sys, opts.Format, opts.Contract, err)
 	}
 	fmt.Fprintf(sys.Err, "retryspec: wrote %d files to %q\n", len(res.Files), res.Out)
 	return writeAlerts(sys, opts.Contract, res.Dir)

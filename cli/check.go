@@ -28,7 +28,7 @@ func newCheckCmd(sys *IO) *cobra.Command {
 			"Exit status: 0 when nothing is at error severity, 1 when something is\n" +
 			"(or a warning, with --strict), 2 when the contract cannot be read or parsed.\n" +
 			"Waived findings are listed as waived and never fail the run.",
-		Args: cobra.NoArgs,
+		Args: contractFlagArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkFormat(opts.Format); err != nil {
 				return err
@@ -68,14 +68,14 @@ func checkFormat(format string) error {
 func runCheck(_ context.Context, sys *IO, opts checkOptions) error {
 	c, err := contract.Load(opts.Contract)
 	if err != nil {
-		return inputError(err)
+		return inputErrorIn(sys, opts.Format, opts.Contract, err)
 	}
 	fs := rules.Run(c)
 	sources := map[string][]byte{c.File: c.Source}
 	if opts.OpenAPI != "" {
 		drift, src, err := driftFindings(sys, c, opts.OpenAPI)
 		if err != nil {
-			return inputError(err)
+			return inputErrorIn(sys, opts.Format, opts.OpenAPI, err)
 		}
 		fs = append(fs, drift...)
 		findings.Sort(fs)

@@ -120,7 +120,7 @@ func runCopy(ctx context.Context, sys *IO, opts copyOptions) error {
 	fs, err := copylint.Lint(ctx, c, opts.Paths, copylint.Options{LintCode: opts.LintCode, Stats: &stats})
 	if err != nil {
 		// A path that cannot be read (or an interrupted run): exit 2.
-		return inputError(err)
+		return inputErrorIn(sys, opts.Format, "", err)
 	}
 	// One policy for every file not linted: named here (quoted, so a name
 	// with a line break cannot forge a line of a CI log), counted in the
@@ -182,7 +182,7 @@ func loadCopyContract(sys *IO, opts copyOptions) (*contract.Contract, error) {
 	}
 	c, err := contract.Load(opts.Contract)
 	if err != nil {
-		return nil, inputError(err)
+		return nil, inputErrorIn(sys, opts.Format, opts.Contract, err)
 	}
 	return c, nil
 }

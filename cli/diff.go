@@ -63,9 +63,9 @@ earlier change.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.Base, "base", "", "compare the contract at this git revision with the working tree")
-	f.StringVarP(&opts.Contract, "contract", "c", "retryspec.yaml", "contract file (with --base)")
-	f.StringVar(&opts.Format, "format", "text", "output format: "+strings.Join(diff.FormatNames(), ", "))
+	f.StringVar(&opts.Base, "base", "", "compare the contract at this git `REV` with the working tree")
+	f.StringVarP(&opts.Contract, "contract", "c", "retryspec.yaml", "the contract `FILE` (with --base)")
+	f.StringVar(&opts.Format, "format", "text", "output `FORMAT`: "+strings.Join(diff.FormatNames(), ", "))
 	f.BoolVar(&opts.AllowBreaking, "allow-breaking", false, "exit 0 even when a breaking change is not acknowledged")
 	_ = cmd.RegisterFlagCompletionFunc("format", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return diff.FormatNames(), cobra.ShellCompDirectiveNoFileComp
@@ -100,7 +100,7 @@ func runDiff(ctx context.Context, sys *IO, opts *diffOptions) error {
 			path = defaultContractInRepo(ctx, opts.Git, path)
 		}
 		if new, err = contract.Load(path); err != nil {
-			return inputError(err)
+			return inputErrorIn(sys, opts.Format, path, err)
 		}
 		snap, err := diff.Base(ctx, opts.Git, path, opts.Base)
 		if err != nil {
@@ -119,10 +119,10 @@ func runDiff(ctx context.Context, sys *IO, opts *diffOptions) error {
 		}
 	} else {
 		if old, err = contract.Load(opts.Args[0]); err != nil {
-			return inputError(err)
+			return inputErrorIn(sys, opts.Format, opts.Args[0], err)
 		}
 		if new, err = contract.Load(opts.Args[1]); err != nil {
-			return inputError(err)
+			return inputErrorIn(sys, opts.Format, opts.Args[1], err)
 		}
 		report.Old, report.New, report.File = opts.Args[0], opts.Args[1], opts.Args[1]
 	}

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 	"text/tabwriter"
 
@@ -96,13 +97,19 @@ func explainRule(w io.Writer, r rules.Rule) error {
 	}
 	if r.Scope == rules.ScopeContract {
 		// Contract examples are fragments laid over a sound contract.
-		bad, good = "Bad, changed in a sound contract (fires the rule; ~ means left out):", "Good (does not fire):"
+		bad, good = "Bad, changed in a sound contract (fires the rule):", "Good (does not fire):"
+		if yamlNull.MatchString(r.Bad) || yamlNull.MatchString(r.Good) {
+			bad = "Bad, changed in a sound contract (fires the rule; ~ means left out):"
+		}
 	}
 	fmt.Fprintf(&b, "%s\n%s\n", bad, indent(r.Bad, "  "))
 	fmt.Fprintf(&b, "%s\n%s", good, indent(r.Good, "  "))
 	_, err := io.WriteString(w, b.String())
 	return err
 }
+
+// yamlNull finds a YAML ~ (null) value in an example.
+var yamlNull = regexp.MustCompile(`(^|[\s:\[,{-])~($|[\s,\]}])`)
 
 func scopeCommand(s rules.Scope) string {
 	switch s {

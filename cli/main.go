@@ -165,6 +165,9 @@ func newRootCmd(sys *IO) *cobra.Command {
 		SilenceErrors: true,
 		// Flag errors are usage errors: exit 2 with the message and a hint.
 	}
+	// --version prints what `retryspec version` prints.
+	root.Version = "set"
+	root.SetVersionTemplate(buildVersion().String())
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return usageErrorf("%v\nRun '%s --help' for usage.", err, cmd.CommandPath())
 	})
@@ -183,6 +186,7 @@ func newRootCmd(sys *IO) *cobra.Command {
 		newDiffCmd(sys),
 		newStorageCmd(sys),
 		newVerifyCmd(sys),
+		newTemplatesCmd(sys),
 	)
 	return root
 }

@@ -42,7 +42,7 @@ lines. What the spec already declares is reused and listed, never duplicated;
 a declaration that contradicts the contract is a finding (exit 1).
 
 The spec is never modified: --merged refuses to write over it unless --force.`,
-		Args: cobra.NoArgs,
+		Args: contractFlagArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.Spec == "" {
 				return usageErrorf("--spec SPEC is required\nRun 'retryspec openapi --help' for usage.")
@@ -54,10 +54,10 @@ The spec is never modified: --merged refuses to write over it unless --force.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&opts.Contract, "contract", "c", "retryspec.yaml", "the contract file")
-	f.StringVar(&opts.Spec, "spec", "", "the OpenAPI spec to read (YAML or JSON)")
-	f.StringVar(&opts.Overlay, "overlay", "", "write the Overlay 1.0 document to this file")
-	f.StringVar(&opts.Merged, "merged", "", "write the merged spec to this file")
+	f.StringVarP(&opts.Contract, "contract", "c", "retryspec.yaml", "the contract `FILE`")
+	f.StringVar(&opts.Spec, "spec", "", "the OpenAPI `SPEC` to read (YAML or JSON)")
+	f.StringVar(&opts.Overlay, "overlay", "", "write the Overlay 1.0 document to this `FILE`")
+	f.StringVar(&opts.Merged, "merged", "", "write the merged spec to this `FILE`")
 	f.BoolVar(&opts.Force, "force", false, "let --merged overwrite the spec it reads")
 	f.BoolVar(&opts.AllowExternalRefs, "allow-external-refs", false, "follow $refs to other files and URLs")
 	return cmd
@@ -141,11 +141,12 @@ func runOpenAPI(sys *IO, opts *openapiOptions) error {
 	}
 	if len(p.Findings) > 0 {
 		findings.Sort(p.Findings)
-		for _, f := range p.Findings {
-			fmt.Fprintf(sys.Err, "%s:%d:%d: %s: %s [%s]\n", f.File, f.Line, f.Column, f.Severity, f.Message, f.Rule)
-			if f.Fix != "" {
-				fmt.Fprintf(sys.Err, "  fix: %s\n", f.Fix)
-			}
+		// The same text as build --openapi: each finding with its source
+		// line and a caret under the value.
+		report := findings.Report{Tool: "retryspec", Version: buildVersion().Version, Findings: p.Findings,
+			Sources: map[string][]byte{opts.Spec: r.Spec.Data, c.File: c.Source}, Color: sys.Color(sys.ErrIsTTY)}
+		if err := findings.Encode(sys.Err, "text", report); err != nil {
+			return err
 		}
 		if findings.Failed(p.Findings, false) {
 			return failed()
@@ -197,6 +198,11 @@ func driftFindings(sys *IO, c *contract.Contract, spec string) ([]findings.Findi
 	// rules.Run already reported problems with the waivers themselves;
 	// MarkWaived only marks.
 	rules.MarkWaived(c, fs)
+	// The contradictions openapi and build --openapi refuse on are
+	// findings of check --openapi too: one verdict for the same pair,
+	// waived as build waives them. Each is placed in the spec, at the
+	// value that disagrees.
+	fs = append(fs, openapi.NewPlan(c, s).Findings...)
 	return fs, s.Data, nil
 }
 

@@ -24,7 +24,7 @@ keeps the last good site up and shows the problem in the page and here.
 Only requests addressed to the listening address (or localhost, 127.0.0.1,
 [::1] with its port) are answered, so another web site cannot read the
 pages through a DNS name of its own (DNS rebinding).`,
-		Args: cobra.NoArgs,
+		Args: contractFlagArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			err := site.Serve(cmd.Context(), site.ServeOptions{
 				Build: site.Options{Contract: opts.Contract, Templates: opts.Templates},
@@ -37,8 +37,8 @@ pages through a DNS name of its own (DNS rebinding).`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVarP(&opts.Contract, "contract", "c", "retryspec.yaml", "contract file")
-	cmd.Flags().StringVar(&opts.Addr, "addr", "127.0.0.1:8080", "address to listen on (host:port)")
-	cmd.Flags().StringVar(&opts.Templates, "templates", "", "folder of templates that override the built-in ones")
+	cmd.Flags().StringVarP(&opts.Contract, "contract", "c", "retryspec.yaml", "the contract `FILE`")
+	cmd.Flags().StringVar(&opts.Addr, "addr", "127.0.0.1:8080", "`ADDR` to listen on (host:port; loopback unless you say otherwise)")
+	cmd.Flags().StringVar(&opts.Templates, "templates", "", "`DIR` of templates that override the built-in ones by the same relative path")
 	return cmd
 }

@@ -39,7 +39,7 @@ func newSnippetsCmd(sys *IO) *cobra.Command {
 			"--lang prints one; --out DIR writes them all (or the one named) into DIR, with a\n" +
 			"manifest (.retryspec-manifest) of what it wrote; an existing file that retryspec\n" +
 			"did not write is never replaced.",
-		Args: cobra.NoArgs,
+		Args: contractFlagArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkLang(opts.Lang); err != nil {
 				return err
@@ -47,9 +47,9 @@ func newSnippetsCmd(sys *IO) *cobra.Command {
 			return runSnippets(sys, opts)
 		},
 	}
-	cmd.PersistentFlags().StringVarP(&opts.ContractPath, "contract", "c", "retryspec.yaml", "the contract file")
-	cmd.Flags().StringVar(&opts.Lang, "lang", "", "one language: "+strings.Join(snippets.LanguageNames(), ", "))
-	cmd.Flags().StringVar(&opts.Out, "out", "", "write the snippets into this folder instead of printing")
+	cmd.PersistentFlags().StringVarP(&opts.ContractPath, "contract", "c", "retryspec.yaml", "the contract `FILE`")
+	cmd.Flags().StringVar(&opts.Lang, "lang", "", "one `LANG`: "+strings.Join(snippets.LanguageNames(), ", "))
+	cmd.Flags().StringVar(&opts.Out, "out", "", "write the snippets into this `DIR` instead of printing")
 	cmd.AddCommand(newSnippetsRunCmd(sys, opts), newSnippetsTestCmd(sys, opts))
 	return cmd
 }
@@ -124,7 +124,8 @@ func runSnippets(sys *IO, opts *snippetsOptions) error {
 }
 
 // snippetVars fills the languages' command placeholders from the cache
-// folder .ci/install-snippets installs into.
+// folder (RETRYSPEC_SNIPPETS_CACHE, default ~/.cache/retryspec/snippets)
+// where the Java jars and the TypeScript compiler are looked for.
 func snippetVars(sys *IO) map[string]string {
 	cache := sys.Getenv("RETRYSPEC_SNIPPETS_CACHE")
 	if cache == "" {
@@ -135,6 +136,7 @@ func snippetVars(sys *IO) map[string]string {
 		cache = filepath.Join(home, ".cache", "retryspec", "snippets")
 	}
 	return map[string]string{
+		"cache":     cache,
 		"jars":      filepath.Join(cache, "jars") + string(filepath.Separator) + "*",
 		"tsc":       filepath.Join(cache, "node_modules", ".bin", "tsc"),
 		"typeroots": filepath.Join(cache, "node_modules", "@types"),
@@ -160,8 +162,8 @@ func newSnippetsRunCmd(sys *IO, parent *snippetsOptions) *cobra.Command {
 			return runSnippetsRun(cmd.Context(), sys, opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Lang, "lang", "", "the language to run")
-	cmd.Flags().StringVar(&opts.BaseURL, "base-url", "", "call this base URL instead of api.base_url")
+	cmd.Flags().StringVar(&opts.Lang, "lang", "", "the `LANG` to run")
+	cmd.Flags().StringVar(&opts.BaseURL, "base-url", "", "call this base `URL` instead of api.base_url")
 	return cmd
 }
 
@@ -176,9 +178,21 @@ func runSnippetsRun(ctx context.Context, sys *IO, opts *snippetsOptions) error {
 	}
 	lang, _ := snippets.LanguageNamed(opts.Lang)
 	vars := snippetVars(sys)
+	for _, n := range lang.Needs() {
+		if n.Program == "" {
+			continue
+		}
+		prog := n.Program
+		for k, v := range vars {
+			prog = strings.ReplaceAll(prog, "{"+k+"}", v)
+		}
+		if _, err := exec.LookPath(prog); err != nil {
+			return &ExitError{Code: ExitFindings, Err: fmt.Errorf("the %s snippet needs %s: %s", lang.Name, n.What, n.Message(vars["cache"]))}
+		}
+	}
 	for _, prog := range run.Programs(lang.Runtime, lang.Build, lang.Run, vars) {
 		if _, err := exec.LookPath(prog); err != nil {
-			return &ExitError{Code: ExitFindings, Err: fmt.Errorf("the %s snippet needs %s, which is not installed (run .ci/install-snippets)", lang.Name, prog)}
+			return &ExitError{Code: ExitFindings, Err: fmt.Errorf("the %s snippet needs %s, which is not installed", lang.Name, prog)}
 		}
 	}
 	env := map[string]string{}
@@ -217,7 +231,7 @@ func newSnippetsTestCmd(sys *IO, parent *snippetsOptions) *cobra.Command {
 			"(the contract's policy with the delays scaled down) through scripted failures, checking\n" +
 			"from the server side: request count, one key on every attempt, waits inside the jitter\n" +
 			"envelope, a log line per retry. Exit 1 on any failure.",
-		Args: cobra.NoArgs,
+		Args: contractFlagArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkLang(opts.Lang); err != nil {
 				return err
@@ -225,7 +239,7 @@ func newSnippetsTestCmd(sys *IO, parent *snippetsOptions) *cobra.Command {
 			return runSnippetsTest(cmd.Context(), sys, opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Lang, "lang", "", "test one language only")
+	cmd.Flags().StringVar(&opts.Lang, "lang", "", "test one `LANG` only")
 	return cmd
 }
 

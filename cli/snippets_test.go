@@ -67,7 +67,7 @@ func TestSnippetsUsageErrors(t *testing.T) {
 		{[]string{"snippets", "-c", bad}, 2, "bad.yaml:4:"},
 		{[]string{"snippets", "run", "-c", ex}, 2, "needs --lang"},
 		{[]string{"snippets", "test", "-c", ex, "--lang", "cobol"}, 2, "unknown language"},
-		{[]string{"snippets", "-c", ex, "extra"}, 2, "unknown command"},
+		{[]string{"snippets", "-c", ex, "extra"}, 2, `snippets takes no arguments; got "extra"`},
 	}
 	for _, tt := range tests {
 		code, _, errs := runSnippetsCLI(t, tt.args...)

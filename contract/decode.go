@@ -280,8 +280,13 @@ func (d *decoder) duration(n *yaml.Node, path string) Duration {
 	v, err := ParseDuration(n.Value)
 	if err != nil {
 		fix := "durations look like 250ms, 30s, 24h, 7d or 1h30m"
-		if isAllDigits(strings.TrimSpace(n.Value)) {
-			fix = fmt.Sprintf("add a unit: %ss, %sh or %sd", n.Value, n.Value, n.Value)
+		if v := strings.TrimSpace(n.Value); isAllDigits(v) {
+			fix = fmt.Sprintf("add a unit: %ss, %sh or %sd", v, v, v)
+			// A bare 86400 is most often seconds: say what that is in the
+			// unit people write, so the fix can be pasted as it stands.
+			if whole := secondsAsUnit(v); whole != "" {
+				fix = fmt.Sprintf("if %s is seconds, write %s (= %ss); otherwise add its unit: %sm, %sh or %sd", v, whole, v, v, v, v)
+			}
 		}
 		d.errorf(n, path, fix, "%s: %v", path, err)
 		return Duration{}
@@ -351,4 +356,23 @@ func sortDiagnostics(ds []Diagnostic) {
 		}
 		return ds[i].Pos.Column < ds[j].Pos.Column
 	})
+}
+
+// secondsAsUnit writes a count of seconds in the largest unit that divides
+// it exactly (86400 -> "24h" when that reads better than a day count, 120
+// -> "2m"), or "" when it is under a minute or no larger unit divides it.
+func secondsAsUnit(digits string) string {
+	n, err := strconv.ParseInt(digits, 10, 64)
+	if err != nil || n < 60 {
+		return ""
+	}
+	switch {
+	case n%86400 == 0 && n/86400 > 1:
+		return strconv.FormatInt(n/86400, 10) + "d"
+	case n%3600 == 0:
+		return strconv.FormatInt(n/3600, 10) + "h"
+	case n%60 == 0:
+		return strconv.FormatInt(n/60, 10) + "m"
+	}
+	return ""
 }

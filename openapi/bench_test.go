@@ -18,7 +18,7 @@ import (
 
 func stripe(b *testing.B) string {
 	b.Helper()
-	path, ok := realSpecs(b)["stripe-openapi"]
+	path, ok := fieldSpecs(b)["stripe-openapi"]
 	if !ok {
 		b.Skip("no Stripe spec")
 	}

@@ -124,10 +124,10 @@ func TestContradictions(t *testing.T) {
 		got = append(got, f.Rule+" "+f.Path+" line "+strconv.Itoa(f.Line))
 	}
 	want := []string{
-		"openapi/contradicts-contract idempotency.max_key_length line 60",
-		"openapi/contradicts-contract endpoints[0].key line 55",
-		"openapi/contradicts-contract idempotency.max_key_length line 187",
-		"openapi/contradicts-contract endpoints[6].key line 182",
+		"openapi/contradicts-contract idempotency.max_key_length line 62",
+		"openapi/contradicts-contract endpoints[0].key line 57",
+		"openapi/contradicts-contract idempotency.max_key_length line 163",
+		"openapi/contradicts-contract endpoints[5].key line 158",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("contradictions (-want +got):\n%s", diff)

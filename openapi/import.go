@@ -42,36 +42,83 @@ func Import(s *Spec) []ProposedEndpoint {
 	return out
 }
 
-// propose guesses an operation's effect from its method and path shape.
-// POST is the ambiguous one: on a collection it creates, on an item
-// (Stripe, Twilio) it updates, after an item it is an action.
+// propose guesses an operation's effect from its method and path shape,
+// and says how sure the guess is ("sure", "likely", "a guess") at the start
+// of the reason. POST is the ambiguous one: on a collection or a
+// sub-collection (/accounts/{account}/bank_accounts) it creates, on an item
+// (Stripe, Twilio) it usually updates, and a verb as the last segment
+// (/domains/claim, /payments/{id}/cancels) is an action.
 func propose(op Operation) ProposedEndpoint {
 	p := ProposedEndpoint{Operation: op.Method + " " + op.Path, Line: op.Line}
 	segs := strings.Split(strings.Trim(op.Path, "/"), "/")
-	lastIsParam := len(segs) > 0 && strings.HasPrefix(segs[len(segs)-1], "{")
+	last := segs[len(segs)-1]
+	lastIsParam := strings.HasPrefix(last, "{")
 	hasParam := strings.Contains(op.Path, "{")
+	set := func(effect, key, sure, reason string) {
+		p.Effect, p.Key, p.Reason = effect, key, sure+": "+reason
+	}
 	switch op.Method {
 	case "GET", "HEAD", "OPTIONS":
-		p.Effect, p.Key, p.Reason = "read", "none", op.Method+" reads"
+		set("read", "none", "sure", op.Method+" reads")
 	case "PUT":
-		p.Effect, p.Key, p.Reason = "replace", "none", "PUT replaces the resource; check it does not append or count"
+		set("replace", "none", "likely", "PUT replaces the resource; check it does not append or count")
 	case "PATCH":
-		p.Effect, p.Key, p.Reason = "replace", "optional", "PATCH updates fields; a key guards updates that are not plain sets"
+		set("replace", "optional", "likely", "PATCH updates fields; a key guards updates that are not plain sets")
 	case "DELETE":
-		p.Effect, p.Key, p.Reason = "delete", "none", "DELETE removes the resource; check it has no other side effect"
+		set("delete", "none", "likely", "DELETE removes the resource; check it has no other side effect")
 	case "POST":
+		word := pathWord(last)
 		switch {
 		case lastIsParam:
-			p.Effect, p.Key, p.Reason = "replace", "optional", "POST on an item usually updates it"
+			set("replace", "optional", "a guess", "POST on an item usually updates it; some APIs run an action there")
+		case actionVerbs[word] || actionVerbs[strings.TrimSuffix(word, "s")]:
+			set("action", "required", "likely", fmt.Sprintf("POST ending in the verb %q runs an action", last))
+		case !hasParam && len(segs) == 1 || looksPlural(word) && !hasParam:
+			set("create", "required", "likely", "POST on a collection creates a resource")
+		case looksPlural(word):
+			set("create", "required", "likely", fmt.Sprintf("POST on the sub-collection %q creates a resource in it", last))
 		case hasParam:
-			p.Effect, p.Key, p.Reason = "action", "required", "POST after an item usually runs an action on it"
+			set("action", "required", "a guess", "POST after an item usually runs an action on it")
 		default:
-			p.Effect, p.Key, p.Reason = "create", "required", "POST on a collection creates a resource"
+			set("create", "required", "a guess", "POST usually creates a resource")
 		}
 	default:
-		p.Effect, p.Key, p.Reason = "action", "none", op.Method+" is unusual for an API"
+		set("action", "none", "a guess", op.Method+" is unusual for an API")
 	}
 	return p
+}
+
+// pathWord is a path segment as a lower-case word: "bank_accounts",
+// "claim", "send-test" -> "send_test"; the file extension some APIs add
+// (Twilio's Addresses.json) is dropped.
+func pathWord(seg string) string {
+	seg = strings.ToLower(seg)
+	if i := strings.LastIndexByte(seg, '.'); i > 0 {
+		seg = seg[:i]
+	}
+	return strings.ReplaceAll(seg, "-", "_")
+}
+
+// looksPlural reports a collection name: a plural noun ("refunds",
+// "bank_accounts", "addresses"), not a verb.
+func looksPlural(word string) bool {
+	return strings.HasSuffix(word, "s") && !strings.HasSuffix(word, "ss") && !actionVerbs[word]
+}
+
+// actionVerbs are last path segments that name an action on the resource
+// before them, as the large public APIs spell them (Stripe's /cancel,
+// /capture, /confirm; Resend's /domains/claim, /verify, /send; Adyen's
+// /cancels, /refunds on a payment are nouns and stay sub-collections).
+var actionVerbs = map[string]bool{
+	"accept": true, "activate": true, "apply": true, "approve": true, "archive": true, "attach": true,
+	"authorize": true, "cancel": true, "capture": true, "claim": true, "close": true, "complete": true,
+	"confirm": true, "deactivate": true, "decline": true, "detach": true, "disable": true, "duplicate": true,
+	"enable": true, "expire": true, "finalize": true, "invalidate": true, "lock": true, "mark_uncollectible": true,
+	"merge": true, "pause": true, "pay": true, "process": true, "publish": true, "reactivate": true,
+	"reject": true, "reopen": true, "resend": true, "reset": true, "restore": true, "resume": true,
+	"retry": true, "reverse": true, "revoke": true, "rotate": true, "run": true, "send": true, "start": true,
+	"stop": true, "submit": true, "suspend": true, "test": true, "transfer": true, "unlock": true,
+	"unpublish": true, "validate": true, "verify": true, "void": true,
 }
 
 // EndpointsYAML writes the proposals as the contract's endpoints section,

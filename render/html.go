@@ -230,6 +230,14 @@ func HTML(in Inputs, pages []Page, t *Templates) ([]File, error) {
 	parallel(len(pages), func(i int) {
 		files[i], errs[i] = htmlPage(in, pages, i, bodies[i], outlines[i], t)
 	})
+	// A mistake in the layout fails every page the same way: report the
+	// template error once, not once per page.
+	for _, err := range errs {
+		var te *TemplateError
+		if errors.As(err, &te) {
+			return nil, te
+		}
+	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
@@ -324,7 +332,7 @@ func htmlPage(in Inputs, pages []Page, i int, body []byte, ol outline, t *Templa
 		Source:  path.Base(in.Contract.File),
 	})
 	if err != nil {
-		return File{}, fmt.Errorf("layout for %s: %w", p.Path, err)
+		return File{}, fmt.Errorf("layout for %s: %w", p.Path, templateError(err))
 	}
 	return File{Path: HTMLPath(p.Path), Data: b.Bytes()}, nil
 }

@@ -188,7 +188,7 @@ func execute(t *Templates, name string, v *view) ([]byte, error) {
 	}
 	var b bytes.Buffer
 	if err := tmpl.Execute(&b, v); err != nil {
-		return nil, fmt.Errorf("rendering %s: %w", name, err)
+		return nil, templateError(err)
 	}
 	return tidy(b.Bytes()), nil
 }

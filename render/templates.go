@@ -66,7 +66,7 @@ func LoadTemplates(overrideDir string) (*Templates, error) {
 		page := strings.TrimSuffix(path.Base(name), ".md.tmpl")
 		tmpl, err := template.New(shown).Funcs(markdownFuncs).Option("missingkey=error").Parse(string(src))
 		if err != nil {
-			return nil, fmt.Errorf("template %v", err)
+			return nil, templateError(err)
 		}
 		if err := checkEscaped(tmpl, shown); err != nil {
 			return nil, err
@@ -82,7 +82,7 @@ func LoadTemplates(overrideDir string) (*Templates, error) {
 	}
 	t.layout, err = htmltemplate.New(shown).Parse(string(src))
 	if err != nil {
-		return nil, fmt.Errorf("template %v", err)
+		return nil, templateError(err)
 	}
 	assetFiles, _ := fs.Glob(templates.FS, "assets/*")
 	for _, name := range assetFiles {
@@ -157,8 +157,12 @@ func walkEscaped(n parse.Node, tree *parse.Tree, name string) error {
 			return nil
 		}
 		loc, _ := tree.ErrorContext(n)
-		return fmt.Errorf("%s: %s: {{%s}} prints a value without escaping it; end the action in one of %s (for example {{md ...}})",
-			name, loc, n.Pipe, strings.Join(escapers, ", "))
+		// loc is "name:line:col" already: the file is named once.
+		if loc == "" {
+			loc = name
+		}
+		return fmt.Errorf("%s: template error: {{%s}} prints a value without escaping it; end the action in one of %s (for example {{md ...}})",
+			loc, n.Pipe, strings.Join(escapers, ", "))
 	case *parse.IfNode:
 		return walkBranch(&n.BranchNode, tree, name)
 	case *parse.RangeNode:

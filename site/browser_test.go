@@ -297,9 +297,10 @@ func TestSiteInBrowser(t *testing.T) {
 		t.Fatalf("clicking a copy button: %v", err)
 	}
 	// The copy is asynchronous: wait for its outcome (the label itself
-	// returns to "Copy" after two seconds).
+	// returns to "Copy" after two seconds). The deadline guards against a
+	// hang only; it is far beyond the few milliseconds the copy takes.
 	state := ""
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
 		state, err = chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('.tab-panel:not([hidden]) .copy').getAttribute("data-state") || ""`))
 		if err != nil {
 			t.Fatal(err)

@@ -63,7 +63,11 @@ type FindingsError struct {
 
 func (e *FindingsError) Error() string {
 	n, _ := findings.Counts(e.Findings)
-	return fmt.Sprintf("%s has %d error(s); nothing was written", e.What, n)
+	errs := "errors"
+	if n == 1 {
+		errs = "error"
+	}
+	return fmt.Sprintf("%s has %d %s; nothing was written", e.What, n, errs)
 }
 
 // Result is what a build wrote.
@@ -94,7 +98,7 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 	}
 	if findings.Failed(fs, false) {
 		findings.Sort(fs)
-		return nil, &FindingsError{What: "the contract", Findings: fs, Sources: sources}
+		return nil, &FindingsError{What: findingsWhere(fs, c.File), Findings: fs, Sources: sources}
 	}
 	t, err := render.LoadTemplates(opts.Templates)
 	if err != nil {
@@ -258,4 +262,27 @@ func xmlEscape(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// findingsWhere names what holds the error findings: the contract, the
+// spec (a contradiction sits at the spec's value), or both.
+func findingsWhere(fs []findings.Finding, contractFile string) string {
+	inContract, elsewhere := false, false
+	for _, f := range fs {
+		if f.Severity != findings.Error || f.Waived {
+			continue
+		}
+		if f.File == contractFile {
+			inContract = true
+		} else {
+			elsewhere = true
+		}
+	}
+	switch {
+	case inContract && elsewhere:
+		return "the contract and the spec"
+	case elsewhere:
+		return "the spec"
+	}
+	return "the contract"
 }

@@ -80,7 +80,7 @@ func Serve(ctx context.Context, opts ServeOptions) error {
 		return fmt.Errorf("cannot listen on %s: %w", opts.Addr, err)
 	}
 	srv := &http.Server{Handler: hostGuard(ln.Addr(), s.handler()), ReadHeaderTimeout: 10 * time.Second}
-	url := "http://" + ln.Addr().String() + "/"
+	url := browserURL(ln.Addr())
 	s.rebuild(ctx)
 	fmt.Fprintf(opts.Log, "retryspec: serving %s (Ctrl+C to stop)\n", url)
 	errc := make(chan error, 1)
@@ -348,4 +348,22 @@ func (s *server) page(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Write(page)
+}
+
+// browserURL is the address to open in a browser: a server listening on
+// every interface (0.0.0.0, ::) is reached on this machine at loopback;
+// "http://0.0.0.0:8080/" is not an address a browser can open everywhere.
+func browserURL(a net.Addr) string {
+	host, port, err := net.SplitHostPort(a.String())
+	if err != nil {
+		return "http://" + a.String() + "/"
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		if ip.To4() != nil {
+			host = "127.0.0.1"
+		} else {
+			host = "::1"
+		}
+	}
+	return "http://" + net.JoinHostPort(host, port) + "/"
 }

@@ -1,6 +1,8 @@
 // Package templates holds the page templates and site assets, embedded in
 // the binary. A team overrides any of them by putting a file with the same
-// name under the folder given to --templates; render loads both.
+// relative path under the folder given to --templates (`retryspec
+// templates export DIR` writes them all there to start from); render loads
+// both.
 //
 // markdown/*.md.tmpl are text/template files that write Markdown. Every
 // output action must end in an escaping function (md, code, cellcode,

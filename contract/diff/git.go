@@ -83,7 +83,9 @@ func Repo(ctx context.Context, g Git, path string) (top, rel string, err error) 
 		if errors.Is(err, ErrNoGit) {
 			return "", "", err
 		}
-		return "", "", fmt.Errorf("%s is %w (diff --base compares with a git revision): %v", path, ErrNotRepository, err)
+		// git's own "fatal: not a git repository" adds nothing to this.
+		return "", "", fmt.Errorf("%s is %w: diff --base compares the contract with a git revision of its repository; "+
+			"outside one, compare two files instead (retryspec diff OLD.yaml NEW.yaml)", path, ErrNotRepository)
 	}
 	top = strings.TrimSpace(string(out))
 	// Compare resolved paths: a temp folder or checkout may sit behind a symlink.

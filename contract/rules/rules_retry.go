@@ -58,14 +58,14 @@ var retryRules = []Rule{
 			for i, s := range c.Retry.Statuses {
 				if (s.Class && s.Code == 4) || (!s.Class && s.Code/100 == 4 && s.Code != 429) {
 					out = append(out, at(c, fmt.Sprintf("retry.statuses[%d]", i), "",
-						fmt.Sprintf("statuses retries %s: a client error fails the same way on every attempt", s),
+						fmt.Sprintf("the client retries %s (retry.statuses): a client error fails the same way on every attempt", clientStatus(s)),
 						fmt.Sprintf("remove %s; of the 4xx codes only 429 is retried", s)))
 				}
 			}
 			for i, s := range c.Retry.CautiousStatuses {
 				if s/100 == 4 && s != 429 {
 					out = append(out, at(c, fmt.Sprintf("retry.cautious_statuses[%d]", i), "",
-						fmt.Sprintf("cautious_statuses retries %d: a client error fails the same way on every attempt", s),
+						fmt.Sprintf("the client retries %d (retry.cautious_statuses): a client error fails the same way on every attempt", s),
 						fmt.Sprintf("remove %d", s)))
 				}
 			}
@@ -425,4 +425,13 @@ func maxElapsedText(r contract.Retry) string {
 		return "overall"
 	}
 	return r.MaxElapsed.String()
+}
+
+// clientStatus names a retried 4xx status or class in a sentence: "409",
+// or "every 4XX status".
+func clientStatus(s contract.StatusSpec) string {
+	if s.Class {
+		return "every " + s.String() + " status"
+	}
+	return s.String()
 }

@@ -32,7 +32,7 @@ func TestRuleCases(t *testing.T) {
 		{"5 attempts warn", "retry:\n  max_attempts: 5\n", "retry/too-many-attempts", findings.Warning, "retry.max_attempts", "max_attempts is 5"},
 		{"6 attempts error", "retry:\n  max_attempts: 6\n", "retry/too-many-attempts", findings.Error, "retry.max_attempts", "max_attempts is 6"},
 		{"3 attempts fine", "retry:\n  max_attempts: 3\n", "", 0, "", ""},
-		{"401 retried", "retry:\n  statuses: [401, 429, 503]\n", "retry/client-error", findings.Error, "retry.statuses[0]", "statuses retries 401"},
+		{"401 retried", "retry:\n  statuses: [401, 429, 503]\n", "retry/client-error", findings.Error, "retry.statuses[0]", "the client retries 401 (retry.statuses): a client error"},
 		{"4XX class retried", "retry:\n  statuses: [4XX, 503]\n", "retry/client-error", findings.Error, "retry.statuses[0]", "4XX"},
 		{"cautious 409", "retry:\n  cautious_statuses: [409]\n", "retry/client-error", findings.Error, "retry.cautious_statuses[0]", "409"},
 		{"5XX includes 500", "retry:\n  statuses: [429, 5XX]\n  cautious_statuses: []\n", "retry/500-not-cautious", findings.Warning, "retry.statuses[1]", "statuses retries 5XX, 500 included, on every attempt"},

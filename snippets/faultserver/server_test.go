@@ -82,12 +82,16 @@ func TestResetAndDelay(t *testing.T) {
 	}
 
 	slow := srv.NewSession(Script{{Status: 200, Delay: 5 * time.Second}})
-	start := time.Now()
+	// The answer comes after 5 s; the client gives up after 200 ms. Its
+	// own deadline error shows it was not answered first (no wall-clock
+	// assertion: a loaded machine may take long to get there).
 	_, _, err = post(t, slow.BaseURL()+"/x", "k", 200*time.Millisecond)
-	if err == nil || time.Since(start) > 2*time.Second {
-		t.Fatalf("hung answer: err %v after %s, want the client's timeout", err, time.Since(start))
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("hung answer: err %v, want the client's own timeout", err)
 	}
-	deadline := time.Now().Add(2 * time.Second)
+	// A hang guard, not a bound: the server notices the hang-up well
+	// within a second on an idle machine.
+	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
 		if r := slow.Requests(); len(r) == 1 && r[0].ClientGone {
 			return

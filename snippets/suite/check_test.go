@@ -3,6 +3,7 @@ package suite
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -155,11 +156,12 @@ func TestRunWithFake(t *testing.T) {
 		t.Fatal(err)
 	}
 	want, _ := snippets.Render(TestContract(c), "python")
-	if len(fake.Prepared) != 1 || string(fake.Prepared[0].Source) != string(want) {
-		t.Fatalf("prepared %d programs; the source must be the rendered test-contract snippet", len(fake.Prepared))
+	// The first program prepared is the tenacity probe, run once.
+	if len(fake.Prepared) != 2 || fake.Prepared[0].FileName != "probe.py" || string(fake.Prepared[1].Source) != string(want) {
+		t.Fatalf("prepared %d programs; want the library probe, then the rendered test-contract snippet", len(fake.Prepared))
 	}
 	seen := map[string]bool{}
-	for _, env := range fake.Runs {
+	for _, env := range fake.Runs[1:] {
 		u := env[snippets.BaseURLEnv]
 		if !strings.HasPrefix(u, "http://127.0.0.1:") || seen[u] {
 			t.Errorf("run base URL %q: want a fresh loopback session per run", u)
@@ -181,7 +183,50 @@ func TestMissingRuntimeFails(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, failed := rep.Counts(); failed != 1 || !strings.Contains(rep.Outcomes[0].Problems[0], "not installed") {
+	if _, failed := rep.Counts(); failed != 1 || rep.Outcomes[0].Problems[0] != "install Ruby (ruby-lang.org, or your package manager's ruby)" {
 		t.Errorf("outcomes %+v, want one failure naming the missing runtime", rep.Outcomes)
+	}
+}
+
+// TestMissingLibrary: a runtime without the library is one line saying
+// what to install, and no scenario runs.
+func TestMissingLibrary(t *testing.T) {
+	c := loadExample(t)
+	fake := &run.Fake{Respond: func(p run.Program, env map[string]string) (run.Result, error) {
+		if p.FileName == "probe.py" {
+			return run.Result{ExitCode: 1, Stderr: []byte("ModuleNotFoundError: No module named 'tenacity'")}, nil
+		}
+		return run.Result{}, nil
+	}}
+	rep, err := Run(context.Background(), c, Options{
+		Languages: []string{"python"}, Runner: fake, LookPath: func(string) (string, error) { return "/bin/true", nil },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Outcomes) != 1 || len(rep.Outcomes[0].Problems) != 1 || rep.Outcomes[0].Problems[0] != "install tenacity>=8.3 (pip install 'tenacity>=8.3')" {
+		t.Fatalf("outcomes %+v, want one line naming tenacity", rep.Outcomes)
+	}
+	if len(fake.Prepared) != 1 {
+		t.Errorf("%d programs prepared; want only the probe", len(fake.Prepared))
+	}
+}
+
+// TestMissingJars: Java's libraries are files in the cache; the message
+// names the cache folder given.
+func TestMissingJars(t *testing.T) {
+	c := loadExample(t)
+	dir := t.TempDir()
+	rep, err := Run(context.Background(), c, Options{
+		Languages: []string{"java"}, Runner: &run.Fake{},
+		Vars:     map[string]string{"jars": filepath.Join(dir, "jars", "*"), "cache": dir},
+		LookPath: func(string) (string, error) { return "/bin/true", nil },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Outcomes) != 1 || !strings.HasPrefix(rep.Outcomes[0].Problems[0], "install Resilience4j 2.3.0 (mvn dependency:copy") ||
+		!strings.Contains(rep.Outcomes[0].Problems[0], "-DoutputDirectory="+dir+"/jars") {
+		t.Fatalf("outcomes %+v, want one line naming Resilience4j and the cache folder", rep.Outcomes)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -183,6 +184,46 @@ func Run(ctx context.Context, c *contract.Contract, opts Options) (Report, error
 	return rep, nil
 }
 
+// missingNeed checks the language's needs in order and returns the line
+// for the first one missing, or "".
+func missingNeed(ctx context.Context, lang snippets.Language, opts Options, look func(string) (string, error)) string {
+	expand := func(s string) string {
+		for k, v := range opts.Vars {
+			s = strings.ReplaceAll(s, "{"+k+"}", v)
+		}
+		return s
+	}
+	cache := opts.Vars["cache"]
+	for _, n := range lang.Needs() {
+		switch {
+		case n.Program != "":
+			if _, err := look(expand(n.Program)); err != nil {
+				return n.Message(cache)
+			}
+		case n.Files != "":
+			matches, _ := filepath.Glob(expand(n.Files))
+			if !slices.ContainsFunc(matches, func(m string) bool { return strings.Contains(filepath.Base(m), n.Match) }) {
+				return n.Message(cache)
+			}
+		case n.Probe != nil:
+			prog, err := opts.Runner.Prepare(ctx, run.Program{FileName: n.Probe.FileName, Source: []byte(n.Probe.Source),
+				Run: n.Probe.Run, Vars: opts.Vars, Timeout: probeTimeout})
+			if err != nil {
+				return n.Message(cache)
+			}
+			res, err := prog.Run(ctx, nil)
+			prog.Close()
+			if err != nil || res.TimedOut || res.ExitCode != 0 {
+				return n.Message(cache)
+			}
+		}
+	}
+	return ""
+}
+
+// probeTimeout ends a probe that hangs; an import takes well under a second.
+const probeTimeout = 60 * time.Second
+
 func indent(s string) string { return strings.ReplaceAll(s, "\n", "\n     ") }
 
 func proveLanguage(ctx context.Context, tc *contract.Contract, p snippets.Policy, name string, scenarios []Scenario, srv *faultserver.Server, opts Options, procs chan struct{}, emit func(Outcome)) {
@@ -195,9 +236,16 @@ func proveLanguage(ctx context.Context, tc *contract.Contract, p snippets.Policy
 	if look == nil {
 		look = exec.LookPath
 	}
+	// What the snippet needs, checked first and reported once: one line
+	// naming the missing piece and how to install it, not a failure per
+	// scenario.
+	if msg := missingNeed(ctx, lang, opts, look); msg != "" {
+		fail("runtime", "%s", msg)
+		return
+	}
 	for _, prog := range run.Programs(lang.Runtime, lang.Build, lang.Run, opts.Vars) {
 		if _, err := look(prog); err != nil {
-			fail("runtime", "%s is not installed (run .ci/install-snippets)", prog)
+			fail("runtime", "%s is not installed", prog)
 			return
 		}
 	}

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// The streams in testdata were recorded with go test -json -bench .
+// -benchtime 1x on testdata/sample_test.go.txt: TestC failing (fail.json)
+// or passing (pass.json).
+
+func run(t *testing.T, file string) (string, summary) {
+	t.Helper()
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out strings.Builder
+	s, err := summarise(f, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), s
+}
+
+func TestPassingRun(t *testing.T) {
+	out, s := run(t, "testdata/pass.json")
+	if s.failed {
+		t.Error("a passing run reported as failed")
+	}
+	for _, bad := range []string{"--- FAIL", "=== RUN", "--- PASS", "hello", "\nBenchmarkE\n"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("output holds %q, which plain go test does not print:\n%s", bad, out)
+		}
+	}
+	for _, want := range []string{"BenchmarkE-2", "FIELD DATA ABSENT: x", "ok  \tsk\t"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	want := []string{"sk TestB: SKIPPED: python3 is missing", "sk BenchmarkD: FIELD DATA ABSENT: x"}
+	if diff := cmp.Diff(want, s.skips); diff != "" {
+		t.Errorf("skips (-want +got):\n%s", diff)
+	}
+}
+
+func TestFailingRun(t *testing.T) {
+	out, s := run(t, "testdata/fail.json")
+	if !s.failed {
+		t.Error("a failing run reported as passed")
+	}
+	for _, want := range []string{"--- FAIL: TestC/sub", "--- FAIL: TestC ", "a_test.go:5: boom", "FAIL\tsk\t"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "hello") {
+		t.Errorf("a passing test's log is shown:\n%s", out)
+	}
+}
+
+func TestNotJSONPassesThrough(t *testing.T) {
+	var out strings.Builder
+	s, err := summarise(strings.NewReader("# github.com/x/y\nvet: oops\n"), &out)
+	if err != nil || s.failed {
+		t.Fatalf("err %v, failed %v", err, s.failed)
+	}
+	if out.String() != "# github.com/x/y\nvet: oops\n" {
+		t.Errorf("got %q", out.String())
+	}
+}
+
+func TestPrintSkips(t *testing.T) {
+	var b strings.Builder
+	printSkips(&b, nil)
+	printSkips(&b, []string{"p TestX: why"})
+	if want := "skipped: none\nskipped: 1\n  p TestX: why\n"; b.String() != want {
+		t.Errorf("got %q, want %q", b.String(), want)
+	}
+}
