@@ -8,10 +8,12 @@ SHELL := bash
 # Every test: static checks, the whole suite under the race detector, each
 # fuzz target briefly, and every Go benchmark once so none can rot. Ends
 # with the list of skipped tests and benchmarks (go test hides skips
-# without -v). .ci/run installs the runtimes first, then runs exactly this.
+# without -v). The unit tests run beside a throwaway PostgreSQL and MariaDB
+# on loopback (.ci/with-databases) when they are installed. .ci/run installs
+# the runtimes and databases first, then runs exactly this.
 test:
 	@skips=$$(mktemp); status=0; \
-	{ $(MAKE) --no-print-directory unit SKIPS=$$skips && \
+	{ bash .ci/with-databases $(MAKE) --no-print-directory unit SKIPS=$$skips && \
 	  $(MAKE) --no-print-directory fuzz && \
 	  $(MAKE) --no-print-directory gobench SKIPS=$$skips; } || status=$$?; \
 	go run ./internal/testsummary -report $$skips; rm -f $$skips; exit $$status
@@ -23,7 +25,7 @@ SUMMARY = go run ./internal/testsummary $(if $(SKIPS),-skips $(SKIPS))
 unit:
 	go vet ./...
 	@test -z "$$(gofmt -l .)" || (gofmt -l .; echo "gofmt: the files above are not formatted"; exit 1)
-	go test -race -json ./... | $(SUMMARY)
+	go test -race -timeout 60m -json ./... | $(SUMMARY)
 
 # FUZZTIME per target (default 10s); crashers land in testdata/fuzz/.
 fuzz:
