@@ -13,7 +13,7 @@ import (
 	"github.com/retryspec/retryspec/contract"
 	"github.com/retryspec/retryspec/contract/rules"
 	"github.com/retryspec/retryspec/findings"
-	"github.com/retryspec/retryspec/internal/atomicwrite"
+	"github.com/retryspec/retryspec/internal/safeout"
 	"github.com/retryspec/retryspec/storage"
 )
 
@@ -85,11 +85,14 @@ func runStorage(_ context.Context, sys *IO, opts storageOptions) error {
 	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
 		return inputError(err)
 	}
+	// Replaces DIR/<dialect>.sql only when an earlier run wrote it (the
+	// folder's manifest says so): a hand-written schema of the same name
+	// is the user's, and is refused.
 	path := filepath.Join(opts.Out, opts.Dialect+".sql")
-	if err := atomicwrite.File(path, []byte(text), 0o644); err != nil {
+	if err := safeout.WriteFiles(opts.Out, []safeout.File{{Name: opts.Dialect + ".sql", Data: []byte(text)}}); err != nil {
 		return inputError(err)
 	}
-	fmt.Fprintf(sys.Err, "wrote %s\n", path)
+	fmt.Fprintf(sys.Err, "wrote %q\n", path)
 	return nil
 }
 
