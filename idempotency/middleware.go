@@ -217,6 +217,11 @@ func (h *endpointHandler) serveKey(w http.ResponseWriter, r *http.Request, k Key
 			// The flaw: look first, insert after, and trust the look.
 			var rec *Record
 			if rec, err = m.store.Lookup(ctx, k); err == nil && rec == nil {
+				// In a real service the check and the insert are two round
+				// trips apart, often with application work between them;
+				// a pause of that size makes the race as easy to hit here
+				// (on a single-connection SQLite store too) as it is there.
+				time.Sleep(2 * time.Millisecond)
 				_, err = m.store.Claim(ctx, k, claim, now)
 				won = true
 			}
