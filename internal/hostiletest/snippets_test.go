@@ -47,6 +47,16 @@ func TestHostileSnippetsRunClean(t *testing.T) {
 	if text == string(src) {
 		t.Fatal("the base URL was not replaced")
 	}
+	// Shell syntax in base_url is refused at load (issue 13: it reaches
+	// curl and every snippet), with the percent-encoding to write instead.
+	mustWrite(t, filepath.Join(sb.work, "hostile.yaml"), []byte(text))
+	if r := run(t, sb, 0, "check", "-c", "hostile.yaml"); r.code != 2 || !strings.Contains(r.stderr, "%24") {
+		t.Errorf("a base URL with shell syntax: exit %d, want 2 with the percent-encoding of '$'\n%s", r.code, r.stderr)
+	}
+	// Percent-encoded, the same payload is a legal URL: the snippets carry
+	// it, and no runtime may decode it into a command.
+	encoded := strings.NewReplacer("$", "%24", "(", "%28", ")", "%29", ";", "%3B", "&", "%26", "!", "%21", "*", "%2A").Replace(payload)
+	text = strings.Replace(string(src), "base_url: https://api.lumapay.example", "base_url: "+encoded, 1)
 	mustWrite(t, filepath.Join(sb.work, "hostile.yaml"), []byte(text))
 
 	if r := run(t, sb, 0, "check", "-c", "hostile.yaml"); r.code != 0 {
