@@ -67,6 +67,12 @@ contract or a template could not be read, or the command line is wrong.`,
 }
 
 func runBuild(cmd *cobra.Command, sys *IO, opts *buildOptions) error {
+	if opts.OpenAPI != "" {
+		// As check --openapi and openapi do: parsing a large spec at the
+		// default GC pace took twice their CPU (4.2 s against 2.2 s to
+		// refuse a 90,000-component spec).
+		lessGC(sys)
+	}
 	res, err := site.Build(cmd.Context(), site.Options{
 		Contract:     opts.Contract,
 		Out:          opts.Out,

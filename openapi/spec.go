@@ -155,6 +155,9 @@ func Parse(path string, data []byte, opts LoadOptions) (*Spec, error) {
 		}
 	}
 
+	if err := checkSpecSize(s); err != nil {
+		return nil, err
+	}
 	if err := checkRefChains(s); err != nil {
 		return nil, err
 	}
