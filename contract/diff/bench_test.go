@@ -12,7 +12,7 @@ import (
 )
 
 // bigContract is full.yaml with n more endpoints, up to the size the loader
-// accepts (50,000 endpoints, 200,000 lines and list items).
+// accepts (50,000 endpoints, 250,000 lines and list items).
 func bigContract(t testing.TB, n int, window string) []byte {
 	var b strings.Builder
 	b.WriteString(strings.Replace(string(mustRead(t, "full.yaml")), "replay_window: 24h", "replay_window: "+window, 1))
