@@ -15,6 +15,7 @@ import (
 	"github.com/retryspec/retryspec/idempotency/alerting"
 	"github.com/retryspec/retryspec/internal/atomicwrite"
 	"github.com/retryspec/retryspec/internal/safeout"
+	"github.com/retryspec/retryspec/openapi"
 	"github.com/retryspec/retryspec/site"
 )
 
@@ -90,7 +91,11 @@ func runBuild(cmd *cobra.Command, sys *IO, opts *buildOptions) error {
 		if opts.Format != "text" {
 			w = sys.Out
 		}
-		report := findings.Report{Tool: "retryspec", Version: buildVersion().Version, Findings: fe.Findings, Rules: rules.Docs(), Sources: fe.Sources, Color: color}
+		shown := fe.Findings
+		if opts.Format == "text" {
+			shown = openapi.SummarizeUnclassified(shown)
+		}
+		report := findings.Report{Tool: "retryspec", Version: buildVersion().Version, Findings: shown, Rules: rules.Docs(), Sources: fe.Sources, Color: color}
 		if err := findings.Encode(w, opts.Format, report); err != nil {
 			return err
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/retryspec/retryspec/contract"
 	"github.com/retryspec/retryspec/contract/rules"
 	"github.com/retryspec/retryspec/findings"
+	"github.com/retryspec/retryspec/openapi"
 )
 
 type checkOptions struct {
@@ -81,10 +82,16 @@ func runCheck(_ context.Context, sys *IO, opts checkOptions) error {
 		findings.Sort(fs)
 		sources[opts.OpenAPI] = src
 	}
+	shown := fs
+	if opts.Format == "text" {
+		// Text is read by a person: many unclassified operations are one
+		// finding with a count. Machine formats list each, at its line.
+		shown = openapi.SummarizeUnclassified(fs)
+	}
 	report := findings.Report{
 		Tool:     "retryspec",
 		Version:  buildVersion().Version,
-		Findings: fs,
+		Findings: shown,
 		Rules:    rules.Docs(),
 		Sources:  sources,
 		Color:    opts.Format == "text" && sys.Color(sys.OutIsTTY),

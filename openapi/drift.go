@@ -101,3 +101,51 @@ func nearest(e contract.Endpoint, ops []Operation) string {
 	}
 	return ""
 }
+
+// SummaryThreshold is how many endpoint/unclassified findings text output
+// lists one by one; above it, SummarizeUnclassified folds them into one.
+const SummaryThreshold = 5
+
+// SummarizeUnclassified folds the unwaived endpoint/unclassified findings
+// into one when there are more than SummaryThreshold of them: on a large
+// spec (Stripe's has 252) a page of "add this one line" errors hides the
+// other findings and says less than a count. The one finding keeps the
+// position of the first operation, names the count and a sample, and
+// points at the machine formats, which callers keep unfolded so CI can
+// annotate every operation at its own line. Other findings pass through.
+func SummarizeUnclassified(fs []findings.Finding) []findings.Finding {
+	var drift []findings.Finding
+	for _, f := range fs {
+		if f.Rule == RuleUnclassified && !f.Waived {
+			drift = append(drift, f)
+		}
+	}
+	if len(drift) <= SummaryThreshold {
+		return fs
+	}
+	findings.Sort(drift)
+	var sample []string
+	for _, f := range drift[:SummaryThreshold] {
+		name, _, _ := strings.Cut(f.Message, " changes state")
+		sample = append(sample, name)
+	}
+	first := drift[0]
+	sum := findings.Finding{
+		Rule:     RuleUnclassified,
+		Severity: findings.Error,
+		Message: fmt.Sprintf("%d state-changing operations of the spec are not classified by the contract's endpoints (%s, and %d more): integrators cannot tell whether a retry is safe",
+			len(drift), strings.Join(sample, ", "), len(drift)-len(sample)),
+		File: first.File, Line: first.Line, Column: first.Column, Path: first.Path,
+		Fix: "classify each in endpoints; `--format json` lists every operation with its line and a proposed effect and key",
+	}
+	out := make([]findings.Finding, 0, len(fs)-len(drift)+1)
+	out = append(out, sum)
+	for _, f := range fs {
+		if f.Rule == RuleUnclassified && !f.Waived {
+			continue
+		}
+		out = append(out, f)
+	}
+	findings.Sort(out)
+	return out
+}

@@ -115,3 +115,44 @@ func sourceLineOf(data []byte, n int) string {
 	}
 	return ""
 }
+
+func TestSummarizeUnclassified(t *testing.T) {
+	mk := func(n int) []findings.Finding {
+		var fs []findings.Finding
+		for i := n; i > 0; i-- { // unsorted on purpose
+			fs = append(fs, findings.Finding{Rule: RuleUnclassified, Severity: findings.Error, File: "spec.yaml", Line: 10 * i, Column: 5,
+				Message: fmt.Sprintf("POST /v1/op%d changes state but the contract's endpoints do not classify it", i)})
+		}
+		return fs
+	}
+	other := findings.Finding{Rule: RuleUnknown, Severity: findings.Warning, File: "retryspec.yaml", Line: 3, Column: 1, Message: "x"}
+	waived := findings.Finding{Rule: RuleUnclassified, Severity: findings.Error, File: "spec.yaml", Line: 1, Column: 5, Waived: true, Message: "POST /w changes state"}
+
+	few := append(mk(SummaryThreshold), other)
+	if got := SummarizeUnclassified(few); len(got) != len(few) {
+		t.Fatalf("%d findings (at the threshold) were folded into %d", len(few), len(got))
+	}
+
+	many := append(mk(12), other, waived)
+	got := SummarizeUnclassified(many)
+	if len(got) != 3 {
+		t.Fatalf("want the summary, the waived finding and the other finding, got %d: %+v", len(got), got)
+	}
+	var sum findings.Finding
+	for _, f := range got {
+		if f.Rule == RuleUnclassified && !f.Waived {
+			sum = f
+		}
+	}
+	if sum.File != "spec.yaml" || sum.Line != 10 || sum.Column != 5 || sum.Severity != findings.Error {
+		t.Errorf("summary not at the first operation's position: %+v", sum)
+	}
+	for _, want := range []string{"12 state-changing operations", "POST /v1/op1, POST /v1/op2, POST /v1/op3, POST /v1/op4, POST /v1/op5, and 7 more"} {
+		if !strings.Contains(sum.Message, want) {
+			t.Errorf("summary message lacks %q: %s", want, sum.Message)
+		}
+	}
+	if len(many) != 14 || many[0].Line != 120 {
+		t.Errorf("the input was changed")
+	}
+}

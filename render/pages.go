@@ -254,6 +254,10 @@ type view struct {
 	InFlightRetry bool
 	Unkeyed       []contract.Endpoint
 	Endpoints     []endpointRow
+	// EndpointGroups: the endpoints that change state, by path prefix.
+	EndpointGroups []endpointGroup
+	// Reads counts the endpoints left out of the key table (reads).
+	Reads         int
 	MethodTrusted bool
 	Derivations   []derivationRow
 
@@ -396,6 +400,13 @@ type endpointRow struct {
 	contract.Endpoint
 	MethodNotIdempotent bool
 	Note                string
+}
+
+// endpointGroup is one section of the key table: the state-changing
+// endpoints under one path prefix.
+type endpointGroup struct {
+	Title string
+	Rows  []endpointRow
 }
 
 type derivationRow struct{ Title, Explain, Example string }

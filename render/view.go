@@ -46,6 +46,10 @@ func newView(in Inputs, libraryMarks []string) *view {
 			v.MethodTrusted = true
 		}
 		switch {
+		case e.Key == "optional" && e.NaturallyIdempotent():
+			row.Note = "yes: repeating it leaves the same state; a key is optional"
+		case e.Key == "optional":
+			row.Note = "only with a key: the key is optional, and without one a retry repeats the effect"
 		case e.Keyed():
 			row.Note = "yes, with the same key"
 		case e.NaturallyIdempotent():
@@ -56,6 +60,14 @@ func newView(in Inputs, libraryMarks []string) *view {
 			row.Note = "no: repeating it repeats the effect"
 		}
 		v.Endpoints = append(v.Endpoints, row)
+		if isRead(e) {
+			// Reads change nothing and take no key: a client retries them
+			// freely, so on a large API they would only bury the rows
+			// that need a decision.
+			v.Reads++
+		} else {
+			v.EndpointGroups = addToGroup(v.EndpointGroups, endpointGroupOf(e.Path), row)
+		}
 		if !e.Keyed() && !e.NaturallyIdempotent() {
 			v.Unkeyed = append(v.Unkeyed, e)
 		}
@@ -231,4 +243,54 @@ func FenceTag(lang string) string {
 		return "bash"
 	}
 	return safeFenceTag(lang)
+}
+
+// isRead reports whether an endpoint only reads: a safe method, or an
+// effect stated as read.
+func isRead(e contract.Endpoint) bool {
+	switch e.Method {
+	case "GET", "HEAD", "OPTIONS":
+		return true
+	}
+	return e.Effect == "read"
+}
+
+// endpointGroupOf is the section an endpoint is listed under on the
+// Idempotent requests page: its path's resource prefix, /v1/transfers for
+// /v1/transfers/{id}/reverse (a leading version segment is kept with the
+// resource after it), /domains for /domains/claim. The contract has no
+// tags, so the path is what groups operations as the API's reference does.
+func endpointGroupOf(path string) string {
+	segs := strings.Split(strings.Trim(path, "/"), "/")
+	n := 1
+	if len(segs) > 1 && isVersionSegment(segs[0]) {
+		n = 2
+	}
+	if len(segs) < n || strings.HasPrefix(segs[n-1], "{") {
+		n = len(segs)
+		for n > 0 && strings.HasPrefix(segs[n-1], "{") {
+			n--
+		}
+	}
+	return "/" + strings.Join(segs[:n], "/")
+}
+
+// isVersionSegment matches v1, v2, v1beta, 2024-01-01 style segments.
+func isVersionSegment(s string) bool {
+	if len(s) >= 2 && s[0] == 'v' && s[1] >= '0' && s[1] <= '9' {
+		return true
+	}
+	return len(s) == 10 && s[4] == '-' && s[7] == '-'
+}
+
+// addToGroup appends row to the group named title, creating it at the end:
+// groups keep the order of their first endpoint in the contract.
+func addToGroup(gs []endpointGroup, title string, row endpointRow) []endpointGroup {
+	for i := range gs {
+		if gs[i].Title == title {
+			gs[i].Rows = append(gs[i].Rows, row)
+			return gs
+		}
+	}
+	return append(gs, endpointGroup{Title: title, Rows: []endpointRow{row}})
 }
