@@ -212,8 +212,11 @@ func (h *endpointHandler) serveKey(w http.ResponseWriter, r *http.Request, k Key
 		}
 		now := m.now()
 		var won bool
+		var rec *Record
 		var err error
-		if m.opts.Flaw == "check-then-insert" {
+		if cl, ok := m.store.(ClaimLookuper); ok && m.opts.Flaw != "check-then-insert" {
+			won, rec, err = cl.ClaimLookup(ctx, k, claim, now)
+		} else if m.opts.Flaw == "check-then-insert" {
 			// The flaw: look first, insert after, and trust the look.
 			var rec *Record
 			if rec, err = m.store.Lookup(ctx, k); err == nil && rec == nil {
@@ -237,10 +240,11 @@ func (h *endpointHandler) serveKey(w http.ResponseWriter, r *http.Request, k Key
 			h.run(w, r, k, 1, claim.RecoveryPoint, map[string]string{}, body)
 			return
 		}
-		rec, err := m.store.Lookup(ctx, k)
-		if err != nil {
-			m.storeError(w, err)
-			return
+		if rec == nil {
+			if rec, err = m.store.Lookup(ctx, k); err != nil {
+				m.storeError(w, err)
+				return
+			}
 		}
 		if rec == nil {
 			continue // reaped or expired since the claim: claim again

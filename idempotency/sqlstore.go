@@ -155,40 +155,80 @@ func (s *SQLStore) Claim(ctx context.Context, k Key, c NewClaim, now time.Time) 
 
 func (s *SQLStore) Lookup(ctx context.Context, k Key) (*Record, error) {
 	st, args := s.args("Lookup", s.keyVals(k, map[string]any{}))
-	var (
-		r                         Record
-		lockedAt, status          sql.NullInt64
-		downstream, headers       sql.NullString
-		createdAt                 int64
-		requestBody, responseBody []byte
-	)
-	err := s.db.QueryRowContext(ctx, st.SQL, args...).Scan(&r.Operation, &r.Fingerprint, &requestBody, &r.Fence,
-		&lockedAt, &r.RecoveryPoint, &downstream, &status, &headers, &responseBody, &createdAt)
+	var r rowScan
+	err := s.db.QueryRowContext(ctx, st.SQL, args...).Scan(r.dest()...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("idempotency: Lookup: %w", err)
 	}
-	r.RequestBody, r.Body = requestBody, responseBody
-	r.LockedAt = fromMicros(lockedAt.Int64)
-	r.Status = int(status.Int64)
-	r.CreatedAt = fromMicros(createdAt)
-	r.DownstreamKeys = map[string]string{}
-	if downstream.Valid && downstream.String != "" {
-		if err := json.Unmarshal([]byte(downstream.String), &r.DownstreamKeys); err != nil {
-			return nil, fmt.Errorf("idempotency: Lookup: downstream_keys: %w", err)
+	return r.record("Lookup")
+}
+
+// ClaimLookup claims the key and, when it loses, returns the row it lost
+// to, in one round trip where the dialect has the ClaimLookup statement
+// (PostgreSQL); elsewhere it runs Claim, then Lookup. rec is nil when the
+// claim was won, or lost to a row too new for the statement's snapshot:
+// the caller then reads it with Lookup.
+func (s *SQLStore) ClaimLookup(ctx context.Context, k Key, c NewClaim, now time.Time) (won bool, rec *Record, err error) {
+	st, ok := s.stmts["ClaimLookup"]
+	if !ok {
+		if won, err = s.Claim(ctx, k, c, now); err != nil || won {
+			return won, nil, err
+		}
+		rec, err = s.Lookup(ctx, k)
+		return false, rec, err
+	}
+	_, args := s.args("ClaimLookup", s.keyVals(k, map[string]any{
+		"operation": c.Operation, "fingerprint": c.Fingerprint, "request_body": nonNil(c.RequestBody),
+		"now": micros(now), "recovery_point": c.RecoveryPoint,
+	}))
+	var r rowScan
+	if err := s.db.QueryRowContext(ctx, st.SQL, args...).Scan(append([]any{&won}, r.dest()...)...); err != nil {
+		return false, nil, fmt.Errorf("idempotency: ClaimLookup: %w", err)
+	}
+	if won || !r.operation.Valid {
+		return won, nil, nil
+	}
+	rec, err = r.record("ClaimLookup")
+	return false, rec, err
+}
+
+// rowScan receives Lookup's columns, each nullable: ClaimLookup returns
+// them all NULL when it found no row.
+type rowScan struct {
+	operation, fingerprint, recoveryPoint, downstream, headers sql.NullString
+	fence, lockedAt, status, createdAt                         sql.NullInt64
+	requestBody, responseBody                                  []byte
+}
+
+func (r *rowScan) dest() []any {
+	return []any{&r.operation, &r.fingerprint, &r.requestBody, &r.fence,
+		&r.lockedAt, &r.recoveryPoint, &r.downstream, &r.status, &r.headers, &r.responseBody, &r.createdAt}
+}
+
+func (r *rowScan) record(stmt string) (*Record, error) {
+	rec := &Record{
+		Operation: r.operation.String, Fingerprint: r.fingerprint.String, RequestBody: r.requestBody,
+		Fence: r.fence.Int64, LockedAt: fromMicros(r.lockedAt.Int64), RecoveryPoint: r.recoveryPoint.String,
+		Status: int(r.status.Int64), Body: r.responseBody, CreatedAt: fromMicros(r.createdAt.Int64),
+		DownstreamKeys: map[string]string{},
+	}
+	if r.downstream.Valid && r.downstream.String != "" {
+		if err := json.Unmarshal([]byte(r.downstream.String), &rec.DownstreamKeys); err != nil {
+			return nil, fmt.Errorf("idempotency: %s: downstream_keys: %w", stmt, err)
 		}
 	}
-	if headers.Valid && headers.String != "" {
-		if err := json.Unmarshal([]byte(headers.String), &r.Headers); err != nil {
-			return nil, fmt.Errorf("idempotency: Lookup: response_headers: %w", err)
+	if r.headers.Valid && r.headers.String != "" {
+		if err := json.Unmarshal([]byte(r.headers.String), &rec.Headers); err != nil {
+			return nil, fmt.Errorf("idempotency: %s: response_headers: %w", stmt, err)
 		}
 	}
-	if r.Status != 0 && r.Body == nil {
-		r.Body = []byte{}
+	if rec.Status != 0 && rec.Body == nil {
+		rec.Body = []byte{}
 	}
-	return &r, nil
+	return rec, nil
 }
 
 func (s *SQLStore) Takeover(ctx context.Context, k Key, fence int64, now time.Time) (bool, error) {

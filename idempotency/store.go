@@ -88,6 +88,14 @@ type Store interface {
 	Begin(ctx context.Context) (*sql.Tx, error)
 }
 
+// ClaimLookuper is a Store that can claim a key and, when the claim loses,
+// return the row it lost to in the same round trip, so a replay costs one
+// statement. rec may be nil after a lost claim (the row was too new to be
+// read with it); the middleware then calls Lookup. SQLStore implements it.
+type ClaimLookuper interface {
+	ClaimLookup(ctx context.Context, k Key, c NewClaim, now time.Time) (won bool, rec *Record, err error)
+}
+
 // ErrFenceLost is returned by a Step's writes when another worker took the
 // key over: the handler must stop, since its lease is gone.
 var ErrFenceLost = errors.New("idempotency: the key was taken over by another worker (fencing token no longer current)")

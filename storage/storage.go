@@ -240,6 +240,33 @@ func Generate(c *contract.Contract, dialectName string) (*Schema, error) {
 		},
 		SQL: fmt.Sprintf("SELECT %s\nFROM %s\nWHERE %s", strings.Join(lookupCols, ", "), Table, keyWhere)}
 
+	// ClaimLookup is the claim and, for a loser, the lookup in one round
+	// trip: a replay then costs one statement instead of two. PostgreSQL
+	// only (SQLite allows no INSERT in a WITH, MySQL has no RETURNING).
+	// The SELECT reads the snapshot the statement started with, so a row
+	// committed by a rival after it began is not there: won false with
+	// NULL columns, and the caller falls back to Lookup.
+	var claimLookup *Statement
+	if d.numbered {
+		var sel []string
+		for _, cl := range lookupCols {
+			sel = append(sel, "k."+cl)
+		}
+		on := "k.idempotency_key = :idempotency_key"
+		if scoped {
+			on = "k.account_id = :account_id AND " + on
+		}
+		claimLookup = &Statement{Name: "ClaimLookup", Kind: KindOne, Columns: append([]string{"won"}, lookupCols...),
+			Doc: []string{
+				"Claim, and for a loser the row it lost to, in one round trip (the Claim insert, then Lookup's columns).",
+				"won true: this caller holds token 1, the other columns are NULL. won false: the key exists and the",
+				"columns are its row, or NULL when it was committed after this statement began (read it with Lookup).",
+				"idempotency.claim.mechanism " + idem.Claim.Mechanism + "; idempotency.scope " + idem.Scope + ".",
+			},
+			SQL: fmt.Sprintf("WITH claimed AS (\n%s\nON CONFLICT (%s) DO NOTHING\nRETURNING fence)\nSELECT EXISTS (SELECT 1 FROM claimed) AS won, %s\nFROM (SELECT 1) AS one\nLEFT JOIN %s AS k ON %s",
+				insert, keyList, strings.Join(sel, ", "), Table, on)}
+	}
+
 	takeover := Statement{Name: "Takeover", Kind: KindExecRows,
 		Doc: []string{
 			fmt.Sprintf("Take over an abandoned claim: only while it is in flight, its lease older than idempotency.in_flight.lock_timeout (%s),", textOr(idem.InFlight, "none")),
@@ -305,7 +332,12 @@ func Generate(c *contract.Contract, dialectName string) (*Schema, error) {
 		},
 		SQL: fmt.Sprintf("SELECT %s\nFROM %s\nWHERE response_status IS NULL AND locked_at <= :now - %d\nORDER BY locked_at\nLIMIT :limit", strings.Join(staleCols, ", "), Table, lockTimeout)}
 
-	for _, st := range []Statement{claim, lookup, takeover, checkpoint, complete, release, expire, reap, stale} {
+	all := []Statement{claim, lookup}
+	if claimLookup != nil {
+		all = append(all, *claimLookup)
+	}
+	all = append(all, takeover, checkpoint, complete, release, expire, reap, stale)
+	for _, st := range all {
 		st.SQL, st.Params = bind(st.SQL, d.numbered)
 		s.Statements = append(s.Statements, st)
 	}

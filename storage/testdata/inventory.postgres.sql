@@ -45,6 +45,21 @@ SELECT operation, fingerprint, request_body, fence, locked_at, recovery_point, d
 FROM idempotency_keys
 WHERE account_id = $1 AND idempotency_key = $2;
 
+-- name: ClaimLookup :one
+-- Claim, and for a loser the row it lost to, in one round trip (the Claim insert, then Lookup's columns).
+-- won true: this caller holds token 1, the other columns are NULL. won false: the key exists and the
+-- columns are its row, or NULL when it was committed after this statement began (read it with Lookup).
+-- idempotency.claim.mechanism row-lock-serializable; idempotency.scope account.
+-- params: account_id, idempotency_key, operation, fingerprint, request_body, now, recovery_point, now, account_id, idempotency_key
+WITH claimed AS (
+INSERT INTO idempotency_keys (account_id, idempotency_key, operation, fingerprint, request_body, fence, locked_at, recovery_point, downstream_keys, created_at)
+VALUES ($1, $2, $3, $4, $5, 1, $6::bigint, $7, '{}', $8::bigint)
+ON CONFLICT (account_id, idempotency_key) DO NOTHING
+RETURNING fence)
+SELECT EXISTS (SELECT 1 FROM claimed) AS won, k.operation, k.fingerprint, k.request_body, k.fence, k.locked_at, k.recovery_point, k.downstream_keys, k.response_status, k.response_headers, k.response_body, k.created_at
+FROM (SELECT 1) AS one
+LEFT JOIN idempotency_keys AS k ON k.account_id = $9 AND k.idempotency_key = $10;
+
 -- name: Takeover :execrows
 -- Take over an abandoned claim: only while it is in flight, its lease older than idempotency.in_flight.lock_timeout (30s),
 -- and still under the token the caller read (so of two takers exactly one wins). The new token is that token + 1.
