@@ -56,7 +56,10 @@ func (x Exec) Prepare(ctx context.Context, p Program) (Prepared, error) {
 		pr.timeout = time.Minute
 	}
 	if len(p.Build) > 0 {
-		res, err := pr.exec(ctx, expand(p.Build, p), nil, 2*time.Minute+pr.timeout, nil, nil)
+		// A build is bounded work, so its limit is only a hang guard: a
+		// first Go or Java build with an empty cache on a busy 2-core
+		// machine has been seen to take over two and a half minutes.
+		res, err := pr.exec(ctx, expand(p.Build, p), nil, 10*time.Minute+pr.timeout, nil, nil)
 		if err != nil {
 			os.RemoveAll(dir)
 			return nil, err
