@@ -1,8 +1,12 @@
 package render
 
 import (
+	"fmt"
+
 	"strings"
 	"testing"
+
+	"github.com/retryspec/retryspec/contract"
 )
 
 // Issue 15 item 8: the key table of the Idempotent requests page groups
@@ -48,6 +52,28 @@ func TestEndpointGroupOf(t *testing.T) {
 	} {
 		if got := endpointGroupOf(path); got != want {
 			t.Errorf("endpointGroupOf(%q) = %q, want %q", path, got, want)
+		}
+	}
+}
+
+// TestEndpointGroupsCapped: an API whose every path is its own resource
+// gets one table, not a heading per endpoint (a 50,000-endpoint contract
+// once made 50,000 sections and a quadratic grouping).
+func TestEndpointGroupsCapped(t *testing.T) {
+	var rows []endpointRow
+	for i := range maxEndpointGroups + 1 {
+		rows = append(rows, endpointRow{Endpoint: contract.Endpoint{Path: fmt.Sprintf("/v1/r%d/{id}/items", i)}})
+	}
+	if gs := groupEndpoints(rows[:maxEndpointGroups]); len(gs) != maxEndpointGroups {
+		t.Errorf("%d prefixes: %d groups, want one each", maxEndpointGroups, len(gs))
+	}
+	gs := groupEndpoints(rows)
+	if len(gs) != 1 || len(gs[0].Rows) != len(rows) || gs[0].Title != "" {
+		t.Errorf("%d prefixes: %d groups, want one untitled group of every row", len(rows), len(gs))
+	}
+	for i, r := range gs[0].Rows {
+		if r.Path != rows[i].Path {
+			t.Fatalf("row %d is %s, want contract order (%s)", i, r.Path, rows[i].Path)
 		}
 	}
 }

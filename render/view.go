@@ -39,6 +39,7 @@ func newView(in Inputs, libraryMarks []string) *view {
 	}
 	v.Statuses, v.CautiousCodes = statusRows(r)
 	v.ConnErrors = connRows(r)
+	var changing []endpointRow // the state-changing rows, in contract order
 	for _, e := range c.Endpoints {
 		row := endpointRow{Endpoint: e}
 		if (e.Method == "PUT" || e.Method == "DELETE") && !e.NaturallyIdempotent() {
@@ -66,12 +67,13 @@ func newView(in Inputs, libraryMarks []string) *view {
 			// that need a decision.
 			v.Reads++
 		} else {
-			v.EndpointGroups = addToGroup(v.EndpointGroups, endpointGroupOf(e.Path), row)
+			changing = append(changing, row)
 		}
 		if !e.Keyed() && !e.NaturallyIdempotent() {
 			v.Unkeyed = append(v.Unkeyed, e)
 		}
 	}
+	v.EndpointGroups = groupEndpoints(changing)
 	for _, d := range id.Derivation {
 		v.Derivations = append(v.Derivations, derivationRow{Title: derivationTitle(d.Kind), Explain: derivationExplain(d.Kind), Example: d.Example})
 	}
@@ -283,14 +285,30 @@ func isVersionSegment(s string) bool {
 	return len(s) == 10 && s[4] == '-' && s[7] == '-'
 }
 
-// addToGroup appends row to the group named title, creating it at the end:
-// groups keep the order of their first endpoint in the contract.
-func addToGroup(gs []endpointGroup, title string, row endpointRow) []endpointGroup {
-	for i := range gs {
-		if gs[i].Title == title {
-			gs[i].Rows = append(gs[i].Rows, row)
-			return gs
+// maxEndpointGroups is the most sections the endpoints table is split
+// into. Past it (an API whose every path is its own resource) headings
+// would outnumber the rows they help find, and each one is a line in the
+// contents list and the search index: the table stays one.
+const maxEndpointGroups = 40
+
+// groupEndpoints splits rows by endpointGroupOf, the groups in the order
+// of their first endpoint in the contract; one group when splitting would
+// not help a reader (a single prefix, or more than maxEndpointGroups).
+func groupEndpoints(rows []endpointRow) []endpointGroup {
+	var gs []endpointGroup
+	index := map[string]int{}
+	for _, row := range rows {
+		title := endpointGroupOf(row.Path)
+		i, ok := index[title]
+		if !ok {
+			if len(gs) == maxEndpointGroups {
+				return []endpointGroup{{Rows: rows}}
+			}
+			i = len(gs)
+			index[title] = i
+			gs = append(gs, endpointGroup{Title: title})
 		}
+		gs[i].Rows = append(gs[i].Rows, row)
 	}
-	return append(gs, endpointGroup{Title: title, Rows: []endpointRow{row}})
+	return gs
 }
