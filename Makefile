@@ -8,14 +8,16 @@ SHELL := bash
 # Every test: static checks, the whole suite under the race detector, each
 # fuzz target briefly, and every Go benchmark once so none can rot. Ends
 # with the list of skipped tests and benchmarks (go test hides skips
-# without -v). The unit tests run beside a throwaway PostgreSQL and MariaDB
-# on loopback (.ci/with-databases) when they are installed. .ci/run installs
+# without -v). The unit tests and the benchmarks run beside a throwaway
+# PostgreSQL and MariaDB on loopback (.ci/with-databases) when they are
+# installed. .ci/run installs
 # the runtimes and databases first, then runs exactly this.
 test:
 	@skips=$$(mktemp); status=0; \
-	{ bash .ci/with-databases $(MAKE) --no-print-directory unit SKIPS=$$skips && \
-	  $(MAKE) --no-print-directory fuzz && \
-	  $(MAKE) --no-print-directory gobench SKIPS=$$skips; } || status=$$?; \
+	bash .ci/with-databases bash -o pipefail -c \
+	  "$(MAKE) --no-print-directory unit SKIPS=$$skips && \
+	   $(MAKE) --no-print-directory fuzz && \
+	   $(MAKE) --no-print-directory gobench SKIPS=$$skips" || status=$$?; \
 	go run ./internal/testsummary -report $$skips; rm -f $$skips; exit $$status
 
 # SKIPS=FILE collects the skips for `test` to print at the end; without it

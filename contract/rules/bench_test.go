@@ -25,7 +25,7 @@ func bigContract(n int) []byte {
 		case 1:
 			fmt.Fprintf(&b, "  - operation: GET /v1/r%d/items/{id}\n    effect: read\n    key: none\n", k)
 		case 2:
-			fmt.Fprintf(&b, "  - operation: PUT /v1/r%d/items/{id}\n    effect: replace\n    key: optional\n", k)
+			fmt.Fprintf(&b, "  - operation: PUT /v1/r%d/items/{id}\n    effect: replace\n    key: optional\n    external_calls: []\n", k)
 		}
 	}
 	b.Write(starter[j:])
