@@ -68,18 +68,14 @@ func runExplain(sys *IO, opts explainOptions) error {
 func listRules(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, r := range rules.Catalog() {
-		sev := r.Severity.String()
-		if r.ID == "retry/too-many-attempts" {
-			sev = "warning/error"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.ID, sev, r.Scope, r.Summary)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.ID, r.SeverityText(), r.Scope, r.Summary)
 	}
 	return tw.Flush()
 }
 
 func explainRule(w io.Writer, r rules.Rule) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s (%s, checked by `%s`)\n\n", r.ID, r.Severity, scopeCommand(r.Scope))
+	fmt.Fprintf(&b, "%s (%s, checked by `%s`)\n\n", r.ID, r.SeverityText(), scopeCommand(r.Scope))
 	fmt.Fprintf(&b, "%s\n\n", wrap(upperFirst(r.Summary)+".", 78, ""))
 	fmt.Fprintf(&b, "Why:\n%s\n\n", wrap(r.Rationale, 78, "  "))
 	if len(r.Sources) > 0 {

@@ -39,7 +39,11 @@ const (
 type Rule struct {
 	ID       string
 	Severity findings.Severity
-	Scope    Scope
+	// Escalates is the higher severity a finding takes when the value is
+	// far enough past the threshold (retry/too-many-attempts: an error
+	// above 5 attempts); zero when every finding carries Severity.
+	Escalates findings.Severity
+	Scope     Scope
 	// Summary is one line: what the rule catches.
 	Summary string
 	// Rationale explains why, in the project's own words, naming its sources.
@@ -55,8 +59,17 @@ type Rule struct {
 	// Check finds the rule's problems in a contract. Nil for rules whose
 	// check lives with another input (openapi drift, copy). A finding may
 	// leave Rule and Severity empty: Run fills them from the rule, so only a
-	// rule whose severity depends on the value sets Severity itself.
+	// rule whose severity depends on the value (Escalates) sets Severity itself.
 	Check func(c *contract.Contract) []findings.Finding
+}
+
+// SeverityText names the severities the rule's findings carry: "warning",
+// or "warning/error" for a rule that escalates. explain prints it.
+func (r Rule) SeverityText() string {
+	if r.Escalates != 0 {
+		return r.Severity.String() + "/" + r.Escalates.String()
+	}
+	return r.Severity.String()
 }
 
 // Doc returns the rule's documentation for encoders.

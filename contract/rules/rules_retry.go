@@ -171,10 +171,11 @@ var retryRules = []Rule{
 		},
 	},
 	{
-		ID:       "retry/too-many-attempts",
-		Severity: findings.Warning,
-		Scope:    ScopeContract,
-		Summary:  "the SDKs' max_attempts is above 3 (a warning at 4-5, an error above 5); other callers only when unbounded",
+		ID:        "retry/too-many-attempts",
+		Severity:  findings.Warning,
+		Escalates: findings.Error,
+		Scope:     ScopeContract,
+		Summary:   "the SDKs' max_attempts is above 3 (a warning at 4-5, an error above 5); other callers only when unbounded",
 		Rationale: "Every attempt a client adds multiplies the load a struggling server receives: a hundred instances retrying three " +
 			"times already send three hundred times the calls. SDK defaults reach every caller who never reads the docs, so they " +
 			"keep AWS's 3 attempts in total. A contract without an sdk section describes other callers (a backend batch job, a " +
