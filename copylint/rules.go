@@ -5,26 +5,31 @@ import (
 	"github.com/retryspec/retryspec/findings"
 )
 
-// Rule IDs of this package: the catalog's copy/* rows. The last two report
-// on the suppressions themselves.
+// Rule IDs of this package: the catalog's copy/* rows, whose IDs and
+// severities live in contract/rules. The last two report on the
+// suppressions themselves.
 const (
-	RuleExactlyOnce         = "copy/exactly-once"
-	RuleExactlyOnceBounded  = "copy/exactly-once-bounded"
-	RuleAbsoluteGuarantee   = "copy/absolute-guarantee"
-	RuleStandardClaim       = "copy/standard-claim"
-	RuleMethodIdempotency   = "copy/method-idempotency"
-	RuleRetryAnyError       = "copy/retry-any-error"
-	RuleContradicts         = "copy/contradicts-contract"
-	RuleSuppressionNoReason = "copy/suppression-without-reason"
-	RuleUnusedSuppression   = "copy/unused-suppression"
+	RuleExactlyOnce         = rules.CopyExactlyOnce
+	RuleExactlyOnceBounded  = rules.CopyExactlyOnceBounded
+	RuleAbsoluteGuarantee   = rules.CopyAbsoluteGuarantee
+	RuleStandardClaim       = rules.CopyStandardClaim
+	RuleMethodIdempotency   = rules.CopyMethodIdempotency
+	RuleRetryAnyError       = rules.CopyRetryAnyError
+	RuleContradicts         = rules.CopyContradicts
+	RuleSuppressionNoReason = rules.CopySuppressionNoReason
+	RuleUnusedSuppression   = rules.CopyUnusedSuppression
 )
 
-// RuleIDs lists every rule this package reports, sorted.
+// RuleIDs lists every rule this package reports, sorted: the catalog's
+// copy-scope rules.
 func RuleIDs() []string {
-	return []string{
-		RuleAbsoluteGuarantee, RuleContradicts, RuleExactlyOnce, RuleExactlyOnceBounded, RuleMethodIdempotency,
-		RuleRetryAnyError, RuleStandardClaim, RuleSuppressionNoReason, RuleUnusedSuppression,
+	var out []string
+	for _, r := range rules.Catalog() {
+		if r.Scope == rules.ScopeCopy {
+			out = append(out, r.ID)
+		}
 	}
+	return out
 }
 
 // severityOf is the rule's default severity, from the catalog.

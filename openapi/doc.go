@@ -12,5 +12,6 @@
 //   - drift between the contract's endpoints and the spec's operations
 //     (`check --openapi`) and the endpoint importer behind `init --openapi`.
 //
-// It imports contract and findings; only this package imports kin-openapi.
+// It imports contract, contract/rules (its rules' IDs and severities) and
+// findings; only this package imports kin-openapi.
 package openapi

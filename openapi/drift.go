@@ -5,14 +5,22 @@ import (
 	"strings"
 
 	"github.com/retryspec/retryspec/contract"
+	"github.com/retryspec/retryspec/contract/rules"
 	"github.com/retryspec/retryspec/findings"
 )
 
-// Rule IDs of the drift checks (catalogued in contract/rules with a nil Check).
+// Rule IDs of the drift checks (catalogued in contract/rules with a nil
+// Check, which holds their IDs and severities).
 const (
-	RuleUnclassified = "endpoint/unclassified"
-	RuleUnknown      = "endpoint/unknown"
+	RuleUnclassified = rules.EndpointUnclassified
+	RuleUnknown      = rules.EndpointUnknown
 )
+
+// severityOf is the rule's default severity, from the catalog.
+func severityOf(id string) findings.Severity {
+	r, _ := rules.ByID(id)
+	return r.Severity
+}
 
 // DriftOptions controls Drift.
 type DriftOptions struct {
@@ -51,7 +59,7 @@ func DriftSpec(c *contract.Contract, s *Spec) []findings.Finding {
 		p := propose(op)
 		out = append(out, findings.Finding{
 			Rule:     RuleUnclassified,
-			Severity: findings.Error,
+			Severity: severityOf(RuleUnclassified),
 			Message:  fmt.Sprintf("%s changes state but the contract's endpoints do not classify it: integrators cannot tell whether a retry is safe", op.Name()),
 			File:     s.Path, Line: op.Line, Column: op.Column,
 			Path: fmt.Sprintf("paths[%q].%s", op.Path, strings.ToLower(op.Method)),
@@ -74,7 +82,7 @@ func DriftSpec(c *contract.Contract, s *Spec) []findings.Finding {
 		}
 		out = append(out, findings.Finding{
 			Rule:     RuleUnknown,
-			Severity: findings.Warning,
+			Severity: severityOf(RuleUnknown),
 			Message:  fmt.Sprintf("%s is in the contract but not in %s", e.Operation, s.Path),
 			File:     c.File, Line: pos.Line, Column: pos.Column, Path: path, Fix: fix,
 		})
@@ -132,7 +140,7 @@ func SummarizeUnclassified(fs []findings.Finding) []findings.Finding {
 	first := drift[0]
 	sum := findings.Finding{
 		Rule:     RuleUnclassified,
-		Severity: findings.Error,
+		Severity: severityOf(RuleUnclassified),
 		Message: fmt.Sprintf("%d state-changing operations of the spec are not classified by the contract's endpoints (%s, and %d more): integrators cannot tell whether a retry is safe",
 			len(drift), strings.Join(sample, ", "), len(drift)-len(sample)),
 		File: first.File, Line: first.Line, Column: first.Column, Path: first.Path,

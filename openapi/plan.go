@@ -7,13 +7,14 @@ import (
 	"strings"
 
 	"github.com/retryspec/retryspec/contract"
+	"github.com/retryspec/retryspec/contract/rules"
 	"github.com/retryspec/retryspec/findings"
 	"go.yaml.in/yaml/v3"
 )
 
 // RuleContradiction is the finding for something the spec already declares
 // that disagrees with the contract (another header name, another maxLength).
-const RuleContradiction = "openapi/contradicts-contract"
+const RuleContradiction = rules.OpenAPIContradicts
 
 // Edit adds one member to a mapping of the spec (Key set) or appends one
 // item to a sequence (Key empty). Every change retryspec makes is an Edit:
@@ -105,7 +106,7 @@ func (b *planner) skipped(op string, n *yaml.Node, format string, args ...any) {
 
 func (b *planner) contradiction(n *yaml.Node, path, fix, format string, args ...any) {
 	b.p.Findings = append(b.p.Findings, findings.Finding{
-		Rule: RuleContradiction, Severity: findings.Error, Message: fmt.Sprintf(format, args...),
+		Rule: RuleContradiction, Severity: severityOf(RuleContradiction), Message: fmt.Sprintf(format, args...),
 		File: b.s.Path, Line: lineOf(n), Column: colOf(n), Path: path, Fix: fix,
 	})
 }

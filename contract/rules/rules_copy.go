@@ -2,12 +2,26 @@ package rules
 
 import "github.com/retryspec/retryspec/findings"
 
+// IDs of the copy rules, for the copy linter: the catalog is their one
+// source.
+const (
+	CopyExactlyOnce         = "copy/exactly-once"
+	CopyExactlyOnceBounded  = "copy/exactly-once-bounded"
+	CopyAbsoluteGuarantee   = "copy/absolute-guarantee"
+	CopyStandardClaim       = "copy/standard-claim"
+	CopyMethodIdempotency   = "copy/method-idempotency"
+	CopyRetryAnyError       = "copy/retry-any-error"
+	CopyContradicts         = "copy/contradicts-contract"
+	CopySuppressionNoReason = "copy/suppression-without-reason"
+	CopyUnusedSuppression   = "copy/unused-suppression"
+)
+
 // copyRules are documented here, in the one catalog, and checked by the
 // copy linter (package copylint) over Markdown, MDX, HTML and text files.
 // Their Bad and Good examples are prose.
 var copyRules = []Rule{
 	{
-		ID:       "copy/exactly-once",
+		ID:       CopyExactlyOnce,
 		Severity: findings.Error,
 		Scope:    ScopeCopy,
 		Summary:  "copy promises exactly-once delivery or processing",
@@ -21,7 +35,7 @@ var copyRules = []Rule{
 		Good:    "Retrying with the same Idempotency-Key within 24 hours never repeats a payout.",
 	},
 	{
-		ID:       "copy/exactly-once-bounded",
+		ID:       CopyExactlyOnceBounded,
 		Severity: findings.Warning,
 		Scope:    ScopeCopy,
 		Summary:  "copy says \"exactly-once\" and states the bound it holds within; write \"effectively once\" with that bound",
@@ -35,7 +49,7 @@ var copyRules = []Rule{
 		Good:    "Each message is processed effectively once within the deduplication window.",
 	},
 	{
-		ID:       "copy/absolute-guarantee",
+		ID:       CopyAbsoluteGuarantee,
 		Severity: findings.Warning,
 		Scope:    ScopeCopy,
 		Summary:  "copy makes an unbounded promise: \"guaranteed delivery\", \"never charged twice\", \"duplicate-free\"",
@@ -48,7 +62,7 @@ var copyRules = []Rule{
 		Good:    "A retried request with the same key within 24 hours is never charged twice.",
 	},
 	{
-		ID:       "copy/standard-claim",
+		ID:       CopyStandardClaim,
 		Severity: findings.Warning,
 		Scope:    ScopeCopy,
 		Summary:  "copy calls the Idempotency-Key header a standard or an RFC",
@@ -61,7 +75,7 @@ var copyRules = []Rule{
 		Good:    "We accept an Idempotency-Key header; its behaviour is documented on this page.",
 	},
 	{
-		ID:       "copy/method-idempotency",
+		ID:       CopyMethodIdempotency,
 		Severity: findings.Warning,
 		Scope:    ScopeCopy,
 		Summary:  "copy says PUT or DELETE are safe to retry because the HTTP spec says so",
@@ -73,7 +87,7 @@ var copyRules = []Rule{
 		Good:    "PUT /v1/items/{id} replaces the item and can be retried; DELETE /v1/items/{id}/stock needs an Idempotency-Key.",
 	},
 	{
-		ID:       "copy/retry-any-error",
+		ID:       CopyRetryAnyError,
 		Severity: findings.Error,
 		Scope:    ScopeCopy,
 		Summary:  "copy tells integrators to retry on any error, or with a fixed delay and no jitter",
@@ -85,7 +99,7 @@ var copyRules = []Rule{
 		Good:    "Retry 429, 502, 503 and 504 with full-jitter exponential backoff, at most 3 attempts.",
 	},
 	{
-		ID:       "copy/contradicts-contract",
+		ID:       CopyContradicts,
 		Severity: findings.Error,
 		Scope:    ScopeCopy,
 		Summary:  "copy states a figure or name that the contract contradicts",
@@ -96,7 +110,7 @@ var copyRules = []Rule{
 		Good: "Keys are kept for 24 hours.",
 	},
 	{
-		ID:       "copy/suppression-without-reason",
+		ID:       CopySuppressionNoReason,
 		Severity: findings.Error,
 		Scope:    ScopeCopy,
 		Summary:  "an inline copy suppression gives no reason",
@@ -108,7 +122,7 @@ var copyRules = []Rule{
 		Good:    "<!-- retryspec-disable-next-line copy/exactly-once -- quoted from a competitor's page -->",
 	},
 	{
-		ID:       "copy/unused-suppression",
+		ID:       CopyUnusedSuppression,
 		Severity: findings.Warning,
 		Scope:    ScopeCopy,
 		Summary:  "an inline copy suppression or a docs.copy.allow entry waives nothing",

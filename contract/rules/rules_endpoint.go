@@ -28,6 +28,14 @@ func unprotected(e contract.Endpoint) bool {
 	return e.Effect != "" && !e.NaturallyIdempotent() && !e.Keyed() && e.UnsafeToRetry == ""
 }
 
+// IDs of the rules checked against an OpenAPI spec, for package openapi:
+// the catalog is their one source.
+const (
+	EndpointUnclassified = "endpoint/unclassified"
+	EndpointUnknown      = "endpoint/unknown"
+	OpenAPIContradicts   = "openapi/contradicts-contract"
+)
+
 const endpointBase = "endpoints:\n  - operation: GET /v1/orders/{id}\n    effect: read\n    key: none\n"
 
 var endpointRules = []Rule{
@@ -147,7 +155,7 @@ var endpointRules = []Rule{
 
 var openapiRules = []Rule{
 	{
-		ID:       "endpoint/unclassified",
+		ID:       EndpointUnclassified,
 		Severity: findings.Error,
 		Scope:    ScopeOpenAPI,
 		Summary:  "(with --openapi) a state-changing operation in the spec is missing from endpoints",
@@ -160,7 +168,7 @@ var openapiRules = []Rule{
 		Good:    "# every state-changing operation of the spec is listed\n" + endpointBase,
 	},
 	{
-		ID:       "endpoint/unknown",
+		ID:       EndpointUnknown,
 		Severity: findings.Warning,
 		Scope:    ScopeOpenAPI,
 		Summary:  "(with --openapi) an endpoint in the contract is absent from the spec",
@@ -171,7 +179,7 @@ var openapiRules = []Rule{
 		Good: "# the contract's operations all exist in the spec\n",
 	},
 	{
-		ID:       "openapi/contradicts-contract",
+		ID:       OpenAPIContradicts,
 		Severity: findings.Error,
 		Scope:    ScopeOpenAPI,
 		Summary:  "(with openapi) the spec already declares the key header or a conflict response, and it disagrees with the contract",
