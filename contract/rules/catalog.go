@@ -10,7 +10,7 @@
 //     rationale in your own words naming its source, the sources, a fix,
 //     and Bad / Good fragments (laid over the starter contract in tests).
 //  2. Write Check so every finding points at the offending value with
-//     at(c, "dotted.path", ...) and quotes the contract's own figures.
+//     at(c, findings.Finding{Path: "dotted.path", ...}) and quotes the contract's own figures.
 //  3. Run `go test ./contract/rules -update` to write
 //     testdata/rules/<id>/{bad,good}.yaml, then `go test ./...`: the catalog
 //     tests check that Bad fires, Good is clean, and the docs are complete.
@@ -166,8 +166,8 @@ func waive(c *contract.Contract, fs []findings.Finding, report bool) []findings.
 			if s := Suggest(w.Rule); s != "" {
 				fix = fmt.Sprintf("did you mean %s?", s)
 			}
-			f := at(c, wp+".rule", "lint/unknown-waiver",
-				fmt.Sprintf("lint.waive names rule %q, which does not exist, so it waives nothing", w.Rule), fix)
+			f := at(c, findings.Finding{Path: wp + ".rule", Rule: "lint/unknown-waiver",
+				Message: fmt.Sprintf("lint.waive names rule %q, which does not exist, so it waives nothing", w.Rule), Fix: fix})
 			f.Severity = findings.Error
 			out = append(out, f)
 			continue
@@ -188,9 +188,9 @@ func waive(c *contract.Contract, fs []findings.Finding, report bool) []findings.
 			if w.Path != "" {
 				where = " at " + w.Path
 			}
-			f := at(c, wp+".rule", "lint/unused-waiver",
-				fmt.Sprintf("the waiver of %s%s covers no finding: the contract no longer breaks that rule", w.Rule, where),
-				"remove the stale waiver so it cannot hide a future regression")
+			f := at(c, findings.Finding{Path: wp + ".rule", Rule: "lint/unused-waiver",
+				Message: fmt.Sprintf("the waiver of %s%s covers no finding: the contract no longer breaks that rule", w.Rule, where),
+				Fix:     "remove the stale waiver so it cannot hide a future regression"})
 			f.Severity = findings.Warning
 			out = append(out, f)
 		}
@@ -211,11 +211,14 @@ func underPath(path, prefix string) bool {
 	return strings.HasPrefix(path, prefix) && (path[len(prefix)] == '.' || path[len(prefix)] == '[')
 }
 
-// at builds a finding located at the contract value at path (or its nearest
-// written parent when the value was omitted).
-func at(c *contract.Contract, path, rule, msg, fix string) findings.Finding {
-	p := c.PosOf(path)
-	return findings.Finding{Rule: rule, Message: msg, File: c.File, Line: p.Line, Column: p.Column, Path: path, Fix: fix}
+// at completes f with the contract's file and the position of the value at
+// f.Path (or of its nearest written parent when the value was omitted). A
+// check fills Path, Message and Fix; Rule and Severity only when they are
+// not its own rule's (Run fills those).
+func at(c *contract.Contract, f findings.Finding) findings.Finding {
+	p := c.PosOf(f.Path)
+	f.File, f.Line, f.Column = c.File, p.Line, p.Column
+	return f
 }
 
 // plural picks the word for n.

@@ -53,9 +53,9 @@ var claimRules = []Rule{
 			if c.Idempotency.Claim.Mechanism != "check-then-insert" {
 				return nil
 			}
-			return []findings.Finding{at(c, "idempotency.claim.mechanism", "",
-				"mechanism is check-then-insert: two concurrent retries both see the key absent and both run the request",
-				"insert first and let a unique constraint on (account_id, idempotency_key) pick the single winner")}
+			return []findings.Finding{at(c, findings.Finding{Path: "idempotency.claim.mechanism",
+				Message: "mechanism is check-then-insert: two concurrent retries both see the key absent and both run the request",
+				Fix:     "insert first and let a unique constraint on (account_id, idempotency_key) pick the single winner"})}
 		},
 	},
 	{
@@ -75,9 +75,9 @@ var claimRules = []Rule{
 			if cl.Mechanism != "lock" || cl.FencingTokens {
 				return nil
 			}
-			return []findings.Finding{at(c, "idempotency.claim.mechanism", "",
-				fmt.Sprintf("mechanism is lock on %s without fencing tokens: a client paused past its lease can still write after the lock moved on", cl.Store),
-				"set fencing_tokens: true and reject writes carrying an older token, or claim with a unique constraint instead")}
+			return []findings.Finding{at(c, findings.Finding{Path: "idempotency.claim.mechanism",
+				Message: fmt.Sprintf("mechanism is lock on %s without fencing tokens: a client paused past its lease can still write after the lock moved on", cl.Store),
+				Fix:     "set fencing_tokens: true and reject writes carrying an older token, or claim with a unique constraint instead"})}
 		},
 	},
 	{
@@ -99,9 +99,9 @@ var claimRules = []Rule{
 			if why == "" {
 				return nil
 			}
-			return []findings.Finding{at(c, "idempotency.claim.mechanism", "",
-				fmt.Sprintf("mechanism %s on store %s: %s", cl.Mechanism, cl.Store, why),
-				"keep the claim in a durable store with a mechanism it arbitrates: unique-constraint on postgres/mysql, conditional-write on dynamodb")}
+			return []findings.Finding{at(c, findings.Finding{Path: "idempotency.claim.mechanism",
+				Message: fmt.Sprintf("mechanism %s on store %s: %s", cl.Mechanism, cl.Store, why),
+				Fix:     "keep the claim in a durable store with a mechanism it arbitrates: unique-constraint on postgres/mysql, conditional-write on dynamodb"})}
 		},
 	},
 	{
@@ -120,9 +120,9 @@ var claimRules = []Rule{
 			if c.Idempotency.Claim.SameTransaction {
 				return nil
 			}
-			return []findings.Finding{at(c, "idempotency.claim.same_transaction", "",
-				"same_transaction is false: a crash between the claim and the mutation leaves a key without its effect, or an effect without its key",
-				"commit the claim with the first phase's mutation and set same_transaction: true")}
+			return []findings.Finding{at(c, findings.Finding{Path: "idempotency.claim.same_transaction",
+				Message: "same_transaction is false: a crash between the claim and the mutation leaves a key without its effect, or an effect without its key",
+				Fix:     "commit the claim with the first phase's mutation and set same_transaction: true"})}
 		},
 	},
 }
@@ -148,9 +148,9 @@ var claimAnswerRules = []Rule{
 			if !cl.SameTransaction || cl.DataStore == "" || cl.DataStore == cl.Store {
 				return nil
 			}
-			return []findings.Finding{at(c, "idempotency.claim.data_store", "",
-				fmt.Sprintf("the claim lives in %s but the data in %s: no transaction spans both, so same_transaction: true cannot hold", cl.Store, cl.DataStore),
-				fmt.Sprintf("claim the key in %s, in the transaction that writes the data (a unique constraint or conditional write there)", cl.DataStore))}
+			return []findings.Finding{at(c, findings.Finding{Path: "idempotency.claim.data_store",
+				Message: fmt.Sprintf("the claim lives in %s but the data in %s: no transaction spans both, so same_transaction: true cannot hold", cl.Store, cl.DataStore),
+				Fix:     fmt.Sprintf("claim the key in %s, in the transaction that writes the data (a unique constraint or conditional write there)", cl.DataStore)})}
 		},
 	},
 }

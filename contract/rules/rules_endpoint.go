@@ -57,9 +57,9 @@ var endpointRules = []Rule{
 				if !unprotected(e) || methodTrusted(e) {
 					continue
 				}
-				out = append(out, at(c, fmt.Sprintf("endpoints[%d].key", i), "",
-					fmt.Sprintf("%s has effect %s but key none and no unsafe_to_retry warning: a retry after a timeout repeats the %s", e.Operation, e.Effect, e.Effect),
-					"set key: required, or add unsafe_to_retry: \"...\" telling integrators what a second call does"))
+				out = append(out, at(c, findings.Finding{Path: fmt.Sprintf("endpoints[%d].key", i),
+					Message: fmt.Sprintf("%s has effect %s but key none and no unsafe_to_retry warning: a retry after a timeout repeats the %s", e.Operation, e.Effect, e.Effect),
+					Fix:     "set key: required, or add unsafe_to_retry: \"...\" telling integrators what a second call does"}))
 			}
 			return out
 		},
@@ -82,9 +82,9 @@ var endpointRules = []Rule{
 				if !methodTrusted(e) || !unprotected(e) {
 					continue
 				}
-				out = append(out, at(c, fmt.Sprintf("endpoints[%d].key", i), "",
-					fmt.Sprintf("%s has effect %s: %s is idempotent only when the handler makes it so, and this one changes state again on every retry", e.Operation, e.Effect, e.Method),
-					fmt.Sprintf("set key: required on %s", e.Operation)))
+				out = append(out, at(c, findings.Finding{Path: fmt.Sprintf("endpoints[%d].key", i),
+					Message: fmt.Sprintf("%s has effect %s: %s is idempotent only when the handler makes it so, and this one changes state again on every retry", e.Operation, e.Effect, e.Method),
+					Fix:     fmt.Sprintf("set key: required on %s", e.Operation)}))
 			}
 			return out
 		},
@@ -109,9 +109,9 @@ var endpointRules = []Rule{
 				if len(e.ExternalCalls) == 0 || !e.SingleTransaction {
 					continue
 				}
-				out = append(out, at(c, fmt.Sprintf("endpoints[%d].single_transaction", i), "",
-					fmt.Sprintf("%s calls %s inside a single transaction: rolling back the transaction does not undo the external call", e.Operation, strings.Join(e.ExternalCalls, ", ")),
-					"split the request into atomic phases around each external call and record a recovery point after each"))
+				out = append(out, at(c, findings.Finding{Path: fmt.Sprintf("endpoints[%d].single_transaction", i),
+					Message: fmt.Sprintf("%s calls %s inside a single transaction: rolling back the transaction does not undo the external call", e.Operation, strings.Join(e.ExternalCalls, ", ")),
+					Fix:     "split the request into atomic phases around each external call and record a recovery point after each"}))
 			}
 			return out
 		},
@@ -142,11 +142,11 @@ var endpointRules = []Rule{
 				if len(e.RecoveryPoints) == 0 {
 					path = fmt.Sprintf("endpoints[%d].external_calls", i)
 				}
-				out = append(out, at(c, path, "",
-					fmt.Sprintf("%s makes %d external %s (%s) but lists %d recovery %s; it needs at least %d: one before the first call recording its intent, and one after each recording its result",
+				out = append(out, at(c, findings.Finding{Path: path,
+					Message: fmt.Sprintf("%s makes %d external %s (%s) but lists %d recovery %s; it needs at least %d: one before the first call recording its intent, and one after each recording its result",
 						e.Operation, n, plural(n, "call", "calls"), strings.Join(e.ExternalCalls, ", "),
 						len(e.RecoveryPoints), plural(len(e.RecoveryPoints), "point", "points"), n+1),
-					fmt.Sprintf("record a recovery point before %s and after each external call", e.ExternalCalls[0])))
+					Fix: fmt.Sprintf("record a recovery point before %s and after each external call", e.ExternalCalls[0])}))
 			}
 			return out
 		},
@@ -281,10 +281,10 @@ var endpointAnswerRules = []Rule{
 				if !stateChangingKeyed(e) || e.ExternalCallsStated {
 					continue
 				}
-				out = append(out, at(c, fmt.Sprintf("endpoints[%d]", i), "",
-					fmt.Sprintf("%s (effect %s, key %s) does not say whether it calls other systems: a charge or an email made mid-request cannot be rolled back, "+
+				out = append(out, at(c, findings.Finding{Path: fmt.Sprintf("endpoints[%d]", i),
+					Message: fmt.Sprintf("%s (effect %s, key %s) does not say whether it calls other systems: a charge or an email made mid-request cannot be rolled back, "+
 						"and without recovery points a retry repeats it (a missing external_calls is no longer read as none)", e.Operation, e.Effect, e.Key),
-					"add external_calls: [] if the handler calls nothing outside its own database, or list each call and the recovery_points around it"))
+					Fix: "add external_calls: [] if the handler calls nothing outside its own database, or list each call and the recovery_points around it"}))
 			}
 			return out
 		},
@@ -317,21 +317,21 @@ var endpointAnswerRules = []Rule{
 				}
 				path := fmt.Sprintf("endpoints[%d].recovery_points", i)
 				if idx[0] == 0 {
-					out = append(out, at(c, path, "",
-						fmt.Sprintf("%s's first recovery point %s is the result of %s: nothing records the intent before that call, so a crash during it leaves no evidence",
+					out = append(out, at(c, findings.Finding{Path: path,
+						Message: fmt.Sprintf("%s's first recovery point %s is the result of %s: nothing records the intent before that call, so a crash during it leaves no evidence",
 							e.Operation, e.RecoveryPoints[0], e.ExternalCalls[0]),
-						fmt.Sprintf("record a point (e.g. started) before %s, with the key it sends downstream", e.ExternalCalls[0])))
+						Fix: fmt.Sprintf("record a point (e.g. started) before %s, with the key it sends downstream", e.ExternalCalls[0])}))
 					continue
 				}
 				for k := 1; k < n; k++ {
 					if idx[k] > idx[k-1] {
 						continue
 					}
-					out = append(out, at(c, path, "",
-						fmt.Sprintf("%s calls %s then %s, but lists %s before %s: a retry that resumes at %s would skip %s or repeat it",
+					out = append(out, at(c, findings.Finding{Path: path,
+						Message: fmt.Sprintf("%s calls %s then %s, but lists %s before %s: a retry that resumes at %s would skip %s or repeat it",
 							e.Operation, e.ExternalCalls[k-1], e.ExternalCalls[k], e.RecoveryPoints[idx[k]], e.RecoveryPoints[idx[k-1]],
 							e.RecoveryPoints[idx[k]], e.ExternalCalls[k-1]),
-						"order recovery_points as the calls happen: intent first, then one result point after each call"))
+						Fix: "order recovery_points as the calls happen: intent first, then one result point after each call"}))
 					break
 				}
 			}
@@ -357,10 +357,10 @@ var endpointAnswerRules = []Rule{
 				if !e.Unreviewed {
 					continue
 				}
-				out = append(out, at(c, fmt.Sprintf("endpoints[%d].reviewed", i), "",
-					fmt.Sprintf("%s is proposed as effect %s but not reviewed: check whether the handler appends (to a list, a log, a ledger), "+
+				out = append(out, at(c, findings.Finding{Path: fmt.Sprintf("endpoints[%d].reviewed", i),
+					Message: fmt.Sprintf("%s is proposed as effect %s but not reviewed: check whether the handler appends (to a list, a log, a ledger), "+
 						"bumps or lowers a counter, or sends a notification, email or webhook on each call, since a retry would repeat that", e.Operation, e.Effect),
-					"if it does, set effect: append, increment, decrement or action with key: required; then delete reviewed: false"))
+					Fix: "if it does, set effect: append, increment, decrement or action with key: required; then delete reviewed: false"}))
 			}
 			return out
 		},

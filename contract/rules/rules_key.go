@@ -25,9 +25,9 @@ var keyRules = []Rule{
 			if c.Idempotency.KeySource != "server-derived" {
 				return nil
 			}
-			return []findings.Finding{at(c, "idempotency.key_source", "",
-				"key_source is server-derived: a hash of the request cannot tell a retry from an intended identical second request",
-				"set key_source: client; the caller mints one key per intent and reuses it on every retry")}
+			return []findings.Finding{at(c, findings.Finding{Path: "idempotency.key_source",
+				Message: "key_source is server-derived: a hash of the request cannot tell a retry from an intended identical second request",
+				Fix:     "set key_source: client; the caller mints one key per intent and reuses it on every retry"})}
 		},
 	},
 	{
@@ -46,9 +46,9 @@ var keyRules = []Rule{
 			if c.Idempotency.Scope != "global" {
 				return nil
 			}
-			return []findings.Finding{at(c, "idempotency.scope", "",
-				"scope is global: the same key sent by two accounts collides, and one account may be served the other's response",
-				"set scope: account so the claim is unique per (account, key)")}
+			return []findings.Finding{at(c, findings.Finding{Path: "idempotency.scope",
+				Message: "scope is global: the same key sent by two accounts collides, and one account may be served the other's response",
+				Fix:     "set scope: account so the claim is unique per (account, key)"})}
 		},
 	},
 	{
@@ -68,9 +68,9 @@ var keyRules = []Rule{
 				return nil
 			}
 			pm := c.Idempotency.Conflicts.PayloadMismatch
-			return []findings.Finding{at(c, "idempotency.fingerprint", "",
-				"fingerprint is none: a reused key with a different body cannot be detected and is answered with the first request's stored response",
-				fmt.Sprintf("set fingerprint: sha256-body and reject a mismatch with %d %s", pm.Status, pm.Code))}
+			return []findings.Finding{at(c, findings.Finding{Path: "idempotency.fingerprint",
+				Message: "fingerprint is none: a reused key with a different body cannot be detected and is answered with the first request's stored response",
+				Fix:     fmt.Sprintf("set fingerprint: sha256-body and reject a mismatch with %d %s", pm.Status, pm.Code)})}
 		},
 	},
 	{
@@ -91,9 +91,9 @@ var keyRules = []Rule{
 				if d.Kind != "uuid-per-attempt" && d.Kind != "timestamp" {
 					continue
 				}
-				out = append(out, at(c, fmt.Sprintf("idempotency.derivation[%d].kind", i), "",
-					fmt.Sprintf("derivation %s mints a new key on every attempt, so no retry is ever recognised as one", d.Kind),
-					"remove it, or replace it with uuid-reused: one UUID per intent, stored and sent again on every retry"))
+				out = append(out, at(c, findings.Finding{Path: fmt.Sprintf("idempotency.derivation[%d].kind", i),
+					Message: fmt.Sprintf("derivation %s mints a new key on every attempt, so no retry is ever recognised as one", d.Kind),
+					Fix:     "remove it, or replace it with uuid-reused: one UUID per intent, stored and sent again on every retry"}))
 			}
 			return out
 		},
@@ -133,9 +133,9 @@ var keyAnswerRules = []Rule{
 					if !ok || rj <= ri {
 						continue
 					}
-					return []findings.Finding{at(c, fmt.Sprintf("idempotency.derivation[%d].kind", i), "",
-						fmt.Sprintf("derivation ranks %s above %s: integrators take the first recommendation, and %s", ds[j].Kind, ds[i].Kind, derivationWhy(ds[j].Kind, ds[i].Kind)),
-						"rank them event-derived, request-scoped, uuid-reused, best first")}
+					return []findings.Finding{at(c, findings.Finding{Path: fmt.Sprintf("idempotency.derivation[%d].kind", i),
+						Message: fmt.Sprintf("derivation ranks %s above %s: integrators take the first recommendation, and %s", ds[j].Kind, ds[i].Kind, derivationWhy(ds[j].Kind, ds[i].Kind)),
+						Fix:     "rank them event-derived, request-scoped, uuid-reused, best first"})}
 				}
 			}
 			return nil

@@ -23,9 +23,9 @@ var recoveryRules = []Rule{
 				return nil
 			}
 			path := "idempotency.recovery.completer"
-			return []findings.Finding{at(c, path, "",
-				"no completer: a request abandoned mid-flight stays half done until someone notices",
-				"run a background job that resumes abandoned claims from their recovery point, then set recovery.completer: true")}
+			return []findings.Finding{at(c, findings.Finding{Path: path,
+				Message: "no completer: a request abandoned mid-flight stays half done until someone notices",
+				Fix:     "run a background job that resumes abandoned claims from their recovery point, then set recovery.completer: true"})}
 		},
 	},
 	{
@@ -43,9 +43,9 @@ var recoveryRules = []Rule{
 			if c.Idempotency.Recovery.Reaper {
 				return nil
 			}
-			return []findings.Finding{at(c, "idempotency.recovery.reaper", "",
-				"no reaper: expired keys are never deleted and unfinished requests are never reported to a person",
-				"run a job that deletes keys past reaper_after and logs the ones it could not finish, then set recovery.reaper: true")}
+			return []findings.Finding{at(c, findings.Finding{Path: "idempotency.recovery.reaper",
+				Message: "no reaper: expired keys are never deleted and unfinished requests are never reported to a person",
+				Fix:     "run a job that deletes keys past reaper_after and logs the ones it could not finish, then set recovery.reaper: true"})}
 		},
 	},
 }

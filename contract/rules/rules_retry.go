@@ -30,13 +30,13 @@ var retryRules = []Rule{
 			r := c.Retry
 			switch {
 			case r.AnyStatus:
-				return []findings.Finding{at(c, "retry.statuses", "",
-					"statuses is any: every error is retried, including 4xx bugs that fail the same way again",
-					"list the transient statuses instead: statuses: [429, 502, 503, 504]")}
+				return []findings.Finding{at(c, findings.Finding{Path: "retry.statuses",
+					Message: "statuses is any: every error is retried, including 4xx bugs that fail the same way again",
+					Fix:     "list the transient statuses instead: statuses: [429, 502, 503, 504]"})}
 			case len(r.Statuses) == 0 && len(r.CautiousStatuses) == 0:
-				return []findings.Finding{at(c, "retry.statuses", "",
-					"retry has no statuses allowlist: the contract does not say which responses are retried, so clients fall back to retrying everything",
-					"add statuses: [429, 502, 503, 504]")}
+				return []findings.Finding{at(c, findings.Finding{Path: "retry.statuses",
+					Message: "retry has no statuses allowlist: the contract does not say which responses are retried, so clients fall back to retrying everything",
+					Fix:     "add statuses: [429, 502, 503, 504]"})}
 			}
 			return nil
 		},
@@ -57,16 +57,16 @@ var retryRules = []Rule{
 			var out []findings.Finding
 			for i, s := range c.Retry.Statuses {
 				if (s.Class && s.Code == 4) || (!s.Class && s.Code/100 == 4 && s.Code != 429) {
-					out = append(out, at(c, fmt.Sprintf("retry.statuses[%d]", i), "",
-						fmt.Sprintf("the client retries %s (retry.statuses): a client error fails the same way on every attempt", clientStatus(s)),
-						fmt.Sprintf("remove %s; of the 4xx codes only 429 is retried", s)))
+					out = append(out, at(c, findings.Finding{Path: fmt.Sprintf("retry.statuses[%d]", i),
+						Message: fmt.Sprintf("the client retries %s (retry.statuses): a client error fails the same way on every attempt", clientStatus(s)),
+						Fix:     fmt.Sprintf("remove %s; of the 4xx codes only 429 is retried", s)}))
 				}
 			}
 			for i, s := range c.Retry.CautiousStatuses {
 				if s/100 == 4 && s != 429 {
-					out = append(out, at(c, fmt.Sprintf("retry.cautious_statuses[%d]", i), "",
-						fmt.Sprintf("the client retries %d (retry.cautious_statuses): a client error fails the same way on every attempt", s),
-						fmt.Sprintf("remove %d", s)))
+					out = append(out, at(c, findings.Finding{Path: fmt.Sprintf("retry.cautious_statuses[%d]", i),
+						Message: fmt.Sprintf("the client retries %d (retry.cautious_statuses): a client error fails the same way on every attempt", s),
+						Fix:     fmt.Sprintf("remove %d", s)}))
 				}
 			}
 			return out
@@ -95,9 +95,9 @@ var retryRules = []Rule{
 					if s.Class {
 						what = s.String() + ", 500 included,"
 					}
-					return []findings.Finding{at(c, fmt.Sprintf("retry.statuses[%d]", i), "",
-						fmt.Sprintf("statuses retries %s on every attempt: a 500 that is a bug fails the same way %d times", what, c.Retry.MaxAttempts),
-						"list 500 under cautious_statuses (retried at most once) and the gateway codes 502, 503, 504 individually")}
+					return []findings.Finding{at(c, findings.Finding{Path: fmt.Sprintf("retry.statuses[%d]", i),
+						Message: fmt.Sprintf("statuses retries %s on every attempt: a 500 that is a bug fails the same way %d times", what, c.Retry.MaxAttempts),
+						Fix:     "list 500 under cautious_statuses (retried at most once) and the gateway codes 502, 503, 504 individually"})}
 				}
 			}
 			return nil
@@ -118,9 +118,9 @@ var retryRules = []Rule{
 			if c.Retry.HonorRetryAfter || !c.Retry.RetriesStatus(429) {
 				return nil
 			}
-			return []findings.Finding{at(c, "retry.honor_retry_after", "",
-				"honor_retry_after is false while 429 is retried: clients come back before the time the server asked for and are throttled again",
-				"set honor_retry_after: true (wait at least Retry-After, still within max_elapsed)")}
+			return []findings.Finding{at(c, findings.Finding{Path: "retry.honor_retry_after",
+				Message: "honor_retry_after is false while 429 is retried: clients come back before the time the server asked for and are throttled again",
+				Fix:     "set honor_retry_after: true (wait at least Retry-After, still within max_elapsed)"})}
 		},
 	},
 	{
@@ -145,8 +145,8 @@ var retryRules = []Rule{
 				msg = "jitter is equal: half of every delay is fixed, so retries stay clustered; Brooker's comparison finds it does more work than full jitter and finishes later"
 			}
 			b := c.Retry.Backoff
-			return []findings.Finding{at(c, "retry.backoff.jitter", "", msg,
-				fmt.Sprintf("set jitter: full: sleep = random(0, min(%s, %s * %g^n))", b.Cap, b.Base, b.Multiplier))}
+			return []findings.Finding{at(c, findings.Finding{Path: "retry.backoff.jitter", Message: msg,
+				Fix: fmt.Sprintf("set jitter: full: sleep = random(0, min(%s, %s * %g^n))", b.Cap, b.Base, b.Multiplier)})}
 		},
 	},
 	{
@@ -165,9 +165,9 @@ var retryRules = []Rule{
 			if !c.Retry.MaxElapsed.IsZero() {
 				return nil
 			}
-			return []findings.Finding{at(c, "retry.max_elapsed", "",
-				fmt.Sprintf("max_elapsed is not set: %d attempts are bounded in number only, so the loop can outlast what its caller can wait", c.Retry.MaxAttempts),
-				"add max_elapsed: 60s (or the caller's real budget) so the loop stops on whichever bound comes first")}
+			return []findings.Finding{at(c, findings.Finding{Path: "retry.max_elapsed",
+				Message: fmt.Sprintf("max_elapsed is not set: %d attempts are bounded in number only, so the loop can outlast what its caller can wait", c.Retry.MaxAttempts),
+				Fix:     "add max_elapsed: 60s (or the caller's real budget) so the loop stops on whichever bound comes first"})}
 		},
 	},
 	{
@@ -193,9 +193,9 @@ var retryRules = []Rule{
 			if c.SDK == nil || c.SDK.Retries != "on" {
 				return nonSDKAttempts(c, n)
 			}
-			f := at(c, "retry.max_attempts", "",
-				fmt.Sprintf("max_attempts is %d, the default of the SDKs this contract ships: each client sends up to %d calls per intent, multiplying load on a server that is already failing", n, n),
-				"set max_attempts: 3 (AWS SDK's default, first attempt included) and rely on the retry budget for the rest")
+			f := at(c, findings.Finding{Path: "retry.max_attempts",
+				Message: fmt.Sprintf("max_attempts is %d, the default of the SDKs this contract ships: each client sends up to %d calls per intent, multiplying load on a server that is already failing", n, n),
+				Fix:     "set max_attempts: 3 (AWS SDK's default, first attempt included) and rely on the retry budget for the rest"})
 			f.Severity = findings.Warning
 			if n > 5 {
 				f.Severity = findings.Error
@@ -219,9 +219,9 @@ var retryRules = []Rule{
 			if c.Retry.Deadline != "per-attempt" {
 				return nil
 			}
-			return []findings.Finding{at(c, "retry.deadline", "",
-				fmt.Sprintf("deadline is per-attempt: each of %d attempts gets a fresh timeout, so the caller's real wait grows with every retry", c.Retry.MaxAttempts),
-				"set deadline: overall and fit every attempt's timeout inside the remaining budget")}
+			return []findings.Finding{at(c, findings.Finding{Path: "retry.deadline",
+				Message: fmt.Sprintf("deadline is per-attempt: each of %d attempts gets a fresh timeout, so the caller's real wait grows with every retry", c.Retry.MaxAttempts),
+				Fix:     "set deadline: overall and fit every attempt's timeout inside the remaining budget"})}
 		},
 	},
 	{
@@ -244,22 +244,22 @@ var retryRules = []Rule{
 					// default policy, this timeout included; the docs say so.
 					return nil
 				}
-				return []findings.Finding{at(c, "retry.attempt_timeout", "",
-					fmt.Sprintf("attempt_timeout is not set: docs and snippets use %s (%s), which nothing ties to the endpoint's measured latency (an omitted timeout is now reported rather than shown as 0s)",
+				return []findings.Finding{at(c, findings.Finding{Path: "retry.attempt_timeout",
+					Message: fmt.Sprintf("attempt_timeout is not set: docs and snippets use %s (%s), which nothing ties to the endpoint's measured latency (an omitted timeout is now reported rather than shown as 0s)",
 						at0.Bare, defaultTimeoutWhy(c.Retry)),
-					"add attempt_timeout: { p99: <measured p99>, factor: 2.5 }")}
+					Fix: "add attempt_timeout: { p99: <measured p99>, factor: 2.5 }"})}
 			}
 			if !at0.Bare.IsZero() {
-				return []findings.Finding{at(c, "retry.attempt_timeout", "",
-					fmt.Sprintf("attempt_timeout is a bare %s: nothing ties it to the endpoint's measured latency", at0.Bare),
-					"write it as p99 times a factor: attempt_timeout: { p99: <measured p99>, factor: 2.5 }")}
+				return []findings.Finding{at(c, findings.Finding{Path: "retry.attempt_timeout",
+					Message: fmt.Sprintf("attempt_timeout is a bare %s: nothing ties it to the endpoint's measured latency", at0.Bare),
+					Fix:     "write it as p99 times a factor: attempt_timeout: { p99: <measured p99>, factor: 2.5 }"})}
 			}
 			if at0.P99.IsZero() || (at0.Factor >= 2 && at0.Factor <= 3) {
 				return nil
 			}
-			return []findings.Finding{at(c, "retry.attempt_timeout.factor", "",
-				fmt.Sprintf("attempt_timeout factor %g times p99 %s gives %s, outside the 2-3x p99 range", at0.Factor, at0.P99, contract.FormatDuration(at0.Value().D)),
-				fmt.Sprintf("use a factor from 2 to 3: %s to %s for p99 %s", contract.FormatDuration(2*at0.P99.D), contract.FormatDuration(3*at0.P99.D), at0.P99))}
+			return []findings.Finding{at(c, findings.Finding{Path: "retry.attempt_timeout.factor",
+				Message: fmt.Sprintf("attempt_timeout factor %g times p99 %s gives %s, outside the 2-3x p99 range", at0.Factor, at0.P99, contract.FormatDuration(at0.Value().D)),
+				Fix:     fmt.Sprintf("use a factor from 2 to 3: %s to %s for p99 %s", contract.FormatDuration(2*at0.P99.D), contract.FormatDuration(3*at0.P99.D), at0.P99)})}
 		},
 	},
 	{
@@ -277,9 +277,9 @@ var retryRules = []Rule{
 			if c.Retry.LogRetries {
 				return nil
 			}
-			return []findings.Finding{at(c, "retry.log_retries", "",
-				"log_retries is false: a loop that recovers on a later attempt hides the failures that an outage starts with",
-				"set log_retries: true and log attempt, error and next wait on every retry")}
+			return []findings.Finding{at(c, findings.Finding{Path: "retry.log_retries",
+				Message: "log_retries is false: a loop that recovers on a later attempt hides the failures that an outage starts with",
+				Fix:     "set log_retries: true and log attempt, error and next wait on every retry"})}
 		},
 	},
 	{
@@ -299,9 +299,9 @@ var retryRules = []Rule{
 			if c.Retry.Budget != nil {
 				return nil
 			}
-			return []findings.Finding{at(c, "retry.budget", "",
-				fmt.Sprintf("no retry budget: up to %d attempts per call on every instance, with nothing to stop a fleet from multiplying an outage", c.Retry.MaxAttempts),
-				"add budget: { kind: token-bucket, capacity: 500, transient_cost: 14, throttle_cost: 5, success_refund: 1 }")}
+			return []findings.Finding{at(c, findings.Finding{Path: "retry.budget",
+				Message: fmt.Sprintf("no retry budget: up to %d attempts per call on every instance, with nothing to stop a fleet from multiplying an outage", c.Retry.MaxAttempts),
+				Fix:     "add budget: { kind: token-bucket, capacity: 500, transient_cost: 14, throttle_cost: 5, success_refund: 1 }"})}
 		},
 	},
 	{
@@ -325,9 +325,9 @@ var retryRules = []Rule{
 			if slices.Equal(st, want) {
 				return nil
 			}
-			return []findings.Finding{at(c, "retry.stacking", "",
-				fmt.Sprintf("stacking is [%s]: retry must wrap the outside, with the circuit breaker inside it", strings.Join(st, ", ")),
-				fmt.Sprintf("write stacking: [%s]", strings.Join(want, ", ")))}
+			return []findings.Finding{at(c, findings.Finding{Path: "retry.stacking",
+				Message: fmt.Sprintf("stacking is [%s]: retry must wrap the outside, with the circuit breaker inside it", strings.Join(st, ", ")),
+				Fix:     fmt.Sprintf("write stacking: [%s]", strings.Join(want, ", "))})}
 		},
 	},
 	{
@@ -355,10 +355,10 @@ var retryRules = []Rule{
 			if len(ops) == 0 {
 				return nil
 			}
-			return []findings.Finding{at(c, "retry.connection_errors", "",
-				fmt.Sprintf("connection timeouts are retried, but %s %s no idempotency key: a timed-out call may have run and its retry runs it again",
+			return []findings.Finding{at(c, findings.Finding{Path: "retry.connection_errors",
+				Message: fmt.Sprintf("connection timeouts are retried, but %s %s no idempotency key: a timed-out call may have run and its retry runs it again",
 					strings.Join(ops, ", "), plural(len(ops), "takes", "take")),
-				"give those endpoints key: required, or mark them unsafe_to_retry so clients and docs exclude them")}
+				Fix: "give those endpoints key: required, or mark them unsafe_to_retry so clients and docs exclude them"})}
 		},
 	},
 }
@@ -378,9 +378,9 @@ func nonSDKAttempts(c *contract.Contract, n int) []findings.Finding {
 	if len(missing) == 0 {
 		return nil
 	}
-	f := at(c, "retry.max_attempts", "",
-		fmt.Sprintf("max_attempts is %d with %s: nothing but the count stops a fleet of these callers from multiplying an outage", n, strings.Join(missing, " and ")),
-		"keep the attempts and bound the loop: add max_elapsed and a token-bucket budget, or lower max_attempts to 3")
+	f := at(c, findings.Finding{Path: "retry.max_attempts",
+		Message: fmt.Sprintf("max_attempts is %d with %s: nothing but the count stops a fleet of these callers from multiplying an outage", n, strings.Join(missing, " and ")),
+		Fix:     "keep the attempts and bound the loop: add max_elapsed and a token-bucket budget, or lower max_attempts to 3"})
 	f.Severity = findings.Warning
 	if n > 5 {
 		f.Severity = findings.Error
@@ -414,9 +414,9 @@ var retryAnswerRules = []Rule{
 			if c.Retry.PropagateDeadline {
 				return nil
 			}
-			return []findings.Finding{at(c, "retry.propagate_deadline", "",
-				fmt.Sprintf("propagate_deadline is false: calls made downstream start fresh timeouts, so work continues after the caller's %s bound has passed", maxElapsedText(c.Retry)),
-				"set propagate_deadline: true and send the remaining time (less this hop's own) with every downstream call")}
+			return []findings.Finding{at(c, findings.Finding{Path: "retry.propagate_deadline",
+				Message: fmt.Sprintf("propagate_deadline is false: calls made downstream start fresh timeouts, so work continues after the caller's %s bound has passed", maxElapsedText(c.Retry)),
+				Fix:     "set propagate_deadline: true and send the remaining time (less this hop's own) with every downstream call"})}
 		},
 	},
 }

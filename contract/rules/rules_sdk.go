@@ -25,9 +25,9 @@ var sdkRules = []Rule{
 			if c.SDK == nil || c.SDK.Retries != "off" {
 				return nil
 			}
-			return []findings.Finding{at(c, "sdk.retries", "",
-				fmt.Sprintf("sdk.retries is off: callers of the %s SDKs get no retries unless they write their own loop", strings.Join(c.SDK.Languages, ", ")),
-				fmt.Sprintf("set retries: on with the contract's policy: %d attempts, %s jitter, max_elapsed %s", c.Retry.MaxAttempts, c.Retry.Backoff.Jitter, c.Retry.MaxElapsed))}
+			return []findings.Finding{at(c, findings.Finding{Path: "sdk.retries",
+				Message: fmt.Sprintf("sdk.retries is off: callers of the %s SDKs get no retries unless they write their own loop", strings.Join(c.SDK.Languages, ", ")),
+				Fix:     fmt.Sprintf("set retries: on with the contract's policy: %d attempts, %s jitter, max_elapsed %s", c.Retry.MaxAttempts, c.Retry.Backoff.Jitter, c.Retry.MaxElapsed)})}
 		},
 	},
 	{
@@ -46,9 +46,9 @@ var sdkRules = []Rule{
 			if c.SDK == nil || c.SDK.AutoIdempotencyKey {
 				return nil
 			}
-			return []findings.Finding{at(c, "sdk.auto_idempotency_key", "",
-				fmt.Sprintf("auto_idempotency_key is false: SDK retries of keyed endpoints are safe only when the caller remembers to send the %s header", c.Idempotency.Header),
-				"set auto_idempotency_key: true: mint one key per call and reuse it on every retry of that call")}
+			return []findings.Finding{at(c, findings.Finding{Path: "sdk.auto_idempotency_key",
+				Message: fmt.Sprintf("auto_idempotency_key is false: SDK retries of keyed endpoints are safe only when the caller remembers to send the %s header", c.Idempotency.Header),
+				Fix:     "set auto_idempotency_key: true: mint one key per call and reuse it on every retry of that call"})}
 		},
 	},
 }

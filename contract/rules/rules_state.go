@@ -31,8 +31,8 @@ var stateRules = []Rule{
 				path, msg = "idempotency.in_flight.response", "in_flight has no response: a retry that arrives while the first request still runs gets no defined answer"
 			}
 			ifc := c.Idempotency.Conflicts.InFlight
-			return []findings.Finding{at(c, path, "", msg,
-				fmt.Sprintf("add in_flight: { response: conflict } and answer %d %s while the first request runs", ifc.Status, ifc.Code))}
+			return []findings.Finding{at(c, findings.Finding{Path: path, Message: msg,
+				Fix: fmt.Sprintf("add in_flight: { response: conflict } and answer %d %s while the first request runs", ifc.Status, ifc.Code)})}
 		},
 	},
 	{
@@ -55,14 +55,14 @@ var stateRules = []Rule{
 			}
 			var out []findings.Finding
 			if in.Response == "pass-through" {
-				out = append(out, at(c, "idempotency.in_flight.response", "",
-					"in_flight.response is pass-through: a retry that arrives while the first request runs executes the request a second time",
-					"answer it with response: conflict (wait and retry), block, or accepted (202 with a status URL)"))
+				out = append(out, at(c, findings.Finding{Path: "idempotency.in_flight.response",
+					Message: "in_flight.response is pass-through: a retry that arrives while the first request runs executes the request a second time",
+					Fix:     "answer it with response: conflict (wait and retry), block, or accepted (202 with a status URL)"}))
 			}
 			if in.Takeover == "pass-through" {
-				out = append(out, at(c, "idempotency.in_flight.takeover", "",
-					fmt.Sprintf("in_flight.takeover is pass-through: after lock_timeout %s a retry runs again from the start, while the first may still finish", in.LockTimeout),
-					"take an abandoned claim over with an atomic conditional update on locked_at and resume from its recovery point"))
+				out = append(out, at(c, findings.Finding{Path: "idempotency.in_flight.takeover",
+					Message: fmt.Sprintf("in_flight.takeover is pass-through: after lock_timeout %s a retry runs again from the start, while the first may still finish", in.LockTimeout),
+					Fix:     "take an abandoned claim over with an atomic conditional update on locked_at and resume from its recovery point"}))
 			}
 			return out
 		},
@@ -84,9 +84,9 @@ var stateRules = []Rule{
 			if cf.PayloadMismatch.Code == "" || cf.PayloadMismatch.Code != cf.InFlight.Code {
 				return nil
 			}
-			return []findings.Finding{at(c, "idempotency.conflicts.in_flight.code", "",
-				fmt.Sprintf("payload_mismatch and in_flight both answer code %s: a client cannot tell \"fix your request\" from \"wait and retry\"", cf.InFlight.Code),
-				"give them distinct codes, e.g. invalid_idempotent_request and concurrent_idempotent_requests")}
+			return []findings.Finding{at(c, findings.Finding{Path: "idempotency.conflicts.in_flight.code",
+				Message: fmt.Sprintf("payload_mismatch and in_flight both answer code %s: a client cannot tell \"fix your request\" from \"wait and retry\"", cf.InFlight.Code),
+				Fix:     "give them distinct codes, e.g. invalid_idempotent_request and concurrent_idempotent_requests"})}
 		},
 	},
 	{
@@ -105,9 +105,9 @@ var stateRules = []Rule{
 			if c.Idempotency.StoredFailures != "" {
 				return nil
 			}
-			return []findings.Finding{at(c, "idempotency.stored_failures", "",
-				"stored_failures is not set: integrators cannot know whether retrying a failed request replays the failure or runs it again",
-				"add stored_failures: replay (return the stored failure verbatim) or reattempt (run again without repeating side effects)")}
+			return []findings.Finding{at(c, findings.Finding{Path: "idempotency.stored_failures",
+				Message: "stored_failures is not set: integrators cannot know whether retrying a failed request replays the failure or runs it again",
+				Fix:     "add stored_failures: replay (return the stored failure verbatim) or reattempt (run again without repeating side effects)"})}
 		},
 	},
 	{
@@ -126,9 +126,9 @@ var stateRules = []Rule{
 			if c.Idempotency.StoredResponse != "summary" {
 				return nil
 			}
-			return []findings.Finding{at(c, "idempotency.stored_response", "",
-				"stored_response is summary: a replay differs from the original response and drops what it carried (the created resource's ID)",
-				"store the full response (status, relevant headers, body) and set stored_response: verbatim")}
+			return []findings.Finding{at(c, findings.Finding{Path: "idempotency.stored_response",
+				Message: "stored_response is summary: a replay differs from the original response and drops what it carried (the created resource's ID)",
+				Fix:     "store the full response (status, relevant headers, body) and set stored_response: verbatim"})}
 		},
 	},
 }
@@ -178,10 +178,10 @@ var stateAnswerRules = []Rule{
 			if who != "" {
 				what = fmt.Sprintf("%s's max_duration %s", who, worst)
 			}
-			return []findings.Finding{at(c, "idempotency.in_flight.lock_timeout", "",
-				fmt.Sprintf("lock_timeout %s is shorter than %s: a retry arriving after %s takes over the claim while the first request may still be working, and both run the effect",
+			return []findings.Finding{at(c, findings.Finding{Path: "idempotency.in_flight.lock_timeout",
+				Message: fmt.Sprintf("lock_timeout %s is shorter than %s: a retry arriving after %s takes over the claim while the first request may still be working, and both run the effect",
 					in.LockTimeout, what, in.LockTimeout),
-				fmt.Sprintf("raise lock_timeout above %s (takeover %s does not change this)", worst, in.Takeover))}
+				Fix: fmt.Sprintf("raise lock_timeout above %s (takeover %s does not change this)", worst, in.Takeover)})}
 		},
 	},
 }

@@ -38,10 +38,10 @@ var windowRules = []Rule{
 			if chain.IsZero() || id.ReplayWindow.IsZero() || id.ReplayWindow.D >= chain.D {
 				return nil
 			}
-			return []findings.Finding{at(c, "idempotency.replay_window", "",
-				fmt.Sprintf("replay_window %s is shorter than longest_retry_chain %s: %s is treated as a new request and repeats the side effect",
+			return []findings.Finding{at(c, findings.Finding{Path: "idempotency.replay_window",
+				Message: fmt.Sprintf("replay_window %s is shorter than longest_retry_chain %s: %s is treated as a new request and repeats the side effect",
 					id.ReplayWindow, chain, lateRetry(id.ReplayWindow)),
-				fmt.Sprintf("raise replay_window to at least %s, or shorten the retry chain to fit inside %s", chain, id.ReplayWindow))}
+				Fix: fmt.Sprintf("raise replay_window to at least %s, or shorten the retry chain to fit inside %s", chain, id.ReplayWindow)})}
 		},
 	},
 	{
@@ -61,16 +61,16 @@ var windowRules = []Rule{
 			w := id.ReplayWindow
 			suggest := contract.Dur(3 * w.D)
 			if id.ReaperAfter.IsZero() {
-				return []findings.Finding{at(c, "idempotency.reaper_after", "",
-					fmt.Sprintf("reaper_after is not set: records vanish when the replay_window %s ends, with nothing kept for human recovery", w),
-					fmt.Sprintf("add reaper_after: %s (longer than replay_window %s)", suggest, w))}
+				return []findings.Finding{at(c, findings.Finding{Path: "idempotency.reaper_after",
+					Message: fmt.Sprintf("reaper_after is not set: records vanish when the replay_window %s ends, with nothing kept for human recovery", w),
+					Fix:     fmt.Sprintf("add reaper_after: %s (longer than replay_window %s)", suggest, w)})}
 			}
 			if id.ReaperAfter.D > w.D {
 				return nil
 			}
-			return []findings.Finding{at(c, "idempotency.reaper_after", "",
-				fmt.Sprintf("reaper_after %s is not longer than replay_window %s: failed requests are reaped before anyone can recover them", id.ReaperAfter, w),
-				fmt.Sprintf("raise reaper_after above %s, e.g. %s", w, suggest))}
+			return []findings.Finding{at(c, findings.Finding{Path: "idempotency.reaper_after",
+				Message: fmt.Sprintf("reaper_after %s is not longer than replay_window %s: failed requests are reaped before anyone can recover them", id.ReaperAfter, w),
+				Fix:     fmt.Sprintf("raise reaper_after above %s, e.g. %s", w, suggest)})}
 		},
 	},
 	{
@@ -89,9 +89,9 @@ var windowRules = []Rule{
 			if c.Idempotency.AfterWindow != "error" {
 				return nil
 			}
-			return []findings.Finding{at(c, "idempotency.after_window", "",
-				fmt.Sprintf("after_window is error: a key reused after replay_window %s is refused, where every surveyed provider treats it as a new request", c.Idempotency.ReplayWindow),
-				"set after_window: new-request and tell integrators to finish retries well within the window")}
+			return []findings.Finding{at(c, findings.Finding{Path: "idempotency.after_window",
+				Message: fmt.Sprintf("after_window is error: a key reused after replay_window %s is refused, where every surveyed provider treats it as a new request", c.Idempotency.ReplayWindow),
+				Fix:     "set after_window: new-request and tell integrators to finish retries well within the window"})}
 		},
 	},
 }
@@ -119,11 +119,11 @@ var windowAnswerRules = []Rule{
 			if !c.Retry.MaxElapsed.IsZero() {
 				client = fmt.Sprintf("the client's retry loop ends within max_elapsed %s", c.Retry.MaxElapsed)
 			}
-			return []findings.Finding{at(c, "idempotency.longest_retry_chain", "",
-				fmt.Sprintf("longest_retry_chain is not stated: %s, but is one intent ever re-submitted later, by a dead-letter replay, a runbook, "+
+			return []findings.Finding{at(c, findings.Finding{Path: "idempotency.longest_retry_chain",
+				Message: fmt.Sprintf("longest_retry_chain is not stated: %s, but is one intent ever re-submitted later, by a dead-letter replay, a runbook, "+
 					"or a caller re-sending a webhook? Only you know, and replay_window %s must cover it (a missing chain is no longer passed silently)",
 					client, c.Idempotency.ReplayWindow),
-				"add longest_retry_chain: { duration: <the slowest re-submit>, because: \"...\" }; if nothing re-submits, state max_elapsed and say so in because:")}
+				Fix: "add longest_retry_chain: { duration: <the slowest re-submit>, because: \"...\" }; if nothing re-submits, state max_elapsed and say so in because:"})}
 		},
 	},
 }
