@@ -173,36 +173,18 @@ func (d *decoder) decodeIdempotency(n *yaml.Node, c *Contract) {
 		"derivation", "fingerprint", "claim", "in_flight", "conflicts", "stored_failures", "stored_response",
 		"replay_window", "reaper_after", "longest_retry_chain", "after_window", "recovery")
 	id := &c.Idempotency
-	*id = Idempotency{
-		Header: "Idempotency-Key", HeaderValue: "plain", KeySource: "client", MaxKeyLength: 255, Scope: "account",
-		Fingerprint: "sha256-body", Claim: Claim{Store: "postgres", Mechanism: "unique-constraint", SameTransaction: true},
-		Conflicts: defaultConflicts(), StoredResponse: "verbatim", ReplayWindow: Duration{D: 24 * time.Hour, Text: "24h"}, AfterWindow: "new-request",
-		Derivation: []Derivation{{Kind: "event-derived"}, {Kind: "request-scoped"}, {Kind: "uuid-reused"}},
-	}
+	*id = defaultIdempotency()
 	if f == nil {
 		return
 	}
-	header := func(key string) string {
-		s := d.str(f[key], p+"."+key)
-		if err := validHeader(s); err != nil {
-			d.errorf(d.resolve(f[key]), p+"."+key, "use a name like Idempotency-Key", "%s.%s: %v", p, key, err)
-			return ""
-		}
-		if reservedHeader(s) {
-			d.errorf(d.resolve(f[key]), p+"."+key, "use a name of your own, like Idempotency-Key",
-				"%s.%s: %q is a header HTTP or the client library reserves (framing, routing, connection or credentials); the key cannot travel in it", p, key, s)
-			return ""
-		}
-		return s
-	}
-	if _, ok := f["header"]; ok {
-		id.Header = header("header")
+	if v, ok := f["header"]; ok {
+		id.Header = d.headerName(v, p+".header")
 	}
 	if v, ok := f["header_value"]; ok {
 		id.HeaderValue = d.enum(v, p+".header_value", HeaderValues...)
 	}
-	if _, ok := f["replay_header"]; ok {
-		id.ReplayHeader = header("replay_header")
+	if v, ok := f["replay_header"]; ok {
+		id.ReplayHeader = d.headerName(v, p+".replay_header")
 	}
 	if v, ok := f["key_source"]; ok {
 		id.KeySource = d.enum(v, p+".key_source", KeySources...)
@@ -214,78 +196,19 @@ func (d *decoder) decodeIdempotency(n *yaml.Node, c *Contract) {
 		id.Scope = d.enum(v, p+".scope", Scopes...)
 	}
 	if v, ok := f["derivation"]; ok {
-		id.Derivation = nil
-		d.list(v, p+".derivation", 10, func(item *yaml.Node, ip string) {
-			g := d.object(item, ip, "kind", "example")
-			var dv Derivation
-			if k, ok := g["kind"]; ok {
-				dv.Kind = d.enum(k, ip+".kind", DerivationKinds...)
-			} else if g != nil {
-				d.errorf(d.resolve(item), ip+".kind", "add kind: event-derived, request-scoped or uuid-reused", "%s needs kind:", ip)
-			}
-			if e, ok := g["example"]; ok {
-				dv.Example = d.text(e, ip+".example", 200)
-			}
-			id.Derivation = append(id.Derivation, dv)
-		})
-		d.requireDerivation(v, p+".derivation", id)
+		d.decodeDerivation(v, p+".derivation", id)
 	}
 	if v, ok := f["fingerprint"]; ok {
 		id.Fingerprint = d.enum(v, p+".fingerprint", Fingerprints...)
 	}
 	if v, ok := f["claim"]; ok {
-		g := d.object(v, p+".claim", "store", "mechanism", "fencing_tokens", "same_transaction", "data_store")
-		if x, ok := g["store"]; ok {
-			id.Claim.Store = d.enum(x, p+".claim.store", Stores...)
-		}
-		if x, ok := g["mechanism"]; ok {
-			id.Claim.Mechanism = d.enum(x, p+".claim.mechanism", Mechanisms...)
-		}
-		if x, ok := g["fencing_tokens"]; ok {
-			id.Claim.FencingTokens = d.boolean(x, p+".claim.fencing_tokens")
-		}
-		if x, ok := g["same_transaction"]; ok {
-			id.Claim.SameTransaction = d.boolean(x, p+".claim.same_transaction")
-		}
-		d.decodeDataStore(g, p+".claim", &id.Claim)
+		d.decodeClaim(v, p+".claim", &id.Claim)
 	}
 	if v, ok := f["in_flight"]; ok {
-		g := d.object(v, p+".in_flight", "response", "lock_timeout", "takeover")
-		in := &InFlight{Takeover: "conditional-update", LockTimeout: Duration{D: 2 * time.Minute, Text: "2m"}}
-		if x, ok := g["response"]; ok {
-			in.Response = d.enum(x, p+".in_flight.response", InFlightModes...)
-		}
-		if x, ok := g["lock_timeout"]; ok {
-			in.LockTimeout = d.duration(x, p+".in_flight.lock_timeout")
-		}
-		if x, ok := g["takeover"]; ok {
-			in.Takeover = d.enum(x, p+".in_flight.takeover", Takeovers...)
-		}
-		id.InFlight = in
+		id.InFlight = d.decodeInFlight(v, p+".in_flight")
 	}
 	if v, ok := f["conflicts"]; ok {
-		g := d.object(v, p+".conflicts", "payload_mismatch", "in_flight", "missing_key")
-		conflict := func(key string, dst *Conflict) {
-			x, ok := g[key]
-			if !ok {
-				return
-			}
-			cp := p + ".conflicts." + key
-			h := d.object(x, cp, "status", "code")
-			if s, ok := h["status"]; ok {
-				dst.Status = d.integer(s, cp+".status", 400, 599)
-			}
-			if s, ok := h["code"]; ok {
-				code := d.str(s, cp+".code")
-				if err := validCode(code); err != nil {
-					d.errorf(d.resolve(s), cp+".code", "", "%s: %v", cp+".code", err)
-				}
-				dst.Code = code
-			}
-		}
-		conflict("payload_mismatch", &id.Conflicts.PayloadMismatch)
-		conflict("in_flight", &id.Conflicts.InFlight)
-		conflict("missing_key", &id.Conflicts.MissingKey)
+		d.decodeConflicts(v, p+".conflicts", &id.Conflicts)
 	}
 	if v, ok := f["stored_failures"]; ok {
 		id.StoredFailures = d.enum(v, p+".stored_failures", FailurePolicies...)
@@ -300,33 +223,145 @@ func (d *decoder) decodeIdempotency(n *yaml.Node, c *Contract) {
 		id.ReaperAfter = d.duration(v, p+".reaper_after")
 	}
 	if v, ok := f["longest_retry_chain"]; ok {
-		cp := p + ".longest_retry_chain"
-		if rv := d.resolve(v); rv.Kind == yaml.ScalarNode {
-			// A bare duration is accepted; the reason is encouraged but optional.
-			id.LongestRetryChain.Duration = d.duration(v, cp)
-		} else {
-			g := d.object(v, cp, "duration", "because")
-			if x, ok := g["duration"]; ok {
-				id.LongestRetryChain.Duration = d.duration(x, cp+".duration")
-			} else if g != nil {
-				d.errorf(rv, cp+".duration", "add duration: 6h (the longest time a caller may retry one intent)", "%s needs duration:", cp)
-			}
-			if x, ok := g["because"]; ok {
-				id.LongestRetryChain.Because = d.text(x, cp+".because", 500)
-			}
-		}
+		id.LongestRetryChain = d.decodeRetryChain(v, p+".longest_retry_chain")
 	}
 	if v, ok := f["after_window"]; ok {
 		id.AfterWindow = d.enum(v, p+".after_window", AfterWindows...)
 	}
 	if v, ok := f["recovery"]; ok {
-		g := d.object(v, p+".recovery", "completer", "reaper")
-		if x, ok := g["completer"]; ok {
-			id.Recovery.Completer = d.boolean(x, p+".recovery.completer")
+		d.decodeRecovery(v, p+".recovery", &id.Recovery)
+	}
+}
+
+// defaultIdempotency is the idempotency section's values before the
+// contract's own are decoded over them.
+func defaultIdempotency() Idempotency {
+	return Idempotency{
+		Header: "Idempotency-Key", HeaderValue: "plain", KeySource: "client", MaxKeyLength: 255, Scope: "account",
+		Fingerprint: "sha256-body", Claim: Claim{Store: "postgres", Mechanism: "unique-constraint", SameTransaction: true},
+		Conflicts: defaultConflicts(), StoredResponse: "verbatim", ReplayWindow: Duration{D: 24 * time.Hour, Text: "24h"}, AfterWindow: "new-request",
+		Derivation: []Derivation{{Kind: "event-derived"}, {Kind: "request-scoped"}, {Kind: "uuid-reused"}},
+	}
+}
+
+// headerName decodes a header name the key or the replay marker travels in.
+func (d *decoder) headerName(v *yaml.Node, path string) string {
+	s := d.str(v, path)
+	if err := validHeader(s); err != nil {
+		d.errorf(d.resolve(v), path, "use a name like Idempotency-Key", "%s: %v", path, err)
+		return ""
+	}
+	if reservedHeader(s) {
+		d.errorf(d.resolve(v), path, "use a name of your own, like Idempotency-Key",
+			"%s: %q is a header HTTP or the client library reserves (framing, routing, connection or credentials); the key cannot travel in it", path, s)
+		return ""
+	}
+	return s
+}
+
+func (d *decoder) decodeDerivation(v *yaml.Node, path string, id *Idempotency) {
+	id.Derivation = nil
+	d.list(v, path, 10, func(item *yaml.Node, ip string) {
+		g := d.object(item, ip, "kind", "example")
+		var dv Derivation
+		if k, ok := g["kind"]; ok {
+			dv.Kind = d.enum(k, ip+".kind", DerivationKinds...)
+		} else if g != nil {
+			d.errorf(d.resolve(item), ip+".kind", "add kind: event-derived, request-scoped or uuid-reused", "%s needs kind:", ip)
 		}
-		if x, ok := g["reaper"]; ok {
-			id.Recovery.Reaper = d.boolean(x, p+".recovery.reaper")
+		if e, ok := g["example"]; ok {
+			dv.Example = d.text(e, ip+".example", 200)
 		}
+		id.Derivation = append(id.Derivation, dv)
+	})
+	d.requireDerivation(v, path, id)
+}
+
+func (d *decoder) decodeClaim(v *yaml.Node, path string, cl *Claim) {
+	g := d.object(v, path, "store", "mechanism", "fencing_tokens", "same_transaction", "data_store")
+	if x, ok := g["store"]; ok {
+		cl.Store = d.enum(x, path+".store", Stores...)
+	}
+	if x, ok := g["mechanism"]; ok {
+		cl.Mechanism = d.enum(x, path+".mechanism", Mechanisms...)
+	}
+	if x, ok := g["fencing_tokens"]; ok {
+		cl.FencingTokens = d.boolean(x, path+".fencing_tokens")
+	}
+	if x, ok := g["same_transaction"]; ok {
+		cl.SameTransaction = d.boolean(x, path+".same_transaction")
+	}
+	d.decodeDataStore(g, path, cl)
+}
+
+func (d *decoder) decodeInFlight(v *yaml.Node, path string) *InFlight {
+	g := d.object(v, path, "response", "lock_timeout", "takeover")
+	in := &InFlight{Takeover: "conditional-update", LockTimeout: Duration{D: 2 * time.Minute, Text: "2m"}}
+	if x, ok := g["response"]; ok {
+		in.Response = d.enum(x, path+".response", InFlightModes...)
+	}
+	if x, ok := g["lock_timeout"]; ok {
+		in.LockTimeout = d.duration(x, path+".lock_timeout")
+	}
+	if x, ok := g["takeover"]; ok {
+		in.Takeover = d.enum(x, path+".takeover", Takeovers...)
+	}
+	return in
+}
+
+func (d *decoder) decodeConflicts(v *yaml.Node, path string, cs *Conflicts) {
+	g := d.object(v, path, "payload_mismatch", "in_flight", "missing_key")
+	for _, c := range []struct {
+		key string
+		dst *Conflict
+	}{{"payload_mismatch", &cs.PayloadMismatch}, {"in_flight", &cs.InFlight}, {"missing_key", &cs.MissingKey}} {
+		if x, ok := g[c.key]; ok {
+			d.decodeConflict(x, path+"."+c.key, c.dst)
+		}
+	}
+}
+
+func (d *decoder) decodeConflict(v *yaml.Node, path string, dst *Conflict) {
+	h := d.object(v, path, "status", "code")
+	if s, ok := h["status"]; ok {
+		dst.Status = d.integer(s, path+".status", 400, 599)
+	}
+	if s, ok := h["code"]; ok {
+		code := d.str(s, path+".code")
+		if err := validCode(code); err != nil {
+			d.errorf(d.resolve(s), path+".code", "", "%s: %v", path+".code", err)
+		}
+		dst.Code = code
+	}
+}
+
+func (d *decoder) decodeRetryChain(v *yaml.Node, path string) RetryChain {
+	var rc RetryChain
+	rv := d.resolve(v)
+	if rv.Kind == yaml.ScalarNode {
+		// A bare duration is accepted; the reason is encouraged but optional.
+		rc.Duration = d.duration(v, path)
+		return rc
+	}
+	g := d.object(v, path, "duration", "because")
+	if x, ok := g["duration"]; ok {
+		rc.Duration = d.duration(x, path+".duration")
+	} else if g != nil {
+		d.errorf(rv, path+".duration", "add duration: 6h (the longest time a caller may retry one intent)", "%s needs duration:", path)
+	}
+	if x, ok := g["because"]; ok {
+		rc.Because = d.text(x, path+".because", 500)
+	}
+	return rc
+}
+
+func (d *decoder) decodeRecovery(v *yaml.Node, path string, r *Recovery) {
+	g := d.object(v, path, "completer", "reaper")
+	if x, ok := g["completer"]; ok {
+		r.Completer = d.boolean(x, path+".completer")
+	}
+	if x, ok := g["reaper"]; ok {
+		r.Reaper = d.boolean(x, path+".reaper")
 	}
 }
 
