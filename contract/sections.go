@@ -457,23 +457,7 @@ func (d *decoder) decodeRetry(n *yaml.Node, c *Contract) {
 		return
 	}
 	if v, ok := f["statuses"]; ok {
-		if rv := d.resolve(v); rv.Kind == yaml.ScalarNode && (rv.Value == "any" || rv.Value == "all") {
-			r.AnyStatus = true
-		} else {
-			seen := map[string]bool{}
-			d.list(v, p+".statuses", 100, func(item *yaml.Node, ip string) {
-				s, ok := d.statusSpec(item, ip)
-				if !ok {
-					return
-				}
-				if seen[s.String()] {
-					d.errorf(d.resolve(item), ip, "remove the repeated entry", "%s: %s is listed twice", ip, s)
-					return
-				}
-				seen[s.String()] = true
-				r.Statuses = append(r.Statuses, s)
-			})
-		}
+		d.decodeStatuses(v, p+".statuses", r)
 	}
 	if v, ok := f["cautious_statuses"]; ok {
 		d.list(v, p+".cautious_statuses", 100, func(item *yaml.Node, ip string) {
@@ -489,29 +473,7 @@ func (d *decoder) decodeRetry(n *yaml.Node, c *Contract) {
 		r.HonorRetryAfter = d.boolean(v, p+".honor_retry_after")
 	}
 	if v, ok := f["backoff"]; ok {
-		g := d.object(v, p+".backoff", "jitter", "base", "cap", "multiplier", "because")
-		if x, ok := g["jitter"]; ok {
-			r.Backoff.Jitter = d.enum(x, p+".backoff.jitter", Jitters...)
-		}
-		if x, ok := g["base"]; ok {
-			r.Backoff.Base = d.duration(x, p+".backoff.base")
-		}
-		if x, ok := g["cap"]; ok {
-			r.Backoff.Cap = d.duration(x, p+".backoff.cap")
-		}
-		if x, ok := g["multiplier"]; ok {
-			r.Backoff.Multiplier = d.number(x, p+".backoff.multiplier", 1, 10)
-		}
-		if x, ok := g["because"]; ok {
-			r.Backoff.Because = d.text(x, p+".backoff.because", 500)
-		}
-		if r.Backoff.Jitter == "decorrelated" && r.Backoff.Because == "" && g != nil {
-			d.errorf(d.resolve(v), p+".backoff.because", "add because: naming the tight user-facing deadline that needs it, or use jitter: full",
-				"decorrelated jitter needs a reason under backoff (because:)")
-		}
-		if !r.Backoff.Cap.IsZero() && !r.Backoff.Base.IsZero() && r.Backoff.Cap.D < r.Backoff.Base.D {
-			d.errorf(d.resolve(g["cap"]), p+".backoff.cap", "raise cap to at least base", "retry.backoff.cap %s is smaller than base %s", r.Backoff.Cap, r.Backoff.Base)
-		}
+		d.decodeBackoff(v, p+".backoff", &r.Backoff)
 	}
 	if v, ok := f["max_attempts"]; ok {
 		r.MaxAttempts = d.integer(v, p+".max_attempts", 1, 100)
@@ -520,21 +482,7 @@ func (d *decoder) decodeRetry(n *yaml.Node, c *Contract) {
 		r.MaxElapsed = d.duration(v, p+".max_elapsed")
 	}
 	if v, ok := f["attempt_timeout"]; ok {
-		cp := p + ".attempt_timeout"
-		if rv := d.resolve(v); rv.Kind == yaml.ScalarNode {
-			r.AttemptTimeout.Bare = d.duration(v, cp)
-		} else {
-			g := d.object(v, cp, "p99", "factor")
-			if x, ok := g["p99"]; ok {
-				r.AttemptTimeout.P99 = d.duration(x, cp+".p99")
-			} else if g != nil {
-				d.errorf(rv, cp+".p99", "add p99: your measured p99 latency under normal load", "%s needs p99:", cp)
-			}
-			r.AttemptTimeout.Factor = 2.5
-			if x, ok := g["factor"]; ok {
-				r.AttemptTimeout.Factor = d.number(x, cp+".factor", 1, 100)
-			}
-		}
+		r.AttemptTimeout = d.decodeAttemptTimeout(v, p+".attempt_timeout")
 	}
 	if v, ok := f["deadline"]; ok {
 		r.Deadline = d.enum(v, p+".deadline", Deadlines...)
@@ -546,29 +494,102 @@ func (d *decoder) decodeRetry(n *yaml.Node, c *Contract) {
 		r.LogRetries = d.boolean(v, p+".log_retries")
 	}
 	if v, ok := f["budget"]; ok {
-		g := d.object(v, p+".budget", "kind", "capacity", "transient_cost", "throttle_cost", "success_refund")
-		b := &Budget{Kind: "token-bucket", Capacity: 500, TransientCost: 14, ThrottleCost: 5, SuccessRefund: 1}
-		if x, ok := g["kind"]; ok {
-			b.Kind = d.enum(x, p+".budget.kind", BudgetKinds...)
-		}
-		if x, ok := g["capacity"]; ok {
-			b.Capacity = d.integer(x, p+".budget.capacity", 1, 1_000_000)
-		}
-		if x, ok := g["transient_cost"]; ok {
-			b.TransientCost = d.integer(x, p+".budget.transient_cost", 0, 1_000_000)
-		}
-		if x, ok := g["throttle_cost"]; ok {
-			b.ThrottleCost = d.integer(x, p+".budget.throttle_cost", 0, 1_000_000)
-		}
-		if x, ok := g["success_refund"]; ok {
-			b.SuccessRefund = d.integer(x, p+".budget.success_refund", 0, 1_000_000)
-		}
-		r.Budget = b
+		r.Budget = d.decodeBudget(v, p+".budget")
 	}
 	if v, ok := f["stacking"]; ok {
 		r.Stacking = d.stringList(v, p+".stacking", 5, enumValidator(StackingLayers...))
 	}
 	d.decodeFleet(f, p, r)
+}
+
+// decodeStatuses reads retry.statuses: `any` (or `all`), or a list of
+// codes and classes without repeats.
+func (d *decoder) decodeStatuses(v *yaml.Node, path string, r *Retry) {
+	if rv := d.resolve(v); rv.Kind == yaml.ScalarNode && (rv.Value == "any" || rv.Value == "all") {
+		r.AnyStatus = true
+		return
+	}
+	seen := map[string]bool{}
+	d.list(v, path, 100, func(item *yaml.Node, ip string) {
+		s, ok := d.statusSpec(item, ip)
+		if !ok {
+			return
+		}
+		if seen[s.String()] {
+			d.errorf(d.resolve(item), ip, "remove the repeated entry", "%s: %s is listed twice", ip, s)
+			return
+		}
+		seen[s.String()] = true
+		r.Statuses = append(r.Statuses, s)
+	})
+}
+
+func (d *decoder) decodeBackoff(v *yaml.Node, path string, b *Backoff) {
+	g := d.object(v, path, "jitter", "base", "cap", "multiplier", "because")
+	if x, ok := g["jitter"]; ok {
+		b.Jitter = d.enum(x, path+".jitter", Jitters...)
+	}
+	if x, ok := g["base"]; ok {
+		b.Base = d.duration(x, path+".base")
+	}
+	if x, ok := g["cap"]; ok {
+		b.Cap = d.duration(x, path+".cap")
+	}
+	if x, ok := g["multiplier"]; ok {
+		b.Multiplier = d.number(x, path+".multiplier", 1, 10)
+	}
+	if x, ok := g["because"]; ok {
+		b.Because = d.text(x, path+".because", 500)
+	}
+	if b.Jitter == "decorrelated" && b.Because == "" && g != nil {
+		d.errorf(d.resolve(v), path+".because", "add because: naming the tight user-facing deadline that needs it, or use jitter: full",
+			"decorrelated jitter needs a reason under backoff (because:)")
+	}
+	if !b.Cap.IsZero() && !b.Base.IsZero() && b.Cap.D < b.Base.D {
+		d.errorf(d.resolve(g["cap"]), path+".cap", "raise cap to at least base", "%s.cap %s is smaller than base %s", path, b.Cap, b.Base)
+	}
+}
+
+// decodeAttemptTimeout reads a bare duration or p99 x factor.
+func (d *decoder) decodeAttemptTimeout(v *yaml.Node, path string) AttemptTimeout {
+	var at AttemptTimeout
+	rv := d.resolve(v)
+	if rv.Kind == yaml.ScalarNode {
+		at.Bare = d.duration(v, path)
+		return at
+	}
+	g := d.object(v, path, "p99", "factor")
+	if x, ok := g["p99"]; ok {
+		at.P99 = d.duration(x, path+".p99")
+	} else if g != nil {
+		d.errorf(rv, path+".p99", "add p99: your measured p99 latency under normal load", "%s needs p99:", path)
+	}
+	at.Factor = 2.5
+	if x, ok := g["factor"]; ok {
+		at.Factor = d.number(x, path+".factor", 1, 100)
+	}
+	return at
+}
+
+func (d *decoder) decodeBudget(v *yaml.Node, path string) *Budget {
+	g := d.object(v, path, "kind", "capacity", "transient_cost", "throttle_cost", "success_refund")
+	b := &Budget{Kind: "token-bucket", Capacity: 500, TransientCost: 14, ThrottleCost: 5, SuccessRefund: 1}
+	if x, ok := g["kind"]; ok {
+		b.Kind = d.enum(x, path+".kind", BudgetKinds...)
+	}
+	if x, ok := g["capacity"]; ok {
+		b.Capacity = d.integer(x, path+".capacity", 1, 1_000_000)
+	}
+	if x, ok := g["transient_cost"]; ok {
+		b.TransientCost = d.integer(x, path+".transient_cost", 0, 1_000_000)
+	}
+	if x, ok := g["throttle_cost"]; ok {
+		b.ThrottleCost = d.integer(x, path+".throttle_cost", 0, 1_000_000)
+	}
+	if x, ok := g["success_refund"]; ok {
+		b.SuccessRefund = d.integer(x, path+".success_refund", 0, 1_000_000)
+	}
+	return b
 }
 
 func (d *decoder) statusSpec(n *yaml.Node, path string) (StatusSpec, bool) {
