@@ -42,7 +42,7 @@ func newContractChecks(c *contract.Contract) *contractChecks {
 	k.schedule = fmt.Sprintf("start at %s, multiply by %g, cap at %s, %s jitter", b.Base, b.Multiplier, b.Cap, b.Jitter)
 	// A name in the idempotency-header family: the contract's own header,
 	// or any hyphenated name built around "idempotency".
-	k.reHeaderish = regexp.MustCompile(`(?:^|[^a-z0-9_.-])((?:x-)?(?:[a-z0-9]+-)*idempoten(?:cy|t)(?:-[a-z0-9]+)*-(?:key|token|id|replayed|replay)|` + regexp.QuoteMeta(k.header) + `)(?:[^a-z0-9_-]|$)`)
+	k.reHeaderish = regexp.MustCompile(`(?:^|[^a-z0-9_.-])(?P<name>(?:x-)?(?:[a-z0-9]+-)*idempoten(?:cy|t)(?:-[a-z0-9]+)*-(?:key|token|id|replayed|replay)|` + regexp.QuoteMeta(k.header) + `)(?:[^a-z0-9_-]|$)`)
 	return k
 }
 
@@ -58,7 +58,7 @@ func (k *contractChecks) anchors() []string {
 var (
 	// A duration in prose: "24 hours", "24-hour", "72h", "7d", "one week",
 	// "a day", "250ms", "1.5 seconds".
-	reDuration = regexp.MustCompile(`\b(?:(\d+(?:\.\d+)?)[ -]?(milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|w)|(an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fourteen|fifteen|twenty|twenty-four|thirty|forty-eight|sixty|seventy-two|ninety)[ -](milliseconds?|seconds?|minutes?|hours?|days?|weeks?))\b`)
+	reDuration = regexp.MustCompile(`\b(?:(?P<num>\d+(?:\.\d+)?)[ -]?(?P<unit>milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|w)|(?P<word>an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fourteen|fifteen|twenty|twenty-four|thirty|forty-eight|sixty|seventy-two|ninety)[ -](?P<wordunit>milliseconds?|seconds?|minutes?|hours?|days?|weeks?))\b`)
 
 	// The sentence talks about how long keys are remembered.
 	reKeyLife     = regexp.MustCompile(`\b(keys?|idempoten\w*|replay(ed)?)\b`)
@@ -69,13 +69,13 @@ var (
 
 	reRetryish = regexp.MustCompile(`\b(retr\w*|attempts?|tries|backoff|wait\w*|delay\w*|give up|gives up)\b`)
 	// Attempt counts: "up to 5 attempts", "3 retries", "retry 4 times".
-	reAttempts = regexp.MustCompile(`\b(up to|at most|a maximum of|maximum of|max(?:imum)?|no more than|a total of|total of|after|limit of|limited to)( a total of)? (\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty) (total )?(attempts|tries)\b|\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty) (total )?(attempts|tries) (in total|total|at most|max(imum)?)\b`)
-	reRetries  = regexp.MustCompile(`\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty) (more |automatic )?(retries|retry attempts)\b|\bretr(?:y|ies|ied)(?: it| the request| a request| requests| the call| failed requests)? (?:up to |at most |a maximum of )?(\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty) (?:more )?times\b`)
+	reAttempts = regexp.MustCompile(`\b(up to|at most|a maximum of|maximum of|max(?:imum)?|no more than|a total of|total of|after|limit of|limited to)( a total of)? (?P<count>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty) (total )?(attempts|tries)\b|\b(?P<countfirst>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty) (total )?(attempts|tries) (in total|total|at most|max(imum)?)\b`)
+	reRetries  = regexp.MustCompile(`\b(?P<count>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty) (more |automatic )?(retries|retry attempts)\b|\bretr(?:y|ies|ied)(?: it| the request| a request| requests| the call| failed requests)? (?:up to |at most |a maximum of )?(?P<times>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty) (?:more )?times\b`)
 
-	reBaseDelay = regexp.MustCompile(`\b(initial|base|first|starting) (retry )?(delay|backoff|wait|interval)( is| of| at|:)? (?:about |around )?(` + durationAlt + `)|\bstart(?:s|ing)? (?:at|with|from) (?:a )?(` + durationAlt + `)( delay| wait| backoff)?`)
-	reCapDelay  = regexp.MustCompile(`\b(capped at|caps? (?:out )?at|cap of|maximum (?:retry )?(?:delay|backoff|wait|interval)(?: is| of|:)?|max(?:imum)? (?:delay|backoff|wait) (?:is |of )?|never (?:waits? )?(?:longer|more) than|no (?:longer|more) than) (?:about )?(` + durationAlt + `)`)
-	reFixedWait = regexp.MustCompile(`\b(?:retry|retries|retrying|wait|waits|waiting|sleep|pause) (?:for |after |every )?(` + durationAlt + `)`)
-	reGiveUp    = regexp.MustCompile(`\b(?:give up|gives up|stop retrying|stops retrying|retrying stops) (?:after|within|at) (` + durationAlt + `)`)
+	reBaseDelay = regexp.MustCompile(`\b(initial|base|first|starting) (retry )?(delay|backoff|wait|interval)( is| of| at|:)? (?:about |around )?(?P<delay>` + durationAlt + `)|\bstart(?:s|ing)? (?:at|with|from) (?:a )?(?P<startdelay>` + durationAlt + `)( delay| wait| backoff)?`)
+	reCapDelay  = regexp.MustCompile(`\b(capped at|caps? (?:out )?at|cap of|maximum (?:retry )?(?:delay|backoff|wait|interval)(?: is| of|:)?|max(?:imum)? (?:delay|backoff|wait) (?:is |of )?|never (?:waits? )?(?:longer|more) than|no (?:longer|more) than) (?:about )?(?P<delay>` + durationAlt + `)`)
+	reFixedWait = regexp.MustCompile(`\b(?:retry|retries|retrying|wait|waits|waiting|sleep|pause) (?:for |after |every )?(?P<wait>` + durationAlt + `)`)
+	reGiveUp    = regexp.MustCompile(`\b(?:give up|gives up|stop retrying|stops retrying|retrying stops) (?:after|within|at) (?P<elapsed>` + durationAlt + `)`)
 
 	// A sentence whose subject is another provider quotes that provider's
 	// figures and codes, not this API's.
@@ -107,9 +107,9 @@ func parseProseDuration(s string) (time.Duration, bool) {
 	if m == nil {
 		return 0, false
 	}
-	num, unit := m[1], m[2]
+	num, unit := m[reDuration.SubexpIndex("num")], m[reDuration.SubexpIndex("unit")]
 	if num == "" {
-		num, unit = m[3], m[4]
+		num, unit = m[reDuration.SubexpIndex("word")], m[reDuration.SubexpIndex("wordunit")]
 	}
 	v, ok := proseNumber(num)
 	if !ok {
@@ -196,14 +196,15 @@ func (k *contractChecks) matchSentence(n *normText, s span, hits []hit) []hit {
 		headerMatches = k.reHeaderish.FindAllStringSubmatchIndex(str, -1)
 	}
 	for _, m := range headerMatches {
-		name := str[m[2]:m[3]]
+		loc := groupAt(k.reHeaderish, m, "name")
+		name := str[loc[0]:loc[1]]
 		if name == k.header || (k.replay != "" && name == k.replay) {
 			continue
 		}
 		if !strings.Contains(name, "-") {
 			continue
 		}
-		add(m[2:4], "idempotency.header",
+		add(loc, "idempotency.header",
 			fmt.Sprintf("names the header %q, but the contract's header is %s", name, c.Idempotency.Header),
 			fmt.Sprintf("use the contract's header name: %s", c.Idempotency.Header))
 		break
@@ -246,21 +247,15 @@ func (k *contractChecks) matchSentence(n *normText, s span, hits []hit) []hit {
 	// Attempt counts against max_attempts (which counts the first request).
 	if r.MaxAttempts > 0 && has(sent, "attempts", "tries", "retries", "times") {
 		if m := reAttempts.FindStringSubmatchIndex(str); m != nil {
-			numIdx := 6
-			if m[numIdx] < 0 {
-				numIdx = 12
-			}
-			if v, ok := proseNumber(str[m[numIdx]:m[numIdx+1]]); ok && int(v) != r.MaxAttempts {
+			n := groupAt(reAttempts, m, "count", "countfirst")
+			if v, ok := proseNumber(str[n[0]:n[1]]); ok && int(v) != r.MaxAttempts {
 				add(m[0:2], "retry.max_attempts",
 					fmt.Sprintf("says %d attempts, but the contract's max_attempts is %d (the first request included)", int(v), r.MaxAttempts),
 					fmt.Sprintf("write the contract's figure: at most %d attempts, the first request and %d retries", r.MaxAttempts, r.MaxAttempts-1))
 			}
 		} else if m := reRetries.FindStringSubmatchIndex(str); m != nil {
-			numIdx := 2
-			if m[numIdx] < 0 {
-				numIdx = 8
-			}
-			if v, ok := proseNumber(str[m[numIdx]:m[numIdx+1]]); ok && int(v)+1 != r.MaxAttempts {
+			n := groupAt(reRetries, m, "count", "times")
+			if v, ok := proseNumber(str[n[0]:n[1]]); ok && int(v)+1 != r.MaxAttempts {
 				add(m[0:2], "retry.max_attempts",
 					fmt.Sprintf("says %d retries (%d attempts), but the contract's max_attempts is %d (the first request and %d retries)", int(v), int(v)+1, r.MaxAttempts, r.MaxAttempts-1),
 					fmt.Sprintf("write the contract's figure: at most %d retries after the first request (max_attempts: %d)", r.MaxAttempts-1, r.MaxAttempts))
@@ -277,12 +272,8 @@ func (k *contractChecks) matchSentence(n *normText, s span, hits []hit) []hit {
 	if !has(sent, "initial", "base", "first", "start") {
 		// no first-delay statement
 	} else if m := reBaseDelay.FindStringSubmatchIndex(str); m != nil && !b.Base.IsZero() {
-		g := 10
-		if m[g] < 0 {
-			g = 12
-		}
-		if m[g] >= 0 {
-			if d, ok := parseProseDuration(str[m[g]:m[g+1]]); ok && d != b.Base.D {
+		if g := groupAt(reBaseDelay, m, "delay", "startdelay"); g != nil {
+			if d, ok := parseProseDuration(str[g[0]:g[1]]); ok && d != b.Base.D {
 				add(m[0:2], "retry.backoff.base",
 					fmt.Sprintf("says the first delay is %s, but the contract's backoff base is %s", human(d), b.Base),
 					"write the contract's schedule: "+schedule)
@@ -293,7 +284,8 @@ func (k *contractChecks) matchSentence(n *normText, s span, hits []hit) []hit {
 	if !has(sent, "cap", "max", "never", "no longer", "no more") {
 		// no longest-delay statement
 	} else if m := reCapDelay.FindStringSubmatchIndex(str); m != nil && !b.Cap.IsZero() {
-		if d, ok := parseProseDuration(str[m[4]:m[5]]); ok && d != b.Cap.D && !strings.Contains(str, "attempt") {
+		g := groupAt(reCapDelay, m, "delay") // not optional: set in every match
+		if d, ok := parseProseDuration(str[g[0]:g[1]]); ok && d != b.Cap.D && !strings.Contains(str, "attempt") {
 			add(m[0:2], "retry.backoff.cap",
 				fmt.Sprintf("says the longest delay is %s, but the contract's backoff cap is %s", human(d), b.Cap),
 				"write the contract's schedule: "+schedule)
@@ -303,7 +295,8 @@ func (k *contractChecks) matchSentence(n *normText, s span, hits []hit) []hit {
 	if !has(sent, "give up", "gives up", "stop") {
 		// no overall bound stated
 	} else if m := reGiveUp.FindStringSubmatchIndex(str); m != nil && !r.MaxElapsed.IsZero() {
-		if d, ok := parseProseDuration(str[m[2]:m[3]]); ok && d != r.MaxElapsed.D {
+		g := groupAt(reGiveUp, m, "elapsed")
+		if d, ok := parseProseDuration(str[g[0]:g[1]]); ok && d != r.MaxElapsed.D {
 			add(m[0:2], "retry.max_elapsed",
 				fmt.Sprintf("says retrying stops after %s, but the contract's max_elapsed is %s", human(d), r.MaxElapsed),
 				fmt.Sprintf("write the contract's bound: retries stop after %s in all (max_elapsed: %s)", human(r.MaxElapsed.D), r.MaxElapsed))
@@ -316,13 +309,26 @@ func (k *contractChecks) matchSentence(n *normText, s span, hits []hit) []hit {
 		return hits
 	}
 	if m := reFixedWait.FindStringSubmatchIndex(str); m != nil && !b.Base.IsZero() && !strings.Contains(str, "retry-after") && !retryAsNoun(str, m[0]) {
-		if d, ok := parseProseDuration(str[m[2]:m[3]]); ok && (d < b.Base.D || (!b.Cap.IsZero() && d > b.Cap.D)) {
+		g := groupAt(reFixedWait, m, "wait")
+		if d, ok := parseProseDuration(str[g[0]:g[1]]); ok && (d < b.Base.D || (!b.Cap.IsZero() && d > b.Cap.D)) {
 			add(m[0:2], "retry.backoff",
 				fmt.Sprintf("says to wait %s between attempts, outside the contract's backoff of %s to %s", human(d), b.Base, b.Cap),
 				"write the contract's schedule: "+schedule)
 		}
 	}
 	return hits
+}
+
+// groupAt returns the start and end of the first of the named groups of re
+// that took part in match m (a FindStringSubmatchIndex result of re), or
+// nil when none did.
+func groupAt(re *regexp.Regexp, m []int, names ...string) []int {
+	for _, name := range names {
+		if i := re.SubexpIndex(name); i > 0 && m[2*i] >= 0 {
+			return m[2*i : 2*i+2]
+		}
+	}
+	return nil
 }
 
 // retryAsNoun reports whether the "retry" at str[at:] is a noun after a
