@@ -8,29 +8,8 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// Enumerations of the format, exported for the JSON Schema, docs and tests.
-var (
-	HeaderValues    = []string{"plain", "sf-string"}
-	KeySources      = []string{"client", "server-derived"}
-	Scopes          = []string{"account", "global"}
-	DerivationKinds = []string{"event-derived", "request-scoped", "uuid-reused", "uuid-per-attempt", "timestamp"}
-	Fingerprints    = []string{"sha256-body", "none"}
-	Stores          = []string{"postgres", "mysql", "sqlite", "sqlserver", "oracle", "dynamodb", "cosmosdb", "redis", "memcached", "memory"}
-	Mechanisms      = []string{"unique-constraint", "conditional-write", "row-lock-serializable", "check-then-insert", "lock"}
-	InFlightModes   = []string{"conflict", "block", "accepted", "pass-through"}
-	Takeovers       = []string{"conditional-update", "none", "pass-through"}
-	FailurePolicies = []string{"replay", "reattempt"}
-	StoredResponses = []string{"verbatim", "summary"}
-	AfterWindows    = []string{"new-request", "error"}
-	Effects         = []string{"create", "append", "increment", "decrement", "replace", "delete", "read", "action"}
-	KeyModes        = []string{"required", "optional", "none"}
-	ConnErrors      = []string{"timeout", "reset", "refused"}
-	Jitters         = []string{"full", "decorrelated", "equal", "none"}
-	Deadlines       = []string{"overall", "per-attempt"}
-	BudgetKinds     = []string{"token-bucket"}
-	StackingLayers  = []string{"retry", "circuit-breaker", "rate-limiter", "bulkhead", "timeout"}
-	Languages       = []string{"python", "node", "typescript", "go", "java", "ruby", "curl"}
-)
+// Languages are the snippet and SDK languages (sdk.languages).
+var Languages = []string{"python", "node", "typescript", "go", "java", "ruby", "curl"}
 
 // Defaults. A section the contract omits takes these values; they are the
 // sound choices the rules would otherwise demand.
