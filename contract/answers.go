@@ -20,7 +20,7 @@ import (
 // store.
 func (d *decoder) decodeDataStore(g map[string]*yaml.Node, path string, cl *Claim) {
 	if x, ok := g["data_store"]; ok {
-		cl.DataStore = d.enum(x, path+".data_store", Stores...)
+		cl.DataStore = Store(d.enum(x, path+".data_store", Stores...))
 	}
 }
 

@@ -79,49 +79,49 @@ type API struct {
 // Idempotency is the server half: how keys are sent, claimed, stored and replayed.
 type Idempotency struct {
 	Header         string // RFC 9110 token, default Idempotency-Key
-	HeaderValue    string // plain | sf-string
+	HeaderValue    HeaderValue
 	ReplayHeader   string // optional; "" when absent
-	KeySource      string // client | server-derived
+	KeySource      KeySource
 	MaxKeyLength   int
-	Scope          string // account | global
+	Scope          KeyScope
 	Derivation     []Derivation
-	Fingerprint    string // sha256-body | none
+	Fingerprint    Fingerprint
 	Claim          Claim
 	InFlight       *InFlight // nil when absent: binary seen/not-seen keys
 	Conflicts      Conflicts
-	StoredFailures string // replay | reattempt | "" (undecided)
-	StoredResponse string // verbatim | summary
+	StoredFailures FailurePolicy // "" when undecided
+	StoredResponse StoredResponse
 	ReplayWindow   Duration
 	ReaperAfter    Duration // zero when absent
 	// LongestRetryChain is zero when the contract does not state it.
 	LongestRetryChain RetryChain
-	AfterWindow       string // new-request | error
+	AfterWindow       AfterWindow
 	Recovery          Recovery
 }
 
 // Derivation is one ranked way for integrators to mint keys.
 type Derivation struct {
-	Kind    string // event-derived | request-scoped | uuid-reused | uuid-per-attempt | timestamp
+	Kind    DerivationKind
 	Example string
 }
 
 // Claim is how the server claims a key atomically.
 type Claim struct {
-	Store           string
-	Mechanism       string
+	Store           Store
+	Mechanism       Mechanism
 	FencingTokens   bool
 	SameTransaction bool
 	// DataStore is where the endpoints' own rows live, "" when the contract
 	// does not say (then they are taken to live beside the claim). A claim
 	// can only share a transaction with data in its own store.
-	DataStore string
+	DataStore Store
 }
 
 // InFlight is what a request that hits a claimed, unfinished key gets.
 type InFlight struct {
-	Response    string // conflict | block | accepted | pass-through | "" (missing)
+	Response    InFlightMode // "" when missing
 	LockTimeout Duration
-	Takeover    string // conditional-update | none | pass-through
+	Takeover    Takeover
 }
 
 // Conflict is one documented error response.
@@ -155,8 +155,8 @@ type Endpoint struct {
 	Operation string
 	Method    string // upper case
 	Path      string
-	Effect    string // create | append | increment | decrement | replace | delete | read | action
-	Key       string // required | optional | none
+	Effect    Effect
+	Key       KeyMode
 	// UnsafeToRetry is the documented warning for an endpoint without a key.
 	UnsafeToRetry     string
 	ExternalCalls     []string
@@ -175,13 +175,13 @@ type Endpoint struct {
 }
 
 // Keyed reports whether the endpoint accepts an idempotency key.
-func (e Endpoint) Keyed() bool { return e.Key == "required" || e.Key == "optional" }
+func (e Endpoint) Keyed() bool { return e.Key == KeyRequired || e.Key == KeyOptional }
 
 // NaturallyIdempotent reports whether the effect is idempotent by itself:
 // repeating it leaves the same state.
 func (e Endpoint) NaturallyIdempotent() bool {
 	switch e.Effect {
-	case "read", "replace", "delete":
+	case EffectRead, EffectReplace, EffectDelete:
 		return true
 	}
 	return false
@@ -220,7 +220,7 @@ type Retry struct {
 	MaxAttempts       int
 	MaxElapsed        Duration // zero when absent
 	AttemptTimeout    AttemptTimeout
-	Deadline          string // overall | per-attempt
+	Deadline          Deadline
 	PropagateDeadline bool
 	LogRetries        bool
 	Budget            *Budget // nil when absent
@@ -273,7 +273,7 @@ func (r Retry) RetriesConnectionError(kind string) bool {
 
 // Backoff is the delay schedule between attempts.
 type Backoff struct {
-	Jitter     string // full | decorrelated | equal | none
+	Jitter     Jitter
 	Base       Duration
 	Cap        Duration
 	Multiplier float64
@@ -301,7 +301,7 @@ func (a AttemptTimeout) Value() Duration {
 
 // Budget is a fleet-wide retry budget.
 type Budget struct {
-	Kind          string // token-bucket
+	Kind          BudgetKind
 	Capacity      int
 	TransientCost int
 	ThrottleCost  int
@@ -311,7 +311,7 @@ type Budget struct {
 // SDK describes the SDKs the API team ships.
 type SDK struct {
 	Languages          []string
-	Retries            string // on | off
+	Retries            OnOff
 	AutoIdempotencyKey bool
 }
 
@@ -529,7 +529,7 @@ func (c *Contract) KeyedEndpoints() []Endpoint {
 // else the first keyed one. ok is false when no endpoint takes a key.
 func (c *Contract) FirstRequiredKeyEndpoint() (Endpoint, bool) {
 	for _, e := range c.Endpoints {
-		if e.Key == "required" {
+		if e.Key == KeyRequired {
 			return e, true
 		}
 	}

@@ -30,7 +30,13 @@ func defaultConflicts() Conflicts {
 }
 
 func defaultBackoff() Backoff {
-	return Backoff{Jitter: "full", Base: Duration{D: time.Second, Text: "1s"}, Cap: Duration{D: 30 * time.Second, Text: "30s"}, Multiplier: 2}
+	return Backoff{Jitter: JitterFull, Base: Duration{D: time.Second, Text: "1s"}, Cap: Duration{D: 30 * time.Second, Text: "30s"}, Multiplier: 2}
+}
+
+// defaultBudget is the budget of a contract without a retry section, and
+// the values a budget section leaves out.
+func defaultBudget() *Budget {
+	return &Budget{Kind: BudgetTokenBucket, Capacity: 500, TransientCost: 14, ThrottleCost: 5, SuccessRefund: 1}
 }
 
 // DefaultRetry is the policy of a contract without a retry section.
@@ -43,10 +49,10 @@ func DefaultRetry() Retry {
 		Backoff:           defaultBackoff(),
 		MaxAttempts:       3,
 		MaxElapsed:        Duration{D: 60 * time.Second, Text: "60s"},
-		Deadline:          "overall",
+		Deadline:          DeadlineOverall,
 		PropagateDeadline: true,
 		LogRetries:        true,
-		Budget:            &Budget{Kind: "token-bucket", Capacity: 500, TransientCost: 14, ThrottleCost: 5, SuccessRefund: 1},
+		Budget:            defaultBudget(),
 		Stacking:          append([]string(nil), DefaultStacking...),
 	}
 }
@@ -160,25 +166,25 @@ func (d *decoder) decodeIdempotency(n *yaml.Node, c *Contract) {
 		id.Header = d.headerName(v, p+".header")
 	}
 	if v, ok := f["header_value"]; ok {
-		id.HeaderValue = d.enum(v, p+".header_value", HeaderValues...)
+		id.HeaderValue = HeaderValue(d.enum(v, p+".header_value", HeaderValues...))
 	}
 	if v, ok := f["replay_header"]; ok {
 		id.ReplayHeader = d.headerName(v, p+".replay_header")
 	}
 	if v, ok := f["key_source"]; ok {
-		id.KeySource = d.enum(v, p+".key_source", KeySources...)
+		id.KeySource = KeySource(d.enum(v, p+".key_source", KeySources...))
 	}
 	if v, ok := f["max_key_length"]; ok {
 		id.MaxKeyLength = d.integer(v, p+".max_key_length", 16, 8192)
 	}
 	if v, ok := f["scope"]; ok {
-		id.Scope = d.enum(v, p+".scope", Scopes...)
+		id.Scope = KeyScope(d.enum(v, p+".scope", Scopes...))
 	}
 	if v, ok := f["derivation"]; ok {
 		d.decodeDerivation(v, p+".derivation", id)
 	}
 	if v, ok := f["fingerprint"]; ok {
-		id.Fingerprint = d.enum(v, p+".fingerprint", Fingerprints...)
+		id.Fingerprint = Fingerprint(d.enum(v, p+".fingerprint", Fingerprints...))
 	}
 	if v, ok := f["claim"]; ok {
 		d.decodeClaim(v, p+".claim", &id.Claim)
@@ -190,10 +196,10 @@ func (d *decoder) decodeIdempotency(n *yaml.Node, c *Contract) {
 		d.decodeConflicts(v, p+".conflicts", &id.Conflicts)
 	}
 	if v, ok := f["stored_failures"]; ok {
-		id.StoredFailures = d.enum(v, p+".stored_failures", FailurePolicies...)
+		id.StoredFailures = FailurePolicy(d.enum(v, p+".stored_failures", FailurePolicies...))
 	}
 	if v, ok := f["stored_response"]; ok {
-		id.StoredResponse = d.enum(v, p+".stored_response", StoredResponses...)
+		id.StoredResponse = StoredResponse(d.enum(v, p+".stored_response", StoredResponses...))
 	}
 	if v, ok := f["replay_window"]; ok {
 		id.ReplayWindow = d.duration(v, p+".replay_window")
@@ -205,7 +211,7 @@ func (d *decoder) decodeIdempotency(n *yaml.Node, c *Contract) {
 		id.LongestRetryChain = d.decodeRetryChain(v, p+".longest_retry_chain")
 	}
 	if v, ok := f["after_window"]; ok {
-		id.AfterWindow = d.enum(v, p+".after_window", AfterWindows...)
+		id.AfterWindow = AfterWindow(d.enum(v, p+".after_window", AfterWindows...))
 	}
 	if v, ok := f["recovery"]; ok {
 		d.decodeRecovery(v, p+".recovery", &id.Recovery)
@@ -216,10 +222,10 @@ func (d *decoder) decodeIdempotency(n *yaml.Node, c *Contract) {
 // contract's own are decoded over them.
 func defaultIdempotency() Idempotency {
 	return Idempotency{
-		Header: "Idempotency-Key", HeaderValue: "plain", KeySource: "client", MaxKeyLength: 255, Scope: "account",
-		Fingerprint: "sha256-body", Claim: Claim{Store: "postgres", Mechanism: "unique-constraint", SameTransaction: true},
-		Conflicts: defaultConflicts(), StoredResponse: "verbatim", ReplayWindow: Duration{D: 24 * time.Hour, Text: "24h"}, AfterWindow: "new-request",
-		Derivation: []Derivation{{Kind: "event-derived"}, {Kind: "request-scoped"}, {Kind: "uuid-reused"}},
+		Header: "Idempotency-Key", HeaderValue: HeaderPlain, KeySource: KeyFromClient, MaxKeyLength: 255, Scope: ScopeAccount,
+		Fingerprint: FingerprintSHA256Body, Claim: Claim{Store: StorePostgres, Mechanism: MechanismUniqueConstraint, SameTransaction: true},
+		Conflicts: defaultConflicts(), StoredResponse: StoredVerbatim, ReplayWindow: Duration{D: 24 * time.Hour, Text: "24h"}, AfterWindow: AfterWindowNewRequest,
+		Derivation: []Derivation{{Kind: DerivationEventDerived}, {Kind: DerivationRequestScoped}, {Kind: DerivationUUIDReused}},
 	}
 }
 
@@ -244,7 +250,7 @@ func (d *decoder) decodeDerivation(v *yaml.Node, path string, id *Idempotency) {
 		g := d.object(item, ip, "kind", "example")
 		var dv Derivation
 		if k, ok := g["kind"]; ok {
-			dv.Kind = d.enum(k, ip+".kind", DerivationKinds...)
+			dv.Kind = DerivationKind(d.enum(k, ip+".kind", DerivationKinds...))
 		} else if g != nil {
 			d.errorf(d.resolve(item), ip+".kind", "add kind: event-derived, request-scoped or uuid-reused", "%s needs kind:", ip)
 		}
@@ -259,10 +265,10 @@ func (d *decoder) decodeDerivation(v *yaml.Node, path string, id *Idempotency) {
 func (d *decoder) decodeClaim(v *yaml.Node, path string, cl *Claim) {
 	g := d.object(v, path, "store", "mechanism", "fencing_tokens", "same_transaction", "data_store")
 	if x, ok := g["store"]; ok {
-		cl.Store = d.enum(x, path+".store", Stores...)
+		cl.Store = Store(d.enum(x, path+".store", Stores...))
 	}
 	if x, ok := g["mechanism"]; ok {
-		cl.Mechanism = d.enum(x, path+".mechanism", Mechanisms...)
+		cl.Mechanism = Mechanism(d.enum(x, path+".mechanism", Mechanisms...))
 	}
 	if x, ok := g["fencing_tokens"]; ok {
 		cl.FencingTokens = d.boolean(x, path+".fencing_tokens")
@@ -275,15 +281,15 @@ func (d *decoder) decodeClaim(v *yaml.Node, path string, cl *Claim) {
 
 func (d *decoder) decodeInFlight(v *yaml.Node, path string) *InFlight {
 	g := d.object(v, path, "response", "lock_timeout", "takeover")
-	in := &InFlight{Takeover: "conditional-update", LockTimeout: Duration{D: 2 * time.Minute, Text: "2m"}}
+	in := &InFlight{Takeover: TakeoverConditionalUpdate, LockTimeout: Duration{D: 2 * time.Minute, Text: "2m"}}
 	if x, ok := g["response"]; ok {
-		in.Response = d.enum(x, path+".response", InFlightModes...)
+		in.Response = InFlightMode(d.enum(x, path+".response", InFlightModes...))
 	}
 	if x, ok := g["lock_timeout"]; ok {
 		in.LockTimeout = d.duration(x, path+".lock_timeout")
 	}
 	if x, ok := g["takeover"]; ok {
-		in.Takeover = d.enum(x, path+".takeover", Takeovers...)
+		in.Takeover = Takeover(d.enum(x, path+".takeover", Takeovers...))
 	}
 	return in
 }
@@ -355,7 +361,7 @@ func (d *decoder) decodeEndpoints(n *yaml.Node, c *Contract) {
 	c.Endpoints = make([]Endpoint, 0, min(items, MaxEndpoints))
 	d.list(n, "endpoints", MaxEndpoints, func(item *yaml.Node, p string) {
 		f := d.object(item, p, "operation", "effect", "key", "unsafe_to_retry", "external_calls", "recovery_points", "single_transaction", "summary", "max_duration", "reviewed")
-		e := Endpoint{Key: "none"}
+		e := Endpoint{Key: KeyNone}
 		if f == nil {
 			c.Endpoints = append(c.Endpoints, e)
 			return
@@ -377,12 +383,12 @@ func (d *decoder) decodeEndpoints(n *yaml.Node, c *Contract) {
 			d.errorf(d.resolve(item), p+".operation", `add operation: "POST /v1/things"`, "%s needs operation:", p)
 		}
 		if v, ok := f["effect"]; ok {
-			e.Effect = d.enum(v, p+".effect", Effects...)
+			e.Effect = Effect(d.enum(v, p+".effect", Effects...))
 		} else {
 			d.errorf(d.resolve(item), p+".effect", "add effect: one of "+strings.Join(Effects, ", "), "%s needs effect:", p)
 		}
 		if v, ok := f["key"]; ok {
-			e.Key = d.enum(v, p+".key", KeyModes...)
+			e.Key = KeyMode(d.enum(v, p+".key", KeyModes...))
 		}
 		if v, ok := f["unsafe_to_retry"]; ok {
 			e.UnsafeToRetry = d.text(v, p+".unsafe_to_retry", 500)
@@ -429,7 +435,7 @@ func (d *decoder) decodeRetry(n *yaml.Node, c *Contract) {
 		"max_attempts", "max_elapsed", "attempt_timeout", "deadline", "propagate_deadline", "log_retries", "budget", "stacking", "fleet")
 	r := &c.Retry
 	*r = Retry{
-		HonorRetryAfter: true, Backoff: defaultBackoff(), MaxAttempts: 3, Deadline: "overall",
+		HonorRetryAfter: true, Backoff: defaultBackoff(), MaxAttempts: 3, Deadline: DeadlineOverall,
 		PropagateDeadline: true, LogRetries: true, ConnectionErrors: append([]string(nil), DefaultConnErrors...),
 	}
 	if f == nil {
@@ -464,7 +470,7 @@ func (d *decoder) decodeRetry(n *yaml.Node, c *Contract) {
 		r.AttemptTimeout = d.decodeAttemptTimeout(v, p+".attempt_timeout")
 	}
 	if v, ok := f["deadline"]; ok {
-		r.Deadline = d.enum(v, p+".deadline", Deadlines...)
+		r.Deadline = Deadline(d.enum(v, p+".deadline", Deadlines...))
 	}
 	if v, ok := f["propagate_deadline"]; ok {
 		r.PropagateDeadline = d.boolean(v, p+".propagate_deadline")
@@ -506,7 +512,7 @@ func (d *decoder) decodeStatuses(v *yaml.Node, path string, r *Retry) {
 func (d *decoder) decodeBackoff(v *yaml.Node, path string, b *Backoff) {
 	g := d.object(v, path, "jitter", "base", "cap", "multiplier", "because")
 	if x, ok := g["jitter"]; ok {
-		b.Jitter = d.enum(x, path+".jitter", Jitters...)
+		b.Jitter = Jitter(d.enum(x, path+".jitter", Jitters...))
 	}
 	if x, ok := g["base"]; ok {
 		b.Base = d.duration(x, path+".base")
@@ -520,7 +526,7 @@ func (d *decoder) decodeBackoff(v *yaml.Node, path string, b *Backoff) {
 	if x, ok := g["because"]; ok {
 		b.Because = d.text(x, path+".because", 500)
 	}
-	if b.Jitter == "decorrelated" && b.Because == "" && g != nil {
+	if b.Jitter == JitterDecorrelated && b.Because == "" && g != nil {
 		d.errorf(d.resolve(v), path+".because", "add because: naming the tight user-facing deadline that needs it, or use jitter: full",
 			"decorrelated jitter needs a reason under backoff (because:)")
 	}
@@ -552,9 +558,9 @@ func (d *decoder) decodeAttemptTimeout(v *yaml.Node, path string) AttemptTimeout
 
 func (d *decoder) decodeBudget(v *yaml.Node, path string) *Budget {
 	g := d.object(v, path, "kind", "capacity", "transient_cost", "throttle_cost", "success_refund")
-	b := &Budget{Kind: "token-bucket", Capacity: 500, TransientCost: 14, ThrottleCost: 5, SuccessRefund: 1}
+	b := defaultBudget()
 	if x, ok := g["kind"]; ok {
-		b.Kind = d.enum(x, path+".kind", BudgetKinds...)
+		b.Kind = BudgetKind(d.enum(x, path+".kind", BudgetKinds...))
 	}
 	if x, ok := g["capacity"]; ok {
 		b.Capacity = d.integer(x, path+".capacity", 1, 1_000_000)
@@ -591,12 +597,12 @@ func (d *decoder) statusSpec(n *yaml.Node, path string) (StatusSpec, bool) {
 func (d *decoder) decodeSDK(n *yaml.Node) *SDK {
 	const p = "sdk"
 	f := d.object(n, p, "languages", "retries", "auto_idempotency_key")
-	s := &SDK{Languages: append([]string(nil), DefaultLanguages...), Retries: "on", AutoIdempotencyKey: true}
+	s := &SDK{Languages: append([]string(nil), DefaultLanguages...), Retries: On, AutoIdempotencyKey: true}
 	if v, ok := f["languages"]; ok {
 		s.Languages = d.stringList(v, p+".languages", len(Languages), enumValidator(Languages...))
 	}
 	if v, ok := f["retries"]; ok {
-		s.Retries = d.onOff(v, p+".retries")
+		s.Retries = OnOff(d.onOff(v, p+".retries"))
 	}
 	if v, ok := f["auto_idempotency_key"]; ok {
 		s.AutoIdempotencyKey = d.boolean(v, p+".auto_idempotency_key")

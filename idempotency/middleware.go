@@ -165,7 +165,7 @@ func (h *endpointHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			fmt.Sprintf("This endpoint requires an %s header. Send a key you reuse on every retry of this request.", idem.Header))
 		return
 	}
-	key, ok := parseKey(raw, idem.HeaderValue)
+	key, ok := parseKey(raw, string(idem.HeaderValue))
 	if !ok || utf8.RuneCountInString(key) > idem.MaxKeyLength {
 		m.metrics.Count(alerting.Conflicts, op, alerting.KindInvalidKey)
 		writeError(w, http.StatusBadRequest, m.opts.InvalidKeyCode,
@@ -300,7 +300,7 @@ func (h *endpointHandler) serveKey(w http.ResponseWriter, r *http.Request, k Key
 			}
 			continue // another worker took it over first: read again
 		}
-		mode := "conflict"
+		mode := contract.InFlightConflict
 		if inf != nil && inf.Response != "" {
 			mode = inf.Response
 		}

@@ -42,7 +42,7 @@ func headerDescription(c *contract.Contract) string {
 	if len(id.Derivation) > 0 {
 		var ways []string
 		for _, d := range id.Derivation {
-			w := d.Kind
+			w := string(d.Kind)
 			if d.Example != "" {
 				w += " (" + d.Example + ")"
 			}

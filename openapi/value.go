@@ -3,6 +3,7 @@ package openapi
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"strconv"
 
 	"go.yaml.in/yaml/v3"
@@ -103,6 +104,10 @@ func yamlNode(v any) *yaml.Node {
 		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!float", Value: strconv.FormatFloat(x, 'f', -1, 64)}
 	case bool:
 		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: strconv.FormatBool(x)}
+	}
+	// The contract's enumerations are string types (contract.Effect, ...).
+	if rv := reflect.ValueOf(v); rv.Kind() == reflect.String {
+		return yamlNode(rv.String())
 	}
 	panic("openapi: unsupported value type")
 }

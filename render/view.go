@@ -166,27 +166,27 @@ func connRows(r contract.Retry) []failureRow {
 	return rows
 }
 
-func derivationTitle(kind string) string {
+func derivationTitle(kind contract.DerivationKind) string {
 	switch kind {
-	case "event-derived":
+	case contract.DerivationEventDerived:
 		return "Derived from the event"
-	case "request-scoped":
+	case contract.DerivationRequestScoped:
 		return "Scoped to the request"
-	case "uuid-reused":
+	case contract.DerivationUUIDReused:
 		return "A random UUID, reused"
 	}
-	return kind
+	return string(kind)
 }
 
-func derivationExplain(kind string) string {
+func derivationExplain(kind contract.DerivationKind) string {
 	switch kind {
-	case "event-derived":
+	case contract.DerivationEventDerived:
 		return "build the key from an identifier your system already holds for this operation, such as your own order or transfer ID. A retry cannot miss the key, because it is computed the same way every time."
-	case "request-scoped":
+	case contract.DerivationRequestScoped:
 		return "combine the user and an ID you store for this one request, when no business identifier exists yet."
-	case "uuid-reused":
+	case contract.DerivationUUIDReused:
 		return "generate a UUID once, store it with the pending operation, and send it on every attempt. Suits scripts without their own identifiers."
-	case "uuid-per-attempt", "timestamp":
+	case contract.DerivationUUIDPerAttempt, contract.DerivationTimestamp:
 		return "a new value on every attempt. Do not use this: each retry then looks like a new request."
 	}
 	return ""

@@ -15,7 +15,7 @@ import (
 type retryChoices struct {
 	Jitter []jitterOption
 	// Picked is the contract's jitter; Reason says why it fits.
-	Picked string
+	Picked contract.Jitter
 	Reason string
 
 	Amplification amplification
@@ -65,11 +65,11 @@ func newRetryChoices(c *contract.Contract) retryChoices {
 	r := c.Retry
 	b := r.Backoff
 	out := retryChoices{Picked: b.Jitter}
-	verdict := func(name string) string {
+	verdict := func(name contract.Jitter) string {
 		switch {
-		case name == b.Jitter && (name == "full" || name == "decorrelated"):
+		case name == b.Jitter && (name == contract.JitterFull || name == contract.JitterDecorrelated):
 			return "this contract's choice"
-		case name == "full" || name == "decorrelated":
+		case name == contract.JitterFull || name == contract.JitterDecorrelated:
 			return "the alternative"
 		case name == b.Jitter:
 			return "this contract's choice, though ruled out by the method"
@@ -77,15 +77,15 @@ func newRetryChoices(c *contract.Contract) retryChoices {
 		return "ruled out"
 	}
 	out.Jitter = []jitterOption{
-		{"full", verdict("full"), "Each wait drawn between zero and the envelope. The least total work for clients and the least load on the API; the default."},
-		{"decorrelated", verdict("decorrelated"), "Each wait drawn between the base and three times the previous one. A shorter expected wait for more total work: worth it only when a tight deadline makes time to success matter more than load."},
-		{"equal", verdict("equal"), "Half of each wait fixed, half random. More work than full jitter and slower to finish: it loses on both counts."},
-		{"none", verdict("none"), "Every client waits exactly the envelope, so clients that failed together retry together and recreate the spike."},
+		{"full", verdict(contract.JitterFull), "Each wait drawn between zero and the envelope. The least total work for clients and the least load on the API; the default."},
+		{"decorrelated", verdict(contract.JitterDecorrelated), "Each wait drawn between the base and three times the previous one. A shorter expected wait for more total work: worth it only when a tight deadline makes time to success matter more than load."},
+		{"equal", verdict(contract.JitterEqual), "Half of each wait fixed, half random. More work than full jitter and slower to finish: it loses on both counts."},
+		{"none", verdict(contract.JitterNone), "Every client waits exactly the envelope, so clients that failed together retry together and recreate the spike."},
 	}
 	switch b.Jitter {
-	case "full":
+	case contract.JitterFull:
 		out.Reason = "Full jitter is the default pick: callers of this API are many and independent, so spreading their retries evenly over each interval matters more than the slightly longer wait it costs one caller."
-	case "decorrelated":
+	case contract.JitterDecorrelated:
 		out.Reason = "Decorrelated jitter is picked for a tight deadline, where the shorter expected wait matters more than the extra load."
 		if b.Because != "" {
 			out.Reason += " The contract's reason: " + b.Because

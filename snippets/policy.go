@@ -105,7 +105,7 @@ func NewPolicy(c *contract.Contract) (Policy, error) {
 		RetryTimeout:   r.RetriesConnectionError("timeout"),
 		RetryReset:     r.RetriesConnectionError("reset"),
 		RetryRefused:   r.RetriesConnectionError("refused"),
-		Jitter:         r.Backoff.Jitter,
+		Jitter:         string(r.Backoff.Jitter),
 		Base:           r.Backoff.Base.D,
 		Cap:            r.Backoff.Cap.D,
 		Multiplier:     r.Backoff.Multiplier,

@@ -154,7 +154,7 @@ func Generate(c *contract.Contract, dialectName string) (*Schema, error) {
 	cols = append(cols,
 		col{"idempotency_key", d.key + " NOT NULL", fmt.Sprintf("idempotency.header %s; idempotency.max_key_length %d", idem.Header, idem.MaxKeyLength)},
 		col{"operation", d.shortText + " NOT NULL", "endpoints[].operation the key was first used on"},
-		col{"fingerprint", d.shortText + " NOT NULL", "idempotency.fingerprint " + idem.Fingerprint + " (empty when none)"},
+		col{"fingerprint", d.shortText + " NOT NULL", "idempotency.fingerprint " + string(idem.Fingerprint) + " (empty when none)"},
 		col{"request_body", d.blob, "the request, so the completer can resume it"},
 		col{"fence", d.bigint + " NOT NULL", "fencing token: 1 at the claim, +1 at each takeover"},
 		col{"locked_at", d.bigint, "in-flight lease start; NULL once complete (idempotency.in_flight.lock_timeout)"},
@@ -218,7 +218,7 @@ func Generate(c *contract.Contract, dialectName string) (*Schema, error) {
 	insert := fmt.Sprintf("INSERT INTO %s (%s)\nVALUES (%s)", Table, strings.Join(insertCols, ", "), strings.Join(insertVals, ", "))
 	claimDoc := []string{
 		"Claim the key: one insert the unique constraint arbitrates; the fencing token is 1.",
-		"idempotency.claim.mechanism " + idem.Claim.Mechanism + "; idempotency.scope " + idem.Scope + ".",
+		"idempotency.claim.mechanism " + string(idem.Claim.Mechanism) + "; idempotency.scope " + string(idem.Scope) + ".",
 	}
 	var claim Statement
 	if d.claim == "insert-ignore" {
@@ -261,7 +261,7 @@ func Generate(c *contract.Contract, dialectName string) (*Schema, error) {
 				"Claim, and for a loser the row it lost to, in one round trip (the Claim insert, then Lookup's columns).",
 				"won true: this caller holds token 1, the other columns are NULL. won false: the key exists and the",
 				"columns are its row, or NULL when it was committed after this statement began (read it with Lookup).",
-				"idempotency.claim.mechanism " + idem.Claim.Mechanism + "; idempotency.scope " + idem.Scope + ".",
+				"idempotency.claim.mechanism " + string(idem.Claim.Mechanism) + "; idempotency.scope " + string(idem.Scope) + ".",
 			},
 			SQL: fmt.Sprintf("WITH claimed AS (\n%s\nON CONFLICT (%s) DO NOTHING\nRETURNING fence)\nSELECT EXISTS (SELECT 1 FROM claimed) AS won, %s\nFROM (SELECT 1) AS one\nLEFT JOIN %s AS k ON %s",
 				insert, keyList, strings.Join(sel, ", "), Table, on)}
@@ -286,7 +286,7 @@ func Generate(c *contract.Contract, dialectName string) (*Schema, error) {
 
 	complete := Statement{Name: "Complete", Kind: KindExecRows,
 		Doc: []string{
-			"Store the response verbatim (idempotency.stored_response " + idem.StoredResponse + ", idempotency.stored_failures " + orUndecided(idem.StoredFailures) + ")",
+			"Store the response verbatim (idempotency.stored_response " + string(idem.StoredResponse) + ", idempotency.stored_failures " + orUndecided(string(idem.StoredFailures)) + ")",
 			"and end the lease. Fenced: 0 rows means this worker lost the key and its response is not stored.",
 		},
 		SQL: fmt.Sprintf("UPDATE %s\nSET response_status = :response_status, response_headers = :response_headers, response_body = :response_body,\n    recovery_point = :recovery_point, locked_at = NULL, completed_at = :now\nWHERE %s", Table, fenced)}
@@ -301,7 +301,7 @@ func Generate(c *contract.Contract, dialectName string) (*Schema, error) {
 	expire := Statement{Name: "Expire", Kind: KindExecRows,
 		Doc: []string{
 			fmt.Sprintf("Forget a completed key older than idempotency.replay_window (%s), so its reuse is a new request", idem.ReplayWindow.Text),
-			"(idempotency.after_window " + idem.AfterWindow + "). Matches the token read, so a fresh claim is never deleted.",
+			"(idempotency.after_window " + string(idem.AfterWindow) + "). Matches the token read, so a fresh claim is never deleted.",
 		},
 		SQL: fmt.Sprintf("DELETE FROM %s\nWHERE %s\n  AND fence = :fence AND response_status IS NOT NULL\n  AND created_at <= :now - %d", Table, keyWhere, idem.ReplayWindow.D.Microseconds())}
 
@@ -375,7 +375,7 @@ func takeoverMode(f *contract.InFlight) string {
 	if f == nil || f.Takeover == "" {
 		return "(absent)"
 	}
-	return f.Takeover
+	return string(f.Takeover)
 }
 
 func orUndecided(s string) string {

@@ -38,7 +38,7 @@ func (r *runner) original(op Operation, key string, who principal) (Response, *f
 
 func (r *runner) gateMissingKey(op Operation) (string, *failure) {
 	if op.Endpoint.Key != "required" {
-		return "the endpoint has key: " + op.Endpoint.Key + "; a request without a key is allowed", nil
+		return "the endpoint has key: " + string(op.Endpoint.Key) + "; a request without a key is allowed", nil
 	}
 	want := r.c.Idempotency.Conflicts.MissingKey
 	r.cur.res.Effects = "not observed: a request without a key cannot be counted by key"

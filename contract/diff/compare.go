@@ -159,31 +159,31 @@ func contractFacts(c *contract.Contract) (head, tail *facts) {
 	id := c.Idempotency
 	const p = "idempotency."
 	h.text(p+"header", Text, id.Header)
-	h.text(p+"header_value", Enum, id.HeaderValue)
+	h.text(p+"header_value", Enum, string(id.HeaderValue))
 	h.text(p+"replay_header", Text, id.ReplayHeader)
-	h.text(p+"key_source", Enum, id.KeySource)
+	h.text(p+"key_source", Enum, string(id.KeySource))
 	h.number(p+"max_key_length", float64(id.MaxKeyLength))
-	h.text(p+"scope", Enum, id.Scope)
+	h.text(p+"scope", Enum, string(id.Scope))
 	var der []string
 	for _, d := range id.Derivation {
-		s := d.Kind
+		s := string(d.Kind)
 		if d.Example != "" {
 			s += " (" + d.Example + ")"
 		}
 		der = append(der, s)
 	}
 	h.elems(p+"derivation", Sequence, der)
-	h.text(p+"fingerprint", Enum, id.Fingerprint)
-	h.text(p+"claim.store", Enum, id.Claim.Store)
-	h.text(p+"claim.mechanism", Enum, id.Claim.Mechanism)
+	h.text(p+"fingerprint", Enum, string(id.Fingerprint))
+	h.text(p+"claim.store", Enum, string(id.Claim.Store))
+	h.text(p+"claim.mechanism", Enum, string(id.Claim.Mechanism))
 	h.flag(p+"claim.fencing_tokens", id.Claim.FencingTokens)
 	h.flag(p+"claim.same_transaction", id.Claim.SameTransaction)
-	h.text(p+"claim.data_store", Enum, id.Claim.DataStore)
+	h.text(p+"claim.data_store", Enum, string(id.Claim.DataStore))
 	h.presence(p+"in_flight", id.InFlight != nil)
 	if in := id.InFlight; in != nil {
-		h.text(p+"in_flight.response", Enum, in.Response)
+		h.text(p+"in_flight.response", Enum, string(in.Response))
 		h.span(p+"in_flight.lock_timeout", in.LockTimeout)
-		h.text(p+"in_flight.takeover", Enum, in.Takeover)
+		h.text(p+"in_flight.takeover", Enum, string(in.Takeover))
 	}
 	for _, cf := range []struct {
 		name string
@@ -192,13 +192,13 @@ func contractFacts(c *contract.Contract) (head, tail *facts) {
 		h.text(p+"conflicts."+cf.name+".status", Enum, strconv.Itoa(cf.c.Status))
 		h.text(p+"conflicts."+cf.name+".code", Text, cf.c.Code)
 	}
-	h.text(p+"stored_failures", Enum, id.StoredFailures)
-	h.text(p+"stored_response", Enum, id.StoredResponse)
+	h.text(p+"stored_failures", Enum, string(id.StoredFailures))
+	h.text(p+"stored_response", Enum, string(id.StoredResponse))
 	h.span(p+"replay_window", id.ReplayWindow)
 	h.span(p+"reaper_after", id.ReaperAfter)
 	h.span(p+"longest_retry_chain.duration", id.LongestRetryChain.Duration)
 	h.text(p+"longest_retry_chain.because", Text, id.LongestRetryChain.Because)
-	h.text(p+"after_window", Enum, id.AfterWindow)
+	h.text(p+"after_window", Enum, string(id.AfterWindow))
 	h.flag(p+"recovery.completer", id.Recovery.Completer)
 	h.flag(p+"recovery.reaper", id.Recovery.Reaper)
 
@@ -220,7 +220,7 @@ func contractFacts(c *contract.Contract) (head, tail *facts) {
 	t.elems(q+"cautious_statuses", Set, cautious)
 	t.elems(q+"connection_errors", Set, r.ConnectionErrors)
 	t.flag(q+"honor_retry_after", r.HonorRetryAfter)
-	t.text(q+"backoff.jitter", Enum, r.Backoff.Jitter)
+	t.text(q+"backoff.jitter", Enum, string(r.Backoff.Jitter))
 	t.span(q+"backoff.base", r.Backoff.Base)
 	t.span(q+"backoff.cap", r.Backoff.Cap)
 	t.number(q+"backoff.multiplier", r.Backoff.Multiplier)
@@ -236,12 +236,12 @@ func contractFacts(c *contract.Contract) (head, tail *facts) {
 		t.by[q+"attempt_timeout.factor"] = fact{path: q + "attempt_timeout.factor", row: q + "attempt_timeout.factor", kind: Number}
 	}
 	t.span(q+"attempt_timeout", r.AttemptTimeout.Bare)
-	t.text(q+"deadline", Enum, r.Deadline)
+	t.text(q+"deadline", Enum, string(r.Deadline))
 	t.flag(q+"propagate_deadline", r.PropagateDeadline)
 	t.flag(q+"log_retries", r.LogRetries)
 	t.presence(q+"budget", r.Budget != nil)
 	if b := r.Budget; b != nil {
-		t.text(q+"budget.kind", Enum, b.Kind)
+		t.text(q+"budget.kind", Enum, string(b.Kind))
 		t.number(q+"budget.capacity", float64(b.Capacity))
 		t.number(q+"budget.transient_cost", float64(b.TransientCost))
 		t.number(q+"budget.throttle_cost", float64(b.ThrottleCost))
@@ -253,7 +253,7 @@ func contractFacts(c *contract.Contract) (head, tail *facts) {
 	t.presence("sdk", c.SDK != nil)
 	if s := c.SDK; s != nil {
 		t.elems("sdk.languages", Set, s.Languages)
-		t.text("sdk.retries", Enum, s.Retries)
+		t.text("sdk.retries", Enum, string(s.Retries))
 		t.flag("sdk.auto_idempotency_key", s.AutoIdempotencyKey)
 	}
 
@@ -285,8 +285,8 @@ func contractFacts(c *contract.Contract) (head, tail *facts) {
 func endpointFacts(e contract.Endpoint, prefix string) *facts {
 	fs := &facts{}
 	fs.text(prefix+".operation", Text, e.Operation)
-	fs.text(prefix+".effect", Enum, e.Effect)
-	fs.text(prefix+".key", Enum, e.Key)
+	fs.text(prefix+".effect", Enum, string(e.Effect))
+	fs.text(prefix+".key", Enum, string(e.Key))
 	fs.text(prefix+".unsafe_to_retry", Text, e.UnsafeToRetry)
 	fs.elems(prefix+".external_calls", Set, e.ExternalCalls)
 	fs.elems(prefix+".recovery_points", Sequence, e.RecoveryPoints)

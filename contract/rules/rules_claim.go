@@ -10,24 +10,24 @@ import (
 
 // Store families decide which claim mechanisms a store can arbitrate.
 var (
-	relationalStores = []string{"postgres", "mysql", "sqlite", "sqlserver", "oracle"}
-	cacheStores      = []string{"redis", "memcached"}
+	relationalStores = []contract.Store{contract.StorePostgres, contract.StoreMySQL, contract.StoreSQLite, contract.StoreSQLServer, contract.StoreOracle}
+	cacheStores      = []contract.Store{contract.StoreRedis, contract.StoreMemcached}
 )
 
 // mechanismMismatch explains why mechanism cannot work on store, or "".
-func mechanismMismatch(store, mechanism string) string {
+func mechanismMismatch(store contract.Store, mechanism contract.Mechanism) string {
 	switch {
-	case mechanism == "check-then-insert":
+	case mechanism == contract.MechanismCheckThenInsert:
 		return "" // claim/check-then-insert reports it
-	case store == "memory":
+	case store == contract.StoreMemory:
 		return "an in-process memory store is lost on restart and not shared between instances, so it cannot arbitrate a claim"
-	case slices.Contains(cacheStores, store) && mechanism != "lock":
+	case slices.Contains(cacheStores, store) && mechanism != contract.MechanismLock:
 		return fmt.Sprintf("%s is a cache: a claim kept only there is lost on eviction or failover", store)
-	case slices.Contains(relationalStores, store) && mechanism == "conditional-write":
+	case slices.Contains(relationalStores, store) && mechanism == contract.MechanismConditionalWrite:
 		return fmt.Sprintf("%s is relational: claim with a unique constraint, not a key-value conditional write", store)
-	case store == "dynamodb" && (mechanism == "unique-constraint" || mechanism == "row-lock-serializable"):
+	case store == contract.StoreDynamoDB && (mechanism == contract.MechanismUniqueConstraint || mechanism == contract.MechanismRowLockSerializable):
 		return fmt.Sprintf("%s has no %s; claim with a conditional write (attribute_not_exists)", store, mechanism)
-	case store == "cosmosdb" && mechanism == "row-lock-serializable":
+	case store == contract.StoreCosmosDB && mechanism == contract.MechanismRowLockSerializable:
 		// Cosmos DB's unique keys are enforced per logical partition: with the
 		// account as partition key they arbitrate (account, key) exactly, so
 		// unique-constraint is a sound claim there.
@@ -50,7 +50,7 @@ var claimRules = []Rule{
 		Bad:     "idempotency:\n  claim:\n    mechanism: check-then-insert\n",
 		Good:    "idempotency:\n  claim:\n    mechanism: unique-constraint\n",
 		Check: func(c *contract.Contract) []findings.Finding {
-			if c.Idempotency.Claim.Mechanism != "check-then-insert" {
+			if c.Idempotency.Claim.Mechanism != contract.MechanismCheckThenInsert {
 				return nil
 			}
 			return []findings.Finding{at(c, findings.Finding{Path: "idempotency.claim.mechanism",
@@ -72,7 +72,7 @@ var claimRules = []Rule{
 		Good:    "idempotency:\n  claim:\n    store: redis\n    mechanism: lock\n    fencing_tokens: true\n",
 		Check: func(c *contract.Contract) []findings.Finding {
 			cl := c.Idempotency.Claim
-			if cl.Mechanism != "lock" || cl.FencingTokens {
+			if cl.Mechanism != contract.MechanismLock || cl.FencingTokens {
 				return nil
 			}
 			return []findings.Finding{at(c, findings.Finding{Path: "idempotency.claim.mechanism",

@@ -16,7 +16,7 @@ func methodTrusted(e contract.Endpoint) bool {
 		return false
 	}
 	switch e.Effect {
-	case "append", "increment", "decrement":
+	case contract.EffectAppend, contract.EffectIncrement, contract.EffectDecrement:
 		return true
 	}
 	return false
@@ -196,7 +196,7 @@ var openapiRules = []Rule{
 // stateChangingKeyed reports an endpoint that takes a key and changes
 // state: the ones whose external calls decide whether a retry is safe.
 func stateChangingKeyed(e contract.Endpoint) bool {
-	return e.Keyed() && e.Effect != "" && e.Effect != "read"
+	return e.Keyed() && e.Effect != "" && e.Effect != contract.EffectRead
 }
 
 // callWords are the words of a call or recovery-point name, stemmed so

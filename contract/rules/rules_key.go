@@ -22,7 +22,7 @@ var keyRules = []Rule{
 		Bad:     "idempotency:\n  key_source: server-derived\n",
 		Good:    "idempotency:\n  key_source: client\n",
 		Check: func(c *contract.Contract) []findings.Finding {
-			if c.Idempotency.KeySource != "server-derived" {
+			if c.Idempotency.KeySource != contract.KeyServerDerived {
 				return nil
 			}
 			return []findings.Finding{at(c, findings.Finding{Path: "idempotency.key_source",
@@ -43,7 +43,7 @@ var keyRules = []Rule{
 		Bad:     "idempotency:\n  scope: global\n",
 		Good:    "idempotency:\n  scope: account\n",
 		Check: func(c *contract.Contract) []findings.Finding {
-			if c.Idempotency.Scope != "global" {
+			if c.Idempotency.Scope != contract.ScopeGlobal {
 				return nil
 			}
 			return []findings.Finding{at(c, findings.Finding{Path: "idempotency.scope",
@@ -64,7 +64,7 @@ var keyRules = []Rule{
 		Bad:     "idempotency:\n  fingerprint: none\n",
 		Good:    "idempotency:\n  fingerprint: sha256-body\n",
 		Check: func(c *contract.Contract) []findings.Finding {
-			if c.Idempotency.Fingerprint != "none" {
+			if c.Idempotency.Fingerprint != contract.FingerprintNone {
 				return nil
 			}
 			pm := c.Idempotency.Conflicts.PayloadMismatch
@@ -88,7 +88,7 @@ var keyRules = []Rule{
 		Check: func(c *contract.Contract) []findings.Finding {
 			var out []findings.Finding
 			for i, d := range c.Idempotency.Derivation {
-				if d.Kind != "uuid-per-attempt" && d.Kind != "timestamp" {
+				if d.Kind != contract.DerivationUUIDPerAttempt && d.Kind != contract.DerivationTimestamp {
 					continue
 				}
 				out = append(out, at(c, findings.Finding{Path: fmt.Sprintf("idempotency.derivation[%d].kind", i),
@@ -104,7 +104,7 @@ var keyRules = []Rule{
 // named after an event is the same on every retry by construction; a
 // request-scoped one needs an identifier per request; a reused UUID
 // survives a retry only if the caller stores it.
-var derivationRank = map[string]int{"event-derived": 0, "request-scoped": 1, "uuid-reused": 2}
+var derivationRank = map[contract.DerivationKind]int{contract.DerivationEventDerived: 0, contract.DerivationRequestScoped: 1, contract.DerivationUUIDReused: 2}
 
 // keyAnswerRules (issue 16) read the derivation list as the ranking it is.
 var keyAnswerRules = []Rule{
@@ -144,8 +144,8 @@ var keyAnswerRules = []Rule{
 }
 
 // derivationWhy says what is lost by preferring worse over better.
-func derivationWhy(worse, better string) string {
-	if worse == "uuid-reused" {
+func derivationWhy(worse, better contract.DerivationKind) string {
+	if worse == contract.DerivationUUIDReused {
 		return fmt.Sprintf("a random UUID is the same on a retry only if the caller stored it first, while a %s key is rebuilt from what the caller already holds", better)
 	}
 	return "an event-derived key is the same on every retry by construction, with no identifier to mint and keep per request"

@@ -137,11 +137,11 @@ var retryRules = []Rule{
 		Good:    "retry:\n  backoff:\n    jitter: full\n",
 		Check: func(c *contract.Contract) []findings.Finding {
 			j := c.Retry.Backoff.Jitter
-			if j != "none" && j != "equal" {
+			if j != contract.JitterNone && j != contract.JitterEqual {
 				return nil
 			}
 			msg := "jitter is none: clients that failed together retry in lockstep and re-create the spike at every step"
-			if j == "equal" {
+			if j == contract.JitterEqual {
 				msg = "jitter is equal: half of every delay is fixed, so retries stay clustered; Brooker's comparison finds it does more work than full jitter and finishes later"
 			}
 			b := c.Retry.Backoff
@@ -190,7 +190,7 @@ var retryRules = []Rule{
 			if n <= 3 {
 				return nil
 			}
-			if c.SDK == nil || c.SDK.Retries != "on" {
+			if c.SDK == nil || c.SDK.Retries != contract.On {
 				return nonSDKAttempts(c, n)
 			}
 			f := at(c, findings.Finding{Path: "retry.max_attempts",
@@ -216,7 +216,7 @@ var retryRules = []Rule{
 		Bad:     "retry:\n  deadline: per-attempt\n",
 		Good:    "retry:\n  deadline: overall\n",
 		Check: func(c *contract.Contract) []findings.Finding {
-			if c.Retry.Deadline != "per-attempt" {
+			if c.Retry.Deadline != contract.DeadlinePerAttempt {
 				return nil
 			}
 			return []findings.Finding{at(c, findings.Finding{Path: "retry.deadline",

@@ -22,7 +22,7 @@ var sdkRules = []Rule{
 		Bad:     "sdk:\n  retries: off\n",
 		Good:    "sdk:\n  retries: on\n",
 		Check: func(c *contract.Contract) []findings.Finding {
-			if c.SDK == nil || c.SDK.Retries != "off" {
+			if c.SDK == nil || c.SDK.Retries != contract.Off {
 				return nil
 			}
 			return []findings.Finding{at(c, findings.Finding{Path: "sdk.retries",

@@ -54,12 +54,12 @@ var stateRules = []Rule{
 				return nil
 			}
 			var out []findings.Finding
-			if in.Response == "pass-through" {
+			if in.Response == contract.InFlightPassThrough {
 				out = append(out, at(c, findings.Finding{Path: "idempotency.in_flight.response",
 					Message: "in_flight.response is pass-through: a retry that arrives while the first request runs executes the request a second time",
 					Fix:     "answer it with response: conflict (wait and retry), block, or accepted (202 with a status URL)"}))
 			}
-			if in.Takeover == "pass-through" {
+			if in.Takeover == contract.TakeoverPassThrough {
 				out = append(out, at(c, findings.Finding{Path: "idempotency.in_flight.takeover",
 					Message: fmt.Sprintf("in_flight.takeover is pass-through: after lock_timeout %s a retry runs again from the start, while the first may still finish", in.LockTimeout),
 					Fix:     "take an abandoned claim over with an atomic conditional update on locked_at and resume from its recovery point"}))
@@ -123,7 +123,7 @@ var stateRules = []Rule{
 		Bad:     "idempotency:\n  stored_response: summary\n",
 		Good:    "idempotency:\n  stored_response: verbatim\n",
 		Check: func(c *contract.Contract) []findings.Finding {
-			if c.Idempotency.StoredResponse != "summary" {
+			if c.Idempotency.StoredResponse != contract.StoredSummary {
 				return nil
 			}
 			return []findings.Finding{at(c, findings.Finding{Path: "idempotency.stored_response",

@@ -86,7 +86,7 @@ var windowRules = []Rule{
 		Bad:     "idempotency:\n  after_window: error\n",
 		Good:    "idempotency:\n  after_window: new-request\n",
 		Check: func(c *contract.Contract) []findings.Finding {
-			if c.Idempotency.AfterWindow != "error" {
+			if c.Idempotency.AfterWindow != contract.AfterWindowError {
 				return nil
 			}
 			return []findings.Finding{at(c, findings.Finding{Path: "idempotency.after_window",

@@ -88,7 +88,7 @@ func envelope(base, capD time.Duration, mult float64, n int) (time.Duration, boo
 }
 
 // band is the interval a strategy draws the wait from, given the envelope.
-func band(jitter string, base, env time.Duration) (lo, hi time.Duration) {
+func band(jitter contract.Jitter, base, env time.Duration) (lo, hi time.Duration) {
 	switch jitter {
 	case "full":
 		return 0, env

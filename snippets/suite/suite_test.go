@@ -131,8 +131,8 @@ func TestJitterStrategiesProven(t *testing.T) {
 		return
 	}
 	cache := cacheDir()
-	for _, jitter := range []string{"decorrelated", "equal", "none"} {
-		t.Run(jitter, func(t *testing.T) {
+	for _, jitter := range []contract.Jitter{"decorrelated", "equal", "none"} {
+		t.Run(string(jitter), func(t *testing.T) {
 			c := loadExample(t)
 			c.Retry.Backoff.Jitter = jitter
 			switch jitter {
