@@ -11,6 +11,10 @@ import (
 // Languages are the snippet and SDK languages (sdk.languages).
 var Languages = []string{"python", "node", "typescript", "go", "java", "ruby", "curl"}
 
+// DefaultDocsOut is docs.out when the contract does not set it: the folder,
+// beside the contract, that `docs` writes the site to.
+const DefaultDocsOut = "site"
+
 // Defaults. A section the contract omits takes these values; they are the
 // sound choices the rules would otherwise demand.
 var (
@@ -102,7 +106,7 @@ func (d *decoder) decodeContract(root *yaml.Node, c *Contract) {
 	if n, ok := top["sdk"]; ok {
 		c.SDK = d.decodeSDK(n)
 	}
-	c.Docs.Out = "site"
+	c.Docs.Out = DefaultDocsOut
 	if n, ok := top["docs"]; ok {
 		d.decodeDocs(n, c)
 	}
@@ -619,7 +623,7 @@ func (d *decoder) decodeDocs(n *yaml.Node, c *Contract) {
 			c.Docs.Out = ""
 		}
 		if c.Docs.Out == "" {
-			c.Docs.Out = "site"
+			c.Docs.Out = DefaultDocsOut
 		}
 	}
 	v, ok := f["copy"]

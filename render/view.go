@@ -19,9 +19,9 @@ func newView(in Inputs, libraryMarks []string) *view {
 		Rules:           in.Rules,
 		Steps:           schedule.Compute(r),
 		RetryAfter:      r.HonorRetryAfter && r.RetriesStatus(429),
-		InFlightRetry:   id.InFlight != nil && id.InFlight.Response == "conflict",
+		InFlightRetry:   id.InFlight != nil && id.InFlight.Response == contract.InFlightConflict,
 		AttemptTimeout:  r.AttemptTimeout.Value(),
-		OverallDeadline: r.Deadline == "overall",
+		OverallDeadline: r.Deadline == contract.DeadlineOverall,
 		Stacking:        strings.Join(r.Stacking, " → "),
 		ScheduleImage:   ScheduleImage,
 		ElapsedImage:    ElapsedImage,
@@ -47,9 +47,9 @@ func newView(in Inputs, libraryMarks []string) *view {
 			v.MethodTrusted = true
 		}
 		switch {
-		case e.Key == "optional" && e.NaturallyIdempotent():
+		case e.Key == contract.KeyOptional && e.NaturallyIdempotent():
 			row.Note = "yes: repeating it leaves the same state; a key is optional"
-		case e.Key == "optional":
+		case e.Key == contract.KeyOptional:
 			row.Note = "only with a key: the key is optional, and without one a retry repeats the effect"
 		case e.Keyed():
 			row.Note = "yes, with the same key"
@@ -198,16 +198,16 @@ func jitterText(b contract.Backoff) (formula, sentence string) {
 	m := formatNumber(b.Multiplier)
 	env := fmt.Sprintf("min(cap, base * %s^n)", m)
 	switch b.Jitter {
-	case "full":
+	case contract.JitterFull:
 		return "sleep = random(0, " + env + ")",
 			"This is full jitter: the wait before retry n (counting from 0) is drawn uniformly between zero and the envelope. Of the common strategies it spends the least total client work and puts the least load on the API."
-	case "decorrelated":
+	case contract.JitterDecorrelated:
 		s := "This is decorrelated jitter: each wait is drawn between the base and three times the previous wait, capped. It finishes a little sooner than full jitter at the cost of more total work."
 		if b.Because != "" {
 			s += " This API chose it because: " + b.Because
 		}
 		return "sleep = min(cap, random(base, previous_sleep * 3))", s
-	case "equal":
+	case contract.JitterEqual:
 		return "sleep = " + env + " / 2 + random(0, " + env + " / 2)",
 			"This is equal jitter: half the envelope is a fixed wait and the other half is random."
 	}
@@ -254,7 +254,7 @@ func isRead(e contract.Endpoint) bool {
 	case "GET", "HEAD", "OPTIONS":
 		return true
 	}
-	return e.Effect == "read"
+	return e.Effect == contract.EffectRead
 }
 
 // endpointGroupOf is the section an endpoint is listed under on the

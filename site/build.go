@@ -155,7 +155,7 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 func OutDir(c *contract.Contract) string {
 	out := c.Docs.Out
 	if out == "" {
-		out = "site"
+		out = contract.DefaultDocsOut
 	}
 	if filepath.IsAbs(out) {
 		return out

@@ -98,7 +98,7 @@ func NewPolicy(c *contract.Contract) (Policy, error) {
 		Operation:      ep.Operation,
 		Path:           examplePath(ep.Path),
 		Header:         c.Idempotency.Header,
-		SFString:       c.Idempotency.HeaderValue == "sf-string",
+		SFString:       c.Idempotency.HeaderValue == contract.HeaderSFString,
 		MaxKeyLength:   c.Idempotency.MaxKeyLength,
 		MismatchStatus: c.Idempotency.Conflicts.PayloadMismatch.Status,
 		MismatchCode:   c.Idempotency.Conflicts.PayloadMismatch.Code,
@@ -156,7 +156,7 @@ func NewPolicy(c *contract.Contract) (Policy, error) {
 			}
 		}
 	}
-	if in := c.Idempotency.InFlight; in != nil && in.Response == "conflict" && c.Idempotency.Conflicts.InFlight.Status != 0 {
+	if in := c.Idempotency.InFlight; in != nil && in.Response == contract.InFlightConflict && c.Idempotency.Conflicts.InFlight.Status != 0 {
 		p.InFlight = true
 		p.InFlightStatus = c.Idempotency.Conflicts.InFlight.Status
 		p.InFlightCode = c.Idempotency.Conflicts.InFlight.Code

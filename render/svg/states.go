@@ -25,7 +25,7 @@ func KeyStates(c *contract.Contract) []byte {
 		{"in-flight", inFlightLines(id)},
 		{"complete", completeLines(id)},
 	}
-	takeover := id.InFlight != nil && id.InFlight.Takeover == "conditional-update" && !id.InFlight.LockTimeout.IsZero()
+	takeover := id.InFlight != nil && id.InFlight.Takeover == contract.TakeoverConditionalUpdate && !id.InFlight.LockTimeout.IsZero()
 	if takeover {
 		// Resuming at a recovery point is only true of a contract that has
 		// some; otherwise the retry that takes over runs the request again.
