@@ -8,9 +8,6 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// Languages are the snippet and SDK languages (sdk.languages).
-var Languages = []string{"python", "node", "typescript", "go", "java", "ruby", "curl"}
-
 // DefaultDocsOut is docs.out when the contract does not set it: the folder,
 // beside the contract, that `docs` writes the site to.
 const DefaultDocsOut = "site"
@@ -22,7 +19,6 @@ var (
 	DefaultCautiousStatuses = []int{500}
 	DefaultConnErrors       = []string{"timeout", "reset", "refused"}
 	DefaultStacking         = []string{"retry", "circuit-breaker", "rate-limiter", "bulkhead"}
-	DefaultLanguages        = []string{"python", "node", "go", "java", "ruby", "curl"}
 )
 
 func defaultConflicts() Conflicts {

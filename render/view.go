@@ -216,21 +216,8 @@ func jitterText(b contract.Backoff) (formula, sentence string) {
 
 // LanguageTitle is the display name of a snippet language.
 func LanguageTitle(lang string) string {
-	switch lang {
-	case "python":
-		return "Python"
-	case "node":
-		return "Node.js"
-	case "typescript":
-		return "TypeScript"
-	case "go":
-		return "Go"
-	case "java":
-		return "Java"
-	case "ruby":
-		return "Ruby"
-	case "curl":
-		return "curl"
+	if l, ok := contract.LanguageNamed(lang); ok {
+		return l.Title
 	}
 	return lang
 }
@@ -238,11 +225,8 @@ func LanguageTitle(lang string) string {
 // FenceTag is the code fence language of a snippet language, as docs
 // platforms and chroma name it.
 func FenceTag(lang string) string {
-	switch lang {
-	case "node":
-		return "javascript"
-	case "curl":
-		return "bash"
+	if l, ok := contract.LanguageNamed(lang); ok {
+		lang = l.FenceTag
 	}
 	return safeFenceTag(lang)
 }

@@ -23,7 +23,7 @@ var templateFS embed.FS
 // Java libraries (see the runner). Build may be empty.
 type Language struct {
 	Name     string // python, node, typescript, go, java, ruby, curl
-	Title    string // shown on tabs: "Python"
+	Title    string // shown on tabs: "Python" (both from contract.LanguageTable)
 	FileName string // the file the snippet is written to
 	// Library names the retry library and the settings that express the
 	// policy, as Markdown for the Retrying page.
@@ -40,38 +40,41 @@ type Language struct {
 	format func([]byte) ([]byte, error)
 }
 
-var languages = []Language{
-	{
-		Name: "python", Title: "Python", FileName: "snippet.py", Runtime: "python3",
+// implementations are how each language of contract.LanguageTable is
+// rendered and run, keyed by its name; the registry gives the name, the
+// title and the order.
+var implementations = map[string]Language{
+	"python": {
+		FileName: "snippet.py", Runtime: "python3",
 		Library: "[tenacity](https://tenacity.readthedocs.io/) (`pip install tenacity`): `wait_random_exponential` is full jitter; " +
 			"`stop_after_attempt | stop_before_delay` bounds attempts and total time; `before_sleep` logs each retry.",
 		Run:      []string{"python3", "{file}"},
 		template: "python.py.tmpl", quote: PythonString,
 	},
-	{
-		Name: "node", Title: "Node.js", FileName: "snippet.mjs", Runtime: "node",
+	"node": {
+		FileName: "snippet.mjs", Runtime: "node",
 		Library: "Node's built-in `fetch` and `AbortSignal.timeout` (Node 18+). No npm package is used: `exponential-backoff`, " +
 			"the common choice, cannot take the server's `Retry-After` as the next wait nor bound the total elapsed time.",
 		Run:      []string{"node", "{file}"},
 		template: "node.mjs.tmpl", quote: JSString,
 	},
-	{
-		Name: "typescript", Title: "TypeScript", FileName: "snippet.mts", Runtime: "node",
+	"typescript": {
+		FileName: "snippet.mts", Runtime: "node",
 		Library:  "The Node snippet with types, checked by `tsc --strict`: built-in `fetch`, no npm package (see Node.js).",
 		Build:    []string{"{tsc}", "--strict", "--target", "es2022", "--module", "nodenext", "--moduleResolution", "nodenext", "--types", "node", "--typeRoots", "{typeroots}", "--outDir", ".", "{file}"},
 		Run:      []string{"node", "snippet.mjs"},
 		template: "node.mjs.tmpl", quote: JSString,
 	},
-	{
-		Name: "go", Title: "Go", FileName: "snippet.go", Runtime: "go",
+	"go": {
+		FileName: "snippet.go", Runtime: "go",
 		Library: "The standard library (`net/http`, `context`, `math/rand/v2`). The well-known Go backoff packages offer " +
 			"exponential backoff with a randomization factor, not the contract's jitter formulas, and no Retry-After hook.",
 		Build:    []string{"go", "build", "-o", "snippet", "{file}"},
 		Run:      []string{"./snippet"},
 		template: "go.go.tmpl", quote: GoString, format: format.Source,
 	},
-	{
-		Name: "java", Title: "Java", FileName: "Snippet.java", Runtime: "java",
+	"java": {
+		FileName: "Snippet.java", Runtime: "java",
 		Library: "[Resilience4j](https://resilience4j.readme.io/docs/retry) `resilience4j-retry` 2.x: `RetryConfig` with `maxAttempts`, " +
 			"`retryOnResult`/`retryOnException` for the allowlist and an `IntervalBiFunction` for the jitter formula and `Retry-After`; " +
 			"the `onRetry` event logs each retry. Java 17's `HttpClient` sends the request.",
@@ -82,21 +85,35 @@ var languages = []Language{
 		Run:      []string{"java", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp", ".:{jars}", "Snippet"},
 		template: "java.java.tmpl", quote: JavaString,
 	},
-	{
-		Name: "ruby", Title: "Ruby", FileName: "snippet.rb", Runtime: "ruby",
+	"ruby": {
+		FileName: "snippet.rb", Runtime: "ruby",
 		Library: "The standard library (`net/http`, `securerandom`, `json`). The `retriable` gem randomizes its intervals " +
 			"by a factor rather than the contract's jitter formula and cannot wait out a `Retry-After`.",
 		Run:      []string{"ruby", "{file}"},
 		template: "ruby.rb.tmpl", quote: RubyString,
 	},
-	{
-		Name: "curl", Title: "curl", FileName: "snippet.sh", Runtime: "curl",
+	"curl": {
+		FileName: "snippet.sh", Runtime: "curl",
 		Library: "A POSIX `sh` loop around `curl` (curl's own `--retry` retries any 5xx and cannot keep to an allowlist, " +
 			"a cautious 500 or the contract's jitter).",
 		Run:      []string{"sh", "{file}"},
 		template: "curl.sh.tmpl", quote: ShellQuote,
 	},
 }
+
+// languages is the snippet table: contract.LanguageTable's languages, in
+// its order, each with its implementation. A language without one is left
+// out here and reported by TestLanguageRegistry.
+var languages = func() []Language {
+	var out []Language
+	for _, reg := range contract.LanguageTable {
+		if l, ok := implementations[reg.Name]; ok {
+			l.Name, l.Title = reg.Name, reg.Title
+			out = append(out, l)
+		}
+	}
+	return out
+}()
 
 // Languages returns the snippet languages in display order.
 func Languages() []Language {
