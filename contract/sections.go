@@ -17,8 +17,8 @@ const DefaultDocsOut = "site"
 var (
 	DefaultStatuses         = []int{429, 502, 503, 504}
 	DefaultCautiousStatuses = []int{500}
-	DefaultConnErrors       = []string{"timeout", "reset", "refused"}
-	DefaultStacking         = []string{"retry", "circuit-breaker", "rate-limiter", "bulkhead"}
+	DefaultConnErrors       = names(ConnTimeout, ConnReset, ConnRefused)
+	DefaultStacking         = names(LayerRetry, LayerCircuitBreaker, LayerRateLimiter, LayerBulkhead)
 )
 
 func defaultConflicts() Conflicts {

@@ -11,7 +11,7 @@ import (
 
 // stackingOrder is Resilience4j's documented decoration order, outermost
 // first; a time limiter sits between the rate limiter and the bulkhead.
-var stackingOrder = []string{"retry", "circuit-breaker", "rate-limiter", "timeout", "bulkhead"}
+var stackingOrder = []contract.StackingLayer{contract.LayerRetry, contract.LayerCircuitBreaker, contract.LayerRateLimiter, contract.LayerTimeout, contract.LayerBulkhead}
 
 var retryRules = []Rule{
 	{
@@ -320,7 +320,7 @@ var retryRules = []Rule{
 			st := c.Retry.Stacking
 			want := slices.Clone(st)
 			slices.SortStableFunc(want, func(a, b string) int {
-				return slices.Index(stackingOrder, a) - slices.Index(stackingOrder, b)
+				return slices.Index(stackingOrder, contract.StackingLayer(a)) - slices.Index(stackingOrder, contract.StackingLayer(b))
 			})
 			if slices.Equal(st, want) {
 				return nil
@@ -343,7 +343,7 @@ var retryRules = []Rule{
 		Bad:     endpointBase + "  - operation: DELETE /v1/items/{id}/stock\n    effect: decrement\n    key: none\n",
 		Good:    endpointBase + "  - operation: DELETE /v1/items/{id}/stock\n    effect: decrement\n    key: none\n    unsafe_to_retry: \"Each call removes one unit; check the stock before calling again.\"\n",
 		Check: func(c *contract.Contract) []findings.Finding {
-			if !c.Retry.RetriesConnectionError("timeout") {
+			if !c.Retry.RetriesConnectionError(string(contract.ConnTimeout)) {
 				return nil
 			}
 			var ops []string
