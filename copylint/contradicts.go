@@ -155,24 +155,45 @@ func human(d time.Duration) string {
 // matchSentence runs the contract checks on sentence s of n.
 func (k *contractChecks) matchSentence(n *normText, s span, hits []hit) []hit {
 	sent := n.text[s.start:s.end]
-	str := string(sent)
-	at := func(start, end int) (int, int) { return n.sourceSpan(s.start+start, s.start+end) }
-	add := func(loc []int, path, msg, fix string) {
-		a, b := at(loc[0], loc[1])
-		hits = append(hits, hit{rule: RuleContradicts, start: a, end: b, message: msg, fix: fix, path: path})
-	}
-	c := k.c
-	idem := &c.Idempotency
+	x := &sentence{k: k, n: n, s: s, sent: sent, str: string(sent), hits: hits}
 	// Cheap gates first: most sentences name no figure and no header.
 	hasNumber := hasDigitOrNumberWord(sent)
-	hasIdem := bytes.Contains(sent, []byte("idempot")) || (k.header != "" && bytes.Contains(sent, []byte(k.header)))
+	keyLife := x.keyLife(hasNumber)
+	x.header()
+	x.errorCode()
+	if !hasNumber || keyLife || !has(sent, "retr", "attempt", "tries", "backoff", "wait", "delay", "give up", "gives up") || !reRetryish.MatchString(x.str) {
+		return x.hits
+	}
+	x.attempts()
+	x.delays()
+	return x.hits
+}
 
-	// Key life: a duration said about keys or the window, against
-	// replay_window (or reaper_after, when the sentence is about retention).
-	// "Keys" alone are idempotency keys only on a page (block) about them:
-	// "API keys expire after 90 days" is not a window.
+// sentence is one sentence under the contract checks, and the hits so far.
+type sentence struct {
+	k    *contractChecks
+	n    *normText
+	s    span
+	sent []byte
+	str  string
+	hits []hit
+}
+
+// add reports the text at loc (offsets in the sentence).
+func (x *sentence) add(loc []int, path, msg, fix string) {
+	a, b := x.n.sourceSpan(x.s.start+loc[0], x.s.start+loc[1])
+	x.hits = append(x.hits, hit{rule: RuleContradicts, start: a, end: b, message: msg, fix: fix, path: path})
+}
+
+// keyLife checks a duration said about keys or the window against
+// replay_window (or reaper_after, when the sentence is about retention),
+// and reports whether the sentence is about key life at all. "Keys" alone
+// are idempotency keys only on a page (block) about them: "API keys
+// expire after 90 days" is not a window.
+func (x *sentence) keyLife(hasNumber bool) bool {
+	k, sent, str, idem := x.k, x.sent, x.str, &x.k.c.Idempotency
 	aboutKeys := has(sent, "idempot", "replay") || (k.header != "" && bytes.Contains(sent, []byte(k.header))) ||
-		(bytes.Contains(sent, []byte("key")) && bytes.Contains(n.text, []byte("idempot")))
+		(bytes.Contains(sent, []byte("key")) && bytes.Contains(x.n.text, []byte("idempot")))
 	keyLife := hasNumber && aboutKeys && reKeyLife.MatchString(str) && reKeyLifeVerb.MatchString(str) && !reNotKeyLife.MatchString(str)
 	if keyLife && !idem.ReplayWindow.IsZero() {
 		for _, loc := range reDuration.FindAllStringIndex(str, -1) {
@@ -183,19 +204,24 @@ func (k *contractChecks) matchSentence(n *normText, s span, hits []hit) []hit {
 			if !idem.ReaperAfter.IsZero() && d == idem.ReaperAfter.D && reReaper.MatchString(str) {
 				continue
 			}
-			add(loc, "idempotency.replay_window",
+			x.add(loc, "idempotency.replay_window",
 				fmt.Sprintf("says %q about idempotency keys or the replay window, but the contract's replay_window is %s (%s)", str[loc[0]:loc[1]], idem.ReplayWindow, human(idem.ReplayWindow.D)),
 				fmt.Sprintf("write the contract's figure: keys are honoured for %s (replay_window: %s)", human(idem.ReplayWindow.D), idem.ReplayWindow))
 			break
 		}
 	}
+	return keyLife
+}
 
-	// Header names in the idempotency family that are not the contract's.
-	var headerMatches [][]int
-	if hasIdem {
-		headerMatches = k.reHeaderish.FindAllStringSubmatchIndex(str, -1)
+// header checks header names in the idempotency family that are not the
+// contract's.
+func (x *sentence) header() {
+	k, sent, str, c := x.k, x.sent, x.str, x.k.c
+	hasIdem := bytes.Contains(sent, []byte("idempot")) || (k.header != "" && bytes.Contains(sent, []byte(k.header)))
+	if !hasIdem {
+		return
 	}
-	for _, m := range headerMatches {
+	for _, m := range k.reHeaderish.FindAllStringSubmatchIndex(str, -1) {
 		loc := groupAt(k.reHeaderish, m, "name")
 		name := str[loc[0]:loc[1]]
 		if name == k.header || (k.replay != "" && name == k.replay) {
@@ -204,18 +230,21 @@ func (k *contractChecks) matchSentence(n *normText, s span, hits []hit) []hit {
 		if !strings.Contains(name, "-") {
 			continue
 		}
-		add(loc, "idempotency.header",
+		x.add(loc, "idempotency.header",
 			fmt.Sprintf("names the header %q, but the contract's header is %s", name, c.Idempotency.Header),
 			fmt.Sprintf("use the contract's header name: %s", c.Idempotency.Header))
 		break
 	}
+}
 
-	// Error codes in the idempotency family the contract does not define.
-	var codeMatches [][]int
-	if bytes.Contains(sent, []byte("idempot")) && bytes.IndexByte(sent, '_') >= 0 {
-		codeMatches = reErrorCode.FindAllStringIndex(str, -1)
+// errorCode checks error codes in the idempotency family the contract
+// does not define.
+func (x *sentence) errorCode() {
+	k, n, s, sent, str := x.k, x.n, x.s, x.sent, x.str
+	if !bytes.Contains(sent, []byte("idempot")) || bytes.IndexByte(sent, '_') < 0 {
+		return
 	}
-	for _, loc := range codeMatches {
+	for _, loc := range reErrorCode.FindAllStringIndex(str, -1) {
 		code := str[loc[0]:loc[1]]
 		if !strings.Contains(code, "idempot") || k.codes[code] {
 			continue
@@ -233,51 +262,55 @@ func (k *contractChecks) matchSentence(n *normText, s span, hits []hit) []hit {
 			// idempotency_key alone is a field or parameter name, not a code.
 			continue
 		}
-		add(loc, "idempotency.conflicts",
+		x.add(loc, "idempotency.conflicts",
 			fmt.Sprintf("names the error code %q, which the contract does not define (it defines %s)", code, k.codeList),
 			fmt.Sprintf("use one of the contract's codes: %s", k.codeList))
 		break
 	}
+}
 
-	if !hasNumber || keyLife || !has(sent, "retr", "attempt", "tries", "backoff", "wait", "delay", "give up", "gives up") || !reRetryish.MatchString(str) {
-		return hits
+// attempts checks attempt counts against max_attempts (which counts the
+// first request).
+func (x *sentence) attempts() {
+	sent, str, r := x.sent, x.str, &x.k.c.Retry
+	if r.MaxAttempts <= 0 || !has(sent, "attempts", "tries", "retries", "times") {
+		return
 	}
-	r := &c.Retry
-
-	// Attempt counts against max_attempts (which counts the first request).
-	if r.MaxAttempts > 0 && has(sent, "attempts", "tries", "retries", "times") {
-		if m := reAttempts.FindStringSubmatchIndex(str); m != nil {
-			n := groupAt(reAttempts, m, "count", "countfirst")
-			if v, ok := proseNumber(str[n[0]:n[1]]); ok && int(v) != r.MaxAttempts {
-				add(m[0:2], "retry.max_attempts",
-					fmt.Sprintf("says %d attempts, but the contract's max_attempts is %d (the first request included)", int(v), r.MaxAttempts),
-					fmt.Sprintf("write the contract's figure: at most %d attempts, the first request and %d retries", r.MaxAttempts, r.MaxAttempts-1))
-			}
-		} else if m := reRetries.FindStringSubmatchIndex(str); m != nil {
-			n := groupAt(reRetries, m, "count", "times")
-			if v, ok := proseNumber(str[n[0]:n[1]]); ok && int(v)+1 != r.MaxAttempts {
-				add(m[0:2], "retry.max_attempts",
-					fmt.Sprintf("says %d retries (%d attempts), but the contract's max_attempts is %d (the first request and %d retries)", int(v), int(v)+1, r.MaxAttempts, r.MaxAttempts-1),
-					fmt.Sprintf("write the contract's figure: at most %d retries after the first request (max_attempts: %d)", r.MaxAttempts-1, r.MaxAttempts))
-			}
+	if m := reAttempts.FindStringSubmatchIndex(str); m != nil {
+		n := groupAt(reAttempts, m, "count", "countfirst")
+		if v, ok := proseNumber(str[n[0]:n[1]]); ok && int(v) != r.MaxAttempts {
+			x.add(m[0:2], "retry.max_attempts",
+				fmt.Sprintf("says %d attempts, but the contract's max_attempts is %d (the first request included)", int(v), r.MaxAttempts),
+				fmt.Sprintf("write the contract's figure: at most %d attempts, the first request and %d retries", r.MaxAttempts, r.MaxAttempts-1))
+		}
+	} else if m := reRetries.FindStringSubmatchIndex(str); m != nil {
+		n := groupAt(reRetries, m, "count", "times")
+		if v, ok := proseNumber(str[n[0]:n[1]]); ok && int(v)+1 != r.MaxAttempts {
+			x.add(m[0:2], "retry.max_attempts",
+				fmt.Sprintf("says %d retries (%d attempts), but the contract's max_attempts is %d (the first request and %d retries)", int(v), int(v)+1, r.MaxAttempts, r.MaxAttempts-1),
+				fmt.Sprintf("write the contract's figure: at most %d retries after the first request (max_attempts: %d)", r.MaxAttempts-1, r.MaxAttempts))
 		}
 	}
+}
 
-	// Delays against the backoff schedule.
+// delays checks delays against the backoff schedule: the first delay,
+// the longest, the overall bound and a fixed wait, reporting at most one.
+func (x *sentence) delays() {
+	sent, str, r := x.sent, x.str, &x.k.c.Retry
 	b := &r.Backoff
-	schedule := k.schedule
+	schedule := x.k.schedule
 	if !has(sent, "initial", "base", "first", "start", "cap", "max", "never", "no longer", "no more", "give", "stop", "retry ", "retries ", "retrying ", "wait", "sleep", "pause") {
-		return hits
+		return
 	}
 	if !has(sent, "initial", "base", "first", "start") {
 		// no first-delay statement
 	} else if m := reBaseDelay.FindStringSubmatchIndex(str); m != nil && !b.Base.IsZero() {
 		if g := groupAt(reBaseDelay, m, "delay", "startdelay"); g != nil {
 			if d, ok := parseProseDuration(str[g[0]:g[1]]); ok && d != b.Base.D {
-				add(m[0:2], "retry.backoff.base",
+				x.add(m[0:2], "retry.backoff.base",
 					fmt.Sprintf("says the first delay is %s, but the contract's backoff base is %s", human(d), b.Base),
 					"write the contract's schedule: "+schedule)
-				return hits
+				return
 			}
 		}
 	}
@@ -286,10 +319,10 @@ func (k *contractChecks) matchSentence(n *normText, s span, hits []hit) []hit {
 	} else if m := reCapDelay.FindStringSubmatchIndex(str); m != nil && !b.Cap.IsZero() {
 		g := groupAt(reCapDelay, m, "delay") // not optional: set in every match
 		if d, ok := parseProseDuration(str[g[0]:g[1]]); ok && d != b.Cap.D && !strings.Contains(str, "attempt") {
-			add(m[0:2], "retry.backoff.cap",
+			x.add(m[0:2], "retry.backoff.cap",
 				fmt.Sprintf("says the longest delay is %s, but the contract's backoff cap is %s", human(d), b.Cap),
 				"write the contract's schedule: "+schedule)
-			return hits
+			return
 		}
 	}
 	if !has(sent, "give up", "gives up", "stop") {
@@ -297,26 +330,25 @@ func (k *contractChecks) matchSentence(n *normText, s span, hits []hit) []hit {
 	} else if m := reGiveUp.FindStringSubmatchIndex(str); m != nil && !r.MaxElapsed.IsZero() {
 		g := groupAt(reGiveUp, m, "elapsed")
 		if d, ok := parseProseDuration(str[g[0]:g[1]]); ok && d != r.MaxElapsed.D {
-			add(m[0:2], "retry.max_elapsed",
+			x.add(m[0:2], "retry.max_elapsed",
 				fmt.Sprintf("says retrying stops after %s, but the contract's max_elapsed is %s", human(d), r.MaxElapsed),
 				fmt.Sprintf("write the contract's bound: retries stop after %s in all (max_elapsed: %s)", human(r.MaxElapsed.D), r.MaxElapsed))
-			return hits
+			return
 		}
 	}
 	// A fixed wait is about retrying only when the sentence says so, and
 	// not about a lock or a timeout ("waits 60 seconds to acquire the lock").
 	if !has(sent, "retr", "attempt", "try again") || has(sent, "lock", "timeout", "time out") {
-		return hits
+		return
 	}
 	if m := reFixedWait.FindStringSubmatchIndex(str); m != nil && !b.Base.IsZero() && !strings.Contains(str, "retry-after") && !retryAsNoun(str, m[0]) {
 		g := groupAt(reFixedWait, m, "wait")
 		if d, ok := parseProseDuration(str[g[0]:g[1]]); ok && (d < b.Base.D || (!b.Cap.IsZero() && d > b.Cap.D)) {
-			add(m[0:2], "retry.backoff",
+			x.add(m[0:2], "retry.backoff",
 				fmt.Sprintf("says to wait %s between attempts, outside the contract's backoff of %s to %s", human(d), b.Base, b.Cap),
 				"write the contract's schedule: "+schedule)
 		}
 	}
-	return hits
 }
 
 // groupAt returns the start and end of the first of the named groups of re
