@@ -108,7 +108,7 @@ func fillFix(fix string, c *contract.Contract) string {
 	if c != nil {
 		window = human(c.Idempotency.ReplayWindow.D)
 		header = c.Idempotency.Header
-		if c.Idempotency.Scope == "account" {
+		if c.Idempotency.Scope == contract.ScopeAccount {
 			scope = " on the same account"
 		}
 		statuses = contract.StatusList(c.Retry.Statuses)

@@ -16,7 +16,7 @@ func HeaderParameter(c *contract.Contract, e contract.Endpoint) Obj {
 	return obj(
 		"name", id.Header,
 		"in", "header",
-		"required", e.Key == "required",
+		"required", e.Key == contract.KeyRequired,
 		"description", headerDescription(c),
 		"schema", obj("type", "string", "maxLength", id.MaxKeyLength),
 	)
@@ -26,15 +26,15 @@ func headerDescription(c *contract.Contract) string {
 	id := c.Idempotency
 	var b strings.Builder
 	fmt.Fprintf(&b, "A key the client mints once per logical request (at most %d characters) and sends unchanged on every retry of that request.", id.MaxKeyLength)
-	if id.HeaderValue == "sf-string" {
+	if id.HeaderValue == contract.HeaderSFString {
 		b.WriteString(` Send it as a quoted structured-field string, e.g. "abc-123" with the quotes.`)
 	}
 	scope := "per account: two accounts may use the same key independently"
-	if id.Scope == "global" {
+	if id.Scope == contract.ScopeGlobal {
 		scope = "across all callers"
 	}
 	fmt.Fprintf(&b, " The server remembers the first response to a key for %s (%s), %s.", id.ReplayWindow, contract.HumanDuration(id.ReplayWindow.D), scope)
-	if id.AfterWindow == "error" {
+	if id.AfterWindow == contract.AfterWindowError {
 		b.WriteString(" A key reused after that window is rejected.")
 	} else {
 		b.WriteString(" A key reused after that window is a new request and repeats the operation, so finish retrying well within it.")
@@ -91,7 +91,7 @@ func conflictMeaning(c *contract.Contract, kind string) (what, todo string) {
 			"Do not retry: send the original request again, or a new key for a new request."
 	case "in_flight":
 		todo := "Wait and retry with the same key; the first request's outcome is then replayed."
-		if in := c.Idempotency.InFlight; in != nil && in.Response == "block" {
+		if in := c.Idempotency.InFlight; in != nil && in.Response == contract.InFlightBlock {
 			todo = "The server waited for the first request and it has not finished; retry later with the same key."
 		}
 		return fmt.Sprintf("a request with this %s is still being processed.", h), todo

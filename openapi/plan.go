@@ -245,10 +245,10 @@ func (b *planner) existingHeader(e contract.Endpoint, op Operation) bool {
 				}
 			}
 			required := scalar(mapGet(param, "required")) == "true"
-			if required != (e.Key == "required") {
+			if required != (e.Key == contract.KeyRequired) {
 				contradicts = true
 				want := "required: true"
-				if e.Key != "required" {
+				if e.Key != contract.KeyRequired {
 					want = "required: false"
 				}
 				b.contradiction(item, fmt.Sprintf("endpoints[%d].key", b.endpointIndex(e)),
@@ -389,7 +389,7 @@ func (g conflictGroup) codes() []string {
 func conflictGroups(c *contract.Contract, e contract.Endpoint) []conflictGroup {
 	cf := c.Idempotency.Conflicts
 	kinds := []conflictKind{{"payload_mismatch", cf.PayloadMismatch}, {"in_flight", cf.InFlight}}
-	if e.Key == "required" {
+	if e.Key == contract.KeyRequired {
 		kinds = append(kinds, conflictKind{"missing_key", cf.MissingKey})
 	}
 	var groups []conflictGroup

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/retryspec/retryspec/contract"
 )
 
 // conn is one warm connection of the concurrency gate.
@@ -237,7 +239,7 @@ func (r *runner) concurrencyRound(op Operation) (string, *failure) {
 	r.observe(before, after, ok, "")
 
 	inFlight := r.c.Idempotency.Conflicts.InFlight
-	conflictOK := r.c.Idempotency.InFlight != nil && r.c.Idempotency.InFlight.Response == "conflict"
+	conflictOK := r.c.Idempotency.InFlight != nil && r.c.Idempotency.InFlight.Response == contract.InFlightConflict
 	var outcomes []Response // distinct 2xx outcomes
 	var conflicts, replays, lost int
 	var odd []string

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/retryspec/retryspec/contract"
 )
 
 // DryRun lists, gate by gate, every request a run would send, as curl
@@ -43,7 +45,7 @@ func DryRun(o Options) []string {
 			send := func(k string, body []byte, who principal) string { return curl(r.opRequest(op, k, body, who)) }
 			switch g {
 			case GateMissingKey:
-				if op.Endpoint.Key == "required" {
+				if op.Endpoint.Key == contract.KeyRequired {
 					reqs = append(reqs, send("", op.Body, primary))
 				}
 			case GateKeyTooLong:

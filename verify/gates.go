@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/retryspec/retryspec/contract"
 )
 
 func (r *runner) epPath(op Operation, field string) string {
@@ -37,7 +39,7 @@ func (r *runner) original(op Operation, key string, who principal) (Response, *f
 }
 
 func (r *runner) gateMissingKey(op Operation) (string, *failure) {
-	if op.Endpoint.Key != "required" {
+	if op.Endpoint.Key != contract.KeyRequired {
 		return "the endpoint has key: " + string(op.Endpoint.Key) + "; a request without a key is allowed", nil
 	}
 	want := r.c.Idempotency.Conflicts.MissingKey
@@ -164,7 +166,7 @@ func clip(b []byte) string {
 }
 
 func (r *runner) gateMismatch(op Operation) (string, *failure) {
-	if r.c.Idempotency.Fingerprint == "none" {
+	if r.c.Idempotency.Fingerprint == contract.FingerprintNone {
 		return "the contract has fingerprint: none, so a mismatched body is not detected by design", nil
 	}
 	other := op.MismatchBody
@@ -242,7 +244,7 @@ func (r *runner) gateScope(op Operation) (string, *failure) {
 		return "", f
 	}
 	r.observe(before, after, ok, fmt.Sprintf(" for the first caller; %d before, %d after for the other", otherBefore, otherAfter))
-	if r.c.Idempotency.Scope == "global" {
+	if r.c.Idempotency.Scope == contract.ScopeGlobal {
 		isReplay := resp.Status == first.Status && sameJSON(resp.Body, first.Body)
 		if !isReplay && resp.Status/100 != 4 {
 			return "", failf("idempotency.scope", "look keys up by the key alone, as scope: global promises, or change the contract to scope: account",

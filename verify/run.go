@@ -380,7 +380,7 @@ func (r *runner) opRequest(op Operation, key string, body []byte, who principal)
 	req := Request{Method: op.Endpoint.Method, URL: r.base + fillTarget(op.Endpoint.Path, op.PathValues, ""), Headers: r.headers(who), Body: body}
 	if key != "" {
 		v := key
-		if r.c.Idempotency.HeaderValue == "sf-string" {
+		if r.c.Idempotency.HeaderValue == contract.HeaderSFString {
 			v = strconv.Quote(key)
 		}
 		req.Headers = append(req.Headers, sentHeader{Name: r.c.Idempotency.Header, Value: v})

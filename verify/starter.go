@@ -20,7 +20,7 @@ func StarterPlan(c *contract.Contract, bodies map[string][]byte) []byte {
 	b.WriteString("# Spec: docs/verify.md. Values in ${VAR} are read from the environment and never printed.\n\n")
 	b.WriteString("base_url: http://127.0.0.1:8080   # ignored when server: below starts the server\n")
 	b.WriteString("headers:\n  Authorization: \"Bearer ${API_TOKEN}\"\n")
-	if c.Idempotency.Scope == "account" {
+	if c.Idempotency.Scope == contract.ScopeAccount {
 		b.WriteString("# A second caller for the key-scope gate (verify/scope); remove to skip that gate.\n")
 		b.WriteString("other_principal:\n  Authorization: \"Bearer ${OTHER_API_TOKEN}\"\n")
 	}

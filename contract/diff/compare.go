@@ -345,7 +345,7 @@ func compareEndpoints(old, new *contract.Contract) []Change {
 			cs[k].Endpoint = e.Operation
 			// An effect that repeats on every call breaks callers who retry
 			// without a key; when the key is required there are none.
-			if cs[k].Row == "endpoints[].effect" && cs[k].Class == Breaking && e.Key == "required" {
+			if cs[k].Row == "endpoints[].effect" && cs[k].Class == Breaking && e.Key == contract.KeyRequired {
 				const why = "the endpoint's effect is now {new} instead of {old}; the key is required, so retries with the same key stay safe"
 				cs[k].Class = Notable
 				cs[k].Why, cs[k].whyTmpl = expand(why, cs[k].Old, cs[k].New, ""), why
