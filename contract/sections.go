@@ -434,10 +434,11 @@ func (d *decoder) decodeRetry(n *yaml.Node, c *Contract) {
 	f := d.object(n, p, "statuses", "cautious_statuses", "connection_errors", "honor_retry_after", "backoff",
 		"max_attempts", "max_elapsed", "attempt_timeout", "deadline", "propagate_deadline", "log_retries", "budget", "stacking", "fleet")
 	r := &c.Retry
-	*r = Retry{
-		HonorRetryAfter: true, Backoff: defaultBackoff(), MaxAttempts: 3, Deadline: DeadlineOverall,
-		PropagateDeadline: true, LogRetries: true, ConnectionErrors: append([]string(nil), DefaultConnErrors...),
-	}
+	// A written section starts from DefaultRetry's values, but states its
+	// own statuses, bounds, budget and stacking: one it leaves out is absent
+	// (the rules ask for it), not defaulted.
+	*r = DefaultRetry()
+	r.Statuses, r.CautiousStatuses, r.MaxElapsed, r.Budget, r.Stacking = nil, nil, Duration{}, nil, nil
 	if f == nil {
 		return
 	}
