@@ -2,7 +2,6 @@ package idempotency_test
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -45,10 +44,13 @@ func placeholders(dialect string) string {
 }
 
 // effectHandler does one INSERT of its own. Under the middleware it writes
-// its response first and commits the insert with the stored response in
-// one transaction (Step.Finish), as the contract's same_transaction asks.
-func effectHandler(db *sql.DB, dialect string) http.Handler {
-	insert := "INSERT INTO bench_effects (id, account_id, amount) VALUES (" + placeholders(dialect) + ")"
+// its response first and commits the insert with the stored response
+// (Step.FinishWrites: one pipeline on PostgreSQL, one transaction on
+// SQLite), as the contract's same_transaction asks. Bare, it runs the
+// insert on the same client: pgx's pool on PostgreSQL, like the
+// middleware's statements, database/sql on SQLite.
+func effectHandler(s *idempotency.SQLStore) http.Handler {
+	insert := "INSERT INTO bench_effects (id, account_id, amount) VALUES (" + placeholders(s.Schema().Dialect) + ")"
 	var n atomic.Int64
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
@@ -57,16 +59,20 @@ func effectHandler(db *sql.DB, dialect string) http.Handler {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusCreated)
 		_, _ = w.Write(body)
+		args := []any{id, "acct_a", 1000}
 		if step := idempotency.FromContext(ctx); step != nil {
-			if err := step.Finish(ctx, func(tx *sql.Tx) error {
-				_, err := tx.ExecContext(ctx, insert, id, "acct_a", 1000)
-				return err
-			}); err != nil {
+			if err := step.FinishWrites(ctx, idempotency.Write{SQL: insert, Args: args}); err != nil {
 				panic(err)
 			}
 			return
 		}
-		if _, err := db.ExecContext(ctx, insert, id, "acct_a", 1000); err != nil {
+		var err error
+		if native := s.Native(); native != nil {
+			_, err = native.Exec(ctx, insert, args)
+		} else {
+			_, err = s.DB().ExecContext(ctx, insert, args...)
+		}
+		if err != nil {
 			panic(err)
 		}
 	})
@@ -137,7 +143,7 @@ func BenchmarkClaimPath(b *testing.B) {
 			for _, clients := range []int{1, 16, 64} {
 				b.Run(fmt.Sprintf("%s/%s/clients=%d", name, mode, clients), func(b *testing.B) {
 					s := benchStore(b, name)
-					h := effectHandler(s.DB(), s.Schema().Dialect)
+					h := effectHandler(s)
 					if mode == "middleware" {
 						h = wrap(b, s, h)
 					}
@@ -156,7 +162,7 @@ func BenchmarkReplay(b *testing.B) {
 	for _, name := range benchStores {
 		b.Run(name+"/clients=16", func(b *testing.B) {
 			s := benchStore(b, name)
-			h := wrap(b, s, effectHandler(s.DB(), s.Schema().Dialect))
+			h := wrap(b, s, effectHandler(s))
 			for i := range keys {
 				r := httptest.NewRequest("POST", "/v1/transfers", strings.NewReader(body))
 				r.Header.Set("Idempotency-Key", fmt.Sprintf("replay-%d", i))
