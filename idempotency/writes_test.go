@@ -76,6 +76,16 @@ func TestWritesCommitWithTheKey(t *testing.T) {
 				t.Fatalf("a failed phase committed: point %q, rows of b %d", rec.RecoveryPoint, count("b"))
 			}
 
+			// A write the database cannot even prepare: an error, and the
+			// key stays in flight.
+			bad := idempotency.Write{SQL: "INSERT INTO no_such_table (id) VALUES (1)"}
+			if ok, err := s.CompleteWrites(ctx, k, 1, idempotency.Response{Status: 201}, "receipt_sent", now, []idempotency.Write{insert("c"), bad}); err == nil || ok {
+				t.Fatalf("unpreparable write: ok %v, err %v", ok, err)
+			}
+			if rec, _ := s.Lookup(ctx, k); rec.Complete() || count("c") != 0 {
+				t.Fatalf("a failed completion committed: %+v, rows of c %d", rec, count("c"))
+			}
+
 			// Another worker takes the key over: the old token's writes are
 			// refused whole.
 			later := now.Add(3 * time.Minute)
