@@ -344,7 +344,7 @@ func Generate(c *contract.Contract, dialectName string) (*Schema, error) {
 		// so a lost fence must abort them; 0 rows cannot. Dividing by the
 		// count of rows updated fails the statement, and with it the
 		// pipeline's implicit transaction, when the fence was lost.
-		fields := map[string]string{"Checkpoint": "endpoints[].recovery_points", "Complete": "idempotency.stored_response " + idem.StoredResponse}
+		fields := map[string]string{"Checkpoint": "endpoints[].recovery_points", "Complete": "idempotency.stored_response " + string(idem.StoredResponse)}
 		for _, st := range []Statement{checkpoint, complete} {
 			all = append(all, Statement{Name: st.Name + "OrAbort", Kind: KindOne, Columns: []string{"held"},
 				Doc: []string{
