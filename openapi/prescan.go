@@ -11,14 +11,23 @@ import "fmt"
 // is refused before any tree exists.
 //
 // MaxPrescanNodes leaves room above MaxSpecValues for the estimate's
-// error (within a few percent on real specs, see TestPrescanEstimate):
-// a spec between the two limits is parsed, about 0.9 s and 110 MB at
-// most, and then refused by checkSpecSize with its exact position. The
-// flow depth limit stops `[[[[...` nesting long before yaml.v3's own
-// 10,000 levels, whose every level kin-openapi and the checks recurse on.
+// error (exact on the five real specs of ../shared/data, see
+// BenchmarkPrescan): a spec between the two limits is parsed, about 0.9 s
+// and 110 MB at most, and then refused by checkSpecSize with its exact
+// position.
+//
+// MaxNesting bounds how deep values nest in the text. kin-openapi
+// validates a schema by recursion whose cost grows with the square of its
+// depth: a schema of `items` nested 1,000 deep took 1.3 s of CPU, 2,000
+// deep 4.9 s, 9,000 deep (a 60 KB spec) 93 s and 1.5 GB, all within
+// yaml.v3's own limit of 10,000 levels. Depth is counted as the
+// indentation column (an upper bound on block nesting, at one column a
+// level at least) plus the compact `- ` items on the line plus the open
+// brackets. The real specs indent 48 columns at most (Stripe); 512 costs
+// 0.34 s.
 const (
 	MaxPrescanNodes = MaxSpecValues + MaxSpecValues/4
-	MaxFlowDepth    = 512
+	MaxNesting      = 512
 )
 
 // prescanSpec counts the nodes the YAML parser would build from data
@@ -26,15 +35,15 @@ const (
 // the spec once the count passes MaxPrescanNodes or a flow collection
 // nests deeper than MaxFlowDepth.
 func prescanSpec(path string, data []byte) *LoadError {
-	r := countNodes(data, MaxPrescanNodes, MaxFlowDepth)
+	r := countNodes(data, MaxPrescanNodes, MaxNesting)
 	if r.stop < 0 {
 		return nil
 	}
 	line, col := offsetLineCol(data, r.stop)
 	if r.deep {
 		return &LoadError{File: path, Line: line, Column: col,
-			Message: fmt.Sprintf("brackets nest more than %d levels deep (limit: %d levels)", MaxFlowDepth, MaxFlowDepth),
-			Fix:     "pass an OpenAPI spec; real specs nest a few dozen levels"}
+			Message: fmt.Sprintf("values nest more than %d levels deep, counting indentation columns and brackets (limit: %d levels; real specs nest a few dozen)", MaxNesting, MaxNesting),
+			Fix:     "flatten the nesting: move inner schemas to components/schemas and point at them with $ref"}
 	}
 	return &LoadError{File: path, Line: line, Column: col,
 		Message: fmt.Sprintf("the spec holds more than %d YAML/JSON values by the time it reaches this line, more than retryspec parses within its bounds of 2 s of CPU and 200 MB (limit: %d values before parsing, then %d mappings and %d values; Stripe's spec holds 29,285 mappings and 173,893 values)",
@@ -79,10 +88,11 @@ type nodeCount struct {
 // with an error where the disagreement starts. FuzzPrescanCount checks
 // the estimate against yaml.v3 on arbitrary input.
 //
-// It stops, with stop set, once the count passes maxNodes or brackets
-// nest deeper than maxDepth. Memory is constant: a few integers.
+// It stops, with stop set, once the count passes maxNodes or values nest
+// deeper than maxDepth (see MaxNesting). Memory is constant: a few
+// integers.
 func countNodes(data []byte, maxNodes, maxDepth int) nodeCount {
-	s := scanState{data: data, n: len(data), lineStart: true, docStart: true, plainParent: -1}
+	s := scanState{data: data, n: len(data), lineStart: true, docStart: true, plainParent: -1, maxDepth: maxDepth}
 	if len(data) >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF {
 		s.i = 3
 	}
@@ -90,7 +100,7 @@ func countNodes(data []byte, maxNodes, maxDepth int) nodeCount {
 		if s.nodes > maxNodes {
 			return nodeCount{nodes: s.nodes, stop: min(s.i, s.n-1)}
 		}
-		if s.flow > maxDepth {
+		if s.deep {
 			return nodeCount{nodes: s.nodes, stop: min(s.i, s.n-1), deep: true}
 		}
 		s.step()
@@ -129,6 +139,11 @@ type scanState struct {
 	quoted bool
 	// first: nothing but indentation read yet on this line.
 	first bool
+	// depth is the current line's nesting bound: its indentation plus
+	// its compact `- ` items; flowBase is depth where the outermost
+	// bracket opened.
+	depth, flowBase, maxDepth int
+	deep                      bool
 }
 
 func (s *scanState) at(j int) byte {
@@ -207,6 +222,7 @@ func (s *scanState) step() {
 			s.nodes++ // a sequence opening on this line: `- - a`, or the root
 		}
 		s.parent = s.i - s.lineOff
+		s.nest(1)
 		s.i++
 		if s.restEmpty(s.i) {
 			s.nodes++ // the item is a block collection below, or null
@@ -228,7 +244,13 @@ func (s *scanState) step() {
 	case c == '[' || c == '{':
 		s.token()
 		s.nodes++
+		if s.flow == 0 {
+			s.flowBase = s.depth + 1
+		}
 		s.flow++
+		if s.flowBase+s.flow > s.maxDepth {
+			s.deep = true
+		}
 		s.i++
 	case c == ']' || c == '}':
 		if s.flow > 0 {
@@ -359,10 +381,20 @@ func (s *scanState) startLine() {
 	}
 	s.plainParent = -1
 	s.parent = col - 1
+	s.depth = 0
+	s.nest(col)
 	s.first = true
 	s.opens = false
 	s.keyOpens = false
 	s.i = j
+}
+
+// nest adds levels to the current line's nesting bound.
+func (s *scanState) nest(levels int) {
+	s.depth += levels
+	if s.depth > s.maxDepth {
+		s.deep = true
+	}
 }
 
 func hasPrefixAt(data []byte, j int, p string) bool {

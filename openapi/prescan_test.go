@@ -101,8 +101,20 @@ func TestPrescanStopsEarly(t *testing.T) {
 	if r := countNodes(deep, 1000, 10); !r.deep {
 		t.Errorf("20 brackets deep not refused at depth 10: %+v", r)
 	}
-	if r := countNodes(deep, 1000, 20); r.stop >= 0 {
-		t.Errorf("20 brackets deep refused at depth 20: %+v", r)
+	if r := countNodes(deep, 1000, 21); r.stop >= 0 {
+		t.Errorf("20 brackets deep, under a key, refused at depth 21: %+v", r)
+	}
+	// Block nesting: indentation, and compact items.
+	var block strings.Builder
+	for d := 0; d < 30; d++ {
+		block.WriteString(strings.Repeat(" ", d) + "a:\n")
+	}
+	block.WriteString(strings.Repeat(" ", 30) + "- - - - - x\n")
+	if r := countNodes([]byte(block.String()), 1000, 32); !r.deep {
+		t.Errorf("30 indented levels and 5 compact items not refused at depth 32: %+v", r)
+	}
+	if r := countNodes([]byte(block.String()), 1000, 35); r.stop >= 0 {
+		t.Errorf("30 indented levels and 5 compact items refused at depth 35: %+v", r)
 	}
 }
 
@@ -145,7 +157,7 @@ func BenchmarkPrescan(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			for b.Loop() {
-				countNodes(data, MaxPrescanNodes, MaxFlowDepth)
+				countNodes(data, MaxPrescanNodes, MaxNesting)
 			}
 		})
 	}
