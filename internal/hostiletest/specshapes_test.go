@@ -135,7 +135,9 @@ var specShapes = []specShape{
 		b.WriteString(specHeader)
 		body(b)
 		text := strings.Repeat("        line of text: with - indicators [x] {y} #z &a *b\n", 40)
-		fill(b, 9_900_000, func(i int) string { return fmt.Sprintf("    S%d:\n      type: string\n      description: |\n%s", i, text) })
+		fill(b, 9_900_000, func(i int) string {
+			return fmt.Sprintf("    S%d:\n      type: string\n      description: |\n%s", i, text)
+		})
 	}},
 	// Loaded: nesting and aliases within the limits.
 	{"nesting-200", false, func(b *strings.Builder) {

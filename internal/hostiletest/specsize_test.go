@@ -55,10 +55,10 @@ func TestLargeSpecsHaveBoundedCost(t *testing.T) {
 		factor  time.Duration // times the suite's CPU budget
 		rss     int64
 	}{
-		{9_000, false, 1, rssBudget},     // 36,009 mappings: loads
-		{12_500, true, 1, rssBudget},     // 50,009 mappings
-		{25_000, true, 1, rssBudget},     // 100,009 mappings, 2.3 MB
-		{90_000, true, 1, rssBudget},     // 360,009 mappings, 8.3 MB
+		{9_000, false, 1, rssBudget}, // 36,009 mappings: loads
+		{12_500, true, 1, rssBudget}, // 50,009 mappings
+		{25_000, true, 1, rssBudget}, // 100,009 mappings, 2.3 MB
+		{90_000, true, 1, rssBudget}, // 360,009 mappings, 8.3 MB
 	}
 	for _, c := range cases {
 		if testing.Short() && c.n > 25_000 {
