@@ -19,17 +19,42 @@ import (
 // YAML members are appended at the end of their block; JSON members are
 // inserted first in their object or array, which needs no comma on any
 // existing line.
+//
+// The other exception is a value operations share through a YAML anchor:
+// the planned operation gets its own copy, which changes the line that
+// holds the alias or the anchor (anchors.go).
 func Merged(s *Spec, p *Plan) ([]byte, error) {
 	m := &merger{s: s, lines: lineStarts(s.Data)}
 	m.unit = m.indentUnit()
 	var ins []insertion
+	copies := map[*yaml.Node][]Edit{}
+	var aliasSites, defSites []*yaml.Node
+	defSeen := map[*yaml.Node]bool{}
 	for i, e := range p.Edits {
+		if e.site != nil && !e.site.def {
+			if copies[e.site.node] == nil {
+				aliasSites = append(aliasSites, e.site.node)
+			}
+			copies[e.site.node] = append(copies[e.site.node], e)
+			continue
+		}
+		if e.site != nil && !defSeen[e.site.node] {
+			defSeen[e.site.node] = true
+			defSites = append(defSites, e.site.node)
+		}
 		in, err := m.insertion(e)
 		if err != nil {
 			return nil, err
 		}
 		in.depth, in.seq = len(e.Target), i
 		ins = append(ins, in)
+	}
+	if len(aliasSites)+len(defSites) > 0 {
+		shared, err := m.sharedCopies(newAnchorIndex(s.Root), aliasSites, defSites, copies)
+		if err != nil {
+			return nil, err
+		}
+		ins = append(ins, shared...)
 	}
 	// Inner collections first where two insertions meet at one offset: a
 	// block that ends where its parent ends gets its members before the
@@ -54,7 +79,7 @@ func Merged(s *Spec, p *Plan) ([]byte, error) {
 			text = bytes.ReplaceAll(text, []byte("\n"), []byte("\r\n"))
 		}
 		out.Write(text)
-		last = in.off
+		last = max(in.off, in.end)
 	}
 	out.Write(s.Data[last:])
 	return out.Bytes(), nil
@@ -65,6 +90,8 @@ type insertion struct {
 	depth int
 	seq   int
 	text  []byte
+	// end, past off, makes the insertion replace data[off:end].
+	end int
 }
 
 type merger struct {

@@ -166,14 +166,18 @@ func (s *scanState) toEOL() {
 	}
 }
 
-// restEmpty says whether the line holds nothing but white space or a
-// comment from j on.
+// restEmpty says whether the line holds nothing but white space, a
+// comment, or an anchor or tag (of the node on the lines below) from j on.
 func (s *scanState) restEmpty(j int) bool {
 	for ; j < s.n; j++ {
 		switch s.data[j] {
 		case ' ', '\t', '\r':
 		case '\n', '#':
 			return true
+		case '&', '!':
+			for j+1 < s.n && !s.blank(j+1) {
+				j++
+			}
 		default:
 			return false
 		}

@@ -43,7 +43,7 @@ var prescanShapes = []string{
 	"# comment\ndescription: |\n  text: with colon\n  - and a dash\n    [brackets] {braces}\n\n  more # not a comment\nnext: >-\n  folded\n  lines\nlast: 'it''s: ok'\n",
 	"list:\n- name: a\n  desc: |\n    block: x\n    - y\n  other: b\n- name: c\n",
 	"plain: this is a long\n  plain scalar that, no\nnext: 1\n",
-	"anchors:\n  base: &b {x: 1, y: [1, 2]}\n  use: *b\n  more: [*b, *b]\n",
+	"anchors:\n  base: &b {x: 1, y: [1, 2]}\n  use: *b\n  more: [*b, *b]\n  block: &c\n    k: v\n  list: !!seq\n    - *c\n",
 	"key: \"multi\n  line: quoted\n  - string\"\nk2: v # comment: {[\n",
 	"? complex key\n: complex value\nk: !!str 12\n",
 	"m:\n  ? a.long.key\n  : type: object\n    p: 1\n  ? b\n  :\n    - x\n",
