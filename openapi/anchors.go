@@ -106,7 +106,7 @@ func (m *merger) blockValue(u anchorUse) bool {
 
 func (m *merger) restOfLine(off int) []byte {
 	end := off
-	for end < len(m.s.Data) && m.s.Data[end] != '\n' && m.s.Data[end] != '\r' {
+	for end < len(m.s.Data) && lineBreak(m.s.Data, end) == 0 {
 		end++
 	}
 	return m.s.Data[off:end]

@@ -173,3 +173,50 @@ func removedLines(a, b []string) []string {
 	}
 	return out
 }
+
+// FuzzMergedKeepsUnplannedOperations: whatever the spec (anchors, aliases,
+// flow or block style), every operation the contract neither keys nor
+// marks unsafe reads the same in the merged spec as in the input, with
+// aliases resolved.
+func FuzzMergedKeepsUnplannedOperations(f *testing.F) {
+	for _, p := range []string{"testdata/anchors.yaml", "testdata/small.yaml"} {
+		f.Add([]byte(mustRead(f, p)))
+	}
+	f.Add([]byte("openapi: 3.0.3\ninfo: {title: t, version: '1'}\nx-r: &r {'201': {description: ok}}\npaths:\n  /v1/transfers:\n    post:\n      responses: *r\n    get:\n      responses: *r\n"))
+	c, err := contract.Load("testdata/contract.yaml")
+	if err != nil {
+		f.Fatal(err)
+	}
+	planned := map[string]bool{}
+	for _, e := range c.Endpoints {
+		if e.Keyed() || e.UnsafeToRetry != "" {
+			planned[shape(e.Method, e.Path)] = true
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := Parse("spec.yaml", data, LoadOptions{SkipValidation: true})
+		if err != nil {
+			return
+		}
+		merged, err := Merged(s, NewPlan(c, s))
+		if err != nil {
+			return
+		}
+		var in, out map[string]any
+		if yaml.Unmarshal(data, &in) != nil {
+			return
+		}
+		if err := yaml.Unmarshal(merged, &out); err != nil {
+			return // FuzzMerge's finding, not this one's
+		}
+		for _, op := range s.Operations() {
+			if planned[shape(op.Method, op.Path)] {
+				continue
+			}
+			key := [2]string{op.Path, strings.ToLower(op.Method)}
+			if d := cmp.Diff(specOperation(in, key), specOperation(out, key)); d != "" {
+				t.Fatalf("%s changed in the merged spec (-input +merged):\n%s\n--- input\n%s\n--- merged\n%s", op.Name(), d, data, merged)
+			}
+		}
+	})
+}

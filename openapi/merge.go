@@ -100,14 +100,42 @@ type merger struct {
 	unit  int   // indentation step of the file
 }
 
+// lineStarts finds the lines as yaml.v3 numbers them: it breaks lines at
+// a lone \r and at NEL, LS and PS too, and a position computed on \n
+// alone would put an addition into the wrong operation.
 func lineStarts(data []byte) []int {
 	starts := make([]int, 1, bytes.Count(data, []byte("\n"))+1)
-	for i, c := range data {
-		if c == '\n' && i+1 < len(data) {
-			starts = append(starts, i+1)
+	for i := 0; i < len(data); i++ {
+		if w := lineBreak(data, i); w > 0 {
+			i += w - 1
+			if i+1 < len(data) {
+				starts = append(starts, i+1)
+			}
 		}
 	}
 	return starts
+}
+
+// lineBreak returns the length of the line break at i, 0 if none.
+func lineBreak(data []byte, i int) int {
+	switch data[i] {
+	case '\n':
+		return 1
+	case '\r':
+		if i+1 < len(data) && data[i+1] == '\n' {
+			return 2
+		}
+		return 1
+	case 0xC2:
+		if i+1 < len(data) && data[i+1] == 0x85 {
+			return 2
+		}
+	case 0xE2:
+		if i+2 < len(data) && data[i+1] == 0x80 && (data[i+2] == 0xA8 || data[i+2] == 0xA9) {
+			return 3
+		}
+	}
+	return 0
 }
 
 // line returns line n (1-based) without its line break.
@@ -120,7 +148,12 @@ func (m *merger) line(n int) []byte {
 	if n < len(m.lines) {
 		end = m.lines[n]
 	}
-	return bytes.TrimRight(m.s.Data[start:end], "\r\n")
+	for i := start; i < end; i++ {
+		if lineBreak(m.s.Data, i) > 0 {
+			return m.s.Data[start:i]
+		}
+	}
+	return m.s.Data[start:end]
 }
 
 // offset converts yaml.v3's 1-based line and (character) column to a byte offset.

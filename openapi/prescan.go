@@ -157,11 +157,40 @@ func (s *scanState) at(j int) byte {
 // break or the end of the input.
 func (s *scanState) blank(j int) bool {
 	c := s.at(j)
-	return c == 0 || c == ' ' || c == '\t' || c == '\r' || c == '\n'
+	return c == 0 || c == ' ' || c == '\t' || s.brk(j) > 0
+}
+
+// brk returns the length of the line break at j, 0 if there is none.
+// yaml.v3 breaks lines at \n, \r\n, a lone \r, and NEL, LS and PS
+// (U+0085, U+2028, U+2029), so the scanner does too: a spec whose lines
+// end in lone \r would otherwise read as one line, and a `#` or a `|` on
+// it would hide the rest of the document from the count.
+func (s *scanState) brk(j int) int {
+	if j < 0 || j >= s.n {
+		return 0
+	}
+	switch s.data[j] {
+	case '\n':
+		return 1
+	case '\r':
+		if s.at(j+1) == '\n' {
+			return 2
+		}
+		return 1
+	case 0xC2:
+		if s.at(j+1) == 0x85 {
+			return 2
+		}
+	case 0xE2:
+		if s.at(j+1) == 0x80 && (s.at(j+2) == 0xA8 || s.at(j+2) == 0xA9) {
+			return 3
+		}
+	}
+	return 0
 }
 
 func (s *scanState) toEOL() {
-	for s.i < s.n && s.data[s.i] != '\n' {
+	for s.i < s.n && s.brk(s.i) == 0 {
 		s.i++
 	}
 }
@@ -170,9 +199,12 @@ func (s *scanState) toEOL() {
 // comment, or an anchor or tag (of the node on the lines below) from j on.
 func (s *scanState) restEmpty(j int) bool {
 	for ; j < s.n; j++ {
+		if s.brk(j) > 0 {
+			return true
+		}
 		switch s.data[j] {
-		case ' ', '\t', '\r':
-		case '\n', '#':
+		case ' ', '\t':
+		case '#':
 			return true
 		case '&', '!':
 			for j+1 < s.n && !s.blank(j+1) {
@@ -189,11 +221,15 @@ func (s *scanState) restEmpty(j int) bool {
 // line break or a comment.
 func (s *scanState) flowNext(j int) byte {
 	for j < s.n {
+		if w := s.brk(j); w > 0 {
+			j += w
+			continue
+		}
 		switch s.data[j] {
-		case ' ', '\t', '\r', '\n':
+		case ' ', '\t':
 			j++
 		case '#':
-			for j < s.n && s.data[j] != '\n' {
+			for j < s.n && s.brk(j) == 0 {
 				j++
 			}
 		default:
@@ -208,14 +244,16 @@ func (s *scanState) step() {
 		s.startLine()
 		return
 	}
-	c := s.data[s.i]
-	switch {
-	case c == '\n':
-		s.i++
+	if w := s.brk(s.i); w > 0 {
+		s.i += w
 		if s.flow == 0 {
 			s.lineStart = true
 		}
-	case c == ' ' || c == '\t' || c == '\r':
+		return
+	}
+	c := s.data[s.i]
+	switch {
+	case c == ' ' || c == '\t':
 		s.i++
 	case c == '#' && (s.i == 0 || s.blank(s.i-1)):
 		s.toEOL()
@@ -434,7 +472,7 @@ func (s *scanState) skipPlain() {
 	for s.i < s.n {
 		c := s.data[s.i]
 		switch {
-		case c == '\n':
+		case s.brk(s.i) > 0:
 			if s.flow == 0 {
 				s.plainParent = s.parent
 				if s.keyOpens {
@@ -460,12 +498,12 @@ func (s *scanState) blockScalar() {
 	s.toEOL()
 	for s.i < s.n {
 		// s.i is at a line break.
-		j := s.i + 1
+		j := s.i + s.brk(s.i)
 		k := j
 		for k < s.n && s.data[k] == ' ' {
 			k++
 		}
-		blankLine := k >= s.n || s.data[k] == '\n' || (s.data[k] == '\r' && s.at(k+1) == '\n')
+		blankLine := k >= s.n || s.brk(k) > 0
 		if !blankLine && k-j <= s.parent {
 			break
 		}

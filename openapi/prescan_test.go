@@ -50,6 +50,9 @@ var prescanShapes = []string{
 	"empty:\nalso: {a: , b: 1}\n",
 	"%YAML 1.1\n---\na: b\n...\n",
 	"urls: [http://x/y, 'a:b', a:b]\n",
+	"crlf:\r\n  a: 1\r\n  b: [1, 2]\r\n",
+	"lonecr: |\r  text\ra: 1\rb: # c\r  - x\r",
+	"ls: \"x\u2028y\"\nnel: 'p\u0085q'\nk: v\n",
 }
 
 func TestPrescanEstimate(t *testing.T) {
