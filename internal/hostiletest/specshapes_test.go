@@ -91,6 +91,15 @@ var specShapes = []specShape{
 		}
 		b.WriteString(strings.Repeat(" ", 6+1_200) + "type: string\n")
 	}},
+	// 90,000 components on lines ending in a lone \r, after a comment
+	// (8.7 MB): yaml.v3 breaks lines there, so a pre-scan that broke
+	// lines only at \n would read one comment line and count nothing.
+	{"lone-cr-components", true, func(b *strings.Builder) {
+		b.WriteString(strings.ReplaceAll("# generated\n"+specHeader+"components:\n  schemas:\n    Body: {type: object}\n", "\n", "\r"))
+		for i := 0; i < 90_000; i++ {
+			fmt.Fprintf(b, "    Schema%06d: {type: object, properties: {id: {type: string}, amount: {type: integer}}}\r", i)
+		}
+	}},
 	// 1.2 million aliases of one anchor (9.9 MB). Before: 1.4 s, 251 MB.
 	{"alias-list", true, func(b *strings.Builder) {
 		b.WriteString(specHeader)
