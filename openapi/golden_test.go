@@ -1,7 +1,6 @@
 package openapi
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -10,32 +9,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/retryspec/retryspec/contract"
+	"github.com/retryspec/retryspec/internal/golden"
 	"go.yaml.in/yaml/v3"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
-
-// golden compares got with testdata/golden/name, or rewrites it with -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s differs (-want +got; go test -update rewrites it):\n%s", path, diff)
-	}
-}
 
 func TestGolden(t *testing.T) {
 	c, err := contract.Load("testdata/contract.yaml")
@@ -53,7 +29,7 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden(t, "merged."+spec, merged)
+			golden.Check(t, filepath.Join("testdata", "golden", "merged."+spec), merged)
 			if err := addedLinesOnly(s.Data, merged); err != nil {
 				t.Error(err)
 			}
@@ -65,7 +41,7 @@ func TestGolden(t *testing.T) {
 				t.Errorf("second run adds %d edits", len(again.Edits))
 			}
 			ov := OverlayText(Overlay(c, s, p), strings.HasSuffix(spec, ".json"))
-			golden(t, "overlay."+spec, ov)
+			golden.Check(t, filepath.Join("testdata", "golden", "overlay."+spec), ov)
 
 			// The overlay is a well-formed Overlay 1.0 document: version,
 			// info, and actions that each target something with a JSONPath
