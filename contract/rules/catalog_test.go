@@ -154,7 +154,7 @@ func TestCatalogCoversSpec(t *testing.T) {
 	if err != nil {
 		testenv.Missing(t, "the spec at "+spec)
 	}
-	ids := regexp.MustCompile("(?m)^\\| ([a-z]+/[a-z0-9-]+) \\|").FindAllStringSubmatch(string(data), -1)
+	ids := regexp.MustCompile(`(?m)^\| ([a-z]+/[a-z0-9-]+) \|`).FindAllStringSubmatch(string(data), -1)
 	if len(ids) < 40 {
 		t.Fatalf("found only %d rule IDs in %s; has the table changed shape?", len(ids), spec)
 	}
