@@ -46,7 +46,7 @@ func TestEncodeGolden(t *testing.T) {
 	}
 }
 
-// TestJSONShape: the gates list has the fields verify.md names.
+// TestJSONShape: the gates list has the fields docs/verify.md names.
 func TestJSONShape(t *testing.T) {
 	var b bytes.Buffer
 	Encode(&b, "json", sampleResult(), nil)
