@@ -14,6 +14,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/alecthomas/chroma/v2"
 	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
@@ -357,6 +358,10 @@ func ChromaCSS() ([]byte, error) { return chromaCSS, nil }
 
 //go:embed highlight.css
 var chromaCSS []byte
+
+// classStyle is the style handed to the formatter. With classes on, the
+// HTML carries class names only and never reads the style's colours.
+var classStyle = chroma.MustNewStyle("retryspec-classes", chroma.StyleEntries{})
 
 // Tab markers, after HTMLBody turned the Markdown's link reference
 // definitions into comments: the groups of nodes the site shows as tabs.
