@@ -9,9 +9,15 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/retryspec/retryspec/contract"
-	"github.com/retryspec/retryspec/internal/golden"
+	goldenfile "github.com/retryspec/retryspec/internal/golden"
 	"go.yaml.in/yaml/v3"
 )
+
+// golden compares got with testdata/golden/name; -update rewrites it.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	goldenfile.Check(t, filepath.Join("testdata", "golden", name), got)
+}
 
 func TestGolden(t *testing.T) {
 	c, err := contract.Load("testdata/contract.yaml")
@@ -29,7 +35,7 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden.Check(t, filepath.Join("testdata", "golden", "merged."+spec), merged)
+			golden(t, "merged."+spec, merged)
 			if err := addedLinesOnly(s.Data, merged); err != nil {
 				t.Error(err)
 			}
@@ -41,7 +47,7 @@ func TestGolden(t *testing.T) {
 				t.Errorf("second run adds %d edits", len(again.Edits))
 			}
 			ov := OverlayText(Overlay(c, s, p), strings.HasSuffix(spec, ".json"))
-			golden.Check(t, filepath.Join("testdata", "golden", "overlay."+spec), ov)
+			golden(t, "overlay."+spec, ov)
 
 			// The overlay is a well-formed Overlay 1.0 document: version,
 			// info, and actions that each target something with a JSONPath
