@@ -435,3 +435,24 @@ func TestReferenceCoversEveryField(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryFieldIsDescribed: a field the schema leaves without a
+// description would be a row of the reference that says nothing, and an
+// editor hover with nothing to show. Give it one in contract/schema.
+func TestEveryFieldIsDescribed(t *testing.T) {
+	root := loadSchema(t)
+	props := get(root, "properties")
+	for i := 0; i+1 < len(props.Content); i += 2 {
+		key, v := props.Content[i].Value, props.Content[i+1]
+		if key != "retryspec" && describe(root, v) == "" {
+			t.Errorf("%s: no description in the schema", key)
+		}
+		var rows []row
+		children(root, v, key, &rows)
+		for _, r := range rows {
+			if r.about == "" {
+				t.Errorf("%s: no description in the schema", r.path)
+			}
+		}
+	}
+}
