@@ -1,8 +1,13 @@
 // Package golden is the one place tests compare their output with a
 // checked-in file, and the one place the -update flag is declared: `go test
-// ./... -update` rewrites every golden file, script and generated file the
-// tests own, and a plain run reports each difference as a diff with the
-// command that rewrites it. Only tests import it.
+// ./PKG -update` rewrites the golden files, scripts and generated files
+// PKG's tests own, and a plain run reports each difference as a diff with
+// the command that rewrites it. Only tests import it.
+//
+// A test binary rejects a flag it does not declare, so `go test ./...
+// -update` fails in every package whose tests have no golden file;
+// RETRYSPEC_UPDATE=1 in the environment means -update in every package
+// that has one: `RETRYSPEC_UPDATE=1 go test ./...`.
 package golden
 
 import (
@@ -19,15 +24,15 @@ import (
 var update = flag.Bool("update", false, "rewrite golden files, testscript scripts and checked-in generated files from what the code produces")
 
 // Update reports whether the test run was asked to rewrite its files
-// (-update), for tests whose files are not a plain compare, such as
-// testscript's UpdateScripts.
-func Update() bool { return *update }
+// (-update or RETRYSPEC_UPDATE=1), for tests whose files are not a plain
+// compare, such as testscript's UpdateScripts.
+func Update() bool { return *update || os.Getenv("RETRYSPEC_UPDATE") == "1" }
 
 // Check compares got with the file at path. With -update it writes got
 // there instead, creating the folders it needs, and the test goes on.
 func Check(t testing.TB, path string, got []byte) {
 	t.Helper()
-	if *update {
+	if Update() {
 		Write(t, path, got)
 		return
 	}
@@ -45,7 +50,7 @@ func Check(t testing.TB, path string, got []byte) {
 // With -update, dir is replaced by exactly the files in got.
 func CheckDir(t testing.TB, dir string, got map[string][]byte) {
 	t.Helper()
-	if *update {
+	if Update() {
 		if err := os.RemoveAll(dir); err != nil {
 			t.Fatal(err)
 		}
