@@ -31,9 +31,9 @@ var mayImport = map[string][]string{
 	"templates":       {},
 
 	"contract/rules":       {"contract", "findings"},
-	"contract/diff":        {"contract"},
+	"contract/diff":        {"contract", "findings"}, // findings: the one diagnostic printer (issue 18 item 1)
 	"copylint":             {"contract", "contract/rules", "findings", "internal/safeout"},
-	"openapi":              {"contract", "findings"},
+	"openapi":              {"contract", "contract/rules", "findings"}, // rules: rule IDs live in the catalog only (issue 18 item 6)
 	"render":               {"contract", "contract/rules", "internal/safeout", "render/schedule", "render/svg", "templates"},
 	"render/schedule":      {"contract"},
 	"render/svg":           {"contract", "render/schedule"},
