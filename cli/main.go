@@ -20,7 +20,7 @@ import (
 	"github.com/retryspec/retryspec/findings"
 )
 
-// Exit codes, for every command (spec: contract.md).
+// Exit codes, for every command (docs/contract.md, "Exit codes").
 const (
 	ExitOK       = 0
 	ExitFindings = 1 // findings at error severity, a failed test, a breaking change

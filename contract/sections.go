@@ -650,7 +650,7 @@ func (d *decoder) decodeLint(n *yaml.Node, c *Contract) {
 	})
 }
 
-// String renders a status list for messages: "429, 502, 503, 504".
+// StatusList renders a status list for messages: "429, 502, 503, 504".
 func StatusList(specs []StatusSpec) string {
 	parts := make([]string, len(specs))
 	for i, s := range specs {
