@@ -126,30 +126,22 @@ func printError(sys *IO, err error) {
 	fmt.Fprintf(sys.Err, "retryspec: %v\n", err)
 }
 
-// printLoadError prints every diagnostic like a compiler: position,
-// message, the source line with a caret under the value, and the fix.
+// printLoadError prints every diagnostic like a compiler, with the printer
+// findings use: position, message, the source line with a caret under the
+// value, and the fix.
 func printLoadError(sys *IO, le *contract.LoadError) {
-	color := sys.Color(sys.ErrIsTTY)
-	paint := func(style, s string) string {
-		if !color {
-			return s
-		}
-		return style + s + "\x1b[0m"
-	}
+	p := findings.Printer{W: sys.Err, Color: sys.Color(sys.ErrIsTTY)}
 	for _, d := range le.Diagnostics {
-		loc := d.File
+		pd := findings.Diagnostic{File: d.File, Level: "error", LevelStyle: findings.StyleError, Message: d.Message}
 		if !d.Pos.IsZero() {
-			loc = fmt.Sprintf("%s:%d:%d", d.File, d.Pos.Line, d.Pos.Column)
-		}
-		fmt.Fprintf(sys.Err, "%s: %s: %s\n", paint("\x1b[1m", loc), paint("\x1b[1;31m", "error"), d.Message)
-		if line := le.SourceLine(d.Pos.Line); line != "" && !d.Pos.IsZero() {
-			line, col := clipSourceLine(line, d.Pos.Column)
-			pad, mark := findings.Caret(line, col, 0)
-			fmt.Fprintf(sys.Err, "    %s\n    %s%s\n", findings.ExpandTabs(line), pad, paint("\x1b[1;32m", mark))
+			pd.Line, pd.Column = d.Pos.Line, d.Pos.Column
+			pd.Source = le.SourceLine(d.Pos.Line)
+			pd.HasSource = pd.Source != ""
 		}
 		if d.Fix != "" {
-			fmt.Fprintf(sys.Err, "    %s %s\n", paint("\x1b[36m", "fix:"), d.Fix)
+			pd.Notes = []findings.Note{{Label: "fix:", Style: findings.StyleLabel, Text: d.Fix}}
 		}
+		p.Print(pd)
 	}
 	if n := len(le.Diagnostics); n > 1 {
 		fmt.Fprintf(sys.Err, "%s: %d problems; nothing was checked\n", le.File, n)
@@ -189,26 +181,4 @@ func newRootCmd(sys *IO) *cobra.Command {
 		newTemplatesCmd(sys),
 	)
 	return root
-}
-
-// clipSourceLine cuts a long source line to a window around col, so an
-// endless line in a hostile file prints as one screen line; it returns the
-// window and the column inside it.
-func clipSourceLine(line string, col int) (string, int) {
-	const before, after = 40, 80
-	runes := []rune(line)
-	if len(runes) <= before+after {
-		return line, col
-	}
-	start := max(0, col-1-before)
-	end := min(len(runes), col-1+after)
-	out := string(runes[start:end])
-	if start > 0 {
-		out = "…" + out
-		col = col - start + 1
-	}
-	if end < len(runes) {
-		out += "…"
-	}
-	return out, col
 }
