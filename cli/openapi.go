@@ -22,6 +22,7 @@ type openapiOptions struct {
 	Merged            string
 	Force             bool
 	AllowExternalRefs bool
+	Format            string
 }
 
 func newOpenAPICmd(sys *IO) *cobra.Command {
@@ -41,9 +42,16 @@ line stays as it was (order, comments, quoting), so a diff shows only added
 lines. What the spec already declares is reused and listed, never duplicated;
 a declaration that contradicts the contract is a finding (exit 1).
 
-The spec is never modified: --merged refuses to write over it unless --force.`,
+The spec is never modified: --merged refuses to write over it unless --force.
+
+With --format text (the default) the summary goes to stdout and the
+findings to stderr; with a machine format (json, sarif, github) stdout
+holds only the findings report, and the summary goes to stderr.`,
 		Args: contractFlagArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkFormat(opts.Format); err != nil {
+				return err
+			}
 			if opts.Spec == "" {
 				return usageErrorf("--spec SPEC is required\nRun 'retryspec openapi --help' for usage.")
 			}
@@ -60,6 +68,7 @@ The spec is never modified: --merged refuses to write over it unless --force.`,
 	f.StringVar(&opts.Merged, "merged", "", "write the merged spec to this `FILE`")
 	f.BoolVar(&opts.Force, "force", false, "let --merged overwrite the spec it reads")
 	f.BoolVar(&opts.AllowExternalRefs, "allow-external-refs", false, "follow $refs to other files and URLs")
+	addFormatFlag(cmd, &opts.Format)
 	return cmd
 }
 
@@ -96,13 +105,13 @@ func runOpenAPI(sys *IO, opts *openapiOptions) error {
 	}
 	c, err := contract.Load(opts.Contract)
 	if err != nil {
-		return &ExitError{Code: ExitInput, Err: err}
+		return inputErrorIn(sys, opts.Format, opts.Contract, err)
 	}
 	lessGC(sys)
 	r, err := openapi.Render(c, opts.Spec, openapi.LoadOptions{AllowExternalRefs: opts.AllowExternalRefs},
 		strings.EqualFold(filepath.Ext(opts.Overlay), ".json"))
 	if err != nil {
-		return &ExitError{Code: ExitInput, Err: err}
+		return inputErrorIn(sys, opts.Format, opts.Spec, err)
 	}
 	p := r.Plan
 	// Overlay 1.0 requires at least one action: with nothing to add (a spec
@@ -123,32 +132,33 @@ func runOpenAPI(sys *IO, opts *openapiOptions) error {
 		}
 	}
 
-	fmt.Fprintf(sys.Out, "%s: %d additions (%d keyed operations, %d marked unsafe to retry)\n", opts.Spec, len(p.Edits), p.Keyed, p.Unsafe)
+	// Text is for a person: the summary on stdout, the findings on stderr
+	// with the other diagnostics. A machine format owns stdout.
+	summary, diag := sys.Out, sys.Err
+	if opts.Format != "text" {
+		summary, diag = sys.Err, sys.Out
+	}
+	fmt.Fprintf(summary, "%s: %d additions (%d keyed operations, %d marked unsafe to retry)\n", opts.Spec, len(p.Edits), p.Keyed, p.Unsafe)
 	for _, n := range p.Reused {
-		fmt.Fprintf(sys.Out, "  reused   %s\n", note(opts.Spec, n))
+		fmt.Fprintf(summary, "  reused   %s\n", note(n))
 	}
 	for _, n := range p.Skipped {
-		file := opts.Spec
-		if strings.HasPrefix(n.Message, "not in the spec") {
-			file = opts.Contract
-		}
-		fmt.Fprintf(sys.Out, "  skipped  %s\n", note(file, n))
+		fmt.Fprintf(summary, "  skipped  %s\n", note(n))
 	}
 	if writeOverlay {
-		fmt.Fprintf(sys.Out, "wrote %s\n", opts.Overlay)
+		fmt.Fprintf(summary, "wrote %s\n", opts.Overlay)
 	} else if opts.Overlay != "" {
-		fmt.Fprintf(sys.Out, "%s not written: the spec already has everything, and an overlay needs at least one action\n", opts.Overlay)
+		fmt.Fprintf(summary, "%s not written: the spec already has everything, and an overlay needs at least one action\n", opts.Overlay)
 	}
 	if opts.Merged != "" {
-		fmt.Fprintf(sys.Out, "wrote %s\n", opts.Merged)
+		fmt.Fprintf(summary, "wrote %s\n", opts.Merged)
 	}
-	if len(p.Findings) > 0 {
-		findings.Sort(p.Findings)
+	if len(p.Findings) > 0 || opts.Format != "text" {
 		// The same text as build --openapi: each finding with its source
 		// line and a caret under the value.
-		report := findings.Report{Tool: "retryspec", Version: buildVersion().Version, Findings: p.Findings,
-			Sources: map[string][]byte{opts.Spec: r.Spec.Data, c.File: c.Source}, Color: sys.Color(sys.ErrIsTTY)}
-		if err := findings.Encode(sys.Err, "text", report); err != nil {
+		report := findings.Report{Tool: "retryspec", Version: buildVersion().Version, Findings: p.Findings, Rules: rules.Docs(),
+			Sources: map[string][]byte{opts.Spec: r.Spec.Data, c.File: c.Source}, Color: opts.Format == "text" && sys.Color(sys.ErrIsTTY)}
+		if err := findings.Encode(diag, opts.Format, report); err != nil {
 			return err
 		}
 		if findings.Failed(p.Findings, false) {
@@ -158,10 +168,10 @@ func runOpenAPI(sys *IO, opts *openapiOptions) error {
 	return nil
 }
 
-func note(file string, n openapi.Note) string {
-	where := file
+func note(n openapi.Note) string {
+	where := n.File
 	if n.Line > 0 {
-		where = fmt.Sprintf("%s:%d", file, n.Line)
+		where = fmt.Sprintf("%s:%d", n.File, n.Line)
 	}
 	if n.Operation == "" {
 		return fmt.Sprintf("%s: %s", where, n.Message)
