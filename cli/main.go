@@ -72,9 +72,19 @@ func (e *ExitError) Error() string {
 
 func (e *ExitError) Unwrap() error { return e.Err }
 
+// The exit helpers are the only places an ExitError is made
+// (TestExitErrorsOnlyFromHelpers).
+
 // failed is the error a command returns when it printed its findings and the
 // run must exit 1 without a further message.
 func failed() error { return &ExitError{Code: ExitFindings} }
+
+// failedf is exit 1 with a message: a refused build, a breaking change, a
+// snippet that could not run or failed.
+func failedf(format string, args ...any) error { return failedWith(fmt.Errorf(format, args...)) }
+
+// failedWith is failedf for an error already made.
+func failedWith(err error) error { return &ExitError{Code: ExitFindings, Err: err} }
 
 // inputError reports input that could not be read or parsed (exit 2);
 // Main prints a *contract.LoadError with carets.
@@ -87,7 +97,6 @@ func usageErrorf(format string, args ...any) error {
 
 // Main runs the command line and returns the process exit code.
 func Main(args []string, sys *IO) int {
-	setSoftLimit(sys, defaultMemoryLimit, 1.25)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return Run(ctx, args, sys)
@@ -100,7 +109,12 @@ func Run(ctx context.Context, args []string, sys *IO) int {
 	root.SetIn(sys.In)
 	root.SetOut(sys.Out)
 	root.SetErr(sys.Err)
-	err := root.ExecuteContext(ctx)
+	return exitCode(sys, root.ExecuteContext(ctx))
+}
+
+// exitCode is the one place an error becomes an exit code: it prints the
+// error once (a load error with carets) and returns its code.
+func exitCode(sys *IO, err error) int {
 	if err == nil {
 		return ExitOK
 	}
@@ -165,19 +179,19 @@ func newRootCmd(sys *IO) *cobra.Command {
 	})
 	root.CompletionOptions.HiddenDefaultCmd = true
 	root.AddCommand(
-		newCheckCmd(sys),
-		newExplainCmd(sys),
-		newSchemaCmd(sys),
-		newInitCmd(sys),
-		newVersionCmd(sys),
-		newBuildCmd(sys),
-		newServeCmd(sys),
-		newOpenAPICmd(sys),
-		newSnippetsCmd(sys),
-		newCopyCmd(sys),
-		newDiffCmd(sys),
-		newStorageCmd(sys),
-		newVerifyCmd(sys),
+		newCheckCmd(sys, nil),
+		newExplainCmd(sys, nil),
+		newSchemaCmd(sys, nil),
+		newInitCmd(sys, nil),
+		newVersionCmd(sys, nil),
+		newBuildCmd(sys, nil),
+		newServeCmd(sys, nil),
+		newOpenAPICmd(sys, nil),
+		newSnippetsCmd(sys, nil),
+		newCopyCmd(sys, nil),
+		newDiffCmd(sys, nil),
+		newStorageCmd(sys, nil),
+		newVerifyCmd(sys, nil),
 		newTemplatesCmd(sys),
 	)
 	return root

@@ -1,10 +1,10 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 
 	"github.com/retryspec/retryspec/contract"
@@ -16,6 +16,7 @@ import (
 )
 
 type openapiOptions struct {
+	IO                *IO
 	Contract          string
 	Spec              string
 	Overlay           string
@@ -25,8 +26,8 @@ type openapiOptions struct {
 	Format            string
 }
 
-func newOpenAPICmd(sys *IO) *cobra.Command {
-	opts := &openapiOptions{}
+func newOpenAPICmd(sys *IO, runF func(context.Context, *openapiOptions) error) *cobra.Command {
+	opts := &openapiOptions{IO: sys}
 	cmd := &cobra.Command{
 		Use:   "openapi --spec SPEC [-c FILE] [--overlay OUT] [--merged OUT]",
 		Short: "Add the contract to an OpenAPI spec, as an Overlay 1.0 document and/or a merged spec",
@@ -58,7 +59,7 @@ holds only the findings report, and the summary goes to stderr.`,
 			if opts.Overlay == "" && opts.Merged == "" {
 				return usageErrorf("nothing to write: give --overlay OUT and/or --merged OUT")
 			}
-			return runOpenAPI(sys, opts)
+			return runCommand(cmd.Context(), sys, specMemory, opts, runF, runOpenAPI)
 		},
 	}
 	f := cmd.Flags()
@@ -72,22 +73,8 @@ holds only the findings report, and the summary goes to stderr.`,
 	return cmd
 }
 
-// lessGC trades memory for time while a large spec is in memory: the
-// collector runs a quarter as often, under a soft limit of 150 MB or twice
-// the live heap, whichever is more (kin-openapi alone holds about 24 bytes
-// per byte of spec). 150 MB, not more: with a contract at the endpoint
-// limit beside its spec, 170 MB of heap put `openapi` at 201 MB of RSS,
-// past the 200 MB every command is held to. A GOGC or GOMEMLIMIT set by
-// the user wins.
-func lessGC(sys *IO) {
-	if sys.Getenv("GOGC") != "" || sys.Getenv("GOMEMLIMIT") != "" {
-		return
-	}
-	debug.SetGCPercent(400)
-	setSoftLimit(sys, 150<<20, 2)
-}
-
-func runOpenAPI(sys *IO, opts *openapiOptions) error {
+func runOpenAPI(_ context.Context, opts *openapiOptions) error {
+	sys := opts.IO
 	if opts.Merged != "" && !opts.Force && samePath(opts.Merged, opts.Spec) {
 		return usageErrorf("--merged %s is the input spec; write the merged spec elsewhere, or pass --force to replace it", opts.Merged)
 	}
@@ -107,7 +94,6 @@ func runOpenAPI(sys *IO, opts *openapiOptions) error {
 	if err != nil {
 		return inputErrorIn(sys, opts.Format, opts.Contract, err)
 	}
-	lessGC(sys)
 	r, err := openapi.Render(c, opts.Spec, openapi.LoadOptions{AllowExternalRefs: opts.AllowExternalRefs},
 		strings.EqualFold(filepath.Ext(opts.Overlay), ".json"))
 	if err != nil {
@@ -119,7 +105,7 @@ func runOpenAPI(sys *IO, opts *openapiOptions) error {
 	writeOverlay := opts.Overlay != "" && len(r.Plan.Edits) > 0
 	if writeOverlay {
 		if err := atomicwrite.File(opts.Overlay, r.Overlay, 0o644); err != nil {
-			return &ExitError{Code: ExitInput, Err: fmt.Errorf("write overlay: %w", err)}
+			return inputError(fmt.Errorf("write overlay: %w", err))
 		}
 	}
 	if opts.Merged != "" {
@@ -128,7 +114,7 @@ func runOpenAPI(sys *IO, opts *openapiOptions) error {
 			perm = st.Mode().Perm()
 		}
 		if err := atomicwrite.File(opts.Merged, r.Merged, perm); err != nil {
-			return &ExitError{Code: ExitInput, Err: fmt.Errorf("write merged spec: %w", err)}
+			return inputError(fmt.Errorf("write merged spec: %w", err))
 		}
 	}
 
@@ -156,8 +142,7 @@ func runOpenAPI(sys *IO, opts *openapiOptions) error {
 	if len(p.Findings) > 0 || opts.Format != "text" {
 		// The same text as build --openapi: each finding with its source
 		// line and a caret under the value.
-		report := findings.Report{Tool: "retryspec", Version: buildVersion().Version, Findings: p.Findings, Rules: rules.Docs(),
-			Sources: map[string][]byte{opts.Spec: r.Spec.Data, c.File: c.Source}, Color: opts.Format == "text" && sys.Color(sys.ErrIsTTY)}
+		report := newReport(sys, opts.Format, sys.ErrIsTTY, p.Findings, map[string][]byte{opts.Spec: r.Spec.Data, c.File: c.Source})
 		if err := findings.Encode(diag, opts.Format, report); err != nil {
 			return err
 		}
@@ -201,8 +186,7 @@ func samePath(a, b string) bool {
 // driftFindings is `check --openapi SPEC`: the contract's endpoints against
 // the spec's operations, with the contract's waivers applied, and the
 // spec's source for the carets of text output.
-func driftFindings(sys *IO, c *contract.Contract, spec string) ([]findings.Finding, []byte, error) {
-	lessGC(sys)
+func driftFindings(c *contract.Contract, spec string) ([]findings.Finding, []byte, error) {
 	s, err := openapi.Load(spec, openapi.LoadOptions{})
 	if err != nil {
 		return nil, nil, err
