@@ -15,7 +15,8 @@ func runCommand[O any](ctx context.Context, sys *IO, mem memoryProfile, opts *O,
 	if runF != nil {
 		return runF(ctx, opts)
 	}
-	defer mem.apply(sys.Getenv)()
+	ctx, m := mem.start(ctx, sys.Getenv)
+	defer m.end()
 	return run(ctx, opts)
 }
 

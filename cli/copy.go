@@ -106,6 +106,7 @@ func runCopy(ctx context.Context, opts *copyOptions) error {
 		}
 		return usageErrorf("no paths given and %s has no docs.copy.include; pass PATH... or add docs.copy.include", c.File)
 	}
+	inputsLoaded(ctx)
 	var stats copylint.Stats
 	fs, err := copylint.Lint(ctx, c, opts.Paths, copylint.Options{LintCode: opts.LintCode, Stats: &stats})
 	if err != nil {

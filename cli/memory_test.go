@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -120,4 +121,26 @@ func TestCommandsLeaveTheRuntimeAsFound(t *testing.T) {
 			t.Errorf("after %v: GC percent %d, memory limit %d; want 137 and %d as before", args, p, l, int64(3<<30))
 		}
 	}
+}
+
+// TestLoadingPhase: copy loads its inputs under defaultMemory and lints
+// under its own profile from inputsLoaded on; the end restores both.
+func TestLoadingPhase(t *testing.T) {
+	sys, _, _ := testIO()
+	defer debug.SetGCPercent(debug.SetGCPercent(137))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(3 << 30))
+	ctx, m := copyMemory.start(context.Background(), sys.Getenv)
+	if p, l := gcPercent(), debug.SetMemoryLimit(-1); p != 137 || l < defaultMemory.SoftLimit || l == 3<<30 {
+		t.Errorf("loading: GC percent %d, limit %d MiB; want 137 (untouched) and defaultMemory's floor", p, l>>20)
+	}
+	inputsLoaded(ctx)
+	if p, l := gcPercent(), debug.SetMemoryLimit(-1); p != copyMemory.GCPercent || l < copyMemory.SoftLimit || l >= defaultMemory.SoftLimit {
+		t.Errorf("linting: GC percent %d, limit %d MiB; want %d and copy's floor", p, l>>20, copyMemory.GCPercent)
+	}
+	inputsLoaded(ctx) // a second call changes nothing
+	m.end()
+	if p, l := gcPercent(), debug.SetMemoryLimit(-1); p != 137 || l != 3<<30 {
+		t.Errorf("after: GC percent %d, limit %d; want 137 and %d", p, l, int64(3<<30))
+	}
+	inputsLoaded(context.Background()) // no profile: nothing to do
 }
