@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -13,6 +14,7 @@ import (
 )
 
 type initOptions struct {
+	IO       *IO
 	Contract string
 	Force    bool
 	Name     string
@@ -24,8 +26,8 @@ type initOptions struct {
 	OpenAPI string
 }
 
-func newInitCmd(sys *IO) *cobra.Command {
-	opts := initOptions{}
+func newInitCmd(sys *IO, runF func(context.Context, *initOptions) error) *cobra.Command {
+	opts := &initOptions{IO: sys}
 	cmd := &cobra.Command{
 		Use:   "init [-c FILE]",
 		Short: "Write a sound, commented starter contract",
@@ -38,7 +40,7 @@ func newInitCmd(sys *IO) *cobra.Command {
 			"An existing file is never overwritten unless --force is given.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runInit(sys, opts)
+			return runCommand(cmd.Context(), sys, defaultMemory, opts, runF, runInit)
 		},
 	}
 	cmd.Flags().StringVarP(&opts.Contract, "contract", "c", "retryspec.yaml", "the contract `FILE` to write")
@@ -49,7 +51,8 @@ func newInitCmd(sys *IO) *cobra.Command {
 	return cmd
 }
 
-func runInit(sys *IO, opts initOptions) error {
+func runInit(_ context.Context, opts *initOptions) error {
+	sys := opts.IO
 	if !opts.Force {
 		if _, err := os.Stat(opts.Contract); err == nil {
 			return usageErrorf("%s already exists; pass --force to overwrite it", opts.Contract)
@@ -58,7 +61,7 @@ func runInit(sys *IO, opts initOptions) error {
 		}
 	}
 	if opts.OpenAPI != "" {
-		if err := importEndpoints(sys, &opts); err != nil {
+		if err := importEndpoints(sys, opts); err != nil {
 			return err
 		}
 	}

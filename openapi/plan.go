@@ -34,8 +34,11 @@ type Edit struct {
 // is, or an addition that was left out, with the reason.
 type Note struct {
 	Operation string // "POST /v1/x", or "" for the document root
-	Line      int
-	Message   string
+	// File is where Line is: the spec, or the contract for an endpoint
+	// the spec lacks.
+	File    string
+	Line    int
+	Message string
 }
 
 // Plan is everything retryspec would add to one spec for one contract.
@@ -62,7 +65,7 @@ func NewPlan(c *contract.Contract, s *Spec) *Plan {
 		op, ok := ops[shape(e.Method, e.Path)]
 		if !ok {
 			if e.Keyed() || e.UnsafeToRetry != "" {
-				p.Skipped = append(p.Skipped, Note{Operation: e.Operation, Line: c.PosOf(fmt.Sprintf("endpoints[%d].operation", i)).Line,
+				p.Skipped = append(p.Skipped, Note{Operation: e.Operation, File: c.File, Line: c.PosOf(fmt.Sprintf("endpoints[%d].operation", i)).Line,
 					Message: "not in the spec; nothing added for it"})
 			}
 			continue
@@ -104,11 +107,11 @@ func (b *planner) add(target []string, node *yaml.Node, key string, v any) {
 }
 
 func (b *planner) reused(op string, n *yaml.Node, format string, args ...any) {
-	b.p.Reused = append(b.p.Reused, Note{Operation: op, Line: lineOf(n), Message: fmt.Sprintf(format, args...)})
+	b.p.Reused = append(b.p.Reused, Note{Operation: op, File: b.s.Path, Line: lineOf(n), Message: fmt.Sprintf(format, args...)})
 }
 
 func (b *planner) skipped(op string, n *yaml.Node, format string, args ...any) {
-	b.p.Skipped = append(b.p.Skipped, Note{Operation: op, Line: lineOf(n), Message: fmt.Sprintf(format, args...)})
+	b.p.Skipped = append(b.p.Skipped, Note{Operation: op, File: b.s.Path, Line: lineOf(n), Message: fmt.Sprintf(format, args...)})
 }
 
 func (b *planner) contradiction(n *yaml.Node, path, fix, format string, args ...any) {
