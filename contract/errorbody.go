@@ -54,9 +54,9 @@ func (b ErrorBody) CodeKey() string {
 // order), a list, or a string. It marshals in that order, so examples are
 // deterministic and the code comes first.
 type BodyValue struct {
-	Fields []BodyField // an object, when IsObject
-	Items  []BodyValue // a list, when IsList
-	Text   string      // a string otherwise
+	Fields           []BodyField // an object, when IsObject
+	Items            []BodyValue // a list, when IsList
+	Text             string      // a string otherwise
 	IsObject, IsList bool
 }
 
