@@ -54,7 +54,7 @@ func conflict409(t *testing.T, p *Plan) string {
 // examples follow code_at and message_at, and the merged spec validates.
 func TestErrorBodyDerivedSchema(t *testing.T) {
 	tests := []struct {
-		name, lines      string
+		name, lines     string
 		schema, example string
 	}{
 		{"stripe-like", "    code_at: /error/code\n    message_at: /error/message\n",

@@ -275,10 +275,10 @@ type view struct {
 	InFlightBody    string
 	// CodeAt is the JSON pointer to the code in the API's error bodies
 	// (api.error_body.code_at), "" when the contract does not say.
-	CodeAt string
-	SDKRows         []languageRow
-	Changelog       string
-	NoSnippets      string
+	CodeAt     string
+	SDKRows    []languageRow
+	Changelog  string
+	NoSnippets string
 	// RetryingQuoted: a library note on the Retrying page carries a marker.
 	RetryingQuoted bool
 
