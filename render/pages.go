@@ -273,14 +273,14 @@ type view struct {
 	StatesImage     string
 	MismatchBody    string
 	InFlightBody    string
-	// CodeAt is the JSON pointer to the code in the API's error bodies
-	// (api.error_body.code_at), "" when the contract does not say.
-	CodeAt     string
-	SDKRows    []languageRow
-	Changelog  string
-	NoSnippets string
+	SDKRows         []languageRow
+	Changelog       string
+	NoSnippets      string
 	// RetryingQuoted: a library note on the Retrying page carries a marker.
 	RetryingQuoted bool
+	// CodeAt is the JSON pointer to the code in the API's error bodies
+	// (api.error_body.code_at), "" when the contract does not say.
+	CodeAt string
 
 	RuleGroups []ruleGroup
 
