@@ -140,23 +140,25 @@ const maxPointerDepth = 8
 
 // parsePointer checks a JSON pointer for api.error_body.
 func parsePointer(s string) ([]string, error) {
+	// A hostile file may hold megabytes here; messages quote at most a line.
+	q := clipQuoted(s)
 	if !strings.HasPrefix(s, "/") {
-		return nil, fmt.Errorf("%q is not a JSON pointer; a pointer starts with / (e.g. /error/code)", s)
+		return nil, fmt.Errorf("%q is not a JSON pointer; a pointer starts with / (e.g. /error/code)", q)
 	}
-	tokens := strings.Split(s[1:], "/")
+	tokens := strings.SplitN(s[1:], "/", maxPointerDepth+1)
 	if len(tokens) > maxPointerDepth {
-		return nil, fmt.Errorf("%q is %d levels deep; at most %d are supported", s, len(tokens), maxPointerDepth)
+		return nil, fmt.Errorf("%q is more than %d levels deep", q, maxPointerDepth)
 	}
 	for i, t := range tokens {
 		switch {
 		case t == "0" && i < len(tokens)-1:
 			// the first item of a list
 		case t == "0":
-			return nil, fmt.Errorf("%q ends in a list index; point at the member that holds the text (e.g. /errors/0/code)", s)
+			return nil, fmt.Errorf("%q ends in a list index; point at the member that holds the text (e.g. /errors/0/code)", q)
 		case isAllDigits(t) && t != "":
-			return nil, fmt.Errorf("%q uses the list index %s; only the first item (0) can be pointed at", s, t)
+			return nil, fmt.Errorf("%q uses the list index %s; only the first item (0) can be pointed at", q, clipQuoted(t))
 		case !pointerToken.MatchString(t):
-			return nil, fmt.Errorf("%q: the member name %q must be letters, digits, _ or - (starting with a letter or _), at most 64 characters", s, t)
+			return nil, fmt.Errorf("%q: the member name %q must be letters, digits, _ or - (starting with a letter or _), at most 64 characters", q, clipQuoted(t))
 		}
 	}
 	return tokens, nil
