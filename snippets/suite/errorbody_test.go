@@ -121,7 +121,7 @@ func TestErrorBodyShapesProven(t *testing.T) {
 					"tsc":       filepath.Join(cache, "node_modules", ".bin", "tsc"),
 					"typeroots": filepath.Join(cache, "node_modules", "@types"),
 				},
-				Scenarios: []string{"in-flight-conflict-retried", "in-flight-code-elsewhere-not-retried", "no-retry-payload-mismatch"},
+				Scenarios: []string{"in-flight-conflict-retried", "in-flight-code-elsewhere-not-retried"},
 				Parallel:  2, MaxProcs: 4,
 			})
 			if err != nil {
@@ -134,7 +134,7 @@ func TestErrorBodyShapesProven(t *testing.T) {
 			}
 			passed, failed := rep.Counts()
 			t.Logf("%s: %d passed, %d failed in %.1fs", shape.name, passed, failed, rep.Elapsed.Seconds())
-			if passed < len(langs)*3 {
+			if passed < len(langs)*2 {
 				t.Errorf("only %d outcomes passed for %d languages", passed, len(langs))
 			}
 		})
