@@ -145,7 +145,7 @@ func (d *decoder) decodeContract(root *yaml.Node, c *Contract) {
 }
 
 func (d *decoder) decodeAPI(n *yaml.Node, c *Contract) {
-	f := d.object(n, "api", "name", "base_url")
+	f := d.object(n, "api", "name", "base_url", "error_body")
 	if f == nil {
 		return
 	}
@@ -164,6 +164,9 @@ func (d *decoder) decodeAPI(n *yaml.Node, c *Contract) {
 		c.API.BaseURL = strings.TrimSuffix(s, "/")
 	} else {
 		d.errorf(d.resolve(n), "api.base_url", "add `base_url: https://api.example.com`", "api needs base_url:")
+	}
+	if v, ok := f["error_body"]; ok {
+		d.decodeErrorBody(v, c)
 	}
 }
 

@@ -59,6 +59,7 @@ func NewPlan(c *contract.Contract, s *Spec) *Plan {
 	p := &Plan{}
 	b := &planner{c: c, s: s, p: p, sharedNoted: map[*yaml.Node]bool{}}
 	b.root()
+	b.errorRef = b.errorSchemaRef()
 	ops := index(s.Operations())
 	b.countSharedResponses(ops)
 	for i, e := range c.Endpoints {
@@ -96,6 +97,9 @@ type planner struct {
 	anchors     *anchorIndex
 	sharedNoted map[*yaml.Node]bool
 	lineIndex   []int
+	// errorRef is api.error_body.schema_ref once the spec is known to
+	// define it, "" otherwise (errorbody.go).
+	errorRef string
 }
 
 func (b *planner) add(target []string, node *yaml.Node, key string, v any) {
@@ -187,7 +191,7 @@ func (b *planner) keyed(e contract.Endpoint, op Operation) {
 			b.reused(e.Operation, k, "response %s is already declared; left as it is (document %s in it)", code, strings.Join(g.codes(), ", "))
 			continue
 		}
-		missing = append(missing, KV{K: code, V: conflictResponse(b.c, g)})
+		missing = append(missing, KV{K: code, V: conflictResponse(b.c, g, b.errorRef)})
 	}
 	if responses != nil && responses.Kind == yaml.MappingNode {
 		for _, kv := range missing {
