@@ -1,11 +1,13 @@
 package render
 
 import (
+	_ "embed"
 	"html"
 	"regexp"
 	"strings"
 
 	"github.com/alecthomas/chroma/v2"
+	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
 	"github.com/alecthomas/chroma/v2/lexers"
 	"github.com/yuin/goldmark/util"
 )
@@ -93,3 +95,44 @@ func highlight(w util.BufWriter, lang string, code []byte) error {
 	w.WriteString("</code></pre>")
 	return nil
 }
+
+// Chroma styles for the two themes; the dark one applies under
+// prefers-color-scheme: dark.
+const (
+	lightStyle = "github"
+	darkStyle  = "github-dark"
+)
+
+var chromaFormatter = chromahtml.New(chromahtml.WithClasses(true), chromahtml.WithAllClasses(true), chromahtml.WithPreWrapper(focusablePre{}))
+
+// focusablePre makes each code block focusable: a block wider than the
+// screen scrolls, and keyboard users must be able to reach and scroll it.
+type focusablePre struct{}
+
+func (focusablePre) Start(code bool, styleAttr string) string {
+	if code {
+		return `<pre class="chroma" tabindex="0"><code>`
+	}
+	return `<pre class="chroma" tabindex="0">`
+}
+
+func (focusablePre) End(code bool) string {
+	if code {
+		return "</code></pre>"
+	}
+	return "</pre>"
+}
+
+// ChromaCSS is the highlighting style sheet (see highlight.css). It is
+// generated from chroma's styles by TestChromaCSSIsCurrent (-update) and
+// embedded, rather than computed at run time, because importing chroma's
+// styles package parses every bundled style at process start: about 6 ms of
+// every command's start-up, for a file that only changes with chroma.
+func ChromaCSS() ([]byte, error) { return chromaCSS, nil }
+
+//go:embed highlight.css
+var chromaCSS []byte
+
+// classStyle is the style handed to the formatter. With classes on, the
+// HTML carries class names only and never reads the style's colours.
+var classStyle = chroma.MustNewStyle("retryspec-classes", chroma.StyleEntries{})
