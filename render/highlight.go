@@ -3,13 +3,13 @@ package render
 import (
 	_ "embed"
 	"html"
+	"io"
 	"regexp"
 	"strings"
 
 	"github.com/alecthomas/chroma/v2"
 	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
 	"github.com/alecthomas/chroma/v2/lexers"
-	"github.com/yuin/goldmark/util"
 )
 
 // styledClasses are the chroma classes highlight.css styles differently
@@ -55,7 +55,7 @@ func tokenClass(tt chroma.TokenType) string {
 // highlight writes code as a focusable <pre class="chroma"> (a block wider
 // than the screen scrolls, and keyboard users must reach it) with a span
 // per run of same-class tokens.
-func highlight(w util.BufWriter, lang string, code []byte) error {
+func highlight(w io.StringWriter, lang string, code []byte) error {
 	lexer := lexers.Get(lang)
 	if lexer == nil {
 		lexer = lexers.Fallback

@@ -2,7 +2,9 @@ package render
 
 import (
 	"bytes"
+	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/yuin/goldmark"
@@ -78,15 +80,116 @@ type outline []Heading
 
 // convert renders one page's Markdown to HTML and returns its outline.
 func convert(md []byte) ([]byte, outline, error) {
-	md = frontMatter.ReplaceAll(md, nil)
-	md = tabMarker.ReplaceAll(md, []byte("<!-- retryspec:$1 -->"))
-	md = copyMarker.ReplaceAll(md, []byte("<!-- $1 -->"))
-	doc := markdownEngine.Parser().Parse(text.NewReader(md))
-	var b bytes.Buffer
-	if err := markdownEngine.Renderer().Render(&b, md, doc); err != nil {
+	p := parsePage(md)
+	if err := highlightCode([]*parsedPage{&p}); err != nil {
 		return nil, nil, err
 	}
-	return b.Bytes(), pageOutline(doc, md), nil
+	return p.render()
+}
+
+// parsedPage is one page's Markdown, parsed and transformed, with its
+// fenced code blocks in document order.
+type parsedPage struct {
+	path string // for errors; "" for a lone page
+	md   []byte
+	doc  ast.Node
+	code []*ast.FencedCodeBlock
+}
+
+func parsePage(md []byte) parsedPage {
+	// Most pages carry no marker: skip the regular expressions' passes.
+	if bytes.HasPrefix(md, []byte("---\n")) {
+		md = frontMatter.ReplaceAll(md, nil)
+	}
+	if bytes.Contains(md, []byte("[//]: # (retryspec")) {
+		md = tabMarker.ReplaceAll(md, []byte("<!-- retryspec:$1 -->"))
+		md = copyMarker.ReplaceAll(md, []byte("<!-- $1 -->"))
+	}
+	p := parsedPage{md: md, doc: markdownEngine.Parser().Parse(text.NewReader(md))}
+	_ = ast.Walk(p.doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if cb, ok := n.(*ast.FencedCodeBlock); ok && entering {
+			p.code = append(p.code, cb)
+			return ast.WalkSkipChildren, nil
+		}
+		return ast.WalkContinue, nil
+	})
+	return p
+}
+
+// render writes the page's HTML (its code highlighted by highlightCode)
+// and returns its outline.
+func (p *parsedPage) render() ([]byte, outline, error) {
+	var b bytes.Buffer
+	b.Grow(len(p.md) * 2)
+	if err := markdownEngine.Renderer().Render(&b, p.md, p.doc); err != nil {
+		return nil, nil, err
+	}
+	return b.Bytes(), pageOutline(p.doc, p.md), nil
+}
+
+// highlightedAttr holds a fenced code block's highlighted HTML once
+// highlightCode has run; renderFencedCode writes it.
+var highlightedAttr = []byte("retryspec-highlighted")
+
+// highlightCode highlights the fenced code of the pages, each distinct
+// block once (a language's program can appear on more than one page), the
+// blocks spread over the cores longest first so that the Retrying page's
+// six full programs do not all wait on one core.
+func highlightCode(pages []*parsedPage) error {
+	type block struct {
+		lang string
+		code []byte
+		html []byte
+		err  error
+		page string // the first page that shows it, for errors
+		uses []*ast.FencedCodeBlock
+	}
+	var blocks []*block
+	byKey := map[string]*block{}
+	for _, p := range pages {
+		for _, cb := range p.code {
+			lang := string(cb.Language(p.md))
+			code := codeText(cb, p.md)
+			key := lang + "\x00" + string(code)
+			b := byKey[key]
+			if b == nil {
+				b = &block{lang: lang, code: code, page: p.path}
+				byKey[key] = b
+				blocks = append(blocks, b)
+			}
+			b.uses = append(b.uses, cb)
+		}
+	}
+	// Longest first; the stable sort keeps equal lengths in page order.
+	slices.SortStableFunc(blocks, func(a, b *block) int { return len(b.code) - len(a.code) })
+	parallel(len(blocks), func(i int) {
+		b := blocks[i]
+		var out bytes.Buffer
+		out.Grow(len(b.code) * 2)
+		b.err = highlight(&out, b.lang, b.code)
+		b.html = out.Bytes()
+	})
+	for _, b := range blocks {
+		if b.err != nil && b.page != "" {
+			return fmt.Errorf("%s: %w", b.page, b.err)
+		} else if b.err != nil {
+			return b.err
+		}
+		for _, cb := range b.uses {
+			cb.SetAttribute(highlightedAttr, b.html)
+		}
+	}
+	return nil
+}
+
+// codeText is a fenced code block's content.
+func codeText(cb *ast.FencedCodeBlock, src []byte) []byte {
+	var code []byte
+	for i := 0; i < cb.Lines().Len(); i++ {
+		seg := cb.Lines().At(i)
+		code = append(code, seg.Value(src)...)
+	}
+	return code
 }
 
 // pageOutline collects the h2 and h3 headings and the prose under each,

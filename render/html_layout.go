@@ -41,24 +41,38 @@ type layoutData struct {
 // generated highlighting style sheet and the search index. The pictures are
 // the same files as the Markdown's.
 func HTML(in Inputs, pages []Page, t *Templates) ([]File, error) {
-	// Pages convert independently; spread them over the cores, keeping
-	// the output in page order so the result stays deterministic.
-	bodies := make([][]byte, len(pages))
-	outlines := make([]outline, len(pages))
-	errs := make([]error, len(pages))
+	// Pages parse independently, then their code is highlighted (the
+	// bulk of the work), then each page renders into the layout; each
+	// step spreads over the cores, keeping the output in page order so
+	// the result stays deterministic.
+	parsed := make([]parsedPage, len(pages))
 	parallel(len(pages), func(i int) {
-		bodies[i], outlines[i], errs[i] = convert(pages[i].Markdown)
-		if errs[i] != nil {
-			errs[i] = fmt.Errorf("%s: %w", pages[i].Path, errs[i])
-		}
+		parsed[i] = parsePage(pages[i].Markdown)
+		parsed[i].path = pages[i].Path
 	})
-	if err := errors.Join(errs...); err != nil {
+	ptrs := make([]*parsedPage, len(pages))
+	for i := range parsed {
+		ptrs[i] = &parsed[i]
+	}
+	if err := highlightCode(ptrs); err != nil {
 		return nil, err
 	}
+	outlines := make([]outline, len(pages))
+	renderErrs := make([]error, len(pages))
+	errs := make([]error, len(pages))
 	files := make([]File, len(pages))
 	parallel(len(pages), func(i int) {
-		files[i], errs[i] = htmlPage(in, pages, i, bodies[i], outlines[i], t)
+		var body []byte
+		body, outlines[i], renderErrs[i] = parsed[i].render()
+		if renderErrs[i] != nil {
+			renderErrs[i] = fmt.Errorf("%s: %w", pages[i].Path, renderErrs[i])
+			return
+		}
+		files[i], errs[i] = htmlPage(in, pages, i, body, outlines[i], t)
 	})
+	if err := errors.Join(renderErrs...); err != nil {
+		return nil, err
+	}
 	// A mistake in the layout fails every page the same way: report the
 	// template error once, not once per page.
 	for _, err := range errs {

@@ -103,14 +103,11 @@ func renderFencedCode(w util.BufWriter, src []byte, n ast.Node, entering bool) (
 	}
 	cb := n.(*ast.FencedCodeBlock)
 	lang := string(cb.Language(src))
-	var code bytes.Buffer
-	for i := 0; i < cb.Lines().Len(); i++ {
-		seg := cb.Lines().At(i)
-		code.Write(seg.Value(src))
-	}
 	tag := Slug(lang)
 	fmt.Fprintf(w, `<div class="code" data-lang="%s">`, tag)
-	if err := highlight(w, lang, code.Bytes()); err != nil {
+	if h, ok := cb.Attribute(highlightedAttr); ok {
+		w.Write(h.([]byte))
+	} else if err := highlight(w, lang, codeText(cb, src)); err != nil {
 		return ast.WalkStop, err
 	}
 	w.WriteString("</div>\n")
