@@ -1,11 +1,15 @@
 package render
 
 import (
+	"bytes"
 	_ "embed"
 	"html"
 	"io"
 	"regexp"
+	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/alecthomas/chroma/v2"
 	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
@@ -50,6 +54,81 @@ func tokenClass(tt chroma.TokenType) string {
 		}
 	}
 	return ""
+}
+
+// Highlighter highlights the code blocks of one build, each distinct block
+// (language and code) once, whichever asks first: the pages, or a build
+// that starts on the snippets while the Markdown pages render. It lives
+// as long as one build; nothing is kept across builds.
+type Highlighter struct {
+	mu     sync.Mutex
+	blocks map[string]*highlighted
+}
+
+type highlighted struct {
+	once sync.Once
+	html []byte
+	err  error
+	// shown: a page carries the block (see TestPreparedSnippetsAreShown).
+	shown atomic.Bool
+}
+
+// NewHighlighter returns a Highlighter with nothing highlighted yet.
+func NewHighlighter() *Highlighter {
+	return &Highlighter{blocks: map[string]*highlighted{}}
+}
+
+func blockKey(lang string, code []byte) string { return lang + "\x00" + string(code) }
+
+// highlight returns code highlighted as lang, working it out on the first
+// request; a request for a block under way waits for it.
+func (h *Highlighter) highlight(lang string, code []byte, shown bool) ([]byte, error) {
+	key := blockKey(lang, code)
+	h.mu.Lock()
+	b := h.blocks[key]
+	if b == nil {
+		b = &highlighted{}
+		h.blocks[key] = b
+	}
+	h.mu.Unlock()
+	if shown {
+		b.shown.Store(true)
+	}
+	b.once.Do(func() {
+		var out bytes.Buffer
+		out.Grow(2 * len(code))
+		b.err = highlight(&out, lang, code)
+		b.html = out.Bytes()
+	})
+	return b.html, b.err
+}
+
+// PrepareSnippets highlights the Retrying page's code, each language's
+// short form and full program, longest first, as its fences will carry
+// them: a build runs it beside the Markdown rendering so that the bulk of
+// the highlighting is done, or under way, when the HTML pages need it. An
+// error is left for the page that shows the block to report.
+func (h *Highlighter) PrepareSnippets(in Inputs) {
+	type block struct {
+		lang string
+		code []byte
+	}
+	var blocks []block
+	for _, s := range in.Snippets {
+		for _, code := range [][]byte{s.Short, s.Code} {
+			if len(code) == 0 {
+				continue
+			}
+			if !bytes.HasSuffix(code, []byte("\n")) { // as FencedCode writes it
+				code = append(code[:len(code):len(code)], '\n')
+			}
+			blocks = append(blocks, block{safeFenceTag(FenceTag(s.Lang)), code})
+		}
+	}
+	slices.SortStableFunc(blocks, func(a, b block) int { return len(b.code) - len(a.code) })
+	for _, b := range blocks {
+		_, _ = h.highlight(b.lang, b.code, false)
+	}
 }
 
 // highlight writes code as a focusable <pre class="chroma"> (a block wider

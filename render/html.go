@@ -81,7 +81,7 @@ type outline []Heading
 // convert renders one page's Markdown to HTML and returns its outline.
 func convert(md []byte) ([]byte, outline, error) {
 	p := parsePage(md)
-	if err := highlightCode([]*parsedPage{&p}); err != nil {
+	if err := highlightCode([]*parsedPage{&p}, NewHighlighter()); err != nil {
 		return nil, nil, err
 	}
 	return p.render()
@@ -131,11 +131,11 @@ func (p *parsedPage) render() ([]byte, outline, error) {
 // highlightCode has run; renderFencedCode writes it.
 var highlightedAttr = []byte("retryspec-highlighted")
 
-// highlightCode highlights the fenced code of the pages, each distinct
-// block once (a language's program can appear on more than one page), the
-// blocks spread over the cores longest first so that the Retrying page's
-// six full programs do not all wait on one core.
-func highlightCode(pages []*parsedPage) error {
+// highlightCode highlights the fenced code of the pages through h, each
+// distinct block once (a language's program can appear on more than one
+// page), the blocks spread over the cores longest first so that the
+// Retrying page's six full programs do not all wait on one core.
+func highlightCode(pages []*parsedPage, h *Highlighter) error {
 	type block struct {
 		lang string
 		code []byte
@@ -150,7 +150,7 @@ func highlightCode(pages []*parsedPage) error {
 		for _, cb := range p.code {
 			lang := string(cb.Language(p.md))
 			code := codeText(cb, p.md)
-			key := lang + "\x00" + string(code)
+			key := blockKey(lang, code)
 			b := byKey[key]
 			if b == nil {
 				b = &block{lang: lang, code: code, page: p.path}
@@ -164,10 +164,7 @@ func highlightCode(pages []*parsedPage) error {
 	slices.SortStableFunc(blocks, func(a, b *block) int { return len(b.code) - len(a.code) })
 	parallel(len(blocks), func(i int) {
 		b := blocks[i]
-		var out bytes.Buffer
-		out.Grow(len(b.code) * 2)
-		b.err = highlight(&out, b.lang, b.code)
-		b.html = out.Bytes()
+		b.html, b.err = h.highlight(b.lang, b.code, true)
 	})
 	for _, b := range blocks {
 		if b.err != nil && b.page != "" {

@@ -41,6 +41,12 @@ type layoutData struct {
 // generated highlighting style sheet and the search index. The pictures are
 // the same files as the Markdown's.
 func HTML(in Inputs, pages []Page, t *Templates) ([]File, error) {
+	return NewHighlighter().HTML(in, pages, t)
+}
+
+// HTML is the package's HTML, its code highlighted through h: the blocks
+// h was asked to prepare are not highlighted again.
+func (h *Highlighter) HTML(in Inputs, pages []Page, t *Templates) ([]File, error) {
 	// Pages parse independently, then their code is highlighted (the
 	// bulk of the work), then each page renders into the layout; each
 	// step spreads over the cores, keeping the output in page order so
@@ -54,7 +60,7 @@ func HTML(in Inputs, pages []Page, t *Templates) ([]File, error) {
 	for i := range parsed {
 		ptrs[i] = &parsed[i]
 	}
-	if err := highlightCode(ptrs); err != nil {
+	if err := highlightCode(ptrs, h); err != nil {
 		return nil, err
 	}
 	outlines := make([]outline, len(pages))

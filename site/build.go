@@ -183,6 +183,15 @@ func Generate(in render.Inputs, t *render.Templates, opts Options) ([]File, erro
 // Markdown pages as soon as they are rendered, so their copy check runs
 // while the HTML site renders.
 func generate(in render.Inputs, t *render.Templates, opts Options, markdownDone func([]File)) ([]File, error) {
+	// Highlighting the snippets is most of the HTML's cost: it starts
+	// beside the Markdown rendering, on the other core.
+	var hl *render.Highlighter
+	var prepared sync.WaitGroup
+	defer prepared.Wait()
+	if !opts.MarkdownOnly {
+		hl = render.NewHighlighter()
+		prepared.Go(func() { hl.PrepareSnippets(in) })
+	}
 	pages, pictures, err := render.Markdown(in, t)
 	if err != nil {
 		return nil, err
@@ -198,7 +207,7 @@ func generate(in render.Inputs, t *render.Templates, opts Options, markdownDone 
 		files = append(files, File{Path: MarkdownDir + "/" + f.Path, Data: f.Data})
 	}
 	if !opts.MarkdownOnly {
-		html, err := render.HTML(in, pages, t)
+		html, err := hl.HTML(in, pages, t)
 		if err != nil {
 			return nil, err
 		}
