@@ -66,7 +66,7 @@ type Highlighter struct {
 }
 
 type highlighted struct {
-	once sync.Once
+	done chan struct{} // closed once html and err are set
 	html []byte
 	err  error
 	// shown: a page carries the block (see TestPreparedSnippetsAreShown).
@@ -80,34 +80,34 @@ func NewHighlighter() *Highlighter {
 
 func blockKey(lang string, code []byte) string { return lang + "\x00" + string(code) }
 
-// highlight returns code highlighted as lang, working it out on the first
-// request; a request for a block under way waits for it.
-func (h *Highlighter) highlight(lang string, code []byte, shown bool) ([]byte, error) {
+// claim returns the entry of a block, and mine when the caller is the
+// first to ask and must highlight it (then close done).
+func (h *Highlighter) claim(lang string, code []byte) (b *highlighted, mine bool) {
 	key := blockKey(lang, code)
 	h.mu.Lock()
-	b := h.blocks[key]
-	if b == nil {
-		b = &highlighted{}
-		h.blocks[key] = b
+	defer h.mu.Unlock()
+	if b = h.blocks[key]; b != nil {
+		return b, false
 	}
-	h.mu.Unlock()
-	if shown {
-		b.shown.Store(true)
-	}
-	b.once.Do(func() {
-		var out bytes.Buffer
-		out.Grow(2 * len(code))
-		b.err = highlight(&out, lang, code)
-		b.html = out.Bytes()
-	})
-	return b.html, b.err
+	b = &highlighted{done: make(chan struct{})}
+	h.blocks[key] = b
+	return b, true
+}
+
+func (b *highlighted) fill(lang string, code []byte) {
+	var out bytes.Buffer
+	out.Grow(2 * len(code))
+	b.err = highlight(&out, lang, code)
+	b.html = out.Bytes()
+	close(b.done)
 }
 
 // PrepareSnippets highlights the Retrying page's code, each language's
 // short form and full program, longest first, as its fences will carry
 // them: a build runs it beside the Markdown rendering so that the bulk of
-// the highlighting is done, or under way, when the HTML pages need it. An
-// error is left for the page that shows the block to report.
+// the highlighting is done, or under way, when the HTML pages need it. A
+// block already claimed is left to its claimer; an error is left for the
+// page that shows the block to report.
 func (h *Highlighter) PrepareSnippets(in Inputs) {
 	type block struct {
 		lang string
@@ -127,7 +127,9 @@ func (h *Highlighter) PrepareSnippets(in Inputs) {
 	}
 	slices.SortStableFunc(blocks, func(a, b block) int { return len(b.code) - len(a.code) })
 	for _, b := range blocks {
-		_, _ = h.highlight(b.lang, b.code, false)
+		if e, mine := h.claim(b.lang, b.code); mine {
+			e.fill(b.lang, b.code)
+		}
 	}
 }
 

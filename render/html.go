@@ -137,12 +137,11 @@ var highlightedAttr = []byte("retryspec-highlighted")
 // Retrying page's six full programs do not all wait on one core.
 func highlightCode(pages []*parsedPage, h *Highlighter) error {
 	type block struct {
-		lang string
-		code []byte
-		html []byte
-		err  error
-		page string // the first page that shows it, for errors
-		uses []*ast.FencedCodeBlock
+		lang  string
+		code  []byte
+		entry *highlighted
+		page  string // the first page that shows it, for errors
+		uses  []*ast.FencedCodeBlock
 	}
 	var blocks []*block
 	byKey := map[string]*block{}
@@ -160,20 +159,28 @@ func highlightCode(pages []*parsedPage, h *Highlighter) error {
 			b.uses = append(b.uses, cb)
 		}
 	}
-	// Longest first; the stable sort keeps equal lengths in page order.
+	// Longest first; the stable sort keeps equal lengths in page order. A
+	// block another goroutine has claimed (h prepared it) is waited for
+	// after the rest are done.
 	slices.SortStableFunc(blocks, func(a, b *block) int { return len(b.code) - len(a.code) })
 	parallel(len(blocks), func(i int) {
 		b := blocks[i]
-		b.html, b.err = h.highlight(b.lang, b.code, true)
+		var mine bool
+		b.entry, mine = h.claim(b.lang, b.code)
+		b.entry.shown.Store(true)
+		if mine {
+			b.entry.fill(b.lang, b.code)
+		}
 	})
 	for _, b := range blocks {
-		if b.err != nil && b.page != "" {
-			return fmt.Errorf("%s: %w", b.page, b.err)
-		} else if b.err != nil {
-			return b.err
+		<-b.entry.done
+		if b.entry.err != nil && b.page != "" {
+			return fmt.Errorf("%s: %w", b.page, b.entry.err)
+		} else if b.entry.err != nil {
+			return b.entry.err
 		}
 		for _, cb := range b.uses {
-			cb.SetAttribute(highlightedAttr, b.html)
+			cb.SetAttribute(highlightedAttr, b.entry.html)
 		}
 	}
 	return nil
