@@ -113,14 +113,25 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 	if g == nil {
 		g = diff.ExecGit{}
 	}
-	in, err := inputs(ctx, c, g)
+	// Highlighting the snippets is most of the HTML's cost: it starts as
+	// soon as they are rendered, on the other core, beside the git history
+	// and the Markdown rendering.
+	var hl *render.Highlighter
+	var prepared sync.WaitGroup
+	defer prepared.Wait()
+	in, err := inputs(ctx, c, g, func(in render.Inputs) {
+		if !opts.MarkdownOnly {
+			hl = render.NewHighlighter()
+			prepared.Go(func() { hl.PrepareSnippets(in) })
+		}
+	})
 	if err != nil {
 		return nil, err
 	}
 	// The Markdown pages' own copy check runs beside the HTML rendering.
 	var ownCopy []findings.Finding
 	var linted sync.WaitGroup
-	files, err := generate(in, t, opts, func(md []File) {
+	files, err := generate(in, t, opts, hl, func(md []File) {
 		linted.Go(func() { ownCopy = lintOwnCopy(c, md) })
 	})
 	linted.Wait()
@@ -176,21 +187,16 @@ func OutDir(c *contract.Contract) string {
 
 // Generate renders the whole output in memory, sorted by path.
 func Generate(in render.Inputs, t *render.Templates, opts Options) ([]File, error) {
-	return generate(in, t, opts, nil)
+	return generate(in, t, opts, nil, nil)
 }
 
-// generate is Generate; markdownDone, when not nil, is handed the
-// Markdown pages as soon as they are rendered, so their copy check runs
-// while the HTML site renders.
-func generate(in render.Inputs, t *render.Templates, opts Options, markdownDone func([]File)) ([]File, error) {
-	// Highlighting the snippets is most of the HTML's cost: it starts
-	// beside the Markdown rendering, on the other core.
-	var hl *render.Highlighter
-	var prepared sync.WaitGroup
-	defer prepared.Wait()
-	if !opts.MarkdownOnly {
+// generate is Generate, highlighting through hl (nil: a new Highlighter)
+// so that code a build has started on is not highlighted twice;
+// markdownDone, when not nil, is handed the Markdown pages as soon as they
+// are rendered, so their copy check runs while the HTML site renders.
+func generate(in render.Inputs, t *render.Templates, opts Options, hl *render.Highlighter, markdownDone func([]File)) ([]File, error) {
+	if hl == nil {
 		hl = render.NewHighlighter()
-		prepared.Go(func() { hl.PrepareSnippets(in) })
 	}
 	pages, pictures, err := render.Markdown(in, t)
 	if err != nil {

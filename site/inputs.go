@@ -29,10 +29,14 @@ func checkContract(c *contract.Contract) []findings.Finding {
 }
 
 // inputs gathers what the pages are made from. g reads the contract's git
-// history for the Changelog page.
-func inputs(ctx context.Context, c *contract.Contract, g diff.Git) (render.Inputs, error) {
+// history for the Changelog page. snippetsDone, when not nil, is handed the
+// inputs as soon as the snippets are rendered, before the history is read.
+func inputs(ctx context.Context, c *contract.Contract, g diff.Git, snippetsDone func(render.Inputs)) (render.Inputs, error) {
 	in := render.Inputs{Contract: c, Rules: rules.Catalog(), CopyQuotes: copyQuotes(c)}
 	in.Snippets, in.NoSnippets = renderSnippets(c)
+	if snippetsDone != nil {
+		snippetsDone(in)
+	}
 	revs, err := diff.History(ctx, g, c.File)
 	if err != nil {
 		return in, err
