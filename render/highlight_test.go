@@ -52,3 +52,42 @@ func TestPreparedSnippetsAreShown(t *testing.T) {
 		}
 	}
 }
+
+// TestSlowHighlightIsDoneAgain: a run slow enough for chroma's match
+// timeout to have cut a token short is repeated until two runs agree, and
+// a quick run is taken as it is.
+func TestSlowHighlightIsDoneAgain(t *testing.T) {
+	defer func(f func(string, []byte) (string, bool, error)) { highlightRun = f }(highlightRun)
+	for _, tc := range []struct {
+		name  string
+		runs  []string // each run's output; "!" marks a slow run
+		want  string
+		calls int
+	}{
+		{"quick", []string{"a"}, "a", 1},
+		{"slow then same", []string{"a!", "a!"}, "a", 2},
+		{"timed out once", []string{"plain!", "kw!", "kw!"}, "kw", 3},
+		{"slow then quick", []string{"plain!", "kw"}, "kw", 2},
+		{"never settles", []string{"1!", "2!", "3!", "4!", "5!", "6!", "7!"}, "6", 6},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			calls := 0
+			highlightRun = func(string, []byte) (string, bool, error) {
+				r := tc.runs[calls]
+				calls++
+				slow := len(r) > 0 && r[len(r)-1] == '!'
+				if slow {
+					r = r[:len(r)-1]
+				}
+				return r, slow, nil
+			}
+			var b bytes.Buffer
+			if err := highlight(&b, "go", []byte("x")); err != nil {
+				t.Fatal(err)
+			}
+			if b.String() != tc.want || calls != tc.calls {
+				t.Errorf("got %q after %d runs, want %q after %d", b.String(), calls, tc.want, tc.calls)
+			}
+		})
+	}
+}
