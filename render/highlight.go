@@ -136,14 +136,14 @@ func (h *Highlighter) PrepareSnippets(in Inputs) {
 
 // slowHighlight is how long a block's highlighting may take before its
 // result is suspect. chroma gives each regular expression match 250 ms of
-// wall-clock time (by a clock updated every 100 ms) and takes a match that
-// runs out for no match, so on a starved machine (a test under -race with
-// dozens of processes per core) a keyword comes out plain and two builds
-// differ. That takes at least 350 ms between the clock's reading at the
-// match's start and at its end, the reading up to a period stale: a block
-// done in under 100 ms cannot have timed out unless the clock itself was
-// held up for over 150 ms. An idle machine highlights the longest full
-// program in about 25 ms.
+// wall-clock time, read from a clock updated every 100 ms, and takes a
+// match that runs out for no match: on a starved machine (a test under
+// -race with dozens of processes per core) a keyword then comes out plain
+// and two builds differ. A match times out only once the clock has moved
+// 350 ms past its (up to 100 ms stale) reading at the start, so only a run
+// of over 300 ms can hold one, unless the clock itself was held up by more
+// than the difference: a run under 100 ms needs a clock 200 ms late. An
+// idle machine highlights the longest full program in about 25 ms.
 const slowHighlight = 100 * time.Millisecond
 
 // highlight writes code as a focusable <pre class="chroma"> (a block wider
