@@ -134,16 +134,18 @@ func (h *Highlighter) PrepareSnippets(in Inputs) {
 	}
 }
 
-// slowHighlight is how long a block's highlighting may take before its
-// result is suspect. chroma gives each regular expression match 250 ms of
-// wall-clock time, read from a clock updated every 100 ms, and takes a
-// match that runs out for no match: on a starved machine (a test under
-// -race with dozens of processes per core) a keyword then comes out plain
-// and two builds differ. A match times out only once the clock has moved
-// 350 ms past its (up to 100 ms stale) reading at the start, so only a run
-// of over 300 ms can hold one, unless the clock itself was held up by more
-// than the difference: a run under 100 ms needs a clock 200 ms late. An
-// idle machine highlights the longest full program in about 25 ms.
+// slowHighlight is how long chroma may take to produce one token before
+// the block's result is suspect. chroma gives each regular expression
+// match 250 ms of wall-clock time, read from a clock updated every 100 ms,
+// and takes a match that runs out for no match: on a starved machine (a
+// test under -race with dozens of processes per core) a keyword then comes
+// out plain and two builds differ. A match times out only once the clock
+// has moved 350 ms past its (up to 100 ms stale) reading at the start, so
+// only a match of over 300 ms can, unless the clock itself was held up by
+// more than the difference: with every token produced in under 100 ms,
+// the clock would have to be 200 ms late. The whole block is not the
+// measure: on a loaded machine a full program takes hundreds of
+// milliseconds with no single match anywhere near the limit.
 const slowHighlight = 100 * time.Millisecond
 
 // highlight writes code as a focusable <pre class="chroma"> (a block wider
@@ -175,22 +177,25 @@ var highlightRun = highlightOnce
 // highlightOnce is one highlighting of code, and whether it took long
 // enough to be suspect (slowHighlight).
 func highlightOnce(lang string, code []byte) (string, bool, error) {
-	start := time.Now()
 	var b strings.Builder
 	b.Grow(2 * len(code))
-	err := highlightTo(&b, lang, code)
-	return b.String(), time.Since(start) >= slowHighlight, err
+	longest, err := highlightTo(&b, lang, code)
+	return b.String(), longest >= slowHighlight, err
 }
 
-func highlightTo(w io.StringWriter, lang string, code []byte) error {
+// highlightTo writes the highlighted code to w and returns the longest
+// wait for a token: every match chroma tried lies inside one such wait.
+func highlightTo(w io.StringWriter, lang string, code []byte) (time.Duration, error) {
 	lexer := lexers.Get(lang)
 	if lexer == nil {
 		lexer = lexers.Fallback
 	}
 	it, err := chroma.Coalesce(lexer).Tokenise(nil, string(code))
 	if err != nil {
-		return err
+		return 0, err
 	}
+	var longest time.Duration
+	last := time.Now()
 	w.WriteString(`<pre class="chroma" tabindex="0"><code>`)
 	open := ""
 	var run strings.Builder
@@ -208,6 +213,9 @@ func highlightTo(w io.StringWriter, lang string, code []byte) error {
 		run.Reset()
 	}
 	for tok := it(); tok != chroma.EOF; tok = it() {
+		now := time.Now()
+		longest = max(longest, now.Sub(last))
+		last = now
 		c := tokenClass(tok.Type)
 		if strings.TrimSpace(tok.Value) == "" && run.Len() > 0 {
 			c = open // whitespace joins the run it sits in
@@ -218,9 +226,10 @@ func highlightTo(w io.StringWriter, lang string, code []byte) error {
 		}
 		run.WriteString(tok.Value)
 	}
+	longest = max(longest, time.Since(last)) // the wait for EOF
 	flush()
 	w.WriteString("</code></pre>")
-	return nil
+	return longest, nil
 }
 
 // Chroma styles for the two themes; the dark one applies under
