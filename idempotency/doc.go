@@ -8,7 +8,9 @@
 //
 // Stores run the SQL that package storage generates (`retryspec storage`):
 // SQLStore on database/sql for PostgreSQL, MySQL/MariaDB and SQLite (opened
-// from a URL by package stores), and MemoryStore for unit tests only. Metric
+// from a URL by package stores, which runs PostgreSQL's per-request
+// statements on pgx's pool through the Native interface, pipelining a
+// handler's writes with the completion), and MemoryStore for unit tests only. Metric
 // names live in package alerting, which `retryspec build` also reads for the
 // alerting rules.
 //

@@ -49,6 +49,17 @@ type Options struct {
 	ExpiredCode string
 	// Log receives store failures; nil means slog.Default().
 	Log *slog.Logger
+	// ReplayCache, above zero, keeps up to that many completed keys'
+	// responses in this process, so a further retry of a key this process
+	// has replayed is answered without a statement. It is sound because a
+	// stored response never changes while its key is inside the replay
+	// window: every write after completion is refused by the store's
+	// statements, and a key is expired or reaped only after the window. An
+	// entry is used only until a minute (or a tenth of the window, if
+	// shorter) before the window ends, a margin for clocks that differ
+	// between instances. Zero, the default, reads every replay from the
+	// store. Entries hold the response, not the request body.
+	ReplayCache int
 	// Flaw switches in one classic mistake. It exists so the reference
 	// server can prove that `retryspec verify` catches each one; never set
 	// it in a real service. See Flaws.
@@ -78,6 +89,7 @@ type Middleware struct {
 
 	mu       sync.Mutex
 	handlers map[string]*endpointHandler
+	cache    *replayCache // nil without Options.ReplayCache
 }
 
 type endpointHandler struct {
@@ -127,6 +139,10 @@ func New(c *contract.Contract, store Store, opts Options) (*Middleware, error) {
 	}
 	if m.log = opts.Log; m.log == nil {
 		m.log = slog.Default()
+	}
+	if opts.ReplayCache > 0 {
+		w := c.Idempotency.ReplayWindow.D
+		m.cache = newReplayCache(opts.ReplayCache, w-min(time.Minute, w/10))
 	}
 	return m, nil
 }
@@ -214,7 +230,9 @@ func (h *endpointHandler) serveKey(w http.ResponseWriter, r *http.Request, k Key
 		var won bool
 		var rec *Record
 		var err error
-		if cl, ok := m.store.(ClaimLookuper); ok && m.opts.Flaw != "check-then-insert" {
+		if cached := m.cache.get(k, now); cached != nil {
+			rec = cached // complete and inside the window: no statement
+		} else if cl, ok := m.store.(ClaimLookuper); ok && m.opts.Flaw != "check-then-insert" {
 			won, rec, err = cl.ClaimLookup(ctx, k, claim, now)
 		} else if m.opts.Flaw == "check-then-insert" {
 			// The flaw: look first, insert after, and trust the look.
@@ -270,6 +288,7 @@ func (h *endpointHandler) serveKey(w http.ResponseWriter, r *http.Request, k Key
 				return
 			}
 			m.metrics.Count(alerting.Replays, op, "")
+			m.cache.put(k, rec)
 			h.replay(w, rec)
 			return
 		}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -22,7 +23,31 @@ type SQLStore struct {
 	db     *sql.DB
 	schema *storage.Schema
 	stmts  map[string]storage.Statement
+	native Native
 }
+
+// Native is a database's own client, which an SQLStore runs the
+// statements of a request's path on instead of database/sql when one is
+// set (UseNative): package stores sets pgx's connection pool for
+// PostgreSQL, which prepares each statement once per connection and
+// pipelines a handler's writes with the fenced write. Statements inside a
+// handler's *sql.Tx still go through that transaction.
+type Native interface {
+	// QueryRow runs a statement returning at most one row into dest;
+	// no row is sql.ErrNoRows.
+	QueryRow(ctx context.Context, query string, args []any, dest ...any) error
+	// Exec runs a statement and returns the number of rows it affected.
+	Exec(ctx context.Context, query string, args []any) (int64, error)
+	// Pipeline sends the statements in one round trip, to run as one
+	// transaction: all commit or none does. On failure, failed is the
+	// index of the statement that failed.
+	Pipeline(ctx context.Context, stmts []Write) (failed int, err error)
+}
+
+// UseNative makes the store run its per-request statements on n, which
+// must reach the same database as the store's *sql.DB. Call it before the
+// store serves.
+func (s *SQLStore) UseNative(n Native) { s.native = n }
 
 // NewSQLStore checks that db holds the key table with every column the
 // contract's statements use, then returns a store running them. A missing
@@ -55,6 +80,10 @@ func NewSQLStore(ctx context.Context, db *sql.DB, dialect string, c *contract.Co
 
 // Schema is the generated schema the store runs.
 func (s *SQLStore) Schema() *storage.Schema { return s.schema }
+
+// Native is the native client UseNative set, or nil: a service's own
+// statements outside the middleware can use it too.
+func (s *SQLStore) Native() Native { return s.native }
 
 // DB is the database handle, for the service's own tables.
 func (s *SQLStore) DB() *sql.DB { return s.db }
@@ -118,9 +147,16 @@ func (s *SQLStore) keyVals(k Key, more map[string]any) map[string]any {
 	return more
 }
 
-func (s *SQLStore) execRows(ctx context.Context, on execer, name string, vals map[string]any) (int64, error) {
+func (s *SQLStore) execRows(ctx context.Context, tx *sql.Tx, name string, vals map[string]any) (int64, error) {
 	st, args := s.args(name, vals)
-	res, err := on.ExecContext(ctx, st.SQL, args...)
+	if tx == nil && s.native != nil {
+		n, err := s.native.Exec(ctx, st.SQL, args)
+		if err != nil {
+			return 0, fmt.Errorf("idempotency: %s: %w", name, err)
+		}
+		return n, nil
+	}
+	res, err := s.on(tx).ExecContext(ctx, st.SQL, args...)
 	if err != nil {
 		return 0, fmt.Errorf("idempotency: %s: %w", name, err)
 	}
@@ -131,6 +167,15 @@ func (s *SQLStore) execRows(ctx context.Context, on execer, name string, vals ma
 	return n, nil
 }
 
+// queryRow runs a statement outside any transaction, on the native client
+// when there is one.
+func (s *SQLStore) queryRow(ctx context.Context, query string, args []any, dest ...any) error {
+	if s.native != nil {
+		return s.native.QueryRow(ctx, query, args, dest...)
+	}
+	return s.db.QueryRowContext(ctx, query, args...).Scan(dest...)
+}
+
 func (s *SQLStore) Claim(ctx context.Context, k Key, c NewClaim, now time.Time) (bool, error) {
 	vals := s.keyVals(k, map[string]any{
 		"operation": c.Operation, "fingerprint": c.Fingerprint, "request_body": nonNil(c.RequestBody),
@@ -138,12 +183,12 @@ func (s *SQLStore) Claim(ctx context.Context, k Key, c NewClaim, now time.Time) 
 	})
 	st := s.stmts["Claim"]
 	if st.Kind == storage.KindExecRows {
-		n, err := s.execRows(ctx, s.db, "Claim", vals)
+		n, err := s.execRows(ctx, nil, "Claim", vals)
 		return n == 1, err
 	}
 	_, args := s.args("Claim", vals)
 	var fence int64
-	err := s.db.QueryRowContext(ctx, st.SQL, args...).Scan(&fence)
+	err := s.queryRow(ctx, st.SQL, args, &fence)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil
 	}
@@ -156,7 +201,7 @@ func (s *SQLStore) Claim(ctx context.Context, k Key, c NewClaim, now time.Time) 
 func (s *SQLStore) Lookup(ctx context.Context, k Key) (*Record, error) {
 	st, args := s.args("Lookup", s.keyVals(k, map[string]any{}))
 	var r rowScan
-	err := s.db.QueryRowContext(ctx, st.SQL, args...).Scan(r.dest()...)
+	err := s.queryRow(ctx, st.SQL, args, r.dest()...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
@@ -185,7 +230,7 @@ func (s *SQLStore) ClaimLookup(ctx context.Context, k Key, c NewClaim, now time.
 		"now": micros(now), "recovery_point": c.RecoveryPoint,
 	}))
 	var r rowScan
-	if err := s.db.QueryRowContext(ctx, st.SQL, args...).Scan(append([]any{&won}, r.dest()...)...); err != nil {
+	if err := s.queryRow(ctx, st.SQL, args, append([]any{&won}, r.dest()...)...); err != nil {
 		return false, nil, fmt.Errorf("idempotency: ClaimLookup: %w", err)
 	}
 	if won || !r.operation.Valid {
@@ -232,7 +277,7 @@ func (r *rowScan) record(stmt string) (*Record, error) {
 }
 
 func (s *SQLStore) Takeover(ctx context.Context, k Key, fence int64, now time.Time) (bool, error) {
-	n, err := s.execRows(ctx, s.db, "Takeover", s.keyVals(k, map[string]any{"fence": fence, "now": micros(now)}))
+	n, err := s.execRows(ctx, nil, "Takeover", s.keyVals(k, map[string]any{"fence": fence, "now": micros(now)}))
 	return n == 1, err
 }
 
@@ -241,7 +286,7 @@ func (s *SQLStore) Checkpoint(ctx context.Context, tx *sql.Tx, k Key, fence int6
 	if err != nil {
 		return false, err
 	}
-	n, err := s.execRows(ctx, s.on(tx), "Checkpoint", s.keyVals(k, map[string]any{
+	n, err := s.execRows(ctx, tx, "Checkpoint", s.keyVals(k, map[string]any{
 		"fence": fence, "now": micros(now), "recovery_point": rp, "downstream_keys": string(keys),
 	}))
 	return n == 1, err
@@ -252,25 +297,101 @@ func (s *SQLStore) Complete(ctx context.Context, tx *sql.Tx, k Key, fence int64,
 	if err != nil {
 		return false, err
 	}
-	n, err := s.execRows(ctx, s.on(tx), "Complete", s.keyVals(k, map[string]any{
+	n, err := s.execRows(ctx, tx, "Complete", s.keyVals(k, map[string]any{
 		"fence": fence, "now": micros(now), "recovery_point": rp,
 		"response_status": r.Status, "response_headers": string(headers), "response_body": nonNil(r.Body),
 	}))
 	return n == 1, err
 }
 
+// CheckpointWrites commits the handler's writes with Checkpoint: in one
+// pipeline ending in CheckpointOrAbort on the native client where the
+// dialect has it, else in a transaction.
+func (s *SQLStore) CheckpointWrites(ctx context.Context, k Key, fence int64, rp string, downstream map[string]string, now time.Time, writes []Write) (bool, error) {
+	keys, err := json.Marshal(downstream)
+	if err != nil {
+		return false, err
+	}
+	return s.commitWrites(ctx, "Checkpoint", s.keyVals(k, map[string]any{
+		"fence": fence, "now": micros(now), "recovery_point": rp, "downstream_keys": string(keys),
+	}), writes)
+}
+
+// CompleteWrites commits the handler's writes with Complete, as
+// CheckpointWrites does with Checkpoint.
+func (s *SQLStore) CompleteWrites(ctx context.Context, k Key, fence int64, r Response, rp string, now time.Time, writes []Write) (bool, error) {
+	headers, err := json.Marshal(r.Headers)
+	if err != nil {
+		return false, err
+	}
+	return s.commitWrites(ctx, "Complete", s.keyVals(k, map[string]any{
+		"fence": fence, "now": micros(now), "recovery_point": rp,
+		"response_status": r.Status, "response_headers": string(headers), "response_body": nonNil(r.Body),
+	}), writes)
+}
+
+// sqlStateDivisionByZero is how CheckpointOrAbort and CompleteOrAbort
+// report a lost fence.
+const sqlStateDivisionByZero = "22012"
+
+func (s *SQLStore) commitWrites(ctx context.Context, name string, vals map[string]any, writes []Write) (bool, error) {
+	if st, ok := s.stmts[name+"OrAbort"]; ok && s.native != nil {
+		_, args := s.args(st.Name, vals)
+		stmts := append(slices.Clip(writes), Write{SQL: st.SQL, Args: args})
+		failed, err := s.native.Pipeline(ctx, stmts)
+		switch {
+		case err == nil:
+			return true, nil
+		case failed == len(writes) && sqlState(err) == sqlStateDivisionByZero:
+			return false, nil // the fence was lost: nothing committed
+		case failed >= 0 && failed < len(writes):
+			return false, fmt.Errorf("idempotency: the handler's write %d of %d: %w", failed+1, len(writes), err)
+		}
+		return false, fmt.Errorf("idempotency: %s: %w", st.Name, err)
+	}
+	tx, err := s.Begin(ctx)
+	if err != nil {
+		return false, err
+	}
+	for i, w := range writes {
+		if _, err := tx.ExecContext(ctx, w.SQL, w.Args...); err != nil {
+			rollback(tx)
+			return false, fmt.Errorf("idempotency: the handler's write %d of %d: %w", i+1, len(writes), err)
+		}
+	}
+	n, err := s.execRows(ctx, tx, name, vals)
+	if err != nil || n != 1 {
+		rollback(tx)
+		return false, err
+	}
+	if err := tx.Commit(); err != nil {
+		return false, fmt.Errorf("idempotency: %s: commit: %w", name, err)
+	}
+	return true, nil
+}
+
+// sqlState is the SQLSTATE code of a database error, or "" (pgx's
+// *pgconn.PgError has the method).
+func sqlState(err error) string {
+	var e interface{ SQLState() string }
+	if errors.As(err, &e) {
+		return e.SQLState()
+	}
+	return ""
+}
+
 func (s *SQLStore) Release(ctx context.Context, k Key, fence int64) (bool, error) {
-	n, err := s.execRows(ctx, s.db, "Release", s.keyVals(k, map[string]any{"fence": fence}))
+	n, err := s.execRows(ctx, nil, "Release", s.keyVals(k, map[string]any{"fence": fence}))
 	return n == 1, err
 }
 
 func (s *SQLStore) Expire(ctx context.Context, k Key, fence int64, now time.Time) (bool, error) {
-	n, err := s.execRows(ctx, s.db, "Expire", s.keyVals(k, map[string]any{"fence": fence, "now": micros(now)}))
+	n, err := s.execRows(ctx, nil, "Expire", s.keyVals(k, map[string]any{"fence": fence, "now": micros(now)}))
 	return n == 1, err
 }
 
 func (s *SQLStore) Reap(ctx context.Context, now time.Time, limit int) (int64, error) {
-	return s.execRows(ctx, s.db, "Reap", map[string]any{"now": micros(now), "limit": limit})
+	return s.execRows(ctx, nil, "Reap", map[string]any{"now": micros(now), "limit": limit})
 }
 
 func (s *SQLStore) Stale(ctx context.Context, now time.Time, limit int) ([]StaleKey, error) {

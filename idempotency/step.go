@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -120,6 +121,73 @@ func (s *Step) Finish(ctx context.Context, fn func(tx *sql.Tx) error) error {
 		s.done = true
 		return nil
 	})
+}
+
+// CommitWrites is Commit for a phase whose writes need no results: they
+// and the fenced recovery point commit together, in one round trip where
+// the store can pipeline them (PostgreSQL through pgx) and in one
+// transaction otherwise. ErrFenceLost means nothing was committed.
+func (s *Step) CommitWrites(ctx context.Context, next string, writes ...Write) error {
+	if !slices.Contains(s.h.ep.RecoveryPoints, next) {
+		return fmt.Errorf("idempotency: %q is not a recovery point of %s in the contract", next, s.h.ep.Operation)
+	}
+	if s.lost {
+		return ErrFenceLost
+	}
+	wc, ok := s.h.m.store.(WriteCommitter)
+	if !ok {
+		return s.Commit(ctx, next, execWrites(ctx, writes))
+	}
+	ok, err := wc.CheckpointWrites(ctx, s.k, s.fence, next, s.downstream, s.h.m.now(), writes)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		s.lost = true
+		return ErrFenceLost
+	}
+	s.point = next
+	return nil
+}
+
+// FinishWrites is Finish for a last phase whose writes need no results:
+// write the response first, then call it. On PostgreSQL through pgx the
+// writes and the stored response go in one round trip, so a first attempt
+// costs the claim and this pipeline.
+func (s *Step) FinishWrites(ctx context.Context, writes ...Write) error {
+	if s.lost {
+		return ErrFenceLost
+	}
+	m := s.h.m
+	wc, ok := m.store.(WriteCommitter)
+	if !ok {
+		return s.Finish(ctx, execWrites(ctx, writes))
+	}
+	ok, err := wc.CompleteWrites(ctx, s.k, s.fence, s.rec.response(), s.h.lastPoint(), m.now(), writes)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		s.lost = true
+		return ErrFenceLost
+	}
+	s.done = true
+	return nil
+}
+
+// execWrites runs writes in a Commit or Finish transaction.
+func execWrites(ctx context.Context, writes []Write) func(tx *sql.Tx) error {
+	return func(tx *sql.Tx) error {
+		if tx == nil && len(writes) > 0 {
+			return errors.New("idempotency: this store has no transactions to run the handler's writes in (the in-memory store is for unit tests)")
+		}
+		for _, w := range writes {
+			if _, err := tx.ExecContext(ctx, w.SQL, w.Args...); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 }
 
 // Release gives the key up without storing a response: the handler could

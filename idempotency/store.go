@@ -108,3 +108,21 @@ func fromMicros(v int64) time.Time {
 	}
 	return time.UnixMicro(v).UTC()
 }
+
+// Write is one of a handler's own statements, in its database's SQL and
+// placeholders, for Step.CommitWrites and Step.FinishWrites to commit
+// together with the key's next recovery point or its response.
+type Write struct {
+	SQL  string
+	Args []any
+}
+
+// WriteCommitter is a Store that commits a handler's writes together with
+// the fenced Checkpoint or Complete itself, in as few round trips as its
+// driver allows: SQLStore on PostgreSQL through pgx sends them and the
+// fenced write in one pipeline (one round trip, one transaction). ok is
+// false, and nothing committed, when the fence was lost.
+type WriteCommitter interface {
+	CheckpointWrites(ctx context.Context, k Key, fence int64, recoveryPoint string, downstream map[string]string, now time.Time, writes []Write) (ok bool, err error)
+	CompleteWrites(ctx context.Context, k Key, fence int64, r Response, recoveryPoint string, now time.Time, writes []Write) (ok bool, err error)
+}

@@ -336,7 +336,26 @@ func Generate(c *contract.Contract, dialectName string) (*Schema, error) {
 	if claimLookup != nil {
 		all = append(all, *claimLookup)
 	}
-	all = append(all, takeover, checkpoint, complete, release, expire, reap, stale)
+	all = append(all, takeover, checkpoint, complete)
+	if d.numbered {
+		// CheckpointOrAbort and CompleteOrAbort are Checkpoint and Complete
+		// for a pipeline (PostgreSQL): the handler's writes and the fenced
+		// write travel in one round trip and commit together at its end,
+		// so a lost fence must abort them; 0 rows cannot. Dividing by the
+		// count of rows updated fails the statement, and with it the
+		// pipeline's implicit transaction, when the fence was lost.
+		fields := map[string]string{"Checkpoint": "endpoints[].recovery_points", "Complete": "idempotency.stored_response " + idem.StoredResponse}
+		for _, st := range []Statement{checkpoint, complete} {
+			all = append(all, Statement{Name: st.Name + "OrAbort", Kind: KindOne, Columns: []string{"held"},
+				Doc: []string{
+					st.Name + ", sent in one pipeline after the handler's own writes so that both commit together (" + fields[st.Name] + ").",
+					"Fenced like " + st.Name + ", but a lost fence fails the statement (division by zero, SQLSTATE 22012) so that the",
+					"pipeline's transaction, the handler's writes with it, rolls back instead of committing without the key.",
+				},
+				SQL: fmt.Sprintf("WITH fenced AS (\n%s\nRETURNING fence)\nSELECT 1 / count(*) AS held FROM fenced", st.SQL)})
+		}
+	}
+	all = append(all, release, expire, reap, stale)
 	for _, st := range all {
 		st.SQL, st.Params = bind(st.SQL, d.numbered)
 		s.Statements = append(s.Statements, st)

@@ -8,6 +8,7 @@ package stores
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"net/url"
@@ -15,8 +16,10 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
-	_ "github.com/jackc/pgx/v5/stdlib" // registers "pgx"
-	_ "modernc.org/sqlite"             // registers "sqlite"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib" // registers "pgx"
+	_ "modernc.org/sqlite"           // registers "sqlite"
 
 	"github.com/retryspec/retryspec/contract"
 	"github.com/retryspec/retryspec/idempotency"
@@ -36,15 +39,27 @@ func Open(ctx context.Context, rawURL string, c *contract.Contract, migrate bool
 	if err != nil {
 		return nil, err
 	}
-	db, err := sql.Open(driver, dsn)
-	if err != nil {
+	var db *sql.DB
+	var pool *pgxpool.Pool
+	if dialect == "postgres" {
+		if pool, err = openPool(dsn); err != nil {
+			return nil, fmt.Errorf("idempotency: opening %s: %w", redact(rawURL), err)
+		}
+		// database/sql borrows the pool's connections (for a handler's
+		// *sql.Tx, the schema check, the reaper); closing it closes the pool.
+		db = sql.OpenDB(poolConnector{stdlib.GetPoolConnector(pool), pool})
+		db.SetMaxIdleConns(0) // idle connections belong to the pool
+	} else if db, err = sql.Open(driver, dsn); err != nil {
 		return nil, fmt.Errorf("idempotency: opening %s: %w", redact(rawURL), err)
 	}
-	if dialect == "sqlite" {
+	switch dialect {
+	case "postgres":
+		db.SetMaxOpenConns(int(pool.Config().MaxConns))
+	case "sqlite":
 		// One writer at a time is SQLite's model; a single connection
 		// queues writers in Go instead of failing them with SQLITE_BUSY.
 		db.SetMaxOpenConns(1)
-	} else {
+	default:
 		db.SetMaxOpenConns(64)
 		db.SetMaxIdleConns(64)
 	}
@@ -56,7 +71,73 @@ func Open(ctx context.Context, rawURL string, c *contract.Contract, migrate bool
 		db.Close()
 		return nil, fmt.Errorf("%w (store %s)", err, redact(rawURL))
 	}
+	if pool != nil {
+		s.UseNative(pgxNative{pool})
+	}
 	return s, nil
+}
+
+// PoolSize is the PostgreSQL pool's size unless the URL sets
+// pool_max_conns: pgxpool's default (the number of CPUs, at least 4) would
+// queue 16 concurrent requests behind 4 connections.
+const PoolSize = 64
+
+func openPool(dsn string) (*pgxpool.Pool, error) {
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, err
+	}
+	if u, err := url.Parse(dsn); err == nil && !u.Query().Has("pool_max_conns") {
+		cfg.MaxConns = PoolSize
+	}
+	return pgxpool.NewWithConfig(context.Background(), cfg)
+}
+
+// poolConnector is pgx's database/sql connector over a pool, closing the
+// pool when the *sql.DB is closed (database/sql calls Close on a connector
+// that has it).
+type poolConnector struct {
+	driver.Connector
+	pool *pgxpool.Pool
+}
+
+func (c poolConnector) Close() error {
+	c.pool.Close()
+	return nil
+}
+
+// pgxNative runs the store's per-request statements on pgx's pool: each
+// is prepared once per connection (the extended protocol with pgx's
+// statement cache), and Pipeline sends a handler's writes with the fenced
+// write as one batch, which PostgreSQL runs as one implicit transaction.
+type pgxNative struct{ pool *pgxpool.Pool }
+
+func (p pgxNative) QueryRow(ctx context.Context, query string, args []any, dest ...any) error {
+	err := p.pool.QueryRow(ctx, query, args...).Scan(dest...)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return sql.ErrNoRows
+	}
+	return err
+}
+
+func (p pgxNative) Exec(ctx context.Context, query string, args []any) (int64, error) {
+	tag, err := p.pool.Exec(ctx, query, args...)
+	return tag.RowsAffected(), err
+}
+
+func (p pgxNative) Pipeline(ctx context.Context, stmts []idempotency.Write) (int, error) {
+	b := &pgx.Batch{}
+	for _, w := range stmts {
+		b.Queue(w.SQL, w.Args...)
+	}
+	br := p.pool.SendBatch(ctx, b)
+	for i := range stmts {
+		if _, err := br.Exec(); err != nil {
+			_ = br.Close()
+			return i, err
+		}
+	}
+	return -1, br.Close()
 }
 
 // StartTimeout bounds connecting to the store and checking its table.

@@ -91,6 +91,33 @@ SET response_status = $1::integer, response_headers = $2, response_body = $3,
 WHERE account_id = $6 AND idempotency_key = $7
   AND fence = $8::bigint AND response_status IS NULL;
 
+-- name: CheckpointOrAbort :one
+-- Checkpoint, sent in one pipeline after the handler's own writes so that both commit together (endpoints[].recovery_points).
+-- Fenced like Checkpoint, but a lost fence fails the statement (division by zero, SQLSTATE 22012) so that the
+-- pipeline's transaction, the handler's writes with it, rolls back instead of committing without the key.
+-- params: recovery_point, downstream_keys, now, account_id, idempotency_key, fence
+WITH fenced AS (
+UPDATE idempotency_keys
+SET recovery_point = $1, downstream_keys = $2, locked_at = $3::bigint
+WHERE account_id = $4 AND idempotency_key = $5
+  AND fence = $6::bigint AND response_status IS NULL
+RETURNING fence)
+SELECT 1 / count(*) AS held FROM fenced;
+
+-- name: CompleteOrAbort :one
+-- Complete, sent in one pipeline after the handler's own writes so that both commit together (idempotency.stored_response verbatim).
+-- Fenced like Complete, but a lost fence fails the statement (division by zero, SQLSTATE 22012) so that the
+-- pipeline's transaction, the handler's writes with it, rolls back instead of committing without the key.
+-- params: response_status, response_headers, response_body, recovery_point, now, account_id, idempotency_key, fence
+WITH fenced AS (
+UPDATE idempotency_keys
+SET response_status = $1::integer, response_headers = $2, response_body = $3,
+    recovery_point = $4, locked_at = NULL, completed_at = $5::bigint
+WHERE account_id = $6 AND idempotency_key = $7
+  AND fence = $8::bigint AND response_status IS NULL
+RETURNING fence)
+SELECT 1 / count(*) AS held FROM fenced;
+
 -- name: Release :execrows
 -- End the lease without a stored response, keeping the recovery point, so the next retry
 -- takes over at once and resumes (idempotency.stored_failures reattempt; a handler that gave up). Fenced.

@@ -222,11 +222,10 @@ func (a *app) createTransfer(w http.ResponseWriter, r *http.Request) {
 	// Phase 1: the transfer row.
 	if !step.Reached("transfer_created") {
 		id := "tr_" + randomHex(12)
-		err := step.Commit(ctx, "transfer_created", func(tx *sql.Tx) error {
-			_, err := tx.ExecContext(ctx, a.q(`INSERT INTO transfers (id, account_id, idempotency_key, amount, currency, destination, status, created_at)
-VALUES (?, ?, ?, ?, ?, ?, 'pending', ?)`), id, account, key, req.Amount, req.Currency, req.Destination, time.Now().Unix())
-			return err
-		})
+		// Each phase's writes commit with its recovery point: one
+		// pipeline on PostgreSQL, one transaction elsewhere.
+		err := step.CommitWrites(ctx, "transfer_created", idempotency.Write{SQL: a.q(`INSERT INTO transfers (id, account_id, idempotency_key, amount, currency, destination, status, created_at)
+VALUES (?, ?, ?, ?, ?, ?, 'pending', ?)`), Args: []any{id, account, key, req.Amount, req.Currency, req.Destination, time.Now().Unix()}})
 		if a.failed(w, step, err) {
 			return
 		}
@@ -242,10 +241,7 @@ VALUES (?, ?, ?, ?, ?, ?, 'pending', ?)`), id, account, key, req.Amount, req.Cur
 			return
 		}
 		t.ChargeID = id
-		err = step.Commit(ctx, "bank_charged", func(tx *sql.Tx) error {
-			_, err := tx.ExecContext(ctx, a.q(`UPDATE transfers SET charge_id = ? WHERE id = ?`), id, t.ID)
-			return err
-		})
+		err = step.CommitWrites(ctx, "bank_charged", idempotency.Write{SQL: a.q(`UPDATE transfers SET charge_id = ? WHERE id = ?`), Args: []any{id, t.ID}})
 		if a.failed(w, step, err) {
 			return
 		}
@@ -257,10 +253,7 @@ VALUES (?, ?, ?, ?, ?, ?, 'pending', ?)`), id, account, key, req.Amount, req.Cur
 			return
 		}
 		t.ReceiptID = id
-		err = step.Commit(ctx, "receipt_sent", func(tx *sql.Tx) error {
-			_, err := tx.ExecContext(ctx, a.q(`UPDATE transfers SET receipt_id = ? WHERE id = ?`), id, t.ID)
-			return err
-		})
+		err = step.CommitWrites(ctx, "receipt_sent", idempotency.Write{SQL: a.q(`UPDATE transfers SET receipt_id = ? WHERE id = ?`), Args: []any{id, t.ID}})
 		if a.failed(w, step, err) {
 			return
 		}
@@ -268,10 +261,7 @@ VALUES (?, ?, ?, ?, ?, ?, 'pending', ?)`), id, account, key, req.Amount, req.Cur
 	// Phase 4: the response, stored with the final status in one transaction.
 	t.Status = "succeeded"
 	writeJSON(w, http.StatusCreated, t)
-	err = step.Finish(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, a.q(`UPDATE transfers SET status = 'succeeded' WHERE id = ?`), t.ID)
-		return err
-	})
+	err = step.FinishWrites(ctx, idempotency.Write{SQL: a.q(`UPDATE transfers SET status = 'succeeded' WHERE id = ?`), Args: []any{t.ID}})
 	if errors.Is(err, idempotency.ErrFenceLost) {
 		return // the middleware answers; the other owner's response is stored
 	}

@@ -1,0 +1,86 @@
+package idempotency_test
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/retryspec/retryspec/idempotency"
+	"github.com/retryspec/retryspec/idempotency/alerting"
+)
+
+// readCounting is a Store that counts the claims and lookups it serves.
+type readCounting struct {
+	idempotency.Store
+	reads atomic.Int64
+}
+
+func (s *readCounting) Claim(ctx context.Context, k idempotency.Key, c idempotency.NewClaim, now time.Time) (bool, error) {
+	s.reads.Add(1)
+	return s.Store.Claim(ctx, k, c, now)
+}
+
+func (s *readCounting) Lookup(ctx context.Context, k idempotency.Key) (*idempotency.Record, error) {
+	s.reads.Add(1)
+	return s.Store.Lookup(ctx, k)
+}
+
+// TestReplayCache: with Options.ReplayCache a key this process replayed is
+// replayed again without a statement, byte for byte; a different body
+// under it is still refused; other accounts' keys are apart; near the end
+// of the replay window the store decides again, and the least recently
+// used entry leaves first.
+func TestReplayCache(t *testing.T) {
+	c := payoutsContract(t)
+	store := &readCounting{Store: idempotency.NewMemoryStore(c)}
+	f := newFixture(t, c, store, idempotency.Options{ReplayCache: 2})
+	first := f.do("rc-1", "acct_a", body)
+	replay := f.do("rc-1", "acct_a", body) // read from the store, then kept
+	before := store.reads.Load()
+	again := f.do("rc-1", "acct_a", body)
+	if got := store.reads.Load() - before; got != 0 {
+		t.Fatalf("a cached replay made %d store reads, want 0", got)
+	}
+	if again.Code != 201 || again.Body.String() != first.Body.String() || again.Body.String() != replay.Body.String() ||
+		again.Header().Get("Idempotent-Replayed") != "true" {
+		t.Fatalf("cached replay: %d %q %v (first %q)", again.Code, again.Body, again.Header(), first.Body)
+	}
+	if w := f.do("rc-1", "acct_a", `{"amount":1}`); w.Code != 409 || code(t, w) != "invalid_idempotent_request" {
+		t.Fatalf("a different body under a cached key: %d %s", w.Code, w.Body)
+	}
+	if w := f.do("rc-1", "acct_b", body); w.Code != 201 || f.handler.runs.Load() != 2 {
+		t.Fatalf("the same key for another account: %d %s, runs %d", w.Code, w.Body, f.handler.runs.Load())
+	}
+	if f.metrics.Get(alerting.Replays, "", "") != 2 {
+		t.Errorf("replays counted %d, want 2", f.metrics.Get(alerting.Replays, "", ""))
+	}
+
+	// A minute before the 24h window ends the store decides again; past
+	// it, after_window: new-request runs the handler again.
+	f.clock.Add(24*time.Hour - time.Minute)
+	before = store.reads.Load()
+	if w := f.do("rc-1", "acct_a", body); w.Code != 201 || w.Body.String() != first.Body.String() || store.reads.Load() == before {
+		t.Fatalf("near the window's end: %d %s, store reads %d", w.Code, w.Body, store.reads.Load()-before)
+	}
+	f.clock.Add(2 * time.Minute)
+	if w := f.do("rc-1", "acct_a", body); w.Code != 201 || f.handler.runs.Load() != 3 {
+		t.Fatalf("after the window: %d %s, runs %d (want a new run)", w.Code, w.Body, f.handler.runs.Load())
+	}
+
+	// Two entries at most: rc-2 and rc-3 push rc-1 out.
+	for _, k := range []string{"rc-2", "rc-3"} {
+		f.do(k, "acct_a", body)
+		f.do(k, "acct_a", body)
+	}
+	before = store.reads.Load()
+	f.do("rc-3", "acct_a", body)
+	f.do("rc-2", "acct_a", body)
+	if got := store.reads.Load() - before; got != 0 {
+		t.Fatalf("replays of the two newest keys read the store %d times, want 0", got)
+	}
+	f.do("rc-1", "acct_a", body)
+	if store.reads.Load() == before {
+		t.Fatal("the least recently used key was still cached")
+	}
+}
