@@ -292,7 +292,7 @@ func TestRulePagesCoverCatalog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, _ := inputs(context.Background(), c, noHistory{})
+	in, _ := inputs(context.Background(), c, noHistory{}, nil)
 	if len(in.Rules) == 0 {
 		t.Fatal("no rules in the catalog")
 	}
@@ -369,7 +369,7 @@ func TestOwnCopyPasses(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			in, _ := inputs(context.Background(), c, noHistory{})
+			in, _ := inputs(context.Background(), c, noHistory{}, nil)
 			tm, _ := render.LoadTemplates("")
 			files, err := Generate(in, tm, Options{MarkdownOnly: true})
 			if err != nil {
