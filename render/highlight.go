@@ -268,7 +268,3 @@ func ChromaCSS() ([]byte, error) { return chromaCSS, nil }
 
 //go:embed highlight.css
 var chromaCSS []byte
-
-// classStyle is the style handed to the formatter. With classes on, the
-// HTML carries class names only and never reads the style's colours.
-var classStyle = chroma.MustNewStyle("retryspec-classes", chroma.StyleEntries{})
