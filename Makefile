@@ -5,7 +5,7 @@
 SHELL := bash
 .SHELLFLAGS := -o pipefail -c
 
-# Every test: static checks, the whole suite under the race detector, each
+# Every test: static checks (go vet, gofmt, staticcheck), the whole suite under the race detector, each
 # fuzz target briefly, and every Go benchmark once so none can rot. Ends
 # with the list of skipped tests and benchmarks (go test hides skips
 # without -v). The unit tests and the benchmarks run beside a throwaway
@@ -26,6 +26,7 @@ SUMMARY = go run ./internal/testsummary $(if $(SKIPS),-skips $(SKIPS))
 
 unit:
 	go vet ./...
+	bash .ci/staticcheck $(SKIPS)
 	@test -z "$$(gofmt -l .)" || (gofmt -l .; echo "gofmt: the files above are not formatted"; exit 1)
 	go test -race -timeout 60m -json ./... | $(SUMMARY)
 

@@ -1,7 +1,6 @@
 package cli_test
 
 import (
-	"bytes"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -39,8 +38,7 @@ func BenchmarkProcessCheck(b *testing.B) {
 // command itself costs, parsing, linting and printing included.
 func BenchmarkInProcessCheck(b *testing.B) {
 	contract := filepath.Join(testenv.RepoRoot(b), "examples", "payouts", "retryspec.yaml")
-	var out, errOut bytes.Buffer
-	sys := &cli.IO{Out: &out, Err: &errOut, Getenv: func(string) string { return "" }}
+	sys, out, errOut := cli.TestIO()
 	b.ReportAllocs()
 	for b.Loop() {
 		out.Reset()

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -10,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/retryspec/retryspec/contract"
-	"github.com/retryspec/retryspec/contract/rules"
 	"github.com/retryspec/retryspec/findings"
 	"github.com/retryspec/retryspec/idempotency/alerting"
 	"github.com/retryspec/retryspec/internal/atomicwrite"
@@ -20,6 +20,7 @@ import (
 )
 
 type buildOptions struct {
+	IO           *IO
 	Contract     string
 	Out          string
 	Templates    string
@@ -29,8 +30,8 @@ type buildOptions struct {
 	Format       string
 }
 
-func newBuildCmd(sys *IO) *cobra.Command {
-	opts := &buildOptions{}
+func newBuildCmd(sys *IO, runF func(context.Context, *buildOptions) error) *cobra.Command {
+	opts := &buildOptions{IO: sys}
 	cmd := &cobra.Command{
 		Use:   "build [-c FILE] [--out DIR] [--openapi SPEC]",
 		Short: "Check the contract, then render the integrator docs as Markdown and a static HTML site",
@@ -54,7 +55,7 @@ contract or a template could not be read, or the command line is wrong.`,
 			if cmd.Flags().Changed("out") && opts.Out == "" {
 				return usageErrorf("--out needs a folder")
 			}
-			return runBuild(cmd, sys, opts)
+			return runCommand(cmd.Context(), sys, opts.memory(), opts, runF, runBuild)
 		},
 	}
 	cmd.Flags().StringVarP(&opts.Contract, "contract", "c", "retryspec.yaml", "the contract `FILE`")
@@ -67,14 +68,17 @@ contract or a template could not be read, or the command line is wrong.`,
 	return cmd
 }
 
-func runBuild(cmd *cobra.Command, sys *IO, opts *buildOptions) error {
-	if opts.OpenAPI != "" {
-		// As check --openapi and openapi do: parsing a large spec at the
-		// default GC pace took twice their CPU (4.2 s against 2.2 s to
-		// refuse a 90,000-component spec).
-		lessGC(sys)
+// memory: with --openapi, a spec in memory, as check --openapi and openapi.
+func (o *buildOptions) memory() memoryProfile {
+	if o.OpenAPI != "" {
+		return specMemory
 	}
-	res, err := site.Build(cmd.Context(), site.Options{
+	return defaultMemory
+}
+
+func runBuild(ctx context.Context, opts *buildOptions) error {
+	sys := opts.IO
+	res, err := site.Build(ctx, site.Options{
 		Contract:     opts.Contract,
 		Out:          opts.Out,
 		Templates:    opts.Templates,
@@ -87,7 +91,7 @@ func runBuild(cmd *cobra.Command, sys *IO, opts *buildOptions) error {
 	case errors.As(err, &fe):
 		// Findings are the diagnosis: text goes to stderr with the other
 		// diagnostics; a machine format goes to stdout for tools.
-		w, color := sys.Err, opts.Format == "text" && sys.Color(sys.ErrIsTTY)
+		w := sys.Err
 		if opts.Format != "text" {
 			w = sys.Out
 		}
@@ -95,32 +99,29 @@ func runBuild(cmd *cobra.Command, sys *IO, opts *buildOptions) error {
 		if opts.Format == "text" {
 			shown = openapi.SummarizeUnclassified(shown)
 		}
-		report := findings.Report{Tool: "retryspec", Version: buildVersion().Version, Findings: shown, Rules: rules.Docs(), Sources: fe.Sources, Color: color}
-		if err := findings.Encode(w, opts.Format, report); err != nil {
+		if err := findings.Encode(w, opts.Format, newReport(sys, opts.Format, sys.ErrIsTTY, shown, fe.Sources)); err != nil {
 			return err
 		}
 		if opts.Format == "text" {
 			// The findings and their count are right above.
-			return &ExitError{Code: ExitFindings, Err: fmt.Errorf("build refused: nothing was written")}
+			return failedf("build refused: nothing was written")
 		}
-		return &ExitError{Code: ExitFindings, Err: fmt.Errorf("build refused: %v", fe)}
+		return failedf("build refused: %v", fe)
 	case err != nil:
 		return inputErrorIn(sys, opts.Format, opts.Contract, err)
 	}
 	fmt.Fprintf(sys.Err, "retryspec: wrote %d files to %q\n", len(res.Files), res.Out)
-	return writeAlerts(sys, opts.Contract, res.Dir)
+	return writeAlerts(sys, res.Contract, res.Dir)
 }
 
 // writeAlerts writes the Prometheus alerting rules on the idempotency
 // middleware's metrics beside the site (OUT.alerts.yml), not in it: they are
 // for the API team's monitoring, not for integrators. out is the folder
 // the build wrote, symlinks resolved (and checked, for docs.out). An
-// existing file there is replaced only when retryspec wrote it.
-func writeAlerts(sys *IO, contractFile, out string) error {
-	c, err := contract.Load(contractFile)
-	if err != nil {
-		return inputError(err)
-	}
+// existing file there is replaced only when retryspec wrote it. c is the
+// contract the build loaded: loading it again doubled the load's cost
+// (0.7 s of CPU on 20,000 endpoints).
+func writeAlerts(sys *IO, c *contract.Contract, out string) error {
 	if len(c.KeyedEndpoints()) == 0 {
 		return nil
 	}

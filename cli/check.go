@@ -14,14 +14,15 @@ import (
 )
 
 type checkOptions struct {
+	IO       *IO
 	Contract string
 	Format   string
 	Strict   bool
 	OpenAPI  string
 }
 
-func newCheckCmd(sys *IO) *cobra.Command {
-	opts := checkOptions{}
+func newCheckCmd(sys *IO, runF func(context.Context, *checkOptions) error) *cobra.Command {
+	opts := &checkOptions{IO: sys}
 	cmd := &cobra.Command{
 		Use:   "check [-c FILE]",
 		Short: "Parse and lint the contract",
@@ -34,7 +35,7 @@ func newCheckCmd(sys *IO) *cobra.Command {
 			if err := checkFormat(opts.Format); err != nil {
 				return err
 			}
-			return runCheck(cmd.Context(), sys, opts)
+			return runCommand(cmd.Context(), sys, opts.memory(), opts, runF, runCheck)
 		},
 	}
 	cmd.Flags().StringVarP(&opts.Contract, "contract", "c", "retryspec.yaml", "the contract `FILE`")
@@ -66,7 +67,16 @@ func checkFormat(format string) error {
 	return nil
 }
 
-func runCheck(_ context.Context, sys *IO, opts checkOptions) error {
+// memory: a spec in memory (--openapi) is checked under specMemory.
+func (o *checkOptions) memory() memoryProfile {
+	if o.OpenAPI != "" {
+		return specMemory
+	}
+	return defaultMemory
+}
+
+func runCheck(_ context.Context, opts *checkOptions) error {
+	sys := opts.IO
 	c, err := contract.Load(opts.Contract)
 	if err != nil {
 		return inputErrorIn(sys, opts.Format, opts.Contract, err)
@@ -74,7 +84,7 @@ func runCheck(_ context.Context, sys *IO, opts checkOptions) error {
 	fs := rules.Run(c)
 	sources := map[string][]byte{c.File: c.Source}
 	if opts.OpenAPI != "" {
-		drift, src, err := driftFindings(sys, c, opts.OpenAPI)
+		drift, src, err := driftFindings(c, opts.OpenAPI)
 		if err != nil {
 			return inputErrorIn(sys, opts.Format, opts.OpenAPI, err)
 		}
@@ -88,15 +98,7 @@ func runCheck(_ context.Context, sys *IO, opts checkOptions) error {
 		// finding with a count. Machine formats list each, at its line.
 		shown = openapi.SummarizeUnclassified(fs)
 	}
-	report := findings.Report{
-		Tool:     "retryspec",
-		Version:  buildVersion().Version,
-		Findings: shown,
-		Rules:    rules.Docs(),
-		Sources:  sources,
-		Color:    opts.Format == "text" && sys.Color(sys.OutIsTTY),
-	}
-	if err := findings.Encode(sys.Out, opts.Format, report); err != nil {
+	if err := findings.Encode(sys.Out, opts.Format, newReport(sys, opts.Format, sys.OutIsTTY, shown, sources)); err != nil {
 		return err
 	}
 	if opts.Format == "text" && len(fs) == 0 {

@@ -1,7 +1,6 @@
 package cli_test
 
 import (
-	"bytes"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,21 +16,21 @@ func TestCheckColour(t *testing.T) {
 	tests := []struct {
 		name   string
 		tty    bool
-		env    map[string]string
+		env    []string
 		format string
 		color  bool
 	}{
 		{"terminal", true, nil, "text", true},
 		{"pipe", false, nil, "text", false},
-		{"NO_COLOR", true, map[string]string{"NO_COLOR": "1"}, "text", false},
-		{"dumb terminal", true, map[string]string{"TERM": "dumb"}, "text", false},
+		{"NO_COLOR", true, []string{"NO_COLOR=1"}, "text", false},
+		{"dumb terminal", true, []string{"TERM=dumb"}, "text", false},
 		{"json on a terminal", true, nil, "json", false},
 		{"github on a terminal", true, nil, "github", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var out, errOut bytes.Buffer
-			sys := &cli.IO{Out: &out, Err: &errOut, OutIsTTY: tt.tty, ErrIsTTY: tt.tty, Getenv: func(k string) string { return tt.env[k] }}
+			sys, out, errOut := cli.TestIO(tt.env...)
+			sys.OutIsTTY, sys.ErrIsTTY = tt.tty, tt.tty
 			if code := cli.Main([]string{"check", "-c", bad, "--format", tt.format}, sys); code != cli.ExitFindings {
 				t.Fatalf("exit %d, want 1; stderr %s", code, errOut.String())
 			}

@@ -6,18 +6,17 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 
 	"github.com/spf13/cobra"
 
 	"github.com/retryspec/retryspec/contract"
-	"github.com/retryspec/retryspec/contract/rules"
 	"github.com/retryspec/retryspec/copylint"
 	"github.com/retryspec/retryspec/findings"
 	"github.com/retryspec/retryspec/internal/safeout"
 )
 
 type copyOptions struct {
+	IO          *IO
 	Contract    string
 	contractSet bool // -c given: a missing file is an error, not a notice
 	Paths       []string
@@ -28,8 +27,8 @@ type copyOptions struct {
 	IfIncluded  bool
 }
 
-func newCopyCmd(sys *IO) *cobra.Command {
-	opts := copyOptions{}
+func newCopyCmd(sys *IO, runF func(context.Context, *copyOptions) error) *cobra.Command {
+	opts := &copyOptions{IO: sys}
 	cmd := &cobra.Command{
 		Use:   "copy [-c FILE] [PATH...]",
 		Short: "Lint marketing and docs copy for false or contract-contradicting claims",
@@ -60,7 +59,7 @@ func newCopyCmd(sys *IO) *cobra.Command {
 			}
 			opts.Paths = args
 			opts.contractSet = cmd.Flags().Changed("contract")
-			return runCopy(cmd.Context(), sys, opts)
+			return runCommand(cmd.Context(), sys, copyMemory, opts, runF, runCopy)
 		},
 	}
 	cmd.Flags().StringVarP(&opts.Contract, "contract", "c", "retryspec.yaml", "the contract `FILE`")
@@ -72,8 +71,9 @@ func newCopyCmd(sys *IO) *cobra.Command {
 	return cmd
 }
 
-func runCopy(ctx context.Context, sys *IO, opts copyOptions) error {
-	c, err := loadCopyContract(sys, opts)
+func runCopy(ctx context.Context, opts *copyOptions) error {
+	sys := opts.IO
+	c, err := loadCopyContract(opts)
 	if err != nil {
 		return err
 	}
@@ -106,16 +106,7 @@ func runCopy(ctx context.Context, sys *IO, opts copyOptions) error {
 		}
 		return usageErrorf("no paths given and %s has no docs.copy.include; pass PATH... or add docs.copy.include", c.File)
 	}
-	// The linter keeps a few MB live (a file, its mask, one scratch per
-	// worker) but allocates per file; collecting less often buys ~10% on a
-	// large tree and keeps memory far below the 200 MB budget.
-	if sys.Getenv("GOGC") == "" {
-		defer debug.SetGCPercent(debug.SetGCPercent(400))
-	}
-	// The relaxed GC above would let the heap grow with the findings of a
-	// large tree; a soft limit keeps the whole run near a fixed footprint
-	// (the 200 MB budget) whatever the corpus size.
-	setSoftLimit(sys, copyMemoryLimit, 1.25)
+	inputsLoaded(ctx)
 	var stats copylint.Stats
 	fs, err := copylint.Lint(ctx, c, opts.Paths, copylint.Options{LintCode: opts.LintCode, Stats: &stats})
 	if err != nil {
@@ -144,15 +135,7 @@ func runCopy(ctx context.Context, sys *IO, opts copyOptions) error {
 			}
 		}
 	}
-	report := findings.Report{
-		Tool:     "retryspec",
-		Version:  buildVersion().Version,
-		Findings: fs,
-		Rules:    rules.Docs(),
-		Sources:  sources,
-		Color:    opts.Format == "text" && sys.Color(sys.OutIsTTY),
-	}
-	if err := findings.Encode(sys.Out, opts.Format, report); err != nil {
+	if err := findings.Encode(sys.Out, opts.Format, newReport(sys, opts.Format, sys.OutIsTTY, fs, sources)); err != nil {
 		return err
 	}
 	if n := len(stats.Skipped); n > 0 {
@@ -171,7 +154,8 @@ func runCopy(ctx context.Context, sys *IO, opts copyOptions) error {
 // loadCopyContract loads the contract. The default ./retryspec.yaml may be
 // absent: copy then runs without the contract-aware rule and says so once.
 // A contract named with -c must load.
-func loadCopyContract(sys *IO, opts copyOptions) (*contract.Contract, error) {
+func loadCopyContract(opts *copyOptions) (*contract.Contract, error) {
+	sys := opts.IO
 	if !opts.contractSet {
 		if _, err := os.Stat(opts.Contract); errors.Is(err, os.ErrNotExist) {
 			if opts.ExportVale == "" {
@@ -186,11 +170,3 @@ func loadCopyContract(sys *IO, opts copyOptions) (*contract.Contract, error) {
 	}
 	return c, nil
 }
-
-// copyMemoryLimit is the soft heap limit of a copy run. A run holds 20 to
-// 40 MB live (the files in flight and the findings so far); at 96 MiB the
-// heap grew to the limit on large trees only, so peak memory rose with the
-// corpus (37 MB on 10 MB of Markdown, 111 MB on 400 MB). At 56 MiB it stays
-// at about 70 MB from 100 MB up, for the same CPU time; at 40 MiB the
-// collector starts to cost time (+25%).
-const copyMemoryLimit = 56 << 20

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +13,7 @@ import (
 )
 
 type diffOptions struct {
+	IO            *IO
 	Args          []string
 	Base          string
 	Contract      string
@@ -24,8 +24,8 @@ type diffOptions struct {
 	Git diff.Git
 }
 
-func newDiffCmd(sys *IO) *cobra.Command {
-	opts := &diffOptions{Git: diff.ExecGit{}}
+func newDiffCmd(sys *IO, runF func(context.Context, *diffOptions) error) *cobra.Command {
+	opts := &diffOptions{IO: sys, Git: diff.ExecGit{}}
 	cmd := &cobra.Command{
 		Use:   "diff {OLD NEW | --base GITREF [-c FILE]}",
 		Short: "Class the contract's changes as breaking, notable or compatible for integrators",
@@ -59,7 +59,7 @@ earlier change.`,
 			if err := opts.validate(); err != nil {
 				return err
 			}
-			return runDiff(cmd.Context(), sys, opts)
+			return runCommand(cmd.Context(), sys, defaultMemory, opts, runF, runDiff)
 		},
 	}
 	f := cmd.Flags()
@@ -88,7 +88,8 @@ func (o *diffOptions) validate() error {
 	return nil
 }
 
-func runDiff(ctx context.Context, sys *IO, opts *diffOptions) error {
+func runDiff(ctx context.Context, opts *diffOptions) error {
+	sys := opts.IO
 	var (
 		old, new *contract.Contract
 		report   diff.Report
@@ -136,8 +137,8 @@ func runDiff(ctx context.Context, sys *IO, opts *diffOptions) error {
 	if s.Unacknowledged == 0 || opts.AllowBreaking {
 		return nil
 	}
-	return &ExitError{Code: ExitFindings, Err: fmt.Errorf(
-		"%d breaking change(s) not acknowledged: record each in the contract's changes: list with because:, or pass --allow-breaking", s.Unacknowledged)}
+	return failedf(
+		"%d breaking change(s) not acknowledged: record each in the contract's changes: list with because:, or pass --allow-breaking", s.Unacknowledged)
 }
 
 // defaultContractInRepo lets `diff --base` run from any folder of the

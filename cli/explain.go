@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"regexp"
@@ -13,12 +14,13 @@ import (
 )
 
 type explainOptions struct {
+	IO   *IO
 	List bool
 	ID   string
 }
 
-func newExplainCmd(sys *IO) *cobra.Command {
-	opts := explainOptions{}
+func newExplainCmd(sys *IO, runF func(context.Context, *explainOptions) error) *cobra.Command {
+	opts := &explainOptions{IO: sys}
 	cmd := &cobra.Command{
 		Use:   "explain RULE | explain --list",
 		Short: "Print a rule's summary, rationale with sources, fix and examples",
@@ -38,14 +40,15 @@ func newExplainCmd(sys *IO) *cobra.Command {
 			if len(args) == 1 {
 				opts.ID = args[0]
 			}
-			return runExplain(sys, opts)
+			return runCommand(cmd.Context(), sys, defaultMemory, opts, runF, runExplain)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.List, "list", false, "list every rule with its severity")
 	return cmd
 }
 
-func runExplain(sys *IO, opts explainOptions) error {
+func runExplain(_ context.Context, opts *explainOptions) error {
+	sys := opts.IO
 	if opts.List {
 		return listRules(sys.Out)
 	}

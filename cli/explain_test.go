@@ -1,7 +1,6 @@
 package cli_test
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 
@@ -12,14 +11,14 @@ import (
 // TestExplainEveryRule: every rule explains itself with its summary,
 // rationale, sources, fix and both examples, and --list names it.
 func TestExplainEveryRule(t *testing.T) {
-	var list, errOut bytes.Buffer
-	if code := cli.Main([]string{"explain", "--list"}, &cli.IO{Out: &list, Err: &errOut, Getenv: func(string) string { return "" }}); code != 0 {
+	sys, list, errOut := cli.TestIO()
+	if code := cli.Main([]string{"explain", "--list"}, sys); code != 0 {
 		t.Fatalf("explain --list: exit %d: %s", code, errOut.String())
 	}
 	for _, r := range rules.Catalog() {
-		var out bytes.Buffer
-		if code := cli.Main([]string{"explain", r.ID}, &cli.IO{Out: &out, Err: &errOut, Getenv: func(string) string { return "" }}); code != 0 {
-			t.Errorf("explain %s: exit %d", r.ID, code)
+		sys, out, errOut := cli.TestIO()
+		if code := cli.Main([]string{"explain", r.ID}, sys); code != 0 {
+			t.Errorf("explain %s: exit %d: %s", r.ID, code, errOut)
 			continue
 		}
 		text := out.String()

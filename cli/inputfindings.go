@@ -8,7 +8,6 @@ import (
 	"errors"
 
 	"github.com/retryspec/retryspec/contract"
-	"github.com/retryspec/retryspec/contract/rules"
 	"github.com/retryspec/retryspec/findings"
 	"github.com/retryspec/retryspec/openapi"
 )
@@ -60,8 +59,8 @@ func inputFindings(err error, file string) []findings.Finding {
 // on stderr alone.
 func inputErrorIn(sys *IO, format, file string, err error) error {
 	if _, ok := findings.LookupFormat(format); ok && format != "text" {
-		report := findings.Report{Tool: "retryspec", Version: buildVersion().Version, Findings: inputFindings(err, file),
-			Rules: append(rules.Docs(), inputInvalidDoc)}
+		report := newReport(sys, format, false, inputFindings(err, file), nil)
+		report.Rules = append(report.Rules, inputInvalidDoc)
 		if encErr := findings.Encode(sys.Out, format, report); encErr != nil {
 			return encErr
 		}

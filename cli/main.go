@@ -20,7 +20,7 @@ import (
 	"github.com/retryspec/retryspec/findings"
 )
 
-// Exit codes, for every command (spec: contract.md).
+// Exit codes, for every command (docs/contract.md, "Exit codes").
 const (
 	ExitOK       = 0
 	ExitFindings = 1 // findings at error severity, a failed test, a breaking change
@@ -72,9 +72,19 @@ func (e *ExitError) Error() string {
 
 func (e *ExitError) Unwrap() error { return e.Err }
 
+// The exit helpers are the only places an ExitError is made
+// (TestExitErrorsOnlyFromHelpers).
+
 // failed is the error a command returns when it printed its findings and the
 // run must exit 1 without a further message.
 func failed() error { return &ExitError{Code: ExitFindings} }
+
+// failedf is exit 1 with a message: a refused build, a breaking change, a
+// snippet that could not run or failed.
+func failedf(format string, args ...any) error { return failedWith(fmt.Errorf(format, args...)) }
+
+// failedWith is failedf for an error already made.
+func failedWith(err error) error { return &ExitError{Code: ExitFindings, Err: err} }
 
 // inputError reports input that could not be read or parsed (exit 2);
 // Main prints a *contract.LoadError with carets.
@@ -87,7 +97,6 @@ func usageErrorf(format string, args ...any) error {
 
 // Main runs the command line and returns the process exit code.
 func Main(args []string, sys *IO) int {
-	setSoftLimit(sys, defaultMemoryLimit, 1.25)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return Run(ctx, args, sys)
@@ -100,7 +109,12 @@ func Run(ctx context.Context, args []string, sys *IO) int {
 	root.SetIn(sys.In)
 	root.SetOut(sys.Out)
 	root.SetErr(sys.Err)
-	err := root.ExecuteContext(ctx)
+	return exitCode(sys, root.ExecuteContext(ctx))
+}
+
+// exitCode is the one place an error becomes an exit code: it prints the
+// error once (a load error with carets) and returns its code.
+func exitCode(sys *IO, err error) int {
 	if err == nil {
 		return ExitOK
 	}
@@ -126,30 +140,22 @@ func printError(sys *IO, err error) {
 	fmt.Fprintf(sys.Err, "retryspec: %v\n", err)
 }
 
-// printLoadError prints every diagnostic like a compiler: position,
-// message, the source line with a caret under the value, and the fix.
+// printLoadError prints every diagnostic like a compiler, with the printer
+// findings use: position, message, the source line with a caret under the
+// value, and the fix.
 func printLoadError(sys *IO, le *contract.LoadError) {
-	color := sys.Color(sys.ErrIsTTY)
-	paint := func(style, s string) string {
-		if !color {
-			return s
-		}
-		return style + s + "\x1b[0m"
-	}
+	p := findings.Printer{W: sys.Err, Color: sys.Color(sys.ErrIsTTY)}
 	for _, d := range le.Diagnostics {
-		loc := d.File
+		pd := findings.Diagnostic{File: d.File, Level: "error", LevelStyle: findings.StyleError, Message: d.Message}
 		if !d.Pos.IsZero() {
-			loc = fmt.Sprintf("%s:%d:%d", d.File, d.Pos.Line, d.Pos.Column)
-		}
-		fmt.Fprintf(sys.Err, "%s: %s: %s\n", paint("\x1b[1m", loc), paint("\x1b[1;31m", "error"), d.Message)
-		if line := le.SourceLine(d.Pos.Line); line != "" && !d.Pos.IsZero() {
-			line, col := clipSourceLine(line, d.Pos.Column)
-			pad, mark := findings.Caret(line, col, 0)
-			fmt.Fprintf(sys.Err, "    %s\n    %s%s\n", findings.ExpandTabs(line), pad, paint("\x1b[1;32m", mark))
+			pd.Line, pd.Column = d.Pos.Line, d.Pos.Column
+			pd.Source = le.SourceLine(d.Pos.Line)
+			pd.HasSource = pd.Source != ""
 		}
 		if d.Fix != "" {
-			fmt.Fprintf(sys.Err, "    %s %s\n", paint("\x1b[36m", "fix:"), d.Fix)
+			pd.Notes = []findings.Note{{Label: "fix:", Style: findings.StyleLabel, Text: d.Fix}}
 		}
+		p.Print(pd)
 	}
 	if n := len(le.Diagnostics); n > 1 {
 		fmt.Fprintf(sys.Err, "%s: %d problems; nothing was checked\n", le.File, n)
@@ -173,42 +179,20 @@ func newRootCmd(sys *IO) *cobra.Command {
 	})
 	root.CompletionOptions.HiddenDefaultCmd = true
 	root.AddCommand(
-		newCheckCmd(sys),
-		newExplainCmd(sys),
-		newSchemaCmd(sys),
-		newInitCmd(sys),
-		newVersionCmd(sys),
-		newBuildCmd(sys),
-		newServeCmd(sys),
-		newOpenAPICmd(sys),
-		newSnippetsCmd(sys),
-		newCopyCmd(sys),
-		newDiffCmd(sys),
-		newStorageCmd(sys),
-		newVerifyCmd(sys),
+		newCheckCmd(sys, nil),
+		newExplainCmd(sys, nil),
+		newSchemaCmd(sys, nil),
+		newInitCmd(sys, nil),
+		newVersionCmd(sys, nil),
+		newBuildCmd(sys, nil),
+		newServeCmd(sys, nil),
+		newOpenAPICmd(sys, nil),
+		newSnippetsCmd(sys, nil),
+		newCopyCmd(sys, nil),
+		newDiffCmd(sys, nil),
+		newStorageCmd(sys, nil),
+		newVerifyCmd(sys, nil),
 		newTemplatesCmd(sys),
 	)
 	return root
-}
-
-// clipSourceLine cuts a long source line to a window around col, so an
-// endless line in a hostile file prints as one screen line; it returns the
-// window and the column inside it.
-func clipSourceLine(line string, col int) (string, int) {
-	const before, after = 40, 80
-	runes := []rune(line)
-	if len(runes) <= before+after {
-		return line, col
-	}
-	start := max(0, col-1-before)
-	end := min(len(runes), col-1+after)
-	out := string(runes[start:end])
-	if start > 0 {
-		out = "…" + out
-		col = col - start + 1
-	}
-	if end < len(runes) {
-		out += "…"
-	}
-	return out, col
 }

@@ -1,10 +1,10 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 
 	"github.com/retryspec/retryspec/contract"
@@ -16,16 +16,18 @@ import (
 )
 
 type openapiOptions struct {
+	IO                *IO
 	Contract          string
 	Spec              string
 	Overlay           string
 	Merged            string
 	Force             bool
 	AllowExternalRefs bool
+	Format            string
 }
 
-func newOpenAPICmd(sys *IO) *cobra.Command {
-	opts := &openapiOptions{}
+func newOpenAPICmd(sys *IO, runF func(context.Context, *openapiOptions) error) *cobra.Command {
+	opts := &openapiOptions{IO: sys}
 	cmd := &cobra.Command{
 		Use:   "openapi --spec SPEC [-c FILE] [--overlay OUT] [--merged OUT]",
 		Short: "Add the contract to an OpenAPI spec, as an Overlay 1.0 document and/or a merged spec",
@@ -41,16 +43,23 @@ line stays as it was (order, comments, quoting), so a diff shows only added
 lines. What the spec already declares is reused and listed, never duplicated;
 a declaration that contradicts the contract is a finding (exit 1).
 
-The spec is never modified: --merged refuses to write over it unless --force.`,
+The spec is never modified: --merged refuses to write over it unless --force.
+
+With --format text (the default) the summary goes to stdout and the
+findings to stderr; with a machine format (json, sarif, github) stdout
+holds only the findings report, and the summary goes to stderr.`,
 		Args: contractFlagArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkFormat(opts.Format); err != nil {
+				return err
+			}
 			if opts.Spec == "" {
 				return usageErrorf("--spec SPEC is required\nRun 'retryspec openapi --help' for usage.")
 			}
 			if opts.Overlay == "" && opts.Merged == "" {
 				return usageErrorf("nothing to write: give --overlay OUT and/or --merged OUT")
 			}
-			return runOpenAPI(sys, opts)
+			return runCommand(cmd.Context(), sys, specMemory, opts, runF, runOpenAPI)
 		},
 	}
 	f := cmd.Flags()
@@ -60,25 +69,12 @@ The spec is never modified: --merged refuses to write over it unless --force.`,
 	f.StringVar(&opts.Merged, "merged", "", "write the merged spec to this `FILE`")
 	f.BoolVar(&opts.Force, "force", false, "let --merged overwrite the spec it reads")
 	f.BoolVar(&opts.AllowExternalRefs, "allow-external-refs", false, "follow $refs to other files and URLs")
+	addFormatFlag(cmd, &opts.Format)
 	return cmd
 }
 
-// lessGC trades memory for time while a large spec is in memory: the
-// collector runs a quarter as often, under a soft limit of 150 MB or twice
-// the live heap, whichever is more (kin-openapi alone holds about 24 bytes
-// per byte of spec). 150 MB, not more: with a contract at the endpoint
-// limit beside its spec, 170 MB of heap put `openapi` at 201 MB of RSS,
-// past the 200 MB every command is held to. A GOGC or GOMEMLIMIT set by
-// the user wins.
-func lessGC(sys *IO) {
-	if sys.Getenv("GOGC") != "" || sys.Getenv("GOMEMLIMIT") != "" {
-		return
-	}
-	debug.SetGCPercent(400)
-	setSoftLimit(sys, 150<<20, 2)
-}
-
-func runOpenAPI(sys *IO, opts *openapiOptions) error {
+func runOpenAPI(_ context.Context, opts *openapiOptions) error {
+	sys := opts.IO
 	if opts.Merged != "" && !opts.Force && samePath(opts.Merged, opts.Spec) {
 		return usageErrorf("--merged %s is the input spec; write the merged spec elsewhere, or pass --force to replace it", opts.Merged)
 	}
@@ -96,13 +92,12 @@ func runOpenAPI(sys *IO, opts *openapiOptions) error {
 	}
 	c, err := contract.Load(opts.Contract)
 	if err != nil {
-		return &ExitError{Code: ExitInput, Err: err}
+		return inputErrorIn(sys, opts.Format, opts.Contract, err)
 	}
-	lessGC(sys)
 	r, err := openapi.Render(c, opts.Spec, openapi.LoadOptions{AllowExternalRefs: opts.AllowExternalRefs},
 		strings.EqualFold(filepath.Ext(opts.Overlay), ".json"))
 	if err != nil {
-		return &ExitError{Code: ExitInput, Err: err}
+		return inputErrorIn(sys, opts.Format, opts.Spec, err)
 	}
 	p := r.Plan
 	// Overlay 1.0 requires at least one action: with nothing to add (a spec
@@ -110,7 +105,7 @@ func runOpenAPI(sys *IO, opts *openapiOptions) error {
 	writeOverlay := opts.Overlay != "" && len(r.Plan.Edits) > 0
 	if writeOverlay {
 		if err := atomicwrite.File(opts.Overlay, r.Overlay, 0o644); err != nil {
-			return &ExitError{Code: ExitInput, Err: fmt.Errorf("write overlay: %w", err)}
+			return inputError(fmt.Errorf("write overlay: %w", err))
 		}
 	}
 	if opts.Merged != "" {
@@ -119,36 +114,36 @@ func runOpenAPI(sys *IO, opts *openapiOptions) error {
 			perm = st.Mode().Perm()
 		}
 		if err := atomicwrite.File(opts.Merged, r.Merged, perm); err != nil {
-			return &ExitError{Code: ExitInput, Err: fmt.Errorf("write merged spec: %w", err)}
+			return inputError(fmt.Errorf("write merged spec: %w", err))
 		}
 	}
 
-	fmt.Fprintf(sys.Out, "%s: %d additions (%d keyed operations, %d marked unsafe to retry)\n", opts.Spec, len(p.Edits), p.Keyed, p.Unsafe)
+	// Text is for a person: the summary on stdout, the findings on stderr
+	// with the other diagnostics. A machine format owns stdout.
+	summary, diag := sys.Out, sys.Err
+	if opts.Format != "text" {
+		summary, diag = sys.Err, sys.Out
+	}
+	fmt.Fprintf(summary, "%s: %d additions (%d keyed operations, %d marked unsafe to retry)\n", opts.Spec, len(p.Edits), p.Keyed, p.Unsafe)
 	for _, n := range p.Reused {
-		fmt.Fprintf(sys.Out, "  reused   %s\n", note(opts.Spec, n))
+		fmt.Fprintf(summary, "  reused   %s\n", note(n))
 	}
 	for _, n := range p.Skipped {
-		file := opts.Spec
-		if strings.HasPrefix(n.Message, "not in the spec") {
-			file = opts.Contract
-		}
-		fmt.Fprintf(sys.Out, "  skipped  %s\n", note(file, n))
+		fmt.Fprintf(summary, "  skipped  %s\n", note(n))
 	}
 	if writeOverlay {
-		fmt.Fprintf(sys.Out, "wrote %s\n", opts.Overlay)
+		fmt.Fprintf(summary, "wrote %s\n", opts.Overlay)
 	} else if opts.Overlay != "" {
-		fmt.Fprintf(sys.Out, "%s not written: the spec already has everything, and an overlay needs at least one action\n", opts.Overlay)
+		fmt.Fprintf(summary, "%s not written: the spec already has everything, and an overlay needs at least one action\n", opts.Overlay)
 	}
 	if opts.Merged != "" {
-		fmt.Fprintf(sys.Out, "wrote %s\n", opts.Merged)
+		fmt.Fprintf(summary, "wrote %s\n", opts.Merged)
 	}
-	if len(p.Findings) > 0 {
-		findings.Sort(p.Findings)
+	if len(p.Findings) > 0 || opts.Format != "text" {
 		// The same text as build --openapi: each finding with its source
 		// line and a caret under the value.
-		report := findings.Report{Tool: "retryspec", Version: buildVersion().Version, Findings: p.Findings,
-			Sources: map[string][]byte{opts.Spec: r.Spec.Data, c.File: c.Source}, Color: sys.Color(sys.ErrIsTTY)}
-		if err := findings.Encode(sys.Err, "text", report); err != nil {
+		report := newReport(sys, opts.Format, sys.ErrIsTTY, p.Findings, map[string][]byte{opts.Spec: r.Spec.Data, c.File: c.Source})
+		if err := findings.Encode(diag, opts.Format, report); err != nil {
 			return err
 		}
 		if findings.Failed(p.Findings, false) {
@@ -158,10 +153,10 @@ func runOpenAPI(sys *IO, opts *openapiOptions) error {
 	return nil
 }
 
-func note(file string, n openapi.Note) string {
-	where := file
+func note(n openapi.Note) string {
+	where := n.File
 	if n.Line > 0 {
-		where = fmt.Sprintf("%s:%d", file, n.Line)
+		where = fmt.Sprintf("%s:%d", n.File, n.Line)
 	}
 	if n.Operation == "" {
 		return fmt.Sprintf("%s: %s", where, n.Message)
@@ -191,8 +186,7 @@ func samePath(a, b string) bool {
 // driftFindings is `check --openapi SPEC`: the contract's endpoints against
 // the spec's operations, with the contract's waivers applied, and the
 // spec's source for the carets of text output.
-func driftFindings(sys *IO, c *contract.Contract, spec string) ([]findings.Finding, []byte, error) {
-	lessGC(sys)
+func driftFindings(c *contract.Contract, spec string) ([]findings.Finding, []byte, error) {
 	s, err := openapi.Load(spec, openapi.LoadOptions{})
 	if err != nil {
 		return nil, nil, err

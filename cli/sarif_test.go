@@ -44,9 +44,9 @@ func TestCheckSARIFIsValid(t *testing.T) {
 		filepath.Join(root, "testdata", "rules", "lint", "unknown-waiver", "good.yaml"), // a waived finding
 		filepath.Join(root, "examples", "payouts", "retryspec.yaml"),                    // no findings
 	} {
-		var out, errOut bytes.Buffer
-		cli.Main([]string{"check", "-c", contract, "--format", "sarif"}, &cli.IO{Out: &out, Err: &errOut, Getenv: func(string) string { return "" }})
-		inst, err := jsonschema.UnmarshalJSON(&out)
+		sys, out, errOut := cli.TestIO()
+		cli.Main([]string{"check", "-c", contract, "--format", "sarif"}, sys)
+		inst, err := jsonschema.UnmarshalJSON(out)
 		if err != nil {
 			t.Fatalf("%s: %v\n%s", contract, err, errOut.String())
 		}

@@ -1,12 +1,19 @@
 package cli
 
 import (
+	"context"
+
 	"github.com/spf13/cobra"
 
 	"github.com/retryspec/retryspec/contract/schema"
 )
 
-func newSchemaCmd(sys *IO) *cobra.Command {
+type schemaOptions struct {
+	IO *IO
+}
+
+func newSchemaCmd(sys *IO, runF func(context.Context, *schemaOptions) error) *cobra.Command {
+	opts := &schemaOptions{IO: sys}
 	return &cobra.Command{
 		Use:   "schema",
 		Short: "Print the contract's JSON Schema (draft 2020-12) for editors",
@@ -15,8 +22,12 @@ func newSchemaCmd(sys *IO) *cobra.Command {
 			"# yaml-language-server: $schema=./retryspec.schema.json",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, err := sys.Out.Write(schema.JSON())
-			return err
+			return runCommand(cmd.Context(), sys, defaultMemory, opts, runF, runSchema)
 		},
 	}
+}
+
+func runSchema(_ context.Context, opts *schemaOptions) error {
+	_, err := opts.IO.Out.Write(schema.JSON())
+	return err
 }

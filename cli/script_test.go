@@ -1,7 +1,6 @@
 package cli_test
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"testing"
@@ -9,10 +8,9 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/retryspec/retryspec/cli"
+	"github.com/retryspec/retryspec/internal/golden"
 	"github.com/retryspec/retryspec/internal/testenv"
 )
-
-var update = flag.Bool("update", false, "rewrite the expected output in testdata/script/*.txtar")
 
 // TestMain lets the test binary act as the retryspec command inside
 // scripts, so they run the real Main in a child process.
@@ -29,7 +27,7 @@ func TestScripts(t *testing.T) {
 	root := testenv.RepoRoot(t)
 	testscript.Run(t, testscript.Params{
 		Dir:           filepath.Join("testdata", "script"),
-		UpdateScripts: *update,
+		UpdateScripts: golden.Update(),
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("EXAMPLES", filepath.Join(root, "examples"))
 			env.Setenv("TESTDATA", filepath.Join(root, "testdata"))

@@ -22,15 +22,21 @@ import (
 )
 
 type snippetsOptions struct {
+	IO           *IO
 	ContractPath string
 	Lang         string
 	Out          string
 	BaseURL      string
 	Args         []string
+	// Runner builds and runs snippets (snippets run, snippets test);
+	// tests may replace it with a run.Fake.
+	Runner run.Runner
 }
 
-func newSnippetsCmd(sys *IO) *cobra.Command {
-	opts := &snippetsOptions{}
+// newSnippetsCmd: snippets, snippets run and snippets test share one
+// options value (-c is the parent's); runF is the seam of the parent.
+func newSnippetsCmd(sys *IO, runF func(context.Context, *snippetsOptions) error) *cobra.Command {
+	opts := &snippetsOptions{IO: sys, Runner: run.Exec{Getenv: sys.Getenv}}
 	cmd := &cobra.Command{
 		Use:   "snippets [-c FILE] [--lang L] [--out DIR]",
 		Short: "Print or write the retry snippets, one complete program per language",
@@ -44,13 +50,13 @@ func newSnippetsCmd(sys *IO) *cobra.Command {
 			if err := checkLang(opts.Lang); err != nil {
 				return err
 			}
-			return runSnippets(sys, opts)
+			return runCommand(cmd.Context(), sys, defaultMemory, opts, runF, runSnippets)
 		},
 	}
 	cmd.PersistentFlags().StringVarP(&opts.ContractPath, "contract", "c", "retryspec.yaml", "the contract `FILE`")
 	cmd.Flags().StringVar(&opts.Lang, "lang", "", "one `LANG`: "+strings.Join(snippets.LanguageNames(), ", "))
 	cmd.Flags().StringVar(&opts.Out, "out", "", "write the snippets into this `DIR` instead of printing")
-	cmd.AddCommand(newSnippetsRunCmd(sys, opts), newSnippetsTestCmd(sys, opts))
+	cmd.AddCommand(newSnippetsRunCmd(sys, opts, nil), newSnippetsTestCmd(sys, opts, nil))
 	return cmd
 }
 
@@ -67,16 +73,17 @@ func checkLang(lang string) error {
 func loadSnippetsContract(path string) (*contract.Contract, error) {
 	c, err := contract.Load(path)
 	if err != nil {
-		return nil, &ExitError{Code: ExitInput, Err: err}
+		return nil, inputError(err)
 	}
 	return c, nil
 }
 
 func renderErr(err error, c *contract.Contract) error {
-	return &ExitError{Code: ExitInput, Err: fmt.Errorf("%s: %w", c.File, err)}
+	return inputError(fmt.Errorf("%s: %w", c.File, err))
 }
 
-func runSnippets(sys *IO, opts *snippetsOptions) error {
+func runSnippets(_ context.Context, opts *snippetsOptions) error {
+	sys := opts.IO
 	c, err := loadSnippetsContract(opts.ContractPath)
 	if err != nil {
 		return err
@@ -102,7 +109,7 @@ func runSnippets(sys *IO, opts *snippetsOptions) error {
 			files = append(files, safeout.File{Name: l.FileName, Data: rendered[i]})
 		}
 		if err := safeout.WriteFiles(opts.Out, files); err != nil {
-			return &ExitError{Code: ExitInput, Err: err}
+			return inputError(err)
 		}
 		for _, l := range langs {
 			fmt.Fprintf(sys.Err, "wrote %q\n", filepath.Join(opts.Out, l.FileName))
@@ -143,14 +150,15 @@ func snippetVars(sys *IO) map[string]string {
 	}
 }
 
-func newSnippetsRunCmd(sys *IO, parent *snippetsOptions) *cobra.Command {
+func newSnippetsRunCmd(sys *IO, parent *snippetsOptions, runF func(context.Context, *snippetsOptions) error) *cobra.Command {
 	opts := parent
 	cmd := &cobra.Command{
 		Use:   "run --lang L [--base-url URL] [-- ARGS]",
 		Short: "Run one rendered snippet as a program, e.g. against a staging API",
 		Long: "Run the rendered snippet for one language, once, against --base-url (default: the contract's\n" +
-			"api.base_url) and pass its output and exit code through. ARGS go to the program (an\n" +
-			"idempotency key of your own, say).",
+			"api.base_url) and pass its output through. Exit status: 0 when the program succeeds,\n" +
+			"1 when it fails (its exit status is named on stderr) or cannot run, 2 for a wrong\n" +
+			"contract or command line. ARGS go to the program (an idempotency key of your own, say).",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.Lang == "" {
 				return usageErrorf("snippets run needs --lang (one of %s)", strings.Join(snippets.LanguageNames(), ", "))
@@ -159,7 +167,7 @@ func newSnippetsRunCmd(sys *IO, parent *snippetsOptions) *cobra.Command {
 				return err
 			}
 			opts.Args = args
-			return runSnippetsRun(cmd.Context(), sys, opts)
+			return runCommand(cmd.Context(), sys, defaultMemory, opts, runF, runSnippetsRun)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Lang, "lang", "", "the `LANG` to run")
@@ -167,7 +175,8 @@ func newSnippetsRunCmd(sys *IO, parent *snippetsOptions) *cobra.Command {
 	return cmd
 }
 
-func runSnippetsRun(ctx context.Context, sys *IO, opts *snippetsOptions) error {
+func runSnippetsRun(ctx context.Context, opts *snippetsOptions) error {
+	sys := opts.IO
 	c, err := loadSnippetsContract(opts.ContractPath)
 	if err != nil {
 		return err
@@ -187,12 +196,12 @@ func runSnippetsRun(ctx context.Context, sys *IO, opts *snippetsOptions) error {
 			prog = strings.ReplaceAll(prog, "{"+k+"}", v)
 		}
 		if _, err := exec.LookPath(prog); err != nil {
-			return &ExitError{Code: ExitFindings, Err: fmt.Errorf("the %s snippet needs %s: %s", lang.Name, n.What, n.Message(vars["cache"]))}
+			return failedf("the %s snippet needs %s: %s", lang.Name, n.What, n.Message(vars["cache"]))
 		}
 	}
 	for _, prog := range run.Programs(lang.Runtime, lang.Build, lang.Run, vars) {
 		if _, err := exec.LookPath(prog); err != nil {
-			return &ExitError{Code: ExitFindings, Err: fmt.Errorf("the %s snippet needs %s, which is not installed", lang.Name, prog)}
+			return failedf("the %s snippet needs %s, which is not installed", lang.Name, prog)
 		}
 	}
 	env := map[string]string{}
@@ -201,28 +210,31 @@ func runSnippetsRun(ctx context.Context, sys *IO, opts *snippetsOptions) error {
 	}
 	// The whole loop is bounded by max_elapsed; leave room for the runtime's start.
 	timeout := c.Retry.MaxElapsed.D + time.Minute
-	prog, err := run.Exec{Getenv: sys.Getenv}.Prepare(ctx, run.Program{
+	prog, err := opts.Runner.Prepare(ctx, run.Program{
 		FileName: lang.FileName, Source: src, Build: lang.Build, Run: slices.Concat(lang.Run, opts.Args),
 		Vars: vars, Timeout: timeout, Stdout: sys.Out, Stderr: sys.Err,
 	})
 	if err != nil {
-		return &ExitError{Code: ExitFindings, Err: err}
+		return failedWith(err)
 	}
 	defer prog.Close()
 	res, err := prog.Run(ctx, env)
 	if err != nil {
-		return &ExitError{Code: ExitFindings, Err: err}
+		return failedWith(err)
 	}
 	if res.TimedOut {
-		return &ExitError{Code: ExitFindings, Err: fmt.Errorf("the %s snippet did not finish within %s", lang.Name, timeout)}
+		return failedf("the %s snippet did not finish within %s", lang.Name, timeout)
 	}
+	// A failed run is exit 1 like any failed check, whatever code the
+	// program chose (exit 2 would read as retryspec's own usage error);
+	// the code itself is named on stderr.
 	if res.ExitCode != 0 {
-		return &ExitError{Code: res.ExitCode}
+		return failedf("the %s snippet exited with status %d", lang.Name, res.ExitCode)
 	}
 	return nil
 }
 
-func newSnippetsTestCmd(sys *IO, parent *snippetsOptions) *cobra.Command {
+func newSnippetsTestCmd(sys *IO, parent *snippetsOptions, runF func(context.Context, *snippetsOptions) error) *cobra.Command {
 	opts := parent
 	cmd := &cobra.Command{
 		Use:   "test [--lang L]",
@@ -236,14 +248,15 @@ func newSnippetsTestCmd(sys *IO, parent *snippetsOptions) *cobra.Command {
 			if err := checkLang(opts.Lang); err != nil {
 				return err
 			}
-			return runSnippetsTest(cmd.Context(), sys, opts)
+			return runCommand(cmd.Context(), sys, defaultMemory, opts, runF, runSnippetsTest)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Lang, "lang", "", "test one `LANG` only")
 	return cmd
 }
 
-func runSnippetsTest(ctx context.Context, sys *IO, opts *snippetsOptions) error {
+func runSnippetsTest(ctx context.Context, opts *snippetsOptions) error {
+	sys := opts.IO
 	c, err := loadSnippetsContract(opts.ContractPath)
 	if err != nil {
 		return err
@@ -254,14 +267,14 @@ func runSnippetsTest(ctx context.Context, sys *IO, opts *snippetsOptions) error 
 	}
 	rep, err := suite.Run(ctx, c, suite.Options{
 		Languages: langs,
-		Runner:    run.Exec{Getenv: sys.Getenv},
+		Runner:    opts.Runner,
 		Vars:      snippetVars(sys),
 		Progress:  sys.Err,
 	})
 	if err != nil {
 		var le *contract.LoadError
 		if errors.As(err, &le) {
-			return &ExitError{Code: ExitInput, Err: err}
+			return inputError(err)
 		}
 		return renderErr(err, c)
 	}

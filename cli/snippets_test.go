@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,12 +15,14 @@ import (
 	"github.com/retryspec/retryspec/internal/testenv"
 	"github.com/retryspec/retryspec/snippets"
 	"github.com/retryspec/retryspec/snippets/faultserver"
+	"github.com/retryspec/retryspec/snippets/run"
 )
 
 func runSnippetsCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	sys := &IO{In: strings.NewReader(""), Out: &out, Err: &errb, Getenv: os.Getenv}
+	// The snippet runtimes need the machine's PATH, HOME and caches.
+	sys, out, errb := testIO()
+	sys.Getenv = os.Getenv
 	code = Run(context.Background(), args, sys)
 	return code, out.String(), errb.String()
 }
@@ -129,5 +132,25 @@ func TestSnippetsTestCommand(t *testing.T) {
 	}
 	if !strings.Contains(errs, "ok   python     recover-after-503") {
 		t.Errorf("no per-scenario progress line:\n%s", errs)
+	}
+}
+
+// TestSnippetsRunFailureIsExit1: whatever status the program exits with,
+// a failed run is exit 1 as for every command (2 would read as a usage
+// error), with the program's status named on stderr.
+func TestSnippetsRunFailureIsExit1(t *testing.T) {
+	for _, status := range []int{1, 2, 3, 127} {
+		sys, _, errb := testIO()
+		fake := &run.Fake{Respond: func(run.Program, map[string]string) (run.Result, error) {
+			return run.Result{ExitCode: status}, nil
+		}}
+		opts := &snippetsOptions{IO: sys, ContractPath: snippetsExamplePath(t), Lang: "go", Runner: fake}
+		printedCode := exitCode(sys, runSnippetsRun(context.Background(), opts))
+		if printedCode != ExitFindings || !strings.Contains(errb.String(), fmt.Sprintf("the go snippet exited with status %d", status)) {
+			t.Errorf("program exit %d: retryspec exit %d, stderr %q; want 1 and the status named", status, printedCode, errb.String())
+		}
+		if len(fake.Prepared) != 1 || fake.Prepared[0].FileName != "snippet.go" {
+			t.Errorf("prepared %+v, want the Go snippet", fake.Prepared)
+		}
 	}
 }

@@ -18,13 +18,14 @@ import (
 )
 
 type storageOptions struct {
+	IO       *IO
 	Contract string
 	Dialect  string
 	Out      string
 }
 
-func newStorageCmd(sys *IO) *cobra.Command {
-	opts := storageOptions{}
+func newStorageCmd(sys *IO, runF func(context.Context, *storageOptions) error) *cobra.Command {
+	opts := &storageOptions{IO: sys}
 	cmd := &cobra.Command{
 		Use:   "storage [-c FILE] --dialect postgres|mysql|sqlite [--out DIR]",
 		Short: "Print the idempotency key table and its claim statements as SQL",
@@ -44,7 +45,7 @@ func newStorageCmd(sys *IO) *cobra.Command {
 				}
 				return usageErrorf("unknown --dialect %q (one of %s)", opts.Dialect, strings.Join(storage.Dialects, ", "))
 			}
-			return runStorage(cmd.Context(), sys, opts)
+			return runCommand(cmd.Context(), sys, defaultMemory, opts, runF, runStorage)
 		},
 	}
 	cmd.Flags().StringVarP(&opts.Contract, "contract", "c", "retryspec.yaml", "the contract `FILE`")
@@ -56,17 +57,14 @@ func newStorageCmd(sys *IO) *cobra.Command {
 	return cmd
 }
 
-func runStorage(_ context.Context, sys *IO, opts storageOptions) error {
+func runStorage(_ context.Context, opts *storageOptions) error {
+	sys := opts.IO
 	c, err := contract.Load(opts.Contract)
 	if err != nil {
 		return inputError(err)
 	}
 	if bad := claimErrors(c); len(bad) > 0 {
-		report := findings.Report{
-			Tool: "retryspec", Version: buildVersion().Version, Findings: bad,
-			Rules: rules.Docs(), Sources: map[string][]byte{c.File: c.Source},
-			Color: sys.Color(sys.ErrIsTTY),
-		}
+		report := newReport(sys, "text", sys.ErrIsTTY, bad, map[string][]byte{c.File: c.Source})
 		if err := findings.Encode(sys.Err, "text", report); err != nil {
 			return err
 		}

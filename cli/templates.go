@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -14,6 +15,7 @@ import (
 )
 
 type templatesExportOptions struct {
+	IO    *IO
 	Dir   string
 	Force bool
 }
@@ -28,12 +30,12 @@ func newTemplatesCmd(sys *IO) *cobra.Command {
 			"to start from; keep the files you change and delete the rest.",
 		Args: cobra.NoArgs,
 	}
-	cmd.AddCommand(newTemplatesExportCmd(sys))
+	cmd.AddCommand(newTemplatesExportCmd(sys, nil))
 	return cmd
 }
 
-func newTemplatesExportCmd(sys *IO) *cobra.Command {
-	opts := templatesExportOptions{}
+func newTemplatesExportCmd(sys *IO, runF func(context.Context, *templatesExportOptions) error) *cobra.Command {
+	opts := &templatesExportOptions{IO: sys}
 	cmd := &cobra.Command{
 		Use:   "export DIR",
 		Short: "Write the built-in templates to DIR, at the relative paths --templates DIR overrides",
@@ -50,7 +52,7 @@ func newTemplatesExportCmd(sys *IO) *cobra.Command {
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Dir = args[0]
-			return runTemplatesExport(sys, opts)
+			return runCommand(cmd.Context(), sys, defaultMemory, opts, runF, runTemplatesExport)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.Force, "force", false, "replace files already in DIR with the built-in versions")
@@ -77,7 +79,8 @@ func builtinTemplates() (map[string][]byte, []string, error) {
 	return files, names, err
 }
 
-func runTemplatesExport(sys *IO, opts templatesExportOptions) error {
+func runTemplatesExport(_ context.Context, opts *templatesExportOptions) error {
+	sys := opts.IO
 	files, names, err := builtinTemplates()
 	if err != nil {
 		return err

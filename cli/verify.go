@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -18,6 +19,7 @@ import (
 )
 
 type verifyOptions struct {
+	IO          *IO
 	Contract    string
 	Plan        string
 	BaseURL     string
@@ -30,8 +32,8 @@ type verifyOptions struct {
 	CrashTrials int
 }
 
-func newVerifyCmd(sys *IO) *cobra.Command {
-	opts := verifyOptions{}
+func newVerifyCmd(sys *IO, runF func(context.Context, *verifyOptions) error) *cobra.Command {
+	opts := &verifyOptions{IO: sys}
 	cmd := &cobra.Command{
 		Use:   "verify [-c FILE] [--plan FILE] [--base-url URL] [--only GATE,...] [--concurrency N] [--yes] [--dry-run] [--format FORMAT]",
 		Short: "Prove a running API keeps the contract: concurrency, replay, mismatch, scope and crash-recovery gates",
@@ -75,7 +77,7 @@ printed).`,
 			if opts.Concurrency != 0 && (opts.Concurrency < 2 || opts.Concurrency > verify.MaxConcurrency) {
 				return usageErrorf("--concurrency must be from 2 to %d", verify.MaxConcurrency)
 			}
-			return runVerify(cmd, sys, opts)
+			return runCommand(cmd.Context(), sys, defaultMemory, opts, runF, runVerify)
 		},
 	}
 	f := cmd.Flags()
@@ -95,7 +97,7 @@ printed).`,
 	_ = cmd.RegisterFlagCompletionFunc("only", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return verify.Gates, cobra.ShellCompDirectiveNoFileComp
 	})
-	cmd.AddCommand(newVerifyInitCmd(sys))
+	cmd.AddCommand(newVerifyInitCmd(sys, nil))
 	return cmd
 }
 
@@ -103,7 +105,8 @@ func defaultPlan(contractFile string) string {
 	return filepath.Join(filepath.Dir(contractFile), "retryspec.verify.yaml")
 }
 
-func runVerify(cmd *cobra.Command, sys *IO, opts verifyOptions) error {
+func runVerify(ctx context.Context, opts *verifyOptions) error {
+	sys := opts.IO
 	c, err := contract.Load(opts.Contract)
 	if err != nil {
 		return inputError(err)
@@ -154,7 +157,7 @@ func runVerify(cmd *cobra.Command, sys *IO, opts verifyOptions) error {
 			fmt.Fprintf(sys.Err, "%-22s %-24s %-7s %6.2fs\n", g.Gate, g.Operation, g.Result, g.Seconds)
 		}
 	}
-	res, err := verify.Run(cmd.Context(), vo)
+	res, err := verify.Run(ctx, vo)
 	if err != nil {
 		return inputError(err)
 	}
@@ -171,14 +174,15 @@ func runVerify(cmd *cobra.Command, sys *IO, opts verifyOptions) error {
 }
 
 type verifyInitOptions struct {
+	IO       *IO
 	Contract string
 	Plan     string
 	OpenAPI  string
 	Force    bool
 }
 
-func newVerifyInitCmd(sys *IO) *cobra.Command {
-	opts := verifyInitOptions{}
+func newVerifyInitCmd(sys *IO, runF func(context.Context, *verifyInitOptions) error) *cobra.Command {
+	opts := &verifyInitOptions{IO: sys}
 	cmd := &cobra.Command{
 		Use:   "init [-c FILE] [--plan FILE] [--openapi SPEC] [--force]",
 		Short: "Write a starter verify plan: one entry per keyed endpoint of the contract",
@@ -187,7 +191,9 @@ func newVerifyInitCmd(sys *IO) *cobra.Command {
 			"examples when --openapi is given (placeholders to replace otherwise).\n" +
 			"An existing plan is never overwritten unless --force is given.",
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return runVerifyInit(sys, opts) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runCommand(cmd.Context(), sys, defaultMemory, opts, runF, runVerifyInit)
+		},
 	}
 	cmd.Flags().StringVarP(&opts.Contract, "contract", "c", "retryspec.yaml", "the contract `FILE`")
 	cmd.Flags().StringVar(&opts.Plan, "plan", "", "the plan `FILE` to write (default retryspec.verify.yaml beside the contract)")
@@ -196,7 +202,8 @@ func newVerifyInitCmd(sys *IO) *cobra.Command {
 	return cmd
 }
 
-func runVerifyInit(sys *IO, opts verifyInitOptions) error {
+func runVerifyInit(_ context.Context, opts *verifyInitOptions) error {
+	sys := opts.IO
 	c, err := contract.Load(opts.Contract)
 	if err != nil {
 		return inputError(err)

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"runtime"
@@ -91,7 +92,12 @@ func (v versionInfo) String() string {
 	return fmt.Sprintf("retryspec %s\ncommit %s\n%s %s/%s\n", v.Version, commit, v.GoVersion, runtime.GOOS, runtime.GOARCH)
 }
 
-func newVersionCmd(sys *IO) *cobra.Command {
+type versionOptions struct {
+	IO *IO
+}
+
+func newVersionCmd(sys *IO, runF func(context.Context, *versionOptions) error) *cobra.Command {
+	opts := &versionOptions{IO: sys}
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print version, commit and Go version",
@@ -104,8 +110,12 @@ clone. '(devel)' and 'unknown' mean the build recorded neither.
 'retryspec --version' prints the same.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, err := fmt.Fprint(sys.Out, buildVersion())
-			return err
+			return runCommand(cmd.Context(), sys, defaultMemory, opts, runF, runVersion)
 		},
 	}
+}
+
+func runVersion(_ context.Context, opts *versionOptions) error {
+	_, err := fmt.Fprint(opts.IO.Out, buildVersion())
+	return err
 }

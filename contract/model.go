@@ -74,6 +74,9 @@ func (d *document) tree() *yaml.Node {
 type API struct {
 	Name    string
 	BaseURL string
+	// ErrorBody is where the API's error responses carry their code; the
+	// zero value when the contract does not say (errorbody.go).
+	ErrorBody ErrorBody
 }
 
 // Idempotency is the server half: how keys are sent, claimed, stored and replayed.

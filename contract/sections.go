@@ -130,7 +130,7 @@ func (d *decoder) decodeContract(root *yaml.Node, c *Contract) {
 }
 
 func (d *decoder) decodeAPI(n *yaml.Node, c *Contract) {
-	f := d.object(n, "api", "name", "base_url")
+	f := d.object(n, "api", "name", "base_url", "error_body")
 	if f == nil {
 		return
 	}
@@ -149,6 +149,9 @@ func (d *decoder) decodeAPI(n *yaml.Node, c *Contract) {
 		c.API.BaseURL = strings.TrimSuffix(s, "/")
 	} else {
 		d.errorf(d.resolve(n), "api.base_url", "add `base_url: https://api.example.com`", "api needs base_url:")
+	}
+	if v, ok := f["error_body"]; ok {
+		d.decodeErrorBody(v, c)
 	}
 }
 
@@ -692,7 +695,7 @@ func (d *decoder) decodeLint(n *yaml.Node, c *Contract) {
 	})
 }
 
-// String renders a status list for messages: "429, 502, 503, 504".
+// StatusList renders a status list for messages: "429, 502, 503, 504".
 func StatusList(specs []StatusSpec) string {
 	parts := make([]string, len(specs))
 	for i, s := range specs {

@@ -98,24 +98,7 @@ func Starter(o StarterOptions) []byte {
 	b.WriteString("# or says why it is unsafe to retry (unsafe_to_retry: \"...\").\n")
 	b.WriteString("endpoints:\n")
 	for _, e := range eps {
-		effect, key := StarterDefaults(e.Method)
-		if e.Effect != "" {
-			effect = e.Effect
-		}
-		if e.Key != "" {
-			key = e.Key
-		}
-		fmt.Fprintf(&b, "  - operation: %s", quote(strings.ToUpper(e.Method)+" "+e.Path))
-		if r := oneLine(e.Review, 300); r != "" {
-			fmt.Fprintf(&b, "   # review: %s", r)
-		}
-		b.WriteString("\n")
-		fmt.Fprintf(&b, "    effect: %s\n", quote(effect))
-		fmt.Fprintf(&b, "    key: %s\n", quote(key))
-		if s := oneLine(e.Summary, 200); s != "" {
-			fmt.Fprintf(&b, "    summary: %s\n", quote(s))
-		}
-		writeStarterAnswers(&b, e, effect, key)
+		writeStarterEndpoint(&b, e, "  ")
 	}
 	b.WriteString(starterRetry)
 	return b.Bytes()
@@ -255,11 +238,54 @@ func writeStarterAnswers(b *bytes.Buffer, e StarterEndpoint, effect, key string)
 		for i, c := range e.ExternalCalls {
 			q[i] = quote(c)
 		}
-		fmt.Fprintf(b, "    external_calls: [%s]\n", strings.Join(q, ", "))
+		fmt.Fprintf(b, "  external_calls: [%s]\n", strings.Join(q, ", "))
 	} else if (key == "required" || key == "optional") && effect != "read" {
-		b.WriteString("    # external_calls: does the handler charge, email or call another system? [] if not\n")
+		b.WriteString("  # external_calls: does the handler charge, email or call another system? [] if not\n")
 	}
 	if m := strings.ToUpper(e.Method); e.Review != "" && (m == "PUT" || m == "DELETE") {
-		b.WriteString("    reviewed: false              # read the handler: appends, counters, notifications?\n")
+		b.WriteString("  reviewed: false              # read the handler: appends, counters, notifications?\n")
 	}
+}
+
+// StarterEndpoints writes endpoint entries as Starter does, each line
+// prefixed by indent (the column of the list's dashes in the file they join):
+// the text `init --openapi --update` inserts into an existing contract.
+func StarterEndpoints(eps []StarterEndpoint, indent string) []byte {
+	var b bytes.Buffer
+	for _, e := range eps {
+		writeStarterEndpoint(&b, e, indent)
+	}
+	return b.Bytes()
+}
+
+// writeStarterEndpoint writes one endpoint entry, its dash after indent.
+func writeStarterEndpoint(b *bytes.Buffer, e StarterEndpoint, indent string) {
+	var one bytes.Buffer
+	writeStarterEntry(&one, e)
+	for _, line := range strings.SplitAfter(one.String(), "\n") {
+		if line != "" {
+			b.WriteString(indent + line)
+		}
+	}
+}
+
+func writeStarterEntry(b *bytes.Buffer, e StarterEndpoint) {
+	effect, key := StarterDefaults(e.Method)
+	if e.Effect != "" {
+		effect = e.Effect
+	}
+	if e.Key != "" {
+		key = e.Key
+	}
+	fmt.Fprintf(b, "- operation: %s", quote(strings.ToUpper(e.Method)+" "+e.Path))
+	if r := oneLine(e.Review, 300); r != "" {
+		fmt.Fprintf(b, "   # review: %s", r)
+	}
+	b.WriteString("\n")
+	fmt.Fprintf(b, "  effect: %s\n", quote(effect))
+	fmt.Fprintf(b, "  key: %s\n", quote(key))
+	if s := oneLine(e.Summary, 200); s != "" {
+		fmt.Fprintf(b, "  summary: %s\n", quote(s))
+	}
+	writeStarterAnswers(b, e, effect, key)
 }

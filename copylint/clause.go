@@ -82,17 +82,6 @@ func (c *clauseRules) clauseBefore(sent []byte, start int) []byte {
 	return before
 }
 
-// clauseAfter is the part of sent after end up to the next clause
-// boundary.
-func (c *clauseRules) clauseAfter(sent []byte, end int) []byte {
-	after := sent[end:]
-	if locs := c.boundaries.FindAllIndex(after, 1); len(locs) > 0 {
-		loc := locs[0]
-		after = after[:loc[0]]
-	}
-	return after
-}
-
 // boundMemo holds a sentence's qualifier for one rule, found at most once
 // however many matches the sentence has.
 type boundMemo struct {

@@ -23,5 +23,8 @@
 // reported as copy/exactly-once-bounded. The contract-aware rule
 // copy/contradicts-contract lives in contradicts.go.
 //
-// It imports contract and findings; never the CLI, never cobra.
+// It imports contract, contract/rules (each copy rule's facts come from the
+// catalog), findings and internal/safeout (the walk of --include trees stays
+// inside them); never the CLI, never cobra. internal/layering's test keeps
+// it so.
 package copylint

@@ -279,15 +279,6 @@ func (l *linter) rawCandidate(src []byte, sc *scratch, hiding []int) bool {
 	return len(l.matchBlocks(&document{mask: m, blocks: kept}, sc, true, hiding)) > 0
 }
 
-// matchDocument runs every rule over every prose block of d.
-func (l *linter) matchDocument(d *document) []hit {
-	return l.matchDocumentWith(d, new(scratch))
-}
-
-func (l *linter) matchDocumentWith(d *document, sc *scratch) []hit {
-	return l.matchBlocks(d, sc, false, hidingAt(d.mask, formatText, nil))
-}
-
 // matchBlocks matches d's blocks. With hitsReady, sc.docHits already holds
 // the anchors of the file (found in its source). With hidden, anchors may
 // be disguised in the bytes (fold.go): every block is normalized and its

@@ -57,9 +57,7 @@ func findSuppressions(src []byte, d *document, f format) []*suppression {
 		}
 		ruleText, reason, _ := strings.Cut(body, "--")
 		s := &suppression{off: off, reason: strings.TrimSpace(reason)}
-		for _, r := range strings.FieldsFunc(ruleText, func(r rune) bool { return r == ' ' || r == ',' || r == '\t' }) {
-			s.rules = append(s.rules, r)
-		}
+		s.rules = append(s.rules, strings.FieldsFunc(ruleText, func(r rune) bool { return r == ' ' || r == ',' || r == '\t' })...)
 		// The target is the first line after the comment's end that holds
 		// prose: in HTML, a line of tags only (the <blockquote> that opens
 		// a quoted example) is passed over, as a blank line is.

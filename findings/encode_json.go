@@ -5,7 +5,7 @@ import (
 	"io"
 )
 
-// jsonReport is the spec's shape: {"findings": [...], "summary": {...}}.
+// jsonReport is the documented shape (docs/contract.md): {"findings": [...], "summary": {...}}.
 type jsonReport struct {
 	Findings []Finding `json:"findings"`
 	Summary  Summary   `json:"summary"`

@@ -3,19 +3,16 @@ package findings
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/retryspec/retryspec/internal/golden"
 	"github.com/retryspec/retryspec/internal/testenv"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 const sampleSource = `retryspec: 1
 idempotency:
@@ -49,24 +46,6 @@ func sampleReport(color bool) Report {
 	}
 }
 
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./findings -update)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s differs (-want +got):\n%s", name, diff)
-	}
-}
-
 func TestEncodeGolden(t *testing.T) {
 	for _, f := range Formats {
 		t.Run(f.Name, func(t *testing.T) {
@@ -74,7 +53,7 @@ func TestEncodeGolden(t *testing.T) {
 			if err := Encode(&buf, f.Name, sampleReport(false)); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, "report."+f.Name, buf.Bytes())
+			golden.Check(t, filepath.Join("testdata", "report."+f.Name), buf.Bytes())
 			var again bytes.Buffer
 			if err := Encode(&again, f.Name, sampleReport(false)); err != nil || !bytes.Equal(buf.Bytes(), again.Bytes()) {
 				t.Error("output is not deterministic")
@@ -85,7 +64,7 @@ func TestEncodeGolden(t *testing.T) {
 	if err := Encode(&buf, "text", sampleReport(true)); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "report.text-color", buf.Bytes())
+	golden.Check(t, filepath.Join("testdata", "report.text-color"), buf.Bytes())
 }
 
 func TestEncodeNoFindings(t *testing.T) {

@@ -11,43 +11,21 @@ import (
 	"unicode/utf8"
 )
 
-// ANSI styles, used only when Report.Color is set.
-const (
-	ansiReset  = "\x1b[0m"
-	ansiBold   = "\x1b[1m"
-	ansiRed    = "\x1b[1;31m"
-	ansiYellow = "\x1b[1;33m"
-	ansiGreen  = "\x1b[1;32m"
-	ansiCyan   = "\x1b[36m"
-	ansiDim    = "\x1b[2m"
-)
-
 // encodeText prints findings like a compiler: a location line, the source
 // line, a caret under the value, and the fix; then a one-line summary.
 func encodeText(w io.Writer, r Report) error {
 	bw := bufio.NewWriter(w)
-	paint := func(style, s string) string {
-		if !r.Color {
-			return s
-		}
-		return style + s + ansiReset
-	}
+	p := Printer{W: bw, Color: r.Color}
 	lines := map[string][][]byte{}
 	for _, f := range r.Findings {
-		sev := f.Severity.String()
+		d := Diagnostic{File: f.File, Line: f.Line, Column: f.Column, EndColumn: f.EndColumn,
+			Level: f.Severity.String(), LevelStyle: StyleWarning, Message: f.Message, Rule: f.Rule}
 		switch {
 		case f.Waived:
-			sev = paint(ansiDim, sev+" (waived)")
+			d.Level, d.LevelStyle = d.Level+" (waived)", StyleMuted
 		case f.Severity == Error:
-			sev = paint(ansiRed, sev)
-		default:
-			sev = paint(ansiYellow, sev)
+			d.LevelStyle = StyleError
 		}
-		loc := displayName(f.File)
-		if f.Line > 0 {
-			loc = fmt.Sprintf("%s:%d:%d", displayName(f.File), f.Line, f.Column)
-		}
-		fmt.Fprintf(bw, "%s: %s: %s [%s]\n", paint(ansiBold, loc), sev, oneLine(f.Message), f.Rule)
 		if src, ok := r.Sources[f.File]; ok && f.Line > 0 {
 			ls, seen := lines[f.File]
 			if !seen {
@@ -55,16 +33,17 @@ func encodeText(w io.Writer, r Report) error {
 				lines[f.File] = ls
 			}
 			if f.Line <= len(ls) {
-				line := strings.TrimRight(string(ls[f.Line-1]), "\r")
-				pad, mark := Caret(line, f.Column, f.EndColumn)
-				fmt.Fprintf(bw, "    %s\n    %s%s\n", ExpandTabs(line), pad, paint(ansiGreen, mark))
+				d.Source, d.HasSource = strings.TrimRight(string(ls[f.Line-1]), "\r"), true
 			}
 		}
 		if f.Fix != "" {
-			fmt.Fprintf(bw, "    %s %s\n", paint(ansiCyan, "fix:"), oneLine(f.Fix))
+			d.Notes = append(d.Notes, Note{Label: "fix:", Style: StyleLabel, Text: f.Fix})
 		}
 		if f.Waived {
-			fmt.Fprintf(bw, "    waived: %s\n", oneLine(f.WaivedBecause))
+			d.Notes = append(d.Notes, Note{Label: "waived:", Text: f.WaivedBecause})
+		}
+		if err := p.Print(d); err != nil {
+			return err
 		}
 	}
 	if len(r.Findings) > 0 {

@@ -50,8 +50,9 @@ func (s *Severity) UnmarshalJSON(b []byte) error {
 	return err
 }
 
-// Finding is one problem at one place. Its JSON shape is the interface fixed
-// in the spec: rule, severity, message, file, line, column, path, fix.
+// Finding is one problem at one place. Its JSON shape is the interface
+// docs/contract.md ("Findings") documents: rule, severity, message, file,
+// line, column, path, fix.
 type Finding struct {
 	Rule     string   `json:"rule"`
 	Severity Severity `json:"severity"`

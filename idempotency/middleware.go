@@ -67,7 +67,7 @@ type Options struct {
 }
 
 // Flaws are the mistakes Options.Flaw can switch in, each named for the
-// property it breaks (spec: server.md).
+// property it breaks (docs/server.md, "Prove it"; docs/verify.md).
 var Flaws = []string{
 	"check-then-insert",    // read the key, insert after: two concurrent firsts both run
 	"no-in-flight",         // a key in flight counts as absent: a concurrent retry runs again

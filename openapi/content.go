@@ -55,15 +55,22 @@ func headerDescription(c *contract.Contract) string {
 }
 
 // conflictResponse documents the conflicts that share one status.
-func conflictResponse(c *contract.Contract, g conflictGroup) Obj {
+// The body follows api.error_body when the contract states it: its example
+// in that shape, and the spec's own schema (ref) or one derived from it.
+func conflictResponse(c *contract.Contract, g conflictGroup, ref string) Obj {
+	eb := c.API.ErrorBody
 	var desc []string
 	examples := Obj{}
 	for _, k := range g.kinds {
 		what, todo := conflictMeaning(c, k.name)
 		desc = append(desc, fmt.Sprintf("`%s`: %s %s", k.c.Code, what, todo))
+		value := any(obj("error", obj("code", k.c.Code, "message", capitalize(what))))
+		if eb.Set() {
+			value = bodyValue(eb.Example(k.c.Code, capitalize(what)))
+		}
 		examples = append(examples, KV{K: k.c.Code, V: obj(
 			"summary", what,
-			"value", obj("error", obj("code", k.c.Code, "message", capitalize(what))),
+			"value", value,
 		)})
 	}
 	var enum []any
@@ -76,6 +83,12 @@ func conflictResponse(c *contract.Contract, g conflictGroup) Obj {
 			"message", obj("type", "string"),
 		)),
 	))
+	switch {
+	case ref != "":
+		schema = obj("$ref", ref)
+	case eb.Set():
+		schema = errorBodySchema(eb, enum)
+	}
 	return obj(
 		"description", "Idempotency error. "+strings.Join(desc, " "),
 		"content", obj("application/json", obj("schema", schema, "examples", examples)),

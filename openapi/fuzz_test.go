@@ -11,7 +11,7 @@ import (
 // FuzzMerge: any input either fails to load with a *LoadError or merges
 // into a spec that keeps every input line and loads again. Never a panic.
 func FuzzMerge(f *testing.F) {
-	for _, p := range []string{"testdata/small.yaml", "testdata/small.json"} {
+	for _, p := range []string{"testdata/small.yaml", "testdata/small.json", "testdata/anchors.yaml"} {
 		f.Add([]byte(mustRead(f, p)))
 	}
 	f.Add([]byte("openapi: 3.1.0\ninfo: {title: t, version: '1'}\npaths:\n  /a:\n    post: {responses: {'200': {description: ok}}}\n"))

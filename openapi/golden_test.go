@@ -1,7 +1,6 @@
 package openapi
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -10,31 +9,14 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/retryspec/retryspec/contract"
+	goldenfile "github.com/retryspec/retryspec/internal/golden"
 	"go.yaml.in/yaml/v3"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
-
-// golden compares got with testdata/golden/name, or rewrites it with -update.
+// golden compares got with testdata/golden/name; -update rewrites it.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s differs (-want +got; go test -update rewrites it):\n%s", path, diff)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", "golden", name), got)
 }
 
 func TestGolden(t *testing.T) {

@@ -176,3 +176,25 @@ func oneLine(s string) string {
 	}, s)
 	return strings.Join(strings.Fields(s), " ")
 }
+
+// Unclassified proposes an entry for every state-changing operation of the
+// spec that the contract's endpoints do not classify: the operations
+// endpoint/unclassified reports, in spec order, matched by path shape as
+// Drift matches them. It is what `init --openapi --update` appends.
+func Unclassified(c *contract.Contract, s *Spec) []ProposedEndpoint {
+	classified := make(map[string]bool, len(c.Endpoints))
+	for _, e := range c.Endpoints {
+		classified[shape(e.Method, e.Path)] = true
+	}
+	var out []ProposedEndpoint
+	for _, p := range Import(s) {
+		method, path, _ := strings.Cut(p.Operation, " ")
+		if !stateChanging[method] || classified[shape(method, path)] {
+			continue
+		}
+		// Two spellings of one path in the spec are one entry.
+		classified[shape(method, path)] = true
+		out = append(out, p)
+	}
+	return out
+}

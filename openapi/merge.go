@@ -19,17 +19,42 @@ import (
 // YAML members are appended at the end of their block; JSON members are
 // inserted first in their object or array, which needs no comma on any
 // existing line.
+//
+// The other exception is a value operations share through a YAML anchor:
+// the planned operation gets its own copy, which changes the line that
+// holds the alias or the anchor (anchors.go).
 func Merged(s *Spec, p *Plan) ([]byte, error) {
 	m := &merger{s: s, lines: lineStarts(s.Data)}
 	m.unit = m.indentUnit()
 	var ins []insertion
+	copies := map[*yaml.Node][]Edit{}
+	var aliasSites, defSites []*yaml.Node
+	defSeen := map[*yaml.Node]bool{}
 	for i, e := range p.Edits {
+		if e.site != nil && !e.site.def {
+			if copies[e.site.node] == nil {
+				aliasSites = append(aliasSites, e.site.node)
+			}
+			copies[e.site.node] = append(copies[e.site.node], e)
+			continue
+		}
+		if e.site != nil && !defSeen[e.site.node] {
+			defSeen[e.site.node] = true
+			defSites = append(defSites, e.site.node)
+		}
 		in, err := m.insertion(e)
 		if err != nil {
 			return nil, err
 		}
 		in.depth, in.seq = len(e.Target), i
 		ins = append(ins, in)
+	}
+	if len(aliasSites)+len(defSites) > 0 {
+		shared, err := m.sharedCopies(newAnchorIndex(s.Root), aliasSites, defSites, copies)
+		if err != nil {
+			return nil, err
+		}
+		ins = append(ins, shared...)
 	}
 	// Inner collections first where two insertions meet at one offset: a
 	// block that ends where its parent ends gets its members before the
@@ -54,7 +79,7 @@ func Merged(s *Spec, p *Plan) ([]byte, error) {
 			text = bytes.ReplaceAll(text, []byte("\n"), []byte("\r\n"))
 		}
 		out.Write(text)
-		last = in.off
+		last = max(in.off, in.end)
 	}
 	out.Write(s.Data[last:])
 	return out.Bytes(), nil
@@ -65,6 +90,8 @@ type insertion struct {
 	depth int
 	seq   int
 	text  []byte
+	// end, past off, makes the insertion replace data[off:end].
+	end int
 }
 
 type merger struct {
@@ -73,14 +100,42 @@ type merger struct {
 	unit  int   // indentation step of the file
 }
 
+// lineStarts finds the lines as yaml.v3 numbers them: it breaks lines at
+// a lone \r and at NEL, LS and PS too, and a position computed on \n
+// alone would put an addition into the wrong operation.
 func lineStarts(data []byte) []int {
 	starts := make([]int, 1, bytes.Count(data, []byte("\n"))+1)
-	for i, c := range data {
-		if c == '\n' && i+1 < len(data) {
-			starts = append(starts, i+1)
+	for i := 0; i < len(data); i++ {
+		if w := lineBreak(data, i); w > 0 {
+			i += w - 1
+			if i+1 < len(data) {
+				starts = append(starts, i+1)
+			}
 		}
 	}
 	return starts
+}
+
+// lineBreak returns the length of the line break at i, 0 if none.
+func lineBreak(data []byte, i int) int {
+	switch data[i] {
+	case '\n':
+		return 1
+	case '\r':
+		if i+1 < len(data) && data[i+1] == '\n' {
+			return 2
+		}
+		return 1
+	case 0xC2:
+		if i+1 < len(data) && data[i+1] == 0x85 {
+			return 2
+		}
+	case 0xE2:
+		if i+2 < len(data) && data[i+1] == 0x80 && (data[i+2] == 0xA8 || data[i+2] == 0xA9) {
+			return 3
+		}
+	}
+	return 0
 }
 
 // line returns line n (1-based) without its line break.
@@ -93,7 +148,12 @@ func (m *merger) line(n int) []byte {
 	if n < len(m.lines) {
 		end = m.lines[n]
 	}
-	return bytes.TrimRight(m.s.Data[start:end], "\r\n")
+	for i := start; i < end; i++ {
+		if lineBreak(m.s.Data, i) > 0 {
+			return m.s.Data[start:i]
+		}
+	}
+	return m.s.Data[start:end]
 }
 
 // offset converts yaml.v3's 1-based line and (character) column to a byte offset.

@@ -21,6 +21,9 @@ func Overlay(c *contract.Contract, s *Spec, p *Plan) Obj {
 	var curPath string
 	flush := func() { cur, curPath = nil, "" }
 	for _, e := range p.Edits {
+		if e.site != nil {
+			continue // made on a copy in the merged spec only (anchors.go)
+		}
 		path := jsonPath(e.Target)
 		if e.Key == "" {
 			flush()

@@ -25,14 +25,21 @@ type Edit struct {
 	Key    string
 	Value  any
 	node   *yaml.Node
+	// site, when set, is where the edit's path enters a node that YAML
+	// aliases share: the merged spec makes the edit on a copy there
+	// (anchors.go), the overlay leaves it out.
+	site *site
 }
 
 // Note reports something the spec already has and that is reused as it
 // is, or an addition that was left out, with the reason.
 type Note struct {
 	Operation string // "POST /v1/x", or "" for the document root
-	Line      int
-	Message   string
+	// File is where Line is: the spec, or the contract for an endpoint
+	// the spec lacks.
+	File    string
+	Line    int
+	Message string
 }
 
 // Plan is everything retryspec would add to one spec for one contract.
@@ -51,15 +58,16 @@ type Plan struct {
 // NewPlan works out what the contract adds to the spec.
 func NewPlan(c *contract.Contract, s *Spec) *Plan {
 	p := &Plan{}
-	b := &planner{c: c, s: s, p: p}
+	b := &planner{c: c, s: s, p: p, sharedNoted: map[*yaml.Node]bool{}}
 	b.root()
+	b.errorRef = b.errorSchemaRef()
 	ops := index(s.Operations())
 	b.countSharedResponses(ops)
 	for i, e := range c.Endpoints {
 		op, ok := ops[shape(e.Method, e.Path)]
 		if !ok {
 			if e.Keyed() || e.UnsafeToRetry != "" {
-				p.Skipped = append(p.Skipped, Note{Operation: e.Operation, Line: c.PosOf(fmt.Sprintf("endpoints[%d].operation", i)).Line,
+				p.Skipped = append(p.Skipped, Note{Operation: e.Operation, File: c.File, Line: c.PosOf(fmt.Sprintf("endpoints[%d].operation", i)).Line,
 					Message: "not in the spec; nothing added for it"})
 			}
 			continue
@@ -85,23 +93,30 @@ type planner struct {
 	sharedUsers, keyedUsers map[string]int
 	// sharedDone marks shared responses already given the replay header.
 	sharedDone map[string]bool
-	// shared marks the nodes YAML aliases repeat (anchors.go).
-	shared map[*yaml.Node]bool
+	// anchors knows the nodes YAML aliases repeat (anchors.go), and
+	// sharedNoted the sites already named in a note.
+	anchors     *anchorIndex
+	sharedNoted map[*yaml.Node]bool
+	lineIndex   []int
+	// errorRef is api.error_body.schema_ref once the spec is known to
+	// define it, "" otherwise (errorbody.go).
+	errorRef string
 }
 
 func (b *planner) add(target []string, node *yaml.Node, key string, v any) {
-	if !b.editable(target, node, key) {
+	st, ok := b.editable(target, node, key)
+	if !ok {
 		return
 	}
-	b.p.Edits = append(b.p.Edits, Edit{Target: append([]string(nil), target...), Key: key, Value: v, node: node})
+	b.p.Edits = append(b.p.Edits, Edit{Target: append([]string(nil), target...), Key: key, Value: v, node: node, site: st})
 }
 
 func (b *planner) reused(op string, n *yaml.Node, format string, args ...any) {
-	b.p.Reused = append(b.p.Reused, Note{Operation: op, Line: lineOf(n), Message: fmt.Sprintf(format, args...)})
+	b.p.Reused = append(b.p.Reused, Note{Operation: op, File: b.s.Path, Line: lineOf(n), Message: fmt.Sprintf(format, args...)})
 }
 
 func (b *planner) skipped(op string, n *yaml.Node, format string, args ...any) {
-	b.p.Skipped = append(b.p.Skipped, Note{Operation: op, Line: lineOf(n), Message: fmt.Sprintf(format, args...)})
+	b.p.Skipped = append(b.p.Skipped, Note{Operation: op, File: b.s.Path, Line: lineOf(n), Message: fmt.Sprintf(format, args...)})
 }
 
 func (b *planner) contradiction(n *yaml.Node, path, fix, format string, args ...any) {
@@ -161,7 +176,7 @@ func (b *planner) keyed(e contract.Endpoint, op Operation) {
 	// The header parameter, unless the operation or its path item already
 	// declares it (reused, or a contradiction: existingHeader reports which).
 	if !b.existingHeader(e, op) {
-		if params := mapGet(op.node, "parameters"); params != nil && params.Kind == yaml.SequenceNode {
+		if params := deref(mapGet(op.node, "parameters")); params != nil && params.Kind == yaml.SequenceNode {
 			b.add(append(t, "parameters"), params, "", HeaderParameter(b.c, e))
 		} else {
 			b.add(t, op.node, "parameters", []any{HeaderParameter(b.c, e)})
@@ -169,7 +184,7 @@ func (b *planner) keyed(e contract.Endpoint, op Operation) {
 	}
 
 	// Conflict responses, grouped by status (409 for both is common).
-	responses := mapGet(op.node, "responses")
+	responses := deref(mapGet(op.node, "responses"))
 	var missing Obj
 	for _, g := range conflictGroups(b.c, e) {
 		code := strconv.Itoa(g.status)
@@ -177,7 +192,7 @@ func (b *planner) keyed(e contract.Endpoint, op Operation) {
 			b.reused(e.Operation, k, "response %s is already declared; left as it is (document %s in it)", code, strings.Join(g.codes(), ", "))
 			continue
 		}
-		missing = append(missing, KV{K: code, V: conflictResponse(b.c, g)})
+		missing = append(missing, KV{K: code, V: conflictResponse(b.c, g, b.errorRef)})
 	}
 	if responses != nil && responses.Kind == yaml.MappingNode {
 		for _, kv := range missing {
@@ -194,7 +209,7 @@ func (b *planner) keyed(e contract.Endpoint, op Operation) {
 			if !strings.HasPrefix(k.Value, "2") {
 				continue
 			}
-			b.replayHeader(e, append(t, "responses", k.Value), k, v)
+			b.replayHeader(e, append(t, "responses", k.Value), k, deref(v))
 		}
 	}
 
@@ -210,12 +225,12 @@ func (b *planner) keyed(e contract.Endpoint, op Operation) {
 // already has it (reused, or contradicting: either way nothing is added).
 func (b *planner) existingHeader(e contract.Endpoint, op Operation) bool {
 	id := b.c.Idempotency
-	for _, list := range []*yaml.Node{mapGet(op.node, "parameters"), mapGet(op.pathItem, "parameters")} {
+	for _, list := range []*yaml.Node{deref(mapGet(op.node, "parameters")), deref(mapGet(op.pathItem, "parameters"))} {
 		if list == nil || list.Kind != yaml.SequenceNode {
 			continue
 		}
 		for _, item := range list.Content {
-			param, ref := b.s.resolveRef(item)
+			param, ref := b.s.resolveRef(deref(item))
 			if param == nil || !strings.EqualFold(scalar(mapGet(param, "in")), "header") {
 				continue
 			}
@@ -280,7 +295,7 @@ func (b *planner) replayHeader(e contract.Endpoint, target []string, key, resp *
 	if r == nil || r.Kind != yaml.MappingNode {
 		return
 	}
-	headers := mapGet(r, "headers")
+	headers := deref(mapGet(r, "headers"))
 	if headers != nil && headers.Kind == yaml.MappingNode {
 		for i := 0; i+1 < len(headers.Content); i += 2 {
 			if strings.EqualFold(headers.Content[i].Value, name) {
@@ -322,7 +337,7 @@ func (b *planner) countSharedResponses(ops map[string]Operation) {
 		}
 	}
 	for sh, op := range ops {
-		responses := mapGet(op.node, "responses")
+		responses := deref(mapGet(op.node, "responses"))
 		if responses == nil || responses.Kind != yaml.MappingNode {
 			continue
 		}
@@ -331,7 +346,7 @@ func (b *planner) countSharedResponses(ops map[string]Operation) {
 			if !strings.HasPrefix(responses.Content[i].Value, "2") {
 				continue
 			}
-			r := mapGet(responses.Content[i+1], "$ref")
+			r := mapGet(deref(responses.Content[i+1]), "$ref")
 			if r == nil || seen[r.Value] {
 				continue
 			}

@@ -2,17 +2,15 @@ package render
 
 import (
 	"bytes"
-	"flag"
 	"math"
-	"os"
 	"regexp"
 	"testing"
 
 	"github.com/alecthomas/chroma/v2"
 	"github.com/alecthomas/chroma/v2/styles"
-)
 
-var updateCSS = flag.Bool("update", false, "rewrite highlight.css from chroma's styles")
+	"github.com/retryspec/retryspec/internal/golden"
+)
 
 // TestChromaCSSIsCurrent regenerates the highlighting style sheet from
 // chroma's styles and compares it with the embedded highlight.css; -update
@@ -22,15 +20,7 @@ func TestChromaCSSIsCurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *updateCSS {
-		if err := os.WriteFile("highlight.css", want, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	if !bytes.Equal(chromaCSS, want) {
-		t.Fatal("highlight.css is stale: run go test ./render -run TestChromaCSSIsCurrent -update")
-	}
+	golden.Check(t, "highlight.css", want)
 }
 
 // generateChromaCSS is the light style, then the dark one inside a

@@ -278,6 +278,9 @@ type view struct {
 	NoSnippets      string
 	// RetryingQuoted: a library note on the Retrying page carries a marker.
 	RetryingQuoted bool
+	// CodeAt is the JSON pointer to the code in the API's error bodies
+	// (api.error_body.code_at), "" when the contract does not say.
+	CodeAt string
 
 	RuleGroups []ruleGroup
 

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/retryspec/retryspec/contract"
 	"github.com/retryspec/retryspec/contract/diff"
@@ -75,6 +76,10 @@ type Result struct {
 	Out   string // the output folder, as given or as docs.out names it
 	Dir   string // the folder written: Out with its symlinks resolved (and checked, for docs.out)
 	Files []File // every file, relative to Out, sorted by path
+	// Contract is the contract the build loaded, for what the command
+	// writes beside the site (loading a 20,000-endpoint contract again
+	// cost 0.7 s of CPU).
+	Contract *contract.Contract
 }
 
 // Build loads and checks the contract, renders every page and writes the
@@ -108,11 +113,28 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 	if g == nil {
 		g = diff.ExecGit{}
 	}
-	in, err := inputs(ctx, c, g)
+	// Highlighting the snippets is most of the HTML's cost: it starts as
+	// soon as they are rendered, on the other core, beside the git history
+	// and the Markdown rendering.
+	var hl *render.Highlighter
+	var prepared sync.WaitGroup
+	defer prepared.Wait()
+	in, err := inputs(ctx, c, g, func(in render.Inputs) {
+		if !opts.MarkdownOnly {
+			hl = render.NewHighlighter()
+			prepared.Go(func() { hl.PrepareSnippets(in) })
+		}
+	})
 	if err != nil {
 		return nil, err
 	}
-	files, err := Generate(in, t, opts)
+	// The Markdown pages' own copy check runs beside the HTML rendering.
+	var ownCopy []findings.Finding
+	var linted sync.WaitGroup
+	files, err := generate(in, t, opts, hl, func(md []File) {
+		linted.Go(func() { ownCopy = lintOwnCopy(c, md) })
+	})
+	linted.Wait()
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +144,7 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 			File{Path: "openapi/" + filepath.Base(opts.OpenAPI), Data: spec.Merged})
 		slices.SortFunc(files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
 	}
-	if fs := lintOwnCopy(c, files); findings.Failed(fs, false) {
+	if fs := ownCopy; findings.Failed(fs, false) {
 		sources := map[string][]byte{}
 		for _, f := range files {
 			sources[f.Path] = f.Data
@@ -147,7 +169,7 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 	if err := Write(writeTo, files, opts.afterWrite); err != nil {
 		return nil, err
 	}
-	return &Result{Out: opts.Out, Dir: writeTo, Files: files}, nil
+	return &Result{Out: opts.Out, Dir: writeTo, Files: files, Contract: c}, nil
 }
 
 // OutDir is where a contract's docs go by default: its docs.out, relative
@@ -165,6 +187,17 @@ func OutDir(c *contract.Contract) string {
 
 // Generate renders the whole output in memory, sorted by path.
 func Generate(in render.Inputs, t *render.Templates, opts Options) ([]File, error) {
+	return generate(in, t, opts, nil, nil)
+}
+
+// generate is Generate, highlighting through hl (nil: a new Highlighter)
+// so that code a build has started on is not highlighted twice;
+// markdownDone, when not nil, is handed the Markdown pages as soon as they
+// are rendered, so their copy check runs while the HTML site renders.
+func generate(in render.Inputs, t *render.Templates, opts Options, hl *render.Highlighter, markdownDone func([]File)) ([]File, error) {
+	if hl == nil {
+		hl = render.NewHighlighter()
+	}
 	pages, pictures, err := render.Markdown(in, t)
 	if err != nil {
 		return nil, err
@@ -173,11 +206,14 @@ func Generate(in render.Inputs, t *render.Templates, opts Options) ([]File, erro
 	for _, p := range pages {
 		files = append(files, File{Path: MarkdownDir + "/" + p.Path, Data: p.Markdown})
 	}
+	if markdownDone != nil {
+		markdownDone(slices.Clone(files))
+	}
 	for _, f := range pictures {
 		files = append(files, File{Path: MarkdownDir + "/" + f.Path, Data: f.Data})
 	}
 	if !opts.MarkdownOnly {
-		html, err := render.HTML(in, pages, t)
+		html, err := hl.HTML(in, pages, t)
 		if err != nil {
 			return nil, err
 		}
@@ -207,23 +243,55 @@ func Write(out string, files []File, afterWrite func(string) error) error {
 		return errors.New("no output folder")
 	}
 	return safeout.ReplaceDir(out, nil, func(tmp string) error {
+		made := map[string]bool{}
 		for _, f := range files {
-			p := filepath.Join(tmp, filepath.FromSlash(f.Path))
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			dir := path.Dir(f.Path)
+			if made[dir] {
+				continue
+			}
+			if err := os.MkdirAll(filepath.Join(tmp, filepath.FromSlash(dir)), 0o755); err != nil {
 				return err
 			}
-			if err := os.WriteFile(p, f.Data, 0o644); err != nil {
-				return err
-			}
-			if afterWrite != nil {
-				if err := afterWrite(f.Path); err != nil {
-					return err
-				}
-			}
+			made[dir] = true
 		}
-		return nil
+		// Creating a file is a system call that waits on the file
+		// system more than on the CPU: a few at a time.
+		var (
+			mu     sync.Mutex
+			next   int
+			failed error
+			wg     sync.WaitGroup
+		)
+		for range min(writers, len(files)) {
+			wg.Go(func() {
+				for {
+					mu.Lock()
+					if failed != nil || next == len(files) {
+						mu.Unlock()
+						return
+					}
+					f := files[next]
+					next++
+					mu.Unlock()
+					err := os.WriteFile(filepath.Join(tmp, filepath.FromSlash(f.Path)), f.Data, 0o644)
+					mu.Lock()
+					if err == nil && failed == nil && afterWrite != nil {
+						err = afterWrite(f.Path)
+					}
+					if err != nil && failed == nil {
+						failed = err
+					}
+					mu.Unlock()
+				}
+			})
+		}
+		wg.Wait()
+		return failed
 	})
 }
+
+// writers is how many files Write creates at a time.
+const writers = 4
 
 // Sitemap lists the HTML pages. Without siteURL the locations are relative
 // to the site root (pass --site-url for a sitemap search engines accept).

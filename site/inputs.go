@@ -1,11 +1,14 @@
 package site
 
 import (
+	"bytes"
 	"context"
 	"path"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/retryspec/retryspec/contract"
 	"github.com/retryspec/retryspec/contract/diff"
@@ -26,10 +29,14 @@ func checkContract(c *contract.Contract) []findings.Finding {
 }
 
 // inputs gathers what the pages are made from. g reads the contract's git
-// history for the Changelog page.
-func inputs(ctx context.Context, c *contract.Contract, g diff.Git) (render.Inputs, error) {
+// history for the Changelog page. snippetsDone, when not nil, is handed the
+// inputs as soon as the snippets are rendered, before the history is read.
+func inputs(ctx context.Context, c *contract.Contract, g diff.Git, snippetsDone func(render.Inputs)) (render.Inputs, error) {
 	in := render.Inputs{Contract: c, Rules: rules.Catalog(), CopyQuotes: copyQuotes(c)}
 	in.Snippets, in.NoSnippets = renderSnippets(c)
+	if snippetsDone != nil {
+		snippetsDone(in)
+	}
 	revs, err := diff.History(ctx, g, c.File)
 	if err != nil {
 		return in, err
@@ -92,17 +99,38 @@ func copyQuotes(c *contract.Contract) func([]string) [][]string {
 // nature, so copy/contradicts-contract does not apply to it (see
 // diff.Changelog).
 func lintOwnCopy(c *contract.Contract, files []File) []findings.Finding {
-	var fs []findings.Finding
+	var pages []File
 	for _, f := range files {
-		if !strings.HasPrefix(f.Path, MarkdownDir+"/") || path.Ext(f.Path) != ".md" {
-			continue
+		if strings.HasPrefix(f.Path, MarkdownDir+"/") && path.Ext(f.Path) == ".md" {
+			pages = append(pages, f)
 		}
-		for _, x := range copylint.LintSource(c, f.Path, markerComments(f.Data)) {
-			if f.Path == MarkdownDir+"/changelog.md" && x.Rule == "copy/contradicts-contract" {
-				continue
+	}
+	// Pages lint independently: spread them over the cores, then join
+	// the findings in page order and sort them as before.
+	per := make([][]findings.Finding, len(pages))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(pages)) {
+		wg.Go(func() {
+			for i := range next {
+				f := pages[i]
+				for _, x := range copylint.LintSource(c, f.Path, markerComments(f.Data)) {
+					if f.Path == MarkdownDir+"/changelog.md" && x.Rule == "copy/contradicts-contract" {
+						continue
+					}
+					per[i] = append(per[i], x)
+				}
 			}
-			fs = append(fs, x)
-		}
+		})
+	}
+	for i := range pages {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	var fs []findings.Finding
+	for _, x := range per {
+		fs = append(fs, x...)
 	}
 	findings.Sort(fs)
 	return fs
@@ -118,5 +146,8 @@ var markdownMark = regexp.MustCompile(`(?m)^\[//\]: # \((retryspec-disable-next-
 // site and copylint engineers; both forms then lint the same); harmless
 // afterwards, as copylint reads the comment form too.
 func markerComments(md []byte) []byte {
+	if !bytes.Contains(md, []byte("[//]: # (retryspec-disable-next-line ")) {
+		return md // most pages carry no mark
+	}
 	return markdownMark.ReplaceAll(md, []byte("<!-- $1 -->"))
 }

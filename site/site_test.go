@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io/fs"
 	"os"
@@ -18,12 +17,11 @@ import (
 	"github.com/retryspec/retryspec/contract"
 	"github.com/retryspec/retryspec/contract/diff"
 	"github.com/retryspec/retryspec/copylint"
+	"github.com/retryspec/retryspec/internal/golden"
 	"github.com/retryspec/retryspec/internal/safeout"
 	"github.com/retryspec/retryspec/internal/testenv"
 	"github.com/retryspec/retryspec/render"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
 
 // noHistory stands in for git in golden tests: the contract has no history,
 // so the golden files do not change with every commit to the examples.
@@ -80,36 +78,7 @@ func TestGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := snapshot(t, out)
-			dir := filepath.Join("testdata", "golden", name)
-			if *update {
-				os.RemoveAll(dir)
-				for p, b := range got {
-					dst := filepath.Join(dir, filepath.FromSlash(p))
-					if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-						t.Fatal(err)
-					}
-					if err := os.WriteFile(dst, b, 0o644); err != nil {
-						t.Fatal(err)
-					}
-				}
-				return
-			}
-			want := snapshot(t, dir)
-			for p := range want {
-				if _, ok := got[p]; !ok {
-					t.Errorf("%s: golden file no longer generated (run go test ./site -update)", p)
-				}
-			}
-			for p, b := range got {
-				w, ok := want[p]
-				if !ok {
-					t.Errorf("%s: generated but has no golden file (run go test ./site -update)", p)
-					continue
-				}
-				if diff := cmp.Diff(string(w), string(b)); diff != "" {
-					t.Errorf("%s differs from its golden file (-want +got):\n%s", p, diff)
-				}
-			}
+			golden.CheckDir(t, filepath.Join("testdata", "golden", name), got)
 		})
 	}
 }
@@ -323,7 +292,7 @@ func TestRulePagesCoverCatalog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, _ := inputs(context.Background(), c, noHistory{})
+	in, _ := inputs(context.Background(), c, noHistory{}, nil)
 	if len(in.Rules) == 0 {
 		t.Fatal("no rules in the catalog")
 	}
@@ -400,7 +369,7 @@ func TestOwnCopyPasses(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			in, _ := inputs(context.Background(), c, noHistory{})
+			in, _ := inputs(context.Background(), c, noHistory{}, nil)
 			tm, _ := render.LoadTemplates("")
 			files, err := Generate(in, tm, Options{MarkdownOnly: true})
 			if err != nil {

@@ -203,6 +203,18 @@ func (l Language) funcs() template.FuncMap {
 			}
 			return s
 		},
+		// qlist is the language's literals for a list of contract names,
+		// joined with ", " (the brackets are the template's).
+		"qlist": func(xs []string) string {
+			parts := make([]string, len(xs))
+			for i, x := range xs {
+				parts[i] = l.quote(x)
+			}
+			return strings.Join(parts, ", ")
+		},
+		// pointer writes JSON pointer tokens back as /a/b (for comments; the
+		// loader keeps tokens to letters, digits, _ and -).
+		"pointer": contract.Pointer,
 		// ints joins integers with ", ".
 		"ints": func(xs []int) string {
 			parts := make([]string, len(xs))

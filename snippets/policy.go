@@ -56,6 +56,10 @@ type Policy struct {
 	InFlight       bool
 	InFlightStatus int
 	InFlightCode   string
+	// ErrorBody is where the API's error bodies carry their code
+	// (api.error_body): set, a snippet reads the in-flight code at exactly
+	// that place; unset, it looks for the code anywhere in the body.
+	ErrorBody contract.ErrorBody
 	// Mismatch is the payload-mismatch conflict, never retried.
 	MismatchStatus int
 	MismatchCode   string
@@ -100,6 +104,7 @@ func NewPolicy(c *contract.Contract) (Policy, error) {
 		Header:         c.Idempotency.Header,
 		SFString:       c.Idempotency.HeaderValue == contract.HeaderSFString,
 		MaxKeyLength:   c.Idempotency.MaxKeyLength,
+		ErrorBody:      c.API.ErrorBody,
 		MismatchStatus: c.Idempotency.Conflicts.PayloadMismatch.Status,
 		MismatchCode:   c.Idempotency.Conflicts.PayloadMismatch.Code,
 		RetryTimeout:   r.RetriesConnectionError("timeout"),

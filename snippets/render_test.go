@@ -2,7 +2,6 @@ package snippets
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,10 +12,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/retryspec/retryspec/contract"
+	"github.com/retryspec/retryspec/internal/golden"
 	"github.com/retryspec/retryspec/internal/testenv"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 func loadExample(t *testing.T) *contract.Contract {
 	t.Helper()
@@ -36,23 +34,7 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			path := filepath.Join("testdata", "golden", "payouts", l.FileName)
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -update)", err)
-			}
-			if diff := cmp.Diff(string(want), string(got)); diff != "" {
-				t.Errorf("%s differs from %s (-want +got; go test -update rewrites):\n%s", l.Name, path, diff)
-			}
+			golden.Check(t, filepath.Join("testdata", "golden", "payouts", l.FileName), got)
 		})
 	}
 }

@@ -1,7 +1,6 @@
 package storage
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,9 +9,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/retryspec/retryspec/contract"
+	"github.com/retryspec/retryspec/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 // TestGolden pins the SQL for every example contract in every dialect, and
 // proves Parse reads back exactly the statements the stores run.
@@ -34,18 +32,11 @@ func TestGolden(t *testing.T) {
 					t.Fatal(err)
 				}
 				got := s.Render()
-				golden := filepath.Join("testdata", name+"."+d+".sql")
-				if *update {
-					if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-						t.Fatal(err)
-					}
-				}
-				want, err := os.ReadFile(golden)
+				path := filepath.Join("testdata", name+"."+d+".sql")
+				golden.Check(t, path, []byte(got))
+				want, err := os.ReadFile(path)
 				if err != nil {
-					t.Fatalf("%v (run go test ./storage -update)", err)
-				}
-				if diff := cmp.Diff(string(want), got); diff != "" {
-					t.Errorf("%s differs (-golden +got):\n%s", golden, diff)
+					t.Fatal(err)
 				}
 				parsed, err := Parse(string(want))
 				if err != nil {
@@ -57,7 +48,7 @@ func TestGolden(t *testing.T) {
 					gen = append(gen, st)
 				}
 				if diff := cmp.Diff(gen, parsed); diff != "" {
-					t.Errorf("statements parsed from %s differ from those the stores run (-generated +parsed):\n%s", golden, diff)
+					t.Errorf("statements parsed from %s differ from those the stores run (-generated +parsed):\n%s", path, diff)
 				}
 			})
 		}

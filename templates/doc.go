@@ -10,6 +10,9 @@
 // markdown); render refuses a template that prints a value any other way.
 // html/layout.html is the html/template page frame; assets/ are copied to
 // the site as they are.
+//
+// It imports nothing of ours: it is data. render reads it, and the CLI
+// reads it for `retryspec templates export`.
 package templates
 
 import "embed"

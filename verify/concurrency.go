@@ -260,7 +260,7 @@ func (r *runner) concurrencyRound(op Operation) (string, *failure) {
 			} else {
 				outcomes = append(outcomes, resp)
 			}
-		case conflictOK && matches(resp, inFlight):
+		case conflictOK && r.matches(resp, inFlight):
 			conflicts++
 		default:
 			odd = append(odd, resp.Describe())

@@ -1,5 +1,5 @@
 // Package verify runs the contract's gates against a running HTTP API
-// (spec: ../shared/spec/verify.md): it loads a plan with positions, sends
+// (docs/verify.md): it loads a plan with positions, sends
 // real requests (the concurrency gate on warm connections released by a
 // barrier), counts effects, hosts the external-call stub, starts, kills and
 // restarts the server for the crash-recovery gate, and reports each gate of

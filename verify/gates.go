@@ -48,7 +48,7 @@ func (r *runner) gateMissingKey(op Operation) (string, *failure) {
 	if resp.Err != nil {
 		return "", &failure{msg: resp.Describe(), err: errUnresponsive}
 	}
-	if !matches(resp, want) {
+	if !r.matches(resp, want) {
 		msg := fmt.Sprintf("a request without %s got %s; the contract promises %s", r.c.Idempotency.Header, resp.Describe(), conflictText(want))
 		if resp.Status/100 == 2 {
 			msg = fmt.Sprintf("a request without %s was accepted (%s): it ran with no key to protect its retries; the contract promises %s", r.c.Idempotency.Header, resp.Describe(), conflictText(want))
@@ -201,7 +201,7 @@ func (r *runner) gateMismatch(op Operation) (string, *failure) {
 	}
 	r.observe(before, after, ok, " the mismatched request")
 	fix := "store a fingerprint (sha256 of the body) with the claim and answer " + conflictText(want) + " when a key returns with another body"
-	if !matches(resp, want) {
+	if !r.matches(resp, want) {
 		if resp.Status == first.Status && sameJSON(resp.Body, first.Body) {
 			return "", failf("idempotency.fingerprint", fix, "the same key with another body was answered with the first request's stored response (%s): the server does not compare the payload; the contract promises %s", resp.Describe(), conflictText(want))
 		}
@@ -347,7 +347,7 @@ func (r *runner) crashTrial(op Operation, call string, afterAnswer bool) (string
 		if last.Err == nil && last.Status/100 == 2 {
 			break
 		}
-		inFlight := r.c.Idempotency.InFlight != nil && matches(last, r.c.Idempotency.Conflicts.InFlight)
+		inFlight := r.c.Idempotency.InFlight != nil && r.matches(last, r.c.Idempotency.Conflicts.InFlight)
 		if last.Err == nil && !inFlight && last.Status != 429 && last.Status != 503 {
 			return "", failf(path, fix, "killed %s at %s, restarted; the retry with the same key got %s instead of completing", when, call, last.Describe())
 		}

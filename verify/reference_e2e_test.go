@@ -15,7 +15,7 @@ import (
 	"github.com/retryspec/retryspec/internal/testenv"
 )
 
-// referenceFlaws maps each --flaw of examples/payouts/server (server.md) to
+// referenceFlaws maps each --flaw of examples/payouts/server (docs/server.md) to
 // the gate that must catch it.
 var referenceFlaws = map[string]string{
 	"":                     "",
@@ -112,7 +112,7 @@ server:
 
 // TestReferenceServer runs every gate against examples/payouts/server on
 // SQLite, and on Postgres when RETRYSPEC_TEST_POSTGRES holds a URL: sound,
-// every gate passes; with each --flaw, the gate server.md names for it
+// every gate passes; with each --flaw, the gate docs/server.md names for it
 // fails and no other gate does.
 func TestReferenceServer(t *testing.T) {
 	bin := referenceServer(t)

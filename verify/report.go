@@ -155,7 +155,7 @@ func encodeJSON(w io.Writer, res *Result) error {
 	out := jsonReport{BaseURL: res.BaseURL, Findings: []jsonFinding{}, Gates: res.Gates}
 	var plain []findings.Finding
 	for _, f := range res.sortedFindings() {
-		out.Findings = append(out.Findings, jsonFinding{f.Finding, f.Reproduction})
+		out.Findings = append(out.Findings, jsonFinding(f))
 		plain = append(plain, f.Finding)
 	}
 	out.Summary = findings.Summarize(plain)

@@ -5,17 +5,12 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
-	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/retryspec/retryspec/findings"
+	"github.com/retryspec/retryspec/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/report/*.golden")
 
 // sampleResult is a fixed run: one gate of each result, a finding with a
 // reproduction, fixed durations, so every format's rendering is a golden file.
@@ -46,25 +41,12 @@ func TestEncodeGolden(t *testing.T) {
 			if err := Encode(&b, format, sampleResult(), nil); err != nil {
 				t.Fatal(err)
 			}
-			golden := filepath.Join("testdata", "report", format+".golden")
-			if *update {
-				os.MkdirAll(filepath.Dir(golden), 0o755)
-				if err := os.WriteFile(golden, b.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test ./verify -update)", err)
-			}
-			if d := cmp.Diff(string(want), b.String()); d != "" {
-				t.Errorf("%s output differs (-want +got):\n%s", format, d)
-			}
+			golden.Check(t, filepath.Join("testdata", "report", format+".golden"), b.Bytes())
 		})
 	}
 }
 
-// TestJSONShape: the gates list has the fields verify.md names.
+// TestJSONShape: the gates list has the fields docs/verify.md names.
 func TestJSONShape(t *testing.T) {
 	var b bytes.Buffer
 	Encode(&b, "json", sampleResult(), nil)

@@ -494,6 +494,30 @@ func pointer(doc any, p string) (any, error) {
 }
 
 // errorCode finds the first string member "code", breadth-first.
+// errorCodeAt is the string at the JSON pointer tokens in body, "" when
+// the body has none there.
+func errorCodeAt(body []byte, tokens []string) string {
+	var node any
+	if json.Unmarshal(body, &node) != nil {
+		return ""
+	}
+	for _, tok := range tokens {
+		switch x := node.(type) {
+		case map[string]any:
+			node = x[tok]
+		case []any:
+			if tok != "0" || len(x) == 0 {
+				return ""
+			}
+			node = x[0]
+		default:
+			return ""
+		}
+	}
+	s, _ := node.(string)
+	return s
+}
+
 func errorCode(body []byte) string {
 	var doc any
 	if json.Unmarshal(body, &doc) != nil {
@@ -523,8 +547,15 @@ func errorCode(body []byte) string {
 	return ""
 }
 
-func matches(resp Response, c contract.Conflict) bool {
-	return resp.Err == nil && resp.Status == c.Status && (c.Code == "" || errorCode(resp.Body) == c.Code)
+// matches reports whether resp is the conflict c. The code is read where
+// the API puts it (api.error_body.code_at) when the contract says, else
+// from the first "code" member found.
+func (r *runner) matches(resp Response, c contract.Conflict) bool {
+	code := func() string { return errorCode(resp.Body) }
+	if eb := r.c.API.ErrorBody; eb.Set() {
+		code = func() string { return errorCodeAt(resp.Body, eb.CodeAt) }
+	}
+	return resp.Err == nil && resp.Status == c.Status && (c.Code == "" || code() == c.Code)
 }
 
 func conflictText(c contract.Conflict) string {

@@ -3,30 +3,16 @@ package main
 import (
 	"bytes"
 	"encoding/xml"
-	"flag"
-	"os"
 	"path/filepath"
+
+	"github.com/retryspec/retryspec/internal/golden"
 	"testing"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 func TestPlotSVGGolden(t *testing.T) {
 	got := PlotSVG("check <vs> endpoints", "endpoints", []float64{100, 1000, 10000, 50000},
 		[]Panel{{"wall time (s)", []float64{0.012, 0.05, 0.4, 2.1}}, {"peak RSS (MB)", []float64{20, 24, 60, 250}}})
-	golden := filepath.Join("testdata", "plot.svg")
-	if *update {
-		if err := os.WriteFile(golden, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test ./bench/harness -update)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("PlotSVG differs from %s (run with -update after checking the change)", golden)
-	}
+	golden.Check(t, filepath.Join("testdata", "plot.svg"), got)
 	// Well-formed XML, and the title's markup is escaped.
 	d := xml.NewDecoder(bytes.NewReader(got))
 	for {

@@ -155,6 +155,9 @@ func contractFacts(c *contract.Contract) (head, tail *facts) {
 	h.text("retryspec", Enum, strconv.Itoa(c.Version))
 	h.text("api.name", Text, c.API.Name)
 	h.text("api.base_url", Text, c.API.BaseURL)
+	h.text("api.error_body.code_at", Text, contract.Pointer(c.API.ErrorBody.CodeAt))
+	h.text("api.error_body.message_at", Text, contract.Pointer(c.API.ErrorBody.MessageAt))
+	h.text("api.error_body.schema_ref", Text, c.API.ErrorBody.SchemaRef)
 
 	id := c.Idempotency
 	const p = "idempotency."

@@ -12,8 +12,9 @@
 // path shape, not by their position in the list.
 //
 // Git access (Base, History) shells out to the git binary behind the Git
-// interface. This package imports the contract model and nothing else of
-// ours; it must not import the CLI or the renderers.
+// interface. This package imports the contract model and the findings
+// package (whose printer paints the text format) and nothing else of ours;
+// it must not import the CLI or the renderers.
 //
 // Adding a field to the contract model: TestEveryModelFieldIsCompared fails
 // until the field is flattened in contractFacts (or endpointFacts) and set in

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/retryspec/retryspec/contract"
+	"github.com/retryspec/retryspec/findings"
 )
 
 // Report is what the encoders print: the changes between two contracts and
@@ -101,12 +102,12 @@ func arrow(c Change) string { return show(c.Old) + " -> " + show(c.New) }
 func encodeText(w io.Writer, r Report) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s -> %s: %s\n", r.Old, r.New, CountLine(r.Changes))
-	paint := map[Class]string{Breaking: "\x1b[1;31m", Notable: "\x1b[33m", Compatible: "\x1b[2m"}
+	// The findings printer's colours: breaking as an error, notable as a
+	// warning, compatible muted as a waived finding.
+	p := findings.Printer{Color: r.Color}
+	style := map[Class]findings.Style{Breaking: findings.StyleError, Notable: findings.StyleWarning, Compatible: findings.StyleMuted}
 	for _, c := range r.Changes {
-		label := fmt.Sprintf("%-10s", c.Class)
-		if r.Color {
-			label = paint[c.Class] + label + "\x1b[0m"
-		}
+		label := p.Paint(style[c.Class], fmt.Sprintf("%-10s", c.Class))
 		fmt.Fprintf(&b, "\n%s %s: %s\n", label, DisplayField(c), arrow(c))
 		fmt.Fprintf(&b, "  why: %s\n", c.Why)
 		if c.Migration != "" {
@@ -345,7 +346,7 @@ func encodeGitHub(w io.Writer, r Report) error {
 
 // GitHub workflow commands: data escapes %, CR and LF; property values
 // also escape : and , (actions/toolkit escapeData, escapeProperty). The
-// findings package has the same two: diff imports nothing but the model.
+// findings package keeps the same two unexported.
 var (
 	ghDataReplacer     = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
 	ghPropertyReplacer = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")

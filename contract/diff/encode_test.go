@@ -2,14 +2,12 @@ package diff
 
 import (
 	"bytes"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/retryspec/retryspec/internal/golden"
 	"testing"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
 
 func goldenReport(t *testing.T) Report {
 	old := parse(t, "full.yaml", readTestdata(t, "full.yaml"))
@@ -30,23 +28,7 @@ func TestGolden(t *testing.T) {
 			if err := Encode(&buf, format, r); err != nil {
 				t.Fatal(err)
 			}
-			golden := filepath.Join("testdata", "golden", "changes."+format)
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test -update)", err)
-			}
-			if !bytes.Equal(buf.Bytes(), want) {
-				t.Errorf("%s output differs from %s (run go test -update and review):\n%s", format, golden, buf.String())
-			}
+			golden.Check(t, filepath.Join("testdata", "golden", "changes."+format), buf.Bytes())
 			// Deterministic: a second run is byte-identical.
 			var again bytes.Buffer
 			Encode(&again, format, goldenReport(t))

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/retryspec/retryspec/internal/golden"
 	"github.com/retryspec/retryspec/internal/testenv"
 )
 
@@ -272,21 +273,9 @@ func TestChangelog(t *testing.T) {
 	if err := Changelog(&buf, nil, revs); err != nil {
 		t.Fatal(err)
 	}
-	golden := filepath.Join("testdata", "golden", "changelog.md")
 	got := buf.String()
 	// Commit hashes are fixed by the fixed identity and dates; keep them.
-	if *update {
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != string(want) {
-		t.Errorf("changelog differs from %s (go test -update):\n%s", golden, got)
-	}
+	golden.Check(t, filepath.Join("testdata", "golden", "changelog.md"), []byte(got))
 	for _, s := range []string{"### Breaking: change your code", "**What to do:**", "`retry.max_attempts`: `3` → `2`.", "The contract was published. Endpoints:"} {
 		if !strings.Contains(got, s) {
 			t.Errorf("changelog lacks %q", s)

@@ -79,6 +79,21 @@ var Table = []Row{
 	{Field: "api.base_url", Kind: Text, By: map[Direction]Outcome{
 		Changed: breaking("clients configured with {old} now call the wrong host", "point clients and SDK configuration at {new}"),
 	}},
+	{Field: "api.error_body.code_at", Kind: Text, By: map[Direction]Outcome{
+		Added:   notable("the docs and snippets now read error codes at {new} in the API's error bodies", "read conflict codes at {new}"),
+		Removed: notable("the contract no longer says where error bodies carry their code ({old} before); the docs fall back to a generic example", "keep reading the code where the API's responses carry it"),
+		Changed: breaking("error bodies carry their code at {new}, not {old}: a client reading {old} no longer recognises an in-flight conflict and stops instead of waiting it out", "read the code at {new}"),
+	}},
+	{Field: "api.error_body.message_at", Kind: Text, By: map[Direction]Outcome{
+		Added:   compatible("error bodies are documented with their message at {new}; the message is for people, not for branching"),
+		Removed: compatible("the docs no longer show where the message is; the message is for people, not for branching"),
+		Changed: compatible("the message moved from {old} to {new}; the message is for people, not for branching"),
+	}},
+	{Field: "api.error_body.schema_ref", Kind: Text, By: map[Direction]Outcome{
+		Added:   compatible("the OpenAPI conflict responses now use the spec's own error schema {new}"),
+		Removed: compatible("the OpenAPI conflict responses use a schema derived from code_at instead of {old}"),
+		Changed: compatible("the OpenAPI conflict responses use {new} instead of {old}; where the code is, code_at says"),
+	}},
 
 	// Idempotency: what a client sends and what it gets back.
 	{Field: "idempotency.header", Kind: Text, By: map[Direction]Outcome{

@@ -2,7 +2,6 @@ package rules
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,10 +14,9 @@ import (
 
 	"github.com/retryspec/retryspec/contract"
 	"github.com/retryspec/retryspec/findings"
+	"github.com/retryspec/retryspec/internal/golden"
 	"github.com/retryspec/retryspec/internal/testenv"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/rules from the catalog's examples")
 
 // overlay lays a YAML fragment over a base document: mappings merge key by
 // key, anything else replaces, and a key set to null (~) is removed.
@@ -156,7 +154,7 @@ func TestCatalogCoversSpec(t *testing.T) {
 	if err != nil {
 		testenv.Missing(t, "the spec at "+spec)
 	}
-	ids := regexp.MustCompile("(?m)^\\| ([a-z]+/[a-z0-9-]+) \\|").FindAllStringSubmatch(string(data), -1)
+	ids := regexp.MustCompile(`(?m)^\| ([a-z]+/[a-z0-9-]+) \|`).FindAllStringSubmatch(string(data), -1)
 	if len(ids) < 40 {
 		t.Fatalf("found only %d rule IDs in %s; has the table changed shape?", len(ids), spec)
 	}
@@ -195,36 +193,35 @@ func TestExamples(t *testing.T) {
 }
 
 // TestTestdata checks testdata/rules/<id>/{bad,good}.yaml: every contract
-// rule has both, bad fires it, good is clean. -update writes them from the
-// catalog's examples.
+// rule has both, each is the catalog's example laid over the starter
+// contract as -update writes it, good is clean, and bad has exactly the
+// findings its "# want:" comments state, each at its line and column (see
+// checkWants). -update rewrites both files, wants included, from the
+// catalog and the rules' current findings: review the diff.
 func TestTestdata(t *testing.T) {
 	root := filepath.Join("..", "..", "testdata", "rules")
 	for _, r := range Catalog() {
 		if r.Scope != ScopeContract {
 			continue
 		}
-		dir := filepath.Join(root, filepath.FromSlash(r.ID))
-		if *update {
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			for _, f := range []struct{ name, what, frag string }{{"bad.yaml", "fires the rule", r.Bad}, {"good.yaml", "a near miss without findings", r.Good}} {
-				head := fmt.Sprintf("# %s: %s. Written by `go test ./contract/rules -update`\n# from the catalog's example laid over the starter contract.\n", r.ID, f.what)
-				data := append([]byte(head), example(t, f.frag)...)
-				if err := os.WriteFile(filepath.Join(dir, f.name), data, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
 		t.Run(r.ID, func(t *testing.T) {
+			dir := filepath.Join(root, filepath.FromSlash(r.ID))
+			bad := testdataFile(t, r.ID, "fires the rule", r.Bad)
+			bad = addWants(t, bad, lint(t, r.ID+"/bad.yaml", bad))
+			good := testdataFile(t, r.ID, "a near miss without findings", r.Good)
+			golden.Check(t, filepath.Join(dir, "bad.yaml"), bad)
+			golden.Check(t, filepath.Join(dir, "good.yaml"), good)
+
 			bad, err := os.ReadFile(filepath.Join(dir, "bad.yaml"))
 			if err != nil {
-				t.Fatalf("%v (run go test ./contract/rules -update)", err)
+				t.Fatal(err)
 			}
-			if fs := lint(t, r.ID+"/bad.yaml", bad); !fired(fs, r.ID) {
+			fs := lint(t, r.ID+"/bad.yaml", bad)
+			if !fired(fs, r.ID) {
 				t.Errorf("bad.yaml does not fire %s: %v", r.ID, fs)
 			}
-			good, err := os.ReadFile(filepath.Join(dir, "good.yaml"))
+			checkWants(t, r.ID+"/bad.yaml", bad, fs)
+			good, err = os.ReadFile(filepath.Join(dir, "good.yaml"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -233,6 +230,13 @@ func TestTestdata(t *testing.T) {
 			}
 		})
 	}
+}
+
+// testdataFile is a rule's example laid over the starter contract, under a
+// header saying where it came from.
+func testdataFile(t *testing.T, id, what, fragment string) []byte {
+	head := fmt.Sprintf("# %s: %s. Written by `go test ./contract/rules -update`\n# from the catalog's example laid over the starter contract.\n", id, what)
+	return append([]byte(head), example(t, fragment)...)
 }
 
 func TestStarterIsClean(t *testing.T) {

@@ -175,6 +175,7 @@ func DSN(rawURL string) (driver, dsn, dialect string, err error) {
 		cfg.Timeout = StartTimeout
 		return "mysql", cfg.FormatDSN(), "mysql", nil
 	}
+	//lint:ignore ST1005 the "..." stands for the rest of a URL, not a sentence's end; the message is part of the CLI's output
 	return "", "", "", fmt.Errorf("idempotency: unknown store %q: use sqlite:FILE, postgres://... or mysql://...", redact(rawURL))
 }
 

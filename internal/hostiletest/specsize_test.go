@@ -37,11 +37,9 @@ components:
 // 2 naming the file, the position and the limit; a spec under the limit
 // still loads.
 //
-// The 90,000-component spec is held to three times the suite's memory
-// budget, not to it: refusing it costs what parsing 8 MB of YAML into a tree of
-// 1.26 million nodes costs (about 2-2.3 s and 265 MB measured on a loaded
-// machine), which is the floor until the count is taken while parsing.
-// SECURITY.md says so.
+// The 90,000-component spec (1.26 million values) is refused before it
+// is parsed (openapi/prescan.go): refusing it after building yaml.v3's
+// tree cost 2.3 s and 279 MB, now 0.07 s and 41 MB.
 func TestLargeSpecsHaveBoundedCost(t *testing.T) {
 	if placeholder(t, "openapi") {
 		t.Skip("SKIPPED: openapi is not implemented on this branch yet")
@@ -57,10 +55,10 @@ func TestLargeSpecsHaveBoundedCost(t *testing.T) {
 		factor  time.Duration // times the suite's CPU budget
 		rss     int64
 	}{
-		{9_000, false, 1, rssBudget},     // 36,009 mappings: loads
-		{12_500, true, 1, rssBudget},     // 50,009 mappings
-		{25_000, true, 1, rssBudget},     // 100,009 mappings, 2.3 MB
-		{90_000, true, 1, 3 * rssBudget}, // 360,009 mappings, 8.3 MB
+		{9_000, false, 1, rssBudget}, // 36,009 mappings: loads
+		{12_500, true, 1, rssBudget}, // 50,009 mappings
+		{25_000, true, 1, rssBudget}, // 100,009 mappings, 2.3 MB
+		{90_000, true, 1, rssBudget}, // 360,009 mappings, 8.3 MB
 	}
 	for _, c := range cases {
 		if testing.Short() && c.n > 25_000 {
@@ -82,7 +80,7 @@ func TestLargeSpecsHaveBoundedCost(t *testing.T) {
 				}
 			}
 			switch {
-			case c.refused && (r.code != 2 || !strings.Contains(r.stderr, "big.yaml:") || !strings.Contains(r.stderr, "(limit: 40000 mappings")):
+			case c.refused && (r.code != 2 || !strings.Contains(r.stderr, "big.yaml:") || !strings.Contains(r.stderr, "(limit: ")):
 				t.Errorf("%s: exit %d, want 2 naming the file and the limit\n%.1000s", what, r.code, r.stderr)
 			case !c.refused && r.code == 2:
 				t.Errorf("%s: refused a spec within the limits\n%.1000s", what, r.stderr)

@@ -1,9 +1,11 @@
 package suite
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 
+	"github.com/retryspec/retryspec/contract"
 	"github.com/retryspec/retryspec/snippets"
 	"github.com/retryspec/retryspec/snippets/faultserver"
 )
@@ -25,8 +27,29 @@ type Scenario struct {
 	WithinElapsed bool
 }
 
-func errorBody(code string) string {
+// errorBody is what the fault server answers with an error code: the API's
+// own shape when the contract states it (api.error_body), so each snippet
+// is proven to read the code where the API puts it; else a Stripe-like
+// body whose code the snippets find anywhere.
+func errorBody(p snippets.Policy, code string) string {
+	if p.ErrorBody.Set() {
+		b, _ := json.Marshal(p.ErrorBody.Example(code, "see docs"))
+		return string(b)
+	}
 	return `{"error":{"type":"idempotency_error","code":` + strconv.Quote(code) + `,"message":"see docs"}}`
+}
+
+// misplacedCodeBody carries the code, but in another member than the one
+// api.error_body points at: a client that reads the code at its place does
+// not take it for the in-flight conflict.
+func misplacedCodeBody(p snippets.Policy, code string) string {
+	eb := p.ErrorBody
+	eb.CodeAt = append(append([]string{}, eb.CodeAt[:len(eb.CodeAt)-1]...), "hint")
+	if len(eb.MessageAt) > 0 && contract.Pointer(eb.MessageAt) == contract.Pointer(eb.CodeAt) {
+		eb.MessageAt = nil
+	}
+	b, _ := json.Marshal(eb.Example(code, "see docs"))
+	return string(b)
 }
 
 // Scenarios derives the scripted scenarios from the (test) policy. A
@@ -65,11 +88,11 @@ func Scenarios(p snippets.Policy) (list []Scenario, omitted []string) {
 		)
 	}
 	for _, s := range []int{400, 401} {
-		list = append(list, Scenario{Name: fmt.Sprintf("no-retry-%d", s), Script: faultserver.Script{{Status: s, Body: errorBody("invalid_request")}}, Requests: 1})
+		list = append(list, Scenario{Name: fmt.Sprintf("no-retry-%d", s), Script: faultserver.Script{{Status: s, Body: errorBody(p, "invalid_request")}}, Requests: 1})
 	}
 	if p.MismatchStatus != 0 {
 		list = append(list, Scenario{Name: "no-retry-payload-mismatch",
-			Script: faultserver.Script{{Status: p.MismatchStatus, Body: errorBody(p.MismatchCode)}}, Requests: 1})
+			Script: faultserver.Script{{Status: p.MismatchStatus, Body: errorBody(p, p.MismatchCode)}}, Requests: 1})
 	}
 	if contains(p.RetryAfterStatuses, 429) {
 		list = append(list, Scenario{Name: "429-retry-after",
@@ -85,7 +108,11 @@ func Scenarios(p snippets.Policy) (list []Scenario, omitted []string) {
 	}
 	if p.InFlight && p.MaxAttempts >= 2 {
 		list = append(list, Scenario{Name: "in-flight-conflict-retried",
-			Script: faultserver.Script{{Status: p.InFlightStatus, Body: errorBody(p.InFlightCode)}, ok}, Requests: 2, Success: true})
+			Script: faultserver.Script{{Status: p.InFlightStatus, Body: errorBody(p, p.InFlightCode)}, ok}, Requests: 2, Success: true})
+		if p.ErrorBody.Set() {
+			list = append(list, Scenario{Name: "in-flight-code-elsewhere-not-retried",
+				Script: faultserver.Script{{Status: p.InFlightStatus, Body: misplacedCodeBody(p, p.InFlightCode)}, ok}, Requests: 1})
+		}
 	} else {
 		omitted = append(omitted, "no in-flight conflict to wait out: in-flight scenario left out")
 	}
