@@ -115,7 +115,7 @@ func New(c *contract.Contract, store Store, opts Options) (*Middleware, error) {
 	if len(bad) > 0 {
 		return nil, fmt.Errorf("idempotency: the contract has errors (run `retryspec check`):\n  %s", strings.Join(bad, "\n  "))
 	}
-	if c.Idempotency.Scope != "global" && opts.Account == nil {
+	if c.Idempotency.Scope != contract.ScopeGlobal && opts.Account == nil {
 		return nil, errors.New("idempotency: scope: account needs Options.Account to name each request's caller")
 	}
 	if opts.Flaw != "" && !slices.Contains(Flaws, opts.Flaw) {
@@ -172,7 +172,7 @@ func (h *endpointHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	op := h.ep.Operation
 	raw, present := readKey(r, idem.Header)
 	if !present {
-		if h.ep.Key == "optional" || m.opts.Flaw == "missing-key-accepted" {
+		if h.ep.Key == contract.KeyOptional || m.opts.Flaw == "missing-key-accepted" {
 			h.next.ServeHTTP(w, r)
 			return
 		}
@@ -189,7 +189,7 @@ func (h *endpointHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	k := Key{Key: key}
-	if idem.Scope != "global" {
+	if idem.Scope != contract.ScopeGlobal {
 		acct, ok := m.opts.Account(r)
 		if !ok {
 			writeError(w, http.StatusUnauthorized, "unauthorized", "Authenticate to use this endpoint.")
@@ -209,7 +209,7 @@ func (h *endpointHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	fp := ""
-	if idem.Fingerprint != "none" {
+	if idem.Fingerprint != contract.FingerprintNone {
 		fp = fingerprint(r, body)
 	}
 	h.serveKey(w, r, k, fp, body)
@@ -268,10 +268,10 @@ func (h *endpointHandler) serveKey(w http.ResponseWriter, r *http.Request, k Key
 			continue // reaped or expired since the claim: claim again
 		}
 		mismatch := m.opts.Flaw != "no-fingerprint" &&
-			(rec.Operation != op || (idem.Fingerprint != "none" && rec.Fingerprint != fp))
+			(rec.Operation != op || (idem.Fingerprint != contract.FingerprintNone && rec.Fingerprint != fp))
 		if rec.Complete() {
 			if !rec.CreatedAt.After(now.Add(-idem.ReplayWindow.D)) {
-				if idem.AfterWindow == "error" {
+				if idem.AfterWindow == contract.AfterWindowError {
 					m.metrics.Count(alerting.Conflicts, op, alerting.KindExpired)
 					writeError(w, http.StatusUnprocessableEntity, m.opts.ExpiredCode,
 						fmt.Sprintf("This idempotency key was used more than %s ago. Send a new key.", idem.ReplayWindow.Text))
@@ -306,7 +306,7 @@ func (h *endpointHandler) serveKey(w http.ResponseWriter, r *http.Request, k Key
 		if inf != nil {
 			lockTimeout = inf.LockTimeout.D
 		}
-		if inf != nil && inf.Takeover == "conditional-update" && !rec.LockedAt.After(now.Add(-lockTimeout)) {
+		if inf != nil && inf.Takeover == contract.TakeoverConditionalUpdate && !rec.LockedAt.After(now.Add(-lockTimeout)) {
 			ok, err := m.store.Takeover(ctx, k, rec.Fence, now)
 			if err != nil {
 				m.storeError(w, err)
@@ -324,7 +324,7 @@ func (h *endpointHandler) serveKey(w http.ResponseWriter, r *http.Request, k Key
 			mode = inf.Response
 		}
 		switch mode {
-		case "block":
+		case contract.InFlightBlock:
 			if blockedSince.IsZero() {
 				blockedSince = now
 			}
@@ -336,7 +336,7 @@ func (h *endpointHandler) serveKey(w http.ResponseWriter, r *http.Request, k Key
 				}
 				continue
 			}
-		case "accepted":
+		case contract.InFlightAccepted:
 			m.metrics.Count(alerting.Conflicts, op, alerting.KindInFlight)
 			w.Header().Set("Retry-After", "1")
 			writeError(w, http.StatusAccepted, idem.Conflicts.InFlight.Code,
@@ -443,7 +443,7 @@ func (h *endpointHandler) run(w http.ResponseWriter, r *http.Request, k Key, fen
 		h.inFlight(w)
 		return
 	case step.done, step.released:
-	case resp.Status >= 500 && m.c.Idempotency.StoredFailures == "reattempt":
+	case resp.Status >= 500 && m.c.Idempotency.StoredFailures == contract.FailuresReattempt:
 		if _, err := m.store.Release(ctx, k, step.fence); err != nil {
 			m.storeError(w, err)
 			return

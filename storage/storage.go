@@ -122,7 +122,7 @@ func Generate(c *contract.Contract, dialectName string) (*Schema, error) {
 		return nil, fmt.Errorf("unknown dialect %q (one of %s)", dialectName, strings.Join(Dialects, ", "))
 	}
 	idem := c.Idempotency
-	scoped := idem.Scope != "global"
+	scoped := idem.Scope != contract.ScopeGlobal
 	s := &Schema{Dialect: d.name, Scoped: scoped}
 	if scoped {
 		s.KeyColumns = []string{"account_id", "idempotency_key"}
