@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/retryspec/retryspec/contract"
+	"github.com/retryspec/retryspec/internal/linediff"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -78,7 +79,7 @@ func TestMergedAnchorsChangeOnlyThePlan(t *testing.T) {
 
 	// The lines that change: the anchors taken off, the aliases written
 	// out (one of each moves the anchor on).
-	changed := removedLines(strings.Split(string(s.Data), "\n"), strings.Split(string(merged), "\n"))
+	changed := linediff.Removed(strings.Split(string(s.Data), "\n"), strings.Split(string(merged), "\n"))
 	want := []string{"responses: &std", "responses: *std", "parameters: &idp", "responses: *std # the same as POST", "parameters: *idp", `"201": *ok`}
 	if d := cmp.Diff(want, changed); d != "" {
 		t.Errorf("input lines changed in the merged spec (-want +got):\n%s", d)
@@ -140,38 +141,6 @@ func specOperation(spec map[string]any, op [2]string) map[string]any {
 	item, _ := paths[op[0]].(map[string]any)
 	o, _ := item[op[1]].(map[string]any)
 	return o
-}
-
-// removedLines is the input lines a line diff shows as removed: those
-// outside a longest common subsequence of the two, trimmed.
-func removedLines(a, b []string) []string {
-	lcs := make([][]int, len(a)+1)
-	for i := range lcs {
-		lcs[i] = make([]int, len(b)+1)
-	}
-	for i := len(a) - 1; i >= 0; i-- {
-		for j := len(b) - 1; j >= 0; j-- {
-			if a[i] == b[j] {
-				lcs[i][j] = lcs[i+1][j+1] + 1
-			} else {
-				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
-			}
-		}
-	}
-	var out []string
-	i, j := 0, 0
-	for i < len(a) {
-		switch {
-		case j < len(b) && a[i] == b[j]:
-			i, j = i+1, j+1
-		case j < len(b) && lcs[i][j+1] >= lcs[i+1][j]:
-			j++
-		default:
-			out = append(out, strings.TrimSpace(a[i]))
-			i++
-		}
-	}
-	return out
 }
 
 // FuzzMergedKeepsUnplannedOperations: whatever the spec (anchors, aliases,

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/retryspec/retryspec/internal/linediff"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -94,7 +95,7 @@ func TestMergedSpecLeavesSharedAnchorsAlone(t *testing.T) {
 
 	// Only the anchor's and its first alias's lines change; every other
 	// input line is in the output, in order.
-	changed := removedLines(strings.Split(anchoredSpec, "\n"), strings.Split(merged, "\n"))
+	changed := linediff.Removed(strings.Split(anchoredSpec, "\n"), strings.Split(merged, "\n"))
 	if d := cmp.Diff([]string{"responses: &std", "responses: *std"}, changed); d != "" {
 		t.Errorf("input lines changed (-want +got):\n%s", d)
 	}
@@ -114,36 +115,4 @@ func operation(spec map[string]any, op [2]string) map[string]any {
 	item, _ := paths[op[0]].(map[string]any)
 	o, _ := item[op[1]].(map[string]any)
 	return o
-}
-
-// removedLines is the input lines a line diff shows as removed: those
-// outside a longest common subsequence of the two, trimmed.
-func removedLines(a, b []string) []string {
-	lcs := make([][]int, len(a)+1)
-	for i := range lcs {
-		lcs[i] = make([]int, len(b)+1)
-	}
-	for i := len(a) - 1; i >= 0; i-- {
-		for j := len(b) - 1; j >= 0; j-- {
-			if a[i] == b[j] {
-				lcs[i][j] = lcs[i+1][j+1] + 1
-			} else {
-				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
-			}
-		}
-	}
-	var out []string
-	i, j := 0, 0
-	for i < len(a) {
-		switch {
-		case j < len(b) && a[i] == b[j]:
-			i, j = i+1, j+1
-		case j < len(b) && lcs[i][j+1] >= lcs[i+1][j]:
-			j++
-		default:
-			out = append(out, strings.TrimSpace(a[i]))
-			i++
-		}
-	}
-	return out
 }

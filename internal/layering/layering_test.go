@@ -60,6 +60,7 @@ var mayImport = map[string][]string{
 	"internal/testenv":     {},
 	"internal/dbtest":      {"idempotency/stores", "internal/testenv"},
 	"internal/golden":      {},
+	"internal/linediff":    {},
 	"internal/testsummary": {},
 	"internal/actiontest":  {},
 	"internal/hostiletest": {},
@@ -72,7 +73,7 @@ var mayImport = map[string][]string{
 
 // testOnly packages exist for tests: no non-test file outside them imports
 // one, and only they (and test files) may import "testing".
-var testOnly = []string{"internal/testenv", "internal/dbtest", "internal/golden"}
+var testOnly = []string{"internal/testenv", "internal/dbtest", "internal/golden", "internal/linediff"}
 
 // reserved names import paths (a prefix) only the listed packages of ours
 // may import directly from non-test files.
@@ -229,11 +230,12 @@ func violations(pkgs map[string]pkg) []string {
 }
 
 // TestHostileTestsStayOutside: the hostile suite tests the binary from the
-// outside, as CI runs it, so its tests import nothing of ours but testenv.
+// outside, as CI runs it, so its tests import nothing of ours but the
+// test-only helpers (testenv, linediff, ...), never product code.
 func TestHostileTestsStayOutside(t *testing.T) {
 	p := list(t)["internal/hostiletest"]
 	for _, imp := range slices.Concat(p.TestImports, p.XTestImports) {
-		if dep, ok := ours(imp); ok && dep != "internal/testenv" {
+		if dep, ok := ours(imp); ok && !slices.Contains(testOnly, dep) {
 			t.Errorf("internal/hostiletest's tests import %s", dep)
 		}
 	}
