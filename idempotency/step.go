@@ -110,13 +110,8 @@ func (s *Step) Commit(ctx context.Context, next string, fn func(tx *sql.Tx) erro
 func (s *Step) Finish(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	return s.inTx(ctx, fn, func(tx *sql.Tx) error {
 		m := s.h.m
-		ok, err := m.store.Complete(ctx, tx, s.k, s.fence, s.rec.response(), s.h.lastPoint(), m.now())
-		if err != nil {
+		if err := s.fenced(m.store.Complete(ctx, tx, s.k, s.fence, s.rec.response(), s.h.lastPoint(), m.now())); err != nil {
 			return err
-		}
-		if !ok {
-			s.lost = true
-			return ErrFenceLost
 		}
 		s.done = true
 		return nil
@@ -138,13 +133,8 @@ func (s *Step) CommitWrites(ctx context.Context, next string, writes ...Write) e
 	if !ok {
 		return s.Commit(ctx, next, execWrites(ctx, writes))
 	}
-	ok, err := wc.CheckpointWrites(ctx, s.k, s.fence, next, s.downstream, s.h.m.now(), writes)
-	if err != nil {
+	if err := s.fenced(wc.CheckpointWrites(ctx, s.k, s.fence, next, s.downstream, s.h.m.now(), writes)); err != nil {
 		return err
-	}
-	if !ok {
-		s.lost = true
-		return ErrFenceLost
 	}
 	s.point = next
 	return nil
@@ -163,13 +153,8 @@ func (s *Step) FinishWrites(ctx context.Context, writes ...Write) error {
 	if !ok {
 		return s.Finish(ctx, execWrites(ctx, writes))
 	}
-	ok, err := wc.CompleteWrites(ctx, s.k, s.fence, s.rec.response(), s.h.lastPoint(), m.now(), writes)
-	if err != nil {
+	if err := s.fenced(wc.CompleteWrites(ctx, s.k, s.fence, s.rec.response(), s.h.lastPoint(), m.now(), writes)); err != nil {
 		return err
-	}
-	if !ok {
-		s.lost = true
-		return ErrFenceLost
 	}
 	s.done = true
 	return nil
@@ -241,7 +226,13 @@ func rollback(tx *sql.Tx) {
 
 func (s *Step) write(ctx context.Context, tx *sql.Tx, point string, downstream map[string]string) error {
 	m := s.h.m
-	ok, err := m.store.Checkpoint(ctx, tx, s.k, s.fence, point, downstream, m.now())
+	return s.fenced(m.store.Checkpoint(ctx, tx, s.k, s.fence, point, downstream, m.now()))
+}
+
+// fenced turns a fenced write's outcome into the step's: a write the fence
+// refused means another worker owns the key now, and every later write of
+// this step is refused too.
+func (s *Step) fenced(ok bool, err error) error {
 	if err != nil {
 		return err
 	}
