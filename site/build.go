@@ -273,7 +273,11 @@ func Write(out string, files []File, afterWrite func(string) error) error {
 					f := files[next]
 					next++
 					mu.Unlock()
-					err := os.WriteFile(filepath.Join(tmp, filepath.FromSlash(f.Path)), f.Data, 0o644)
+					name := filepath.FromSlash(f.Path)
+					var err error
+					if !reuse(filepath.Join(out, name), filepath.Join(tmp, name), f.Data) {
+						err = os.WriteFile(filepath.Join(tmp, name), f.Data, 0o644)
+					}
 					mu.Lock()
 					if err == nil && failed == nil && afterWrite != nil {
 						err = afterWrite(f.Path)
