@@ -190,9 +190,14 @@ func highlightTo(w io.StringWriter, lang string, code []byte) (time.Duration, er
 	if lexer == nil {
 		lexer = lexers.Fallback
 	}
-	it, err := chroma.Coalesce(lexer).Tokenise(nil, string(code))
-	if err != nil {
-		return 0, err
+	var it chroma.Iterator
+	if f := fastLexerFor(lexer); f != nil {
+		it = coalesce(f.Tokenise(string(code)))
+	} else {
+		var err error
+		if it, err = chroma.Coalesce(lexer).Tokenise(nil, string(code)); err != nil {
+			return 0, err
+		}
 	}
 	var longest time.Duration
 	last := time.Now()

@@ -27,6 +27,7 @@ import (
 //   - html_tables.go: tables that scroll in their own box
 //   - html_links.go: .md links rewritten to the .html pages
 //   - highlight.go: chroma highlighting of fenced code and its style sheet
+//   - lexer.go: chroma's tokenising without the rule runs that cannot match
 
 // markdownEngine is the one configured goldmark instance: GFM tables,
 // strikethrough and task lists (no linkify: a URL in contract text stays
