@@ -31,16 +31,17 @@ import (
 type fastLexer struct {
 	lexer *chroma.RegexLexer
 	rules chroma.CompiledRules
-	// gate holds, for each distinct compiled rule (one included in
-	// several states is one rule), where it can match.
-	gate map[*chroma.CompiledRule]*ruleGate
+	// gates holds where each rule of a state can match, in the
+	// state's rule order.
+	gates map[string][]ruleGate
 }
 
 // ruleGate says where a rule can start a match.
 type ruleGate struct {
 	// first, when not nil, holds every character a match can start
-	// with (regexp2's prefix set).
+	// with (regexp2's prefix set); ascii is its ASCII part as a bitmap.
 	first *syntax.CharSet
+	ascii [2]uint64
 	// bol: only at the start of a line; bot: only at the start of the
 	// text.
 	bol, bot bool
@@ -52,8 +53,13 @@ func (g *ruleGate) open(text []rune, pos int) bool {
 		return false
 	case g.bol && pos != 0 && text[pos-1] != '\n':
 		return false
+	case g.first == nil:
+		return true
 	}
-	return g.first == nil || g.first.CharIn(text[pos])
+	if ch := text[pos]; ch >= 0 && ch < 128 {
+		return g.ascii[ch/64]&(1<<(ch%64)) != 0
+	}
+	return g.first.CharIn(text[pos])
 }
 
 var (
@@ -100,7 +106,8 @@ func compileFastLexer(rl *chroma.RegexLexer) (*fastLexer, error) {
 	if cfg.DotAll {
 		flags += "s"
 	}
-	f := &fastLexer{lexer: rl, rules: chroma.CompiledRules{}, gate: map[*chroma.CompiledRule]*ruleGate{}}
+	f := &fastLexer{lexer: rl, rules: chroma.CompiledRules{}, gates: map[string][]ruleGate{}}
+	gate := map[*chroma.CompiledRule]ruleGate{}
 	for state, rs := range raw {
 		f.rules[state] = nil
 		for i, r := range rs {
@@ -117,7 +124,7 @@ func compileFastLexer(rl *chroma.RegexLexer) (*fastLexer, error) {
 			if err != nil {
 				return nil, fmt.Errorf("%s.%d: %w", state, i, err)
 			}
-			f.gate[cr] = g
+			gate[cr] = g
 			f.rules[state] = append(f.rules[state], cr)
 		}
 	}
@@ -137,21 +144,26 @@ restart:
 			}
 		}
 	}
+	for state, rs := range f.rules {
+		for _, r := range rs {
+			f.gates[state] = append(f.gates[state], gate[r])
+		}
+	}
 	return f, nil
 }
 
 // gateOf reads where a pattern (without chroma's \G) can start a match
 // from regexp2's analysis of it.
-func gateOf(pattern string) (*ruleGate, error) {
+func gateOf(pattern string) (ruleGate, error) {
 	tree, err := syntax.Parse(pattern, syntax.ParseOptions{})
 	if err != nil {
-		return nil, err
+		return ruleGate{}, err
 	}
 	code, err := syntax.Write(tree)
 	if err != nil {
-		return nil, err
+		return ruleGate{}, err
 	}
-	g := &ruleGate{
+	g := ruleGate{
 		bol: code.Anchors&syntax.AnchorBol != 0,
 		bot: code.Anchors&syntax.AnchorBeginning != 0,
 	}
@@ -159,6 +171,11 @@ func gateOf(pattern string) (*ruleGate, error) {
 	// matching, and the gate would have to fold it the same way.
 	if p := code.FcPrefix; p != nil && !p.CaseInsensitive {
 		g.first = &p.PrefixSet
+		for ch := rune(0); ch < 128; ch++ {
+			if g.first.CharIn(ch) {
+				g.ascii[ch/64] |= 1 << (ch % 64)
+			}
+		}
 	}
 	return g, nil
 }
@@ -213,7 +230,7 @@ func (t *fastState) next() chroma.Token {
 		if !ok {
 			panic("unknown state " + l.State)
 		}
-		ruleIndex, rule, m := t.match(selected)
+		ruleIndex, rule, m := t.match(selected, t.f.gates[l.State])
 		if m == nil {
 			// As chroma (from Pygments): a newline no rule takes
 			// empties the stack.
@@ -224,9 +241,10 @@ func (t *fastState) next() chroma.Token {
 			l.Pos++
 			return chroma.Token{Type: chroma.Error, Value: string(l.Text[l.Pos-1 : l.Pos])}
 		}
-		groups := []string{}
-		named := make(map[string]string)
-		for _, g := range m.Groups() {
+		gs := m.Groups()
+		groups := make([]string, 0, len(gs))
+		named := make(map[string]string, len(gs))
+		for _, g := range gs {
 			named[g.Name] = g.String()
 			groups = append(groups, g.String())
 		}
@@ -273,10 +291,10 @@ func (t *fastState) drain() (chroma.Token, bool) {
 
 // match is chroma's matchRules: the first rule that matches where the
 // lexer stands, rules that cannot match there skipped.
-func (t *fastState) match(rules []*chroma.CompiledRule) (int, *chroma.CompiledRule, *regexp2.Match) {
+func (t *fastState) match(rules []*chroma.CompiledRule, gates []ruleGate) (int, *chroma.CompiledRule, *regexp2.Match) {
 	text, pos := t.st.Text, t.st.Pos
 	for i, r := range rules {
-		if !t.f.gate[r].open(text, pos) {
+		if !gates[i].open(text, pos) {
 			continue
 		}
 		m, err := r.Regexp.FindRunesMatchStartingAt(text, pos)
