@@ -167,6 +167,7 @@ func htmlPage(in Inputs, pages []Page, i int, body []byte, ol outline, t *Templa
 	}
 	prev, next := neighbours(pages, i)
 	var b bytes.Buffer
+	b.Grow(len(body) + 4<<10) // the layout (head, sidebar, contents) is about 3 KB
 	err := t.layout.Execute(&b, layoutData{
 		Title:       p.Title,
 		Description: p.Description,

@@ -245,8 +245,9 @@ func (t *fastState) next() chroma.Token {
 		groups := make([]string, 0, len(gs))
 		named := make(map[string]string, len(gs))
 		for _, g := range gs {
-			named[g.Name] = g.String()
-			groups = append(groups, g.String())
+			v := g.String()
+			named[g.Name] = v
+			groups = append(groups, v)
 		}
 		l.Rule = ruleIndex
 		l.Groups = groups

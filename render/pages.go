@@ -187,6 +187,7 @@ func execute(t *Templates, name string, v *view) ([]byte, error) {
 		return nil, fmt.Errorf("no template markdown/%s.md.tmpl", name)
 	}
 	var b bytes.Buffer
+	b.Grow(4 << 10) // most pages are 1-3 KB
 	if err := tmpl.Execute(&b, v); err != nil {
 		return nil, templateError(err)
 	}

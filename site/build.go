@@ -264,6 +264,7 @@ func Write(out string, files []File, afterWrite func(string) error) error {
 		)
 		for range min(writers, len(files)) {
 			wg.Go(func() {
+				var buf []byte
 				for {
 					mu.Lock()
 					if failed != nil || next == len(files) {
@@ -275,7 +276,7 @@ func Write(out string, files []File, afterWrite func(string) error) error {
 					mu.Unlock()
 					name := filepath.FromSlash(f.Path)
 					var err error
-					if !reuse(filepath.Join(out, name), filepath.Join(tmp, name), f.Data) {
+					if !reuse(filepath.Join(out, name), filepath.Join(tmp, name), f.Data, &buf) {
 						err = os.WriteFile(filepath.Join(tmp, name), f.Data, 0o644)
 					}
 					mu.Lock()

@@ -20,19 +20,19 @@ import (
 // the same bytes, read after linking: safeout.Owned checked the old folder
 // before the build began, and this checks what the new folder now holds.
 // Anything else, a failed link included, leaves no file and the caller
-// writes a new one.
-func reuse(prev, dst string, data []byte) bool {
+// writes a new one. got is a buffer to read into, grown as needed.
+func reuse(prev, dst string, data []byte, got *[]byte) bool {
 	if err := os.Link(prev, dst); err != nil {
 		return false
 	}
-	if sameFile(dst, data) {
+	if sameFile(dst, data, got) {
 		return true
 	}
 	os.Remove(dst)
 	return false
 }
 
-func sameFile(name string, data []byte) bool {
+func sameFile(name string, data []byte, got *[]byte) bool {
 	f, err := os.Open(name)
 	if err != nil {
 		return false
@@ -42,7 +42,11 @@ func sameFile(name string, data []byte) bool {
 	if err != nil || !st.Mode().IsRegular() || st.Mode().Perm() != 0o644 || st.Size() != int64(len(data)) || links(st) != 2 {
 		return false
 	}
-	got := make([]byte, len(data)+1) // one more: a file that grew reads longer
-	n, err := io.ReadFull(f, got)
-	return (err == io.ErrUnexpectedEOF || err == io.EOF) && n == len(data) && bytes.Equal(got[:n], data)
+	// One byte more than data: a file that grew reads longer.
+	if cap(*got) < len(data)+1 {
+		*got = make([]byte, len(data)+1)
+	}
+	buf := (*got)[:len(data)+1]
+	n, err := io.ReadFull(f, buf)
+	return (err == io.ErrUnexpectedEOF || err == io.EOF) && n == len(data) && bytes.Equal(buf[:n], data)
 }

@@ -81,7 +81,7 @@ func TestReuseOnlyTheSameFile(t *testing.T) {
 			prev, dst := filepath.Join(dir, "prev.html"), filepath.Join(dir, "dst.html")
 			write(t, prev, data, 0o644)
 			tc.setup(t, prev)
-			if got := reuse(prev, dst, data); got != tc.want {
+			if got := reuse(prev, dst, data, new([]byte)); got != tc.want {
 				t.Fatalf("reuse = %v, want %v", got, tc.want)
 			}
 			_, err := os.Lstat(dst)
@@ -96,7 +96,7 @@ func TestReuseOnlyTheSameFile(t *testing.T) {
 	// An empty file is a file like any other.
 	dir := t.TempDir()
 	write(t, filepath.Join(dir, "a"), nil, 0o644)
-	if !reuse(filepath.Join(dir, "a"), filepath.Join(dir, "b"), nil) {
+	if !reuse(filepath.Join(dir, "a"), filepath.Join(dir, "b"), nil, new([]byte)) {
 		t.Error("an empty file was not reused")
 	}
 }
