@@ -59,6 +59,37 @@ var frontMatter = regexp.MustCompile(`\A---\n(?s:.*?)\n---\n`)
 // the quoted text.
 var copyMarker = regexp.MustCompile(`(?m)^\[//\]: # \((retryspec-disable-next-line [^()\n]*)\)$`)
 
+// ReplaceLines is re.ReplaceAll(md, repl) for an expression of the form
+// (?m)^...$ that matches within one line, and only lines that begin with
+// prefix: it runs re on those lines alone. On a page of long programs
+// with a few markers, the whole-page pass cost more than the page's
+// Markdown parse.
+func ReplaceLines(md []byte, prefix string, re *regexp.Regexp, repl []byte) []byte {
+	var out []byte
+	last := 0
+	for i := 0; i < len(md); {
+		j := bytes.Index(md[i:], []byte(prefix))
+		if j < 0 {
+			break
+		}
+		start := i + j
+		end := len(md)
+		if k := bytes.IndexByte(md[start:], '\n'); k >= 0 {
+			end = start + k
+		}
+		if line := md[start:end]; (start == 0 || md[start-1] == '\n') && re.Match(line) {
+			out = append(out, md[last:start]...)
+			out = append(out, re.ReplaceAll(line, repl)...)
+			last = end
+		}
+		i = end
+	}
+	if out == nil {
+		return md
+	}
+	return append(out, md[last:]...)
+}
+
 // HTMLBody converts one page's Markdown to HTML (without the layout).
 func HTMLBody(md []byte) ([]byte, error) {
 	body, _, err := convert(md)
@@ -102,10 +133,8 @@ func parsePage(md []byte) parsedPage {
 	if bytes.HasPrefix(md, []byte("---\n")) {
 		md = frontMatter.ReplaceAll(md, nil)
 	}
-	if bytes.Contains(md, []byte("[//]: # (retryspec")) {
-		md = tabMarker.ReplaceAll(md, []byte("<!-- retryspec:$1 -->"))
-		md = copyMarker.ReplaceAll(md, []byte("<!-- $1 -->"))
-	}
+	md = ReplaceLines(md, "[//]: # (retryspec", tabMarker, []byte("<!-- retryspec:$1 -->"))
+	md = ReplaceLines(md, "[//]: # (retryspec", copyMarker, []byte("<!-- $1 -->"))
 	p := parsedPage{md: md, doc: markdownEngine.Parser().Parse(text.NewReader(md))}
 	_ = ast.Walk(p.doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if cb, ok := n.(*ast.FencedCodeBlock); ok && entering {

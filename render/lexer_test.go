@@ -150,3 +150,24 @@ func BenchmarkLexers(b *testing.B) {
 		})
 	}
 }
+
+// TestReplaceLinesIsReplaceAll: ReplaceLines gives what the whole-page
+// ReplaceAll gives, markers at the start, middle and end, with and without
+// a final newline, and near misses left alone.
+func TestReplaceLinesIsReplaceAll(t *testing.T) {
+	repl := []byte("<!-- retryspec:$1 -->")
+	for _, md := range []string{
+		"",
+		"no marker\n",
+		"[//]: # (retryspec:tabs)\ntext\n[//]: # (retryspec:tab go)\n```go\nx\n```\n[//]: # (retryspec:tabs-end)",
+		"text [//]: # (retryspec:tabs)\n",
+		"[//]: # (retryspec:tabs) trailing\n[//]: # (retryspec:tabs)\n",
+		"[//]: # (retryspec:tab Go)\n[//]: # (retryspec:tab go)\r\n[//]: # (retryspec:tab go)\n\n",
+		"[//]: # (retryspec[//]: # (retryspec:tabs)\n[//]: # (retryspec:tabs-end)\n",
+	} {
+		want := tabMarker.ReplaceAll([]byte(md), repl)
+		if got := ReplaceLines([]byte(md), "[//]: # (retryspec", tabMarker, repl); string(got) != string(want) {
+			t.Errorf("ReplaceLines(%q) = %q, ReplaceAll gives %q", md, got, want)
+		}
+	}
+}

@@ -1,7 +1,6 @@
 package site
 
 import (
-	"bytes"
 	"context"
 	"path"
 	"regexp"
@@ -146,8 +145,5 @@ var markdownMark = regexp.MustCompile(`(?m)^\[//\]: # \((retryspec-disable-next-
 // site and copylint engineers; both forms then lint the same); harmless
 // afterwards, as copylint reads the comment form too.
 func markerComments(md []byte) []byte {
-	if !bytes.Contains(md, []byte("[//]: # (retryspec-disable-next-line ")) {
-		return md // most pages carry no mark
-	}
-	return markdownMark.ReplaceAll(md, []byte("<!-- $1 -->"))
+	return render.ReplaceLines(md, "[//]: # (retryspec-disable-next-line ", markdownMark, []byte("<!-- $1 -->"))
 }
