@@ -22,6 +22,12 @@ type NativeQuerier interface {
 // maxClaimBatch bounds the keys of one ClaimLookupBatch statement.
 const maxClaimBatch = 64
 
+// maxClaimsInFlight is how many claim statements run at once before
+// further claims queue for the next batch. One used the least CPU per
+// claim at 16 clients on PostgreSQL (2 and 3 cost 10-35% more, with no
+// gain in throughput or latency: smaller batches, more commits).
+const maxClaimsInFlight = 1
+
 // claimBatcher groups concurrent ClaimLookups, the way a database groups
 // commits. A claim that finds none in flight runs at once, alone, as the
 // plain ClaimLookup statement: no waiting while the service is quiet. A
@@ -39,7 +45,7 @@ const maxClaimBatch = 64
 type claimBatcher struct {
 	s     *SQLStore
 	mu    sync.Mutex
-	busy  bool // a statement is in flight
+	busy  int // statements in flight, at most maxClaimsInFlight
 	queue []*claimCall
 }
 
@@ -61,8 +67,8 @@ type claimCall struct {
 func (b *claimBatcher) claimLookup(ctx context.Context, k Key, c NewClaim, now time.Time) (bool, *Record, error) {
 	call := &claimCall{ctx: ctx, k: k, c: c, now: now}
 	b.mu.Lock()
-	if !b.busy {
-		b.busy = true
+	if b.busy < maxClaimsInFlight {
+		b.busy++
 		b.mu.Unlock()
 		b.send([]*claimCall{call})
 		return call.won, call.rec, call.err
@@ -111,7 +117,7 @@ func (b *claimBatcher) send(batch []*claimCall) {
 		clear(b.queue[len(rest):])
 		b.queue = rest
 	} else {
-		b.busy = false
+		b.busy--
 	}
 	b.mu.Unlock()
 	for _, c := range batch {
