@@ -76,7 +76,21 @@ func (b *claimBatcher) claimLookup(ctx context.Context, k Key, c NewClaim, now t
 	call.done = make(chan struct{})
 	b.queue = append(b.queue, call)
 	b.mu.Unlock()
-	<-call.done
+	select {
+	case <-call.done:
+	case <-ctx.Done():
+		// A caller that gives up while queued leaves the queue, claiming
+		// nothing; one already taken into a batch waits for its outcome,
+		// which that statement is about to deliver.
+		b.mu.Lock()
+		if i := slices.Index(b.queue, call); i >= 0 {
+			b.queue = slices.Delete(b.queue, i, i+1)
+			b.mu.Unlock()
+			return false, nil, ctx.Err()
+		}
+		b.mu.Unlock()
+		<-call.done
+	}
 	if call.lead != nil {
 		b.send(call.lead)
 	}
