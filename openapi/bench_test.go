@@ -3,7 +3,6 @@ package openapi
 import (
 	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"syscall"
 	"testing"
@@ -16,19 +15,6 @@ import (
 // output and drift each take under 2 s and 500 MB. Run with
 // go test -bench . -benchmem -run '^$' ./openapi; the peak-heap metric is
 // the live heap high-water mark sampled after each step.
-
-// fieldSpecs lists the whole real specs in ../shared/data/specs, for the
-// benchmarks only (the field measurement of merge and drift on them is
-// bench/openapifield); without them the caller is skipped with one
-// visible line (benchmark logs always print).
-func fieldSpecs(b *testing.B) map[string]string {
-	b.Helper()
-	dir := filepath.Join(testenv.RepoRoot(b), "..", "shared", "data", "specs")
-	if _, err := os.Stat(dir); err != nil {
-		b.Skipf("FIELD DATA ABSENT: %s is missing; this measurement needs the real specs", dir)
-	}
-	return specsIn(b, dir)
-}
 
 func stripe(b *testing.B) string {
 	b.Helper()
