@@ -23,6 +23,9 @@ type contractChecks struct {
 	codeList    string
 	schedule    string
 	reHeaderish *regexp.Regexp
+	// about finds aboutWords and the header: the sentences the checks
+	// read.
+	about *anchorSet
 }
 
 func newContractChecks(c *contract.Contract) *contractChecks {
@@ -42,18 +45,55 @@ func newContractChecks(c *contract.Contract) *contractChecks {
 	k.schedule = fmt.Sprintf("start at %s, multiply by %g, cap at %s, %s jitter", b.Base, b.Multiplier, b.Cap, b.Jitter)
 	// A name in the idempotency-header family: the contract's own header,
 	// or any hyphenated name built around "idempotency".
+	words := append([]string(nil), aboutWords...)
+	if k.header != "" {
+		words = append(words, k.header)
+	}
+	ones := make([]uint64, len(words))
+	for i := range ones {
+		ones[i] = 1
+	}
+	k.about = newAnchorSet(words, ones)
 	k.reHeaderish = regexp.MustCompile(`(?:^|[^a-z0-9_.-])(?P<name>(?:x-)?(?:[a-z0-9]+-)*idempoten(?:cy|t)(?:-[a-z0-9]+)*-(?:key|token|id|replayed|replay)|` + regexp.QuoteMeta(k.header) + `)(?:[^a-z0-9_-]|$)`)
 	return k
 }
 
-// anchors are the words without which no contract check can fire.
-func (k *contractChecks) anchors() []string {
-	a := []string{"idempoten", "key", "expir", "window", "ttl", "attempt", "retr", "tries", "backoff", "delay", "wait", "give up", "gives up", "stop retrying"}
-	if k.header != "" {
-		a = append(a, k.header)
-	}
-	return a
+// anchorGroup is a set of words and the tag they carry.
+type anchorGroup struct {
+	tag   uint64
+	words []string
 }
+
+// anchors are the words of the checks' gates (matchSentence), by group:
+// a check reads only a sentence about keys, windows or retrying (one of
+// the words of aboutWords), and can fire only on one with a word of the
+// idempotency family, or with a figure and a word about keys or retrying
+// (see linter.contractMay). Each list is a superset of what matchSentence
+// tests: number words without the space hasDigitOrNumberWord wants, the
+// unit alone for "a day".
+func (k *contractChecks) anchors() []anchorGroup {
+	idem := []string{"idempoten"}
+	if k.header != "" {
+		idem = append(idem, k.header)
+	}
+	num := []string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "one", "two", "three", "four", "five", "six",
+		"seven", "eight", "nine", "ten", "twelve", "fifteen", "twenty", "thirty", "sixty", "ninety", "forty",
+		"seventy", "fourteen", "day", "week", "hour", "minute"}
+	return []anchorGroup{
+		{tagCIdem, idem},
+		{tagCKey, []string{"key"}},
+		{tagCRetry, []string{"retr", "attempt", "tries", "backoff", "wait", "delay", "give up", "gives up"}},
+		{tagCOther, []string{"expir", "window", "ttl", "stop retrying"}},
+		{tagCIdemW, []string{"idempot"}},
+		{tagCReplay, []string{"replay"}},
+		{tagCNum, num},
+	}
+}
+
+// aboutWords are the words of a sentence the checks read: one about keys,
+// windows or retrying. A sentence without one ("replay messages at the
+// rate they arrived, 1 minute apart") states no figure of the contract.
+var aboutWords = []string{"idempoten", "key", "expir", "window", "ttl", "attempt", "retr", "tries", "backoff", "delay", "wait", "give up", "gives up", "stop retrying"}
 
 var (
 	// A duration in prose: "24 hours", "24-hour", "72h", "7d", "one week",
@@ -155,6 +195,9 @@ func human(d time.Duration) string {
 // matchSentence runs the contract checks on sentence s of n.
 func (k *contractChecks) matchSentence(n *normText, s span, hits []hit) []hit {
 	sent := n.text[s.start:s.end]
+	if !k.about.match(sent) {
+		return hits
+	}
 	x := &sentence{k: k, n: n, s: s, sent: sent, str: string(sent), hits: hits}
 	// Cheap gates first: most sentences name no figure and no header.
 	hasNumber := hasDigitOrNumberWord(sent)

@@ -3,6 +3,7 @@ package copylint
 import (
 	"bytes"
 	"fmt"
+	"math/bits"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -25,6 +26,10 @@ type linter struct {
 	// block without one has no finding.
 	prefilter *anchorSet
 	fixes     map[string]string
+	// ruleTags are each rule's tag bits, in rules order; freeForms are
+	// the form bits of the rules without a requires list.
+	ruleTags  []ruleTags
+	freeForms uint64
 	// allTags is every tag a block can carry: what a block of a file that
 	// may hide its anchors is given before its text is normalized.
 	allTags uint64
@@ -53,12 +58,30 @@ func compiledFor(header string) []compiledRule {
 	return rules
 }
 
-// Anchor tags: bit i is phrase rule i; the high bits are the contract
-// checks and the suppression marker.
+// Anchor tags: bit i is phrase form i; then one bit per rule that
+// requires a second word (its requires list); the high bits are the
+// contract checks' word groups and the suppression marker.
 const (
-	tagContract    = 1 << 62
 	tagSuppression = 1 << 63
+	// The contract checks read a sentence about keys, windows or
+	// retrying (tagCIdem, tagCKey, tagCRetry, tagCOther: contractAbout)
+	// that names the idempotency family (idempot, replay, the header) or
+	// holds a figure (a digit or a number word) and a word about keys or
+	// retrying: see contractChecks.matchSentence and linter.contractMay.
+	tagCIdem    = 1 << 62 // idempoten, the header
+	tagCKey     = 1 << 61
+	tagCRetry   = 1 << 60
+	tagCOther   = 1 << 59 // expir, window, ttl, stop retrying
+	tagCIdemW   = 1 << 58 // idempot
+	tagCReplay  = 1 << 57
+	tagCNum     = 1 << 56
+	tagContract = tagCIdem | tagCKey | tagCRetry | tagCOther | tagCIdemW | tagCReplay | tagCNum
+	maxFormBits = 56
 )
+
+// ruleTags are the bits of one phrase rule: its forms, and the bit of its
+// requires list (0 when it has none).
+type ruleTags struct{ forms, requires uint64 }
 
 func newLinter(c *contract.Contract, lintCode bool) *linter {
 	header := ""
@@ -70,24 +93,41 @@ func newLinter(c *contract.Contract, lintCode bool) *linter {
 	l := &linter{c: c, lintCode: lintCode, rules: rules, fixes: map[string]string{}}
 	words, tags := []string{suppressMarker}, []uint64{tagSuppression}
 	bit := 0
-	for _, r := range rules {
-		for _, f := range r.forms {
-			if bit >= 62 {
-				panic("copylint: more than 62 phrase forms; widen the tag type")
-			}
-			for _, a := range f.anchors {
-				words, tags = append(words, a), append(tags, 1<<bit)
-			}
-			bit++
+	next := func() uint64 {
+		if bit >= maxFormBits {
+			panic("copylint: more than 56 phrase forms and requires lists; widen the tag type")
 		}
+		bit++
+		return 1 << (bit - 1)
+	}
+	for _, r := range rules {
+		var rt ruleTags
+		for _, f := range r.forms {
+			b := next()
+			rt.forms |= b
+			for _, a := range f.anchors {
+				words, tags = append(words, a), append(tags, b)
+			}
+		}
+		if len(r.requires) > 0 {
+			rt.requires = next()
+			for _, w := range r.requires {
+				words, tags = append(words, w), append(tags, rt.requires)
+			}
+		} else {
+			l.freeForms |= rt.forms
+		}
+		l.ruleTags = append(l.ruleTags, rt)
 		l.fixes[r.id] = fillFix(r.fix, c)
 	}
 	l.allTags = 1<<bit - 1
 	if c != nil {
 		l.allTags |= tagContract
 		l.checks = newContractChecks(c)
-		for _, a := range l.checks.anchors() {
-			words, tags = append(words, a), append(tags, tagContract)
+		for _, g := range l.checks.anchors() {
+			for _, a := range g.words {
+				words, tags = append(words, a), append(tags, g.tag)
+			}
 		}
 	}
 	key := fmt.Sprintf("%q %v", header, c != nil)
@@ -99,6 +139,30 @@ func newLinter(c *contract.Contract, lintCode bool) *linter {
 	}
 	return l
 }
+
+// phrasesMay reports whether a text whose anchors carry tags t can hold a
+// phrase rule's finding: a form's anchor, and the rule's required word
+// when it has a requires list.
+func (l *linter) phrasesMay(t uint64) bool {
+	if t&l.freeForms != 0 {
+		return true
+	}
+	for _, rt := range l.ruleTags {
+		if rt.requires != 0 && t&rt.forms != 0 && t&rt.requires != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// contractMay reports the same for the contract checks.
+func (l *linter) contractMay(t uint64) bool {
+	return l.checks != nil && t&(tagCIdem|tagCKey|tagCRetry|tagCOther) != 0 &&
+		(t&(tagCIdem|tagCIdemW|tagCReplay) != 0 || t&tagCNum != 0 && t&(tagCKey|tagCRetry) != 0)
+}
+
+// may reports whether a text with tags t can hold any finding.
+func (l *linter) may(t uint64) bool { return l.phrasesMay(t) || l.contractMay(t) }
 
 // fillFix fills the contract's figures into a fix template; without a
 // contract the placeholders become the generic wording.
@@ -188,12 +252,13 @@ func (l *linter) lintSource(name string, src []byte, allow *allowList) []finding
 	defer scratchPool.Put(sc0)
 	sc0.hiding = hidingAt(src, f, sc0.hiding[:0])
 	hiding := sc0.hiding
-	if f != formatText && !bytes.Contains(src, []byte(suppressMarker)) {
+	if f != formatText {
 		// Parsing is most of the cost of a file. Match the raw text first,
 		// with tags and emphasis marks dropped: it holds every sentence of
 		// the prose (plus code and markup), so a file whose raw text has
 		// no hit has none in its prose either, and is done. Only the raw
-		// blocks that hold an anchor are prepared at all.
+		// blocks that hold an anchor are prepared at all. A file with a
+		// suppression marker is parsed: an unused marker is a finding.
 		if !l.rawCandidate(src, sc0, hiding) {
 			return nil
 		}
@@ -214,7 +279,7 @@ func (l *linter) lintSource(name string, src []byte, allow *allowList) []finding
 	if f != formatText {
 		brAsSpace(d.mask, src)
 	}
-	hits := l.matchBlocks(d, sc0, false, hiding)
+	hits := l.matchBlocks(d, sc0, false, hiding, false)
 	sups := findSuppressions(src, d, f)
 	if len(hits) == 0 && len(sups) == 0 {
 		return nil
@@ -258,6 +323,16 @@ func (l *linter) rawCandidate(src []byte, sc *scratch, hiding []int) bool {
 	if len(sc.docHits) == 0 && len(hiding) == 0 {
 		return false
 	}
+	var all uint64
+	for _, h := range sc.docHits {
+		all |= h.tags
+	}
+	if all&tagSuppression != 0 && bytes.Contains(src, []byte(suppressMarker)) {
+		return true
+	}
+	if !l.may(all) && len(hiding) == 0 {
+		return false
+	}
 	if cap(sc.raw) < len(src) {
 		sc.raw = make([]byte, len(src), len(src)+4096)
 	}
@@ -265,7 +340,7 @@ func (l *linter) rawCandidate(src []byte, sc *scratch, hiding []int) bool {
 	var kept []span
 	from := 0
 	for _, b := range rawBlocks(src) {
-		if tagsIn(sc.docHits, b.start, b.end, &from)&^tagSuppression != 0 || hiddenIn(hiding, b.start, b.end) {
+		if l.may(tagsIn(sc.docHits, b.start, b.end, &from)) || hiddenIn(hiding, b.start, b.end) {
 			rawMaskRange(m, src, b.start, b.end)
 			kept = append(kept, b)
 		}
@@ -276,14 +351,15 @@ func (l *linter) rawCandidate(src []byte, sc *scratch, hiding []int) bool {
 	// The anchors were found in the source; the mask differs only by
 	// dropped markup, which the per-sentence scan sees.
 	brAsSpace(m, src)
-	return len(l.matchBlocks(&document{mask: m, blocks: kept}, sc, true, hiding)) > 0
+	return len(l.matchBlocks(&document{mask: m, blocks: kept}, sc, true, hiding, true)) > 0
 }
 
 // matchBlocks matches d's blocks. With hitsReady, sc.docHits already holds
 // the anchors of the file (found in its source). With hidden, anchors may
 // be disguised in the bytes (fold.go): every block is normalized and its
-// sentences are searched for anchors in normalized form.
-func (l *linter) matchBlocks(d *document, sc *scratch, hitsReady bool, hiding []int) []hit {
+// sentences are searched for anchors in normalized form. With first, it
+// returns at the first hit: the caller only asks whether there is one.
+func (l *linter) matchBlocks(d *document, sc *scratch, hitsReady bool, hiding []int, first bool) []hit {
 	var hits []hit
 	n := &sc.n
 	sents := sc.sents
@@ -298,20 +374,23 @@ func (l *linter) matchBlocks(d *document, sc *scratch, hitsReady bool, hiding []
 		return nil
 	}
 	for _, b := range d.blocks {
+		if first && len(hits) > 0 {
+			return hits
+		}
 		from := sort.Search(len(sc.docHits), func(i int) bool { return sc.docHits[i].end >= b.start })
 		blockTags := tagsIn(sc.docHits, b.start, b.end, &from)
 		if hiddenIn(hiding, b.start, b.end) {
 			blockTags |= l.allTags
 		}
-		if blockTags&^tagSuppression == 0 {
-			continue
-		}
 		// The phrase rules read the prose without code unless told
 		// otherwise; the contract checks read names in code too. One
 		// normalization serves both when the block holds no code.
+		phrases := l.phrasesMay(blockTags)
+		contractToo := l.contractMay(blockTags)
+		if !phrases && !contractToo {
+			continue
+		}
 		skipCode := hasCode && !l.lintCode && codeIn(d.code, b)
-		phrases := blockTags&^(tagContract|tagSuppression) != 0
-		contractToo := l.checks != nil && blockTags&tagContract != 0
 		normalized := false
 		if phrases {
 			normalize(d.mask, b.start, b.end, d.code, skipCode, n)
@@ -322,10 +401,10 @@ func (l *linter) matchBlocks(d *document, sc *scratch, hitsReady bool, hiding []
 			from := 0
 			for _, s := range sents {
 				t := tagsIn(sc.hits, s.start, s.end, &from)
-				if t&^(tagContract|tagSuppression) != 0 {
+				if l.phrasesMay(t) {
 					hits = l.matchSentence(n, s, t, hits)
 				}
-				if contractToo && !skipCode && t&tagContract != 0 {
+				if contractToo && !skipCode && l.contractMay(t) {
 					hits = l.checks.matchSentence(n, s, hits)
 				}
 			}
@@ -336,7 +415,7 @@ func (l *linter) matchBlocks(d *document, sc *scratch, hitsReady bool, hiding []
 			sc.hits = l.prefilter.hits(n.text, sc.hits[:0])
 			from := 0
 			for _, s := range sents {
-				if tagsIn(sc.hits, s.start, s.end, &from)&tagContract != 0 {
+				if l.contractMay(tagsIn(sc.hits, s.start, s.end, &from)) {
 					hits = l.checks.matchSentence(n, s, hits)
 				}
 			}
@@ -355,15 +434,14 @@ func codeIn(code []span, b span) bool {
 // tags says which rules' anchors occur in it.
 func (l *linter) matchSentence(n *normText, s span, tags uint64, hits []hit) []hit {
 	sent := n.text[s.start:s.end]
-	bit := 0
 rules:
 	for i := range l.rules {
 		r := &l.rules[i]
-		first := bit
-		bit += len(r.forms)
-		if tags&(1<<bit-1<<first) == 0 || (len(r.requires) > 0 && !has(sent, r.requires...)) {
+		rt := l.ruleTags[i]
+		if tags&rt.forms == 0 || rt.requires != 0 && (tags&rt.requires == 0 || !has(sent, r.requires...)) {
 			continue
 		}
+		first := bits.TrailingZeros64(rt.forms) // a rule's forms have consecutive bits
 		cl := clauseAnalysis()
 		var memo boundMemo
 		for fi, f := range r.forms {

@@ -33,10 +33,12 @@ func newAnchorSet(words []string, tags []uint64) *anchorSet {
 		child map[byte]int32
 		fail  int32
 		final uint64
+		last  byte // the byte that leads here from the parent
 	}
 	nodes := []node{{child: map[byte]int32{}}}
 	maxLen := 1
 	for wi, w := range words {
+		w = scanForm(w)
 		if len(w) > maxLen {
 			maxLen = len(w)
 		}
@@ -46,7 +48,7 @@ func newAnchorSet(words []string, tags []uint64) *anchorSet {
 			n, ok := nodes[s].child[b]
 			if !ok {
 				n = int32(len(nodes))
-				nodes = append(nodes, node{child: map[byte]int32{}})
+				nodes = append(nodes, node{child: map[byte]int32{}, last: b})
 				nodes[s].child[b] = n
 			}
 			s = n
@@ -85,17 +87,44 @@ func newAnchorSet(words []string, tags []uint64) *anchorSet {
 			row[b] = row[b+'a'-'A']
 		}
 	}
+	// The words are matched as the normalizer will read the text (see
+	// scanView): every white-space byte moves like a space, and a run of
+	// them like one space; a transparent byte does not move at all. Done
+	// after the breadth-first fill, which must see the plain automaton.
+	var stay []bool
+	stay = make([]bool, len(nodes)*256)
+	for s := range nodes {
+		row := full[s*256 : s*256+256]
+		for b := 0; b < 256; b++ {
+			switch {
+			case transparent(byte(b)):
+				row[b], stay[s*256+b] = int32(s), true
+			case isSpace(byte(b)) && s != 0 && nodes[s].last == ' ':
+				row[b], stay[s*256+b] = int32(s), true
+			case isSpace(byte(b)):
+				row[b] = row[' ']
+			}
+		}
+	}
 	// Byte classes: bytes whose columns are equal in every state behave
 	// the same; give each distinct column one class.
 	cols := map[string]uint8{}
 	var order [][]int32
+	var orderStay [][]bool
 	for b := 0; b < 256; b++ {
 		col := make([]int32, len(nodes))
-		key := make([]byte, 0, len(nodes)*4)
+		colStay := make([]bool, len(nodes))
+		key := make([]byte, 0, len(nodes)*5)
 		for st := range nodes {
 			v := full[st*256+b]
 			col[st] = v
+			colStay[st] = stay[st*256+b]
 			key = append(key, byte(v), byte(v>>8), byte(v>>16), byte(v>>24))
+			if colStay[st] {
+				key = append(key, 1)
+			} else {
+				key = append(key, 0)
+			}
 		}
 		c, ok := cols[string(key)]
 		if !ok {
@@ -105,6 +134,7 @@ func newAnchorSet(words []string, tags []uint64) *anchorSet {
 			c = uint8(len(order))
 			cols[string(key)] = c
 			order = append(order, col)
+			orderStay = append(orderStay, colStay)
 		}
 		a.class[b] = c
 	}
@@ -113,7 +143,9 @@ func newAnchorSet(words []string, tags []uint64) *anchorSet {
 	for c, col := range order {
 		for st, v := range col {
 			e := uint32(int(v) * a.stride)
-			if a.final[v] != 0 {
+			// Staying put reports nothing new: the word ended when the
+			// state was entered.
+			if a.final[v] != 0 && !orderStay[c][st] {
 				e |= finalBit
 			}
 			a.next[st*a.stride+c] = e
@@ -123,6 +155,35 @@ func newAnchorSet(words []string, tags []uint64) *anchorSet {
 }
 
 const finalBit = 1 << 31
+
+// transparent bytes are skipped by the scan: the mask's gone bytes, which
+// the normalizer drops, and the Markdown emphasis and code marks, which the
+// raw mask drops ("only **once**" holds "only once"). No anchor word
+// holds one, so skipping them can add a hit, never lose one.
+func transparent(b byte) bool { return b == gone || b == '*' || b == '`' || b == '_' }
+
+// scanForm is word as the scan sees it: transparent bytes dropped, white
+// space runs one space.
+func scanForm(w string) string {
+	out := make([]byte, 0, len(w))
+	for i := 0; i < len(w); i++ {
+		switch b := w[i]; {
+		case transparent(b):
+		case isSpace(b):
+			if len(out) == 0 || out[len(out)-1] != ' ' {
+				out = append(out, ' ')
+			}
+		default:
+			out = append(out, b)
+		}
+	}
+	return string(out)
+}
+
+// isSpace is the white space the normalizer turns into one space.
+func isSpace(b byte) bool {
+	return b == ' ' || b == '\n' || b == '\t' || b == '\r' || b == '\f' || b == '\v'
+}
 
 func lower(b byte) byte {
 	if b >= 'A' && b <= 'Z' {
