@@ -1,6 +1,7 @@
 package copylint
 
 import (
+	"fmt"
 	"regexp"
 	"testing"
 )
@@ -15,6 +16,15 @@ func TestGateAgreesWithPattern(t *testing.T) {
 		for name, g := range map[string]*gatedRE{"deny_before": r.denyBefore, "deny_after": r.denyAfter, "qualified": r.qualified} {
 			if g != nil {
 				pats[r.id+" "+name] = g
+			}
+		}
+		for i, f := range r.forms {
+			pats[fmt.Sprintf("%s form %d match", r.id, i+1)] = f.match
+			for j, g := range f.needs {
+				pats[fmt.Sprintf("%s form %d needs %d", r.id, i+1, j+1)] = g
+			}
+			for j, g := range f.unless {
+				pats[fmt.Sprintf("%s form %d unless %d", r.id, i+1, j+1)] = g
 			}
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/bits"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -259,7 +258,7 @@ func (l *linter) lintSource(name string, src []byte, allow *allowList) []finding
 		// no hit has none in its prose either, and is done. Only the raw
 		// blocks that hold an anchor are prepared at all. A file with a
 		// suppression marker is parsed: an unused marker is a finding.
-		if !l.rawCandidate(src, sc0, hiding) {
+		if !l.rawCandidate(src, f, sc0, hiding) {
 			return nil
 		}
 	} else if len(hiding) == 0 && !l.prefilter.match(src) {
@@ -318,7 +317,7 @@ type scratch struct {
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 
 // rawCandidate reports whether the raw form of src has any hit.
-func (l *linter) rawCandidate(src []byte, sc *scratch, hiding []int) bool {
+func (l *linter) rawCandidate(src []byte, f format, sc *scratch, hiding []int) bool {
 	sc.docHits = l.prefilter.hits(src, sc.docHits[:0])
 	if len(sc.docHits) == 0 && len(hiding) == 0 {
 		return false
@@ -339,7 +338,11 @@ func (l *linter) rawCandidate(src []byte, sc *scratch, hiding []int) bool {
 	m := sc.raw[:len(src)]
 	var kept []span
 	from := 0
-	for _, b := range rawBlocks(src) {
+	var fences []span
+	if f == formatMarkdown && !l.lintCode {
+		fences = rawFences(src)
+	}
+	for _, b := range rawBlocks(src, fences) {
 		if l.may(tagsIn(sc.docHits, b.start, b.end, &from)) || hiddenIn(hiding, b.start, b.end) {
 			rawMaskRange(m, src, b.start, b.end)
 			kept = append(kept, b)
@@ -475,7 +478,7 @@ rules:
 	return hits
 }
 
-func allMatch(res []*regexp.Regexp, s []byte) bool {
+func allMatch(res []*gatedRE, s []byte) bool {
 	for _, re := range res {
 		if !re.Match(s) {
 			return false
@@ -484,7 +487,7 @@ func allMatch(res []*regexp.Regexp, s []byte) bool {
 	return true
 }
 
-func anyMatch(res []*regexp.Regexp, s []byte) bool {
+func anyMatch(res []*gatedRE, s []byte) bool {
 	for _, re := range res {
 		if re.Match(s) {
 			return true

@@ -205,6 +205,23 @@ func (a *anchorSet) match(text []byte) bool {
 	return false
 }
 
+// covers reports whether the tags of the words in text cover need.
+func (a *anchorSet) covers(text []byte, need uint64) bool {
+	next, class, final, stride := a.next, &a.class, a.final, uint32(a.stride)
+	var s uint32
+	var got uint64
+	for _, b := range text {
+		s = next[s+uint32(class[b])]
+		if s&finalBit != 0 {
+			s &^= finalBit
+			if got |= final[s/stride]; got&need == need {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // hit is where a word (or several) ends in a text, and their tags.
 type anchorHit struct {
 	end  int
