@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"strings"
+	"sync/atomic"
 )
 
 // gatedRE is a regular expression behind a literal gate: the words one of
@@ -66,8 +67,13 @@ func newGatedRE(re *regexp.Regexp) *gatedRE {
 
 // pass reports whether b holds a word of every list of the gate.
 func (g *gatedRE) pass(b []byte) bool {
-	return g.gate == nil || g.gate.covers(b, g.need)
+	return g.gate == nil || gatesOff.Load() > 0 || g.gate.covers(b, g.need)
 }
+
+// gatesOff counts the LintSourceUnfiltered runs under way: every gate is
+// skipped while one runs (tests only; a gate never changes an answer, so
+// a run beside it is still right).
+var gatesOff atomic.Int32
 
 func (g *gatedRE) Match(b []byte) bool {
 	if g == nil || g.re == nil {

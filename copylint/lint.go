@@ -91,6 +91,21 @@ func LintSource(c *contract.Contract, name string, data []byte) []findings.Findi
 	return fs
 }
 
+// LintSourceUnfiltered is LintSource without any prefilter: the file is
+// parsed whatever it holds, and every sentence of every block goes
+// through every rule and check, the patterns' literal gates skipped. It
+// is the reference the prefilter is tested against (it must never hide a
+// finding, so both give the same findings), and far slower.
+func LintSourceUnfiltered(c *contract.Contract, name string, data []byte) []findings.Finding {
+	l := newLinter(c, false)
+	l.exhaustive = true
+	gatesOff.Add(1)
+	defer gatesOff.Add(-1)
+	fs := l.lintSource(name, data, nil)
+	findings.Sort(fs)
+	return fs
+}
+
 // Lint lints the files at paths: files, folders (recursively, files of the
 // known extensions only) and globs. No paths means the contract's
 // docs.copy.include, whose every match must resolve, symlinks followed,

@@ -29,6 +29,10 @@ type linter struct {
 	// the form bits of the rules without a requires list.
 	ruleTags  []ruleTags
 	freeForms uint64
+	// exhaustive turns every prefilter off: each file is parsed, each
+	// block and sentence matched against every rule and check, and the
+	// patterns' literal gates are skipped (LintSourceUnfiltered).
+	exhaustive bool
 	// allTags is every tag a block can carry: what a block of a file that
 	// may hide its anchors is given before its text is normalized.
 	allTags uint64
@@ -251,7 +255,9 @@ func (l *linter) lintSource(name string, src []byte, allow *allowList) []finding
 	defer scratchPool.Put(sc0)
 	sc0.hiding = hidingAt(src, f, sc0.hiding[:0])
 	hiding := sc0.hiding
-	if f != formatText {
+	if l.exhaustive {
+		// no prefilter
+	} else if f != formatText {
 		// Parsing is most of the cost of a file. Match the raw text first,
 		// with tags and emphasis marks dropped: it holds every sentence of
 		// the prose (plus code and markup), so a file whose raw text has
@@ -341,6 +347,18 @@ func (l *linter) rawCandidate(src []byte, f format, sc *scratch, hiding []int) b
 	var fences []span
 	if f == formatMarkdown && !l.lintCode {
 		fences = rawFences(src)
+		// The fences matter only when their code could hold a finding:
+		// then check that the file is read as Markdown at all.
+		var t uint64
+		hidden := false
+		from := 0
+		for _, fs := range fences {
+			t |= tagsIn(sc.docHits, fs.start, fs.end, &from)
+			hidden = hidden || hiddenIn(hiding, fs.start, fs.end)
+		}
+		if (hidden || l.may(t)) && readsAsText(src) {
+			fences = nil
+		}
 	}
 	for _, b := range rawBlocks(src, fences) {
 		if l.may(tagsIn(sc.docHits, b.start, b.end, &from)) || hiddenIn(hiding, b.start, b.end) {
@@ -373,7 +391,7 @@ func (l *linter) matchBlocks(d *document, sc *scratch, hitsReady bool, hiding []
 	if !hitsReady {
 		sc.docHits = l.prefilter.hits(d.mask, sc.docHits[:0])
 	}
-	if len(sc.docHits) == 0 && len(hiding) == 0 {
+	if len(sc.docHits) == 0 && len(hiding) == 0 && !l.exhaustive {
 		return nil
 	}
 	for _, b := range d.blocks {
@@ -382,7 +400,7 @@ func (l *linter) matchBlocks(d *document, sc *scratch, hitsReady bool, hiding []
 		}
 		from := sort.Search(len(sc.docHits), func(i int) bool { return sc.docHits[i].end >= b.start })
 		blockTags := tagsIn(sc.docHits, b.start, b.end, &from)
-		if hiddenIn(hiding, b.start, b.end) {
+		if l.exhaustive || hiddenIn(hiding, b.start, b.end) {
 			blockTags |= l.allTags
 		}
 		// The phrase rules read the prose without code unless told
@@ -404,6 +422,9 @@ func (l *linter) matchBlocks(d *document, sc *scratch, hitsReady bool, hiding []
 			from := 0
 			for _, s := range sents {
 				t := tagsIn(sc.hits, s.start, s.end, &from)
+				if l.exhaustive {
+					t = l.allTags
+				}
 				if l.phrasesMay(t) {
 					hits = l.matchSentence(n, s, t, hits)
 				}
@@ -418,7 +439,7 @@ func (l *linter) matchBlocks(d *document, sc *scratch, hitsReady bool, hiding []
 			sc.hits = l.prefilter.hits(n.text, sc.hits[:0])
 			from := 0
 			for _, s := range sents {
-				if l.contractMay(tagsIn(sc.hits, s.start, s.end, &from)) {
+				if l.exhaustive || l.contractMay(tagsIn(sc.hits, s.start, s.end, &from)) {
 					hits = l.checks.matchSentence(n, s, hits)
 				}
 			}

@@ -210,9 +210,9 @@ func rawBlocks(src []byte, skip []span) []span {
 // item or quote can hold it and no paragraph can continue lazily into it;
 // not inside front matter, and not inside anything that may be an HTML
 // block (from a line starting with '<' to its end condition, taken late).
-// A file goldmark is not given as Markdown (deeplyIndented: it is read as
-// plain text, code included) or one with a carriage return that is not
-// part of a CRLF (a line break to goldmark, not to this scan) gets nil.
+// A file with a carriage return that is not part of a CRLF (a line break
+// to goldmark, not to this scan) gets nil. The caller must not use the
+// result for a file goldmark is not given (readsAsText).
 func rawFences(src []byte) []span {
 	if bytes.IndexByte(src, '`') < 0 && bytes.IndexByte(src, '~') < 0 {
 		return nil
@@ -282,20 +282,19 @@ func rawFences(src []byte) []span {
 	if inFence {
 		out = append(out, span{fenceFrom, len(src)})
 	}
-	if len(out) == 0 {
-		return nil
-	}
-	// goldmark is given the source with front matter blanked; a deeply
-	// indented one is read as plain text (markdownFrom).
+	return out
+}
+
+// readsAsText reports whether markdownDocument reads src as plain text,
+// code included: goldmark is given the source with front matter blanked,
+// and a deeply indented one is not given to it at all (markdownFrom).
+func readsAsText(src []byte) bool {
 	parseSrc := src
-	if fm > 0 {
+	if fm := frontMatterEnd(src); fm > 0 {
 		parseSrc = append([]byte(nil), src...)
 		blankSpaces(parseSrc, 0, fm)
 	}
-	if deeplyIndented(parseSrc) {
-		return nil
-	}
-	return out
+	return deeplyIndented(parseSrc)
 }
 
 // opensFence reports a fence at the very start of line: its character and
