@@ -49,7 +49,7 @@ func newGatedRE(re *regexp.Regexp) *gatedRE {
 		groups, best = append([][]string{l}, groups...), 1
 	}
 	for gi, lits := range groups {
-		if len(lits) == 0 || gi >= best && minLen(lits) < 3 || len(lits) > 400 || len(lits)+len(words) > 2000 || bits.OnesCount64(g.need) == maxGateLists {
+		if len(lits) == 0 || gi >= best && minLen(lits) < 3 || len(lits) > 400 || !scannable(lits) || len(lits)+len(words) > 2000 || bits.OnesCount64(g.need) == maxGateLists {
 			continue
 		}
 		bit := uint64(1) << bits.OnesCount64(g.need)
@@ -63,6 +63,17 @@ func newGatedRE(re *regexp.Regexp) *gatedRE {
 	}
 	g.gate = newAnchorSet(words, tags)
 	return g
+}
+
+// scannable reports whether the scan can see every word: one made only
+// of bytes it skips ("_") cannot be searched for.
+func scannable(words []string) bool {
+	for _, w := range words {
+		if scanForm(w) == "" {
+			return false
+		}
+	}
+	return true
 }
 
 // pass reports whether b holds a word of every list of the gate.

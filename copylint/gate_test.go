@@ -2,8 +2,11 @@ package copylint
 
 import (
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"testing"
+
+	"github.com/retryspec/retryspec/contract"
 )
 
 // The literal gate may only skip what the pattern cannot match: on every
@@ -27,6 +30,14 @@ func TestGateAgreesWithPattern(t *testing.T) {
 				pats[fmt.Sprintf("%s form %d unless %d", r.id, i+1, j+1)] = g
 			}
 		}
+	}
+	for re, g := range contractGates() {
+		pats["contract "+re.String()[:min(40, len(re.String()))]] = g
+	}
+	if c, err := contract.Load(filepath.Join("..", "examples", "payouts", "retryspec.yaml")); err == nil {
+		pats["contract header"] = newContractChecks(c).gHeaderish
+	} else {
+		t.Fatal(err)
 	}
 	gated := 0
 	for name, g := range pats {
