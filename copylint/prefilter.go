@@ -232,46 +232,108 @@ type anchorHit struct {
 // in order.
 //
 // The scan is bound by the latency of one table load per byte, each
-// depending on the last. Two scans interleaved in one loop (the first half
-// of the text and the second) keep two loads in flight and nearly double
-// the speed. The second scan starts maxLen-1 bytes before the middle and
-// keeps only words ending at or after it, so each word is reported once.
+// depending on the last. Four scans interleaved in one loop (each a
+// quarter of the text) keep four loads in flight. A scan after the first
+// starts early enough to know the state at its quarter's start (contextAt)
+// and keeps only words ending in its quarter, so each word is reported
+// once.
 func (a *anchorSet) hits(text []byte, out []anchorHit) []anchorHit {
-	if len(text) < 2*a.maxLen+64 {
+	const k = 4
+	if len(text) < k*(4*a.maxLen+256) {
 		return a.hitsRange(text, 0, len(text), 0, out)
 	}
 	next, class, final, stride := a.next, &a.class, a.final, uint32(a.stride)
-	mid := len(text) / 2
-	bStart := mid - (a.maxLen - 1)
-	aText, bText := text[:mid], text[bStart:]
-	var tail []anchorHit
-	var sa, sb uint32
-	n := len(aText) // <= len(bText)
-	bText = bText[:len(bText):len(bText)]
+	var from, keep, end [k]int
+	for j := 0; j < k; j++ {
+		keep[j] = j * len(text) / k
+		end[j] = (j + 1) * len(text) / k
+		from[j] = a.contextAt(text, keep[j])
+	}
+	n := end[0] - from[0]
+	for j := 1; j < k; j++ {
+		n = min(n, end[j]-from[j])
+	}
+	var tails [k][]anchorHit
+	tails[0] = out
+	var st [k]uint32 // every scan starts at the root
+	t0, t1, t2, t3 := text[from[0]:end[0]], text[from[1]:end[1]], text[from[2]:end[2]], text[from[3]:end[3]]
+	t0, t1, t2, t3 = t0[:n], t1[:n], t2[:n], t3[:n]
+	s0, s1, s2, s3 := st[0], st[1], st[2], st[3]
 	for i := 0; i < n; i++ {
-		sa = next[sa+uint32(class[aText[i]])]
-		sb = next[sb+uint32(class[bText[i]])]
-		if sa&finalBit != 0 {
-			sa &^= finalBit
-			out = append(out, anchorHit{i, final[sa/stride]})
-		}
-		if sb&finalBit != 0 {
-			sb &^= finalBit
-			if bStart+i >= mid {
-				tail = append(tail, anchorHit{bStart + i, final[sb/stride]})
+		s0 = next[s0+uint32(class[t0[i]])]
+		s1 = next[s1+uint32(class[t1[i]])]
+		s2 = next[s2+uint32(class[t2[i]])]
+		s3 = next[s3+uint32(class[t3[i]])]
+		if (s0|s1|s2|s3)&finalBit != 0 {
+			if s0&finalBit != 0 {
+				s0 &^= finalBit
+				tails[0] = append(tails[0], anchorHit{from[0] + i, final[s0/stride]})
+			}
+			if s1&finalBit != 0 {
+				s1 &^= finalBit
+				if p := from[1] + i; p >= keep[1] {
+					tails[1] = append(tails[1], anchorHit{p, final[s1/stride]})
+				}
+			}
+			if s2&finalBit != 0 {
+				s2 &^= finalBit
+				if p := from[2] + i; p >= keep[2] {
+					tails[2] = append(tails[2], anchorHit{p, final[s2/stride]})
+				}
+			}
+			if s3&finalBit != 0 {
+				s3 &^= finalBit
+				if p := from[3] + i; p >= keep[3] {
+					tails[3] = append(tails[3], anchorHit{p, final[s3/stride]})
+				}
 			}
 		}
 	}
-	for i := n; i < len(bText); i++ {
-		sb = next[sb+uint32(class[bText[i]])]
-		if sb&finalBit != 0 {
-			sb &^= finalBit
-			if bStart+i >= mid {
-				tail = append(tail, anchorHit{bStart + i, final[sb/stride]})
+	st[0], st[1], st[2], st[3] = s0, s1, s2, s3
+	out = tails[0]
+	for j := 0; j < k; j++ {
+		s := st[j]
+		for i := from[j] + n; i < end[j]; i++ {
+			s = next[s+uint32(class[text[i]])]
+			if s&finalBit != 0 {
+				s &^= finalBit
+				if i >= keep[j] {
+					if j == 0 {
+						out = append(out, anchorHit{i, final[s/stride]})
+					} else {
+						tails[j] = append(tails[j], anchorHit{i, final[s/stride]})
+					}
+				}
 			}
 		}
+		if j > 0 {
+			out = append(out, tails[j]...)
+		}
 	}
-	return append(out, tail...)
+	return out
+}
+
+// contextAt is where a scan must start to be in the right state at text[at]:
+// far enough back to hold maxLen+1 characters as the automaton reads them
+// (a run of white space one character, skipped bytes none), so a word
+// that ends at or after at is seen whole.
+func (a *anchorSet) contextAt(text []byte, at int) int {
+	i, count, space := at, 0, false
+	for i > 0 && count <= a.maxLen {
+		i--
+		switch b := text[i]; {
+		case transparent(b):
+		case isSpace(b):
+			if !space {
+				count++
+			}
+			space = true
+		default:
+			count++
+			space = false
+		}
+	}
+	return i
 }
 
 // hitsRange scans text[start:end] from the root state; positions are
