@@ -439,10 +439,11 @@ type ignorer struct {
 	byDir   map[string]*gitignore.GitIgnore // nil value: no .gitignore there
 	root    map[string]bool
 	tracked map[string][]string // repository root -> its tracked files (absolute, sorted)
+	chains  map[string][]ignoreLevel
 }
 
 func newIgnorer() *ignorer {
-	return &ignorer{byDir: map[string]*gitignore.GitIgnore{}, root: map[string]bool{}, tracked: map[string][]string{}}
+	return &ignorer{byDir: map[string]*gitignore.GitIgnore{}, root: map[string]bool{}, tracked: map[string][]string{}, chains: map[string][]ignoreLevel{}}
 }
 
 func (g *ignorer) load(dir string) *gitignore.GitIgnore {
@@ -465,22 +466,56 @@ func (g *ignorer) ignored(path string, isDir bool) bool {
 	if err != nil {
 		return false
 	}
-	for dir := filepath.Dir(abs); ; {
-		if gi := g.load(dir); gi != nil {
-			rel, err := filepath.Rel(dir, abs)
-			if err == nil {
-				rel = filepath.ToSlash(rel)
-				if gi.MatchesPath(rel) || (isDir && gi.MatchesPath(rel+"/")) {
-					return isDir || !g.isTracked(abs)
-				}
+	for _, lv := range g.chain(filepath.Dir(abs)) {
+		rel, err := relUnder(lv.dir, abs)
+		if err == nil {
+			rel = filepath.ToSlash(rel)
+			if lv.gi.MatchesPath(rel) || (isDir && lv.gi.MatchesPath(rel+"/")) {
+				return isDir || !g.isTracked(abs)
 			}
 		}
-		parent := filepath.Dir(dir)
-		if g.root[dir] || parent == dir {
-			return false
-		}
-		dir = parent
 	}
+	return false
+}
+
+// ignoreLevel is one folder's .gitignore.
+type ignoreLevel struct {
+	dir string
+	gi  *gitignore.GitIgnore
+}
+
+// chain lists the .gitignore files that apply in dir, nearest first, up to
+// the repository root: worked out once per folder, not once per file.
+func (g *ignorer) chain(dir string) []ignoreLevel {
+	if c, ok := g.chains[dir]; ok {
+		return c
+	}
+	var c []ignoreLevel
+	for d := dir; ; {
+		if gi := g.load(d); gi != nil {
+			c = append(c, ignoreLevel{d, gi})
+		}
+		parent := filepath.Dir(d)
+		if g.root[d] || parent == d {
+			break
+		}
+		d = parent
+	}
+	g.chains[dir] = c
+	return c
+}
+
+// relUnder is filepath.Rel(dir, abs) for a clean abs below the clean dir,
+// without the work Rel does for the general case.
+func relUnder(dir, abs string) (string, error) {
+	sep := string(filepath.Separator)
+	if dir == sep && strings.HasPrefix(abs, sep) && len(abs) > 1 {
+		return abs[1:], nil
+	}
+	if strings.HasPrefix(abs, dir+sep) {
+		return abs[len(dir)+1:], nil
+	}
+	return filepath.Rel(dir, abs)
 }
 
 // repoRoot is the first folder at or above dir that holds .git ("" when

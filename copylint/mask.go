@@ -173,9 +173,9 @@ func rawBlocks(src []byte, skip []span) []span {
 			skip = skip[1:]
 			continue
 		}
-		le := ls
-		for le < len(src) && src[le] != '\n' {
-			le++
+		le := len(src)
+		if k := bytes.IndexByte(src[ls:], '\n'); k >= 0 {
+			le = ls + k
 		}
 		i := ls
 		for i < le && (src[i] == ' ' || src[i] == '\t') {
@@ -214,7 +214,7 @@ func rawBlocks(src []byte, skip []span) []span {
 // to goldmark, not to this scan) gets nil. The caller must not use the
 // result for a file goldmark is not given (readsAsText).
 func rawFences(src []byte) []span {
-	if bytes.IndexByte(src, '`') < 0 && bytes.IndexByte(src, '~') < 0 {
+	if !bytes.Contains(src, []byte("```")) && !bytes.Contains(src, []byte("~~~")) {
 		return nil
 	}
 	for i := bytes.IndexByte(src, '\r'); i >= 0; {
