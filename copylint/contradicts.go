@@ -231,19 +231,22 @@ func human(d time.Duration) string {
 	return contract.HumanDuration(d)
 }
 
-// matchSentence runs the contract checks on sentence s of n.
-func (k *contractChecks) matchSentence(n *normText, s span, hits []hit) []hit {
+// matchSentence runs the contract checks on sentence s of n; tags are the
+// anchor tags of the sentence (linter.contractMay), whose word groups are
+// supersets of the word tests below: a group's bit unset, its test is
+// false without a search.
+func (k *contractChecks) matchSentence(n *normText, s span, tags uint64, hits []hit) []hit {
 	sent := n.text[s.start:s.end]
 	if !k.about.match(sent) {
 		return hits
 	}
 	x := &sentence{k: k, n: n, s: s, sent: sent, str: string(sent), hits: hits}
 	// Cheap gates first: most sentences name no figure and no header.
-	hasNumber := hasDigitOrNumberWord(sent)
+	hasNumber := tags&tagCNum != 0 && hasDigitOrNumberWord(sent)
 	keyLife := x.keyLife(hasNumber)
 	x.header()
 	x.errorCode()
-	if !hasNumber || keyLife || !has(sent, "retr", "attempt", "tries", "backoff", "wait", "delay", "give up", "gives up") || !(can(reRetryish, sent) && reRetryish.MatchString(x.str)) {
+	if !hasNumber || keyLife || tags&tagCRetry == 0 || !has(sent, "retr", "attempt", "tries", "backoff", "wait", "delay", "give up", "gives up") || !(can(reRetryish, sent) && reRetryish.MatchString(x.str)) {
 		return x.hits
 	}
 	x.attempts()

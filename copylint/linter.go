@@ -429,7 +429,7 @@ func (l *linter) matchBlocks(d *document, sc *scratch, hitsReady bool, hiding []
 					hits = l.matchSentence(n, s, t, hits)
 				}
 				if contractToo && !skipCode && l.contractMay(t) {
-					hits = l.checks.matchSentence(n, s, hits)
+					hits = l.checks.matchSentence(n, s, t, hits)
 				}
 			}
 		}
@@ -439,8 +439,12 @@ func (l *linter) matchBlocks(d *document, sc *scratch, hitsReady bool, hiding []
 			sc.hits = l.prefilter.hits(n.text, sc.hits[:0])
 			from := 0
 			for _, s := range sents {
-				if l.exhaustive || l.contractMay(tagsIn(sc.hits, s.start, s.end, &from)) {
-					hits = l.checks.matchSentence(n, s, hits)
+				t := tagsIn(sc.hits, s.start, s.end, &from)
+				if l.exhaustive {
+					t = l.allTags
+				}
+				if l.contractMay(t) {
+					hits = l.checks.matchSentence(n, s, t, hits)
 				}
 			}
 		}
