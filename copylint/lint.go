@@ -219,9 +219,10 @@ func Lint(ctx context.Context, c *contract.Contract, paths []string, opts Option
 	return out, nil
 }
 
-// readFile reads name into buf's storage when it is large enough, so a
-// worker reuses one buffer across files.
-func readFile(name string, buf []byte) ([]byte, error) {
+// readFileOS reads name into buf's storage when it is large enough, so a
+// worker reuses one buffer across files. readFile (readfile_*.go) is it,
+// or a leaner form of it where the system allows.
+func readFileOS(name string, buf []byte) ([]byte, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, &skipError{"cannot be read: " + unwrapPathErr(err).Error()}
