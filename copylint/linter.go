@@ -318,6 +318,8 @@ type scratch struct {
 	hits    []anchorHit
 	docHits []anchorHit
 	hiding  []int // offsets of the file's possible disguises (hidingAt)
+	blocks  []span
+	kept    []span
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
@@ -342,7 +344,8 @@ func (l *linter) rawCandidate(src []byte, f format, sc *scratch, hiding []int) b
 		sc.raw = make([]byte, len(src), len(src)+4096)
 	}
 	m := sc.raw[:len(src)]
-	var kept []span
+	kept := sc.kept[:0]
+	defer func() { sc.kept, sc.blocks = kept, sc.blocks[:0] }()
 	from := 0
 	var fences []span
 	if f == formatMarkdown && !l.lintCode {
@@ -360,7 +363,8 @@ func (l *linter) rawCandidate(src []byte, f format, sc *scratch, hiding []int) b
 			fences = nil
 		}
 	}
-	for _, b := range rawBlocks(src, fences) {
+	sc.blocks = rawBlocks(src, fences, sc.blocks[:0])
+	for _, b := range sc.blocks {
 		if l.may(tagsIn(sc.docHits, b.start, b.end, &from)) || hiddenIn(hiding, b.start, b.end) {
 			rawMaskRange(m, src, b.start, b.end)
 			kept = append(kept, b)

@@ -159,9 +159,9 @@ func rawMaskRange(m, src []byte, start, end int) {
 // rawBlocks splits src at blank lines and before every line that starts a
 // table row, list item, heading or quote, so a table or a long list is
 // many short blocks rather than one endless sentence. The ranges in skip
-// (rawFences, sorted; whole lines) are left out, as blank lines are.
-func rawBlocks(src []byte, skip []span) []span {
-	var out []span
+// (rawFences, sorted; whole lines) are left out, as blank lines are. The
+// blocks are appended to out.
+func rawBlocks(src []byte, skip []span, out []span) []span {
 	start := -1
 	for ls := 0; ls < len(src); {
 		if len(skip) > 0 && ls >= skip[0].start {
