@@ -289,12 +289,7 @@ func rawFences(src []byte) []span {
 // code included: goldmark is given the source with front matter blanked,
 // and a deeply indented one is not given to it at all (markdownFrom).
 func readsAsText(src []byte) bool {
-	parseSrc := src
-	if fm := frontMatterEnd(src); fm > 0 {
-		parseSrc = append([]byte(nil), src...)
-		blankSpaces(parseSrc, 0, fm)
-	}
-	return deeplyIndented(parseSrc)
+	return deeplyIndentedAfter(src, frontMatterEnd(src))
 }
 
 // opensFence reports a fence at the very start of line: its character and

@@ -45,6 +45,8 @@ var prefilterCases = []struct{ name, text string }{
 	{"code-linkref.md", "[a]: /url '\n```\n'\nEvery payment is processed exactly once.\n"},
 	{"code-frontmatter.md", "---\ntitle: x\n```\n---\nEvery payment is processed exactly once.\n"},
 	{"code-deep.md", strings.Repeat(" ", 300) + "x\n```\nEvery payment is processed exactly once.\n```\n"},
+	{"code-deep-frontmatter.md", "---\ntitle: " + strings.Repeat("x", 300) + "\n---\n```\nEvery payment is processed exactly once.\n```\n"},
+	{"code-frontmatter-crlf.md", "---\r\ntitle: " + strings.Repeat("x", 300) + "\r\n---\r\n```\r\nEvery payment is processed exactly once.\r\n```\r\n"},
 	{"contract.md", "Idempotency keys expire after 7 days. Retry up to 10 attempts, starting at 5 seconds.\n"},
 	{"contract-wrap.md", "Clients give\nup after 3 hours of retrying.\n"},
 	{"contract-code.md", "Send the `X-Idempotency-Token` header; we answer `idempotency_key_reused`.\n"},
