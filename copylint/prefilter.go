@@ -239,7 +239,7 @@ type anchorHit struct {
 // once.
 func (a *anchorSet) hits(text []byte, out []anchorHit) []anchorHit {
 	const k = 4
-	if len(text) < k*(4*a.maxLen+256) {
+	if len(text) < 4*a.maxLen+256 {
 		return a.hitsRange(text, 0, len(text), 0, out)
 	}
 	next, class, final, stride := a.next, &a.class, a.final, uint32(a.stride)

@@ -28,6 +28,19 @@ func TestAnchorHitsInterleaved(t *testing.T) {
 			}
 		}
 	}
+	// Every length, short texts included, on both sides of the cut-over.
+	long := []byte(strings.Repeat(unit, 20))
+	for n := 0; n < 3000; n += 7 {
+		fast, slow := a.hits(long[:n], nil), a.hitsRange(long, 0, n, 0, nil)
+		if len(fast) != len(slow) {
+			t.Fatalf("length %d: %d hits, want %d", n, len(fast), len(slow))
+		}
+		for i := range fast {
+			if fast[i] != slow[i] {
+				t.Fatalf("length %d: hit %d = %v, want %v", n, i, fast[i], slow[i])
+			}
+		}
+	}
 	if n := len(a.hitsRange([]byte(unit), 0, len(unit), 0, nil)); n != 8 {
 		t.Errorf("%d hits in one unit, want 8", n)
 	}
