@@ -47,15 +47,20 @@ func newContractChecks(c *contract.Contract) *contractChecks {
 	k.schedule = fmt.Sprintf("start at %s, multiply by %g, cap at %s, %s jitter", b.Base, b.Multiplier, b.Cap, b.Jitter)
 	// A name in the idempotency-header family: the contract's own header,
 	// or any hyphenated name built around "idempotency".
-	words := append([]string(nil), aboutWords...)
-	if k.header != "" {
-		words = append(words, k.header)
+	if v, ok := aboutSets.Load(k.header); ok {
+		k.about = v.(*anchorSet)
+	} else {
+		words := append([]string(nil), aboutWords...)
+		if k.header != "" {
+			words = append(words, k.header)
+		}
+		ones := make([]uint64, len(words))
+		for i := range ones {
+			ones[i] = 1
+		}
+		k.about = newAnchorSet(words, ones)
+		aboutSets.Store(k.header, k.about)
 	}
-	ones := make([]uint64, len(words))
-	for i := range ones {
-		ones[i] = 1
-	}
-	k.about = newAnchorSet(words, ones)
 	k.reHeaderish = regexp.MustCompile(`(?:^|[^a-z0-9_.-])(?P<name>(?:x-)?(?:[a-z0-9]+-)*idempoten(?:cy|t)(?:-[a-z0-9]+)*-(?:key|token|id|replayed|replay)|` + regexp.QuoteMeta(k.header) + `)(?:[^a-z0-9_-]|$)`)
 	k.gHeaderish = newGatedRE(k.reHeaderish)
 	return k
@@ -92,6 +97,10 @@ func (k *contractChecks) anchors() []anchorGroup {
 		{tagCNum, num},
 	}
 }
+
+// aboutSets caches contractChecks.about by header: build lints every page
+// it writes with a linter of its own.
+var aboutSets sync.Map // header -> *anchorSet
 
 // aboutWords are the words of a sentence the checks read: one about keys,
 // windows or retrying. A sentence without one ("replay messages at the

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"strings"
+	"sync"
 	"sync/atomic"
 )
 
@@ -20,8 +21,13 @@ import (
 // words, and a text must hold a word of every list. "(if|when) (a|the)
 // request fails,? (retry|resend)" needs "fails" and one of the retry
 // words, so a sentence with "fails" alone never reaches the engine.
+//
+// A gate is built on first use: a process that lints a page or two (build
+// checks its own output) never pays for the gates of patterns it does not
+// reach.
 type gatedRE struct {
 	re   *regexp.Regexp
+	once sync.Once
 	gate *anchorSet // nil: no literal is required, always run re
 	// need is the tag bits a text's words must cover: one per list.
 	need uint64
@@ -30,14 +36,21 @@ type gatedRE struct {
 // maxGateLists bounds the lists of one gate (tag bits).
 const maxGateLists = 64
 
-func newGatedRE(re *regexp.Regexp) *gatedRE {
-	g := &gatedRE{re: re}
-	if re == nil {
-		return g
+func newGatedRE(re *regexp.Regexp) *gatedRE { return &gatedRE{re: re} }
+
+// built builds the gate if that has not happened yet.
+func (g *gatedRE) built() *gatedRE {
+	g.once.Do(g.build)
+	return g
+}
+
+func (g *gatedRE) build() {
+	if g.re == nil {
+		return
 	}
-	st, err := parseSimplified(re.String())
+	st, err := parseSimplified(g.re.String())
 	if err != nil {
-		return g
+		return
 	}
 	var words []string
 	var tags []uint64
@@ -59,10 +72,9 @@ func newGatedRE(re *regexp.Regexp) *gatedRE {
 		}
 	}
 	if g.need == 0 {
-		return g
+		return
 	}
 	g.gate = newAnchorSet(words, tags)
-	return g
 }
 
 // scannable reports whether the scan can see every word: one made only
@@ -78,6 +90,7 @@ func scannable(words []string) bool {
 
 // pass reports whether b holds a word of every list of the gate.
 func (g *gatedRE) pass(b []byte) bool {
+	g.once.Do(g.build)
 	return g.gate == nil || gatesOff.Load() > 0 || g.gate.covers(b, g.need)
 }
 

@@ -41,7 +41,7 @@ func TestGateAgreesWithPattern(t *testing.T) {
 	}
 	gated := 0
 	for name, g := range pats {
-		if g.gate != nil {
+		if g.built().gate != nil {
 			gated++
 		}
 		for _, tc := range claimCorpus {
@@ -70,7 +70,7 @@ func TestGateAgreesWithPattern(t *testing.T) {
 }
 
 func requiredLiteralsOf(p string) []string {
-	g := newGatedRE(regexp.MustCompile(p))
+	g := newGatedRE(regexp.MustCompile(p)).built()
 	if g.gate == nil {
 		return nil
 	}
