@@ -161,7 +161,7 @@ func runVerify(ctx context.Context, opts *verifyOptions) error {
 	if err != nil {
 		return inputError(err)
 	}
-	if err := verify.Encode(sys.Out, opts.Format, res, map[string][]byte{c.File: c.Source}); err != nil {
+	if err := verify.Encode(sys.Out, opts.Format, res, newReport(sys, opts.Format, sys.OutIsTTY, nil, map[string][]byte{c.File: c.Source})); err != nil {
 		return err
 	}
 	if res.Aborted != nil {

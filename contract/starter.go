@@ -101,6 +101,7 @@ func Starter(o StarterOptions) []byte {
 		writeStarterEndpoint(&b, e, "  ")
 	}
 	b.WriteString(starterRetry)
+	fmt.Fprintf(&b, starterSDK, strings.Join(DefaultLanguages, ", "))
 	return b.Bytes()
 }
 
@@ -213,9 +214,12 @@ retry:
     throttle_cost: 5
     success_refund: 1
   stacking: [retry, circuit-breaker, rate-limiter, bulkhead]
+`
 
+// starterSDK lists the registry's default languages (DefaultLanguages).
+const starterSDK = `
 sdk:
-  languages: [python, node, go, java, ruby, curl]
+  languages: [%s]
   retries: on
   auto_idempotency_key: true
 `

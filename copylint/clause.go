@@ -141,9 +141,6 @@ func (c *clauseRules) judge(r *compiledRule, sent []byte, start, end int, memo *
 // qualifiedAt is the first qualifier of sent that is not itself negated
 // ("without requiring distributed transactions" bounds nothing), or nil.
 func qualifiedAt(re *gatedRE, sent []byte) []int {
-	if !re.Match(sent) {
-		return nil
-	}
 	for _, loc := range re.FindAllIndex(sent, -1) {
 		from := loc[0] - 70
 		if from < 0 {

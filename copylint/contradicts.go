@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/retryspec/retryspec/contract"
@@ -23,6 +24,10 @@ type contractChecks struct {
 	codeList    string
 	schedule    string
 	reHeaderish *regexp.Regexp
+	gHeaderish  *gatedRE
+	// about finds aboutWords and the header: the sentences the checks
+	// read.
+	about *anchorSet
 }
 
 func newContractChecks(c *contract.Contract) *contractChecks {
@@ -42,18 +47,65 @@ func newContractChecks(c *contract.Contract) *contractChecks {
 	k.schedule = fmt.Sprintf("start at %s, multiply by %g, cap at %s, %s jitter", b.Base, b.Multiplier, b.Cap, b.Jitter)
 	// A name in the idempotency-header family: the contract's own header,
 	// or any hyphenated name built around "idempotency".
+	if v, ok := aboutSets.Load(k.header); ok {
+		k.about = v.(*anchorSet)
+	} else {
+		words := append([]string(nil), aboutWords...)
+		if k.header != "" {
+			words = append(words, k.header)
+		}
+		ones := make([]uint64, len(words))
+		for i := range ones {
+			ones[i] = 1
+		}
+		k.about = newAnchorSet(words, ones)
+		aboutSets.Store(k.header, k.about)
+	}
 	k.reHeaderish = regexp.MustCompile(`(?:^|[^a-z0-9_.-])(?P<name>(?:x-)?(?:[a-z0-9]+-)*idempoten(?:cy|t)(?:-[a-z0-9]+)*-(?:key|token|id|replayed|replay)|` + regexp.QuoteMeta(k.header) + `)(?:[^a-z0-9_-]|$)`)
+	k.gHeaderish = newGatedRE(k.reHeaderish)
 	return k
 }
 
-// anchors are the words without which no contract check can fire.
-func (k *contractChecks) anchors() []string {
-	a := []string{"idempoten", "key", "expir", "window", "ttl", "attempt", "retr", "tries", "backoff", "delay", "wait", "give up", "gives up", "stop retrying"}
-	if k.header != "" {
-		a = append(a, k.header)
-	}
-	return a
+// anchorGroup is a set of words and the tag they carry.
+type anchorGroup struct {
+	tag   uint64
+	words []string
 }
+
+// anchors are the words of the checks' gates (matchSentence), by group:
+// a check reads only a sentence about keys, windows or retrying (one of
+// the words of aboutWords), and can fire only on one with a word of the
+// idempotency family, or with a figure and a word about keys or retrying
+// (see linter.contractMay). Each list is a superset of what matchSentence
+// tests: number words without the space hasDigitOrNumberWord wants, the
+// unit alone for "a day".
+func (k *contractChecks) anchors() []anchorGroup {
+	idem := []string{"idempoten"}
+	if k.header != "" {
+		idem = append(idem, k.header)
+	}
+	num := []string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "one", "two", "three", "four", "five", "six",
+		"seven", "eight", "nine", "ten", "twelve", "fifteen", "twenty", "thirty", "sixty", "ninety", "forty",
+		"seventy", "fourteen", "day", "week", "hour", "minute"}
+	return []anchorGroup{
+		{tagCIdem, idem},
+		{tagCKey, []string{"key"}},
+		{tagCRetry, []string{"retr", "attempt", "tries", "backoff", "wait", "delay", "give up", "gives up"}},
+		{tagCOther, []string{"expir", "window", "ttl", "stop retrying"}},
+		{tagCIdemW, []string{"idempot"}},
+		{tagCReplay, []string{"replay"}},
+		{tagCNum, num},
+	}
+}
+
+// aboutSets caches contractChecks.about by header: build lints every page
+// it writes with a linter of its own.
+var aboutSets sync.Map // header -> *anchorSet
+
+// aboutWords are the words of a sentence the checks read: one about keys,
+// windows or retrying. A sentence without one ("replay messages at the
+// rate they arrived, 1 minute apart") states no figure of the contract.
+var aboutWords = []string{"idempoten", "key", "expir", "window", "ttl", "attempt", "retr", "tries", "backoff", "delay", "wait", "give up", "gives up", "stop retrying"}
 
 var (
 	// A duration in prose: "24 hours", "24-hour", "72h", "7d", "one week",
@@ -83,6 +135,42 @@ var (
 
 	reErrorCode = regexp.MustCompile(`\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b`)
 )
+
+// contractGates are the literal gates (gate.go) of the checks' patterns,
+// built on first use: a sentence without the words a pattern needs never
+// reaches the regexp engine.
+var contractGates = sync.OnceValue(func() map[*regexp.Regexp]*gatedRE {
+	m := map[*regexp.Regexp]*gatedRE{}
+	for _, re := range []*regexp.Regexp{reDuration, reKeyLife, reKeyLifeVerb, reNotKeyLife, reReaper, reRetryish, reAttempts,
+		reRetries, reBaseDelay, reCapDelay, reFixedWait, reGiveUp, reOtherProvider, reErrorCode} {
+		m[re] = newGatedRE(re)
+	}
+	return m
+})
+
+// findSub is re.FindStringSubmatchIndex(str) behind re's gate; b holds
+// the bytes of str.
+func findSub(re *regexp.Regexp, b []byte, str string) []int {
+	if !can(re, b) {
+		return nil
+	}
+	return re.FindStringSubmatchIndex(str)
+}
+
+// findAll is re.FindAllStringIndex(str, -1) behind re's gate.
+func findAll(re *regexp.Regexp, b []byte, str string) [][]int {
+	if !can(re, b) {
+		return nil
+	}
+	return re.FindAllStringIndex(str, -1)
+}
+
+// can reports whether re may match b: false only when its gate proves it
+// cannot.
+func can(re *regexp.Regexp, b []byte) bool {
+	g, ok := contractGates()[re]
+	return !ok || g.pass(b)
+}
 
 // durationAlt is reDuration's body for use inside other patterns.
 const durationAlt = `(?:\d+(?:\.\d+)?[ -]?(?:milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|w)|(?:an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fourteen|fifteen|twenty|twenty-four|thirty|forty-eight|sixty|seventy-two|ninety)[ -](?:milliseconds?|seconds?|minutes?|hours?|days?|weeks?))\b`
@@ -152,16 +240,22 @@ func human(d time.Duration) string {
 	return contract.HumanDuration(d)
 }
 
-// matchSentence runs the contract checks on sentence s of n.
-func (k *contractChecks) matchSentence(n *normText, s span, hits []hit) []hit {
+// matchSentence runs the contract checks on sentence s of n; tags are the
+// anchor tags of the sentence (linter.contractMay), whose word groups are
+// supersets of the word tests below: a group's bit unset, its test is
+// false without a search.
+func (k *contractChecks) matchSentence(n *normText, s span, tags uint64, hits []hit) []hit {
 	sent := n.text[s.start:s.end]
+	if !k.about.match(sent) {
+		return hits
+	}
 	x := &sentence{k: k, n: n, s: s, sent: sent, str: string(sent), hits: hits}
 	// Cheap gates first: most sentences name no figure and no header.
-	hasNumber := hasDigitOrNumberWord(sent)
+	hasNumber := tags&tagCNum != 0 && hasDigitOrNumberWord(sent)
 	keyLife := x.keyLife(hasNumber)
 	x.header()
 	x.errorCode()
-	if !hasNumber || keyLife || !has(sent, "retr", "attempt", "tries", "backoff", "wait", "delay", "give up", "gives up") || !reRetryish.MatchString(x.str) {
+	if !hasNumber || keyLife || tags&tagCRetry == 0 || !has(sent, "retr", "attempt", "tries", "backoff", "wait", "delay", "give up", "gives up") || !(can(reRetryish, sent) && reRetryish.MatchString(x.str)) {
 		return x.hits
 	}
 	x.attempts()
@@ -194,14 +288,15 @@ func (x *sentence) keyLife(hasNumber bool) bool {
 	k, sent, str, idem := x.k, x.sent, x.str, &x.k.c.Idempotency
 	aboutKeys := has(sent, "idempot", "replay") || (k.header != "" && bytes.Contains(sent, []byte(k.header))) ||
 		(bytes.Contains(sent, []byte("key")) && bytes.Contains(x.n.text, []byte("idempot")))
-	keyLife := hasNumber && aboutKeys && reKeyLife.MatchString(str) && reKeyLifeVerb.MatchString(str) && !reNotKeyLife.MatchString(str)
+	keyLife := hasNumber && aboutKeys && can(reKeyLife, sent) && reKeyLife.MatchString(str) && can(reKeyLifeVerb, sent) && reKeyLifeVerb.MatchString(str) &&
+		!(can(reNotKeyLife, sent) && reNotKeyLife.MatchString(str))
 	if keyLife && !idem.ReplayWindow.IsZero() {
-		for _, loc := range reDuration.FindAllStringIndex(str, -1) {
+		for _, loc := range findAll(reDuration, sent, str) {
 			d, ok := parseProseDuration(str[loc[0]:loc[1]])
 			if !ok || d == idem.ReplayWindow.D {
 				continue
 			}
-			if !idem.ReaperAfter.IsZero() && d == idem.ReaperAfter.D && reReaper.MatchString(str) {
+			if !idem.ReaperAfter.IsZero() && d == idem.ReaperAfter.D && can(reReaper, sent) && reReaper.MatchString(str) {
 				continue
 			}
 			x.add(loc, "idempotency.replay_window",
@@ -219,6 +314,9 @@ func (x *sentence) header() {
 	k, sent, str, c := x.k, x.sent, x.str, x.k.c
 	hasIdem := bytes.Contains(sent, []byte("idempot")) || (k.header != "" && bytes.Contains(sent, []byte(k.header)))
 	if !hasIdem {
+		return
+	}
+	if !k.gHeaderish.pass(sent) {
 		return
 	}
 	for _, m := range k.reHeaderish.FindAllStringSubmatchIndex(str, -1) {
@@ -244,7 +342,7 @@ func (x *sentence) errorCode() {
 	if !bytes.Contains(sent, []byte("idempot")) || bytes.IndexByte(sent, '_') < 0 {
 		return
 	}
-	for _, loc := range reErrorCode.FindAllStringIndex(str, -1) {
+	for _, loc := range findAll(reErrorCode, sent, str) {
 		code := str[loc[0]:loc[1]]
 		if !strings.Contains(code, "idempot") || k.codes[code] {
 			continue
@@ -255,7 +353,7 @@ func (x *sentence) errorCode() {
 		if loc[0] > 0 && str[loc[0]-1] == '.' || loc[1] < len(str) && (str[loc[1]] == ':' || str[loc[1]] == '=') {
 			continue // sdk.auto_idempotency_key: true is a contract field, not an error code
 		}
-		if reOtherProvider.MatchString(str[:loc[0]]) {
+		if can(reOtherProvider, sent[:loc[0]]) && reOtherProvider.MatchString(str[:loc[0]]) {
 			continue // "Resend rejects the mismatch with 409 invalid_idempotent_request": another API's code
 		}
 		if strings.Contains(code, "idempotency_key") && !strings.ContainsAny(strings.ReplaceAll(code, "idempotency_key", ""), "_") {
@@ -276,14 +374,14 @@ func (x *sentence) attempts() {
 	if r.MaxAttempts <= 0 || !has(sent, "attempts", "tries", "retries", "times") {
 		return
 	}
-	if m := reAttempts.FindStringSubmatchIndex(str); m != nil {
+	if m := findSub(reAttempts, sent, str); m != nil {
 		n := groupAt(reAttempts, m, "count", "countfirst")
 		if v, ok := proseNumber(str[n[0]:n[1]]); ok && int(v) != r.MaxAttempts {
 			x.add(m[0:2], "retry.max_attempts",
 				fmt.Sprintf("says %d attempts, but the contract's max_attempts is %d (the first request included)", int(v), r.MaxAttempts),
 				fmt.Sprintf("write the contract's figure: at most %d attempts, the first request and %d retries", r.MaxAttempts, r.MaxAttempts-1))
 		}
-	} else if m := reRetries.FindStringSubmatchIndex(str); m != nil {
+	} else if m := findSub(reRetries, sent, str); m != nil {
 		n := groupAt(reRetries, m, "count", "times")
 		if v, ok := proseNumber(str[n[0]:n[1]]); ok && int(v)+1 != r.MaxAttempts {
 			x.add(m[0:2], "retry.max_attempts",
@@ -304,7 +402,7 @@ func (x *sentence) delays() {
 	}
 	if !has(sent, "initial", "base", "first", "start") {
 		// no first-delay statement
-	} else if m := reBaseDelay.FindStringSubmatchIndex(str); m != nil && !b.Base.IsZero() {
+	} else if m := findSub(reBaseDelay, sent, str); m != nil && !b.Base.IsZero() {
 		if g := groupAt(reBaseDelay, m, "delay", "startdelay"); g != nil {
 			if d, ok := parseProseDuration(str[g[0]:g[1]]); ok && d != b.Base.D {
 				x.add(m[0:2], "retry.backoff.base",
@@ -316,7 +414,7 @@ func (x *sentence) delays() {
 	}
 	if !has(sent, "cap", "max", "never", "no longer", "no more") {
 		// no longest-delay statement
-	} else if m := reCapDelay.FindStringSubmatchIndex(str); m != nil && !b.Cap.IsZero() {
+	} else if m := findSub(reCapDelay, sent, str); m != nil && !b.Cap.IsZero() {
 		g := groupAt(reCapDelay, m, "delay") // not optional: set in every match
 		if d, ok := parseProseDuration(str[g[0]:g[1]]); ok && d != b.Cap.D && !strings.Contains(str, "attempt") {
 			x.add(m[0:2], "retry.backoff.cap",
@@ -327,7 +425,7 @@ func (x *sentence) delays() {
 	}
 	if !has(sent, "give up", "gives up", "stop") {
 		// no overall bound stated
-	} else if m := reGiveUp.FindStringSubmatchIndex(str); m != nil && !r.MaxElapsed.IsZero() {
+	} else if m := findSub(reGiveUp, sent, str); m != nil && !r.MaxElapsed.IsZero() {
 		g := groupAt(reGiveUp, m, "elapsed")
 		if d, ok := parseProseDuration(str[g[0]:g[1]]); ok && d != r.MaxElapsed.D {
 			x.add(m[0:2], "retry.max_elapsed",
@@ -341,7 +439,7 @@ func (x *sentence) delays() {
 	if !has(sent, "retr", "attempt", "try again") || has(sent, "lock", "timeout", "time out") {
 		return
 	}
-	if m := reFixedWait.FindStringSubmatchIndex(str); m != nil && !b.Base.IsZero() && !strings.Contains(str, "retry-after") && !retryAsNoun(str, m[0]) {
+	if m := findSub(reFixedWait, sent, str); m != nil && !b.Base.IsZero() && !strings.Contains(str, "retry-after") && !retryAsNoun(str, m[0]) {
 		g := groupAt(reFixedWait, m, "wait")
 		if d, ok := parseProseDuration(str[g[0]:g[1]]); ok && (d < b.Base.D || (!b.Cap.IsZero() && d > b.Cap.D)) {
 			x.add(m[0:2], "retry.backoff",

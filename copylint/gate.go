@@ -1,9 +1,12 @@
 package copylint
 
 import (
+	"math/bits"
 	"regexp"
 	"regexp/syntax"
 	"strings"
+	"sync"
+	"sync/atomic"
 )
 
 // gatedRE is a regular expression behind a literal gate: the words one of
@@ -12,47 +15,139 @@ import (
 // clause analysis' patterns are long alternations that Go's engine tries
 // at every position; on a sentence holding none of their words the gate
 // answers in one table lookup per byte.
+//
+// The gate is a conjunction: each part of a pattern that every match must
+// pass through (a literal, a group of alternative words) gives one list of
+// words, and a text must hold a word of every list. "(if|when) (a|the)
+// request fails,? (retry|resend)" needs "fails" and one of the retry
+// words, so a sentence with "fails" alone never reaches the engine.
+//
+// A gate is built on first use: a process that lints a page or two (build
+// checks its own output) never pays for the gates of patterns it does not
+// reach.
 type gatedRE struct {
 	re   *regexp.Regexp
+	once sync.Once
 	gate *anchorSet // nil: no literal is required, always run re
+	// need is the tag bits a text's words must cover: one per list.
+	need uint64
 }
 
-func newGatedRE(re *regexp.Regexp) *gatedRE {
-	g := &gatedRE{re: re}
-	if re == nil {
-		return g
-	}
-	st, err := parseSimplified(re.String())
-	if err != nil {
-		return g
-	}
-	lits := requiredLiterals(st)
-	if len(lits) == 0 || len(lits) > 400 {
-		return g
-	}
-	tags := make([]uint64, len(lits))
-	for i := range tags {
-		tags[i] = 1
-	}
-	g.gate = newAnchorSet(lits, tags)
+// maxGateLists bounds the lists of one gate (tag bits).
+const maxGateLists = 64
+
+func newGatedRE(re *regexp.Regexp) *gatedRE { return &gatedRE{re: re} }
+
+// built builds the gate if that has not happened yet.
+func (g *gatedRE) built() *gatedRE {
+	g.once.Do(g.build)
 	return g
 }
+
+func (g *gatedRE) build() {
+	if g.re == nil {
+		return
+	}
+	st, err := parseSimplified(g.re.String())
+	if err != nil {
+		return
+	}
+	var words []string
+	var tags []uint64
+	// The pattern's best single list, then every part's list with words
+	// of three bytes or more: a list with a shorter word (" ", "a")
+	// passes almost every sentence and only slows the scan.
+	groups, best := requiredGroups(st), 0
+	if l := requiredLiterals(st); l != nil {
+		groups, best = append([][]string{l}, groups...), 1
+	}
+	for gi, lits := range groups {
+		if len(lits) == 0 || gi >= best && minLen(lits) < 3 || len(lits) > 400 || !scannable(lits) || len(lits)+len(words) > 2000 || bits.OnesCount64(g.need) == maxGateLists {
+			continue
+		}
+		bit := uint64(1) << bits.OnesCount64(g.need)
+		g.need |= bit
+		for _, l := range lits {
+			words, tags = append(words, l), append(tags, bit)
+		}
+	}
+	if g.need == 0 {
+		return
+	}
+	g.gate = newAnchorSet(words, tags)
+}
+
+// scannable reports whether the scan can see every word: one made only
+// of bytes it skips ("_") cannot be searched for.
+func scannable(words []string) bool {
+	for _, w := range words {
+		if scanForm(w) == "" {
+			return false
+		}
+	}
+	return true
+}
+
+// pass reports whether b holds a word of every list of the gate.
+func (g *gatedRE) pass(b []byte) bool {
+	g.once.Do(g.build)
+	return g.gate == nil || gatesOff.Load() > 0 || g.gate.covers(b, g.need)
+}
+
+// gatesOff counts the LintSourceUnfiltered runs under way: every gate is
+// skipped while one runs (tests only; a gate never changes an answer, so
+// a run beside it is still right).
+var gatesOff atomic.Int32
 
 func (g *gatedRE) Match(b []byte) bool {
 	if g == nil || g.re == nil {
 		return false
 	}
-	if g.gate != nil && !g.gate.match(b) {
+	if !g.pass(b) {
 		return false
 	}
 	return g.re.Match(b)
 }
 
 func (g *gatedRE) FindAllIndex(b []byte, n int) [][]int {
-	if g.gate != nil && !g.gate.match(b) {
+	if !g.pass(b) {
 		return nil
 	}
 	return g.re.FindAllIndex(b, n)
+}
+
+// requiredGroups returns lists of strings such that every match of re
+// contains a string of each list: the required literals of each part of
+// a top-level concatenation (adjacent literals joined), or of re as a
+// whole.
+func requiredGroups(re *syntax.Regexp) [][]string {
+	for re.Op == syntax.OpCapture || re.Op == syntax.OpPlus || re.Op == syntax.OpRepeat && re.Min >= 1 {
+		re = re.Sub[0]
+	}
+	if re.Op != syntax.OpConcat {
+		if l := requiredLiterals(re); l != nil {
+			return [][]string{l}
+		}
+		return nil
+	}
+	var out [][]string
+	run := ""
+	flush := func() {
+		if run != "" {
+			out = append(out, []string{run})
+		}
+		run = ""
+	}
+	for _, sub := range re.Sub {
+		if sub.Op == syntax.OpLiteral {
+			run += strings.ToLower(string(sub.Rune))
+			continue
+		}
+		flush()
+		out = append(out, requiredGroups(sub)...)
+	}
+	flush()
+	return out
 }
 
 // requiredLiterals returns strings one of which every match of re

@@ -1,8 +1,12 @@
 package copylint
 
 import (
+	"fmt"
+	"path/filepath"
 	"regexp"
 	"testing"
+
+	"github.com/retryspec/retryspec/contract"
 )
 
 // The literal gate may only skip what the pattern cannot match: on every
@@ -17,10 +21,27 @@ func TestGateAgreesWithPattern(t *testing.T) {
 				pats[r.id+" "+name] = g
 			}
 		}
+		for i, f := range r.forms {
+			pats[fmt.Sprintf("%s form %d match", r.id, i+1)] = f.match
+			for j, g := range f.needs {
+				pats[fmt.Sprintf("%s form %d needs %d", r.id, i+1, j+1)] = g
+			}
+			for j, g := range f.unless {
+				pats[fmt.Sprintf("%s form %d unless %d", r.id, i+1, j+1)] = g
+			}
+		}
+	}
+	for re, g := range contractGates() {
+		pats["contract "+re.String()[:min(40, len(re.String()))]] = g
+	}
+	if c, err := contract.Load(filepath.Join("..", "examples", "payouts", "retryspec.yaml")); err == nil {
+		pats["contract header"] = newContractChecks(c).gHeaderish
+	} else {
+		t.Fatal(err)
 	}
 	gated := 0
 	for name, g := range pats {
-		if g.gate != nil {
+		if g.built().gate != nil {
 			gated++
 		}
 		for _, tc := range claimCorpus {
@@ -49,7 +70,7 @@ func TestGateAgreesWithPattern(t *testing.T) {
 }
 
 func requiredLiteralsOf(p string) []string {
-	g := newGatedRE(regexp.MustCompile(p))
+	g := newGatedRE(regexp.MustCompile(p)).built()
 	if g.gate == nil {
 		return nil
 	}

@@ -91,6 +91,21 @@ func LintSource(c *contract.Contract, name string, data []byte) []findings.Findi
 	return fs
 }
 
+// LintSourceUnfiltered is LintSource without any prefilter: the file is
+// parsed whatever it holds, and every sentence of every block goes
+// through every rule and check, the patterns' literal gates skipped. It
+// is the reference the prefilter is tested against (it must never hide a
+// finding, so both give the same findings), and far slower.
+func LintSourceUnfiltered(c *contract.Contract, name string, data []byte) []findings.Finding {
+	l := newLinter(c, false)
+	l.exhaustive = true
+	gatesOff.Add(1)
+	defer gatesOff.Add(-1)
+	fs := l.lintSource(name, data, nil)
+	findings.Sort(fs)
+	return fs
+}
+
 // Lint lints the files at paths: files, folders (recursively, files of the
 // known extensions only) and globs. No paths means the contract's
 // docs.copy.include, whose every match must resolve, symlinks followed,
@@ -204,9 +219,10 @@ func Lint(ctx context.Context, c *contract.Contract, paths []string, opts Option
 	return out, nil
 }
 
-// readFile reads name into buf's storage when it is large enough, so a
-// worker reuses one buffer across files.
-func readFile(name string, buf []byte) ([]byte, error) {
+// readFileOS reads name into buf's storage when it is large enough, so a
+// worker reuses one buffer across files. readFile (readfile_*.go) is it,
+// or a leaner form of it where the system allows.
+func readFileOS(name string, buf []byte) ([]byte, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, &skipError{"cannot be read: " + unwrapPathErr(err).Error()}
@@ -424,10 +440,11 @@ type ignorer struct {
 	byDir   map[string]*gitignore.GitIgnore // nil value: no .gitignore there
 	root    map[string]bool
 	tracked map[string][]string // repository root -> its tracked files (absolute, sorted)
+	chains  map[string][]ignoreLevel
 }
 
 func newIgnorer() *ignorer {
-	return &ignorer{byDir: map[string]*gitignore.GitIgnore{}, root: map[string]bool{}, tracked: map[string][]string{}}
+	return &ignorer{byDir: map[string]*gitignore.GitIgnore{}, root: map[string]bool{}, tracked: map[string][]string{}, chains: map[string][]ignoreLevel{}}
 }
 
 func (g *ignorer) load(dir string) *gitignore.GitIgnore {
@@ -450,22 +467,56 @@ func (g *ignorer) ignored(path string, isDir bool) bool {
 	if err != nil {
 		return false
 	}
-	for dir := filepath.Dir(abs); ; {
-		if gi := g.load(dir); gi != nil {
-			rel, err := filepath.Rel(dir, abs)
-			if err == nil {
-				rel = filepath.ToSlash(rel)
-				if gi.MatchesPath(rel) || (isDir && gi.MatchesPath(rel+"/")) {
-					return isDir || !g.isTracked(abs)
-				}
+	for _, lv := range g.chain(filepath.Dir(abs)) {
+		rel, err := relUnder(lv.dir, abs)
+		if err == nil {
+			rel = filepath.ToSlash(rel)
+			if lv.gi.MatchesPath(rel) || (isDir && lv.gi.MatchesPath(rel+"/")) {
+				return isDir || !g.isTracked(abs)
 			}
 		}
-		parent := filepath.Dir(dir)
-		if g.root[dir] || parent == dir {
-			return false
-		}
-		dir = parent
 	}
+	return false
+}
+
+// ignoreLevel is one folder's .gitignore.
+type ignoreLevel struct {
+	dir string
+	gi  *gitignore.GitIgnore
+}
+
+// chain lists the .gitignore files that apply in dir, nearest first, up to
+// the repository root: worked out once per folder, not once per file.
+func (g *ignorer) chain(dir string) []ignoreLevel {
+	if c, ok := g.chains[dir]; ok {
+		return c
+	}
+	var c []ignoreLevel
+	for d := dir; ; {
+		if gi := g.load(d); gi != nil {
+			c = append(c, ignoreLevel{d, gi})
+		}
+		parent := filepath.Dir(d)
+		if g.root[d] || parent == d {
+			break
+		}
+		d = parent
+	}
+	g.chains[dir] = c
+	return c
+}
+
+// relUnder is filepath.Rel(dir, abs) for a clean abs below the clean dir,
+// without the work Rel does for the general case.
+func relUnder(dir, abs string) (string, error) {
+	sep := string(filepath.Separator)
+	if dir == sep && strings.HasPrefix(abs, sep) && len(abs) > 1 {
+		return abs[1:], nil
+	}
+	if strings.HasPrefix(abs, dir+sep) {
+		return abs[len(dir)+1:], nil
+	}
+	return filepath.Rel(dir, abs)
 }
 
 // repoRoot is the first folder at or above dir that holds .git ("" when

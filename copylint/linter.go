@@ -3,8 +3,8 @@ package copylint
 import (
 	"bytes"
 	"fmt"
+	"math/bits"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -25,6 +25,14 @@ type linter struct {
 	// block without one has no finding.
 	prefilter *anchorSet
 	fixes     map[string]string
+	// ruleTags are each rule's tag bits, in rules order; freeForms are
+	// the form bits of the rules without a requires list.
+	ruleTags  []ruleTags
+	freeForms uint64
+	// exhaustive turns every prefilter off: each file is parsed, each
+	// block and sentence matched against every rule and check, and the
+	// patterns' literal gates are skipped (LintSourceUnfiltered).
+	exhaustive bool
 	// allTags is every tag a block can carry: what a block of a file that
 	// may hide its anchors is given before its text is normalized.
 	allTags uint64
@@ -53,12 +61,30 @@ func compiledFor(header string) []compiledRule {
 	return rules
 }
 
-// Anchor tags: bit i is phrase rule i; the high bits are the contract
-// checks and the suppression marker.
+// Anchor tags: bit i is phrase form i; then one bit per rule that
+// requires a second word (its requires list); the high bits are the
+// contract checks' word groups and the suppression marker.
 const (
-	tagContract    = 1 << 62
 	tagSuppression = 1 << 63
+	// The contract checks read a sentence about keys, windows or
+	// retrying (tagCIdem, tagCKey, tagCRetry, tagCOther: contractAbout)
+	// that names the idempotency family (idempot, replay, the header) or
+	// holds a figure (a digit or a number word) and a word about keys or
+	// retrying: see contractChecks.matchSentence and linter.contractMay.
+	tagCIdem    = 1 << 62 // idempoten, the header
+	tagCKey     = 1 << 61
+	tagCRetry   = 1 << 60
+	tagCOther   = 1 << 59 // expir, window, ttl, stop retrying
+	tagCIdemW   = 1 << 58 // idempot
+	tagCReplay  = 1 << 57
+	tagCNum     = 1 << 56
+	tagContract = tagCIdem | tagCKey | tagCRetry | tagCOther | tagCIdemW | tagCReplay | tagCNum
+	maxFormBits = 56
 )
+
+// ruleTags are the bits of one phrase rule: its forms, and the bit of its
+// requires list (0 when it has none).
+type ruleTags struct{ forms, requires uint64 }
 
 func newLinter(c *contract.Contract, lintCode bool) *linter {
 	header := ""
@@ -70,24 +96,41 @@ func newLinter(c *contract.Contract, lintCode bool) *linter {
 	l := &linter{c: c, lintCode: lintCode, rules: rules, fixes: map[string]string{}}
 	words, tags := []string{suppressMarker}, []uint64{tagSuppression}
 	bit := 0
-	for _, r := range rules {
-		for _, f := range r.forms {
-			if bit >= 62 {
-				panic("copylint: more than 62 phrase forms; widen the tag type")
-			}
-			for _, a := range f.anchors {
-				words, tags = append(words, a), append(tags, 1<<bit)
-			}
-			bit++
+	next := func() uint64 {
+		if bit >= maxFormBits {
+			panic("copylint: more than 56 phrase forms and requires lists; widen the tag type")
 		}
+		bit++
+		return 1 << (bit - 1)
+	}
+	for _, r := range rules {
+		var rt ruleTags
+		for _, f := range r.forms {
+			b := next()
+			rt.forms |= b
+			for _, a := range f.anchors {
+				words, tags = append(words, a), append(tags, b)
+			}
+		}
+		if len(r.requires) > 0 {
+			rt.requires = next()
+			for _, w := range r.requires {
+				words, tags = append(words, w), append(tags, rt.requires)
+			}
+		} else {
+			l.freeForms |= rt.forms
+		}
+		l.ruleTags = append(l.ruleTags, rt)
 		l.fixes[r.id] = fillFix(r.fix, c)
 	}
 	l.allTags = 1<<bit - 1
 	if c != nil {
 		l.allTags |= tagContract
 		l.checks = newContractChecks(c)
-		for _, a := range l.checks.anchors() {
-			words, tags = append(words, a), append(tags, tagContract)
+		for _, g := range l.checks.anchors() {
+			for _, a := range g.words {
+				words, tags = append(words, a), append(tags, g.tag)
+			}
 		}
 	}
 	key := fmt.Sprintf("%q %v", header, c != nil)
@@ -99,6 +142,30 @@ func newLinter(c *contract.Contract, lintCode bool) *linter {
 	}
 	return l
 }
+
+// phrasesMay reports whether a text whose anchors carry tags t can hold a
+// phrase rule's finding: a form's anchor, and the rule's required word
+// when it has a requires list.
+func (l *linter) phrasesMay(t uint64) bool {
+	if t&l.freeForms != 0 {
+		return true
+	}
+	for _, rt := range l.ruleTags {
+		if rt.requires != 0 && t&rt.forms != 0 && t&rt.requires != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// contractMay reports the same for the contract checks.
+func (l *linter) contractMay(t uint64) bool {
+	return l.checks != nil && t&(tagCIdem|tagCKey|tagCRetry|tagCOther) != 0 &&
+		(t&(tagCIdem|tagCIdemW|tagCReplay) != 0 || t&tagCNum != 0 && t&(tagCKey|tagCRetry) != 0)
+}
+
+// may reports whether a text with tags t can hold any finding.
+func (l *linter) may(t uint64) bool { return l.phrasesMay(t) || l.contractMay(t) }
 
 // fillFix fills the contract's figures into a fix template; without a
 // contract the placeholders become the generic wording.
@@ -188,13 +255,16 @@ func (l *linter) lintSource(name string, src []byte, allow *allowList) []finding
 	defer scratchPool.Put(sc0)
 	sc0.hiding = hidingAt(src, f, sc0.hiding[:0])
 	hiding := sc0.hiding
-	if f != formatText && !bytes.Contains(src, []byte(suppressMarker)) {
+	if l.exhaustive {
+		// no prefilter
+	} else if f != formatText {
 		// Parsing is most of the cost of a file. Match the raw text first,
 		// with tags and emphasis marks dropped: it holds every sentence of
 		// the prose (plus code and markup), so a file whose raw text has
 		// no hit has none in its prose either, and is done. Only the raw
-		// blocks that hold an anchor are prepared at all.
-		if !l.rawCandidate(src, sc0, hiding) {
+		// blocks that hold an anchor are prepared at all. A file with a
+		// suppression marker is parsed: an unused marker is a finding.
+		if !l.rawCandidate(src, f, sc0, hiding) {
 			return nil
 		}
 	} else if len(hiding) == 0 && !l.prefilter.match(src) {
@@ -214,7 +284,7 @@ func (l *linter) lintSource(name string, src []byte, allow *allowList) []finding
 	if f != formatText {
 		brAsSpace(d.mask, src)
 	}
-	hits := l.matchBlocks(d, sc0, false, hiding)
+	hits := l.matchBlocks(d, sc0, false, hiding, false)
 	sups := findSuppressions(src, d, f)
 	if len(hits) == 0 && len(sups) == 0 {
 		return nil
@@ -248,26 +318,65 @@ type scratch struct {
 	hits    []anchorHit
 	docHits []anchorHit
 	hiding  []int // offsets of the file's possible disguises (hidingAt)
+	blocks  []span
+	kept    []span
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 
 // rawCandidate reports whether the raw form of src has any hit.
-func (l *linter) rawCandidate(src []byte, sc *scratch, hiding []int) bool {
+func (l *linter) rawCandidate(src []byte, f format, sc *scratch, hiding []int) bool {
 	sc.docHits = l.prefilter.hits(src, sc.docHits[:0])
 	if len(sc.docHits) == 0 && len(hiding) == 0 {
+		return false
+	}
+	var all uint64
+	for _, h := range sc.docHits {
+		all |= h.tags
+	}
+	if all&tagSuppression != 0 && bytes.Contains(src, []byte(suppressMarker)) {
+		return true
+	}
+	if !l.may(all) && len(hiding) == 0 {
 		return false
 	}
 	if cap(sc.raw) < len(src) {
 		sc.raw = make([]byte, len(src), len(src)+4096)
 	}
 	m := sc.raw[:len(src)]
-	var kept []span
+	kept := sc.kept[:0]
+	defer func() { sc.kept, sc.blocks = kept, sc.blocks[:0] }()
 	from := 0
-	for _, b := range rawBlocks(src) {
-		if tagsIn(sc.docHits, b.start, b.end, &from)&^tagSuppression != 0 || hiddenIn(hiding, b.start, b.end) {
+	var fences []span
+	if f == formatMarkdown && !l.lintCode {
+		fences = rawFences(src)
+		// The fences matter only when their code could hold a finding:
+		// then check that the file is read as Markdown at all.
+		var t uint64
+		hidden := false
+		from := 0
+		for _, fs := range fences {
+			t |= tagsIn(sc.docHits, fs.start, fs.end, &from)
+			hidden = hidden || hiddenIn(hiding, fs.start, fs.end)
+		}
+		if (hidden || l.may(t)) && readsAsText(src) {
+			fences = nil
+		}
+	}
+	sc.blocks = rawBlocks(src, fences, sc.blocks[:0])
+	// The blocks a phrase rule may fire in go first: the answer does not
+	// depend on the order, and a file with a claim is done sooner.
+	first := 0
+	for _, b := range sc.blocks {
+		t := tagsIn(sc.docHits, b.start, b.end, &from)
+		hidden := hiddenIn(hiding, b.start, b.end)
+		if l.may(t) || hidden {
 			rawMaskRange(m, src, b.start, b.end)
 			kept = append(kept, b)
+			if hidden || l.phrasesMay(t) {
+				kept[first], kept[len(kept)-1] = kept[len(kept)-1], kept[first]
+				first++
+			}
 		}
 	}
 	if len(kept) == 0 {
@@ -276,14 +385,15 @@ func (l *linter) rawCandidate(src []byte, sc *scratch, hiding []int) bool {
 	// The anchors were found in the source; the mask differs only by
 	// dropped markup, which the per-sentence scan sees.
 	brAsSpace(m, src)
-	return len(l.matchBlocks(&document{mask: m, blocks: kept}, sc, true, hiding)) > 0
+	return len(l.matchBlocks(&document{mask: m, blocks: kept}, sc, true, hiding, true)) > 0
 }
 
 // matchBlocks matches d's blocks. With hitsReady, sc.docHits already holds
 // the anchors of the file (found in its source). With hidden, anchors may
 // be disguised in the bytes (fold.go): every block is normalized and its
-// sentences are searched for anchors in normalized form.
-func (l *linter) matchBlocks(d *document, sc *scratch, hitsReady bool, hiding []int) []hit {
+// sentences are searched for anchors in normalized form. With first, it
+// returns at the first hit: the caller only asks whether there is one.
+func (l *linter) matchBlocks(d *document, sc *scratch, hitsReady bool, hiding []int, first bool) []hit {
 	var hits []hit
 	n := &sc.n
 	sents := sc.sents
@@ -294,24 +404,27 @@ func (l *linter) matchBlocks(d *document, sc *scratch, hitsReady bool, hiding []
 	if !hitsReady {
 		sc.docHits = l.prefilter.hits(d.mask, sc.docHits[:0])
 	}
-	if len(sc.docHits) == 0 && len(hiding) == 0 {
+	if len(sc.docHits) == 0 && len(hiding) == 0 && !l.exhaustive {
 		return nil
 	}
 	for _, b := range d.blocks {
+		if first && len(hits) > 0 {
+			return hits
+		}
 		from := sort.Search(len(sc.docHits), func(i int) bool { return sc.docHits[i].end >= b.start })
 		blockTags := tagsIn(sc.docHits, b.start, b.end, &from)
-		if hiddenIn(hiding, b.start, b.end) {
+		if l.exhaustive || hiddenIn(hiding, b.start, b.end) {
 			blockTags |= l.allTags
-		}
-		if blockTags&^tagSuppression == 0 {
-			continue
 		}
 		// The phrase rules read the prose without code unless told
 		// otherwise; the contract checks read names in code too. One
 		// normalization serves both when the block holds no code.
+		phrases := l.phrasesMay(blockTags)
+		contractToo := l.contractMay(blockTags)
+		if !phrases && !contractToo {
+			continue
+		}
 		skipCode := hasCode && !l.lintCode && codeIn(d.code, b)
-		phrases := blockTags&^(tagContract|tagSuppression) != 0
-		contractToo := l.checks != nil && blockTags&tagContract != 0
 		normalized := false
 		if phrases {
 			normalize(d.mask, b.start, b.end, d.code, skipCode, n)
@@ -322,11 +435,14 @@ func (l *linter) matchBlocks(d *document, sc *scratch, hitsReady bool, hiding []
 			from := 0
 			for _, s := range sents {
 				t := tagsIn(sc.hits, s.start, s.end, &from)
-				if t&^(tagContract|tagSuppression) != 0 {
+				if l.exhaustive {
+					t = l.allTags
+				}
+				if l.phrasesMay(t) {
 					hits = l.matchSentence(n, s, t, hits)
 				}
-				if contractToo && !skipCode && t&tagContract != 0 {
-					hits = l.checks.matchSentence(n, s, hits)
+				if contractToo && !skipCode && l.contractMay(t) {
+					hits = l.checks.matchSentence(n, s, t, hits)
 				}
 			}
 		}
@@ -336,8 +452,12 @@ func (l *linter) matchBlocks(d *document, sc *scratch, hitsReady bool, hiding []
 			sc.hits = l.prefilter.hits(n.text, sc.hits[:0])
 			from := 0
 			for _, s := range sents {
-				if tagsIn(sc.hits, s.start, s.end, &from)&tagContract != 0 {
-					hits = l.checks.matchSentence(n, s, hits)
+				t := tagsIn(sc.hits, s.start, s.end, &from)
+				if l.exhaustive {
+					t = l.allTags
+				}
+				if l.contractMay(t) {
+					hits = l.checks.matchSentence(n, s, t, hits)
 				}
 			}
 		}
@@ -355,15 +475,14 @@ func codeIn(code []span, b span) bool {
 // tags says which rules' anchors occur in it.
 func (l *linter) matchSentence(n *normText, s span, tags uint64, hits []hit) []hit {
 	sent := n.text[s.start:s.end]
-	bit := 0
 rules:
 	for i := range l.rules {
 		r := &l.rules[i]
-		first := bit
-		bit += len(r.forms)
-		if tags&(1<<bit-1<<first) == 0 || (len(r.requires) > 0 && !has(sent, r.requires...)) {
+		rt := l.ruleTags[i]
+		if tags&rt.forms == 0 || rt.requires != 0 && (tags&rt.requires == 0 || !has(sent, r.requires...)) {
 			continue
 		}
+		first := bits.TrailingZeros64(rt.forms) // a rule's forms have consecutive bits
 		cl := clauseAnalysis()
 		var memo boundMemo
 		for fi, f := range r.forms {
@@ -397,7 +516,7 @@ rules:
 	return hits
 }
 
-func allMatch(res []*regexp.Regexp, s []byte) bool {
+func allMatch(res []*gatedRE, s []byte) bool {
 	for _, re := range res {
 		if !re.Match(s) {
 			return false
@@ -406,7 +525,7 @@ func allMatch(res []*regexp.Regexp, s []byte) bool {
 	return true
 }
 
-func anyMatch(res []*regexp.Regexp, s []byte) bool {
+func anyMatch(res []*gatedRE, s []byte) bool {
 	for _, re := range res {
 		if re.Match(s) {
 			return true

@@ -216,10 +216,18 @@ const maxIndent = 256
 
 // deeplyIndented reports whether some line starts with more than maxIndent
 // bytes of spaces, tabs, quote or list markers.
-func deeplyIndented(src []byte) bool {
+func deeplyIndented(src []byte) bool { return deeplyIndentedAfter(src, 0) }
+
+// indentByte marks the bytes deeplyIndented counts as indentation.
+var indentByte = [256]bool{' ': true, '\t': true, '>': true, '-': true, '*': true, '+': true}
+
+// deeplyIndentedAfter is deeplyIndented of src with src[:fm] (front matter,
+// whole lines) read as blankSpaces leaves it: spaces up to each line's
+// '\r' or '\n'. It spares readsAsText the copy.
+func deeplyIndentedAfter(src []byte, fm int) bool {
 	for start := 0; start < len(src); {
 		i := start
-		for i < len(src) && i-start <= maxIndent && bytes.IndexByte([]byte(" \t>-*+"), src[i]) >= 0 {
+		for i < len(src) && i-start <= maxIndent && (indentByte[src[i]] || i < fm && src[i] != '\r' && src[i] != '\n') {
 			i++
 		}
 		if i-start > maxIndent {

@@ -158,14 +158,24 @@ func rawMaskRange(m, src []byte, start, end int) {
 
 // rawBlocks splits src at blank lines and before every line that starts a
 // table row, list item, heading or quote, so a table or a long list is
-// many short blocks rather than one endless sentence.
-func rawBlocks(src []byte) []span {
-	var out []span
+// many short blocks rather than one endless sentence. The ranges in skip
+// (rawFences, sorted; whole lines) are left out, as blank lines are. The
+// blocks are appended to out.
+func rawBlocks(src []byte, skip []span, out []span) []span {
 	start := -1
 	for ls := 0; ls < len(src); {
-		le := ls
-		for le < len(src) && src[le] != '\n' {
-			le++
+		if len(skip) > 0 && ls >= skip[0].start {
+			if start >= 0 {
+				out = append(out, span{start, ls})
+				start = -1
+			}
+			ls = skip[0].end
+			skip = skip[1:]
+			continue
+		}
+		le := len(src)
+		if k := bytes.IndexByte(src[ls:], '\n'); k >= 0 {
+			le = ls + k
 		}
 		i := ls
 		for i < le && (src[i] == ' ' || src[i] == '\t') {
@@ -187,4 +197,160 @@ func rawBlocks(src []byte) []span {
 		out = append(out, span{start, len(src)})
 	}
 	return out
+}
+
+// rawFences returns the top-level fenced code blocks of a Markdown source,
+// each as the byte range of its lines (opening fence to closing fence, or
+// to the end), for the raw pass to leave out: a fenced code block is never
+// prose unless code is linted (markdown.go skips it).
+//
+// It must never call prose code, or the raw pass would hide a finding, so
+// it only knows the plain case and says nothing (nil) when unsure. An
+// opening fence counts only at the very start of a line, where no list
+// item or quote can hold it and no paragraph can continue lazily into it;
+// not inside front matter, and not inside anything that may be an HTML
+// block (from a line starting with '<' to its end condition, taken late).
+// A file with a carriage return that is not part of a CRLF (a line break
+// to goldmark, not to this scan) gets nil. The caller must not use the
+// result for a file goldmark is not given (readsAsText).
+func rawFences(src []byte) []span {
+	if !bytes.Contains(src, []byte("```")) && !bytes.Contains(src, []byte("~~~")) {
+		return nil
+	}
+	for i := bytes.IndexByte(src, '\r'); i >= 0; {
+		if i+1 >= len(src) || src[i+1] != '\n' {
+			return nil
+		}
+		j := bytes.IndexByte(src[i+1:], '\r')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	fm := frontMatterEnd(src)
+	var out []span
+	var (
+		inFence   bool
+		fenceChar byte
+		fenceLen  int
+		fenceFrom int
+		htmlEnd   string // "": not in an HTML block; "\n": until a blank line
+	)
+	for ls := fm; ls < len(src); {
+		le := bytes.IndexByte(src[ls:], '\n')
+		next := len(src)
+		if le < 0 {
+			le = len(src)
+		} else {
+			le += ls
+			next = le + 1
+		}
+		line := bytes.TrimRight(src[ls:le], "\r")
+		switch {
+		case inFence:
+			if closesFence(line, fenceChar, fenceLen) {
+				out = append(out, span{fenceFrom, next})
+				inFence = false
+			}
+		case htmlEnd == "\n":
+			if len(bytes.TrimLeft(line, " \t")) == 0 {
+				htmlEnd = ""
+			}
+		case htmlEnd != "":
+			if containsFold(line, htmlEnd) {
+				htmlEnd = ""
+			}
+		default:
+			if c, n := opensFence(line); n > 0 {
+				inFence, fenceChar, fenceLen, fenceFrom = true, c, n, ls
+			} else if t := bytes.TrimLeft(line, " "); len(t) > 0 && len(line)-len(t) <= 3 {
+				switch {
+				case t[0] == '<':
+					htmlEnd = htmlBlockEnd(t)
+					if htmlEnd != "\n" && containsFold(t[1:], htmlEnd) {
+						htmlEnd = ""
+					}
+				case t[0] == '[' && bytes.Contains(t, []byte("]:")):
+					// A link reference definition: its title may run
+					// over lines (never a blank one) and hold a fence.
+					htmlEnd = "\n"
+				}
+			}
+		}
+		ls = next
+	}
+	if inFence {
+		out = append(out, span{fenceFrom, len(src)})
+	}
+	return out
+}
+
+// readsAsText reports whether markdownDocument reads src as plain text,
+// code included: goldmark is given the source with front matter blanked,
+// and a deeply indented one is not given to it at all (markdownFrom).
+func readsAsText(src []byte) bool {
+	return deeplyIndentedAfter(src, frontMatterEnd(src))
+}
+
+// opensFence reports a fence at the very start of line: its character and
+// length, or 0. A backtick fence's info string holds no backtick.
+func opensFence(line []byte) (byte, int) {
+	if len(line) < 3 || (line[0] != '`' && line[0] != '~') {
+		return 0, 0
+	}
+	c := line[0]
+	n := 0
+	for n < len(line) && line[n] == c {
+		n++
+	}
+	if n < 3 || c == '`' && bytes.IndexByte(line[n:], '`') >= 0 {
+		return 0, 0
+	}
+	return c, n
+}
+
+// closesFence reports whether line closes a fence of n c's: up to three
+// spaces, at least n c's, then only spaces and tabs.
+func closesFence(line []byte, c byte, n int) bool {
+	i := 0
+	for i < len(line) && i < 3 && line[i] == ' ' {
+		i++
+	}
+	k := i
+	for k < len(line) && line[k] == c {
+		k++
+	}
+	return k-i >= n && len(bytes.TrimRight(line[k:], " \t")) == 0
+}
+
+// htmlBlockEnd is what ends an HTML block that starts with t (t[0] is '<'),
+// taken as late as CommonMark allows: the end marker of the kinds that
+// span blank lines, else a blank line ("\n").
+func htmlBlockEnd(t []byte) string {
+	switch {
+	case bytes.HasPrefix(t, []byte("<!--")):
+		return "-->"
+	case bytes.HasPrefix(t, []byte("<?")):
+		return "?>"
+	case bytes.HasPrefix(t, []byte("<![CDATA[")):
+		return "]]>"
+	case bytes.HasPrefix(t, []byte("<!")):
+		return ">"
+	}
+	for _, tag := range []string{"script", "pre", "style", "textarea"} {
+		if len(t) > len(tag) && bytes.EqualFold(t[1:1+len(tag)], []byte(tag)) {
+			return "</" + tag + ">"
+		}
+	}
+	return "\n"
+}
+
+// containsFold reports whether s holds the ASCII string sub, ignoring case.
+func containsFold(s []byte, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if bytes.EqualFold(s[i:i+len(sub)], []byte(sub)) {
+			return true
+		}
+	}
+	return false
 }

@@ -80,9 +80,9 @@ type compiledRule struct {
 
 type compiledForm struct {
 	anchors []string // the rule's when the form has none of its own
-	match   *regexp.Regexp
-	needs   []*regexp.Regexp
-	unless  []*regexp.Regexp
+	match   *gatedRE
+	needs   []*gatedRE
+	unless  []*gatedRE
 }
 
 // headerPattern is the regexp for the idempotency header name in prose: the
@@ -137,22 +137,23 @@ func compilePhrases(rules []phraseRule, header string) ([]compiledRule, error) {
 			if len(cf.anchors) == 0 {
 				cf.anchors = r.Anchors
 			}
-			if cf.match, err = re(f.Match); err != nil {
+			if x, err = re(f.Match); err != nil {
 				return nil, fmt.Errorf("%s form %d: %w", r.ID, i+1, err)
 			}
+			cf.match = gated(x)
 			for _, n := range f.Needs {
 				x, err := re(n)
 				if err != nil {
 					return nil, fmt.Errorf("%s form %d needs: %w", r.ID, i+1, err)
 				}
-				cf.needs = append(cf.needs, x)
+				cf.needs = append(cf.needs, gated(x))
 			}
 			for _, n := range f.Unless {
 				x, err := re(n)
 				if err != nil {
 					return nil, fmt.Errorf("%s form %d unless: %w", r.ID, i+1, err)
 				}
-				cf.unless = append(cf.unless, x)
+				cf.unless = append(cf.unless, gated(x))
 			}
 			c.forms = append(c.forms, cf)
 		}

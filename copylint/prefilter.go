@@ -33,10 +33,12 @@ func newAnchorSet(words []string, tags []uint64) *anchorSet {
 		child map[byte]int32
 		fail  int32
 		final uint64
+		last  byte // the byte that leads here from the parent
 	}
 	nodes := []node{{child: map[byte]int32{}}}
 	maxLen := 1
 	for wi, w := range words {
+		w = scanForm(w)
 		if len(w) > maxLen {
 			maxLen = len(w)
 		}
@@ -46,7 +48,7 @@ func newAnchorSet(words []string, tags []uint64) *anchorSet {
 			n, ok := nodes[s].child[b]
 			if !ok {
 				n = int32(len(nodes))
-				nodes = append(nodes, node{child: map[byte]int32{}})
+				nodes = append(nodes, node{child: map[byte]int32{}, last: b})
 				nodes[s].child[b] = n
 			}
 			s = n
@@ -85,17 +87,44 @@ func newAnchorSet(words []string, tags []uint64) *anchorSet {
 			row[b] = row[b+'a'-'A']
 		}
 	}
+	// The words are matched as the normalizer will read the text (see
+	// scanView): every white-space byte moves like a space, and a run of
+	// them like one space; a transparent byte does not move at all. Done
+	// after the breadth-first fill, which must see the plain automaton.
+	var stay []bool
+	stay = make([]bool, len(nodes)*256)
+	for s := range nodes {
+		row := full[s*256 : s*256+256]
+		for b := 0; b < 256; b++ {
+			switch {
+			case transparent(byte(b)):
+				row[b], stay[s*256+b] = int32(s), true
+			case isSpace(byte(b)) && s != 0 && nodes[s].last == ' ':
+				row[b], stay[s*256+b] = int32(s), true
+			case isSpace(byte(b)):
+				row[b] = row[' ']
+			}
+		}
+	}
 	// Byte classes: bytes whose columns are equal in every state behave
 	// the same; give each distinct column one class.
 	cols := map[string]uint8{}
 	var order [][]int32
+	var orderStay [][]bool
 	for b := 0; b < 256; b++ {
 		col := make([]int32, len(nodes))
-		key := make([]byte, 0, len(nodes)*4)
+		colStay := make([]bool, len(nodes))
+		key := make([]byte, 0, len(nodes)*5)
 		for st := range nodes {
 			v := full[st*256+b]
 			col[st] = v
+			colStay[st] = stay[st*256+b]
 			key = append(key, byte(v), byte(v>>8), byte(v>>16), byte(v>>24))
+			if colStay[st] {
+				key = append(key, 1)
+			} else {
+				key = append(key, 0)
+			}
 		}
 		c, ok := cols[string(key)]
 		if !ok {
@@ -105,6 +134,7 @@ func newAnchorSet(words []string, tags []uint64) *anchorSet {
 			c = uint8(len(order))
 			cols[string(key)] = c
 			order = append(order, col)
+			orderStay = append(orderStay, colStay)
 		}
 		a.class[b] = c
 	}
@@ -113,7 +143,9 @@ func newAnchorSet(words []string, tags []uint64) *anchorSet {
 	for c, col := range order {
 		for st, v := range col {
 			e := uint32(int(v) * a.stride)
-			if a.final[v] != 0 {
+			// Staying put reports nothing new: the word ended when the
+			// state was entered.
+			if a.final[v] != 0 && !orderStay[c][st] {
 				e |= finalBit
 			}
 			a.next[st*a.stride+c] = e
@@ -123,6 +155,35 @@ func newAnchorSet(words []string, tags []uint64) *anchorSet {
 }
 
 const finalBit = 1 << 31
+
+// transparent bytes are skipped by the scan: the mask's gone bytes, which
+// the normalizer drops, and the Markdown emphasis and code marks, which the
+// raw mask drops ("only **once**" holds "only once"). No anchor word
+// holds one, so skipping them can add a hit, never lose one.
+func transparent(b byte) bool { return b == gone || b == '*' || b == '`' || b == '_' }
+
+// scanForm is word as the scan sees it: transparent bytes dropped, white
+// space runs one space.
+func scanForm(w string) string {
+	out := make([]byte, 0, len(w))
+	for i := 0; i < len(w); i++ {
+		switch b := w[i]; {
+		case transparent(b):
+		case isSpace(b):
+			if len(out) == 0 || out[len(out)-1] != ' ' {
+				out = append(out, ' ')
+			}
+		default:
+			out = append(out, b)
+		}
+	}
+	return string(out)
+}
+
+// isSpace is the white space the normalizer turns into one space.
+func isSpace(b byte) bool {
+	return b == ' ' || b == '\n' || b == '\t' || b == '\r' || b == '\f' || b == '\v'
+}
 
 func lower(b byte) byte {
 	if b >= 'A' && b <= 'Z' {
@@ -144,6 +205,23 @@ func (a *anchorSet) match(text []byte) bool {
 	return false
 }
 
+// covers reports whether the tags of the words in text cover need.
+func (a *anchorSet) covers(text []byte, need uint64) bool {
+	next, class, final, stride := a.next, &a.class, a.final, uint32(a.stride)
+	var s uint32
+	var got uint64
+	for _, b := range text {
+		s = next[s+uint32(class[b])]
+		if s&finalBit != 0 {
+			s &^= finalBit
+			if got |= final[s/stride]; got&need == need {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // hit is where a word (or several) ends in a text, and their tags.
 type anchorHit struct {
 	end  int
@@ -154,46 +232,108 @@ type anchorHit struct {
 // in order.
 //
 // The scan is bound by the latency of one table load per byte, each
-// depending on the last. Two scans interleaved in one loop (the first half
-// of the text and the second) keep two loads in flight and nearly double
-// the speed. The second scan starts maxLen-1 bytes before the middle and
-// keeps only words ending at or after it, so each word is reported once.
+// depending on the last. Four scans interleaved in one loop (each a
+// quarter of the text) keep four loads in flight. A scan after the first
+// starts early enough to know the state at its quarter's start (contextAt)
+// and keeps only words ending in its quarter, so each word is reported
+// once.
 func (a *anchorSet) hits(text []byte, out []anchorHit) []anchorHit {
-	if len(text) < 2*a.maxLen+64 {
+	const k = 4
+	if len(text) < 4*a.maxLen+256 {
 		return a.hitsRange(text, 0, len(text), 0, out)
 	}
 	next, class, final, stride := a.next, &a.class, a.final, uint32(a.stride)
-	mid := len(text) / 2
-	bStart := mid - (a.maxLen - 1)
-	aText, bText := text[:mid], text[bStart:]
-	var tail []anchorHit
-	var sa, sb uint32
-	n := len(aText) // <= len(bText)
-	bText = bText[:len(bText):len(bText)]
+	var from, keep, end [k]int
+	for j := 0; j < k; j++ {
+		keep[j] = j * len(text) / k
+		end[j] = (j + 1) * len(text) / k
+		from[j] = a.contextAt(text, keep[j])
+	}
+	n := end[0] - from[0]
+	for j := 1; j < k; j++ {
+		n = min(n, end[j]-from[j])
+	}
+	var tails [k][]anchorHit
+	tails[0] = out
+	var st [k]uint32 // every scan starts at the root
+	t0, t1, t2, t3 := text[from[0]:end[0]], text[from[1]:end[1]], text[from[2]:end[2]], text[from[3]:end[3]]
+	t0, t1, t2, t3 = t0[:n], t1[:n], t2[:n], t3[:n]
+	s0, s1, s2, s3 := st[0], st[1], st[2], st[3]
 	for i := 0; i < n; i++ {
-		sa = next[sa+uint32(class[aText[i]])]
-		sb = next[sb+uint32(class[bText[i]])]
-		if sa&finalBit != 0 {
-			sa &^= finalBit
-			out = append(out, anchorHit{i, final[sa/stride]})
-		}
-		if sb&finalBit != 0 {
-			sb &^= finalBit
-			if bStart+i >= mid {
-				tail = append(tail, anchorHit{bStart + i, final[sb/stride]})
+		s0 = next[s0+uint32(class[t0[i]])]
+		s1 = next[s1+uint32(class[t1[i]])]
+		s2 = next[s2+uint32(class[t2[i]])]
+		s3 = next[s3+uint32(class[t3[i]])]
+		if (s0|s1|s2|s3)&finalBit != 0 {
+			if s0&finalBit != 0 {
+				s0 &^= finalBit
+				tails[0] = append(tails[0], anchorHit{from[0] + i, final[s0/stride]})
+			}
+			if s1&finalBit != 0 {
+				s1 &^= finalBit
+				if p := from[1] + i; p >= keep[1] {
+					tails[1] = append(tails[1], anchorHit{p, final[s1/stride]})
+				}
+			}
+			if s2&finalBit != 0 {
+				s2 &^= finalBit
+				if p := from[2] + i; p >= keep[2] {
+					tails[2] = append(tails[2], anchorHit{p, final[s2/stride]})
+				}
+			}
+			if s3&finalBit != 0 {
+				s3 &^= finalBit
+				if p := from[3] + i; p >= keep[3] {
+					tails[3] = append(tails[3], anchorHit{p, final[s3/stride]})
+				}
 			}
 		}
 	}
-	for i := n; i < len(bText); i++ {
-		sb = next[sb+uint32(class[bText[i]])]
-		if sb&finalBit != 0 {
-			sb &^= finalBit
-			if bStart+i >= mid {
-				tail = append(tail, anchorHit{bStart + i, final[sb/stride]})
+	st[0], st[1], st[2], st[3] = s0, s1, s2, s3
+	out = tails[0]
+	for j := 0; j < k; j++ {
+		s := st[j]
+		for i := from[j] + n; i < end[j]; i++ {
+			s = next[s+uint32(class[text[i]])]
+			if s&finalBit != 0 {
+				s &^= finalBit
+				if i >= keep[j] {
+					if j == 0 {
+						out = append(out, anchorHit{i, final[s/stride]})
+					} else {
+						tails[j] = append(tails[j], anchorHit{i, final[s/stride]})
+					}
+				}
 			}
 		}
+		if j > 0 {
+			out = append(out, tails[j]...)
+		}
 	}
-	return append(out, tail...)
+	return out
+}
+
+// contextAt is where a scan must start to be in the right state at text[at]:
+// far enough back to hold maxLen+1 characters as the automaton reads them
+// (a run of white space one character, skipped bytes none), so a word
+// that ends at or after at is seen whole.
+func (a *anchorSet) contextAt(text []byte, at int) int {
+	i, count, space := at, 0, false
+	for i > 0 && count <= a.maxLen {
+		i--
+		switch b := text[i]; {
+		case transparent(b):
+		case isSpace(b):
+			if !space {
+				count++
+			}
+			space = true
+		default:
+			count++
+			space = false
+		}
+	}
+	return i
 }
 
 // hitsRange scans text[start:end] from the root state; positions are

@@ -16,6 +16,24 @@ import (
 func encodeText(w io.Writer, r Report) error {
 	bw := bufio.NewWriter(w)
 	p := Printer{W: bw, Color: r.Color}
+	for _, d := range r.Diagnostics() {
+		if err := p.Print(d); err != nil {
+			return err
+		}
+	}
+	if len(r.Findings) > 0 {
+		fmt.Fprintf(bw, "%s\n", Summarize(r.Findings))
+	}
+	return bw.Flush()
+}
+
+// Diagnostics returns r's findings as text output prints them, in r's
+// order: the level painted by severity and waiver, the source line when
+// r.Sources holds the finding's file, and the fix and waiver notes. A
+// command with more to say about a finding (verify's reproduction) adds
+// notes to its diagnostic and prints it with the same Printer.
+func (r Report) Diagnostics() []Diagnostic {
+	out := make([]Diagnostic, 0, len(r.Findings))
 	lines := map[string][][]byte{}
 	for _, f := range r.Findings {
 		d := Diagnostic{File: f.File, Line: f.Line, Column: f.Column, EndColumn: f.EndColumn,
@@ -42,14 +60,9 @@ func encodeText(w io.Writer, r Report) error {
 		if f.Waived {
 			d.Notes = append(d.Notes, Note{Label: "waived:", Text: f.WaivedBecause})
 		}
-		if err := p.Print(d); err != nil {
-			return err
-		}
+		out = append(out, d)
 	}
-	if len(r.Findings) > 0 {
-		fmt.Fprintf(bw, "%s\n", Summarize(r.Findings))
-	}
-	return bw.Flush()
+	return out
 }
 
 // Caret returns the padding up to column col (1-based, in characters) and

@@ -71,6 +71,9 @@ type Note struct {
 	Label string
 	Style Style
 	Text  string
+	// Lines, when present, follow the note's line, indented under its
+	// label: a block such as verify's reproduction commands.
+	Lines []string
 }
 
 // Print writes d. File names and every line of text are made safe for a
@@ -91,7 +94,14 @@ func (p Printer) Print(d Diagnostic) error {
 		fmt.Fprintf(&b, "    %s\n    %s%s\n", line, pad, p.Paint(StyleCaret, mark))
 	}
 	for _, n := range d.Notes {
-		fmt.Fprintf(&b, "    %s %s\n", p.Paint(n.Style, n.Label), oneLine(n.Text))
+		b.WriteString("    " + p.Paint(n.Style, n.Label))
+		if n.Text != "" || len(n.Lines) == 0 {
+			b.WriteString(" " + oneLine(n.Text))
+		}
+		b.WriteByte('\n')
+		for _, l := range n.Lines {
+			fmt.Fprintf(&b, "      %s\n", oneLine(l))
+		}
 	}
 	_, err := io.WriteString(p.W, b.String())
 	return err

@@ -135,7 +135,7 @@ func wrap(b *testing.B, s *idempotency.SQLStore, h http.Handler, replayCache ...
 	b.Helper()
 	mw, err := idempotency.New(payoutsContract(b), s, idempotency.Options{
 		Account:     func(r *http.Request) (string, bool) { return r.Header.Get("X-Account"), true },
-		ReplayCache: append(replayCache, 0)[0],
+		ReplayCache: append(replayCache, 0)[0], // 0: the default cache
 	})
 	if err != nil {
 		b.Fatal(err)
@@ -172,18 +172,19 @@ func BenchmarkClaimPath(b *testing.B) {
 	}
 }
 
-// BenchmarkReplay: retries of completed keys, served from the store
-// without running the handler, at 16 clients; "cache" with
-// Options.ReplayCache, where only each key's first replay reads the store.
+// BenchmarkReplay: retries of completed keys, served without running the
+// handler, at 16 clients: from the store (Options.ReplayCache -1), and
+// with the default replay cache ("cache"), where only each key's first
+// replay reads the store.
 func BenchmarkReplay(b *testing.B) {
 	const keys = 256
 	for _, name := range benchStores {
 		for _, mode := range []string{"", "cache/"} {
 			b.Run(name+"/"+mode+"clients=16", func(b *testing.B) {
 				s := benchStore(b, name)
-				cache := 0
+				cache := -1 // every replay reads the store
 				if mode != "" {
-					cache = keys
+					cache = 0 // the default cache
 				}
 				h := wrap(b, s, effectHandler(s, false), cache)
 				for i := range keys {

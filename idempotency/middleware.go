@@ -49,22 +49,40 @@ type Options struct {
 	ExpiredCode string
 	// Log receives store failures; nil means slog.Default().
 	Log *slog.Logger
-	// ReplayCache, above zero, keeps up to that many completed keys'
-	// responses in this process, so a further retry of a key this process
-	// has replayed is answered without a statement. It is sound because a
-	// stored response never changes while its key is inside the replay
+	// ReplayCache is how many completed keys' responses this process
+	// keeps, so that a further retry of a key it has replayed is answered
+	// without a statement: zero means DefaultReplayCache, a negative
+	// number turns the cache off (every replay then reads the store).
+	// ReplayCacheBytes bounds the bytes the entries hold (zero means
+	// DefaultReplayCacheBytes); a response above an eighth of it is never
+	// kept.
+	//
+	// It is sound with any number of instances sharing the store, because
+	// a stored response never changes while its key is inside the replay
 	// window: every write after completion is refused by the store's
-	// statements, and a key is expired or reaped only after the window. An
-	// entry is used only until a minute (or a tenth of the window, if
-	// shorter) before the window ends, a margin for clocks that differ
-	// between instances. Zero, the default, reads every replay from the
-	// store. Entries hold the response, not the request body.
-	ReplayCache int
+	// fenced statements (they match only rows still in flight), and a key
+	// is expired (after_window) or reaped only after the window. So an
+	// instance holding an entry answers what the store would, whichever
+	// instance completed the key. An entry is used only until a minute
+	// (or a tenth of the window, if shorter) before the window ends, a
+	// margin for clocks that differ between instances; from then on the
+	// store decides. The fingerprint check and the contract's mismatch
+	// answer apply to cached entries as to stored ones. Entries hold the
+	// response, not the request body.
+	ReplayCache      int
+	ReplayCacheBytes int64
 	// Flaw switches in one classic mistake. It exists so the reference
 	// server can prove that `retryspec verify` catches each one; never set
 	// it in a real service. See Flaws.
 	Flaw string
 }
+
+// DefaultReplayCache and DefaultReplayCacheBytes bound the replay cache
+// when Options leave it at zero: 4,096 responses and 16 MiB.
+const (
+	DefaultReplayCache      = 4096
+	DefaultReplayCacheBytes = 16 << 20
+)
 
 // Flaws are the mistakes Options.Flaw can switch in, each named for the
 // property it breaks (docs/server.md, "Prove it"; docs/verify.md).
@@ -130,6 +148,12 @@ func New(c *contract.Contract, store Store, opts Options) (*Middleware, error) {
 	if opts.ExpiredCode == "" {
 		opts.ExpiredCode = "idempotency_key_expired"
 	}
+	if opts.ReplayCache == 0 {
+		opts.ReplayCache = DefaultReplayCache
+	}
+	if opts.ReplayCacheBytes <= 0 {
+		opts.ReplayCacheBytes = DefaultReplayCacheBytes
+	}
 	m := &Middleware{c: c, store: store, opts: opts, metrics: opts.Metrics, now: opts.Now, handlers: map[string]*endpointHandler{}}
 	if m.metrics == nil {
 		m.metrics = nopMetrics{}
@@ -142,7 +166,7 @@ func New(c *contract.Contract, store Store, opts Options) (*Middleware, error) {
 	}
 	if opts.ReplayCache > 0 {
 		w := c.Idempotency.ReplayWindow.D
-		m.cache = newReplayCache(opts.ReplayCache, w-min(time.Minute, w/10))
+		m.cache = newReplayCache(opts.ReplayCache, opts.ReplayCacheBytes, w-min(time.Minute, w/10))
 	}
 	return m, nil
 }

@@ -2,6 +2,7 @@ package idempotency_test
 
 import (
 	"context"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -82,5 +83,58 @@ func TestReplayCache(t *testing.T) {
 	f.do("rc-1", "acct_a", body)
 	if store.reads.Load() == before {
 		t.Fatal("the least recently used key was still cached")
+	}
+}
+
+// TestReplayCacheDefaults: the cache is on with zero Options, off with a
+// negative ReplayCache, and ReplayCacheBytes bounds what it holds (a
+// response over an eighth of it is never kept; older entries leave to make
+// room).
+func TestReplayCacheDefaults(t *testing.T) {
+	c := payoutsContract(t)
+	readsOfThirdReplay := func(opts idempotency.Options, key string) int64 {
+		store := &readCounting{Store: idempotency.NewMemoryStore(c)}
+		f := newFixture(t, c, store, opts)
+		f.do(key, "acct_a", body)
+		f.do(key, "acct_a", body)
+		before := store.reads.Load()
+		if w := f.do(key, "acct_a", body); w.Code != 201 || w.Header().Get("Idempotent-Replayed") != "true" {
+			t.Fatalf("replay: %d %s", w.Code, w.Body)
+		}
+		return store.reads.Load() - before
+	}
+	if got := readsOfThirdReplay(idempotency.Options{}, "d-1"); got != 0 {
+		t.Errorf("default options: a repeated replay read the store %d times, want 0 (cache on)", got)
+	}
+	if got := readsOfThirdReplay(idempotency.Options{ReplayCache: -1}, "d-2"); got == 0 {
+		t.Error("ReplayCache -1: a repeated replay was answered without the store")
+	}
+	// The fixture's responses are about 100 bytes; an entry counts 256
+	// more. 8 KiB / 8 = 1 KiB per entry at most: kept.
+	if got := readsOfThirdReplay(idempotency.Options{ReplayCacheBytes: 8 << 10}, "d-3"); got != 0 {
+		t.Errorf("8 KiB budget: a small response was not kept (%d reads)", got)
+	}
+	// 2 KiB / 8 = 256 bytes: below one entry's size, so nothing is kept.
+	if got := readsOfThirdReplay(idempotency.Options{ReplayCacheBytes: 2 << 10}, "d-4"); got == 0 {
+		t.Error("2 KiB budget: a response over an eighth of it was kept")
+	}
+	// 4 KiB holds at most 4096/(256+~150) < 11 entries: of 20 keys replayed
+	// the first ones must have left.
+	store := &readCounting{Store: idempotency.NewMemoryStore(c)}
+	f := newFixture(t, c, store, idempotency.Options{ReplayCacheBytes: 4 << 10})
+	for i := range 20 {
+		k := fmt.Sprintf("b-%d", i)
+		f.do(k, "acct_a", body)
+		f.do(k, "acct_a", body)
+	}
+	before := store.reads.Load()
+	f.do("b-0", "acct_a", body)
+	if store.reads.Load() == before {
+		t.Error("4 KiB budget: the oldest of 20 cached keys was still cached")
+	}
+	before = store.reads.Load()
+	f.do("b-19", "acct_a", body)
+	if store.reads.Load() != before {
+		t.Error("4 KiB budget: the newest cached key was not cached")
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/retryspec/retryspec/contract"
@@ -24,6 +25,10 @@ type SQLStore struct {
 	schema *storage.Schema
 	stmts  map[string]storage.Statement
 	native Native
+	batch  *claimBatcher // nil: each claim is its own statement
+	// batches and batchFailures count ClaimLookupBatch statements sent
+	// and those that failed (their keys then claimed one by one).
+	batches, batchFailures atomic.Int64
 }
 
 // Native is a database's own client, which an SQLStore runs the
@@ -47,7 +52,23 @@ type Native interface {
 // UseNative makes the store run its per-request statements on n, which
 // must reach the same database as the store's *sql.DB. Call it before the
 // store serves.
-func (s *SQLStore) UseNative(n Native) { s.native = n }
+func (s *SQLStore) UseNative(n Native) {
+	s.native = n
+	s.BatchClaims(true)
+}
+
+// BatchClaims turns on (the default with a native client that is a
+// NativeQuerier, on PostgreSQL) or off the grouping of concurrent claims
+// into one ClaimLookupBatch statement (see claimBatcher). Call it before
+// the store serves.
+func (s *SQLStore) BatchClaims(on bool) {
+	s.batch = nil
+	if _, ok := s.native.(NativeQuerier); ok && on {
+		if _, ok := s.stmts["ClaimLookupBatch"]; ok {
+			s.batch = &claimBatcher{s: s}
+		}
+	}
+}
 
 // NewSQLStore checks that db holds the key table with every column the
 // contract's statements use, then returns a store running them. A missing
@@ -216,7 +237,17 @@ func (s *SQLStore) Lookup(ctx context.Context, k Key) (*Record, error) {
 // (PostgreSQL); elsewhere it runs Claim, then Lookup. rec is nil when the
 // claim was won, or lost to a row too new for the statement's snapshot:
 // the caller then reads it with Lookup.
+//
+// Concurrent calls on PostgreSQL share one ClaimLookupBatch statement when
+// one is already in flight (BatchClaims).
 func (s *SQLStore) ClaimLookup(ctx context.Context, k Key, c NewClaim, now time.Time) (won bool, rec *Record, err error) {
+	if s.batch != nil {
+		return s.batch.claimLookup(ctx, k, c, now)
+	}
+	return s.claimLookupOne(ctx, k, c, now)
+}
+
+func (s *SQLStore) claimLookupOne(ctx context.Context, k Key, c NewClaim, now time.Time) (won bool, rec *Record, err error) {
 	st, ok := s.stmts["ClaimLookup"]
 	if !ok {
 		if won, err = s.Claim(ctx, k, c, now); err != nil || won {

@@ -61,8 +61,10 @@ func TestDriftUnclassified(t *testing.T) {
 
 // TestDriftRealSpecs: a contract imported from a spec has no drift with it;
 // dropping the contract's state-changing endpoints reports every one of
-// them at its line (BenchmarkFieldRealSpecs does the same on the whole
-// specs, with the counts of ../shared/data/README.md).
+// them at its line. The specs are the excerpts of public specs (Stripe,
+// GitHub, Resend, Twilio, Adyen) in testdata/realspecs, whose README names
+// each source, its licence and how it was cut; BenchmarkFieldRealSpecs
+// runs the same check on the whole specs.
 func TestDriftRealSpecs(t *testing.T) {
 	for name, path := range realSpecs(t) {
 		t.Run(name, func(t *testing.T) {

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/retryspec/retryspec/contract"
-	"github.com/retryspec/retryspec/internal/testenv"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -19,18 +18,6 @@ import (
 func realSpecs(t testing.TB) map[string]string {
 	t.Helper()
 	return specsIn(t, filepath.Join("testdata", "realspecs"))
-}
-
-// fieldSpecs lists the whole real specs in ../shared/data/specs, for the
-// benchmarks and field measurements only; without them the caller is
-// skipped with one visible line (benchmark logs always print).
-func fieldSpecs(b *testing.B) map[string]string {
-	b.Helper()
-	dir := filepath.Join(testenv.RepoRoot(b), "..", "shared", "data", "specs")
-	if _, err := os.Stat(dir); err != nil {
-		b.Skipf("FIELD DATA ABSENT: %s is missing; this measurement needs the real specs", dir)
-	}
-	return specsIn(b, dir)
 }
 
 func specsIn(t testing.TB, dir string) map[string]string {
@@ -129,7 +116,7 @@ var settings = map[string]struct {
 	// in the excerpt and in the whole spec.
 	headersReused, fieldHeadersReused int
 	// ops is how many state-changing operations the excerpt holds;
-	// fieldOps is the whole spec's count (../shared/data/README.md).
+	// fieldOps is the whole spec's count (BenchmarkFieldRealSpecs).
 	ops, fieldOps int
 }{
 	"stripe-openapi":              {255, "required", 0, 0, 5, 252},
@@ -144,19 +131,6 @@ func TestRealSpecsMerge(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			checkRealMerge(t, name, path, settings[name].headersReused)
 		})
-	}
-}
-
-// BenchmarkFieldRealSpecs is the field measurement behind the two tests
-// above: the same checks on the whole real specs, with their real counts.
-// go test -run '^$' -bench FieldRealSpecs ./openapi
-func BenchmarkFieldRealSpecs(b *testing.B) {
-	specs := fieldSpecs(b)
-	for i := 0; i < b.N; i++ {
-		for name, path := range specs {
-			checkRealMerge(b, name, path, settings[name].fieldHeadersReused)
-			checkRealDrift(b, path, settings[name].fieldOps)
-		}
 	}
 }
 

@@ -13,6 +13,18 @@ import (
 // is replaced by U+FFFD first: contract text is UTF-8, and a literal that
 // smuggled raw bytes would read back differently in every language.
 
+// quoters are the quoting functions a registry row's Snippet.Quote may
+// name, by their own names: one per literal syntax, which languages may
+// share (Node and TypeScript both use JSString).
+var quoters = map[string]func(string) string{
+	"PythonString": PythonString,
+	"JSString":     JSString,
+	"GoString":     GoString,
+	"JavaString":   JavaString,
+	"RubyString":   RubyString,
+	"ShellQuote":   ShellQuote,
+}
+
 // PythonString quotes s as a Python 3 str literal.
 func PythonString(s string) string {
 	var b strings.Builder

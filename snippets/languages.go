@@ -5,6 +5,8 @@ import (
 	"embed"
 	"fmt"
 	"go/format"
+	"io/fs"
+	pathpkg "path"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,16 +16,17 @@ import (
 	"github.com/retryspec/retryspec/contract"
 )
 
-//go:embed templates/*.tmpl
+//go:embed templates/*.tmpl templates/short/*.tmpl
 var templateFS embed.FS
 
 // Language is one row of the snippet table: how to name, render and run a
-// snippet. Build and Run are argument lists run in the snippet's folder;
-// "{file}" stands for the snippet's file name and "{jars}" for the folder of
-// Java libraries (see the runner). Build may be empty.
+// snippet, read from the language's row of contract.LanguageTable (its
+// Snippet spec). Build and Run are argument lists run in the snippet's
+// folder; "{file}" stands for the snippet's file name and "{jars}" for the
+// folder of Java libraries (see the runner). Build may be empty.
 type Language struct {
-	Name     string // python, node, typescript, go, java, ruby, curl
-	Title    string // shown on tabs: "Python" (both from contract.LanguageTable)
+	Name     string // as sdk.languages writes it: "python"
+	Title    string // shown on tabs: "Python"
 	FileName string // the file the snippet is written to
 	// Library names the retry library and the settings that express the
 	// policy, as Markdown for the Retrying page.
@@ -33,87 +36,60 @@ type Language struct {
 	Build   []string
 	Run     []string
 
-	template string
-	quote    func(string) string
+	// templates holds template (the full program) under templates/ and
+	// its short form under templates/short/: the embedded set, or a test's.
+	templates  fs.FS
+	template   string
+	quoteName  string
+	quote      func(string) string
+	formatName string
 	// format, when set, lays out the rendered text the way the language's
 	// own formatter would (gofmt for Go), so the snippet pastes clean.
-	format func([]byte) ([]byte, error)
+	format     func([]byte) ([]byte, error)
+	typescript bool
+	needs      []contract.SnippetNeed
+	check      []string
 }
 
-// implementations are how each language of contract.LanguageTable is
-// rendered and run, keyed by its name; the registry gives the name, the
-// title and the order.
-var implementations = map[string]Language{
-	"python": {
-		FileName: "snippet.py", Runtime: "python3",
-		Library: "[tenacity](https://tenacity.readthedocs.io/) (`pip install tenacity`): `wait_random_exponential` is full jitter; " +
-			"`stop_after_attempt | stop_before_delay` bounds attempts and total time; `before_sleep` logs each retry.",
-		Run:      []string{"python3", "{file}"},
-		template: "python.py.tmpl", quote: PythonString,
-	},
-	"node": {
-		FileName: "snippet.mjs", Runtime: "node",
-		Library: "Node's built-in `fetch` and `AbortSignal.timeout` (Node 18+). No npm package is used: `exponential-backoff`, " +
-			"the common choice, cannot take the server's `Retry-After` as the next wait nor bound the total elapsed time.",
-		Run:      []string{"node", "{file}"},
-		template: "node.mjs.tmpl", quote: JSString,
-	},
-	"typescript": {
-		FileName: "snippet.mts", Runtime: "node",
-		Library:  "The Node snippet with types, checked by `tsc --strict`: built-in `fetch`, no npm package (see Node.js).",
-		Build:    []string{"{tsc}", "--strict", "--target", "es2022", "--module", "nodenext", "--moduleResolution", "nodenext", "--types", "node", "--typeRoots", "{typeroots}", "--outDir", ".", "{file}"},
-		Run:      []string{"node", "snippet.mjs"},
-		template: "node.mjs.tmpl", quote: JSString,
-	},
-	"go": {
-		FileName: "snippet.go", Runtime: "go",
-		Library: "The standard library (`net/http`, `context`, `math/rand/v2`). The well-known Go backoff packages offer " +
-			"exponential backoff with a randomization factor, not the contract's jitter formulas, and no Retry-After hook.",
-		Build:    []string{"go", "build", "-o", "snippet", "{file}"},
-		Run:      []string{"./snippet"},
-		template: "go.go.tmpl", quote: GoString, format: format.Source,
-	},
-	"java": {
-		FileName: "Snippet.java", Runtime: "java",
-		Library: "[Resilience4j](https://resilience4j.readme.io/docs/retry) `resilience4j-retry` 2.x: `RetryConfig` with `maxAttempts`, " +
-			"`retryOnResult`/`retryOnException` for the allowlist and an `IntervalBiFunction` for the jitter formula and `Retry-After`; " +
-			"the `onRetry` event logs each retry. Java 17's `HttpClient` sends the request.",
-		// javac once, then one JVM per run: a single-file source launch
-		// (java -cp 'jars/*' Snippet.java) compiles on every start, which
-		// triples the CPU time of each run on a small machine.
-		Build:    []string{"javac", "-cp", "{jars}", "-d", ".", "{file}"},
-		Run:      []string{"java", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp", ".:{jars}", "Snippet"},
-		template: "java.java.tmpl", quote: JavaString,
-	},
-	"ruby": {
-		FileName: "snippet.rb", Runtime: "ruby",
-		Library: "The standard library (`net/http`, `securerandom`, `json`). The `retriable` gem randomizes its intervals " +
-			"by a factor rather than the contract's jitter formula and cannot wait out a `Retry-After`.",
-		Run:      []string{"ruby", "{file}"},
-		template: "ruby.rb.tmpl", quote: RubyString,
-	},
-	"curl": {
-		FileName: "snippet.sh", Runtime: "curl",
-		Library: "A POSIX `sh` loop around `curl` (curl's own `--retry` retries any 5xx and cannot keep to an allowlist, " +
-			"a cautious 500 or the contract's jitter).",
-		Run:      []string{"sh", "{file}"},
-		template: "curl.sh.tmpl", quote: ShellQuote,
-	},
+// formatters are the formatters a registry row's Snippet.Format may name.
+var formatters = map[string]func([]byte) ([]byte, error){
+	"gofmt": format.Source,
 }
 
 // languages is the snippet table: contract.LanguageTable's languages, in
-// its order, each with its implementation. A language without one is left
-// out here and reported by TestLanguageRegistry.
+// its order, each as its row's Snippet spec describes it. TestLanguageRegistry
+// checks that every row's templates, quoting function and formatter exist.
 var languages = func() []Language {
-	var out []Language
+	out := make([]Language, 0, len(contract.LanguageTable))
 	for _, reg := range contract.LanguageTable {
-		if l, ok := implementations[reg.Name]; ok {
-			l.Name, l.Title = reg.Name, reg.Title
-			out = append(out, l)
-		}
+		out = append(out, languageOf(reg, templateFS))
 	}
 	return out
 }()
+
+// languageOf is the snippet table's row for a registry row, its templates
+// read from fsys.
+func languageOf(reg contract.Language, fsys fs.FS) Language {
+	s := reg.Snippet
+	return Language{
+		Name:       reg.Name,
+		Title:      reg.Title,
+		FileName:   s.FileName,
+		Library:    s.Library,
+		Runtime:    s.Runtime,
+		Build:      s.Build,
+		Run:        s.Run,
+		templates:  fsys,
+		template:   s.Template,
+		quoteName:  s.Quote,
+		quote:      quoters[s.Quote],
+		formatName: s.Format,
+		format:     formatters[s.Format],
+		typescript: s.TypeScript,
+		needs:      s.Needs,
+		check:      s.Check,
+	}
+}
 
 // Languages returns the snippet languages in display order.
 func Languages() []Language {
@@ -170,20 +146,36 @@ func Render(c *contract.Contract, lang string) ([]byte, error) {
 }
 
 func (l Language) render(p Policy) ([]byte, error) {
-	t, err := template.New(l.template).Option("missingkey=error").Funcs(l.funcs()).ParseFS(templateFS, "templates/"+l.template)
+	b, err := l.execute("templates/"+l.template, p)
 	if err != nil {
 		return nil, err
 	}
-	var b bytes.Buffer
-	if err := t.Execute(&b, p); err != nil {
-		return nil, fmt.Errorf("rendering %s snippet: %w", l.Name, err)
-	}
-	if l.format != nil {
-		out, err := l.format(b.Bytes())
+	if l.formatName != "" {
+		if l.format == nil {
+			return nil, fmt.Errorf("%s snippet: no formatter %q (languages.go formatters)", l.Name, l.formatName)
+		}
+		out, err := l.format(b)
 		if err != nil {
 			return nil, fmt.Errorf("formatting %s snippet: %w", l.Name, err)
 		}
 		return out, nil
+	}
+	return b, nil
+}
+
+// execute renders the template at path in l.templates (the full program
+// or the short form) with the language's functions.
+func (l Language) execute(path string, data any) ([]byte, error) {
+	if l.quote == nil {
+		return nil, fmt.Errorf("%s snippet: no quoting function %q (escape.go quoters)", l.Name, l.quoteName)
+	}
+	t, err := template.New(pathpkg.Base(path)).Option("missingkey=error").Funcs(l.funcs()).ParseFS(l.templates, path)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	if err := t.Execute(&b, data); err != nil {
+		return nil, fmt.Errorf("rendering %s snippet: %w", l.Name, err)
 	}
 	return b.Bytes(), nil
 }
@@ -195,6 +187,9 @@ func (l Language) funcs() template.FuncMap {
 		// ms is a duration in whole milliseconds; sec in seconds.
 		"ms":  func(d time.Duration) int64 { return d.Milliseconds() },
 		"sec": func(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) },
+		// secms is seconds from the whole milliseconds, as the short forms
+		// print them (a sub-millisecond part is dropped, as Millis does).
+		"secms": func(d time.Duration) string { return strconv.FormatFloat(float64(Millis(d))/1000, 'f', -1, 64) },
 		// num formats a float the way every target reads it.
 		"num": func(f float64) string {
 			s := strconv.FormatFloat(f, 'f', -1, 64)
@@ -245,7 +240,7 @@ func (l Language) funcs() template.FuncMap {
 		// ts is its argument in the TypeScript variant and nothing in
 		// plain JavaScript: the two share one template.
 		"ts": func(s string) string {
-			if l.Name == "typescript" {
+			if l.typescript {
 				return s
 			}
 			return ""

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -139,44 +140,36 @@ func syntaxCheck(t *testing.T, l Language, src []byte) {
 	if err := os.WriteFile(path, src, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var cmd *exec.Cmd
-	switch l.Name {
-	case "python":
-		cmd = exec.Command("python3", "-c", "import ast,sys; ast.parse(open(sys.argv[1]).read())", path)
-	case "node":
-		cmd = exec.Command("node", "--check", path)
-	case "ruby":
-		cmd = exec.Command("ruby", "-c", path)
-	case "curl":
-		cmd = exec.Command("sh", "-n", path)
-	case "go":
-		cmd = exec.Command("go", "vet", path)
-	case "java", "typescript":
-		cache := os.Getenv("RETRYSPEC_SNIPPETS_CACHE")
-		if cache == "" {
-			home, _ := os.UserHomeDir()
-			cache = filepath.Join(home, ".cache", "retryspec", "snippets")
-		}
-		if l.Name == "java" {
-			testenv.LookPath(t, "javac")
-			if m, _ := filepath.Glob(filepath.Join(cache, "jars", "*.jar")); len(m) == 0 {
-				testenv.Missing(t, "Resilience4j jars (run .ci/install-snippets)")
-			}
-			cmd = exec.Command("javac", "-cp", filepath.Join(cache, "jars", "*"), "-d", dir, path)
-			break
-		}
-		tsc := filepath.Join(cache, "node_modules", ".bin", "tsc")
-		if _, err := os.Stat(tsc); err != nil {
-			testenv.Missing(t, "tsc (run .ci/install-snippets)")
-		}
-		cmd = exec.Command(tsc, "--strict", "--noEmit", "--target", "es2022", "--module", "nodenext",
-			"--moduleResolution", "nodenext", "--types", "node", "--typeRoots", filepath.Join(cache, "node_modules", "@types"), path)
-	default:
-		t.Fatalf("no syntax check for %s", l.Name)
+	// The placeholders the CLI fills (cli/snippets.go snippetVars), for
+	// the checks that compile against the cached jars or @types.
+	cache := os.Getenv("RETRYSPEC_SNIPPETS_CACHE")
+	if cache == "" {
+		home, _ := os.UserHomeDir()
+		cache = filepath.Join(home, ".cache", "retryspec", "snippets")
 	}
-	if _, err := exec.LookPath(cmd.Path); err != nil && !filepath.IsAbs(cmd.Path) {
-		testenv.Missing(t, cmd.Args[0])
+	expand := strings.NewReplacer("{file}", path, "{jars}", filepath.Join(cache, "jars", "*"),
+		"{tsc}", filepath.Join(cache, "node_modules", ".bin", "tsc"), "{typeroots}", filepath.Join(cache, "node_modules", "@types")).Replace
+	// The libraries the check compiles against: the row's file needs.
+	for _, n := range l.Needs() {
+		if n.Files == "" {
+			continue
+		}
+		matches, _ := filepath.Glob(expand(n.Files))
+		if !slices.ContainsFunc(matches, func(m string) bool { return strings.Contains(filepath.Base(m), n.Match) }) {
+			testenv.Missing(t, n.Message(cache)+"; or run .ci/install-snippets")
+		}
 	}
+	args := make([]string, len(l.check))
+	for i, a := range l.check {
+		args[i] = expand(a)
+	}
+	if len(args) == 0 {
+		t.Fatalf("%s has no syntax check (Snippet.Check in contract.LanguageTable)", l.Name)
+	}
+	if _, err := exec.LookPath(args[0]); err != nil {
+		testenv.Missing(t, args[0]+" (run .ci/install-snippets)")
+	}
+	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -215,13 +208,16 @@ func TestLanguagesFor(t *testing.T) {
 		}
 		return out
 	}
-	if got, want := names(LanguagesFor(c)), []string{"python", "node", "go", "java", "ruby", "curl"}; !cmp.Equal(got, want) {
-		t.Errorf("LanguagesFor(example) = %v, want %v", got, want)
+	if got, want := names(LanguagesFor(c)), c.SDK.Languages; len(want) == 0 || !cmp.Equal(got, want) {
+		t.Errorf("LanguagesFor(example) = %v, want its sdk.languages %v", got, want)
 	}
+	// Two languages in the reverse of the table's order.
+	all := LanguageNames()
+	reversed := []string{all[len(all)-1], all[len(all)-2]}
 	cc := *c
-	cc.SDK = &contract.SDK{Languages: []string{"curl", "typescript"}}
-	if got, want := names(LanguagesFor(&cc)), []string{"curl", "typescript"}; !cmp.Equal(got, want) {
-		t.Errorf("LanguagesFor(curl, typescript) = %v, want %v (sdk.languages order)", got, want)
+	cc.SDK = &contract.SDK{Languages: reversed}
+	if got := names(LanguagesFor(&cc)); !cmp.Equal(got, reversed) {
+		t.Errorf("LanguagesFor(%v) = %v (want sdk.languages order)", reversed, got)
 	}
 	cc.SDK = nil
 	if got := len(LanguagesFor(&cc)); got != len(Languages()) {

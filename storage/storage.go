@@ -267,6 +267,59 @@ func Generate(c *contract.Contract, dialectName string) (*Schema, error) {
 				insert, keyList, strings.Join(sel, ", "), Table, on)}
 	}
 
+	// ClaimLookupBatch is ClaimLookup for several keys at once: a service
+	// under load sends the claims that arrive while one is in flight as one
+	// statement, one round trip and one commit, instead of one each. The
+	// parameters are arrays, one element per key, in the order of the key
+	// columns (the caller sorts them, so that two batches claiming the same
+	// keys wait on each other in one order and cannot deadlock). PostgreSQL
+	// only, for the reasons ClaimLookup is.
+	var claimLookupBatch *Statement
+	if d.numbered {
+		batchCols := slices.Clone(s.KeyColumns)
+		batchCols = append(batchCols, "operation", "fingerprint", "request_body", "recovery_point", "now")
+		var arrays, selCols, insVals []string
+		for _, cl := range batchCols {
+			arrays = append(arrays, ":batch_"+cl)
+		}
+		for _, cl := range insertCols {
+			switch cl {
+			case "fence":
+				insVals = append(insVals, "1")
+			case "locked_at", "created_at":
+				insVals = append(insVals, "i.now")
+			case "downstream_keys":
+				insVals = append(insVals, "'{}'")
+			default:
+				insVals = append(insVals, "i."+cl)
+			}
+		}
+		for _, cl := range lookupCols {
+			selCols = append(selCols, "k."+cl)
+		}
+		var onClaimed, onKey []string
+		for _, cl := range s.KeyColumns {
+			onClaimed = append(onClaimed, fmt.Sprintf("c.%s = i.%s", cl, cl))
+			onKey = append(onKey, fmt.Sprintf("k.%s = i.%s", cl, cl))
+		}
+		claimLookupBatch = &Statement{Name: "ClaimLookupBatch", Kind: KindMany, Columns: append([]string{"ord", "won"}, lookupCols...),
+			Doc: []string{
+				"ClaimLookup for several keys in one statement, one round trip and one commit: the claims that arrive while",
+				"another is in flight travel together. Each parameter is an array with one element per key, sorted by the key",
+				"columns so that batches claiming the same keys lock them in one order. One row per key, in that order (ord from 1),",
+				"with won and the row it lost to as ClaimLookup returns them.",
+				"idempotency.claim.mechanism " + string(idem.Claim.Mechanism) + "; idempotency.scope " + string(idem.Scope) + ".",
+			},
+			SQL: fmt.Sprintf("WITH input AS (\n  SELECT * FROM unnest(%s) WITH ORDINALITY AS i(%s, ord)\n), claimed AS (\n"+
+				"INSERT INTO %s (%s)\nSELECT %s\nFROM input AS i\nORDER BY i.ord\nON CONFLICT (%s) DO NOTHING\nRETURNING %s)\n"+
+				"SELECT i.ord, c.idempotency_key IS NOT NULL AS won, %s\nFROM input AS i\nLEFT JOIN claimed AS c ON %s\n"+
+				"LEFT JOIN LATERAL (\n  SELECT * FROM %s AS k\n  WHERE c.idempotency_key IS NULL AND %s\n  LIMIT 1) AS k ON true\nORDER BY i.ord",
+				strings.Join(arrays, ", "), strings.Join(batchCols, ", "),
+				Table, strings.Join(insertCols, ", "), strings.Join(insVals, ", "), keyList, keyList,
+				strings.Join(selCols, ", "), strings.Join(onClaimed, " AND "),
+				Table, strings.Join(onKey, " AND "))}
+	}
+
 	takeover := Statement{Name: "Takeover", Kind: KindExecRows,
 		Doc: []string{
 			fmt.Sprintf("Take over an abandoned claim: only while it is in flight, its lease older than idempotency.in_flight.lock_timeout (%s),", textOr(idem.InFlight, "none")),
@@ -334,7 +387,7 @@ func Generate(c *contract.Contract, dialectName string) (*Schema, error) {
 
 	all := []Statement{claim, lookup}
 	if claimLookup != nil {
-		all = append(all, *claimLookup)
+		all = append(all, *claimLookup, *claimLookupBatch)
 	}
 	all = append(all, takeover, checkpoint, complete)
 	if d.numbered {
@@ -363,7 +416,9 @@ func Generate(c *contract.Contract, dialectName string) (*Schema, error) {
 	return s, nil
 }
 
-var pgCasts = map[string]string{"now": "::bigint", "fence": "::bigint", "limit": "::bigint", "response_status": "::integer"}
+var pgCasts = map[string]string{"now": "::bigint", "fence": "::bigint", "limit": "::bigint", "response_status": "::integer",
+	"batch_account_id": "::text[]", "batch_idempotency_key": "::text[]", "batch_operation": "::text[]", "batch_fingerprint": "::text[]",
+	"batch_request_body": "::bytea[]", "batch_recovery_point": "::text[]", "batch_now": "::bigint[]"}
 
 var namedParam = regexp.MustCompile(`:[a-z_]+`)
 

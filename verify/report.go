@@ -9,7 +9,6 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/retryspec/retryspec/contract/rules"
 	"github.com/retryspec/retryspec/findings"
 )
 
@@ -69,23 +68,30 @@ func (res *Result) plain() []findings.Finding {
 	return out
 }
 
-// Encode writes the result in format. Durations are as measured, so only
-// the JSON and junit shapes (not their times) are stable across runs.
-func Encode(w io.Writer, format string, res *Result, source map[string][]byte) error {
+// Encode writes the result in format. base is the findings report the CLI
+// builds for every command (tool, version, rule docs, the sources text
+// output quotes, colour); Encode fills in the findings. Durations are as
+// measured, so only the JSON and junit shapes (not their times) are stable
+// across runs.
+func Encode(w io.Writer, format string, res *Result, base findings.Report) error {
 	switch format {
 	case "text":
-		return encodeText(w, res)
+		return encodeText(w, res, base)
 	case "json":
 		return encodeJSON(w, res)
 	case "junit":
 		return encodeJUnit(w, res)
 	case "sarif", "github":
-		return findings.Encode(w, format, findings.Report{Tool: "retryspec", Findings: res.plain(), Rules: rules.Docs(), Sources: source})
+		base.Findings = res.plain()
+		return findings.Encode(w, format, base)
 	}
 	return fmt.Errorf("unknown format %q (one of %s)", format, strings.Join(Formats, ", "))
 }
 
-func encodeText(w io.Writer, res *Result) error {
+// encodeText prints the gate table, then the findings through the printer
+// every command uses (with the reproduction as a note under its finding),
+// then the gate counts.
+func encodeText(w io.Writer, res *Result, base findings.Report) error {
 	var b strings.Builder
 	target := res.BaseURL
 	if len(res.ServerCommand) > 0 {
@@ -103,21 +109,21 @@ func encodeText(w io.Writer, res *Result) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.2fs\t%s\n", g.Gate, g.Operation, g.Result, g.Requests, g.Seconds, note)
 	}
 	tw.Flush()
-	for _, f := range res.sortedFindings() {
+	fs := res.sortedFindings()
+	if len(fs) > 0 {
 		b.WriteString("\n")
-		loc := f.File
-		if f.Line > 0 {
-			loc = fmt.Sprintf("%s:%d:%d", f.File, f.Line, f.Column)
+	}
+	base.Findings = make([]findings.Finding, len(fs))
+	for i, f := range fs {
+		base.Findings[i] = f.Finding
+	}
+	p := findings.Printer{W: &b, Color: base.Color}
+	for i, d := range base.Diagnostics() {
+		if repro := fs[i].Reproduction; len(repro) > 0 {
+			d.Notes = append(d.Notes, findings.Note{Label: "reproduce:", Style: findings.StyleLabel, Lines: repro})
 		}
-		fmt.Fprintf(&b, "%s: %s: %s: %s\n", loc, f.Severity, f.Rule, f.Message)
-		if f.Fix != "" {
-			fmt.Fprintf(&b, "    fix: %s\n", f.Fix)
-		}
-		if len(f.Reproduction) > 0 {
-			b.WriteString("    reproduce:\n")
-			for _, r := range f.Reproduction {
-				fmt.Fprintf(&b, "      %s\n", r)
-			}
+		if err := p.Print(d); err != nil {
+			return err
 		}
 	}
 	s := res.Summarize()

@@ -6,8 +6,10 @@ import (
 	"encoding/xml"
 	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/retryspec/retryspec/contract/rules"
 	"github.com/retryspec/retryspec/findings"
 	"github.com/retryspec/retryspec/internal/golden"
 )
@@ -34,11 +36,17 @@ func sampleResult() *Result {
 	}
 }
 
+// baseReport is the report the CLI passes (cli's newReport, without a
+// version so goldens do not name a build).
+func baseReport(sources map[string][]byte) findings.Report {
+	return findings.Report{Tool: "retryspec", Rules: rules.Docs(), Sources: sources}
+}
+
 func TestEncodeGolden(t *testing.T) {
 	for _, format := range Formats {
 		t.Run(format, func(t *testing.T) {
 			var b bytes.Buffer
-			if err := Encode(&b, format, sampleResult(), nil); err != nil {
+			if err := Encode(&b, format, sampleResult(), baseReport(nil)); err != nil {
 				t.Fatal(err)
 			}
 			golden.Check(t, filepath.Join("testdata", "report", format+".golden"), b.Bytes())
@@ -49,7 +57,7 @@ func TestEncodeGolden(t *testing.T) {
 // TestJSONShape: the gates list has the fields docs/verify.md names.
 func TestJSONShape(t *testing.T) {
 	var b bytes.Buffer
-	Encode(&b, "json", sampleResult(), nil)
+	Encode(&b, "json", sampleResult(), baseReport(nil))
 	var doc struct {
 		Findings []map[string]any `json:"findings"`
 		Summary  map[string]int   `json:"summary"`
@@ -76,12 +84,50 @@ func TestJUnitParses(t *testing.T) {
 	res := sampleResult()
 	res.Aborted = errors.New("server stopped answering")
 	var b bytes.Buffer
-	Encode(&b, "junit", res, nil)
+	Encode(&b, "junit", res, baseReport(nil))
 	var doc junitSuites
 	if err := xml.Unmarshal(b.Bytes(), &doc); err != nil {
 		t.Fatalf("%v\n%s", err, b.String())
 	}
 	if doc.Tests != 4 || doc.Failures != 1 || doc.Skipped != 1 || doc.Errors != 1 {
 		t.Errorf("junit counts = %+v", doc)
+	}
+}
+
+// TestTextThroughThePrinter: verify's text findings are the findings
+// printer's: the rule in brackets, the contract line clipped around the
+// column with a caret when the source is given, the reproduction as a note
+// under the fix, and colour only when the report asks for it.
+func TestTextThroughThePrinter(t *testing.T) {
+	res := sampleResult()
+	long := "    mechanism: " + strings.Repeat("x", 500) + " # a long comment"
+	src := strings.Repeat("\n", 20) + long + "\n"
+	res.Findings[0].Column = 16
+	var plain bytes.Buffer
+	if err := Encode(&plain, "text", res, baseReport(map[string][]byte{"retryspec.yaml": []byte(src)})); err != nil {
+		t.Fatal(err)
+	}
+	want := "retryspec.yaml:21:16: error: POST /v1/transfers: 16 identical requests with one key made 3 effects, not 1 <&> [verify/concurrency]\n" +
+		"    " + long[:95] + "…\n" +
+		"    " + strings.Repeat(" ", 15) + "^" + strings.Repeat("~", 80) + "\n" + // the token runs on into the "…"
+		"    fix: claim the key atomically\n" +
+		"    reproduce:\n" +
+		"      # 16 at once, on warm connections:\n"
+	if !strings.Contains(plain.String(), want) {
+		t.Errorf("text output lacks\n%s\ngot\n%s", want, plain.String())
+	}
+	if strings.Contains(plain.String(), "\x1b[") {
+		t.Errorf("escape codes without Color:\n%q", plain.String())
+	}
+	color := baseReport(nil)
+	color.Color = true
+	var painted bytes.Buffer
+	if err := Encode(&painted, "text", res, color); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"\x1b[1;31merror\x1b[0m", "\x1b[36mfix:\x1b[0m", "\x1b[36mreproduce:\x1b[0m"} {
+		if !strings.Contains(painted.String(), want) {
+			t.Errorf("coloured output lacks %q:\n%q", want, painted.String())
+		}
 	}
 }

@@ -85,7 +85,7 @@ func TestSecretsNeverPrinted(t *testing.T) {
 	}
 	for _, format := range Formats {
 		var b bytes.Buffer
-		if err := Encode(&b, format, res, nil); err != nil {
+		if err := Encode(&b, format, res, baseReport(nil)); err != nil {
 			t.Fatal(err)
 		}
 		if strings.Contains(b.String(), "s3cret-token") {
@@ -150,7 +150,7 @@ func TestUnresponsiveServer(t *testing.T) {
 		t.Errorf("gates = %+v", res.Gates)
 	}
 	var b bytes.Buffer
-	Encode(&b, "text", res, nil)
+	Encode(&b, "text", res, baseReport(nil))
 	if !strings.Contains(b.String(), "run stopped: server stopped answering") {
 		t.Errorf("text output:\n%s", b.String())
 	}
@@ -213,7 +213,7 @@ func equalMaps(a, b map[string]string) bool {
 
 func text(t *testing.T, res *Result) string {
 	var b bytes.Buffer
-	if err := Encode(&b, "text", res, nil); err != nil {
+	if err := Encode(&b, "text", res, baseReport(nil)); err != nil {
 		t.Fatal(err)
 	}
 	return b.String()

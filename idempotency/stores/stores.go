@@ -120,6 +120,23 @@ func (p pgxNative) QueryRow(ctx context.Context, query string, args []any, dest 
 	return err
 }
 
+func (p pgxNative) QueryRows(ctx context.Context, query string, args []any, dest []any, each func() error) error {
+	rows, err := p.pool.Query(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			return err
+		}
+		if err := each(); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
 func (p pgxNative) Exec(ctx context.Context, query string, args []any) (int64, error) {
 	tag, err := p.pool.Exec(ctx, query, args...)
 	return tag.RowsAffected(), err

@@ -33,33 +33,19 @@ func cacheDir() string {
 }
 
 // available reports whether lang's runtime and libraries are installed,
-// calling testenv.Missing (fail on CI, loud skip elsewhere) for each gap.
+// checking the needs of its registry row as `snippets test` does, and
+// calls testenv.Missing (fail on CI, loud skip elsewhere) for the first gap.
 func available(t *testing.T, l snippets.Language) bool {
-	missing := func(what string) bool {
-		t.Run(l.Name, func(t *testing.T) { testenv.Missing(t, what+" (run .ci/install-snippets)") })
-		return false
-	}
-	if _, err := exec.LookPath(l.Runtime); err != nil {
-		return missing("program " + l.Runtime)
-	}
 	cache := cacheDir()
-	switch l.Name {
-	case "python":
-		if exec.Command("python3", "-c", "from tenacity import stop_before_delay").Run() != nil {
-			return missing("python package tenacity>=8.3")
-		}
-	case "java":
-		if _, err := exec.LookPath("javac"); err != nil {
-			return missing("program javac")
-		}
-		if m, _ := filepath.Glob(filepath.Join(cache, "jars", "resilience4j-retry-*.jar")); len(m) == 0 {
-			return missing("Resilience4j jars in " + filepath.Join(cache, "jars"))
-		}
-	case "typescript":
-		if _, err := os.Stat(filepath.Join(cache, "node_modules", ".bin", "tsc")); err != nil {
-			return missing("tsc in " + cache)
-		}
-	case "go":
+	opts := Options{Runner: run.Exec{}, Vars: map[string]string{
+		"cache":     cache,
+		"jars":      filepath.Join(cache, "jars") + "/*",
+		"tsc":       filepath.Join(cache, "node_modules", ".bin", "tsc"),
+		"typeroots": filepath.Join(cache, "node_modules", "@types"),
+	}}
+	if msg := missingNeed(context.Background(), l, opts, exec.LookPath); msg != "" {
+		t.Run(l.Name, func(t *testing.T) { testenv.Missing(t, msg+" (or run .ci/install-snippets)") })
+		return false
 	}
 	return true
 }

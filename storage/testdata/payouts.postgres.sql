@@ -60,6 +60,31 @@ SELECT EXISTS (SELECT 1 FROM claimed) AS won, k.operation, k.fingerprint, k.requ
 FROM (SELECT 1) AS one
 LEFT JOIN idempotency_keys AS k ON k.account_id = $9 AND k.idempotency_key = $10;
 
+-- name: ClaimLookupBatch :many
+-- ClaimLookup for several keys in one statement, one round trip and one commit: the claims that arrive while
+-- another is in flight travel together. Each parameter is an array with one element per key, sorted by the key
+-- columns so that batches claiming the same keys lock them in one order. One row per key, in that order (ord from 1),
+-- with won and the row it lost to as ClaimLookup returns them.
+-- idempotency.claim.mechanism unique-constraint; idempotency.scope account.
+-- params: batch_account_id, batch_idempotency_key, batch_operation, batch_fingerprint, batch_request_body, batch_recovery_point, batch_now
+WITH input AS (
+  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bytea[], $6::text[], $7::bigint[]) WITH ORDINALITY AS i(account_id, idempotency_key, operation, fingerprint, request_body, recovery_point, now, ord)
+), claimed AS (
+INSERT INTO idempotency_keys (account_id, idempotency_key, operation, fingerprint, request_body, fence, locked_at, recovery_point, downstream_keys, created_at)
+SELECT i.account_id, i.idempotency_key, i.operation, i.fingerprint, i.request_body, 1, i.now, i.recovery_point, '{}', i.now
+FROM input AS i
+ORDER BY i.ord
+ON CONFLICT (account_id, idempotency_key) DO NOTHING
+RETURNING account_id, idempotency_key)
+SELECT i.ord, c.idempotency_key IS NOT NULL AS won, k.operation, k.fingerprint, k.request_body, k.fence, k.locked_at, k.recovery_point, k.downstream_keys, k.response_status, k.response_headers, k.response_body, k.created_at
+FROM input AS i
+LEFT JOIN claimed AS c ON c.account_id = i.account_id AND c.idempotency_key = i.idempotency_key
+LEFT JOIN LATERAL (
+  SELECT * FROM idempotency_keys AS k
+  WHERE c.idempotency_key IS NULL AND k.account_id = i.account_id AND k.idempotency_key = i.idempotency_key
+  LIMIT 1) AS k ON true
+ORDER BY i.ord;
+
 -- name: Takeover :execrows
 -- Take over an abandoned claim: only while it is in flight, its lease older than idempotency.in_flight.lock_timeout (2m),
 -- and still under the token the caller read (so of two takers exactly one wins). The new token is that token + 1.

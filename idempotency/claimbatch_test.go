@@ -1,0 +1,133 @@
+package idempotency_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/retryspec/retryspec/idempotency"
+	"github.com/retryspec/retryspec/internal/dbtest"
+)
+
+// TestClaimLookupBatched: concurrent claims, which PostgreSQL sends as
+// ClaimLookupBatch statements when one is in flight, answer exactly as
+// claims sent one by one would: per key one winner, every loser the row it
+// lost to (or nil, then Lookup's), a key that was complete or in flight
+// before lost with its row, and a key the column refuses fails alone. The
+// rounds go on until PostgreSQL has sent a batch and seen one fail (which
+// concurrency makes likely in the first rounds; the bound counts rounds,
+// not time).
+func TestClaimLookupBatched(t *testing.T) {
+	for _, name := range dbtest.Names {
+		t.Run(name, func(t *testing.T) {
+			c := payoutsContract(t)
+			s := openStore(t, name, c).(*idempotency.SQLStore)
+			ctx := context.Background()
+			now := time.UnixMicro(1_700_000_000_000_000)
+			claimOf := func(key string) idempotency.NewClaim {
+				return idempotency.NewClaim{Operation: "POST /v1/transfers", Fingerprint: "fp-" + key, RequestBody: []byte(`{"k":"` + key + `"}`), RecoveryPoint: "started"}
+			}
+			done := idempotency.Key{Account: "acct_a", Key: "done"}
+			busy := idempotency.Key{Account: "acct_b", Key: "busy"}
+			for _, k := range []idempotency.Key{done, busy} {
+				if won, _, err := s.ClaimLookup(ctx, k, claimOf(k.Key), now); err != nil || !won {
+					t.Fatalf("seeding %v: %v %v", k, won, err)
+				}
+			}
+			resp := idempotency.Response{Status: 201, Headers: map[string][]string{"Content-Type": {"application/json"}}, Body: []byte(`{"id":"tr_done"}`)}
+			if ok, err := s.Complete(ctx, nil, done, 1, resp, "finished", now); err != nil || !ok {
+				t.Fatalf("complete: %v %v", ok, err)
+			}
+			batching := s.Schema().Dialect == "postgres"
+			for round := 0; round < 200; round++ {
+				type result struct {
+					k   idempotency.Key
+					won bool
+					rec *idempotency.Record
+					err error
+				}
+				var calls []idempotency.Key
+				for i := range 12 {
+					k := idempotency.Key{Account: fmt.Sprintf("acct_%d", i%3), Key: fmt.Sprintf("r%d-k%d", round, i)}
+					calls = append(calls, k, k) // each new key twice
+				}
+				for range 4 {
+					calls = append(calls, done, busy)
+				}
+				tooLong := idempotency.Key{Account: "acct_a", Key: fmt.Sprintf("r%d-%s", round, strings.Repeat("x", 300))}
+				calls = append(calls, tooLong)
+				results := make([]result, len(calls))
+				var start, wg sync.WaitGroup
+				start.Add(1)
+				for i, k := range calls {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						start.Wait()
+						won, rec, err := s.ClaimLookup(ctx, k, claimOf(k.Key), now.Add(time.Second))
+						results[i] = result{k, won, rec, err}
+					}()
+				}
+				start.Done()
+				wg.Wait()
+				winners := map[idempotency.Key]int{}
+				for _, r := range results {
+					if r.k == tooLong {
+						if batching && r.err == nil {
+							t.Fatalf("round %d: a key longer than its column was claimed (won %v)", round, r.won)
+						}
+						continue
+					}
+					if r.err != nil {
+						t.Fatalf("round %d: %v: %v", round, r.k, r.err)
+					}
+					if r.won {
+						winners[r.k]++
+						if r.rec != nil {
+							t.Fatalf("round %d: %v won with a row", round, r.k)
+						}
+						continue
+					}
+					want, err := s.Lookup(ctx, r.k)
+					if err != nil || want == nil {
+						t.Fatalf("round %d: lookup %v: %+v %v", round, r.k, want, err)
+					}
+					if r.rec == nil && (r.k == done || r.k == busy) {
+						t.Fatalf("round %d: %v existed before the round, yet its claim returned no row", round, r.k)
+					}
+					if r.rec != nil {
+						if diff := cmp.Diff(want, r.rec); diff != "" {
+							t.Fatalf("round %d: %v: the claim's row differs from Lookup's (-lookup +claim):\n%s", round, r.k, diff)
+						}
+					}
+				}
+				if winners[done] != 0 || winners[busy] != 0 {
+					t.Fatalf("round %d: an existing key was won again: %v", round, winners)
+				}
+				for _, k := range calls[:24] {
+					if winners[k] != 1 {
+						t.Fatalf("round %d: %v has %d winners, want 1", round, k, winners[k])
+					}
+				}
+				sent, failed := idempotency.ClaimBatches(s)
+				if !batching {
+					if sent != 0 {
+						t.Fatalf("%s sent %d batches; only PostgreSQL has ClaimLookupBatch", name, sent)
+					}
+					return // one round: the plain statements, concurrently
+				}
+				if sent > 0 && failed > 0 {
+					t.Logf("round %d: %d batches sent, %d failed and were claimed one by one", round, sent, failed)
+					return
+				}
+			}
+			sent, failed := idempotency.ClaimBatches(s)
+			t.Fatalf("200 rounds of 33 concurrent claims: %d batches, %d failed; want both above zero", sent, failed)
+		})
+	}
+}
