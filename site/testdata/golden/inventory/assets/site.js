@@ -109,13 +109,17 @@
     var list = box.querySelector(".search-results");
     var status = box.querySelector("#search-status");
     var loading = false;
+    var pending = null;
+    // A query typed while the index is still loading runs once it has
+    // loaded (the last caller's wish wins), not never.
     function load(then) {
       if (window.retryspecSearchIndex) { then(); return; }
+      pending = then;
       if (loading) return;
       loading = true;
       var s = document.createElement("script");
       s.src = root + "assets/search-index.js";
-      s.onload = then;
+      s.onload = function () { if (pending) pending(); };
       document.head.appendChild(s);
     }
     function excerpt(text, word) {
@@ -169,7 +173,7 @@
       list.hidden = false;
       status.textContent = hits.length ? hits.length + " results" : "No results";
     }
-    input.addEventListener("focus", function () { load(function () {}); });
+    input.addEventListener("focus", function () { load(function () { if (input.value.trim()) run(); }); });
     input.addEventListener("input", function () { load(run); });
     input.addEventListener("keydown", function (e) {
       if (e.key === "Escape") { input.value = ""; run(); }
