@@ -91,8 +91,7 @@ func newAnchorSet(words []string, tags []uint64) *anchorSet {
 	// scanView): every white-space byte moves like a space, and a run of
 	// them like one space; a transparent byte does not move at all. Done
 	// after the breadth-first fill, which must see the plain automaton.
-	var stay []bool
-	stay = make([]bool, len(nodes)*256)
+	stay := make([]bool, len(nodes)*256)
 	for s := range nodes {
 		row := full[s*256 : s*256+256]
 		for b := 0; b < 256; b++ {
