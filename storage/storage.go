@@ -202,19 +202,7 @@ func Generate(c *contract.Contract, dialectName string) (*Schema, error) {
 	}
 	insertCols := slices.Clone(s.KeyColumns)
 	insertCols = append(insertCols, "operation", "fingerprint", "request_body", "fence", "locked_at", "recovery_point", "downstream_keys", "created_at")
-	var insertVals []string
-	for _, cl := range insertCols {
-		switch cl {
-		case "fence":
-			insertVals = append(insertVals, "1")
-		case "locked_at", "created_at":
-			insertVals = append(insertVals, ":now")
-		case "downstream_keys":
-			insertVals = append(insertVals, "'{}'")
-		default:
-			insertVals = append(insertVals, ":"+cl)
-		}
-	}
+	insertVals := claimValues(insertCols, func(col string) string { return ":" + col })
 	insert := fmt.Sprintf("INSERT INTO %s (%s)\nVALUES (%s)", Table, strings.Join(insertCols, ", "), strings.Join(insertVals, ", "))
 	claimDoc := []string{
 		"Claim the key: one insert the unique constraint arbitrates; the fencing token is 1.",
@@ -282,18 +270,7 @@ func Generate(c *contract.Contract, dialectName string) (*Schema, error) {
 		for _, cl := range batchCols {
 			arrays = append(arrays, ":batch_"+cl)
 		}
-		for _, cl := range insertCols {
-			switch cl {
-			case "fence":
-				insVals = append(insVals, "1")
-			case "locked_at", "created_at":
-				insVals = append(insVals, "i.now")
-			case "downstream_keys":
-				insVals = append(insVals, "'{}'")
-			default:
-				insVals = append(insVals, "i."+cl)
-			}
-		}
+		insVals = claimValues(insertCols, func(col string) string { return "i." + col })
 		for _, cl := range lookupCols {
 			selCols = append(selCols, "k."+cl)
 		}
@@ -476,4 +453,25 @@ func oneLine(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// claimValues is the VALUES list of a claim's insert, one per column of
+// cols: the first fencing token, the clock for the lease and the creation
+// time, no downstream keys yet, and value(col) for what the caller sends
+// (a parameter, or a column of the batch's unnested arrays).
+func claimValues(cols []string, value func(col string) string) []string {
+	var vals []string
+	for _, col := range cols {
+		switch col {
+		case "fence":
+			vals = append(vals, "1")
+		case "locked_at", "created_at":
+			vals = append(vals, value("now"))
+		case "downstream_keys":
+			vals = append(vals, "'{}'")
+		default:
+			vals = append(vals, value(col))
+		}
+	}
+	return vals
 }
