@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/retryspec/retryspec/contract"
@@ -57,7 +59,7 @@ func findSuppressions(src []byte, d *document, f format) []*suppression {
 		}
 		ruleText, reason, _ := strings.Cut(body, "--")
 		s := &suppression{off: off, reason: strings.TrimSpace(reason)}
-		s.rules = append(s.rules, strings.FieldsFunc(ruleText, func(r rune) bool { return r == ' ' || r == ',' || r == '\t' })...)
+		s.rules = append(s.rules, strings.FieldsFunc(ruleText, func(r rune) bool { return r == ',' || unicode.IsSpace(r) })...)
 		// The target is the first line after the comment's end that holds
 		// prose: in HTML, a line of tags only (the <blockquote> that opens
 		// a quoted example) is passed over, as a blank line is.
@@ -164,6 +166,11 @@ func applySuppressions(fs []findings.Finding, sups []*suppression, name string, 
 		if len(unknown) > 0 {
 			f := at
 			f.Rule, f.Severity = RuleUnusedSuppression, severityOf(RuleUnusedSuppression)
+			// Quoted, so a name with a control character in it still
+			// prints on one line.
+			for i, r := range unknown {
+				unknown[i] = strconv.Quote(r)
+			}
 			f.Message = fmt.Sprintf("suppression names %s, which is not a copy rule", strings.Join(unknown, ", "))
 			f.Fix = "name a rule from `retryspec explain --list` (copy/exactly-once, copy/absolute-guarantee, ...)"
 			fs = append(fs, f)
