@@ -5,3 +5,24 @@ package idempotency
 func ClaimBatches(s *SQLStore) (sent, failed int64) {
 	return s.batches.Load(), s.batchFailures.Load()
 }
+
+// WriteBatches reports how many round trips of s carried several
+// pipelines together.
+func WriteBatches(s *SQLStore) int64 { return s.writeBatches.Load() }
+
+// HoldWrites makes the pipelines s is given queue as if one were in flight;
+// Queued counts them and ReleaseWrites sends them, in the order they
+// queued, as one batch, as the pipeline in flight would on its return.
+func HoldWrites(s *SQLStore) {
+	s.writes.mu.Lock()
+	s.writes.busy = true
+	s.writes.mu.Unlock()
+}
+
+func Queued(s *SQLStore) int {
+	s.writes.mu.Lock()
+	defer s.writes.mu.Unlock()
+	return len(s.writes.queue)
+}
+
+func ReleaseWrites(s *SQLStore) { s.writes.handOff(nil) }
