@@ -15,7 +15,7 @@ func WriteBatches(s *SQLStore) int64 { return s.writeBatches.Load() }
 // queued, as one batch, as the pipeline in flight would on its return.
 func HoldWrites(s *SQLStore) {
 	s.writes.mu.Lock()
-	s.writes.busy = true
+	s.writes.busy = maxWritesInFlight
 	s.writes.mu.Unlock()
 }
 
