@@ -26,3 +26,6 @@ func Queued(s *SQLStore) int {
 }
 
 func ReleaseWrites(s *SQLStore) { s.writes.handOff(nil) }
+
+// Trips reports the round trips of s's claim and write batchers.
+func Trips(s *SQLStore) (claims, writes int64) { return s.claimTrips.Load(), s.writeTrips.Load() }

@@ -29,8 +29,9 @@ type SQLStore struct {
 	writes *writeBatcher // nil: each pipeline is its own round trip
 	// batches and batchFailures count ClaimLookupBatch statements sent
 	// and those that failed (their keys then claimed one by one);
-	// writeBatches the round trips that carried several pipelines.
-	batches, batchFailures, writeBatches atomic.Int64
+	// writeBatches the round trips that carried several pipelines;
+	// claimTrips and writeTrips every round trip of the two batchers.
+	batches, batchFailures, writeBatches, claimTrips, writeTrips atomic.Int64
 }
 
 // Native is a database's own client, which an SQLStore runs the

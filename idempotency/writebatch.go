@@ -95,6 +95,7 @@ func (b *writeBatcher) pipeline(ctx context.Context, stmts []Write) (int, error)
 // send runs one batch, delivers each call's outcome, then hands the queue
 // (at most maxWriteBatch calls) to its first call (handOff).
 func (b *writeBatcher) send(batch []*writeCall) {
+	b.s.writeTrips.Add(1)
 	if len(batch) == 1 {
 		c := batch[0]
 		c.res.Failed, c.res.Err = b.s.native.Pipeline(c.ctx, c.stmts)
