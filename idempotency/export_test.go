@@ -29,3 +29,6 @@ func ReleaseWrites(s *SQLStore) { s.writes.handOff(nil) }
 
 // Trips reports the round trips of s's claim and write batchers.
 func Trips(s *SQLStore) (claims, writes int64) { return s.claimTrips.Load(), s.writeTrips.Load() }
+
+// BatchingWrites reports whether s sends concurrent write pipelines together.
+func BatchingWrites(s *SQLStore) bool { return s.writes != nil }

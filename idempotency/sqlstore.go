@@ -61,10 +61,13 @@ func (s *SQLStore) UseNative(n Native) {
 	s.BatchWrites(true)
 }
 
-// BatchWrites turns on (the default with a native client that is a
-// NativePipeliner, on PostgreSQL) or off the grouping of concurrent
-// CommitWrites and FinishWrites pipelines into one round trip, each still
-// its own transaction (see writeBatcher). Call it before the store serves.
+// BatchWrites turns on or off the grouping of concurrent CommitWrites and
+// FinishWrites pipelines into one round trip, each still its own
+// transaction (see writeBatcher); it needs a native client that is a
+// NativePipeliner. UseNative turns it on; package stores then leaves it on
+// only when the server's commits do not wait for a WAL flush
+// (synchronous_commit off), since a batch's transactions commit one after
+// another. Call it before the store serves.
 func (s *SQLStore) BatchWrites(on bool) {
 	s.writes = nil
 	if _, ok := s.native.(NativePipeliner); ok && on {

@@ -2,12 +2,15 @@ package idempotency_test
 
 import (
 	"context"
+	"os"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/retryspec/retryspec/idempotency"
+	"github.com/retryspec/retryspec/idempotency/stores"
+	"github.com/retryspec/retryspec/internal/dbtest"
 )
 
 // TestWriteBatchFailsAlone: on PostgreSQL, pipelines that queue behind one
@@ -22,6 +25,7 @@ func TestWriteBatchFailsAlone(t *testing.T) {
 	if _, ok := s.Native().(idempotency.NativePipeliner); !ok {
 		t.Fatal("the PostgreSQL store's native client cannot send several pipelines together")
 	}
+	s.BatchWrites(true) // on whatever the server's synchronous_commit
 	insert, count := writesTable(t, s)
 	ctx := context.Background()
 	now := time.UnixMicro(1_700_000_000_000_000)
@@ -125,5 +129,28 @@ func TestWriteBatchFailsAlone(t *testing.T) {
 	}
 	if recs[4].Complete() {
 		t.Errorf("the unpreparable request completed its key: %+v", recs[4])
+	}
+}
+
+// TestWriteBatchingNeedsAsyncCommits: stores.Open sends write pipelines
+// together only when the connections' commits do not wait for a WAL flush
+// (the test cluster runs with synchronous_commit off); with synchronous
+// commits, set here in the URL, each batched transaction would wait for
+// its own flush in turn, so every pipeline keeps its own connection.
+func TestWriteBatchingNeedsAsyncCommits(t *testing.T) {
+	c := payoutsContract(t)
+	url := dbtest.Fresh(t, "postgres", os.Getenv)
+	for _, tc := range []struct {
+		param string
+		want  bool
+	}{{"off", true}, {"on", false}, {"local", false}} {
+		s, err := stores.Open(context.Background(), url+"&synchronous_commit="+tc.param, c, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := idempotency.BatchingWrites(s); got != tc.want {
+			t.Errorf("synchronous_commit=%s: batching writes %v, want %v", tc.param, got, tc.want)
+		}
+		s.DB().Close()
 	}
 }

@@ -77,8 +77,27 @@ func Open(ctx context.Context, rawURL string, c *contract.Contract, migrate bool
 	}
 	if pool != nil {
 		s.UseNative(pgxNative{pool, &preparable{names: map[string]string{}}})
+		async, err := asyncCommits(ctx, pool)
+		if err != nil {
+			db.Close()
+			return nil, fmt.Errorf("idempotency: reading the server's commit settings: %w (store %s)", err, redact(rawURL))
+		}
+		s.BatchWrites(async)
 	}
 	return s, nil
+}
+
+// asyncCommits reports whether a commit on the pool's connections returns
+// without waiting for its WAL flush (synchronous_commit off, for the
+// server or in the URL). Only then are concurrent write pipelines sent
+// together on one connection (SQLStore.BatchWrites): the transactions of
+// a batch commit one after another, and with synchronous commits each
+// would wait for its own flush in turn, where transactions on separate
+// connections share one (group commit).
+func asyncCommits(ctx context.Context, pool *pgxpool.Pool) (bool, error) {
+	var syncCommit string
+	err := pool.QueryRow(ctx, "SELECT current_setting('synchronous_commit')").Scan(&syncCommit)
+	return syncCommit == "off", err
 }
 
 // PoolSize is the PostgreSQL pool's size unless the URL sets
