@@ -163,10 +163,7 @@ func (s *SQLStore) claimLookupBatch(calls []*claimCall) error {
 		accounts[i], keys[i], ops[i], fps[i], points[i] = c.k.Account, c.k.Key, c.c.Operation, c.c.Fingerprint, c.c.RecoveryPoint
 		bodies[i], nows[i] = nonNil(c.c.RequestBody), micros(c.now)
 	}
-	vals := map[string]any{
-		"batch_account_id": accounts, "batch_idempotency_key": keys, "batch_operation": ops,
-		"batch_fingerprint": fps, "batch_request_body": bodies, "batch_recovery_point": points, "batch_now": nows,
-	}
+	vals := []param{{"batch_account_id", accounts}, {"batch_idempotency_key", keys}, {"batch_operation", ops}, {"batch_fingerprint", fps}, {"batch_request_body", bodies}, {"batch_recovery_point", points}, {"batch_now", nows}}
 	st, args := s.args("ClaimLookupBatch", vals)
 	var ord int64
 	var won bool

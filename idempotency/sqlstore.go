@@ -164,29 +164,33 @@ func (s *SQLStore) on(tx *sql.Tx) execer {
 	return s.db
 }
 
+// param is one of a statement's named values. A statement's values are a
+// slice, not a map: the slice stays on the stack, and a few string
+// comparisons find each placeholder's value. A value no placeholder names
+// (account_id with scope: global) is not sent.
+type param struct {
+	name string
+	v    any
+}
+
 // args orders the named values as the statement's placeholders.
-func (s *SQLStore) args(name string, vals map[string]any) (storage.Statement, []any) {
+func (s *SQLStore) args(name string, vals []param) (storage.Statement, []any) {
 	st := s.stmts[name]
 	out := make([]any, len(st.Params))
+next:
 	for i, p := range st.Params {
-		v, ok := vals[p]
-		if !ok {
-			panic("idempotency: statement " + name + " needs parameter " + p) // a bug in this file, not input
+		for _, v := range vals {
+			if v.name == p {
+				out[i] = v.v
+				continue next
+			}
 		}
-		out[i] = v
+		panic("idempotency: statement " + name + " needs parameter " + p) // a bug in this file, not input
 	}
 	return st, out
 }
 
-func (s *SQLStore) keyVals(k Key, more map[string]any) map[string]any {
-	more["idempotency_key"] = k.Key
-	if s.schema.Scoped {
-		more["account_id"] = k.Account
-	}
-	return more
-}
-
-func (s *SQLStore) execRows(ctx context.Context, tx *sql.Tx, name string, vals map[string]any) (int64, error) {
+func (s *SQLStore) execRows(ctx context.Context, tx *sql.Tx, name string, vals []param) (int64, error) {
 	st, args := s.args(name, vals)
 	if tx == nil && s.native != nil {
 		n, err := s.native.Exec(ctx, st.SQL, args)
@@ -216,10 +220,7 @@ func (s *SQLStore) queryRow(ctx context.Context, query string, args []any, dest 
 }
 
 func (s *SQLStore) Claim(ctx context.Context, k Key, c NewClaim, now time.Time) (bool, error) {
-	vals := s.keyVals(k, map[string]any{
-		"operation": c.Operation, "fingerprint": c.Fingerprint, "request_body": nonNil(c.RequestBody),
-		"now": micros(now), "recovery_point": c.RecoveryPoint,
-	})
+	vals := []param{{"idempotency_key", k.Key}, {"account_id", k.Account}, {"operation", c.Operation}, {"fingerprint", c.Fingerprint}, {"request_body", nonNil(c.RequestBody)}, {"now", micros(now)}, {"recovery_point", c.RecoveryPoint}}
 	st := s.stmts["Claim"]
 	if st.Kind == storage.KindExecRows {
 		n, err := s.execRows(ctx, nil, "Claim", vals)
@@ -238,7 +239,7 @@ func (s *SQLStore) Claim(ctx context.Context, k Key, c NewClaim, now time.Time) 
 }
 
 func (s *SQLStore) Lookup(ctx context.Context, k Key) (*Record, error) {
-	st, args := s.args("Lookup", s.keyVals(k, map[string]any{}))
+	st, args := s.args("Lookup", []param{{"idempotency_key", k.Key}, {"account_id", k.Account}})
 	var r rowScan
 	err := s.queryRow(ctx, st.SQL, args, r.dest()...)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -274,10 +275,7 @@ func (s *SQLStore) claimLookupOne(ctx context.Context, k Key, c NewClaim, now ti
 		rec, err = s.Lookup(ctx, k)
 		return false, rec, err
 	}
-	_, args := s.args("ClaimLookup", s.keyVals(k, map[string]any{
-		"operation": c.Operation, "fingerprint": c.Fingerprint, "request_body": nonNil(c.RequestBody),
-		"now": micros(now), "recovery_point": c.RecoveryPoint,
-	}))
+	_, args := s.args("ClaimLookup", []param{{"idempotency_key", k.Key}, {"account_id", k.Account}, {"operation", c.Operation}, {"fingerprint", c.Fingerprint}, {"request_body", nonNil(c.RequestBody)}, {"now", micros(now)}, {"recovery_point", c.RecoveryPoint}})
 	var r rowScan
 	if err := s.queryRow(ctx, st.SQL, args, append([]any{&won}, r.dest()...)...); err != nil {
 		return false, nil, fmt.Errorf("idempotency: ClaimLookup: %w", err)
@@ -326,7 +324,7 @@ func (r *rowScan) record(stmt string) (*Record, error) {
 }
 
 func (s *SQLStore) Takeover(ctx context.Context, k Key, fence int64, now time.Time) (bool, error) {
-	n, err := s.execRows(ctx, nil, "Takeover", s.keyVals(k, map[string]any{"fence": fence, "now": micros(now)}))
+	n, err := s.execRows(ctx, nil, "Takeover", []param{{"idempotency_key", k.Key}, {"account_id", k.Account}, {"fence", fence}, {"now", micros(now)}})
 	return n == 1, err
 }
 
@@ -335,21 +333,16 @@ func (s *SQLStore) Checkpoint(ctx context.Context, tx *sql.Tx, k Key, fence int6
 	if err != nil {
 		return false, err
 	}
-	n, err := s.execRows(ctx, tx, "Checkpoint", s.keyVals(k, map[string]any{
-		"fence": fence, "now": micros(now), "recovery_point": rp, "downstream_keys": string(keys),
-	}))
+	n, err := s.execRows(ctx, tx, "Checkpoint", []param{{"idempotency_key", k.Key}, {"account_id", k.Account}, {"fence", fence}, {"now", micros(now)}, {"recovery_point", rp}, {"downstream_keys", string(keys)}})
 	return n == 1, err
 }
 
 func (s *SQLStore) Complete(ctx context.Context, tx *sql.Tx, k Key, fence int64, r Response, rp string, now time.Time) (bool, error) {
-	headers, err := json.Marshal(r.Headers)
+	headers, err := marshalHeaders(r.Headers)
 	if err != nil {
 		return false, err
 	}
-	n, err := s.execRows(ctx, tx, "Complete", s.keyVals(k, map[string]any{
-		"fence": fence, "now": micros(now), "recovery_point": rp,
-		"response_status": r.Status, "response_headers": string(headers), "response_body": nonNil(r.Body),
-	}))
+	n, err := s.execRows(ctx, tx, "Complete", []param{{"idempotency_key", k.Key}, {"account_id", k.Account}, {"fence", fence}, {"now", micros(now)}, {"recovery_point", rp}, {"response_status", r.Status}, {"response_headers", headers}, {"response_body", nonNil(r.Body)}})
 	return n == 1, err
 }
 
@@ -361,29 +354,24 @@ func (s *SQLStore) CheckpointWrites(ctx context.Context, k Key, fence int64, rp 
 	if err != nil {
 		return false, err
 	}
-	return s.commitWrites(ctx, "Checkpoint", s.keyVals(k, map[string]any{
-		"fence": fence, "now": micros(now), "recovery_point": rp, "downstream_keys": string(keys),
-	}), writes)
+	return s.commitWrites(ctx, "Checkpoint", []param{{"idempotency_key", k.Key}, {"account_id", k.Account}, {"fence", fence}, {"now", micros(now)}, {"recovery_point", rp}, {"downstream_keys", string(keys)}}, writes)
 }
 
 // CompleteWrites commits the handler's writes with Complete, as
 // CheckpointWrites does with Checkpoint.
 func (s *SQLStore) CompleteWrites(ctx context.Context, k Key, fence int64, r Response, rp string, now time.Time, writes []Write) (bool, error) {
-	headers, err := json.Marshal(r.Headers)
+	headers, err := marshalHeaders(r.Headers)
 	if err != nil {
 		return false, err
 	}
-	return s.commitWrites(ctx, "Complete", s.keyVals(k, map[string]any{
-		"fence": fence, "now": micros(now), "recovery_point": rp,
-		"response_status": r.Status, "response_headers": string(headers), "response_body": nonNil(r.Body),
-	}), writes)
+	return s.commitWrites(ctx, "Complete", []param{{"idempotency_key", k.Key}, {"account_id", k.Account}, {"fence", fence}, {"now", micros(now)}, {"recovery_point", rp}, {"response_status", r.Status}, {"response_headers", headers}, {"response_body", nonNil(r.Body)}}, writes)
 }
 
 // sqlStateDivisionByZero is how CheckpointOrAbort and CompleteOrAbort
 // report a lost fence.
 const sqlStateDivisionByZero = "22012"
 
-func (s *SQLStore) commitWrites(ctx context.Context, name string, vals map[string]any, writes []Write) (bool, error) {
+func (s *SQLStore) commitWrites(ctx context.Context, name string, vals []param, writes []Write) (bool, error) {
 	if st, ok := s.stmts[name+"OrAbort"]; ok && s.native != nil {
 		_, args := s.args(st.Name, vals)
 		stmts := append(slices.Clip(writes), Write{SQL: st.SQL, Args: args})
@@ -436,21 +424,21 @@ func sqlState(err error) string {
 }
 
 func (s *SQLStore) Release(ctx context.Context, k Key, fence int64) (bool, error) {
-	n, err := s.execRows(ctx, nil, "Release", s.keyVals(k, map[string]any{"fence": fence}))
+	n, err := s.execRows(ctx, nil, "Release", []param{{"idempotency_key", k.Key}, {"account_id", k.Account}, {"fence", fence}})
 	return n == 1, err
 }
 
 func (s *SQLStore) Expire(ctx context.Context, k Key, fence int64, now time.Time) (bool, error) {
-	n, err := s.execRows(ctx, nil, "Expire", s.keyVals(k, map[string]any{"fence": fence, "now": micros(now)}))
+	n, err := s.execRows(ctx, nil, "Expire", []param{{"idempotency_key", k.Key}, {"account_id", k.Account}, {"fence", fence}, {"now", micros(now)}})
 	return n == 1, err
 }
 
 func (s *SQLStore) Reap(ctx context.Context, now time.Time, limit int) (int64, error) {
-	return s.execRows(ctx, nil, "Reap", map[string]any{"now": micros(now), "limit": limit})
+	return s.execRows(ctx, nil, "Reap", []param{{"now", micros(now)}, {"limit", limit}})
 }
 
 func (s *SQLStore) Stale(ctx context.Context, now time.Time, limit int) ([]StaleKey, error) {
-	st, args := s.args("Stale", map[string]any{"now": micros(now), "limit": limit})
+	st, args := s.args("Stale", []param{{"now", micros(now)}, {"limit", limit}})
 	rows, err := s.db.QueryContext(ctx, st.SQL, args...)
 	if err != nil {
 		return nil, fmt.Errorf("idempotency: Stale: %w", err)
@@ -479,4 +467,69 @@ func nonNil(b []byte) []byte {
 		return []byte{}
 	}
 	return b
+}
+
+// marshalHeaders is json.Marshal of a response's headers, byte for byte,
+// without reflection for the usual headers: sorted names, each with its
+// values, when no name or value needs escaping (printable ASCII other than
+// the quote, the backslash and encoding/json's HTML escapes <, > and &).
+// Anything else, and a nil map or value, goes to json.Marshal.
+func marshalHeaders(h map[string][]string) (string, error) {
+	if h == nil {
+		return marshalJSON(h)
+	}
+	var names [16]string
+	keys := names[:0]
+	size := 2
+	for k, vs := range h {
+		if vs == nil || !plainJSON(k) {
+			return marshalJSON(h)
+		}
+		size += len(k) + 6
+		for _, v := range vs {
+			if !plainJSON(v) {
+				return marshalJSON(h)
+			}
+			size += len(v) + 3
+		}
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var b strings.Builder
+	b.Grow(size)
+	b.WriteByte('{')
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('"')
+		b.WriteString(k)
+		b.WriteString(`":[`)
+		for j, v := range h[k] {
+			if j > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteByte('"')
+			b.WriteString(v)
+			b.WriteByte('"')
+		}
+		b.WriteByte(']')
+	}
+	b.WriteByte('}')
+	return b.String(), nil
+}
+
+func marshalJSON(v any) (string, error) {
+	b, err := json.Marshal(v)
+	return string(b), err
+}
+
+func plainJSON(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c < 0x20, c > 0x7e, c == '"', c == '\\', c == '<', c == '>', c == '&':
+			return false
+		}
+	}
+	return true
 }

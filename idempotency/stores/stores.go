@@ -208,24 +208,30 @@ func (p pgxNative) Pipelines(ctx context.Context, groups [][]idempotency.Write, 
 	defer pc.Release()
 	conn := pc.Conn()
 
-	type encoded struct {
-		sd  *pgconn.StatementDescription // nil: sent unnamed
-		sql string
-		eqb pgx.ExtendedQueryBuilder
-	}
 	n := 0
 	for _, g := range groups {
 		n += len(g)
 	}
-	enc := make([]encoded, n)
-	var sent []int
+	encp := encodedPool.Get().(*[]encoded)
+	defer func() {
+		for i := range *encp {
+			e := &(*encp)[i]
+			e.sd, e.sql = nil, "" // keep the builders' buffers, not the statements
+		}
+		encodedPool.Put(encp)
+	}()
+	if cap(*encp) < n {
+		*encp = append((*encp)[:cap(*encp)], make([]encoded, n-cap(*encp))...)
+	}
+	enc := (*encp)[:n]
+	sent := make([]int, 0, len(groups))
 	k := 0
 	for i, g := range groups {
 		out[i] = idempotency.PipelineResult{Failed: -1}
 		ok := true
 		for j, w := range g {
 			e := &enc[k+j]
-			e.sql = w.SQL
+			e.sd, e.sql = nil, w.SQL
 			if name := p.prep.name(w.SQL); name != "" {
 				if e.sd, err = conn.Prepare(ctx, name, w.SQL); err != nil {
 					out[i] = idempotency.PipelineResult{Failed: j, Err: err}
@@ -274,14 +280,17 @@ func (p pgxNative) Pipelines(ctx context.Context, groups [][]idempotency.Write, 
 	for x, i := range sent {
 		failed, err := readGroup(pl, len(groups[i]))
 		out[i] = idempotency.PipelineResult{Failed: failed, Err: err}
+		if err == nil {
+			continue
+		}
 		var pgErr *pgconn.PgError
-		if err != nil && !errors.As(err, &pgErr) {
+		if !errors.As(err, &pgErr) {
 			// The connection broke: the groups not read yet have no
 			// known outcome.
 			failAll(err, sent[x+1:])
 			break
 		}
-		if pgErr != nil && failed >= 0 && (pgErr.Code == "0A000" || pgErr.Code == "26000") {
+		if failed >= 0 && (pgErr.Code == "0A000" || pgErr.Code == "26000") {
 			stale = append(stale, groups[i][failed].SQL) // say, a table altered under a prepared statement
 		}
 	}
@@ -292,6 +301,18 @@ func (p pgxNative) Pipelines(ctx context.Context, groups [][]idempotency.Write, 
 		_ = conn.Deallocate(ctx, p.prep.name(sql))
 	}
 }
+
+// encoded is one statement of Pipelines, encoded before anything is sent.
+type encoded struct {
+	sd  *pgconn.StatementDescription // nil: sent unnamed
+	sql string
+	eqb pgx.ExtendedQueryBuilder
+}
+
+// encodedPool keeps Pipelines' encoders between round trips: each builder
+// keeps its buffers (Build resets them), so encoding a batch allocates
+// nothing once they have grown.
+var encodedPool = sync.Pool{New: func() any { return new([]encoded) }}
 
 // readGroup reads one group's results up to its Sync: the index of the
 // statement that failed and its error, or -1 and nil, or -1 and the
