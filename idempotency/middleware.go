@@ -614,11 +614,11 @@ func parseKey(v, form string) (string, bool) {
 // fingerprint is sha256 over the method, the request target and the body:
 // the same key on another endpoint or with another body is a mismatch.
 func fingerprint(r *http.Request, body []byte) string {
+	uri := r.URL.RequestURI()
+	line := make([]byte, 0, len(r.Method)+len(uri)+2)
+	line = append(append(append(append(line, r.Method...), ' '), uri...), '\n')
 	h := sha256.New()
-	_, _ = io.WriteString(h, r.Method)
-	_, _ = io.WriteString(h, " ")
-	_, _ = io.WriteString(h, r.URL.RequestURI())
-	_, _ = io.WriteString(h, "\n")
+	h.Write(line)
 	h.Write(body)
 	var sum [sha256.Size]byte
 	return hex.EncodeToString(h.Sum(sum[:0]))
