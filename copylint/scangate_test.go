@@ -1,0 +1,69 @@
+package copylint
+
+import (
+	"math/rand"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// scanGateFragments build the sentences the byte-scan gates of the
+// contract checks are tested on: the words, figures and boundaries their
+// patterns turn on, joined at random, so that every edge (a word inside a
+// longer word, a count glued to a letter, a unit cut short) comes up.
+var scanGateFragments = []string{
+	"retry", "retries", "retr", "xretry", "_retry", "wait", "waits", "await", "delay", "delays", "attempt", "attempts", "attemptsx",
+	"attempted", "tries", "triesx", "entries", "backoff", "backoffs", "give up", "gives up", "give upx", "gives", "up",
+	"up to", "at most", "a maximum of", "a total of", "total", "more", "automatic", "times", "time", "retry attempts",
+	"0", "1", "5", "12", "1.5", "24", "x5", "one", "two", "three", "ten", "twelve", "fifteen", "twenty", "someone", "a", "an",
+	"twenty-four", "forty-eight", "seventy-two", "ninety", "ms", "s", "m", "h", "d", "w", "milliseconds", "second", "seconds",
+	"secs", "minute", "minutes", "mins", "hour", "hours", "hrs", "day", "days", "week", "weeks", "wk", "x", "é",
+	" ", " ", " ", " ", "-", "-", ".", ",", "_", "(", ")", "\"",
+}
+
+func randomGateSentence(r *rand.Rand) []byte {
+	var b strings.Builder
+	for n := r.Intn(12); n >= 0; n-- {
+		b.WriteString(scanGateFragments[r.Intn(len(scanGateFragments))])
+		if r.Intn(3) > 0 {
+			b.WriteByte(' ')
+		}
+	}
+	return []byte(b.String())
+}
+
+// TestScanGates checks the byte scans of contractChecks.matchSentence
+// against the patterns they stand for: retryish answers exactly as
+// reRetryish, and the other two never say no where a pattern they guard
+// matches.
+func TestScanGates(t *testing.T) {
+	r := rand.New(rand.NewSource(17))
+	reDur := regexp.MustCompile(durationAlt)
+	var counts, durations, retry int
+	for i := 0; i < 20000; i++ {
+		s := randomGateSentence(r)
+		if got, want := retryish(s), reRetryish.Match(s); got != want {
+			t.Fatalf("retryish(%q) = %v, reRetryish says %v", s, got, want)
+		} else if want {
+			retry++
+		}
+		if (reAttempts.Match(s) || reRetries.Match(s)) && !countBeforeAttemptWord(s) {
+			t.Fatalf("countBeforeAttemptWord(%q) = false, but an attempt pattern matches", s)
+		} else if reAttempts.Match(s) || reRetries.Match(s) {
+			counts++
+		}
+		for _, re := range []*regexp.Regexp{reDur, reBaseDelay, reCapDelay, reFixedWait, reGiveUp} {
+			if re.Match(s) && !hasDuration(s) {
+				t.Fatalf("hasDuration(%q) = false, but %v matches", s, re)
+			}
+		}
+		if reDur.Match(s) {
+			durations++
+		}
+	}
+	// The test must have seen each pattern match, or it proves nothing.
+	if retry < 1000 || counts < 50 || durations < 500 {
+		t.Fatalf("too few matches to test with: retry %d, counts %d, durations %d", retry, counts, durations)
+	}
+	t.Logf("matches: retry %d, counts %d, durations %d", retry, counts, durations)
+}
