@@ -108,11 +108,42 @@ func newAnchorSet(words []string, tags []uint64) *anchorSet {
 		}
 	}
 	// Byte classes: bytes whose columns are equal in every state behave
-	// the same; give each distinct column one class.
+	// the same; give each distinct column one class. Bytes of one role have
+	// equal columns by construction (a letter and its upper case, every
+	// white-space byte, every skipped byte, every byte no word holds), so
+	// only the first byte of each role has its column compared: building
+	// the column of all 256 bytes was most of the cost of a gate (gate.go),
+	// and a run builds about a hundred. The classes are the same either way
+	// (TestAnchorClassesByRole).
+	var inWord [256]bool
+	for _, n := range nodes {
+		for b := range n.child {
+			inWord[b] = true
+		}
+	}
+	role := func(b byte) int {
+		switch {
+		case transparent(b):
+			return 256
+		case isSpace(b):
+			return 257
+		case inWord[lower(b)]:
+			return int(lower(b))
+		}
+		return 258
+	}
+	var roleClass [259]int16
+	for i := range roleClass {
+		roleClass[i] = -1
+	}
 	cols := map[string]uint8{}
 	var order [][]int32
 	var orderStay [][]bool
 	for b := 0; b < 256; b++ {
+		if c := roleClass[role(byte(b))]; c >= 0 && !anchorClassesByColumn {
+			a.class[b] = uint8(c)
+			continue
+		}
 		col := make([]int32, len(nodes))
 		colStay := make([]bool, len(nodes))
 		key := make([]byte, 0, len(nodes)*5)
@@ -138,6 +169,7 @@ func newAnchorSet(words []string, tags []uint64) *anchorSet {
 			orderStay = append(orderStay, colStay)
 		}
 		a.class[b] = c
+		roleClass[role(byte(b))] = int16(c)
 	}
 	a.stride = len(order)
 	a.next = make([]uint32, len(nodes)*a.stride)
@@ -156,6 +188,10 @@ func newAnchorSet(words []string, tags []uint64) *anchorSet {
 }
 
 const finalBit = 1 << 31
+
+// anchorClassesByColumn makes newAnchorSet compare the column of every
+// byte, as the test of the shortcut by role does.
+var anchorClassesByColumn = false
 
 // transparent bytes are skipped by the scan: the mask's gone bytes, which
 // the normalizer drops, and the Markdown emphasis and code marks, which the
