@@ -401,7 +401,8 @@ func (l *linter) rawCandidate(src []byte, f format, sc *scratch, hiding []int) b
 // the anchors of the file (found in its source). With hidden, anchors may
 // be disguised in the bytes (fold.go): every block is normalized and its
 // sentences are searched for anchors in normalized form. With first, it
-// returns at the first hit: the caller only asks whether there is one.
+// returns at the first hit, and leaves out the fixes that cost time to
+// write (boundedFix): the caller only asks whether there is one.
 func (l *linter) matchBlocks(d *document, sc *scratch, hitsReady bool, hiding []int, first bool) []hit {
 	var hits []hit
 	n := &sc.n
@@ -448,7 +449,7 @@ func (l *linter) matchBlocks(d *document, sc *scratch, hitsReady bool, hiding []
 					t = l.allTags
 				}
 				if l.phrasesMay(t) {
-					hits = l.matchSentence(n, s, t, hits, sc)
+					hits = l.matchSentence(n, s, t, hits, sc, !first)
 				}
 				if contractToo && !skipCode && l.contractMay(t) {
 					hits = l.checks.matchSentence(n, s, t, hits)
@@ -487,7 +488,10 @@ func codeIn(code []span, b span) bool {
 // raw form to decide whether to parse it and once parsed, and the claim's
 // sentence, the one the clause analysis spends most on, reads the same
 // both times.
-func (l *linter) matchSentence(n *normText, s span, tags uint64, hits []hit, sc *scratch) []hit {
+//
+// Without withFix, a bounded claim's fix (a rewrite of the sentence) is
+// left out: the raw pass only asks whether the file has a finding.
+func (l *linter) matchSentence(n *normText, s span, tags uint64, hits []hit, sc *scratch, withFix bool) []hit {
 	sent := n.text[s.start:s.end]
 	var found []sentenceHit
 	if i, ok := sc.verdictIndex[verdictKey{string(sent), tags}]; ok {
@@ -507,7 +511,10 @@ func (l *linter) matchSentence(n *normText, s span, tags uint64, hits []hit, sc 
 		r := &l.rules[f.rule]
 		h := hit{rule: r.id, message: r.message, fix: l.fixes[r.id]}
 		if f.bound != nil {
-			h.rule, h.message, h.fix = r.bounded.ID, r.bounded.Message, boundedFix(n, s, f.bound)
+			h.rule, h.message, h.fix = r.bounded.ID, r.bounded.Message, ""
+			if withFix {
+				h.fix = boundedFix(n, s, f.bound)
+			}
 		}
 		h.start, h.end = n.sourceSpan(s.start+f.start, s.start+f.end)
 		hits = append(hits, h)
