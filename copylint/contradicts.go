@@ -328,7 +328,7 @@ func (x *sentence) header() {
 	if !hasIdem {
 		return
 	}
-	if !k.gHeaderish.pass(sent) {
+	if !k.gHeaderish.pass(sent) || !k.otherHeaderName(sent) {
 		return
 	}
 	for _, m := range k.reHeaderish.FindAllStringSubmatchIndex(str, -1) {
@@ -344,6 +344,34 @@ func (x *sentence) header() {
 			fmt.Sprintf("names the header %q, but the contract's header is %s", name, c.Idempotency.Header),
 			fmt.Sprintf("use the contract's header name: %s", c.Idempotency.Header))
 		break
+	}
+}
+
+// otherHeaderName reports whether sent may name a header header()
+// reports: reHeaderish's name of the idempotency family is a whole run of
+// [a-z0-9-] holding "idempoten", and one that is the contract's header or
+// replay header, or holds no '-', is passed over. Most sentences that
+// name the header name only it.
+func (k *contractChecks) otherHeaderName(sent []byte) bool {
+	nameByte := func(b byte) bool { return b >= 'a' && b <= 'z' || b >= '0' && b <= '9' || b == '-' }
+	for from := 0; ; {
+		i := bytes.Index(sent[from:], []byte("idempoten"))
+		if i < 0 {
+			return false
+		}
+		i += from
+		start, end := i, i+len("idempoten")
+		for start > 0 && nameByte(sent[start-1]) {
+			start--
+		}
+		for end < len(sent) && nameByte(sent[end]) {
+			end++
+		}
+		name := string(sent[start:end])
+		if name != k.header && name != k.replay && strings.Contains(name, "-") {
+			return true
+		}
+		from = end
 	}
 }
 

@@ -67,3 +67,39 @@ func TestScanGates(t *testing.T) {
 	}
 	t.Logf("matches: retry %d, counts %d, durations %d", retry, counts, durations)
 }
+
+// TestOtherHeaderName checks that otherHeaderName never passes over a
+// sentence in which header() finds a name to report.
+func TestOtherHeaderName(t *testing.T) {
+	k := newContractChecks(prefilterContract(t))
+	frags := []string{"idempotency-key", "x-idempotency-key", "idempotent-replayed", "idempotency-replayed", "idempotency-token",
+		"my-idempotency-id", "idempotency", "idempotent", "key", "-", "_", ".", ",", " ", " ", "x", "9", "header", "replay", k.header, k.replay}
+	r := rand.New(rand.NewSource(19))
+	found := 0
+	for i := 0; i < 20000; i++ {
+		var b strings.Builder
+		for n := r.Intn(8); n >= 0; n-- {
+			b.WriteString(frags[r.Intn(len(frags))])
+			if r.Intn(2) == 0 {
+				b.WriteByte(' ')
+			}
+		}
+		s := b.String()
+		report := false
+		for _, m := range k.reHeaderish.FindAllStringSubmatchIndex(s, -1) {
+			loc := groupAt(k.reHeaderish, m, "name")
+			if name := s[loc[0]:loc[1]]; name != k.header && (k.replay == "" || name != k.replay) && strings.Contains(name, "-") {
+				report = true
+			}
+		}
+		if report {
+			found++
+			if !k.otherHeaderName([]byte(s)) {
+				t.Fatalf("otherHeaderName(%q) = false, but header() reports a name in it", s)
+			}
+		}
+	}
+	if found < 500 {
+		t.Fatalf("only %d sentences with a name to report: the test proves little", found)
+	}
+}
