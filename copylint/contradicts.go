@@ -440,7 +440,7 @@ func (x *sentence) delays() {
 	if !has(sent, "initial", "base", "first", "start", "cap", "max", "never", "no longer", "no more", "give", "stop", "retry ", "retries ", "retrying ", "wait", "sleep", "pause") {
 		return
 	}
-	if !has(sent, "initial", "base", "first", "start") {
+	if !has(sent, "initial", "base", "first", "start") || !baseDelayMay(sent) {
 		// no first-delay statement
 	} else if m := findSub(reBaseDelay, sent, str); m != nil && !b.Base.IsZero() {
 		if g := groupAt(reBaseDelay, m, "delay", "startdelay"); g != nil {
@@ -477,6 +477,9 @@ func (x *sentence) delays() {
 	// A fixed wait is about retrying only when the sentence says so, and
 	// not about a lock or a timeout ("waits 60 seconds to acquire the lock").
 	if !has(sent, "retr", "attempt", "try again") || has(sent, "lock", "timeout", "time out") {
+		return
+	}
+	if !fixedWaitMay(sent) {
 		return
 	}
 	if m := findSub(reFixedWait, sent, str); m != nil && !b.Base.IsZero() && !strings.Contains(str, "retry-after") && !retryAsNoun(str, m[0]) {
@@ -650,6 +653,90 @@ func hasDuration(s []byte) bool {
 		}
 	}
 	return false
+}
+
+// durationAt reports whether a durationAlt match may start at s[p]: a
+// digit, or one of its number words and a space or hyphen.
+func durationAt(s []byte, p int) bool {
+	if p >= len(s) {
+		return false
+	}
+	if s[p] >= '0' && s[p] <= '9' {
+		return true
+	}
+	for _, n := range durationNumberWords {
+		if e := p + len(n); e < len(s) && (s[e] == ' ' || s[e] == '-') && bytes.HasPrefix(s[p:], []byte(n)) {
+			return true
+		}
+	}
+	return false
+}
+
+// leadEnds calls f with the offset just past each occurrence of each
+// lead in s, until f returns true; it reports whether one did.
+func leadEnds(s []byte, leads []string, f func(e int) bool) bool {
+	for _, w := range leads {
+		for from := 0; ; {
+			k := bytes.Index(s[from:], []byte(w))
+			if k < 0 {
+				break
+			}
+			if f(from + k + len(w)) {
+				return true
+			}
+			from += k + 1
+		}
+	}
+	return false
+}
+
+// fixedWaitMay reports whether s may match reFixedWait: a word of
+// waiting, a space, at most one of "for ", "after ", "every ", then a
+// duration. A superset, as countBeforeAttemptWord.
+func fixedWaitMay(s []byte) bool {
+	return leadEnds(s, []string{"retry ", "retries ", "retrying ", "wait ", "waits ", "waiting ", "sleep ", "pause "}, func(e int) bool {
+		if durationAt(s, e) {
+			return true
+		}
+		for _, p := range []string{"for ", "after ", "every "} {
+			if bytes.HasPrefix(s[e:], []byte(p)) && durationAt(s, e+len(p)) {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// baseDelayMay reports whether s may match reBaseDelay: a word of delay,
+// at most one of " is", " of", " at", ":", a space, at most one of
+// "about ", "around ", then a duration; or "start", "starts" or
+// "starting", a space, "at ", "with " or "from ", at most "a ", then a
+// duration. A superset, as countBeforeAttemptWord.
+func baseDelayMay(s []byte) bool {
+	if leadEnds(s, []string{"delay", "backoff", "wait", "interval"}, func(e int) bool {
+		for _, sep := range []string{"", " is", " of", " at", ":"} {
+			q := e + len(sep)
+			if !bytes.HasPrefix(s[e:], []byte(sep)) || q >= len(s) || s[q] != ' ' {
+				continue
+			}
+			for _, adv := range []string{"", "about ", "around "} {
+				if bytes.HasPrefix(s[q+1:], []byte(adv)) && durationAt(s, q+1+len(adv)) {
+					return true
+				}
+			}
+		}
+		return false
+	}) {
+		return true
+	}
+	return leadEnds(s, []string{"start ", "starts ", "starting "}, func(e int) bool {
+		for _, p := range []string{"at ", "with ", "from "} {
+			if q := e + len(p); bytes.HasPrefix(s[e:], []byte(p)) && (durationAt(s, q) || bytes.HasPrefix(s[q:], []byte("a ")) && durationAt(s, q+2)) {
+				return true
+			}
+		}
+		return false
+	})
 }
 
 // hasDigitOrNumberWord reports whether s holds a digit or a spelled-out

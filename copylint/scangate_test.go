@@ -19,6 +19,9 @@ var scanGateFragments = []string{
 	"twenty-four", "forty-eight", "seventy-two", "ninety", "ms", "s", "m", "h", "d", "w", "milliseconds", "second", "seconds",
 	"secs", "minute", "minutes", "mins", "hour", "hours", "hrs", "day", "days", "week", "weeks", "wk", "x", "é",
 	" ", " ", " ", " ", "-", "-", ".", ",", "_", "(", ")", "\"",
+	"initial", "base", "first", "starting", "start", "starts", "at", "with", "from", "interval", "is", "of", ":", "about",
+	"around", "for", "after", "every", "sleep", "pause", "waiting", "retrying", "a 5", "an hour",
+	"initial delay", "base backoff", "first retry wait", "starting interval", "starts at", "start with", "starting from a",
 }
 
 func randomGateSentence(r *rand.Rand) []byte {
@@ -39,7 +42,7 @@ func randomGateSentence(r *rand.Rand) []byte {
 func TestScanGates(t *testing.T) {
 	r := rand.New(rand.NewSource(17))
 	reDur := regexp.MustCompile(durationAlt)
-	var counts, durations, retry int
+	var counts, durations, retry, fixed, base int
 	for i := 0; i < 20000; i++ {
 		s := randomGateSentence(r)
 		if got, want := retryish(s), reRetryish.Match(s); got != want {
@@ -60,12 +63,24 @@ func TestScanGates(t *testing.T) {
 		if reDur.Match(s) {
 			durations++
 		}
+		if reFixedWait.Match(s) {
+			fixed++
+			if !fixedWaitMay(s) {
+				t.Fatalf("fixedWaitMay(%q) = false, but reFixedWait matches", s)
+			}
+		}
+		if reBaseDelay.Match(s) {
+			base++
+			if !baseDelayMay(s) {
+				t.Fatalf("baseDelayMay(%q) = false, but reBaseDelay matches", s)
+			}
+		}
 	}
 	// The test must have seen each pattern match, or it proves nothing.
-	if retry < 1000 || counts < 50 || durations < 500 {
-		t.Fatalf("too few matches to test with: retry %d, counts %d, durations %d", retry, counts, durations)
+	if retry < 1000 || counts < 50 || durations < 500 || fixed < 50 || base < 20 {
+		t.Fatalf("too few matches to test with: retry %d, counts %d, durations %d, fixed waits %d, base delays %d", retry, counts, durations, fixed, base)
 	}
-	t.Logf("matches: retry %d, counts %d, durations %d", retry, counts, durations)
+	t.Logf("matches: retry %d, counts %d, durations %d, fixed waits %d, base delays %d", retry, counts, durations, fixed, base)
 }
 
 // TestOtherHeaderName checks that otherHeaderName never passes over a
