@@ -439,7 +439,7 @@ func walkDir(root string, listed func(dir string, entries []fs.DirEntry), fn fs.
 	if err != nil {
 		err = fn(root, nil, err)
 	} else {
-		err = walkDirFrom(root, fs.FileInfoToDirEntry(info), listed, fn)
+		err = walkDirFrom(root, false, fs.FileInfoToDirEntry(info), listed, fn)
 	}
 	if err == filepath.SkipDir || err == filepath.SkipAll {
 		return nil
@@ -447,8 +447,11 @@ func walkDir(root string, listed func(dir string, entries []fs.DirEntry), fn fs.
 	return err
 }
 
-// walkDirFrom is filepath's walkDir, with the listed hook.
-func walkDirFrom(path string, d fs.DirEntry, listed func(string, []fs.DirEntry), fn fs.WalkDirFunc) error {
+// walkDirFrom is filepath's walkDir, with the listed hook. clean says
+// path is clean (every path below the root is, being joined): a child's
+// path is then path, a separator and its name, which is what
+// filepath.Join returns, without cleaning every path again.
+func walkDirFrom(path string, clean bool, d fs.DirEntry, listed func(string, []fs.DirEntry), fn fs.WalkDirFunc) error {
 	if err := fn(path, d, nil); err != nil || !d.IsDir() {
 		if err == filepath.SkipDir && d.IsDir() {
 			err = nil
@@ -468,7 +471,11 @@ func walkDirFrom(path string, d fs.DirEntry, listed func(string, []fs.DirEntry),
 		listed(path, entries)
 	}
 	for _, d1 := range entries {
-		if err := walkDirFrom(filepath.Join(path, d1.Name()), d1, listed, fn); err != nil {
+		child := path + string(filepath.Separator) + d1.Name()
+		if !clean || path == string(filepath.Separator) {
+			child = filepath.Join(path, d1.Name())
+		}
+		if err := walkDirFrom(child, true, d1, listed, fn); err != nil {
 			if err == filepath.SkipDir {
 				break
 			}

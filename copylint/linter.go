@@ -258,6 +258,7 @@ func (l *linter) lintSource(name string, src []byte, allow *allowList) []finding
 	sc0.verdicts = sc0.verdicts[:0]
 	sc0.hiding = hidingAt(src, f, sc0.hiding[:0])
 	hiding := sc0.hiding
+	markerSeen := true
 	if l.exhaustive {
 		// no prefilter
 	} else if f != formatText {
@@ -270,6 +271,10 @@ func (l *linter) lintSource(name string, src []byte, allow *allowList) []finding
 		if !l.rawCandidate(src, f, sc0, hiding) {
 			return nil
 		}
+		// The marker is one of the anchors, found in the source even
+		// with skipped bytes inside it: without it, there is no
+		// suppression to look for.
+		markerSeen = sc0.srcTags&tagSuppression != 0
 	} else if len(hiding) == 0 && !l.prefilter.match(src) {
 		return nil
 	}
@@ -288,7 +293,10 @@ func (l *linter) lintSource(name string, src []byte, allow *allowList) []finding
 		brAsSpace(d.mask, src)
 	}
 	hits := l.matchBlocks(d, sc0, false, hiding, false)
-	sups := findSuppressions(src, d, f)
+	var sups []*suppression
+	if markerSeen {
+		sups = findSuppressions(src, d, f)
+	}
 	if len(hits) == 0 && len(sups) == 0 {
 		return nil
 	}
@@ -321,6 +329,9 @@ type scratch struct {
 	hits    []anchorHit
 	docHits []anchorHit
 	hiding  []int // offsets of the file's possible disguises (hidingAt)
+	// srcTags are the tags of every anchor in the file's source, as
+	// rawCandidate found them.
+	srcTags uint64
 	blocks  []span
 	kept    []span
 	// verdicts are the phrase rules' findings in each sentence matched so
@@ -343,6 +354,7 @@ func (l *linter) rawCandidate(src []byte, f format, sc *scratch, hiding []int) b
 	for _, h := range sc.docHits {
 		all |= h.tags
 	}
+	sc.srcTags = all
 	if all&tagSuppression != 0 && bytes.Contains(src, []byte(suppressMarker)) {
 		return true
 	}
