@@ -165,7 +165,14 @@ func BenchmarkClaimPath(b *testing.B) {
 						h = wrap(b, s, h)
 					}
 					run := fmt.Sprintf("%d-%d", time.Now().UnixNano(), clients)
+					claims0, writes0 := idempotency.Trips(s)
 					drive(b, clients, h, func(i int64) string { return fmt.Sprintf("k-%s-%d", run, i) })
+					// How many requests shared each round trip of the claim
+					// and write batchers (PostgreSQL; FinishWrites only).
+					if claims, writes := idempotency.Trips(s); claims > claims0 && writes > writes0 {
+						b.ReportMetric(float64(b.N)/float64(claims-claims0), "claims/trip")
+						b.ReportMetric(float64(b.N)/float64(writes-writes0), "writes/trip")
+					}
 				})
 			}
 		}

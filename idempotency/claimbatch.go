@@ -104,6 +104,7 @@ func (b *claimBatcher) claimLookup(ctx context.Context, k Key, c NewClaim, now t
 // (at most maxClaimBatch calls, one per key) to its first call, or marks
 // the batcher idle.
 func (b *claimBatcher) send(batch []*claimCall) {
+	b.s.claimTrips.Add(1)
 	if len(batch) == 1 {
 		c := batch[0]
 		c.won, c.rec, c.err = b.s.claimLookupOne(c.ctx, c.k, c.c, c.now)

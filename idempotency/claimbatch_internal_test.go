@@ -21,3 +21,18 @@ func TestQueuedClaimGivesUp(t *testing.T) {
 		t.Fatalf("the queue still holds %d calls", len(b.queue))
 	}
 }
+
+// TestQueuedWriteGivesUp: a pipeline waiting for the next batch whose
+// request ends leaves the queue and commits nothing.
+func TestQueuedWriteGivesUp(t *testing.T) {
+	b := &writeBatcher{busy: maxWritesInFlight} // a pipeline is in flight
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	failed, err := b.pipeline(ctx, []Write{{SQL: "INSERT INTO t VALUES (1)"}})
+	if failed != -1 || !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %d %v, want -1 and context.Canceled", failed, err)
+	}
+	if len(b.queue) != 0 {
+		t.Fatalf("the queue still holds %d calls", len(b.queue))
+	}
+}

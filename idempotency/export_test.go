@@ -5,3 +5,30 @@ package idempotency
 func ClaimBatches(s *SQLStore) (sent, failed int64) {
 	return s.batches.Load(), s.batchFailures.Load()
 }
+
+// WriteBatches reports how many round trips of s carried several
+// pipelines together.
+func WriteBatches(s *SQLStore) int64 { return s.writeBatches.Load() }
+
+// HoldWrites makes the pipelines s is given queue as if one were in flight;
+// Queued counts them and ReleaseWrites sends them, in the order they
+// queued, as one batch, as the pipeline in flight would on its return.
+func HoldWrites(s *SQLStore) {
+	s.writes.mu.Lock()
+	s.writes.busy = maxWritesInFlight
+	s.writes.mu.Unlock()
+}
+
+func Queued(s *SQLStore) int {
+	s.writes.mu.Lock()
+	defer s.writes.mu.Unlock()
+	return len(s.writes.queue)
+}
+
+func ReleaseWrites(s *SQLStore) { s.writes.handOff(nil) }
+
+// Trips reports the round trips of s's claim and write batchers.
+func Trips(s *SQLStore) (claims, writes int64) { return s.claimTrips.Load(), s.writeTrips.Load() }
+
+// BatchingWrites reports whether s sends concurrent write pipelines together.
+func BatchingWrites(s *SQLStore) bool { return s.writes != nil }

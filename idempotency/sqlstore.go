@@ -26,9 +26,12 @@ type SQLStore struct {
 	stmts  map[string]storage.Statement
 	native Native
 	batch  *claimBatcher // nil: each claim is its own statement
+	writes *writeBatcher // nil: each pipeline is its own round trip
 	// batches and batchFailures count ClaimLookupBatch statements sent
-	// and those that failed (their keys then claimed one by one).
-	batches, batchFailures atomic.Int64
+	// and those that failed (their keys then claimed one by one);
+	// writeBatches the round trips that carried several pipelines;
+	// claimTrips and writeTrips every round trip of the two batchers.
+	batches, batchFailures, writeBatches, claimTrips, writeTrips atomic.Int64
 }
 
 // Native is a database's own client, which an SQLStore runs the
@@ -55,6 +58,21 @@ type Native interface {
 func (s *SQLStore) UseNative(n Native) {
 	s.native = n
 	s.BatchClaims(true)
+	s.BatchWrites(true)
+}
+
+// BatchWrites turns on or off the grouping of concurrent CommitWrites and
+// FinishWrites pipelines into one round trip, each still its own
+// transaction (see writeBatcher); it needs a native client that is a
+// NativePipeliner. UseNative turns it on; package stores then leaves it on
+// only when the server's commits do not wait for a WAL flush
+// (synchronous_commit off), since a batch's transactions commit one after
+// another. Call it before the store serves.
+func (s *SQLStore) BatchWrites(on bool) {
+	s.writes = nil
+	if _, ok := s.native.(NativePipeliner); ok && on {
+		s.writes = &writeBatcher{s: s}
+	}
 }
 
 // BatchClaims turns on (the default with a native client that is a
@@ -369,7 +387,13 @@ func (s *SQLStore) commitWrites(ctx context.Context, name string, vals map[strin
 	if st, ok := s.stmts[name+"OrAbort"]; ok && s.native != nil {
 		_, args := s.args(st.Name, vals)
 		stmts := append(slices.Clip(writes), Write{SQL: st.SQL, Args: args})
-		failed, err := s.native.Pipeline(ctx, stmts)
+		var failed int
+		var err error
+		if s.writes != nil {
+			failed, err = s.writes.pipeline(ctx, stmts)
+		} else {
+			failed, err = s.native.Pipeline(ctx, stmts)
+		}
 		switch {
 		case err == nil:
 			return true, nil

@@ -7,16 +7,20 @@ package stores
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
 	"database/sql/driver"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib" // registers "pgx"
 	_ "modernc.org/sqlite"           // registers "sqlite"
@@ -72,9 +76,28 @@ func Open(ctx context.Context, rawURL string, c *contract.Contract, migrate bool
 		return nil, fmt.Errorf("%w (store %s)", err, redact(rawURL))
 	}
 	if pool != nil {
-		s.UseNative(pgxNative{pool})
+		s.UseNative(pgxNative{pool, &preparable{names: map[string]string{}}})
+		async, err := asyncCommits(ctx, pool)
+		if err != nil {
+			db.Close()
+			return nil, fmt.Errorf("idempotency: reading the server's commit settings: %w (store %s)", err, redact(rawURL))
+		}
+		s.BatchWrites(async)
 	}
 	return s, nil
+}
+
+// asyncCommits reports whether a commit on the pool's connections returns
+// without waiting for its WAL flush (synchronous_commit off, for the
+// server or in the URL). Only then are concurrent write pipelines sent
+// together on one connection (SQLStore.BatchWrites): the transactions of
+// a batch commit one after another, and with synchronous commits each
+// would wait for its own flush in turn, where transactions on separate
+// connections share one (group commit).
+func asyncCommits(ctx context.Context, pool *pgxpool.Pool) (bool, error) {
+	var syncCommit string
+	err := pool.QueryRow(ctx, "SELECT current_setting('synchronous_commit')").Scan(&syncCommit)
+	return syncCommit == "off", err
 }
 
 // PoolSize is the PostgreSQL pool's size unless the URL sets
@@ -110,7 +133,10 @@ func (c poolConnector) Close() error {
 // is prepared once per connection (the extended protocol with pgx's
 // statement cache), and Pipeline sends a handler's writes with the fenced
 // write as one batch, which PostgreSQL runs as one implicit transaction.
-type pgxNative struct{ pool *pgxpool.Pool }
+type pgxNative struct {
+	pool *pgxpool.Pool
+	prep *preparable
+}
 
 func (p pgxNative) QueryRow(ctx context.Context, query string, args []any, dest ...any) error {
 	err := p.pool.QueryRow(ctx, query, args...).Scan(dest...)
@@ -155,6 +181,186 @@ func (p pgxNative) Pipeline(ctx context.Context, stmts []idempotency.Write) (int
 		}
 	}
 	return -1, br.Close()
+}
+
+// Pipelines sends each group as its own implicit transaction, ended by its
+// own Sync, all of them in one write on one connection: PostgreSQL runs
+// them in order, and an error skips only to the end of its group, so each
+// group commits or rolls back alone. Every statement is prepared (on first
+// use per connection) and encoded before anything is sent, so a group
+// whose statement cannot be prepared or encoded fails without a byte of it
+// reaching the server.
+func (p pgxNative) Pipelines(ctx context.Context, groups [][]idempotency.Write, out []idempotency.PipelineResult) {
+	failAll := func(err error, which []int) {
+		for _, i := range which {
+			out[i] = idempotency.PipelineResult{Failed: -1, Err: err}
+		}
+	}
+	all := make([]int, len(groups))
+	for i := range all {
+		all[i] = i
+	}
+	pc, err := p.pool.Acquire(ctx)
+	if err != nil {
+		failAll(err, all)
+		return
+	}
+	defer pc.Release()
+	conn := pc.Conn()
+
+	type encoded struct {
+		sd  *pgconn.StatementDescription // nil: sent unnamed
+		sql string
+		eqb pgx.ExtendedQueryBuilder
+	}
+	n := 0
+	for _, g := range groups {
+		n += len(g)
+	}
+	enc := make([]encoded, n)
+	var sent []int
+	k := 0
+	for i, g := range groups {
+		out[i] = idempotency.PipelineResult{Failed: -1}
+		ok := true
+		for j, w := range g {
+			e := &enc[k+j]
+			e.sql = w.SQL
+			if name := p.prep.name(w.SQL); name != "" {
+				if e.sd, err = conn.Prepare(ctx, name, w.SQL); err != nil {
+					out[i] = idempotency.PipelineResult{Failed: j, Err: err}
+					ok = false
+					break
+				}
+			}
+			if err := e.eqb.Build(conn.TypeMap(), e.sd, w.Args); err != nil {
+				out[i] = idempotency.PipelineResult{Failed: j, Err: err}
+				ok = false
+				break
+			}
+		}
+		if ok {
+			sent = append(sent, i)
+		}
+		k += len(g)
+	}
+	if len(sent) == 0 {
+		return
+	}
+	pl := conn.PgConn().StartPipeline(ctx)
+	k = 0
+	next := 0
+	for i, g := range groups {
+		if next < len(sent) && sent[next] == i {
+			next++
+			for j := range g {
+				e := &enc[k+j]
+				if e.sd != nil {
+					pl.SendQueryPrepared(e.sd.Name, e.eqb.ParamValues, e.eqb.ParamFormats, e.eqb.ResultFormats)
+				} else {
+					pl.SendQueryParams(e.sql, e.eqb.ParamValues, nil, e.eqb.ParamFormats, e.eqb.ResultFormats)
+				}
+			}
+			pl.SendPipelineSync()
+		}
+		k += len(g)
+	}
+	if err := pl.Flush(); err != nil {
+		failAll(err, sent)
+		_ = pl.Close()
+		return
+	}
+	var stale []string
+	for x, i := range sent {
+		failed, err := readGroup(pl, len(groups[i]))
+		out[i] = idempotency.PipelineResult{Failed: failed, Err: err}
+		var pgErr *pgconn.PgError
+		if err != nil && !errors.As(err, &pgErr) {
+			// The connection broke: the groups not read yet have no
+			// known outcome.
+			failAll(err, sent[x+1:])
+			break
+		}
+		if pgErr != nil && failed >= 0 && (pgErr.Code == "0A000" || pgErr.Code == "26000") {
+			stale = append(stale, groups[i][failed].SQL) // say, a table altered under a prepared statement
+		}
+	}
+	if err := pl.Close(); err != nil {
+		return
+	}
+	for _, sql := range stale {
+		_ = conn.Deallocate(ctx, p.prep.name(sql))
+	}
+}
+
+// readGroup reads one group's results up to its Sync: the index of the
+// statement that failed and its error, or -1 and nil, or -1 and the
+// error of the group's commit. After an error pgconn skips the group's
+// remaining statements, as the server does.
+func readGroup(pl *pgconn.Pipeline, n int) (failed int, err error) {
+	failed = -1
+	for j := 0; j < n && err == nil; j++ {
+		res, gerr := pl.GetResults()
+		if gerr == nil {
+			rr, ok := res.(*pgconn.ResultReader)
+			if !ok {
+				return j, fmt.Errorf("pipeline: statement %d: unexpected %T", j+1, res)
+			}
+			_, gerr = rr.Close()
+		}
+		if gerr != nil {
+			failed, err = j, gerr
+			var pgErr *pgconn.PgError
+			if !errors.As(gerr, &pgErr) {
+				return failed, err
+			}
+		}
+	}
+	for {
+		res, gerr := pl.GetResults()
+		if gerr != nil {
+			var pgErr *pgconn.PgError
+			if !errors.As(gerr, &pgErr) {
+				return failed, gerr
+			}
+			if err == nil {
+				failed, err = -1, gerr // the commit failed
+			}
+			continue
+		}
+		switch res.(type) {
+		case *pgconn.PipelineSync:
+			return failed, err
+		case nil:
+			return failed, errors.New("pipeline: the server ended the results before the Sync")
+		}
+	}
+}
+
+// preparable names the statements Pipelines prepares on each connection:
+// the first maxPrepared distinct texts it sees (the store's statements and
+// a service's fixed writes); any further text, say SQL built per request,
+// is sent unnamed, so the statements kept on a connection stay bounded.
+type preparable struct {
+	mu    sync.Mutex
+	names map[string]string
+}
+
+const maxPrepared = 256
+
+func (p *preparable) name(sql string) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if name, ok := p.names[sql]; ok {
+		return name
+	}
+	if len(p.names) >= maxPrepared {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(sql))
+	name := "retryspec_" + hex.EncodeToString(sum[:16])
+	p.names[sql] = name
+	return name
 }
 
 // StartTimeout bounds connecting to the store and checking its table.
