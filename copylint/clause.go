@@ -140,17 +140,27 @@ func (c *clauseRules) judge(r *compiledRule, sent []byte, start, end int, memo *
 
 // qualifiedAt is the first qualifier of sent that is not itself negated
 // ("without requiring distributed transactions" bounds nothing), or nil.
+//
+// The matches are asked for a few at a time (the first n of FindAllIndex
+// are the same whatever n is): the first is nearly always the answer, and
+// finding every match read the rest of the sentence for nothing.
 func qualifiedAt(re *gatedRE, sent []byte) []int {
-	for _, loc := range re.FindAllIndex(sent, -1) {
-		from := loc[0] - 70
-		if from < 0 {
-			from = 0
+	for n, seen := 1, 0; ; n *= 4 {
+		locs := re.FindAllIndex(sent, n)
+		for _, loc := range locs[seen:] {
+			from := loc[0] - 70
+			if from < 0 {
+				from = 0
+			}
+			if !reNegatedBound.Match(sent[from:loc[0]]) {
+				return loc
+			}
 		}
-		if !reNegatedBound.Match(sent[from:loc[0]]) {
-			return loc
+		if len(locs) < n {
+			return nil
 		}
+		seen = len(locs)
 	}
-	return nil
 }
 
 var reNegatedBound = regexp.MustCompile(`(\b(without|no|not|alternative to|instead of|rather than)\b|n't\b)[^,;]*$`)

@@ -253,8 +253,12 @@ func (l *linter) lintSource(name string, src []byte, allow *allowList) []finding
 	// byte-level prefilter: it is normalized first and searched after.
 	sc0 := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(sc0)
+	clear(sc0.verdictIndex)
+	clear(sc0.verdicts) // drop the old hits for the collector
+	sc0.verdicts = sc0.verdicts[:0]
 	sc0.hiding = hidingAt(src, f, sc0.hiding[:0])
 	hiding := sc0.hiding
+	markerSeen := true
 	if l.exhaustive {
 		// no prefilter
 	} else if f != formatText {
@@ -267,6 +271,10 @@ func (l *linter) lintSource(name string, src []byte, allow *allowList) []finding
 		if !l.rawCandidate(src, f, sc0, hiding) {
 			return nil
 		}
+		// The marker is one of the anchors, found in the source even
+		// with skipped bytes inside it: without it, there is no
+		// suppression to look for.
+		markerSeen = sc0.srcTags&tagSuppression != 0
 	} else if len(hiding) == 0 && !l.prefilter.match(src) {
 		return nil
 	}
@@ -285,7 +293,10 @@ func (l *linter) lintSource(name string, src []byte, allow *allowList) []finding
 		brAsSpace(d.mask, src)
 	}
 	hits := l.matchBlocks(d, sc0, false, hiding, false)
-	sups := findSuppressions(src, d, f)
+	var sups []*suppression
+	if markerSeen {
+		sups = findSuppressions(src, d, f)
+	}
 	if len(hits) == 0 && len(sups) == 0 {
 		return nil
 	}
@@ -318,8 +329,17 @@ type scratch struct {
 	hits    []anchorHit
 	docHits []anchorHit
 	hiding  []int // offsets of the file's possible disguises (hidingAt)
+	// srcTags are the tags of every anchor in the file's source, as
+	// rawCandidate found them.
+	srcTags uint64
 	blocks  []span
 	kept    []span
+	// verdicts are the phrase rules' findings in each sentence matched so
+	// far in the file, by text and tags (verdictIndex); lintSource empties
+	// them for each file.
+	verdicts     [][]sentenceHit
+	verdictIndex map[verdictKey]int
+	found        []sentenceHit
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
@@ -334,6 +354,7 @@ func (l *linter) rawCandidate(src []byte, f format, sc *scratch, hiding []int) b
 	for _, h := range sc.docHits {
 		all |= h.tags
 	}
+	sc.srcTags = all
 	if all&tagSuppression != 0 && bytes.Contains(src, []byte(suppressMarker)) {
 		return true
 	}
@@ -392,7 +413,8 @@ func (l *linter) rawCandidate(src []byte, f format, sc *scratch, hiding []int) b
 // the anchors of the file (found in its source). With hidden, anchors may
 // be disguised in the bytes (fold.go): every block is normalized and its
 // sentences are searched for anchors in normalized form. With first, it
-// returns at the first hit: the caller only asks whether there is one.
+// returns at the first hit, and leaves out the fixes that cost time to
+// write (boundedFix): the caller only asks whether there is one.
 func (l *linter) matchBlocks(d *document, sc *scratch, hitsReady bool, hiding []int, first bool) []hit {
 	var hits []hit
 	n := &sc.n
@@ -439,7 +461,7 @@ func (l *linter) matchBlocks(d *document, sc *scratch, hitsReady bool, hiding []
 					t = l.allTags
 				}
 				if l.phrasesMay(t) {
-					hits = l.matchSentence(n, s, t, hits)
+					hits = l.matchSentence(n, s, t, hits, sc, !first)
 				}
 				if contractToo && !skipCode && l.contractMay(t) {
 					hits = l.checks.matchSentence(n, s, t, hits)
@@ -472,9 +494,64 @@ func codeIn(code []span, b span) bool {
 }
 
 // matchSentence reports at most one hit per rule in the sentence s of n;
-// tags says which rules' anchors occur in it.
-func (l *linter) matchSentence(n *normText, s span, tags uint64, hits []hit) []hit {
+// tags says which rules' anchors occur in it. The verdicts depend on the
+// sentence's text and tags alone, so they are kept for the rest of the
+// file (sc.verdicts): a file with a claim is matched twice, once in its
+// raw form to decide whether to parse it and once parsed, and the claim's
+// sentence, the one the clause analysis spends most on, reads the same
+// both times.
+//
+// Without withFix, a bounded claim's fix (a rewrite of the sentence) is
+// left out: the raw pass only asks whether the file has a finding.
+func (l *linter) matchSentence(n *normText, s span, tags uint64, hits []hit, sc *scratch, withFix bool) []hit {
 	sent := n.text[s.start:s.end]
+	var found []sentenceHit
+	if i, ok := sc.verdictIndex[verdictKey{string(sent), tags}]; ok {
+		found = sc.verdicts[i]
+	} else {
+		sc.found = l.judgeSentence(sent, tags, sc.found[:0])
+		if len(sc.found) > 0 {
+			found = append([]sentenceHit(nil), sc.found...)
+		}
+		if sc.verdictIndex == nil {
+			sc.verdictIndex = map[verdictKey]int{}
+		}
+		sc.verdictIndex[verdictKey{string(sent), tags}] = len(sc.verdicts)
+		sc.verdicts = append(sc.verdicts, found)
+	}
+	for _, f := range found {
+		r := &l.rules[f.rule]
+		h := hit{rule: r.id, message: r.message, fix: l.fixes[r.id]}
+		if f.bound != nil {
+			h.rule, h.message, h.fix = r.bounded.ID, r.bounded.Message, ""
+			if withFix {
+				h.fix = boundedFix(n, s, f.bound)
+			}
+		}
+		h.start, h.end = n.sourceSpan(s.start+f.start, s.start+f.end)
+		hits = append(hits, h)
+	}
+	return hits
+}
+
+// sentenceHit is one rule's finding in a sentence, offsets in the
+// sentence; bound is set for a bounded claim reported under the rule's
+// bounded ID.
+type sentenceHit struct {
+	rule       int
+	start, end int
+	bound      []int
+}
+
+// verdictKey is a sentence's text and anchor tags: all judgeSentence reads.
+type verdictKey struct {
+	text string
+	tags uint64
+}
+
+// judgeSentence appends the findings of the phrase rules in sent, at most
+// one per rule.
+func (l *linter) judgeSentence(sent []byte, tags uint64, out []sentenceHit) []sentenceHit {
 rules:
 	for i := range l.rules {
 		r := &l.rules[i]
@@ -500,20 +577,19 @@ rules:
 				if v == vHonest {
 					continue
 				}
-				h := hit{rule: r.id, message: r.message, fix: l.fixes[r.id]}
+				h := sentenceHit{rule: i, start: loc[0], end: loc[1]}
 				if v == vBounded {
 					if r.bounded.ID == "" {
 						continue rules // the bound makes the sentence honest
 					}
-					h.rule, h.message, h.fix = r.bounded.ID, r.bounded.Message, boundedFix(n, s, bound)
+					h.bound = bound
 				}
-				h.start, h.end = n.sourceSpan(s.start+loc[0], s.start+loc[1])
-				hits = append(hits, h)
+				out = append(out, h)
 				continue rules
 			}
 		}
 	}
-	return hits
+	return out
 }
 
 func allMatch(res []*gatedRE, s []byte) bool {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -52,7 +53,14 @@ type phraseForm struct {
 // binary and covered by tests, so a parse error is a programming error.
 func loadPhrases() []phraseRule { return loadPhraseFile().Rules }
 
-func loadPhraseFile() phraseFile {
+// loadPhraseFile is phrases.yaml, decoded once per process (the linter
+// and the clause analysis both read it); callers read the result and
+// never change it.
+func loadPhraseFile() phraseFile { return phraseFileOnce() }
+
+var phraseFileOnce = sync.OnceValue(decodePhraseFile)
+
+func decodePhraseFile() phraseFile {
 	var f phraseFile
 	dec := yaml.NewDecoder(strings.NewReader(string(phrasesYAML)))
 	dec.KnownFields(true)

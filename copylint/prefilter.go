@@ -1,5 +1,7 @@
 package copylint
 
+import "sync"
+
 // anchorSet finds any of a set of words in text, ASCII case-insensitively,
 // in one pass: an Aho-Corasick automaton compiled to a full transition
 // table, one table lookup per byte. It is the fast path of every run: a
@@ -60,66 +62,93 @@ func newAnchorSet(words []string, tags []uint64) *anchorSet {
 	if len(nodes)*256 >= finalBit {
 		panic("copylint: too many anchor states")
 	}
-	full := make([]int32, len(nodes)*256)
 	a := &anchorSet{final: make([]uint64, len(nodes)), maxLen: maxLen}
+	// Roles: bytes that move the automaton alike in every state, by
+	// construction: a letter and its upper case, every white-space byte
+	// (a run of them is one space), every skipped byte, every byte no
+	// word holds. The table is built over one column per role, in the
+	// order of each role's first byte, not over all 256 bytes: that was
+	// most of the cost of a gate (gate.go), and a run builds about a
+	// hundred. The result is the same (TestAnchorClassesByRole).
+	var inWord [256]bool
+	for _, n := range nodes {
+		for b := range n.child {
+			inWord[b] = true
+		}
+	}
+	var roleOf [256]int
+	var reps []byte // each role's first byte
+	var roleIndex [259]int
+	for i := range roleIndex {
+		roleIndex[i] = -1
+	}
+	for b := 0; b < 256; b++ {
+		k := 258 // a byte no word holds
+		switch {
+		case transparent(byte(b)):
+			k = 256
+		case isSpace(byte(b)):
+			k = 257
+		case inWord[lower(byte(b))]:
+			k = int(lower(byte(b)))
+		}
+		if roleIndex[k] < 0 {
+			roleIndex[k] = len(reps)
+			reps = append(reps, byte(b))
+		}
+		roleOf[b] = roleIndex[k]
+	}
+	nr := len(reps)
+	full := make([]int32, len(nodes)*nr)
 	// Breadth-first: fill each state's row from its failure state's row,
-	// which is complete by then.
+	// which is complete by then. A word's space byte moves by the
+	// white-space role's column.
 	queue := []int32{0}
 	for len(queue) > 0 {
 		s := queue[0]
 		queue = queue[1:]
-		row := full[int(s)*256 : int(s)*256+256]
+		row := full[int(s)*nr : int(s)*nr+nr]
 		if s != 0 {
-			copy(row, full[int(nodes[s].fail)*256:int(nodes[s].fail)*256+256])
+			copy(row, full[int(nodes[s].fail)*nr:int(nodes[s].fail)*nr+nr])
 		}
 		a.final[s] = nodes[s].final | a.final[nodes[s].fail]
 		for b, n := range nodes[s].child {
 			if s == 0 {
 				nodes[n].fail = 0
 			} else {
-				nodes[n].fail = full[int(nodes[s].fail)*256+int(b)]
+				nodes[n].fail = full[int(nodes[s].fail)*nr+roleOf[b]]
 			}
-			row[b] = n
+			row[roleOf[b]] = n
 			queue = append(queue, n)
-		}
-		// Upper-case letters move like their lower-case forms.
-		for b := 'A'; b <= 'Z'; b++ {
-			row[b] = row[b+'a'-'A']
 		}
 	}
 	// The words are matched as the normalizer will read the text (see
-	// scanView): every white-space byte moves like a space, and a run of
-	// them like one space; a transparent byte does not move at all. Done
-	// after the breadth-first fill, which must see the plain automaton.
-	stay := make([]bool, len(nodes)*256)
+	// scanView): a run of white space moves like one space, and a
+	// transparent byte does not move at all. Done after the breadth-first
+	// fill, which must see the plain automaton.
+	stay := make([]bool, len(nodes)*nr)
 	for s := range nodes {
-		row := full[s*256 : s*256+256]
-		for b := 0; b < 256; b++ {
+		for r, b := range reps {
 			switch {
-			case transparent(byte(b)):
-				row[b], stay[s*256+b] = int32(s), true
-			case isSpace(byte(b)) && s != 0 && nodes[s].last == ' ':
-				row[b], stay[s*256+b] = int32(s), true
-			case isSpace(byte(b)):
-				row[b] = row[' ']
+			case transparent(b):
+				full[s*nr+r], stay[s*nr+r] = int32(s), true
+			case isSpace(b) && s != 0 && nodes[s].last == ' ':
+				full[s*nr+r], stay[s*nr+r] = int32(s), true
 			}
 		}
 	}
-	// Byte classes: bytes whose columns are equal in every state behave
+	// Byte classes: roles whose columns are equal in every state behave
 	// the same; give each distinct column one class.
 	cols := map[string]uint8{}
-	var order [][]int32
-	var orderStay [][]bool
-	for b := 0; b < 256; b++ {
-		col := make([]int32, len(nodes))
-		colStay := make([]bool, len(nodes))
-		key := make([]byte, 0, len(nodes)*5)
+	var order []int // each class's role
+	classOf := make([]uint8, nr)
+	key := make([]byte, 0, len(nodes)*5)
+	for r := range reps {
+		key = key[:0]
 		for st := range nodes {
-			v := full[st*256+b]
-			col[st] = v
-			colStay[st] = stay[st*256+b]
+			v := full[st*nr+r]
 			key = append(key, byte(v), byte(v>>8), byte(v>>16), byte(v>>24))
-			if colStay[st] {
+			if stay[st*nr+r] {
 				key = append(key, 1)
 			} else {
 				key = append(key, 0)
@@ -127,24 +156,24 @@ func newAnchorSet(words []string, tags []uint64) *anchorSet {
 		}
 		c, ok := cols[string(key)]
 		if !ok {
-			if len(order) == 256 {
-				panic("copylint: too many byte classes")
-			}
 			c = uint8(len(order))
 			cols[string(key)] = c
-			order = append(order, col)
-			orderStay = append(orderStay, colStay)
+			order = append(order, r)
 		}
-		a.class[b] = c
+		classOf[r] = c
+	}
+	for b := 0; b < 256; b++ {
+		a.class[b] = classOf[roleOf[b]]
 	}
 	a.stride = len(order)
 	a.next = make([]uint32, len(nodes)*a.stride)
-	for c, col := range order {
-		for st, v := range col {
+	for c, r := range order {
+		for st := range nodes {
+			v := full[st*nr+r]
 			e := uint32(int(v) * a.stride)
 			// Staying put reports nothing new: the word ended when the
 			// state was entered.
-			if a.final[v] != 0 && !orderStay[c][st] {
+			if a.final[v] != 0 && !stay[st*nr+r] {
 				e |= finalBit
 			}
 			a.next[st*a.stride+c] = e
@@ -252,8 +281,16 @@ func (a *anchorSet) hits(text []byte, out []anchorHit) []anchorHit {
 	for j := 1; j < k; j++ {
 		n = min(n, end[j]-from[j])
 	}
-	var tails [k][]anchorHit
+	// The other scans' hits wait in buffers from a pool until the first
+	// scan's are out: allocated afresh, they grew on every file, a sixth
+	// of the scan's time.
+	tb := tailPool.Get().(*[k][]anchorHit)
+	defer tailPool.Put(tb)
+	tails := *tb
 	tails[0] = out
+	for j := 1; j < k; j++ {
+		tails[j] = tails[j][:0]
+	}
 	var st [k]uint32 // every scan starts at the root
 	t0, t1, t2, t3 := text[from[0]:end[0]], text[from[1]:end[1]], text[from[2]:end[2]], text[from[3]:end[3]]
 	t0, t1, t2, t3 = t0[:n], t1[:n], t2[:n], t3[:n]
@@ -309,8 +346,13 @@ func (a *anchorSet) hits(text []byte, out []anchorHit) []anchorHit {
 			out = append(out, tails[j]...)
 		}
 	}
+	tails[0] = nil // out belongs to the caller
+	*tb = tails
 	return out
 }
+
+// tailPool holds hits' buffers for the hits of its second to fourth scans.
+var tailPool = sync.Pool{New: func() any { return new([4][]anchorHit) }}
 
 // contextAt is where a scan must start to be in the right state at text[at]:
 // far enough back to hold maxLen+1 characters as the automaton reads them
