@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 	"time"
 )
 
@@ -28,121 +27,75 @@ const maxClaimBatch = 64
 // gain in throughput or latency: smaller batches, more commits).
 const maxClaimsInFlight = 1
 
-// claimBatcher groups concurrent ClaimLookups, the way a database groups
-// commits. A claim that finds none in flight runs at once, alone, as the
-// plain ClaimLookup statement: no waiting while the service is quiet. A
-// claim that arrives while one is in flight queues; when the statement in
-// flight returns, its caller hands the queue to the first waiter, who sends
-// it as one ClaimLookupBatch. Under load, then, a claim waits at most one
-// statement longer, and the database runs one statement, one round trip
-// and one commit for many keys instead of one each.
+// Claims are grouped by a batcher, the way a database groups commits. A
+// claim that finds none in flight runs at once, alone, as the plain
+// ClaimLookup statement: no waiting while the service is quiet. Claims that
+// arrive while one is in flight queue and go together as one
+// ClaimLookupBatch: under load a claim waits at most one statement longer,
+// and the database runs one statement, one round trip and one commit for
+// many keys instead of one each.
 //
 // Nothing of the contract changes: each key is still one insert the unique
 // constraint arbitrates, a loser still gets the row it lost to (or nil, and
 // reads it with Lookup), and two claims of one key never share a batch (the
 // second waits for the next), so each learns the first one's outcome as it
 // would have on its own.
-type claimBatcher struct {
-	s     *SQLStore
-	mu    sync.Mutex
-	busy  int // statements in flight, at most maxClaimsInFlight
-	queue []*claimCall
+func (s *SQLStore) newClaimBatcher() *batcher[*claimCall] {
+	return &batcher[*claimCall]{maxInFlight: maxClaimsInFlight, take: takeDistinctKeys, send: s.sendClaims}
 }
 
 type claimCall struct {
-	ctx  context.Context
-	k    Key
-	c    NewClaim
-	now  time.Time
-	done chan struct{}
-	// Set before done is closed: the outcome, or lead with the batch this
-	// call must send.
+	ctx context.Context
+	k   Key
+	c   NewClaim
+	now time.Time
+	// The outcome, set by sendClaims.
 	won   bool
 	rec   *Record
 	err   error
-	lead  []*claimCall
 	alone bool // the batch failed: run the plain statement instead
 }
 
-func (b *claimBatcher) claimLookup(ctx context.Context, k Key, c NewClaim, now time.Time) (bool, *Record, error) {
+func (s *SQLStore) claimLookupBatched(ctx context.Context, k Key, c NewClaim, now time.Time) (bool, *Record, error) {
 	call := &claimCall{ctx: ctx, k: k, c: c, now: now}
-	b.mu.Lock()
-	if b.busy < maxClaimsInFlight {
-		b.busy++
-		b.mu.Unlock()
-		b.send([]*claimCall{call})
-		return call.won, call.rec, call.err
-	}
-	call.done = make(chan struct{})
-	b.queue = append(b.queue, call)
-	b.mu.Unlock()
-	select {
-	case <-call.done:
-	case <-ctx.Done():
-		// A caller that gives up while queued leaves the queue, claiming
-		// nothing; one already taken into a batch waits for its outcome,
-		// which that statement is about to deliver.
-		b.mu.Lock()
-		if i := slices.Index(b.queue, call); i >= 0 {
-			b.queue = slices.Delete(b.queue, i, i+1)
-			b.mu.Unlock()
-			return false, nil, ctx.Err()
-		}
-		b.mu.Unlock()
-		<-call.done
-	}
-	if call.lead != nil {
-		b.send(call.lead)
+	if err := s.batch.do(ctx, call); err != nil {
+		return false, nil, err // gave up while queued: claimed nothing
 	}
 	if call.alone {
-		return b.s.claimLookupOne(ctx, k, c, now)
+		return s.claimLookupOne(ctx, k, c, now)
 	}
 	return call.won, call.rec, call.err
 }
 
-// send runs one batch, delivers each call's outcome, then hands the queue
-// (at most maxClaimBatch calls, one per key) to its first call, or marks
-// the batcher idle.
-func (b *claimBatcher) send(batch []*claimCall) {
-	b.s.claimTrips.Add(1)
+// takeDistinctKeys takes at most maxClaimBatch queued claims, one per key,
+// in queue order.
+func takeDistinctKeys(queue []*queued[*claimCall]) (next, rest []*queued[*claimCall]) {
+	seen := make(map[Key]bool, len(queue))
+	rest = queue[:0]
+	for _, q := range queue {
+		if seen[q.call.k] || len(next) == maxClaimBatch {
+			rest = append(rest, q)
+			continue
+		}
+		seen[q.call.k] = true
+		next = append(next, q)
+	}
+	return next, rest
+}
+
+// sendClaims runs one batch of claims and sets each call's outcome.
+func (s *SQLStore) sendClaims(batch []*claimCall) {
+	s.claimTrips.Add(1)
 	if len(batch) == 1 {
 		c := batch[0]
-		c.won, c.rec, c.err = b.s.claimLookupOne(c.ctx, c.k, c.c, c.now)
-	} else if err := b.s.claimLookupBatch(batch); err != nil {
-		b.s.batchFailures.Add(1)
+		c.won, c.rec, c.err = s.claimLookupOne(c.ctx, c.k, c.c, c.now)
+	} else if err := s.claimLookupBatch(batch); err != nil {
+		s.batchFailures.Add(1)
 		// One bad key (say, text the column refuses) must not fail the
 		// others: each runs alone and gets its own answer.
 		for _, c := range batch {
 			c.alone = true
 		}
-	}
-	b.mu.Lock()
-	var next []*claimCall
-	if len(b.queue) > 0 {
-		seen := make(map[Key]bool, len(b.queue))
-		rest := b.queue[:0]
-		for _, c := range b.queue {
-			if seen[c.k] || len(next) == maxClaimBatch {
-				rest = append(rest, c)
-				continue
-			}
-			seen[c.k] = true
-			next = append(next, c)
-		}
-		clear(b.queue[len(rest):])
-		b.queue = rest
-	} else {
-		b.busy--
-	}
-	b.mu.Unlock()
-	for _, c := range batch {
-		if c.done != nil && c.lead == nil {
-			close(c.done)
-		}
-	}
-	if next != nil {
-		next[0].lead = next
-		close(next[0].done)
 	}
 }
 

@@ -25,8 +25,8 @@ type SQLStore struct {
 	schema *storage.Schema
 	stmts  map[string]storage.Statement
 	native Native
-	batch  *claimBatcher // nil: each claim is its own statement
-	writes *writeBatcher // nil: each pipeline is its own round trip
+	batch  *batcher[*claimCall] // nil: each claim is its own statement
+	writes *batcher[*writeCall] // nil: each pipeline is its own round trip
 	// batches and batchFailures count ClaimLookupBatch statements sent
 	// and those that failed (their keys then claimed one by one);
 	// writeBatches the round trips that carried several pipelines;
@@ -63,7 +63,7 @@ func (s *SQLStore) UseNative(n Native) {
 
 // BatchWrites turns on or off the grouping of concurrent CommitWrites and
 // FinishWrites pipelines into one round trip, each still its own
-// transaction (see writeBatcher); it needs a native client that is a
+// transaction (see writebatch.go); it needs a native client that is a
 // NativePipeliner. UseNative turns it on; package stores then leaves it on
 // only when the server's commits do not wait for a WAL flush
 // (synchronous_commit off), since a batch's transactions commit one after
@@ -71,19 +71,19 @@ func (s *SQLStore) UseNative(n Native) {
 func (s *SQLStore) BatchWrites(on bool) {
 	s.writes = nil
 	if _, ok := s.native.(NativePipeliner); ok && on {
-		s.writes = &writeBatcher{s: s}
+		s.writes = s.newWriteBatcher()
 	}
 }
 
 // BatchClaims turns on (the default with a native client that is a
 // NativeQuerier, on PostgreSQL) or off the grouping of concurrent claims
-// into one ClaimLookupBatch statement (see claimBatcher). Call it before
+// into one ClaimLookupBatch statement (see claimbatch.go). Call it before
 // the store serves.
 func (s *SQLStore) BatchClaims(on bool) {
 	s.batch = nil
 	if _, ok := s.native.(NativeQuerier); ok && on {
 		if _, ok := s.stmts["ClaimLookupBatch"]; ok {
-			s.batch = &claimBatcher{s: s}
+			s.batch = s.newClaimBatcher()
 		}
 	}
 }
@@ -261,7 +261,7 @@ func (s *SQLStore) Lookup(ctx context.Context, k Key) (*Record, error) {
 // one is already in flight (BatchClaims).
 func (s *SQLStore) ClaimLookup(ctx context.Context, k Key, c NewClaim, now time.Time) (won bool, rec *Record, err error) {
 	if s.batch != nil {
-		return s.batch.claimLookup(ctx, k, c, now)
+		return s.claimLookupBatched(ctx, k, c, now)
 	}
 	return s.claimLookupOne(ctx, k, c, now)
 }
@@ -378,7 +378,7 @@ func (s *SQLStore) commitWrites(ctx context.Context, name string, vals []param, 
 		var failed int
 		var err error
 		if s.writes != nil {
-			failed, err = s.writes.pipeline(ctx, stmts)
+			failed, err = s.pipelineBatched(ctx, stmts)
 		} else {
 			failed, err = s.native.Pipeline(ctx, stmts)
 		}

@@ -3,7 +3,6 @@ package idempotency
 import (
 	"context"
 	"slices"
-	"sync"
 )
 
 // NativePipeliner is a Native that can send several pipelines in one round
@@ -39,107 +38,54 @@ const maxWritesInFlight = 2
 // maxWriteBatch bounds the pipelines sent together.
 const maxWriteBatch = 64
 
-// writeBatcher groups concurrent pipelines the way claimBatcher groups
-// claims: a pipeline that finds none in flight is sent at once, alone;
-// those that arrive meanwhile queue, and when the one in flight returns,
-// its caller hands the queue to the first waiter, who sends them all in one
-// round trip on one connection. Each stays its own transaction, with its
-// own outcome: a lost fence or a failing write of one request rolls back
-// that request's writes only.
-type writeBatcher struct {
-	s     *SQLStore
-	mu    sync.Mutex
-	busy  int // pipelines in flight, at most maxWritesInFlight
-	queue []*writeCall
+// Pipelines are grouped by a batcher the way claims are: a pipeline that
+// finds fewer than maxWritesInFlight in flight is sent at once, alone;
+// those that arrive meanwhile queue and go together in one round trip on
+// one connection. Each stays its own transaction, with its own outcome: a
+// lost fence or a failing write of one request rolls back that request's
+// writes only.
+func (s *SQLStore) newWriteBatcher() *batcher[*writeCall] {
+	return &batcher[*writeCall]{maxInFlight: maxWritesInFlight, take: takeFirst, send: s.sendWrites}
 }
 
 type writeCall struct {
 	ctx   context.Context
 	stmts []Write
-	done  chan struct{}
-	// Set before done is closed: the outcome, or lead with the batch this
-	// call must send.
-	res  PipelineResult
-	lead []*writeCall
+	res   PipelineResult // the outcome, set by sendWrites
 }
 
-func (b *writeBatcher) pipeline(ctx context.Context, stmts []Write) (int, error) {
+func (s *SQLStore) pipelineBatched(ctx context.Context, stmts []Write) (int, error) {
 	call := &writeCall{ctx: ctx, stmts: stmts}
-	b.mu.Lock()
-	if b.busy < maxWritesInFlight {
-		b.busy++
-		b.mu.Unlock()
-		b.send([]*writeCall{call})
-		return call.res.Failed, call.res.Err
-	}
-	call.done = make(chan struct{})
-	b.queue = append(b.queue, call)
-	b.mu.Unlock()
-	select {
-	case <-call.done:
-	case <-ctx.Done():
-		// A request that ends while queued leaves the queue, committing
-		// nothing; one already taken into a batch waits for its outcome.
-		b.mu.Lock()
-		if i := slices.Index(b.queue, call); i >= 0 {
-			b.queue = slices.Delete(b.queue, i, i+1)
-			b.mu.Unlock()
-			return -1, ctx.Err()
-		}
-		b.mu.Unlock()
-		<-call.done
-	}
-	if call.lead != nil {
-		b.send(call.lead)
+	if err := s.writes.do(ctx, call); err != nil {
+		return -1, err // gave up while queued: committed nothing
 	}
 	return call.res.Failed, call.res.Err
 }
 
-// send runs one batch, delivers each call's outcome, then hands the queue
-// (at most maxWriteBatch calls) to its first call (handOff).
-func (b *writeBatcher) send(batch []*writeCall) {
-	b.s.writeTrips.Add(1)
-	if len(batch) == 1 {
-		c := batch[0]
-		c.res.Failed, c.res.Err = b.s.native.Pipeline(c.ctx, c.stmts)
-	} else {
-		groups := make([][]Write, len(batch))
-		out := make([]PipelineResult, len(batch))
-		for i, c := range batch {
-			groups[i] = c.stmts
-		}
-		// The round trip serves every caller: none of them can cancel it.
-		b.s.native.(NativePipeliner).Pipelines(context.WithoutCancel(batch[0].ctx), groups, out)
-		for i, c := range batch {
-			c.res = out[i]
-		}
-		b.s.writeBatches.Add(1)
-	}
-	b.handOff(batch)
+// takeFirst takes the first maxWriteBatch queued pipelines.
+func takeFirst(queue []*queued[*writeCall]) (next, rest []*queued[*writeCall]) {
+	n := min(len(queue), maxWriteBatch)
+	next = slices.Clone(queue[:n])
+	return next, queue[:copy(queue, queue[n:])]
 }
 
-// handOff wakes the calls of the batch just sent and hands the queue to
-// the first waiter, or marks the batcher idle.
-func (b *writeBatcher) handOff(batch []*writeCall) {
-	b.mu.Lock()
-	var next []*writeCall
-	if len(b.queue) > 0 {
-		n := min(len(b.queue), maxWriteBatch)
-		next = slices.Clone(b.queue[:n])
-		rest := copy(b.queue, b.queue[n:])
-		clear(b.queue[rest:])
-		b.queue = b.queue[:rest]
-	} else {
-		b.busy--
+// sendWrites runs one batch of pipelines and sets each call's outcome.
+func (s *SQLStore) sendWrites(batch []*writeCall) {
+	s.writeTrips.Add(1)
+	if len(batch) == 1 {
+		c := batch[0]
+		c.res.Failed, c.res.Err = s.native.Pipeline(c.ctx, c.stmts)
+		return
 	}
-	b.mu.Unlock()
-	for _, c := range batch {
-		if c.done != nil && c.lead == nil {
-			close(c.done)
-		}
+	groups := make([][]Write, len(batch))
+	out := make([]PipelineResult, len(batch))
+	for i, c := range batch {
+		groups[i] = c.stmts
 	}
-	if next != nil {
-		next[0].lead = next
-		close(next[0].done)
+	// The round trip serves every caller: none of them can cancel it.
+	s.native.(NativePipeliner).Pipelines(context.WithoutCancel(batch[0].ctx), groups, out)
+	for i, c := range batch {
+		c.res = out[i]
 	}
+	s.writeBatches.Add(1)
 }
