@@ -1,0 +1,58 @@
+package idempotency
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+)
+
+// TestQueuedCallGivesUp: a claim or a pipeline waiting for the next batch
+// whose request ends leaves the queue, claiming or committing nothing.
+func TestQueuedCallGivesUp(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		// queue sets up s with a batch in flight; call makes the call that
+		// queues and returns what it claimed or committed.
+		queue func(s *SQLStore) func() int
+		call  func(ctx context.Context, s *SQLStore) (any, error)
+		want  any
+	}{{
+		name: "claim",
+		queue: func(s *SQLStore) func() int {
+			s.batch = s.newClaimBatcher()
+			s.batch.busy = maxClaimsInFlight
+			return func() int { return len(s.batch.queue) }
+		},
+		call: func(ctx context.Context, s *SQLStore) (any, error) {
+			won, rec, err := s.claimLookupBatched(ctx, Key{Key: "k"}, NewClaim{}, time.Now())
+			return won || rec != nil, err
+		},
+		want: false, // neither won nor given a row
+	}, {
+		name: "pipeline",
+		queue: func(s *SQLStore) func() int {
+			s.writes = s.newWriteBatcher()
+			s.writes.busy = maxWritesInFlight
+			return func() int { return len(s.writes.queue) }
+		},
+		call: func(ctx context.Context, s *SQLStore) (any, error) {
+			return s.pipelineBatched(ctx, []Write{{SQL: "INSERT INTO t VALUES (1)"}})
+		},
+		want: -1, // no statement failed: none ran
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &SQLStore{}
+			queued := tc.queue(s)
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			got, err := tc.call(ctx, s)
+			if got != tc.want || !errors.Is(err, context.Canceled) {
+				t.Fatalf("got %v %v, want %v and context.Canceled", got, err, tc.want)
+			}
+			if n := queued(); n != 0 {
+				t.Fatalf("the queue still holds %d calls", n)
+			}
+		})
+	}
+}
