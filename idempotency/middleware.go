@@ -494,12 +494,6 @@ type recorder struct {
 	header http.Header
 	status int
 	body   bytes.Buffer
-	// last is the Response response() built, reused while the handler
-	// has changed nothing since (Finish stores it, run sends it).
-	last       *Response
-	lastStatus int
-	lastLen    int
-	lastSniff  bool // last's Content-Type was sniffed, not the handler's
 }
 
 func (r *recorder) Header() http.Header { return r.header }
@@ -520,9 +514,6 @@ func (r *recorder) Write(b []byte) (int, error) {
 var unstoredHeaders = []string{"Connection", "Date", "Keep-Alive", "Transfer-Encoding", "Content-Length"}
 
 func (r *recorder) response() Response {
-	if r.unchanged() {
-		return *r.last
-	}
 	status := r.status
 	if status == 0 {
 		status = http.StatusOK
@@ -533,38 +524,10 @@ func (r *recorder) response() Response {
 			h[k] = slices.Clone(v)
 		}
 	}
-	sniff := false
 	if _, ok := h["Content-Type"]; !ok && r.body.Len() > 0 {
 		h["Content-Type"] = []string{http.DetectContentType(r.body.Bytes())}
-		sniff = true
 	}
-	resp := Response{Status: status, Headers: h, Body: bytes.Clone(r.body.Bytes())}
-	r.last, r.lastStatus, r.lastLen, r.lastSniff = &resp, r.status, r.body.Len(), sniff
-	return resp
-}
-
-// unchanged reports whether the handler wrote nothing and changed no
-// header since response() built r.last: the body only grows, the status
-// is set once, and the header map is compared value by value (a handler
-// may keep the map and change it at any time).
-func (r *recorder) unchanged() bool {
-	if r.last == nil || r.status != r.lastStatus || r.body.Len() != r.lastLen {
-		return false
-	}
-	n := 0
-	for k, v := range r.header {
-		if unstored(k) {
-			continue
-		}
-		if w, ok := r.last.Headers[k]; !ok || !slices.Equal(v, w) || (v == nil) != (w == nil) {
-			return false
-		}
-		n++
-	}
-	if r.lastSniff {
-		n++
-	}
-	return n == len(r.last.Headers)
+	return Response{Status: status, Headers: h, Body: bytes.Clone(r.body.Bytes())}
 }
 
 func unstored(k string) bool {

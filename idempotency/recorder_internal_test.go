@@ -10,9 +10,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// response() reuses the Response it built only while the handler changes
-// nothing: a handler that keeps the header map and changes it after
-// FinishWrites, or writes more, gets what it wrote sent, as before.
+// response() follows every change: a handler that keeps the header map and
+// changes it after FinishWrites, or writes more, gets what it wrote stored
+// and sent (a Response cached between the two calls would miss these).
 func TestRecorderResponseFollowsChanges(t *testing.T) {
 	rec := &recorder{header: http.Header{}}
 	h := rec.Header()

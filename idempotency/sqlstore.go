@@ -338,7 +338,7 @@ func (s *SQLStore) Checkpoint(ctx context.Context, tx *sql.Tx, k Key, fence int6
 }
 
 func (s *SQLStore) Complete(ctx context.Context, tx *sql.Tx, k Key, fence int64, r Response, rp string, now time.Time) (bool, error) {
-	headers, err := marshalHeaders(r.Headers)
+	headers, err := marshalJSON(r.Headers)
 	if err != nil {
 		return false, err
 	}
@@ -360,7 +360,7 @@ func (s *SQLStore) CheckpointWrites(ctx context.Context, k Key, fence int64, rp 
 // CompleteWrites commits the handler's writes with Complete, as
 // CheckpointWrites does with Checkpoint.
 func (s *SQLStore) CompleteWrites(ctx context.Context, k Key, fence int64, r Response, rp string, now time.Time, writes []Write) (bool, error) {
-	headers, err := marshalHeaders(r.Headers)
+	headers, err := marshalJSON(r.Headers)
 	if err != nil {
 		return false, err
 	}
@@ -469,67 +469,7 @@ func nonNil(b []byte) []byte {
 	return b
 }
 
-// marshalHeaders is json.Marshal of a response's headers, byte for byte,
-// without reflection for the usual headers: sorted names, each with its
-// values, when no name or value needs escaping (printable ASCII other than
-// the quote, the backslash and encoding/json's HTML escapes <, > and &).
-// Anything else, and a nil map or value, goes to json.Marshal.
-func marshalHeaders(h map[string][]string) (string, error) {
-	if h == nil {
-		return marshalJSON(h)
-	}
-	var names [16]string
-	keys := names[:0]
-	size := 2
-	for k, vs := range h {
-		if vs == nil || !plainJSON(k) {
-			return marshalJSON(h)
-		}
-		size += len(k) + 6
-		for _, v := range vs {
-			if !plainJSON(v) {
-				return marshalJSON(h)
-			}
-			size += len(v) + 3
-		}
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	var b strings.Builder
-	b.Grow(size)
-	b.WriteByte('{')
-	for i, k := range keys {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteByte('"')
-		b.WriteString(k)
-		b.WriteString(`":[`)
-		for j, v := range h[k] {
-			if j > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteByte('"')
-			b.WriteString(v)
-			b.WriteByte('"')
-		}
-		b.WriteByte(']')
-	}
-	b.WriteByte('}')
-	return b.String(), nil
-}
-
 func marshalJSON(v any) (string, error) {
 	b, err := json.Marshal(v)
 	return string(b), err
-}
-
-func plainJSON(s string) bool {
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c < 0x20, c > 0x7e, c == '"', c == '\\', c == '<', c == '>', c == '&':
-			return false
-		}
-	}
-	return true
 }
