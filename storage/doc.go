@@ -2,9 +2,9 @@
 // the key table's DDL and the named statements (Claim, Lookup, Takeover,
 // Checkpoint, Complete, Release, Expire, Reap, Stale) for PostgreSQL, MySQL
 // or MariaDB, and SQLite; PostgreSQL also gets ClaimLookup,
-// ClaimLookupBatch, CheckpointOrAbort and CompleteOrAbort, which save round
-// trips (one statement per replay, concurrent claims in one statement, a
-// handler's writes and the completion in one pipeline). Generation is pure: contract in, text out. The
+// ClaimLookupBatch, ClaimBatch, CheckpointOrAbort and CompleteOrAbort,
+// which save round trips (one statement per replay, concurrent claims in
+// one statement, a handler's writes and the completion in one pipeline). Generation is pure: contract in, text out. The
 // idempotency package's stores run exactly these statements, so there is one
 // source of SQL; `retryspec storage` prints it for teams that run their own.
 //

@@ -85,6 +85,23 @@ LEFT JOIN LATERAL (
   LIMIT 1) AS k ON true
 ORDER BY i.ord;
 
+-- name: ClaimBatch :many
+-- Claim for several keys in one statement, one round trip and one commit: the claims that arrive while another
+-- is in flight travel together. Each parameter is an array with one element per key, sorted by the key columns
+-- so that batches claiming the same keys lock them in one order. Returns the keys this caller won, token 1 each;
+-- a key it did not return exists already (read it with Lookup).
+-- idempotency.claim.mechanism conditional-write; idempotency.scope account.
+-- params: batch_account_id, batch_idempotency_key, batch_operation, batch_fingerprint, batch_request_body, batch_recovery_point, batch_now
+WITH input AS (
+  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bytea[], $6::text[], $7::bigint[]) WITH ORDINALITY AS i(account_id, idempotency_key, operation, fingerprint, request_body, recovery_point, now, ord)
+)
+INSERT INTO idempotency_keys (account_id, idempotency_key, operation, fingerprint, request_body, fence, locked_at, recovery_point, downstream_keys, created_at)
+SELECT i.account_id, i.idempotency_key, i.operation, i.fingerprint, i.request_body, 1, i.now, i.recovery_point, '{}', i.now
+FROM input AS i
+ORDER BY i.ord
+ON CONFLICT (account_id, idempotency_key) DO NOTHING
+RETURNING account_id, idempotency_key;
+
 -- name: Takeover :execrows
 -- Take over an abandoned claim: only while it is in flight, its lease older than idempotency.in_flight.lock_timeout (1m),
 -- and still under the token the caller read (so of two takers exactly one wins). The new token is that token + 1.
