@@ -15,7 +15,8 @@ import (
 )
 
 // TestClaimLookupBatched: concurrent claims, which PostgreSQL sends as
-// ClaimLookupBatch statements when one is in flight, answer exactly as
+// ClaimBatch or ClaimLookupBatch statements when one is in flight, answer
+// exactly as
 // claims sent one by one would: per key one winner, every loser the row it
 // lost to (or nil, then Lookup's), a key that was complete or in flight
 // before lost with its row, and a key the column refuses fails alone. The
@@ -117,17 +118,104 @@ func TestClaimLookupBatched(t *testing.T) {
 				sent, failed := idempotency.ClaimBatches(s)
 				if !batching {
 					if sent != 0 {
-						t.Fatalf("%s sent %d batches; only PostgreSQL has ClaimLookupBatch", name, sent)
+						t.Fatalf("%s sent %d batches; only PostgreSQL has ClaimBatch", name, sent)
 					}
 					return // one round: the plain statements, concurrently
 				}
-				if sent > 0 && failed > 0 {
-					t.Logf("round %d: %d batches sent, %d failed and were claimed one by one", round, sent, failed)
+				// Both statements: the first batches go as ClaimBatch (no
+				// claim lost yet), the later ones, with most claims losing,
+				// as ClaimLookupBatch.
+				lookups := idempotency.LookupBatches(s)
+				if failed > 0 && lookups > 0 && sent > lookups {
+					t.Logf("round %d: %d batches sent (%d ClaimLookupBatch), %d failed and were claimed one by one", round, sent, lookups, failed)
 					return
 				}
 			}
 			sent, failed := idempotency.ClaimBatches(s)
-			t.Fatalf("200 rounds of 33 concurrent claims: %d batches, %d failed; want both above zero", sent, failed)
+			t.Fatalf("200 rounds of 33 concurrent claims: %d batches (%d ClaimLookupBatch), %d failed; want a failure and both statements", sent, idempotency.LookupBatches(s), failed)
 		})
+	}
+}
+
+// TestClaimStatementFollowsLosses: while claims win, batches skip the
+// lookup (ClaimBatch); once most claims lose (retries of finished keys),
+// they read the losers' rows in the claim (ClaimLookupBatch); and back
+// when claims win again. Every loser gets its row either way. The rounds
+// are bounded by count, not time.
+func TestClaimStatementFollowsLosses(t *testing.T) {
+	s := openStore(t, "postgres", payoutsContract(t)).(*idempotency.SQLStore)
+	ctx := context.Background()
+	now := time.UnixMicro(1_700_000_000_000_000)
+	claim := idempotency.NewClaim{Operation: "POST /v1/transfers", Fingerprint: "fp", RequestBody: []byte(`{}`), RecoveryPoint: "started"}
+	resp := idempotency.Response{Status: 201, Headers: map[string][]string{}, Body: []byte(`{}`)}
+	// round claims 16 keys at once and checks each answer: new keys won
+	// once, finished ones lost with their row.
+	round := func(keys []idempotency.Key, wantWon bool) {
+		t.Helper()
+		var wg sync.WaitGroup
+		errs := make([]error, len(keys))
+		for i, k := range keys {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				won, rec, err := s.ClaimLookup(ctx, k, claim, now)
+				switch {
+				case err != nil:
+					errs[i] = err
+				case won != wantWon:
+					errs[i] = fmt.Errorf("%v: won %v, want %v", k, won, wantWon)
+				case !won && (rec == nil || !rec.Complete()):
+					errs[i] = fmt.Errorf("%v lost without its finished row: %+v", k, rec)
+				}
+			}()
+		}
+		wg.Wait()
+		for _, err := range errs {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	fresh := func(phase string, r int) []idempotency.Key {
+		var keys []idempotency.Key
+		for i := range 16 {
+			keys = append(keys, idempotency.Key{Account: "acct_a", Key: fmt.Sprintf("%s-%d-%d", phase, r, i)})
+		}
+		return keys
+	}
+	// Winning: batches, none of them ClaimLookupBatch.
+	var finished []idempotency.Key
+	for r := 0; r < 200; r++ {
+		keys := fresh("win", r)
+		round(keys, true)
+		for _, k := range keys {
+			if ok, err := s.Complete(ctx, nil, k, 1, resp, "finished", now); err != nil || !ok {
+				t.Fatalf("complete %v: %v %v", k, ok, err)
+			}
+		}
+		finished = append(finished, keys...)
+		if sent, _ := idempotency.ClaimBatches(s); sent > 0 && r >= 10 {
+			break
+		}
+	}
+	sent, _ := idempotency.ClaimBatches(s)
+	if sent == 0 || idempotency.LookupBatches(s) != 0 {
+		t.Fatalf("only winning claims: %d batches, %d of them ClaimLookupBatch; want some, none", sent, idempotency.LookupBatches(s))
+	}
+	// Losing: retries of the finished keys switch to ClaimLookupBatch.
+	for r := 0; idempotency.LookupBatches(s) == 0; r++ {
+		if r == 200 {
+			t.Fatal("200 rounds of retries and no ClaimLookupBatch")
+		}
+		round(finished[(r*16)%len(finished):][:16], false)
+	}
+	// Winning again: back to ClaimBatch.
+	plain := func() int64 { sent, _ := idempotency.ClaimBatches(s); return sent - idempotency.LookupBatches(s) }
+	before := plain()
+	for r := 0; plain() == before; r++ {
+		if r == 200 {
+			t.Fatal("200 rounds of new keys after the retries and no ClaimBatch")
+		}
+		round(fresh("again", r), true)
 	}
 }

@@ -1,10 +1,13 @@
 package idempotency
 
-// ClaimBatches reports how many ClaimLookupBatch statements s sent and how
-// many of them failed, for the tests.
+// ClaimBatches reports how many ClaimBatch and ClaimLookupBatch statements
+// s sent and how many of them failed, for the tests.
 func ClaimBatches(s *SQLStore) (sent, failed int64) {
 	return s.batches.Load(), s.batchFailures.Load()
 }
+
+// LookupBatches reports how many of those were ClaimLookupBatch.
+func LookupBatches(s *SQLStore) int64 { return s.lookupBatches.Load() }
 
 // WriteBatches reports how many round trips of s carried several
 // pipelines together.

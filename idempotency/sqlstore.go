@@ -27,11 +27,14 @@ type SQLStore struct {
 	native Native
 	batch  *batcher[*claimCall] // nil: each claim is its own statement
 	writes *batcher[*writeCall] // nil: each pipeline is its own round trip
-	// batches and batchFailures count ClaimLookupBatch statements sent
-	// and those that failed (their keys then claimed one by one);
-	// writeBatches the round trips that carried several pipelines;
-	// claimTrips and writeTrips every round trip of the two batchers.
-	batches, batchFailures, writeBatches, claimTrips, writeTrips atomic.Int64
+	// batches and batchFailures count the ClaimBatch and ClaimLookupBatch
+	// statements sent and those that failed (their keys then claimed one
+	// by one), lookupBatches the ClaimLookupBatch ones; writeBatches the
+	// round trips that carried several pipelines; claimTrips and
+	// writeTrips every round trip of the two batchers.
+	batches, batchFailures, lookupBatches, writeBatches, claimTrips, writeTrips atomic.Int64
+	// claimLoss is the recent share of lost claims, in 1/1024 (claimbatch.go).
+	claimLoss atomic.Int64
 }
 
 // Native is a database's own client, which an SQLStore runs the
@@ -77,12 +80,12 @@ func (s *SQLStore) BatchWrites(on bool) {
 
 // BatchClaims turns on (the default with a native client that is a
 // NativeQuerier, on PostgreSQL) or off the grouping of concurrent claims
-// into one ClaimLookupBatch statement (see claimbatch.go). Call it before
+// into one ClaimBatch statement (see claimbatch.go). Call it before
 // the store serves.
 func (s *SQLStore) BatchClaims(on bool) {
 	s.batch = nil
 	if _, ok := s.native.(NativeQuerier); ok && on {
-		if _, ok := s.stmts["ClaimLookupBatch"]; ok {
+		if _, ok := s.stmts["ClaimBatch"]; ok {
 			s.batch = s.newClaimBatcher()
 		}
 	}
@@ -257,8 +260,9 @@ func (s *SQLStore) Lookup(ctx context.Context, k Key) (*Record, error) {
 // claim was won, or lost to a row too new for the statement's snapshot:
 // the caller then reads it with Lookup.
 //
-// Concurrent calls on PostgreSQL share one ClaimLookupBatch statement when
-// one is already in flight (BatchClaims).
+// Concurrent calls on PostgreSQL share one ClaimBatch or ClaimLookupBatch
+// statement when one is already in flight (BatchClaims); a loser of a
+// ClaimBatch gets its row from Lookup.
 func (s *SQLStore) ClaimLookup(ctx context.Context, k Key, c NewClaim, now time.Time) (won bool, rec *Record, err error) {
 	if s.batch != nil {
 		return s.claimLookupBatched(ctx, k, c, now)
