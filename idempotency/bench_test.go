@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -91,9 +92,55 @@ func effectHandler(s *idempotency.SQLStore, sqlTx bool) http.Handler {
 }
 
 // drive sends b.N requests from `clients` goroutines and reports requests
-// per second and the p50 and p99 latency.
-func drive(b *testing.B, clients int, h http.Handler, key func(i int64) string) {
+// per second and the p50 and p99 latency. In process (overHTTP false) each
+// request is a ServeHTTP call on a recorder: the middleware's cost with
+// nothing around it. Over HTTP the handler sits behind a net/http server
+// on 127.0.0.1 and each client keeps one connection alive, which is what a
+// service's callers see: the server's and the client's own work per
+// request is in both the bare and the middleware figures.
+func drive(b *testing.B, clients int, h http.Handler, key func(i int64) string, overHTTP bool) {
 	b.Helper()
+	// send makes request i and returns its status, and its body when that
+	// is not 201 (only a failure needs reading).
+	send := func(i int64) (int, string) {
+		r := httptest.NewRequest("POST", "/v1/transfers", strings.NewReader(body))
+		r.Header.Set("Idempotency-Key", key(i))
+		r.Header.Set("X-Account", "acct_a")
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if w.Code != http.StatusCreated {
+			return w.Code, w.Body.String()
+		}
+		return w.Code, ""
+	}
+	if overHTTP {
+		srv := httptest.NewServer(h) // listens on 127.0.0.1 only
+		defer srv.Close()
+		client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients, DisableCompression: true}}
+		defer client.CloseIdleConnections()
+		url := srv.URL + "/v1/transfers"
+		send = func(i int64) (int, string) {
+			r, err := http.NewRequest("POST", url, strings.NewReader(body))
+			if err != nil {
+				return 0, err.Error()
+			}
+			r.Header.Set("Idempotency-Key", key(i))
+			r.Header.Set("X-Account", "acct_a")
+			resp, err := client.Do(r)
+			if err != nil {
+				return 0, err.Error()
+			}
+			got, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if err != nil {
+				return 0, err.Error()
+			}
+			if resp.StatusCode != http.StatusCreated {
+				return resp.StatusCode, string(got)
+			}
+			return resp.StatusCode, ""
+		}
+	}
 	lat := make([]time.Duration, b.N)
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -108,15 +155,11 @@ func drive(b *testing.B, clients int, h http.Handler, key func(i int64) string) 
 				if i >= int64(b.N) {
 					return
 				}
-				r := httptest.NewRequest("POST", "/v1/transfers", strings.NewReader(body))
-				r.Header.Set("Idempotency-Key", key(i))
-				r.Header.Set("X-Account", "acct_a")
-				w := httptest.NewRecorder()
 				t0 := time.Now()
-				h.ServeHTTP(w, r)
+				code, got := send(i)
 				lat[i] = time.Since(t0)
-				if w.Code != http.StatusCreated {
-					b.Errorf("request %d: %d %s", i, w.Code, w.Body)
+				if code != http.StatusCreated {
+					b.Errorf("request %d: %d %s", i, code, got)
 					return
 				}
 			}
@@ -150,7 +193,14 @@ func wrap(b *testing.B, s *idempotency.SQLStore, h http.Handler, replayCache ...
 // BenchmarkClaimPath: first attempts of a handler doing one INSERT, bare and
 // under the middleware (claim + completion with the handler's insert), at
 // 1, 16 and 64 concurrent clients.
-func BenchmarkClaimPath(b *testing.B) {
+func BenchmarkClaimPath(b *testing.B) { claimPath(b, false) }
+
+// BenchmarkClaimPathHTTP: the same first attempts with the handler behind a
+// net/http server on loopback, each client on its own kept-alive
+// connection: what the middleware adds to a request as its caller sees it.
+func BenchmarkClaimPathHTTP(b *testing.B) { claimPath(b, true) }
+
+func claimPath(b *testing.B, overHTTP bool) {
 	for _, name := range benchStores {
 		modes := []string{"bare", "middleware"}
 		if name == "postgres" {
@@ -166,7 +216,7 @@ func BenchmarkClaimPath(b *testing.B) {
 					}
 					run := fmt.Sprintf("%d-%d", time.Now().UnixNano(), clients)
 					claims0, writes0 := idempotency.Trips(s)
-					drive(b, clients, h, func(i int64) string { return fmt.Sprintf("k-%s-%d", run, i) })
+					drive(b, clients, h, func(i int64) string { return fmt.Sprintf("k-%s-%d", run, i) }, overHTTP)
 					// How many requests shared each round trip of the claim
 					// and write batchers (PostgreSQL; FinishWrites only).
 					if claims, writes := idempotency.Trips(s); claims > claims0 && writes > writes0 {
@@ -183,7 +233,13 @@ func BenchmarkClaimPath(b *testing.B) {
 // handler, at 16 clients: from the store (Options.ReplayCache -1), and
 // with the default replay cache ("cache"), where only each key's first
 // replay reads the store.
-func BenchmarkReplay(b *testing.B) {
+func BenchmarkReplay(b *testing.B) { replay(b, false) }
+
+// BenchmarkReplayHTTP: the same retries with the handler behind a net/http
+// server on loopback, as BenchmarkClaimPathHTTP.
+func BenchmarkReplayHTTP(b *testing.B) { replay(b, true) }
+
+func replay(b *testing.B, overHTTP bool) {
 	const keys = 256
 	for _, name := range benchStores {
 		for _, mode := range []string{"", "cache/"} {
@@ -204,7 +260,7 @@ func BenchmarkReplay(b *testing.B) {
 						b.Fatalf("seeding: %d %s", w.Code, w.Body)
 					}
 				}
-				drive(b, 16, h, func(i int64) string { return fmt.Sprintf("replay-%d", i%keys) })
+				drive(b, 16, h, func(i int64) string { return fmt.Sprintf("replay-%d", i%keys) }, overHTTP)
 			})
 		}
 	}
