@@ -60,6 +60,11 @@ type claimCall struct {
 }
 
 func (s *SQLStore) claimLookupBatched(ctx context.Context, k Key, c NewClaim, now time.Time) (bool, *Record, error) {
+	if len(s.schema.KeyColumns) == 1 {
+		// Keys are global: the account is no part of the key, so two claims
+		// of one key from two accounts must not share a batch either.
+		k.Account = ""
+	}
 	call := &claimCall{ctx: ctx, k: k, c: c, now: now}
 	if err := s.batch.do(ctx, call); err != nil {
 		return false, nil, err // gave up while queued: claimed nothing
@@ -166,19 +171,16 @@ func (s *SQLStore) claimBatch(calls []*claimCall) error {
 	vals := []param{{"batch_account_id", accounts}, {"batch_idempotency_key", keys}, {"batch_operation", ops}, {"batch_fingerprint", fps}, {"batch_request_body", bodies}, {"batch_recovery_point", points}, {"batch_now", nows}}
 	st, args := s.args("ClaimBatch", vals)
 	// A row is the key columns of one key won: the account and the key when
-	// keys are per account, the key alone when they are global.
+	// keys are per account, the key alone when they are global (and the
+	// calls' accounts empty: claimLookupBatched).
 	var won Key
 	dest := []any{&won.Key}
-	if len(st.Columns) == 2 {
+	if len(s.schema.KeyColumns) == 2 {
 		dest = []any{&won.Account, &won.Key}
 	}
 	byKey := make(map[Key]*claimCall, n)
 	for _, c := range sorted {
-		k := c.k
-		if len(st.Columns) != 2 {
-			k.Account = ""
-		}
-		byKey[k] = c
+		byKey[c.k] = c
 	}
 	err := s.native.(NativeQuerier).QueryRows(context.WithoutCancel(calls[0].ctx), st.SQL, args, dest, func() error {
 		c := byKey[won]

@@ -219,3 +219,62 @@ func TestClaimStatementFollowsLosses(t *testing.T) {
 		round(fresh("again", r), true)
 	}
 }
+
+// TestClaimBatchGlobalKeys: with idempotency.scope global the key alone is
+// unique, so concurrent claims of one key from two accounts, batched or
+// not, have exactly one winner between them, the row stored is the
+// winner's, and every other claim loses with that row.
+func TestClaimBatchGlobalKeys(t *testing.T) {
+	c := payoutsContract(t, "scope: account", "scope: global")
+	s := openStore(t, "postgres", c).(*idempotency.SQLStore)
+	ctx := context.Background()
+	now := time.UnixMicro(1_700_000_000_000_000)
+	for round := 0; round < 200; round++ {
+		type result struct {
+			k   idempotency.Key
+			won bool
+			rec *idempotency.Record
+			err error
+		}
+		var keys []idempotency.Key
+		for i := range 8 {
+			key := fmt.Sprintf("g%d-k%d", round, i)
+			keys = append(keys, idempotency.Key{Account: "acct_a", Key: key}, idempotency.Key{Account: "acct_b", Key: key})
+		}
+		results := make([]result, len(keys))
+		var wg sync.WaitGroup
+		for i, k := range keys {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				claim := idempotency.NewClaim{Operation: "POST /v1/transfers", Fingerprint: "fp-" + k.Account, RequestBody: []byte(`{}`), RecoveryPoint: "started"}
+				won, rec, err := s.ClaimLookup(ctx, k, claim, now)
+				results[i] = result{k, won, rec, err}
+			}()
+		}
+		wg.Wait()
+		winners := map[string]int{}
+		for _, r := range results {
+			switch {
+			case r.err != nil:
+				t.Fatalf("round %d: %v: %v", round, r.k, r.err)
+			case r.won:
+				winners[r.k.Key]++
+				if rec, err := s.Lookup(ctx, r.k); err != nil || rec == nil || rec.Fingerprint != "fp-"+r.k.Account {
+					t.Fatalf("round %d: %v won, but the row stored is not its claim: %+v %v", round, r.k, rec, err)
+				}
+			case r.rec == nil || r.rec.Fence != 1:
+				t.Fatalf("round %d: %v lost without the winner's row: %+v", round, r.k, r.rec)
+			}
+		}
+		for _, k := range keys {
+			if winners[k.Key] != 1 {
+				t.Fatalf("round %d: %s has %d winners across two accounts, want 1", round, k.Key, winners[k.Key])
+			}
+		}
+		if sent, _ := idempotency.ClaimBatches(s); sent > 0 && round >= 10 {
+			return
+		}
+	}
+	t.Fatal("200 rounds of 16 concurrent claims sent no batch")
+}
