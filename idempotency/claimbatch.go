@@ -148,27 +148,33 @@ func (s *SQLStore) sendClaims(batch []*claimCall) {
 	s.claimLoss.Store(old + (int64(lost*1024/len(batch))-old)/8)
 }
 
-// claimBatch runs ClaimBatch for calls of distinct keys and sets each
-// call's outcome: won for the keys the statement returns, and for the
-// others lost with no row, which their callers read with Lookup (as they
-// do when a plain claim loses). The statement runs without the callers'
-// cancellation: it serves them all.
-func (s *SQLStore) claimBatch(calls []*claimCall) error {
-	// The statement gets the keys sorted, so that two batches claiming the
-	// same keys lock them in one order.
+// batchParams sorts calls by key, so that two batches claiming the same
+// keys lock them in one order, and returns them with the batched claims'
+// parameters: one array per column, one element per call in that order.
+func batchParams(calls []*claimCall) ([]*claimCall, []param) {
 	sorted := slices.Clone(calls)
 	slices.SortFunc(sorted, func(a, b *claimCall) int {
 		return cmp.Or(cmp.Compare(a.k.Account, b.k.Account), cmp.Compare(a.k.Key, b.k.Key))
 	})
 	n := len(sorted)
-	s.batches.Add(1)
 	accounts, keys, ops, fps, points := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	bodies, nows := make([][]byte, n), make([]int64, n)
 	for i, c := range sorted {
 		accounts[i], keys[i], ops[i], fps[i], points[i] = c.k.Account, c.k.Key, c.c.Operation, c.c.Fingerprint, c.c.RecoveryPoint
 		bodies[i], nows[i] = nonNil(c.c.RequestBody), micros(c.now)
 	}
-	vals := []param{{"batch_account_id", accounts}, {"batch_idempotency_key", keys}, {"batch_operation", ops}, {"batch_fingerprint", fps}, {"batch_request_body", bodies}, {"batch_recovery_point", points}, {"batch_now", nows}}
+	return sorted, []param{{"batch_account_id", accounts}, {"batch_idempotency_key", keys}, {"batch_operation", ops}, {"batch_fingerprint", fps}, {"batch_request_body", bodies}, {"batch_recovery_point", points}, {"batch_now", nows}}
+}
+
+// claimBatch runs ClaimBatch for calls of distinct keys and sets each
+// call's outcome: won for the keys the statement returns, and for the
+// others lost with no row, which their callers read with Lookup (as they
+// do when a plain claim loses). The statement runs without the callers'
+// cancellation: it serves them all.
+func (s *SQLStore) claimBatch(calls []*claimCall) error {
+	sorted, vals := batchParams(calls)
+	n := len(sorted)
+	s.batches.Add(1)
 	st, args := s.args("ClaimBatch", vals)
 	// A row is the key columns of one key won: the account and the key when
 	// keys are per account, the key alone when they are global (and the
@@ -201,21 +207,11 @@ func (s *SQLStore) claimBatch(calls []*claimCall) error {
 // when that row is newer than the statement). The statement runs without
 // the callers' cancellation: it serves them all.
 func (s *SQLStore) claimLookupBatch(calls []*claimCall) error {
-	// The statement gets the keys sorted; ord maps each row back to its call.
-	sorted := slices.Clone(calls)
-	slices.SortFunc(sorted, func(a, b *claimCall) int {
-		return cmp.Or(cmp.Compare(a.k.Account, b.k.Account), cmp.Compare(a.k.Key, b.k.Key))
-	})
+	// ord maps each row back to its call.
+	sorted, vals := batchParams(calls)
 	n := len(sorted)
 	s.batches.Add(1)
 	s.lookupBatches.Add(1)
-	accounts, keys, ops, fps, points := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
-	bodies, nows := make([][]byte, n), make([]int64, n)
-	for i, c := range sorted {
-		accounts[i], keys[i], ops[i], fps[i], points[i] = c.k.Account, c.k.Key, c.c.Operation, c.c.Fingerprint, c.c.RecoveryPoint
-		bodies[i], nows[i] = nonNil(c.c.RequestBody), micros(c.now)
-	}
-	vals := []param{{"batch_account_id", accounts}, {"batch_idempotency_key", keys}, {"batch_operation", ops}, {"batch_fingerprint", fps}, {"batch_request_body", bodies}, {"batch_recovery_point", points}, {"batch_now", nows}}
 	st, args := s.args("ClaimLookupBatch", vals)
 	var ord int64
 	var won bool

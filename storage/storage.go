@@ -255,26 +255,34 @@ func Generate(c *contract.Contract, dialectName string) (*Schema, error) {
 				insert, keyList, strings.Join(sel, ", "), Table, on)}
 	}
 
-	// ClaimLookupBatch is ClaimLookup for several keys at once: a service
-	// under load sends the claims that arrive while one is in flight as one
-	// statement, one round trip and one commit, instead of one each. The
-	// parameters are arrays, one element per key, in the order of the key
-	// columns (the caller sorts them, so that two batches claiming the same
-	// keys wait on each other in one order and cannot deadlock). PostgreSQL
-	// only, for the reasons ClaimLookup is.
-	var claimLookupBatch *Statement
+	// The batched claims, ClaimLookupBatch and ClaimBatch, take one array
+	// per column with one element per key, in the order of the key columns
+	// (the caller sorts them, so that two batches claiming the same keys
+	// wait on each other in one order and cannot deadlock), and share the
+	// insert. PostgreSQL only, for the reasons ClaimLookup is.
+	var batchInput, batchInsert string
 	if d.numbered {
 		batchCols := slices.Clone(s.KeyColumns)
 		batchCols = append(batchCols, "operation", "fingerprint", "request_body", "recovery_point", "now")
-		var arrays, selCols, insVals []string
+		var arrays []string
 		for _, cl := range batchCols {
 			arrays = append(arrays, ":batch_"+cl)
 		}
-		insVals = claimValues(insertCols, func(col string) string { return "i." + col })
+		batchInput = fmt.Sprintf("WITH input AS (\n  SELECT * FROM unnest(%s) WITH ORDINALITY AS i(%s, ord)\n)",
+			strings.Join(arrays, ", "), strings.Join(batchCols, ", "))
+		batchInsert = fmt.Sprintf("INSERT INTO %s (%s)\nSELECT %s\nFROM input AS i\nORDER BY i.ord\nON CONFLICT (%s) DO NOTHING\nRETURNING %s",
+			Table, strings.Join(insertCols, ", "), strings.Join(claimValues(insertCols, func(col string) string { return "i." + col }), ", "), keyList, keyList)
+	}
+
+	// ClaimLookupBatch is ClaimLookup for several keys at once: a service
+	// under load sends the claims that arrive while one is in flight as one
+	// statement, one round trip and one commit, instead of one each.
+	var claimLookupBatch *Statement
+	if d.numbered {
+		var selCols, onClaimed, onKey []string
 		for _, cl := range lookupCols {
 			selCols = append(selCols, "k."+cl)
 		}
-		var onClaimed, onKey []string
 		for _, cl := range s.KeyColumns {
 			onClaimed = append(onClaimed, fmt.Sprintf("c.%s = i.%s", cl, cl))
 			onKey = append(onKey, fmt.Sprintf("k.%s = i.%s", cl, cl))
@@ -287,13 +295,10 @@ func Generate(c *contract.Contract, dialectName string) (*Schema, error) {
 				"with won and the row it lost to as ClaimLookup returns them.",
 				"idempotency.claim.mechanism " + string(idem.Claim.Mechanism) + "; idempotency.scope " + string(idem.Scope) + ".",
 			},
-			SQL: fmt.Sprintf("WITH input AS (\n  SELECT * FROM unnest(%s) WITH ORDINALITY AS i(%s, ord)\n), claimed AS (\n"+
-				"INSERT INTO %s (%s)\nSELECT %s\nFROM input AS i\nORDER BY i.ord\nON CONFLICT (%s) DO NOTHING\nRETURNING %s)\n"+
+			SQL: fmt.Sprintf("%s, claimed AS (\n%s)\n"+
 				"SELECT i.ord, c.idempotency_key IS NOT NULL AS won, %s\nFROM input AS i\nLEFT JOIN claimed AS c ON %s\n"+
 				"LEFT JOIN LATERAL (\n  SELECT * FROM %s AS k\n  WHERE c.idempotency_key IS NULL AND %s\n  LIMIT 1) AS k ON true\nORDER BY i.ord",
-				strings.Join(arrays, ", "), strings.Join(batchCols, ", "),
-				Table, strings.Join(insertCols, ", "), strings.Join(insVals, ", "), keyList, keyList,
-				strings.Join(selCols, ", "), strings.Join(onClaimed, " AND "),
+				batchInput, batchInsert, strings.Join(selCols, ", "), strings.Join(onClaimed, " AND "),
 				Table, strings.Join(onKey, " AND "))}
 	}
 
@@ -303,17 +308,9 @@ func Generate(c *contract.Contract, dialectName string) (*Schema, error) {
 	// the losers' rows inside the statement, as ClaimLookupBatch does, cost
 	// every winner about a fifth more database CPU per claim (pgbench, 16
 	// clients, batches of four) to save a round trip that only retries and
-	// concurrent duplicates need. PostgreSQL only, for the reasons
-	// ClaimLookup is.
+	// concurrent duplicates need.
 	var claimBatch *Statement
 	if d.numbered {
-		batchCols := slices.Clone(s.KeyColumns)
-		batchCols = append(batchCols, "operation", "fingerprint", "request_body", "recovery_point", "now")
-		var arrays []string
-		for _, cl := range batchCols {
-			arrays = append(arrays, ":batch_"+cl)
-		}
-		insVals := claimValues(insertCols, func(col string) string { return "i." + col })
 		claimBatch = &Statement{Name: "ClaimBatch", Kind: KindMany, Columns: slices.Clone(s.KeyColumns),
 			Doc: []string{
 				"Claim for several keys in one statement, one round trip and one commit: the claims that arrive while another",
@@ -322,10 +319,7 @@ func Generate(c *contract.Contract, dialectName string) (*Schema, error) {
 				"a key it did not return exists already (read it with Lookup).",
 				"idempotency.claim.mechanism " + string(idem.Claim.Mechanism) + "; idempotency.scope " + string(idem.Scope) + ".",
 			},
-			SQL: fmt.Sprintf("WITH input AS (\n  SELECT * FROM unnest(%s) WITH ORDINALITY AS i(%s, ord)\n)\n"+
-				"INSERT INTO %s (%s)\nSELECT %s\nFROM input AS i\nORDER BY i.ord\nON CONFLICT (%s) DO NOTHING\nRETURNING %s",
-				strings.Join(arrays, ", "), strings.Join(batchCols, ", "),
-				Table, strings.Join(insertCols, ", "), strings.Join(insVals, ", "), keyList, keyList)}
+			SQL: batchInput + "\n" + batchInsert}
 	}
 
 	takeover := Statement{Name: "Takeover", Kind: KindExecRows,
