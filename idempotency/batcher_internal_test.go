@@ -5,6 +5,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/retryspec/retryspec/storage"
 )
 
 // TestQueuedCallGivesUp: a claim or a pipeline waiting for the next batch
@@ -42,7 +44,7 @@ func TestQueuedCallGivesUp(t *testing.T) {
 		want: -1, // no statement failed: none ran
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := &SQLStore{}
+			s := &SQLStore{schema: &storage.Schema{KeyColumns: []string{"account_id", "idempotency_key"}}}
 			queued := tc.queue(s)
 			ctx, cancel := context.WithCancel(context.Background())
 			cancel()
