@@ -31,11 +31,11 @@ const maxClaimsInFlight = 1
 
 // Claims are grouped by a batcher, the way a database groups commits. A
 // claim that finds none in flight runs at once, alone, as the plain Claim
-// or ClaimLookup statement: no waiting while the service is quiet. Claims that
-// arrive while one is in flight queue and go together as one ClaimBatch
-// (or ClaimLookupBatch): under load a claim waits at most one statement longer, and the database
-// runs one statement, one round trip and one commit for many keys instead
-// of one each.
+// or ClaimLookup statement: no waiting while the service is quiet. Claims
+// that arrive while one is in flight queue and go together as one
+// ClaimBatch (or ClaimLookupBatch): under load a claim waits at most one
+// statement longer, and the database runs one statement, one round trip
+// and one commit for many keys instead of one each.
 //
 // Nothing of the contract changes: each key is still one insert the unique
 // constraint arbitrates, a loser learns it lost from the insert's result
