@@ -4,9 +4,10 @@
 // or MariaDB, and SQLite; PostgreSQL also gets ClaimLookup,
 // ClaimLookupBatch, ClaimBatch, CheckpointOrAbort and CompleteOrAbort,
 // which save round trips (one statement per replay, concurrent claims in
-// one statement, a handler's writes and the completion in one pipeline). Generation is pure: contract in, text out. The
-// idempotency package's stores run exactly these statements, so there is one
-// source of SQL; `retryspec storage` prints it for teams that run their own.
+// one statement, a handler's writes and the completion in one pipeline).
+// Generation is pure: contract in, text out. The idempotency package's
+// stores run exactly these statements, so there is one source of SQL;
+// `retryspec storage` prints it for teams that run their own.
 //
 // It imports only the contract model; it opens no database.
 package storage
