@@ -256,6 +256,14 @@ func (h *endpointHandler) serveKey(w http.ResponseWriter, r *http.Request, k Key
 		var err error
 		if cached := m.cache.get(k, now); cached != nil {
 			rec = cached // complete and inside the window: no statement
+		} else if m.opts.Flaw == "no-in-flight" {
+			// The flaw: with no in-flight state a service looks for a
+			// stored response and runs whenever there is none, so every
+			// concurrent retry looks at once, not after the first claim;
+			// the key is only claimed when it is not there at all.
+			if rec, err = m.store.Lookup(ctx, k); err == nil && rec == nil {
+				won, err = m.store.Claim(ctx, k, claim, now)
+			}
 		} else if cl, ok := m.store.(ClaimLookuper); ok && m.opts.Flaw != "check-then-insert" {
 			won, rec, err = cl.ClaimLookup(ctx, k, claim, now)
 		} else if m.opts.Flaw == "check-then-insert" {
