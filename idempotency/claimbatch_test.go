@@ -46,12 +46,6 @@ func TestClaimLookupBatched(t *testing.T) {
 			}
 			batching := s.Schema().Dialect == "postgres"
 			for round := 0; round < 200; round++ {
-				type result struct {
-					k   idempotency.Key
-					won bool
-					rec *idempotency.Record
-					err error
-				}
 				var calls []idempotency.Key
 				for i := range 12 {
 					k := idempotency.Key{Account: fmt.Sprintf("acct_%d", i%3), Key: fmt.Sprintf("r%d-k%d", round, i)}
@@ -62,20 +56,7 @@ func TestClaimLookupBatched(t *testing.T) {
 				}
 				tooLong := idempotency.Key{Account: "acct_a", Key: fmt.Sprintf("r%d-%s", round, strings.Repeat("x", 300))}
 				calls = append(calls, tooLong)
-				results := make([]result, len(calls))
-				var start, wg sync.WaitGroup
-				start.Add(1)
-				for i, k := range calls {
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						start.Wait()
-						won, rec, err := s.ClaimLookup(ctx, k, claimOf(k.Key), now.Add(time.Second))
-						results[i] = result{k, won, rec, err}
-					}()
-				}
-				start.Done()
-				wg.Wait()
+				results := claimAll(ctx, s, calls, func(k idempotency.Key) idempotency.NewClaim { return claimOf(k.Key) }, now.Add(time.Second))
 				winners := map[idempotency.Key]int{}
 				for _, r := range results {
 					if r.k == tooLong {
@@ -152,27 +133,14 @@ func TestClaimStatementFollowsLosses(t *testing.T) {
 	// once, finished ones lost with their row.
 	round := func(keys []idempotency.Key, wantWon bool) {
 		t.Helper()
-		var wg sync.WaitGroup
-		errs := make([]error, len(keys))
-		for i, k := range keys {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				won, rec, err := s.ClaimLookup(ctx, k, claim, now)
-				switch {
-				case err != nil:
-					errs[i] = err
-				case won != wantWon:
-					errs[i] = fmt.Errorf("%v: won %v, want %v", k, won, wantWon)
-				case !won && (rec == nil || !rec.Complete()):
-					errs[i] = fmt.Errorf("%v lost without its finished row: %+v", k, rec)
-				}
-			}()
-		}
-		wg.Wait()
-		for _, err := range errs {
-			if err != nil {
-				t.Fatal(err)
+		for _, r := range claimAll(ctx, s, keys, func(idempotency.Key) idempotency.NewClaim { return claim }, now) {
+			switch {
+			case r.err != nil:
+				t.Fatal(r.err)
+			case r.won != wantWon:
+				t.Fatalf("%v: won %v, want %v", r.k, r.won, wantWon)
+			case !r.won && (r.rec == nil || !r.rec.Complete()):
+				t.Fatalf("%v lost without its finished row: %+v", r.k, r.rec)
 			}
 		}
 	}
@@ -230,29 +198,14 @@ func TestClaimBatchGlobalKeys(t *testing.T) {
 	ctx := context.Background()
 	now := time.UnixMicro(1_700_000_000_000_000)
 	for round := 0; round < 200; round++ {
-		type result struct {
-			k   idempotency.Key
-			won bool
-			rec *idempotency.Record
-			err error
-		}
 		var keys []idempotency.Key
 		for i := range 8 {
 			key := fmt.Sprintf("g%d-k%d", round, i)
 			keys = append(keys, idempotency.Key{Account: "acct_a", Key: key}, idempotency.Key{Account: "acct_b", Key: key})
 		}
-		results := make([]result, len(keys))
-		var wg sync.WaitGroup
-		for i, k := range keys {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				claim := idempotency.NewClaim{Operation: "POST /v1/transfers", Fingerprint: "fp-" + k.Account, RequestBody: []byte(`{}`), RecoveryPoint: "started"}
-				won, rec, err := s.ClaimLookup(ctx, k, claim, now)
-				results[i] = result{k, won, rec, err}
-			}()
-		}
-		wg.Wait()
+		results := claimAll(ctx, s, keys, func(k idempotency.Key) idempotency.NewClaim {
+			return idempotency.NewClaim{Operation: "POST /v1/transfers", Fingerprint: "fp-" + k.Account, RequestBody: []byte(`{}`), RecoveryPoint: "started"}
+		}, now)
 		winners := map[string]int{}
 		for _, r := range results {
 			switch {
@@ -277,4 +230,31 @@ func TestClaimBatchGlobalKeys(t *testing.T) {
 		}
 	}
 	t.Fatal("200 rounds of 16 concurrent claims sent no batch")
+}
+
+type claimResult struct {
+	k   idempotency.Key
+	won bool
+	rec *idempotency.Record
+	err error
+}
+
+// claimAll claims every key at once, each from its own goroutine, all
+// released together, and returns the answers in the keys' order.
+func claimAll(ctx context.Context, s *idempotency.SQLStore, keys []idempotency.Key, claimOf func(idempotency.Key) idempotency.NewClaim, now time.Time) []claimResult {
+	results := make([]claimResult, len(keys))
+	var start, wg sync.WaitGroup
+	start.Add(1)
+	for i, k := range keys {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			start.Wait()
+			won, rec, err := s.ClaimLookup(ctx, k, claimOf(k), now)
+			results[i] = claimResult{k, won, rec, err}
+		}()
+	}
+	start.Done()
+	wg.Wait()
+	return results
 }
