@@ -1,10 +1,12 @@
 package idempotency_test
 
 import (
+	"bufio"
 	"context"
 	"database/sql"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -95,64 +97,92 @@ func effectHandler(s *idempotency.SQLStore, sqlTx bool) http.Handler {
 // per second and the p50 and p99 latency. In process (overHTTP false) each
 // request is a ServeHTTP call on a recorder: the middleware's cost with
 // nothing around it. Over HTTP the handler sits behind a net/http server
-// on 127.0.0.1 and each client keeps one connection alive, which is what a
-// service's callers see: the server's and the client's own work per
-// request is in both the bare and the middleware figures.
+// on 127.0.0.1 and each client keeps one connection of its own, which is
+// what a service's callers see: the server's work per request is in both
+// the bare and the middleware figures.
+//
+// The HTTP clients are light, as a load generator's are (wrk, h2load):
+// each writes its request with Request.Write and reads the reply with
+// http.ReadResponse on its own connection. net/http's Transport would hand
+// every request to two goroutines of its own; on this 2-core machine that
+// cost more CPU than the server's whole work for a replay (half the
+// process's samples in a profile of BenchmarkReplayHTTP), and a benchmark
+// of the server should not spend the server's cores on its client.
 func drive(b *testing.B, clients int, h http.Handler, key func(i int64) string, overHTTP bool) {
 	b.Helper()
-	// send makes request i and returns its status, its body when that is
-	// not 201 (only a failure needs reading), and how long the request took:
-	// in process the ServeHTTP call, over HTTP from sending to the last byte
-	// read.
-	send := func(i int64) (int, string, time.Duration) {
-		r := httptest.NewRequest("POST", "/v1/transfers", strings.NewReader(body))
-		r.Header.Set("Idempotency-Key", key(i))
-		r.Header.Set("X-Account", "acct_a")
-		w := httptest.NewRecorder()
-		t0 := time.Now()
-		h.ServeHTTP(w, r)
-		took := time.Since(t0)
-		if w.Code != http.StatusCreated {
-			return w.Code, w.Body.String(), took
-		}
-		return w.Code, "", took
+	// newSender returns one client's send, which makes request i and
+	// returns its status, its body when that is not 201 (only a failure
+	// needs reading), and how long the request took: in process the
+	// ServeHTTP call, over HTTP from sending to the last byte read.
+	newSender := func() (send func(i int64) (int, string, time.Duration), done func()) {
+		return func(i int64) (int, string, time.Duration) {
+			r := httptest.NewRequest("POST", "/v1/transfers", strings.NewReader(body))
+			r.Header.Set("Idempotency-Key", key(i))
+			r.Header.Set("X-Account", "acct_a")
+			w := httptest.NewRecorder()
+			t0 := time.Now()
+			h.ServeHTTP(w, r)
+			took := time.Since(t0)
+			if w.Code != http.StatusCreated {
+				return w.Code, w.Body.String(), took
+			}
+			return w.Code, "", took
+		}, func() {}
 	}
 	if overHTTP {
 		srv := httptest.NewServer(h) // listens on 127.0.0.1 only
 		defer srv.Close()
-		client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients, DisableCompression: true}}
-		defer client.CloseIdleConnections()
-		url := srv.URL + "/v1/transfers"
-		send = func(i int64) (int, string, time.Duration) {
-			r, err := http.NewRequest("POST", url, strings.NewReader(body))
+		addr := srv.Listener.Addr().String()
+		newSender = func() (func(i int64) (int, string, time.Duration), func()) {
+			conn, err := net.Dial("tcp", addr)
 			if err != nil {
-				return 0, err.Error(), 0
+				b.Fatal(err)
 			}
-			r.Header.Set("Idempotency-Key", key(i))
-			r.Header.Set("X-Account", "acct_a")
-			t0 := time.Now()
-			resp, err := client.Do(r)
-			if err != nil {
-				return 0, err.Error(), 0
-			}
-			got, err := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			took := time.Since(t0)
-			if err != nil {
-				return 0, err.Error(), 0
-			}
-			if resp.StatusCode != http.StatusCreated {
-				return resp.StatusCode, string(got), took
-			}
-			return resp.StatusCode, "", took
+			out := bufio.NewWriter(conn)
+			in := bufio.NewReader(conn)
+			return func(i int64) (int, string, time.Duration) {
+				r, err := http.NewRequest("POST", "http://"+addr+"/v1/transfers", strings.NewReader(body))
+				if err != nil {
+					return 0, err.Error(), 0
+				}
+				r.Header.Set("Idempotency-Key", key(i))
+				r.Header.Set("X-Account", "acct_a")
+				t0 := time.Now()
+				if err := r.Write(out); err != nil {
+					return 0, err.Error(), 0
+				}
+				if err := out.Flush(); err != nil {
+					return 0, err.Error(), 0
+				}
+				resp, err := http.ReadResponse(in, r)
+				if err != nil {
+					return 0, err.Error(), 0
+				}
+				got, err := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				took := time.Since(t0)
+				if err != nil {
+					return 0, err.Error(), 0
+				}
+				if resp.StatusCode != http.StatusCreated {
+					return resp.StatusCode, string(got), took
+				}
+				return resp.StatusCode, "", took
+			}, func() { conn.Close() }
 		}
 	}
 	lat := make([]time.Duration, b.N)
 	var next atomic.Int64
 	var wg sync.WaitGroup
+	senders := make([]func(int64) (int, string, time.Duration), clients)
+	for c := range clients {
+		send, done := newSender()
+		defer done()
+		senders[c] = send
+	}
 	b.ResetTimer()
 	start := time.Now()
-	for range clients {
+	for _, send := range senders {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
