@@ -9,9 +9,11 @@ func ClaimBatches(s *SQLStore) (sent, failed int64) {
 // LookupBatches reports how many of those were ClaimLookupBatch.
 func LookupBatches(s *SQLStore) int64 { return s.lookupBatches.Load() }
 
-// WriteBatches reports how many round trips of s carried several
-// pipelines together.
+// WriteBatches reports how many batches of several pipelines s sent, and
+// MergedBatches how many of them committed as one transaction.
 func WriteBatches(s *SQLStore) int64 { return s.writeBatches.Load() }
+
+func MergedBatches(s *SQLStore) int64 { return s.mergedBatches.Load() }
 
 // HoldWrites makes the pipelines s is given queue as if one were in flight;
 // Queued counts them and ReleaseWrites sends them, in the order they

@@ -30,11 +30,18 @@ type SQLStore struct {
 	// batches and batchFailures count the ClaimBatch and ClaimLookupBatch
 	// statements sent and those that failed (their keys then claimed one
 	// by one), lookupBatches the ClaimLookupBatch ones; writeBatches the
-	// round trips that carried several pipelines; claimTrips and
+	// batches of several pipelines (one round trip each, two when a
+	// merged attempt was rolled back); claimTrips and
 	// writeTrips every round trip of the two batchers.
 	batches, batchFailures, lookupBatches, writeBatches, claimTrips, writeTrips atomic.Int64
 	// claimLoss is the recent share of lost claims, in 1/1024 (claimbatch.go).
 	claimLoss atomic.Int64
+	// mergeWrites: a batch's pipelines may commit as one transaction;
+	// mergedBatches counts those that did, writeFailures is the recent
+	// share of batches with a failing pipeline, in 1/1024 (writebatch.go).
+	mergeWrites   bool
+	mergedBatches atomic.Int64
+	writeFailures atomic.Int64
 }
 
 // Native is a database's own client, which an SQLStore runs the
@@ -62,11 +69,22 @@ func (s *SQLStore) UseNative(n Native) {
 	s.native = n
 	s.BatchClaims(true)
 	s.BatchWrites(true)
+	s.MergeWrites(true)
+}
+
+// MergeWrites turns on (the default with a native client that is a
+// NativeMerger, on PostgreSQL) or off the committing of a write batch's
+// pipelines as one transaction (see writebatch.go); off, each stays its
+// own transaction. It matters only while writes are batched
+// (BatchWrites). Call it before the store serves.
+func (s *SQLStore) MergeWrites(on bool) {
+	_, ok := s.native.(NativeMerger)
+	s.mergeWrites = ok && on
 }
 
 // BatchWrites turns on or off the grouping of concurrent CommitWrites and
-// FinishWrites pipelines into one round trip, each still its own
-// transaction (see writebatch.go); it needs a native client that is a
+// FinishWrites pipelines into one round trip, each with its own outcome
+// (see writebatch.go); it needs a native client that is a
 // NativePipeliner. UseNative turns it on; package stores then leaves it on
 // only when the server's commits do not wait for a WAL flush
 // (synchronous_commit off), since a batch's transactions commit one after

@@ -2,9 +2,11 @@ package idempotency_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -40,15 +42,11 @@ func TestWriteBatchFailsAlone(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	type outcome struct {
-		ok  bool
-		err error
-	}
-	results := make([]chan outcome, 5)
 	resp := func(id string) idempotency.Response {
 		return idempotency.Response{Status: 201, Headers: map[string][]string{"Content-Type": {"application/json"}}, Body: []byte(`{"id":"` + id + `"}`)}
 	}
-	calls := []func() (bool, error){
+	before := idempotency.WriteBatches(s)
+	got := sendTogether(s,
 		func() (bool, error) { // the handler's insert breaks the unique constraint
 			return s.CompleteWrites(ctx, keys[0], 1, resp("dup"), "finished", now, []idempotency.Write{insert("e0"), insert("dup")})
 		},
@@ -64,26 +62,9 @@ func TestWriteBatchFailsAlone(t *testing.T) {
 		func() (bool, error) { // a write the database cannot prepare: never sent
 			return s.CompleteWrites(ctx, keys[4], 1, resp("e4"), "finished", now, []idempotency.Write{insert("e4"), {SQL: "INSERT INTO no_such_table (id) VALUES (1)"}})
 		},
-	}
-	before := idempotency.WriteBatches(s)
-	idempotency.HoldWrites(s)
-	for i, call := range calls {
-		results[i] = make(chan outcome, 1)
-		go func() {
-			ok, err := call()
-			results[i] <- outcome{ok, err}
-		}()
-		for idempotency.Queued(s) < i+1 {
-			runtime.Gosched() // queue them in this order; counts, not time
-		}
-	}
-	idempotency.ReleaseWrites(s)
-	got := make([]outcome, 5)
-	for i := range got {
-		got[i] = <-results[i]
-	}
+	)
 	if n := idempotency.WriteBatches(s) - before; n != 1 {
-		t.Fatalf("%d round trips carried several pipelines, want 1", n)
+		t.Fatalf("%d batches of several pipelines, want 1", n)
 	}
 
 	if got[0].ok || got[0].err == nil || !strings.Contains(got[0].err.Error(), "write 2 of 2") || !strings.Contains(got[0].err.Error(), "23505") {
@@ -153,4 +134,181 @@ func TestWriteBatchingNeedsAsyncCommits(t *testing.T) {
 		}
 		s.DB().Close()
 	}
+}
+
+type outcome struct {
+	ok  bool
+	err error
+}
+
+// sendTogether queues the calls' pipelines in order, as if another were in
+// flight, then lets them go as one batch, and returns their outcomes.
+func sendTogether(s *idempotency.SQLStore, calls ...func() (bool, error)) []outcome {
+	results := make([]chan outcome, len(calls))
+	idempotency.HoldWrites(s)
+	for i, call := range calls {
+		results[i] = make(chan outcome, 1)
+		go func() {
+			ok, err := call()
+			results[i] <- outcome{ok, err}
+		}()
+		for idempotency.Queued(s) < i+1 {
+			runtime.Gosched() // queue them in this order; counts, not time
+		}
+	}
+	idempotency.ReleaseWrites(s)
+	got := make([]outcome, len(calls))
+	for i := range got {
+		got[i] = <-results[i]
+	}
+	return got
+}
+
+// TestMergedWrites: on PostgreSQL a batch's pipelines commit as one
+// transaction, under the merged lock_timeout, when all of them succeed.
+// When one fails the server rolls the whole attempt back and the store
+// sends each again as its own transaction, so each request still gets its
+// own outcome; after such a batch the store sends batches separately until
+// the failure has faded from its moving average, then merges again.
+func TestMergedWrites(t *testing.T) {
+	c := payoutsContract(t)
+	s := openStore(t, "postgres", c).(*idempotency.SQLStore)
+	if _, ok := s.Native().(idempotency.NativeMerger); !ok {
+		t.Fatal("the PostgreSQL store's native client cannot merge pipelines")
+	}
+	s.BatchWrites(true)
+	s.MergeWrites(true)
+	insert, count := writesTable(t, s)
+	ctx := context.Background()
+	now := time.UnixMicro(1_700_000_000_000_000)
+	n := 0
+	claim := func() idempotency.Key {
+		n++
+		k := idempotency.Key{Account: "acct_a", Key: fmt.Sprintf("mw-%d", n)}
+		if won, err := s.Claim(ctx, k, idempotency.NewClaim{Operation: "POST /v1/transfers", RecoveryPoint: "started"}, now); err != nil || !won {
+			t.Fatalf("claim %v: %v %v", k, won, err)
+		}
+		return k
+	}
+	complete := func(k idempotency.Key, fence int64, writes ...idempotency.Write) func() (bool, error) {
+		return func() (bool, error) {
+			return s.CompleteWrites(ctx, k, fence, idempotency.Response{Status: 201, Body: []byte(`{}`)}, "finished", now, writes)
+		}
+	}
+	// The lock_timeout, written down by the transaction itself.
+	setting := idempotency.Write{SQL: "INSERT INTO effects (id, amount) VALUES (current_setting('lock_timeout'), 1)"}
+	trips := func() int64 { _, w := idempotency.Trips(s); return w }
+	mustCommit := func(got []outcome) {
+		t.Helper()
+		for i, o := range got {
+			if !o.ok || o.err != nil {
+				t.Fatalf("pipeline %d: ok %v, err %v; want committed", i, o.ok, o.err)
+			}
+		}
+	}
+
+	merged, trips0 := idempotency.MergedBatches(s), trips()
+	mustCommit(sendTogether(s, complete(claim(), 1, insert("a1")), complete(claim(), 1, setting), complete(claim(), 1, insert("a3"))))
+	if got := idempotency.MergedBatches(s) - merged; got != 1 {
+		t.Fatalf("merged batches: %d, want 1", got)
+	}
+	if got := trips() - trips0; got != 1 {
+		t.Errorf("round trips: %d, want 1", got)
+	}
+	if count(stores.MergedLockTimeout) != 1 || count("a1") != 1 || count("a3") != 1 {
+		t.Errorf("rows a1, a3 and the merged lock_timeout %q: %d %d %d, want 1 each", stores.MergedLockTimeout, count("a1"), count("a3"), count(stores.MergedLockTimeout))
+	}
+	// The setting ended with the merged transaction.
+	if ok, err := complete(claim(), 1, setting)(); !ok || err != nil || count("0") != 1 {
+		t.Errorf("a pipeline on its own: ok %v, err %v, rows with lock_timeout 0: %d; want committed under the server's setting", ok, err, count("0"))
+	}
+
+	// A lost fence in the middle: the merged attempt rolls back, the
+	// batch goes again as three transactions, and only the middle one
+	// commits nothing.
+	merged, trips0 = idempotency.MergedBatches(s), trips()
+	stale := claim()
+	got := sendTogether(s, complete(claim(), 1, insert("b1")), complete(stale, 7, insert("b2")), complete(claim(), 1, insert("b3")))
+	if !got[0].ok || got[0].err != nil || got[1].ok || got[1].err != nil || !got[2].ok || got[2].err != nil {
+		t.Fatalf("outcomes %+v; want committed, lost fence (false, nil), committed", got)
+	}
+	if count("b1") != 1 || count("b2") != 0 || count("b3") != 1 {
+		t.Errorf("rows b1, b2, b3: %d %d %d, want 1 0 1", count("b1"), count("b2"), count("b3"))
+	}
+	if rec, err := s.Lookup(ctx, stale); err != nil || rec.Complete() {
+		t.Errorf("the fenced-out key: %+v %v; want still in flight", rec, err)
+	}
+	if m, tr := idempotency.MergedBatches(s)-merged, trips()-trips0; m != 0 || tr != 2 {
+		t.Errorf("merged batches %d, round trips %d; want 0 and 2 (the rolled-back attempt, then the groups alone)", m, tr)
+	}
+
+	// Right after a failure the store sends batches separately, and it
+	// merges again once the failure has faded from its average.
+	for i := 1; ; i++ {
+		merged = idempotency.MergedBatches(s)
+		mustCommit(sendTogether(s, complete(claim(), 1, insert(fmt.Sprintf("c%d-1", i))), complete(claim(), 1, insert(fmt.Sprintf("c%d-2", i)))))
+		if idempotency.MergedBatches(s) > merged {
+			if i == 1 {
+				t.Fatal("the batch right after a failed one merged")
+			}
+			break
+		}
+		if i == 20 {
+			t.Fatal("20 good batches after a failed one, and still none merged")
+		}
+	}
+}
+
+// TestMergedWritesHotRows: requests that each update one of two hot rows
+// cannot deadlock alone, but merged batches of them lock both rows in
+// whatever order their requests arrived, so two batches in flight can. A
+// merged attempt that waits past its lock_timeout, or that the server
+// picks as a deadlock victim, is rolled back and its requests commit as
+// their own transactions: every request commits once.
+func TestMergedWritesHotRows(t *testing.T) {
+	c := payoutsContract(t)
+	s := openStore(t, "postgres", c).(*idempotency.SQLStore)
+	s.BatchWrites(true)
+	s.MergeWrites(true)
+	if _, err := s.DB().Exec(`CREATE TABLE hot (id TEXT PRIMARY KEY, n BIGINT NOT NULL); INSERT INTO hot VALUES ('h0', 0), ('h1', 0)`); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	now := time.UnixMicro(1_700_000_000_000_000)
+	const clients, each = 16, 40
+	var wg sync.WaitGroup
+	errs := make(chan error, clients*each)
+	for cl := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				k := idempotency.Key{Account: "acct_a", Key: fmt.Sprintf("hot-%d-%d", cl, i)}
+				if won, err := s.Claim(ctx, k, idempotency.NewClaim{Operation: "POST /v1/transfers", RecoveryPoint: "started"}, now); err != nil || !won {
+					errs <- fmt.Errorf("claim %v: %v %v", k, won, err)
+					return
+				}
+				row := fmt.Sprintf("h%d", (cl+i)%2)
+				ok, err := s.CompleteWrites(ctx, k, 1, idempotency.Response{Status: 201, Body: []byte(`{}`)}, "finished", now,
+					[]idempotency.Write{{SQL: "UPDATE hot SET n = n + 1 WHERE id = $1", Args: []any{row}}})
+				if !ok || err != nil {
+					errs <- fmt.Errorf("complete %v: %v %v", k, ok, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	var total int
+	if err := s.DB().QueryRow(`SELECT sum(n) FROM hot`).Scan(&total); err != nil {
+		t.Fatal(err)
+	}
+	if total != clients*each {
+		t.Errorf("increments: %d, want %d", total, clients*each)
+	}
+	t.Logf("%d batches of several pipelines, %d of them merged", idempotency.WriteBatches(s), idempotency.MergedBatches(s))
 }

@@ -208,38 +208,15 @@ func (p pgxNative) Pipelines(ctx context.Context, groups [][]idempotency.Write, 
 	defer pc.Release()
 	conn := pc.Conn()
 
-	n := 0
-	for _, g := range groups {
-		n += len(g)
-	}
-	encp := encodedPool.Get().(*[]encoded)
-	defer func() {
-		for i := range *encp {
-			e := &(*encp)[i]
-			e.sd, e.sql = nil, "" // keep the builders' buffers, not the statements
-		}
-		encodedPool.Put(encp)
-	}()
-	if cap(*encp) < n {
-		*encp = append((*encp)[:cap(*encp)], make([]encoded, n-cap(*encp))...)
-	}
-	enc := (*encp)[:n]
+	enc, done := encoders(groups)
+	defer done()
 	sent := make([]int, 0, len(groups))
 	k := 0
 	for i, g := range groups {
 		out[i] = idempotency.PipelineResult{Failed: -1}
 		ok := true
 		for j, w := range g {
-			e := &enc[k+j]
-			e.sd, e.sql = nil, w.SQL
-			if name := p.prep.name(w.SQL); name != "" {
-				if e.sd, err = conn.Prepare(ctx, name, w.SQL); err != nil {
-					out[i] = idempotency.PipelineResult{Failed: j, Err: err}
-					ok = false
-					break
-				}
-			}
-			if err := e.eqb.Build(conn.TypeMap(), e.sd, w.Args); err != nil {
+			if err := p.encode(ctx, conn, &enc[k+j], w); err != nil {
 				out[i] = idempotency.PipelineResult{Failed: j, Err: err}
 				ok = false
 				break
@@ -260,12 +237,7 @@ func (p pgxNative) Pipelines(ctx context.Context, groups [][]idempotency.Write, 
 		if next < len(sent) && sent[next] == i {
 			next++
 			for j := range g {
-				e := &enc[k+j]
-				if e.sd != nil {
-					pl.SendQueryPrepared(e.sd.Name, e.eqb.ParamValues, e.eqb.ParamFormats, e.eqb.ResultFormats)
-				} else {
-					pl.SendQueryParams(e.sql, e.eqb.ParamValues, nil, e.eqb.ParamFormats, e.eqb.ResultFormats)
-				}
+				enc[k+j].send(pl)
 			}
 			pl.SendPipelineSync()
 		}
@@ -299,6 +271,105 @@ func (p pgxNative) Pipelines(ctx context.Context, groups [][]idempotency.Write, 
 	}
 	for _, sql := range stale {
 		_ = conn.Deallocate(ctx, p.prep.name(sql))
+	}
+}
+
+// MergedLockTimeout is the lock_timeout of a merged transaction (Merged).
+// Its groups come from unrelated requests, in no order of theirs, so two
+// merged transactions can lock the same rows in opposite orders where the
+// requests alone would not deadlock. Waiting longer than this for a lock
+// ends the attempt (SQLSTATE 55P03) instead of waiting for the server's
+// deadlock check (deadlock_timeout, 1 s by default), and the store then
+// sends the groups as their own transactions, which wait as usual. A
+// merged transaction of a few requests runs in well under a millisecond,
+// so a lock held by another such transaction is released long before.
+const MergedLockTimeout = "20ms"
+
+// Merged sends every group's statements in one round trip as ONE
+// transaction, after setting its lock_timeout (MergedLockTimeout): it
+// commits only if every statement succeeds. rolledBack reports, with an
+// error, that nothing of it committed: a statement could not be prepared
+// or encoded (nothing was sent), or the server reported an error and
+// rolled the transaction back. Without rolledBack the outcome is unknown
+// (the connection broke).
+func (p pgxNative) Merged(ctx context.Context, groups [][]idempotency.Write) (rolledBack bool, err error) {
+	pc, err := p.pool.Acquire(ctx)
+	if err != nil {
+		return true, err
+	}
+	defer pc.Release()
+	conn := pc.Conn()
+	enc, done := encoders(groups)
+	defer done()
+	k := 0
+	for _, g := range groups {
+		for _, w := range g {
+			if err := p.encode(ctx, conn, &enc[k], w); err != nil {
+				return true, err
+			}
+			k++
+		}
+	}
+	pl := conn.PgConn().StartPipeline(ctx)
+	// set_config(..., true) lasts until the transaction ends, as SET LOCAL
+	// would (which only warns outside an explicit transaction block).
+	pl.SendQueryParams("SELECT set_config('lock_timeout', '"+MergedLockTimeout+"', true)", nil, nil, nil, nil)
+	for i := range enc {
+		enc[i].send(pl)
+	}
+	pl.SendPipelineSync()
+	if err := pl.Flush(); err != nil {
+		_ = pl.Close()
+		return false, err
+	}
+	_, err = readGroup(pl, 1+len(enc))
+	var pgErr *pgconn.PgError
+	rolledBack = err != nil && errors.As(err, &pgErr)
+	if cerr := pl.Close(); err == nil && cerr != nil {
+		return false, cerr // the results were read, but the connection broke after them
+	}
+	return rolledBack, err
+}
+
+// encode prepares w on conn on its first use there, unless the store has
+// prepared enough statements, and encodes its arguments into e.
+func (p pgxNative) encode(ctx context.Context, conn *pgx.Conn, e *encoded, w idempotency.Write) error {
+	e.sd, e.sql = nil, w.SQL
+	if name := p.prep.name(w.SQL); name != "" {
+		var err error
+		if e.sd, err = conn.Prepare(ctx, name, w.SQL); err != nil {
+			return err
+		}
+	}
+	return e.eqb.Build(conn.TypeMap(), e.sd, w.Args)
+}
+
+// send queues the encoded statement on pl.
+func (e *encoded) send(pl *pgconn.Pipeline) {
+	if e.sd != nil {
+		pl.SendQueryPrepared(e.sd.Name, e.eqb.ParamValues, e.eqb.ParamFormats, e.eqb.ResultFormats)
+	} else {
+		pl.SendQueryParams(e.sql, e.eqb.ParamValues, nil, e.eqb.ParamFormats, e.eqb.ResultFormats)
+	}
+}
+
+// encoders returns one encoder per statement of groups from encodedPool,
+// and the function that puts them back.
+func encoders(groups [][]idempotency.Write) ([]encoded, func()) {
+	n := 0
+	for _, g := range groups {
+		n += len(g)
+	}
+	encp := encodedPool.Get().(*[]encoded)
+	if cap(*encp) < n {
+		*encp = append((*encp)[:cap(*encp)], make([]encoded, n-cap(*encp))...)
+	}
+	return (*encp)[:n], func() {
+		for i := range *encp {
+			e := &(*encp)[i]
+			e.sd, e.sql = nil, "" // keep the builders' buffers, not the statements
+		}
+		encodedPool.Put(encp)
 	}
 }
 
