@@ -39,13 +39,16 @@ type PipelineResult struct {
 }
 
 // maxWritesInFlight is how many such round trips run at once before
-// further pipelines queue for the next. At 16 clients on PostgreSQL, one
-// used the least CPU per request (about 8% less than two) but served
-// about 10% fewer requests per second than without batching: a batch's
-// transactions run one after another on one backend, and one batch in
-// flight left cores idle. Two served as many as without batching or more
-// (three: no more, at more CPU).
-const maxWritesInFlight = 2
+// further pipelines queue for the next. While each pipeline of a batch was
+// its own transaction, one left cores idle at 16 clients on PostgreSQL (a
+// batch's transactions ran one after another on one backend) and two
+// served the most. Since a batch commits as one transaction, one serves
+// the most again, at the least CPU per request: in six interleaved rounds
+// at 16 clients, in process and over HTTP, one was ahead of two and three
+// in each but one, by up to 16%, at 5 to 20% less CPU per request, and
+// two claims in flight instead of one gained nothing either
+// (bench/server-results.md).
+const maxWritesInFlight = 1
 
 // maxWriteBatch bounds the pipelines sent together.
 const maxWriteBatch = 64
