@@ -45,9 +45,9 @@ type PipelineResult struct {
 // served the most. Since a batch commits as one transaction, one serves
 // the most again, at the least CPU per request: in six interleaved rounds
 // at 16 clients, in process and over HTTP, one was ahead of two and three
-// in each but one, by up to 16%, at 5 to 20% less CPU per request, and
-// two claims in flight instead of one gained nothing either
-// (bench/server-results.md).
+// in five and tied in the sixth, by up to 16%, at 6 to 19% less Go CPU and
+// 8 to 14% less PostgreSQL CPU per request than two. Two claims in flight
+// instead of one gained nothing either (bench/server-results.md).
 const maxWritesInFlight = 1
 
 // maxWriteBatch bounds the pipelines sent together.
