@@ -50,8 +50,8 @@ type Options struct {
 	// Log receives store failures; nil means slog.Default().
 	Log *slog.Logger
 	// ReplayCache is how many completed keys' responses this process
-	// keeps, so that a further retry of a key it has replayed is answered
-	// without a statement: zero means DefaultReplayCache, a negative
+	// keeps, so that a retry of a key it completed or has replayed is
+	// answered without a statement: zero means DefaultReplayCache, a negative
 	// number turns the cache off (every replay then reads the store).
 	// ReplayCacheBytes bounds the bytes the entries hold (zero means
 	// DefaultReplayCacheBytes); a response above an eighth of it is never
@@ -287,7 +287,9 @@ func (h *endpointHandler) serveKey(w http.ResponseWriter, r *http.Request, k Key
 		}
 		if won {
 			m.metrics.Count(alerting.ClaimsWon, op, "")
-			h.run(w, r, k, 1, claim.RecoveryPoint, map[string]string{}, body)
+			stored := h.run(w, r, k, 1, claim.RecoveryPoint, map[string]string{}, body)
+			// The claim's row holds now to the microsecond.
+			h.cacheCompleted(k, fp, 1, stored, time.UnixMicro(now.UnixMicro()))
 			return
 		}
 		if rec == nil {
@@ -346,7 +348,8 @@ func (h *endpointHandler) serveKey(w http.ResponseWriter, r *http.Request, k Key
 			}
 			if ok {
 				m.metrics.Count(alerting.Takeovers, op, "")
-				h.run(w, r, k, rec.Fence+1, rec.RecoveryPoint, rec.DownstreamKeys, body)
+				stored := h.run(w, r, k, rec.Fence+1, rec.RecoveryPoint, rec.DownstreamKeys, body)
+				h.cacheCompleted(k, fp, rec.Fence+1, stored, rec.CreatedAt)
 				return
 			}
 			continue // another worker took it over first: read again
@@ -444,9 +447,24 @@ func writeStored(w http.ResponseWriter, r Response) {
 	_, _ = w.Write(r.Body)
 }
 
+// cacheCompleted keeps the response a request just stored under k in the
+// replay cache, so that a retry this process receives (the usual one: the
+// caller timed out while the request completed) is served without a
+// statement, like every later replay of the key. stored nil: the request
+// did not complete the key, and nothing is kept. The record is the row as
+// the store now holds it.
+func (h *endpointHandler) cacheCompleted(k Key, fp string, fence int64, stored *Response, createdAt time.Time) {
+	if stored == nil || h.m.cache == nil {
+		return
+	}
+	h.m.cache.put(k, &Record{Operation: h.ep.Operation, Fingerprint: fp, Fence: fence, RecoveryPoint: h.lastPoint(),
+		Status: stored.Status, Headers: stored.Headers, Body: stored.Body, CreatedAt: createdAt})
+}
+
 // run executes the handler as the key's owner under fence, then stores its
-// response (or releases the key) and sends it.
-func (h *endpointHandler) run(w http.ResponseWriter, r *http.Request, k Key, fence int64, rp string, downstream map[string]string, body []byte) {
+// response (or releases the key) and sends it. It returns the response it
+// stored, or nil when it did not complete the key.
+func (h *endpointHandler) run(w http.ResponseWriter, r *http.Request, k Key, fence int64, rp string, downstream map[string]string, body []byte) *Response {
 	m := h.m
 	rec := &recorder{header: http.Header{}}
 	step := &Step{h: h, k: k, fence: fence, point: rp, resumed: rp != h.firstPoint(), downstream: downstream, rec: rec}
@@ -465,36 +483,42 @@ func (h *endpointHandler) run(w http.ResponseWriter, r *http.Request, k Key, fen
 	r2.Body = io.NopCloser(bytes.NewReader(body))
 	h.next.ServeHTTP(rec, r2)
 	if released {
-		return
+		return nil
 	}
 	ctx := context.WithoutCancel(r.Context())
 	resp := rec.response()
+	var stored *Response
 	switch {
 	case step.lost:
 		m.metrics.Count(alerting.DuplicateEffects, h.ep.Operation, "")
 		h.inFlight(w)
-		return
+		return nil
 	case step.done, step.released:
+		if step.done {
+			stored = step.stored
+		}
 	case resp.Status >= 500 && m.c.Idempotency.StoredFailures == contract.FailuresReattempt:
 		if _, err := m.store.Release(ctx, k, step.fence); err != nil {
 			m.storeError(w, err)
-			return
+			return nil
 		}
 	default:
 		ok, err := m.store.Complete(ctx, nil, k, step.fence, resp, h.lastPoint(), m.now())
 		if err != nil {
 			m.storeError(w, err)
-			return
+			return nil
 		}
 		if !ok {
 			// Another worker took the key over while this one ran: both
 			// ran the handler. Its response is the one stored.
 			m.metrics.Count(alerting.DuplicateEffects, h.ep.Operation, "")
 			h.inFlight(w)
-			return
+			return nil
 		}
+		stored = &resp
 	}
 	writeStored(w, resp)
+	return stored
 }
 
 // recorder buffers the handler's response until it is stored.

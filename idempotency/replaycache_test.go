@@ -3,12 +3,18 @@ package idempotency_test
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/retryspec/retryspec/idempotency"
 	"github.com/retryspec/retryspec/idempotency/alerting"
+	"github.com/retryspec/retryspec/internal/dbtest"
 )
 
 // readCounting is a Store that counts the claims and lookups it serves.
@@ -27,21 +33,21 @@ func (s *readCounting) Lookup(ctx context.Context, k idempotency.Key) (*idempote
 	return s.Store.Lookup(ctx, k)
 }
 
-// TestReplayCache: with Options.ReplayCache a key this process replayed is
-// replayed again without a statement, byte for byte; a different body
-// under it is still refused; other accounts' keys are apart; near the end
-// of the replay window the store decides again, and the least recently
+// TestReplayCache: with Options.ReplayCache a key this process completed
+// or replayed is replayed without a statement, byte for byte; a different
+// body under it is still refused; other accounts' keys are apart; near the
+// end of the replay window the store decides again, and the least recently
 // used entry leaves first.
 func TestReplayCache(t *testing.T) {
 	c := payoutsContract(t)
 	store := &readCounting{Store: idempotency.NewMemoryStore(c)}
 	f := newFixture(t, c, store, idempotency.Options{ReplayCache: 2})
-	first := f.do("rc-1", "acct_a", body)
-	replay := f.do("rc-1", "acct_a", body) // read from the store, then kept
+	first := f.do("rc-1", "acct_a", body) // completed here, so kept
 	before := store.reads.Load()
+	replay := f.do("rc-1", "acct_a", body)
 	again := f.do("rc-1", "acct_a", body)
 	if got := store.reads.Load() - before; got != 0 {
-		t.Fatalf("a cached replay made %d store reads, want 0", got)
+		t.Fatalf("two replays of a key this process completed made %d store reads, want 0", got)
 	}
 	if again.Code != 201 || again.Body.String() != first.Body.String() || again.Body.String() != replay.Body.String() ||
 		again.Header().Get("Idempotent-Replayed") != "true" {
@@ -69,9 +75,8 @@ func TestReplayCache(t *testing.T) {
 		t.Fatalf("after the window: %d %s, runs %d (want a new run)", w.Code, w.Body, f.handler.runs.Load())
 	}
 
-	// Two entries at most: rc-2 and rc-3 push rc-1 out.
+	// Two entries at most: rc-2 and rc-3, completed here, push rc-1 out.
 	for _, k := range []string{"rc-2", "rc-3"} {
-		f.do(k, "acct_a", body)
 		f.do(k, "acct_a", body)
 	}
 	before = store.reads.Load()
@@ -137,4 +142,75 @@ func TestReplayCacheDefaults(t *testing.T) {
 	if store.reads.Load() != before {
 		t.Error("4 KiB budget: the newest cached key was not cached")
 	}
+}
+
+// TestCachedReplayIsTheStoredOne: the response a first attempt keeps in the
+// replay cache is the one its store holds. On each SQL store, a replay from
+// the cache of the process that completed the key (by returning, or through
+// Step.FinishWrites) and a replay read from the store by a process without
+// a cache are byte for byte the same: status, headers and body.
+func TestCachedReplayIsTheStoredOne(t *testing.T) {
+	c := payoutsContract(t)
+	var runs atomic.Int64
+	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := runs.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Add("X-Trace", "a")
+		w.Header().Add("X-Trace", "b")
+		w.WriteHeader(http.StatusCreated)
+		fmt.Fprintf(w, `{"id":"tr_%d","note":"<\u0026>"}`, n)
+		if step := idempotency.FromContext(r.Context()); step.Key() == "finish-writes" {
+			if err := step.FinishWrites(r.Context()); err != nil {
+				t.Error(err)
+			}
+		}
+	})
+	for _, name := range dbtest.Names {
+		t.Run(name, func(t *testing.T) {
+			store := openStore(t, name, c)
+			serve := func(cache int) func(key string) *httptest.ResponseRecorder {
+				mw, err := idempotency.New(c, store, idempotency.Options{ReplayCache: cache,
+					Account: func(r *http.Request) (string, bool) { return "acct_a", true }})
+				if err != nil {
+					t.Fatal(err)
+				}
+				h, err := mw.Handle("POST /v1/transfers", handler)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return func(key string) *httptest.ResponseRecorder {
+					r := httptest.NewRequest("POST", "/v1/transfers", strings.NewReader(body))
+					r.Header.Set("Idempotency-Key", key)
+					w := httptest.NewRecorder()
+					h.ServeHTTP(w, r)
+					return w
+				}
+			}
+			withCache, fromStore := serve(0), serve(-1)
+			for _, key := range []string{"returns", "finish-writes"} {
+				before := runs.Load()
+				first := withCache(key)
+				cached := withCache(key)
+				stored := fromStore(key)
+				if first.Code != 201 || runs.Load() != before+1 {
+					t.Fatalf("%s: first attempt %d %s, %d runs", key, first.Code, first.Body, runs.Load()-before)
+				}
+				if diff := cmp.Diff(dump(stored), dump(cached)); diff != "" {
+					t.Errorf("%s: the cached replay differs from the stored one (-store +cache):\n%s", key, diff)
+				}
+				if cached.Header().Get("Idempotent-Replayed") != "true" || cached.Body.String() != first.Body.String() {
+					t.Errorf("%s: cached replay %v %q, first attempt %q", key, cached.Header(), cached.Body, first.Body)
+				}
+			}
+		})
+	}
+}
+
+// dump is what a client receives of a response.
+func dump(w *httptest.ResponseRecorder) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d\n", w.Code)
+	_ = w.Header().Write(&b)
+	b.WriteString(w.Body.String())
+	return b.String()
 }

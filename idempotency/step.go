@@ -29,6 +29,7 @@ type Step struct {
 	rec        *recorder
 	done, lost bool
 	released   bool
+	stored     *Response // what Finish or FinishWrites stored
 }
 
 // FromContext returns the Step of a request the middleware let through, or
@@ -110,10 +111,11 @@ func (s *Step) Commit(ctx context.Context, next string, fn func(tx *sql.Tx) erro
 func (s *Step) Finish(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	return s.inTx(ctx, fn, func(tx *sql.Tx) error {
 		m := s.h.m
-		if err := s.fenced(m.store.Complete(ctx, tx, s.k, s.fence, s.rec.response(), s.h.lastPoint(), m.now())); err != nil {
+		resp := s.rec.response()
+		if err := s.fenced(m.store.Complete(ctx, tx, s.k, s.fence, resp, s.h.lastPoint(), m.now())); err != nil {
 			return err
 		}
-		s.done = true
+		s.done, s.stored = true, &resp
 		return nil
 	})
 }
@@ -153,10 +155,11 @@ func (s *Step) FinishWrites(ctx context.Context, writes ...Write) error {
 	if !ok {
 		return s.Finish(ctx, execWrites(ctx, writes))
 	}
-	if err := s.fenced(wc.CompleteWrites(ctx, s.k, s.fence, s.rec.response(), s.h.lastPoint(), m.now(), writes)); err != nil {
+	resp := s.rec.response()
+	if err := s.fenced(wc.CompleteWrites(ctx, s.k, s.fence, resp, s.h.lastPoint(), m.now(), writes)); err != nil {
 		return err
 	}
-	s.done = true
+	s.done, s.stored = true, &resp
 	return nil
 }
 
