@@ -261,16 +261,26 @@ func TestMergedWrites(t *testing.T) {
 
 // TestMergedWritesHotRows: requests that each update one of two hot rows
 // cannot deadlock alone, but merged batches of them lock both rows in
-// whatever order their requests arrived, so two batches in flight can. A
-// merged attempt that waits past its lock_timeout, or that the server
-// picks as a deadlock victim, is rolled back and its requests commit as
-// their own transactions: every request commits once.
+// whatever order their requests arrived. One store sends one batch at a
+// time; two instances of a service, two stores on one database, send two,
+// which can deadlock. A merged attempt that waits past its lock_timeout,
+// or that the server picks as a deadlock victim, is rolled back and its
+// requests commit as their own transactions: every request commits once.
 func TestMergedWritesHotRows(t *testing.T) {
 	c := payoutsContract(t)
-	s := openStore(t, "postgres", c).(*idempotency.SQLStore)
-	s.BatchWrites(true)
-	s.MergeWrites(true)
-	if _, err := s.DB().Exec(`CREATE TABLE hot (id TEXT PRIMARY KEY, n BIGINT NOT NULL); INSERT INTO hot VALUES ('h0', 0), ('h1', 0)`); err != nil {
+	url := dbtest.Fresh(t, "postgres", os.Getenv)
+	instances := make([]*idempotency.SQLStore, 2)
+	for i := range instances {
+		s, err := stores.Open(context.Background(), url, c, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.DB().Close() })
+		s.BatchWrites(true)
+		s.MergeWrites(true)
+		instances[i] = s
+	}
+	if _, err := instances[0].DB().Exec(`CREATE TABLE hot (id TEXT PRIMARY KEY, n BIGINT NOT NULL); INSERT INTO hot VALUES ('h0', 0), ('h1', 0)`); err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
@@ -279,6 +289,7 @@ func TestMergedWritesHotRows(t *testing.T) {
 	var wg sync.WaitGroup
 	errs := make(chan error, clients*each)
 	for cl := range clients {
+		s := instances[cl%2]
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -288,7 +299,7 @@ func TestMergedWritesHotRows(t *testing.T) {
 					errs <- fmt.Errorf("claim %v: %v %v", k, won, err)
 					return
 				}
-				row := fmt.Sprintf("h%d", (cl+i)%2)
+				row := fmt.Sprintf("h%d", (cl/2+i)%2)
 				ok, err := s.CompleteWrites(ctx, k, 1, idempotency.Response{Status: 201, Body: []byte(`{}`)}, "finished", now,
 					[]idempotency.Write{{SQL: "UPDATE hot SET n = n + 1 WHERE id = $1", Args: []any{row}}})
 				if !ok || err != nil {
@@ -304,11 +315,13 @@ func TestMergedWritesHotRows(t *testing.T) {
 		t.Error(err)
 	}
 	var total int
-	if err := s.DB().QueryRow(`SELECT sum(n) FROM hot`).Scan(&total); err != nil {
+	if err := instances[0].DB().QueryRow(`SELECT sum(n) FROM hot`).Scan(&total); err != nil {
 		t.Fatal(err)
 	}
 	if total != clients*each {
 		t.Errorf("increments: %d, want %d", total, clients*each)
 	}
-	t.Logf("%d batches of several pipelines, %d of them merged", idempotency.WriteBatches(s), idempotency.MergedBatches(s))
+	for i, s := range instances {
+		t.Logf("instance %d: %d batches of several pipelines, %d of them merged", i, idempotency.WriteBatches(s), idempotency.MergedBatches(s))
+	}
 }

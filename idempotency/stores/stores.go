@@ -44,14 +44,22 @@ func Open(ctx context.Context, rawURL string, c *contract.Contract, migrate bool
 		return nil, err
 	}
 	var db *sql.DB
-	var pool *pgxpool.Pool
+	var pool, mergePool *pgxpool.Pool
 	if dialect == "postgres" {
-		if pool, err = openPool(dsn); err != nil {
+		if pool, err = openPool(dsn, PoolSize, nil); err != nil {
+			return nil, fmt.Errorf("idempotency: opening %s: %w", redact(rawURL), err)
+		}
+		// Merged write batches run on connections of their own, whose
+		// lock_timeout is set when they connect (see MergedLockTimeout):
+		// no statement per batch sets it.
+		if mergePool, err = openPool(dsn, mergePoolSize, map[string]string{"lock_timeout": MergedLockTimeout}); err != nil {
+			pool.Close()
 			return nil, fmt.Errorf("idempotency: opening %s: %w", redact(rawURL), err)
 		}
 		// database/sql borrows the pool's connections (for a handler's
-		// *sql.Tx, the schema check, the reaper); closing it closes the pool.
-		db = sql.OpenDB(poolConnector{stdlib.GetPoolConnector(pool), pool})
+		// *sql.Tx, the schema check, the reaper); closing it closes both
+		// pools.
+		db = sql.OpenDB(poolConnector{stdlib.GetPoolConnector(pool), []*pgxpool.Pool{pool, mergePool}})
 		db.SetMaxIdleConns(0) // idle connections belong to the pool
 	} else if db, err = sql.Open(driver, dsn); err != nil {
 		return nil, fmt.Errorf("idempotency: opening %s: %w", redact(rawURL), err)
@@ -76,7 +84,7 @@ func Open(ctx context.Context, rawURL string, c *contract.Contract, migrate bool
 		return nil, fmt.Errorf("%w (store %s)", err, redact(rawURL))
 	}
 	if pool != nil {
-		s.UseNative(pgxNative{pool, &preparable{names: map[string]string{}}})
+		s.UseNative(pgxNative{pool, mergePool, &preparable{names: map[string]string{}}})
 		async, err := asyncCommits(ctx, pool)
 		if err != nil {
 			db.Close()
@@ -105,13 +113,23 @@ func asyncCommits(ctx context.Context, pool *pgxpool.Pool) (bool, error) {
 // queue 16 concurrent requests behind 4 connections.
 const PoolSize = 64
 
-func openPool(dsn string) (*pgxpool.Pool, error) {
+// mergePoolSize is the size of the pool merged write batches run on: one
+// is in flight at a time (idempotency's maxWritesInFlight), so two
+// connections leave one spare. The pool connects on first use.
+const mergePoolSize = 2
+
+// openPool opens a pool of size connections unless the URL sets
+// pool_max_conns, with params as each connection's settings.
+func openPool(dsn string, size int32, params map[string]string) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		return nil, err
 	}
 	if u, err := url.Parse(dsn); err == nil && !u.Query().Has("pool_max_conns") {
-		cfg.MaxConns = PoolSize
+		cfg.MaxConns = size
+	}
+	for k, v := range params {
+		cfg.ConnConfig.RuntimeParams[k] = v
 	}
 	return pgxpool.NewWithConfig(context.Background(), cfg)
 }
@@ -121,11 +139,13 @@ func openPool(dsn string) (*pgxpool.Pool, error) {
 // that has it).
 type poolConnector struct {
 	driver.Connector
-	pool *pgxpool.Pool
+	pools []*pgxpool.Pool
 }
 
 func (c poolConnector) Close() error {
-	c.pool.Close()
+	for _, p := range c.pools {
+		p.Close()
+	}
 	return nil
 }
 
@@ -134,8 +154,9 @@ func (c poolConnector) Close() error {
 // statement cache), and Pipeline sends a handler's writes with the fenced
 // write as one batch, which PostgreSQL runs as one implicit transaction.
 type pgxNative struct {
-	pool *pgxpool.Pool
-	prep *preparable
+	pool  *pgxpool.Pool
+	merge *pgxpool.Pool // for Merged: connections with MergedLockTimeout
+	prep  *preparable
 }
 
 func (p pgxNative) QueryRow(ctx context.Context, query string, args []any, dest ...any) error {
@@ -281,19 +302,19 @@ func (p pgxNative) Pipelines(ctx context.Context, groups [][]idempotency.Write, 
 // ends the attempt (SQLSTATE 55P03) instead of waiting for the server's
 // deadlock check (deadlock_timeout, 1 s by default), and the store then
 // sends the groups as their own transactions, which wait as usual. A
-// merged transaction of a few requests runs in well under a millisecond,
-// so a lock held by another such transaction is released long before.
+// merged transaction of a few requests runs in about a millisecond, so a
+// lock held by another such transaction is released long before.
 const MergedLockTimeout = "20ms"
 
 // Merged sends every group's statements in one round trip as ONE
-// transaction, after setting its lock_timeout (MergedLockTimeout): it
+// transaction, on a connection whose lock_timeout is MergedLockTimeout: it
 // commits only if every statement succeeds. rolledBack reports, with an
 // error, that nothing of it committed: a statement could not be prepared
 // or encoded (nothing was sent), or the server reported an error and
 // rolled the transaction back. Without rolledBack the outcome is unknown
 // (the connection broke).
 func (p pgxNative) Merged(ctx context.Context, groups [][]idempotency.Write) (rolledBack bool, err error) {
-	pc, err := p.pool.Acquire(ctx)
+	pc, err := p.merge.Acquire(ctx)
 	if err != nil {
 		return true, err
 	}
@@ -311,9 +332,6 @@ func (p pgxNative) Merged(ctx context.Context, groups [][]idempotency.Write) (ro
 		}
 	}
 	pl := conn.PgConn().StartPipeline(ctx)
-	// set_config(..., true) lasts until the transaction ends, as SET LOCAL
-	// would (which only warns outside an explicit transaction block).
-	pl.SendQueryParams("SELECT set_config('lock_timeout', '"+MergedLockTimeout+"', true)", nil, nil, nil, nil)
 	for i := range enc {
 		enc[i].send(pl)
 	}
@@ -322,7 +340,7 @@ func (p pgxNative) Merged(ctx context.Context, groups [][]idempotency.Write) (ro
 		_ = pl.Close()
 		return false, err
 	}
-	_, err = readGroup(pl, 1+len(enc))
+	_, err = readGroup(pl, len(enc))
 	var pgErr *pgconn.PgError
 	rolledBack = err != nil && errors.As(err, &pgErr)
 	if cerr := pl.Close(); err == nil && cerr != nil {
