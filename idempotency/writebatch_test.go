@@ -325,3 +325,61 @@ func TestMergedWritesHotRows(t *testing.T) {
 		t.Logf("instance %d: %d batches of several pipelines, %d of them merged", i, idempotency.WriteBatches(s), idempotency.MergedBatches(s))
 	}
 }
+
+// TestMergedWritesAfterSchemaChange: a table altered under a statement the
+// merge connections prepared (here one whose RETURNING row changes shape)
+// fails that statement once (SQLSTATE 0A000); the batch still commits,
+// as separate transactions, and merging resumes with the statement
+// prepared anew instead of failing on that connection for good.
+func TestMergedWritesAfterSchemaChange(t *testing.T) {
+	c := payoutsContract(t)
+	s := openStore(t, "postgres", c).(*idempotency.SQLStore)
+	s.BatchWrites(true)
+	s.MergeWrites(true)
+	_, count := writesTable(t, s)
+	ctx := context.Background()
+	now := time.UnixMicro(1_700_000_000_000_000)
+	n := 0
+	pipeline := func() func() (bool, error) {
+		n++
+		k := idempotency.Key{Account: "acct_a", Key: fmt.Sprintf("sc-%d", n)}
+		if won, err := s.Claim(ctx, k, idempotency.NewClaim{Operation: "POST /v1/transfers", RecoveryPoint: "started"}, now); err != nil || !won {
+			t.Fatalf("claim %v: %v %v", k, won, err)
+		}
+		w := idempotency.Write{SQL: "INSERT INTO effects (id, amount) VALUES ($1, 1) RETURNING *", Args: []any{k.Key}}
+		return func() (bool, error) {
+			return s.CompleteWrites(ctx, k, 1, idempotency.Response{Status: 201, Body: []byte(`{}`)}, "finished", now, []idempotency.Write{w})
+		}
+	}
+	batch := func() {
+		t.Helper()
+		for i, o := range sendTogether(s, pipeline(), pipeline()) {
+			if !o.ok || o.err != nil {
+				t.Fatalf("batch of sc-%d: pipeline %d: ok %v, err %v", n, i, o.ok, o.err)
+			}
+		}
+	}
+	// Prepare the statement on both merge connections.
+	for range 4 {
+		batch()
+	}
+	if idempotency.MergedBatches(s) == 0 {
+		t.Fatal("no batch merged")
+	}
+	if _, err := s.DB().Exec(`ALTER TABLE effects ADD COLUMN note TEXT`); err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; ; i++ {
+		merged := idempotency.MergedBatches(s)
+		batch()
+		if idempotency.MergedBatches(s) > merged {
+			break
+		}
+		if i == 40 {
+			t.Fatal("40 batches after the table changed, and none merged")
+		}
+	}
+	if got := count(fmt.Sprintf("sc-%d", n)); got != 1 {
+		t.Errorf("the last key's row: %d, want 1", got)
+	}
+}

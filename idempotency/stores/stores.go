@@ -340,11 +340,16 @@ func (p pgxNative) Merged(ctx context.Context, groups [][]idempotency.Write) (ro
 		_ = pl.Close()
 		return false, err
 	}
-	_, err = readGroup(pl, len(enc))
+	failed, err := readGroup(pl, len(enc))
 	var pgErr *pgconn.PgError
 	rolledBack = err != nil && errors.As(err, &pgErr)
 	if cerr := pl.Close(); err == nil && cerr != nil {
 		return false, cerr // the results were read, but the connection broke after them
+	}
+	if rolledBack && failed >= 0 && (pgErr.Code == "0A000" || pgErr.Code == "26000") {
+		// A statement prepared before its table changed: prepare it anew
+		// next time, as Pipelines does on its own connections.
+		_ = conn.Deallocate(ctx, p.prep.name(enc[failed].sql))
 	}
 	return rolledBack, err
 }
