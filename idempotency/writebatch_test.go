@@ -34,9 +34,7 @@ func TestWriteBatchFailsAlone(t *testing.T) {
 	keys := make([]idempotency.Key, 5)
 	for i := range keys {
 		keys[i] = idempotency.Key{Account: "acct_a", Key: "wb-" + string(rune('1'+i))}
-		if won, err := s.Claim(ctx, keys[i], idempotency.NewClaim{Operation: "POST /v1/transfers", RecoveryPoint: "started"}, now); err != nil || !won {
-			t.Fatalf("claim %v: %v %v", keys[i], won, err)
-		}
+		claimFirst(t, s, keys[i], now)
 	}
 	if _, err := s.DB().Exec(`INSERT INTO effects (id, amount) VALUES ('dup', 1)`); err != nil {
 		t.Fatal(err)
@@ -136,6 +134,28 @@ func TestWriteBatchingNeedsAsyncCommits(t *testing.T) {
 	}
 }
 
+// mergingStore is a PostgreSQL store that batches its write pipelines and
+// merges each batch into one transaction, with writesTable's table.
+func mergingStore(t *testing.T) (*idempotency.SQLStore, func(id string) idempotency.Write, func(id string) int) {
+	t.Helper()
+	s := openStore(t, "postgres", payoutsContract(t)).(*idempotency.SQLStore)
+	if _, ok := s.Native().(idempotency.NativeMerger); !ok {
+		t.Fatal("the PostgreSQL store's native client cannot merge pipelines")
+	}
+	s.BatchWrites(true)
+	s.MergeWrites(true)
+	insert, count := writesTable(t, s)
+	return s, insert, count
+}
+
+// claimFirst claims k, which must be new.
+func claimFirst(t *testing.T, s *idempotency.SQLStore, k idempotency.Key, now time.Time) {
+	t.Helper()
+	if won, err := s.Claim(context.Background(), k, idempotency.NewClaim{Operation: "POST /v1/transfers", RecoveryPoint: "started"}, now); err != nil || !won {
+		t.Fatalf("claim %v: %v %v", k, won, err)
+	}
+}
+
 type outcome struct {
 	ok  bool
 	err error
@@ -171,23 +191,14 @@ func sendTogether(s *idempotency.SQLStore, calls ...func() (bool, error)) []outc
 // own outcome; after such a batch the store sends batches separately until
 // the failure has faded from its moving average, then merges again.
 func TestMergedWrites(t *testing.T) {
-	c := payoutsContract(t)
-	s := openStore(t, "postgres", c).(*idempotency.SQLStore)
-	if _, ok := s.Native().(idempotency.NativeMerger); !ok {
-		t.Fatal("the PostgreSQL store's native client cannot merge pipelines")
-	}
-	s.BatchWrites(true)
-	s.MergeWrites(true)
-	insert, count := writesTable(t, s)
+	s, insert, count := mergingStore(t)
 	ctx := context.Background()
 	now := time.UnixMicro(1_700_000_000_000_000)
 	n := 0
 	claim := func() idempotency.Key {
 		n++
 		k := idempotency.Key{Account: "acct_a", Key: fmt.Sprintf("mw-%d", n)}
-		if won, err := s.Claim(ctx, k, idempotency.NewClaim{Operation: "POST /v1/transfers", RecoveryPoint: "started"}, now); err != nil || !won {
-			t.Fatalf("claim %v: %v %v", k, won, err)
-		}
+		claimFirst(t, s, k, now)
 		return k
 	}
 	complete := func(k idempotency.Key, fence int64, writes ...idempotency.Write) func() (bool, error) {
@@ -332,20 +343,14 @@ func TestMergedWritesHotRows(t *testing.T) {
 // as separate transactions, and merging resumes with the statement
 // prepared anew instead of failing on that connection for good.
 func TestMergedWritesAfterSchemaChange(t *testing.T) {
-	c := payoutsContract(t)
-	s := openStore(t, "postgres", c).(*idempotency.SQLStore)
-	s.BatchWrites(true)
-	s.MergeWrites(true)
-	_, count := writesTable(t, s)
+	s, _, count := mergingStore(t)
 	ctx := context.Background()
 	now := time.UnixMicro(1_700_000_000_000_000)
 	n := 0
 	pipeline := func() func() (bool, error) {
 		n++
 		k := idempotency.Key{Account: "acct_a", Key: fmt.Sprintf("sc-%d", n)}
-		if won, err := s.Claim(ctx, k, idempotency.NewClaim{Operation: "POST /v1/transfers", RecoveryPoint: "started"}, now); err != nil || !won {
-			t.Fatalf("claim %v: %v %v", k, won, err)
-		}
+		claimFirst(t, s, k, now)
 		w := idempotency.Write{SQL: "INSERT INTO effects (id, amount) VALUES ($1, 1) RETURNING *", Args: []any{k.Key}}
 		return func() (bool, error) {
 			return s.CompleteWrites(ctx, k, 1, idempotency.Response{Status: 201, Body: []byte(`{}`)}, "finished", now, []idempotency.Write{w})
