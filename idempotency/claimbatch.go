@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync/atomic"
 	"time"
 )
 
@@ -144,8 +145,14 @@ func (s *SQLStore) sendClaims(batch []*claimCall) {
 	}
 	// With more than one batch in flight two updates may race and one be
 	// lost: the average is a hint, not a count.
-	old := s.claimLoss.Load()
-	s.claimLoss.Store(old + (int64(lost*1024/len(batch))-old)/8)
+	addToShare(&s.claimLoss, lost*1024/len(batch))
+}
+
+// addToShare adds sample (in 1/1024) to a moving average of a share kept
+// in 1/1024, with weight 1/8: about the last eight samples count.
+func addToShare(share *atomic.Int64, sample int) {
+	old := share.Load()
+	share.Store(old + (int64(sample)-old)/8)
 }
 
 // batchParams sorts calls by key, so that two batches claiming the same

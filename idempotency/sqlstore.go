@@ -87,7 +87,8 @@ func (s *SQLStore) MergeWrites(on bool) {
 // (see writebatch.go); it needs a native client that is a
 // NativePipeliner. UseNative turns it on; package stores then leaves it on
 // only when the server's commits do not wait for a WAL flush
-// (synchronous_commit off), since a batch's transactions commit one after
+// (synchronous_commit off), since a batch sent as separate transactions
+// (MergeWrites off, or after a failed merge) commits them one after
 // another. Call it before the store serves.
 func (s *SQLStore) BatchWrites(on bool) {
 	s.writes = nil

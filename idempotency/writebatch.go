@@ -128,7 +128,7 @@ func (s *SQLStore) sendWrites(batch []*writeCall) {
 				c.res = PipelineResult{Failed: -1}
 			}
 			s.mergedBatches.Add(1)
-			s.noteWriteBatch(false)
+			addToShare(&s.writeFailures, 0)
 			return
 		}
 		if !rolledBack {
@@ -146,16 +146,9 @@ func (s *SQLStore) sendWrites(batch []*writeCall) {
 		c.res = out[i]
 		failed = failed || out[i].Err != nil
 	}
-	s.noteWriteBatch(failed)
-}
-
-// noteWriteBatch adds a batch's outcome to the moving average of failing
-// batches (in 1/1024, weight 1/8).
-func (s *SQLStore) noteWriteBatch(failed bool) {
-	sample := int64(0)
+	sample := 0
 	if failed {
 		sample = 1024
 	}
-	old := s.writeFailures.Load()
-	s.writeFailures.Store(old + (sample-old)/8)
+	addToShare(&s.writeFailures, sample)
 }

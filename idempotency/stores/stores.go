@@ -302,8 +302,8 @@ func (p pgxNative) Pipelines(ctx context.Context, groups [][]idempotency.Write, 
 // ends the attempt (SQLSTATE 55P03) instead of waiting for the server's
 // deadlock check (deadlock_timeout, 1 s by default), and the store then
 // sends the groups as their own transactions, which wait as usual. A
-// merged transaction of a few requests runs in about a millisecond, so a
-// lock held by another such transaction is released long before.
+// merged transaction holds its locks only while its one round trip runs,
+// so another instance's batch normally releases them well within it.
 const MergedLockTimeout = "20ms"
 
 // Merged sends every group's statements in one round trip as ONE
