@@ -40,12 +40,18 @@ func (d *decoder) decodeEndpointAnswers(f map[string]*yaml.Node, path string, e 
 }
 
 // requireDerivation refuses `derivation: []`: integrators would get no
-// recommended way to mint keys, and a ranked list cannot rank nothing.
+// recommended way to mint keys, and a ranked list cannot rank nothing. A
+// contract whose server derives the key (key_source: server-derived) means
+// the empty list: clients mint nothing. That is the design flaw, so it loads
+// and the key/* rules report it at its place instead of a load error hiding it.
 func (d *decoder) requireDerivation(v *yaml.Node, path string, id *Idempotency) {
 	if rv := d.resolve(v); rv.Kind == yaml.SequenceNode && len(rv.Content) == 0 {
+		id.Derivation = nil
+		if id.KeySource == KeyServerDerived {
+			return
+		}
 		d.errorf(rv, path, "list at least one way to mint keys, best first: event-derived, request-scoped, uuid-reused",
 			"%s is empty: integrators get no recommended way to mint keys", path)
-		id.Derivation = nil
 	}
 }
 

@@ -281,6 +281,10 @@ type Backoff struct {
 	Cap        Duration
 	Multiplier float64
 	Because    string
+	// JitterUnstated is set when a written backoff leaves jitter out:
+	// Jitter then holds the default (full), which nobody chose, and
+	// retry/jitter-unstated asks for the choice.
+	JitterUnstated bool
 }
 
 // AttemptTimeout is the per-attempt timeout: factor x measured p99, or a bare duration.

@@ -517,6 +517,8 @@ func (d *decoder) decodeBackoff(v *yaml.Node, path string, b *Backoff) {
 	g := d.object(v, path, "jitter", "base", "cap", "multiplier", "because")
 	if x, ok := g["jitter"]; ok {
 		b.Jitter = Jitter(d.enum(x, path+".jitter", Jitters...))
+	} else {
+		b.JitterUnstated = g != nil
 	}
 	if x, ok := g["base"]; ok {
 		b.Base = d.duration(x, path+".base")

@@ -56,6 +56,12 @@ type Rule struct {
 	// examples are fragments laid over a sound contract; a key set to ~ is
 	// removed from it.
 	Bad, Good string
+	// Fixed is the rule's fix applied to Bad: a fragment laid over the Bad
+	// contract, empty when Good is that fragment. TestFixesApply lays it
+	// over Bad and checks the rule no longer fires, nothing new does, and
+	// the finding's fix text names every value the fragment changes, so a
+	// fix text cannot recommend what the patch does not do.
+	Fixed string
 	// Check finds the rule's problems in a contract. Nil for rules whose
 	// check lives with another input (openapi drift, copy). A finding may
 	// leave Rule and Severity empty: Run fills them from the rule, so only a
@@ -79,7 +85,7 @@ func (r Rule) Doc() findings.RuleDoc {
 
 // table is every rule, one family per file, sorted by ID once.
 var table = sortedRules(slices.Concat(
-	claimRules, claimAnswerRules, copyRules, endpointRules, endpointAnswerRules, keyRules, lintRules, openapiRules,
+	claimRules, claimAnswerRules, copyRules, endpointRules, endpointAnswerRules, firstRunRules, keyRules, lintRules, openapiRules,
 	keyAnswerRules, recoveryRules, retryRules, retryAnswerRules, sdkRules, stateRules, stateAnswerRules, verifyRules, windowRules, windowAnswerRules,
 ))
 

@@ -38,25 +38,18 @@ func finding(fs []findings.Finding, rule string) *findings.Finding {
 }
 
 func TestIssue16Cases(t *testing.T) {
-	tests := []struct {
-		item     string
-		fragment string
-		want     []string // exactly these rules fire
-		rule     string   // the finding to inspect, when want is not empty
-		path     string
-		contains []string // in message + fix
-	}{
+	tests := []ruleCase{
 		// 1. Nothing important silently absent.
 		{"1 keyed create without external_calls", "endpoints:\n  - { operation: POST /v1/a, effect: create, key: required }\n",
 			[]string{"endpoint/external-calls-unstated"}, "endpoint/external-calls-unstated", "endpoints[0]",
-			[]string{"POST /v1/a", "does not say whether it calls other systems", "no longer read as none", "external_calls: []"}},
+			[]string{"POST /v1/a", "does not say whether it calls other systems", "is not read as none", "external_calls: []"}},
 		{"1 external_calls: [] is an answer", "endpoints:\n  - { operation: POST /v1/a, effect: create, key: required, external_calls: [] }\n", nil, "", "", nil},
 		{"1 keyed replace must answer too", "endpoints:\n  - { operation: \"PUT /v1/a/{id}\", effect: replace, key: optional }\n",
 			[]string{"endpoint/external-calls-unstated"}, "endpoint/external-calls-unstated", "endpoints[0]", nil},
 		{"1 an unkeyed read need not answer", "endpoints:\n  - { operation: GET /v1/a, effect: read, key: none }\n", nil, "", "", nil},
 		{"1 longest_retry_chain absent asks the question", "idempotency:\n  longest_retry_chain: ~\n",
 			[]string{"window/retry-chain-unstated"}, "window/retry-chain-unstated", "idempotency.longest_retry_chain",
-			[]string{"max_elapsed 60s", "dead-letter replay", "runbook", "webhook", "replay_window 24h", "no longer passed silently"}},
+			[]string{"max_elapsed 60s", "dead-letter replay", "runbook", "webhook", "replay_window 24h", "is not taken to be"}},
 		{"1 attempt_timeout absent states the default", "retry:\n  attempt_timeout: ~\n",
 			[]string{"retry/timeout-not-from-p99"}, "retry/timeout-not-from-p99", "retry.attempt_timeout",
 			[]string{"not set", "use 20s", "max_elapsed 60s shared by 3 attempts"}},
@@ -82,21 +75,21 @@ func TestIssue16Cases(t *testing.T) {
 			[]string{"ranks uuid-reused above request-scoped", "integrators take the first recommendation"}},
 		{"2 a two-rung ranking in order", "idempotency:\n  derivation: [{ kind: request-scoped }, { kind: uuid-reused }]\n", nil, "", "", nil},
 		{"2 recovery points out of call order",
-			"endpoints:\n  - { operation: POST /v1/a, effect: create, key: required, external_calls: [charge_bank, send_receipt], recovery_points: [started, receipt_sent, bank_charged, finished] }\n",
+			"endpoints:\n  - { operation: POST /v1/a, effect: create, key: required, external_calls: [charge_bank, send_receipt], recovery_points: [started, receipt_sent, bank_charged, finished], max_duration: 30s }\n",
 			[]string{"endpoint/recovery-point-order"}, "endpoint/recovery-point-order", "endpoints[0].recovery_points",
 			[]string{"calls charge_bank then send_receipt, but lists receipt_sent before bank_charged"}},
 		{"2 no intent before the first call",
-			"endpoints:\n  - { operation: POST /v1/a, effect: create, key: required, external_calls: [charge_bank, send_receipt], recovery_points: [bank_charged, receipt_sent, finished] }\n",
+			"endpoints:\n  - { operation: POST /v1/a, effect: create, key: required, external_calls: [charge_bank, send_receipt], recovery_points: [bank_charged, receipt_sent, finished], max_duration: 30s }\n",
 			[]string{"endpoint/recovery-point-order"}, "endpoint/recovery-point-order", "endpoints[0].recovery_points",
 			[]string{"first recovery point bank_charged is the result of charge_bank"}},
 		{"2 the spec's own recovery points bracket each call",
-			"endpoints:\n  - { operation: POST /v1/a, effect: create, key: required, external_calls: [charge_bank, send_receipt], recovery_points: [started, transfer_created, bank_charged, receipt_sent, finished] }\n",
+			"endpoints:\n  - { operation: POST /v1/a, effect: create, key: required, external_calls: [charge_bank, send_receipt], recovery_points: [started, transfer_created, bank_charged, receipt_sent, finished], max_duration: 30s }\n",
 			nil, "", "", nil},
 		{"2 names that say nothing about calls are only counted",
-			"endpoints:\n  - { operation: POST /v1/a, effect: create, key: required, external_calls: [x1, y1], recovery_points: [p1, p2, p3] }\n",
+			"endpoints:\n  - { operation: POST /v1/a, effect: create, key: required, external_calls: [x1, y1], recovery_points: [p1, p2, p3], max_duration: 30s }\n",
 			nil, "", "", nil},
 		{"2 too few points still reported by count",
-			"endpoints:\n  - { operation: POST /v1/a, effect: create, key: required, external_calls: [charge_bank], recovery_points: [bank_charged] }\n",
+			"endpoints:\n  - { operation: POST /v1/a, effect: create, key: required, external_calls: [charge_bank], recovery_points: [bank_charged], max_duration: 30s }\n",
 			[]string{"endpoint/no-recovery-points"}, "endpoint/no-recovery-points", "endpoints[0].recovery_points",
 			[]string{"recording its intent", "recording its result"}},
 
@@ -126,6 +119,21 @@ func TestIssue16Cases(t *testing.T) {
 		{"15.11 5XX without cautious 500 still warns", "retry:\n  statuses: [429, 5XX]\n  cautious_statuses: []\n",
 			[]string{"retry/500-not-cautious"}, "retry/500-not-cautious", "retry.statuses[1]", []string{"5XX, 500 included"}},
 	}
+	runRuleCases(t, tests)
+}
+
+// ruleCase is a contract fragment, laid over the starter, and what check
+// must say about it.
+type ruleCase struct {
+	item     string
+	fragment string
+	want     []string // exactly these rules fire
+	rule     string   // the finding to inspect, when want is not empty
+	path     string
+	contains []string // in message + fix
+}
+
+func runRuleCases(t *testing.T, tests []ruleCase) {
 	for _, tt := range tests {
 		t.Run(tt.item, func(t *testing.T) {
 			fs := lint(t, "retryspec.yaml", example(t, tt.fragment))
@@ -214,18 +222,30 @@ func TestSoundVariants(t *testing.T) {
 	}
 }
 
-// TestNewRulesSayWhy: a rule added by issue 16 that fires on a contract
-// that was clean before must say so in its finding, so upgrading teams are
-// not surprised. The message of each carries its own reason.
+// TestNewRulesSayWhy: a rule that fires on a contract leaving an answer
+// out says, in the message, why the omission matters today (never the
+// project's history), so a team whose contract passed before is not
+// surprised.
 func TestNewRulesSayWhy(t *testing.T) {
 	for _, tc := range []struct{ frag, rule, why string }{
-		{"endpoints:\n  - { operation: POST /v1/a, effect: create, key: required }\n", "endpoint/external-calls-unstated", "no longer read as none"},
-		{"idempotency:\n  longest_retry_chain: ~\n", "window/retry-chain-unstated", "no longer passed silently"},
-		{"retry:\n  attempt_timeout: ~\n", "retry/timeout-not-from-p99", "now reported rather than shown as 0s"},
+		{"endpoints:\n  - { operation: POST /v1/a, effect: create, key: required }\n", "endpoint/external-calls-unstated", "is not read as none"},
+		{"idempotency:\n  longest_retry_chain: ~\n", "window/retry-chain-unstated", "is not taken to be the SDK's own retries"},
+		{"retry:\n  attempt_timeout: ~\n", "retry/timeout-not-from-p99", "a figure nobody chose"},
+		{"retry:\n  backoff: { jitter: ~, base: 100ms, cap: 100ms, multiplier: 1 }\n", "retry/jitter-unstated", "does not say which jitter clients use"},
+		{"endpoints:\n  - { operation: POST /v1/a, effect: create, key: required, external_calls: [bank], recovery_points: [started, bank_called] }\n",
+			"endpoint/max-duration-unstated", "cannot be compared with how long the handler may run"},
 	} {
-		f := finding(lint(t, "retryspec.yaml", example(t, tc.frag)), tc.rule)
+		fs := lint(t, "retryspec.yaml", example(t, tc.frag))
+		f := finding(fs, tc.rule)
 		if f == nil || !strings.Contains(f.Message, tc.why) {
 			t.Errorf("%s: finding %+v does not say %q", tc.rule, f, tc.why)
+		}
+		for _, f := range fs {
+			for _, history := range []string{"no longer", "now reported", "used to"} {
+				if strings.Contains(f.Message, history) {
+					t.Errorf("%s speaks of the project's history (%q): %s", f.Rule, history, f.Message)
+				}
+			}
 		}
 	}
 }

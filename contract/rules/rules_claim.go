@@ -55,7 +55,7 @@ var claimRules = []Rule{
 			}
 			return []findings.Finding{at(c, findings.Finding{Path: "idempotency.claim.mechanism",
 				Message: "mechanism is check-then-insert: two concurrent retries both see the key absent and both run the request",
-				Fix:     "insert first and let a unique constraint on (account_id, idempotency_key) pick the single winner"})}
+				Fix:     "set mechanism: unique-constraint: insert first and let a unique constraint on (account_id, idempotency_key) pick the single winner"})}
 		},
 	},
 	{
@@ -127,6 +127,15 @@ var claimRules = []Rule{
 	},
 }
 
+// singleWinner is the claim mechanism a durable store arbitrates most
+// cheaply: a conditional write on DynamoDB, a unique constraint elsewhere.
+func singleWinner(store contract.Store) contract.Mechanism {
+	if store == contract.StoreDynamoDB {
+		return contract.MechanismConditionalWrite
+	}
+	return contract.MechanismUniqueConstraint
+}
+
 var srcCosmosUnique = findings.Source{Title: "Azure Cosmos DB, Unique key constraints", URL: "https://learn.microsoft.com/azure/cosmos-db/unique-keys"}
 
 // claimAnswerRules compare the claim with where the data lives (issue 16).
@@ -150,7 +159,7 @@ var claimAnswerRules = []Rule{
 			}
 			return []findings.Finding{at(c, findings.Finding{Path: "idempotency.claim.data_store",
 				Message: fmt.Sprintf("the claim lives in %s but the data in %s: no transaction spans both, so same_transaction: true cannot hold", cl.Store, cl.DataStore),
-				Fix:     fmt.Sprintf("claim the key in %s, in the transaction that writes the data (a unique constraint or conditional write there)", cl.DataStore)})}
+				Fix: fmt.Sprintf("set store: %s and mechanism: %s: claim the key in the transaction that writes the data", cl.DataStore, singleWinner(cl.DataStore))})}
 		},
 	},
 }

@@ -59,7 +59,7 @@ var endpointRules = []Rule{
 				}
 				out = append(out, at(c, findings.Finding{Path: fmt.Sprintf("endpoints[%d].key", i),
 					Message: fmt.Sprintf("%s has effect %s but key none and no unsafe_to_retry warning: a retry after a timeout repeats the %s", e.Operation, e.Effect, e.Effect),
-					Fix:     "set key: required, or add unsafe_to_retry: \"...\" telling integrators what a second call does"}))
+					Fix:     "set key: required and answer external_calls: ([] when the handler calls nothing else), or add unsafe_to_retry: \"...\" telling integrators what a second call does"}))
 			}
 			return out
 		},
@@ -84,7 +84,7 @@ var endpointRules = []Rule{
 				}
 				out = append(out, at(c, findings.Finding{Path: fmt.Sprintf("endpoints[%d].key", i),
 					Message: fmt.Sprintf("%s has effect %s: %s is idempotent only when the handler makes it so, and this one changes state again on every retry", e.Operation, e.Effect, e.Method),
-					Fix:     fmt.Sprintf("set key: required on %s", e.Operation)}))
+					Fix:     fmt.Sprintf("set key: required on %s and answer external_calls: ([] when the handler calls nothing else)", e.Operation)}))
 			}
 			return out
 		},
@@ -100,9 +100,9 @@ var endpointRules = []Rule{
 		Sources: []findings.Source{srcBrandur},
 		Fix:     "set single_transaction: false and list recovery_points around each external call",
 		Bad: endpointBase + "  - operation: POST /v1/orders\n    effect: create\n    key: required\n    single_transaction: true\n" +
-			"    external_calls: [charge_card]\n    recovery_points: [started, card_charged, finished]\n",
+			"    external_calls: [charge_card]\n    recovery_points: [started, card_charged, finished]\n    max_duration: 45s\n",
 		Good: endpointBase + "  - operation: POST /v1/orders\n    effect: create\n    key: required\n" +
-			"    external_calls: [charge_card]\n    recovery_points: [started, card_charged, finished]\n",
+			"    external_calls: [charge_card]\n    recovery_points: [started, card_charged, finished]\n    max_duration: 45s\n",
 		Check: func(c *contract.Contract) []findings.Finding {
 			var out []findings.Finding
 			for i, e := range c.Endpoints {
@@ -128,9 +128,11 @@ var endpointRules = []Rule{
 		Sources: []findings.Source{srcBrandur},
 		Fix:     "list recovery_points: one before the first external call and one after each",
 		Bad: endpointBase + "  - operation: POST /v1/orders\n    effect: create\n    key: required\n" +
-			"    external_calls: [charge_card, send_receipt]\n    recovery_points: [started, finished]\n",
+			"    external_calls: [charge_card, send_receipt]\n    recovery_points: [started, finished]\n    max_duration: 45s\n",
 		Good: endpointBase + "  - operation: POST /v1/orders\n    effect: create\n    key: required\n" +
-			"    external_calls: [charge_card, send_receipt]\n    recovery_points: [started, card_charged, receipt_sent]\n",
+			"    external_calls: [charge_card, send_receipt]\n    recovery_points: [started, card_charged, receipt_sent]\n    max_duration: 45s\n",
+		Fixed: endpointBase + "  - operation: POST /v1/orders\n    effect: create\n    key: required\n" +
+			"    external_calls: [charge_card, send_receipt]\n    recovery_points: [started, charge_card_done, send_receipt_done]\n    max_duration: 45s\n",
 		Check: func(c *contract.Contract) []findings.Finding {
 			var out []findings.Finding
 			for i, e := range c.Endpoints {
@@ -146,7 +148,7 @@ var endpointRules = []Rule{
 					Message: fmt.Sprintf("%s makes %d external %s (%s) but lists %d recovery %s; it needs at least %d: one before the first call recording its intent, and one after each recording its result",
 						e.Operation, n, plural(n, "call", "calls"), strings.Join(e.ExternalCalls, ", "),
 						len(e.RecoveryPoints), plural(len(e.RecoveryPoints), "point", "points"), n+1),
-					Fix: fmt.Sprintf("record a recovery point before %s and after each external call", e.ExternalCalls[0])}))
+					Fix: fmt.Sprintf("list recovery_points: [%s]: one recording the intent before %s, then one after each external call", strings.Join(pointsFor(e), ", "), e.ExternalCalls[0])}))
 			}
 			return out
 		},
@@ -258,6 +260,41 @@ func resultPoints(e contract.Endpoint) (idx []int, ok bool) {
 	return idx, true
 }
 
+// pointsFor proposes recovery points for an endpoint that lists too few: an
+// intent point, then one result point per external call, named after it.
+func pointsFor(e contract.Endpoint) []string {
+	out := []string{"started"}
+	for _, call := range e.ExternalCalls {
+		out = append(out, call+"_done")
+	}
+	return out
+}
+
+// reordered proposes an endpoint's recovery points in call order: the
+// points that name no call and came before the first call's result (or
+// "started" when none did), then each call's result point in call order,
+// then the remaining points as written.
+func reordered(e contract.Endpoint, idx []int) []string {
+	first := slices.Min(idx)
+	var head, tail []string
+	for pi, pt := range e.RecoveryPoints {
+		switch {
+		case slices.Contains(idx, pi):
+		case pi < first:
+			head = append(head, pt)
+		default:
+			tail = append(tail, pt)
+		}
+	}
+	if len(head) == 0 {
+		head = []string{"started"}
+	}
+	for _, pi := range idx {
+		head = append(head, e.RecoveryPoints[pi])
+	}
+	return append(head, tail...)
+}
+
 // endpointAnswerRules catch what an endpoint leaves unsaid or proposes
 // without review (issue 16): each is new since the external_calls answer
 // became required, and says so in its finding.
@@ -283,7 +320,7 @@ var endpointAnswerRules = []Rule{
 				}
 				out = append(out, at(c, findings.Finding{Path: fmt.Sprintf("endpoints[%d]", i),
 					Message: fmt.Sprintf("%s (effect %s, key %s) does not say whether it calls other systems: a charge or an email made mid-request cannot be rolled back, "+
-						"and without recovery points a retry repeats it (a missing external_calls is no longer read as none)", e.Operation, e.Effect, e.Key),
+						"and without recovery points a retry repeats it (a missing external_calls is not read as none)", e.Operation, e.Effect, e.Key),
 					Fix: "add external_calls: [] if the handler calls nothing outside its own database, or list each call and the recovery_points around it"}))
 			}
 			return out
@@ -301,9 +338,9 @@ var endpointAnswerRules = []Rule{
 		Sources: []findings.Source{srcBrandur},
 		Fix:     "list recovery_points in call order: one recording intent before the first call, then one after each call",
 		Bad: endpointBase + "  - operation: POST /v1/orders\n    effect: create\n    key: required\n" +
-			"    external_calls: [charge_card, send_receipt]\n    recovery_points: [started, receipt_sent, card_charged]\n",
+			"    external_calls: [charge_card, send_receipt]\n    recovery_points: [started, receipt_sent, card_charged]\n    max_duration: 45s\n",
 		Good: endpointBase + "  - operation: POST /v1/orders\n    effect: create\n    key: required\n" +
-			"    external_calls: [charge_card, send_receipt]\n    recovery_points: [started, card_charged, receipt_sent]\n",
+			"    external_calls: [charge_card, send_receipt]\n    recovery_points: [started, card_charged, receipt_sent]\n    max_duration: 45s\n",
 		Check: func(c *contract.Contract) []findings.Finding {
 			var out []findings.Finding
 			for i, e := range c.Endpoints {
@@ -320,7 +357,7 @@ var endpointAnswerRules = []Rule{
 					out = append(out, at(c, findings.Finding{Path: path,
 						Message: fmt.Sprintf("%s's first recovery point %s is the result of %s: nothing records the intent before that call, so a crash during it leaves no evidence",
 							e.Operation, e.RecoveryPoints[0], e.ExternalCalls[0]),
-						Fix: fmt.Sprintf("record a point (e.g. started) before %s, with the key it sends downstream", e.ExternalCalls[0])}))
+						Fix: fmt.Sprintf("list recovery_points: [%s]: a point recording the intent (and the key it sends downstream) before %s", strings.Join(reordered(e, idx), ", "), e.ExternalCalls[0])}))
 					continue
 				}
 				for k := 1; k < n; k++ {
@@ -331,7 +368,7 @@ var endpointAnswerRules = []Rule{
 						Message: fmt.Sprintf("%s calls %s then %s, but lists %s before %s: a retry that resumes at %s would skip %s or repeat it",
 							e.Operation, e.ExternalCalls[k-1], e.ExternalCalls[k], e.RecoveryPoints[idx[k]], e.RecoveryPoints[idx[k-1]],
 							e.RecoveryPoints[idx[k]], e.ExternalCalls[k-1]),
-						Fix: "order recovery_points as the calls happen: intent first, then one result point after each call"}))
+						Fix: fmt.Sprintf("order recovery_points as the calls happen, intent first: [%s]", strings.Join(reordered(e, idx), ", "))}))
 					break
 				}
 			}

@@ -2,6 +2,8 @@ package rules
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/retryspec/retryspec/contract"
 	"github.com/retryspec/retryspec/findings"
@@ -25,9 +27,12 @@ var keyRules = []Rule{
 			if c.Idempotency.KeySource != contract.KeyServerDerived {
 				return nil
 			}
-			return []findings.Finding{at(c, findings.Finding{Path: "idempotency.key_source",
-				Message: "key_source is server-derived: a hash of the request cannot tell a retry from an intended identical second request",
-				Fix:     "set key_source: client; the caller mints one key per intent and reuses it on every retry"})}
+			msg := fmt.Sprintf("key_source is server-derived: the server makes the key from a hash of the request (%s), and that hash cannot tell a retry from an intended identical second request", serverHash(c))
+			if len(c.Idempotency.Derivation) == 0 {
+				msg += "; derivation is empty, so integrators are told to mint nothing and two identical transfers meant on purpose collapse into one"
+			}
+			return []findings.Finding{at(c, findings.Finding{Path: "idempotency.key_source", Message: msg,
+				Fix: "set key_source: client and list derivation: [{kind: event-derived}] so the caller mints one key per intent and reuses it on every retry"})}
 		},
 	},
 	{
@@ -46,9 +51,12 @@ var keyRules = []Rule{
 			if c.Idempotency.Scope != contract.ScopeGlobal {
 				return nil
 			}
-			return []findings.Finding{at(c, findings.Finding{Path: "idempotency.scope",
-				Message: "scope is global: the same key sent by two accounts collides, and one account may be served the other's response",
-				Fix:     "set scope: account so the claim is unique per (account, key)"})}
+			msg := "scope is global: the same key sent by two accounts collides, and one account may be served the other's response"
+			if c.Idempotency.KeySource == contract.KeyServerDerived {
+				msg = fmt.Sprintf("scope is global and the key is the server's hash of the request (%s): two accounts that send the same body get one key, and the second is served the first account's stored response", serverHash(c))
+			}
+			return []findings.Finding{at(c, findings.Finding{Path: "idempotency.scope", Message: msg,
+				Fix: "set scope: account so the claim is unique per (account, key)"})}
 		},
 	},
 	{
@@ -93,11 +101,20 @@ var keyRules = []Rule{
 				}
 				out = append(out, at(c, findings.Finding{Path: fmt.Sprintf("idempotency.derivation[%d].kind", i),
 					Message: fmt.Sprintf("derivation %s mints a new key on every attempt, so no retry is ever recognised as one", d.Kind),
-					Fix:     "remove it, or replace it with uuid-reused: one UUID per intent, stored and sent again on every retry"}))
+					Fix:     "remove it, or replace it with kind: uuid-reused: one UUID per intent, stored and sent again on every retry"}))
 			}
 			return out
 		},
 	},
+}
+
+// serverHash names what a server-derived key is computed from: the
+// fingerprint the contract states, else the request as a whole.
+func serverHash(c *contract.Contract) string {
+	if f := c.Idempotency.Fingerprint; f != "" && f != contract.FingerprintNone {
+		return "fingerprint " + string(f)
+	}
+	return "no fingerprint stated, so the whole request"
 }
 
 // derivationRank is the design method's order for recommending keys: a key
@@ -135,12 +152,34 @@ var keyAnswerRules = []Rule{
 					}
 					return []findings.Finding{at(c, findings.Finding{Path: fmt.Sprintf("idempotency.derivation[%d].kind", i),
 						Message: fmt.Sprintf("derivation ranks %s above %s: integrators take the first recommendation, and %s", ds[j].Kind, ds[i].Kind, derivationWhy(ds[j].Kind, ds[i].Kind)),
-						Fix:     "rank them event-derived, request-scoped, uuid-reused, best first"})}
+						Fix:     fmt.Sprintf("rank them best first: %s", rankedKinds(ds))})}
 				}
 			}
 			return nil
 		},
 	},
+}
+
+// rankedKinds writes the derivation list as it should be ranked, as the
+// contract's own YAML: best first, kinds outside the ranking last.
+func rankedKinds(ds []contract.Derivation) string {
+	sorted := slices.Clone(ds)
+	slices.SortStableFunc(sorted, func(a, b contract.Derivation) int {
+		ra, oka := derivationRank[a.Kind]
+		rb, okb := derivationRank[b.Kind]
+		if !oka {
+			ra = len(derivationRank)
+		}
+		if !okb {
+			rb = len(derivationRank)
+		}
+		return ra - rb
+	})
+	var parts []string
+	for i, d := range sorted {
+		parts = append(parts, fmt.Sprintf("derivation[%d].kind: %s", i, d.Kind))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // derivationWhy says what is lost by preferring worse over better.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/retryspec/retryspec/contract"
 	"github.com/retryspec/retryspec/findings"
@@ -59,7 +60,7 @@ var retryRules = []Rule{
 				if (s.Class && s.Code == 4) || (!s.Class && s.Code/100 == 4 && s.Code != 429) {
 					out = append(out, at(c, findings.Finding{Path: fmt.Sprintf("retry.statuses[%d]", i),
 						Message: fmt.Sprintf("the client retries %s (retry.statuses): a client error fails the same way on every attempt", clientStatus(s)),
-						Fix:     fmt.Sprintf("remove %s; of the 4xx codes only 429 is retried", s)}))
+						Fix:     fmt.Sprintf("remove %s: statuses: [%s] (of the 4xx codes only 429 is retried)", s, retainedStatuses(c.Retry.Statuses))}))
 				}
 			}
 			for i, s := range c.Retry.CautiousStatuses {
@@ -133,8 +134,9 @@ var retryRules = []Rule{
 			"and full jitter does the least total work; equal jitter is the clear loser among jittered variants.",
 		Sources: []findings.Source{srcBrooker, srcTimeout},
 		Fix:     "set retry.backoff.jitter: full",
-		Bad:     "retry:\n  backoff:\n    jitter: none\n",
+		Bad:     "retry:\n  backoff:\n    jitter: none\n    base: 100ms\n    cap: 100ms\n    multiplier: 1\n",
 		Good:    "retry:\n  backoff:\n    jitter: full\n",
+		Fixed:   "retry:\n  backoff:\n    jitter: full\n    cap: 30s\n    multiplier: 2\n",
 		Check: func(c *contract.Contract) []findings.Finding {
 			j := c.Retry.Backoff.Jitter
 			if j != contract.JitterNone && j != contract.JitterEqual {
@@ -145,8 +147,17 @@ var retryRules = []Rule{
 				msg = "jitter is equal: half of every delay is fixed, so retries stay clustered; Brooker's comparison finds it does more work than full jitter and finishes later"
 			}
 			b := c.Retry.Backoff
-			return []findings.Finding{at(c, findings.Finding{Path: "retry.backoff.jitter", Message: msg,
-				Fix: fmt.Sprintf("set jitter: full: sleep = random(0, min(%s, %s * %g^n))", b.Cap, b.Base, b.Multiplier)})}
+			if b.Multiplier > 1 && b.Cap.D > b.Base.D {
+				return []findings.Finding{at(c, findings.Finding{Path: "retry.backoff.jitter", Message: msg,
+					Fix: fmt.Sprintf("set jitter: full: sleep = random(0, min(%s, %s * %g^n))", b.Cap, b.Base, b.Multiplier)})}
+			}
+			// A flat schedule jittered is still flat: every wait stays under
+			// base, so the fleet never backs off. The fix grows it too.
+			capTo := contract.FormatDuration(max(30*time.Second, 8*b.Base.D))
+			return []findings.Finding{at(c, findings.Finding{Path: "retry.backoff.jitter",
+				Message: fmt.Sprintf("%s; the schedule is also flat (base %s, cap %s, multiplier %g), so every wait stays at most %s however long the outage lasts", msg, b.Base, b.Cap, b.Multiplier, b.Base),
+				Fix: fmt.Sprintf("set jitter: full, multiplier: 2 and cap: %s: sleep = random(0, min(%s, %s * 2^n)), a wait that grows instead of %s every time",
+					capTo, capTo, b.Base, b.Base)})}
 		},
 	},
 	{
@@ -245,7 +256,7 @@ var retryRules = []Rule{
 					return nil
 				}
 				return []findings.Finding{at(c, findings.Finding{Path: "retry.attempt_timeout",
-					Message: fmt.Sprintf("attempt_timeout is not set: docs and snippets use %s (%s), which nothing ties to the endpoint's measured latency (an omitted timeout is now reported rather than shown as 0s)",
+					Message: fmt.Sprintf("attempt_timeout is not set: docs and snippets use %s (%s), which nothing ties to the endpoint's measured latency (an omitted timeout is a figure nobody chose)",
 						at0.Bare, defaultTimeoutWhy(c.Retry)),
 					Fix: "add attempt_timeout: { p99: <measured p99>, factor: 2.5 }"})}
 			}
@@ -358,9 +369,22 @@ var retryRules = []Rule{
 			return []findings.Finding{at(c, findings.Finding{Path: "retry.connection_errors",
 				Message: fmt.Sprintf("connection timeouts are retried, but %s %s no idempotency key: a timed-out call may have run and its retry runs it again",
 					strings.Join(ops, ", "), plural(len(ops), "takes", "take")),
-				Fix: "give those endpoints key: required, or mark them unsafe_to_retry so clients and docs exclude them"})}
+				Fix: "give those endpoints key: required, or write unsafe_to_retry: \"...\" (what a second call does) so clients and docs exclude them"})}
 		},
 	},
+}
+
+// retainedStatuses lists retry.statuses without the client errors other
+// than 429, as the contract writes them.
+func retainedStatuses(ss []contract.StatusSpec) string {
+	var keep []string
+	for _, s := range ss {
+		if (s.Class && s.Code == 4) || (!s.Class && s.Code/100 == 4 && s.Code != 429) {
+			continue
+		}
+		keep = append(keep, s.String())
+	}
+	return strings.Join(keep, ", ")
 }
 
 // nonSDKAttempts judges max_attempts above 3 for callers other than the

@@ -19,15 +19,16 @@ var sdkRules = []Rule{
 			"in total, with jittered backoff.",
 		Sources: []findings.Source{srcAWSSDK},
 		Fix:     "set sdk.retries: on and ship the contract's policy as the default",
-		Bad:     "sdk:\n  retries: off\n",
+		Bad:     "sdk:\n  retries: off\nretry:\n  max_attempts: 10\n  max_elapsed: ~\n",
 		Good:    "sdk:\n  retries: on\n",
+		Fixed:   "sdk:\n  retries: on\nretry:\n  max_attempts: 3\n  max_elapsed: 60s\n",
 		Check: func(c *contract.Contract) []findings.Finding {
 			if c.SDK == nil || c.SDK.Retries != contract.Off {
 				return nil
 			}
 			return []findings.Finding{at(c, findings.Finding{Path: "sdk.retries",
 				Message: fmt.Sprintf("sdk.retries is off: callers of the %s SDKs get no retries unless they write their own loop", strings.Join(c.SDK.Languages, ", ")),
-				Fix:     fmt.Sprintf("set retries: on with the contract's policy: %d attempts, %s jitter, max_elapsed %s", c.Retry.MaxAttempts, c.Retry.Backoff.Jitter, c.Retry.MaxElapsed)})}
+				Fix:     sdkRetriesFix(c.Retry)})}
 		},
 	},
 	{
@@ -51,6 +52,28 @@ var sdkRules = []Rule{
 				Fix:     "set auto_idempotency_key: true: mint one key per call and reuse it on every retry of that call"})}
 		},
 	},
+}
+
+// sdkRetriesFix says how to turn SDK retries on. The SDKs ship the
+// contract's retry policy as their default, so where that policy is one an
+// SDK must not ship (more than 3 attempts, no overall bound, no jitter) the
+// fix sets those values too instead of recommending them.
+func sdkRetriesFix(r contract.Retry) string {
+	var mend []string
+	if r.MaxAttempts > 3 {
+		mend = append(mend, fmt.Sprintf("max_attempts: 3 (not %d: an SDK default multiplies every caller's load)", r.MaxAttempts))
+	}
+	if r.MaxElapsed.IsZero() {
+		mend = append(mend, "max_elapsed: 60s (none is set, so nothing bounds the loop's total time)")
+	}
+	if j := r.Backoff.Jitter; j == contract.JitterNone || j == contract.JitterEqual {
+		mend = append(mend, fmt.Sprintf("jitter: full (not %s)", j))
+	}
+	if len(mend) == 0 {
+		return fmt.Sprintf("set retries: on: the SDKs then run the contract's policy, %d attempts with %s jitter within max_elapsed %s",
+			r.MaxAttempts, r.Backoff.Jitter, r.MaxElapsed)
+	}
+	return "set retries: on, and under retry: set " + strings.Join(mend, ", ") + ", since the SDKs ship that policy to every caller"
 }
 
 var lintRules = []Rule{

@@ -153,22 +153,24 @@ var stateAnswerRules = []Rule{
 		ID:       "state/lock-timeout-below-request",
 		Severity: findings.Error,
 		Scope:    ScopeContract,
-		Summary:  "lock_timeout is shorter than a request's own worst case (the attempt timeout or a stated handler duration)",
+		Summary:  "lock_timeout is not longer than a request's own worst case (the attempt timeout or a stated handler duration)",
 		Rationale: "A claim older than lock_timeout is taken to be abandoned: a retry may take it over and resume. If a request can " +
-			"legitimately run longer than that (up to its attempt timeout, or the max_duration its endpoint states), the takeover " +
-			"starts while the original is still working, and both run the effect. Whatever takeover says, the lock must outlast " +
-			"the longest request (Brandur Leach's locked_at design).",
+			"legitimately run as long as that (up to its attempt timeout, or the max_duration its endpoint states), the takeover " +
+			"starts while the original is still working, and both run the effect: a lock equal to the attempt timeout expires " +
+			"at the very moment the client gives up and retries, while the first attempt's slow call to another system may still " +
+			"be running. Whatever takeover says, the lock must outlast the longest request (Brandur Leach's locked_at design).",
 		Sources: []findings.Source{srcBrandur},
 		Fix:     "raise in_flight.lock_timeout above the longest request, or bound the handler below it",
-		Bad:     "idempotency:\n  in_flight:\n    response: conflict\n    lock_timeout: 1s\n",
+		Bad:     "idempotency:\n  in_flight:\n    response: conflict\n    lock_timeout: 2s\n",
 		Good:    "idempotency:\n  in_flight:\n    response: conflict\n    lock_timeout: 2m\n",
+		Fixed:   "idempotency:\n  in_flight:\n    lock_timeout: 4s\n",
 		Check: func(c *contract.Contract) []findings.Finding {
 			in := c.Idempotency.InFlight
 			if in == nil || in.LockTimeout.IsZero() {
 				return nil
 			}
 			worst, who := requestWorstCase(c)
-			if in.LockTimeout.D >= worst.D {
+			if in.LockTimeout.D > worst.D {
 				return nil
 			}
 			what := fmt.Sprintf("the attempt timeout %s", worst)
@@ -179,9 +181,17 @@ var stateAnswerRules = []Rule{
 				what = fmt.Sprintf("%s's max_duration %s", who, worst)
 			}
 			return []findings.Finding{at(c, findings.Finding{Path: "idempotency.in_flight.lock_timeout",
-				Message: fmt.Sprintf("lock_timeout %s is shorter than %s: a retry arriving after %s takes over the claim while the first request may still be working, and both run the effect",
-					in.LockTimeout, what, in.LockTimeout),
-				Fix: fmt.Sprintf("raise lock_timeout above %s (takeover %s does not change this)", worst, in.Takeover)})}
+				Message: fmt.Sprintf("lock_timeout %s is %s %s: a retry arriving after %s takes over the claim while the first request may still be working, and both run the effect",
+					in.LockTimeout, shorterOrEqual(in.LockTimeout, worst), what, in.LockTimeout),
+				Fix: fmt.Sprintf("set lock_timeout: %s, twice %s, so the lock outlasts the longest request (takeover %s does not change this)", contract.FormatDuration(2*worst.D), worst, in.Takeover)})}
 		},
 	},
+}
+
+// shorterOrEqual words the comparison of a lock with the request it guards.
+func shorterOrEqual(lock, worst contract.Duration) string {
+	if lock.D == worst.D {
+		return "no longer than"
+	}
+	return "shorter than"
 }

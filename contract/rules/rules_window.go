@@ -32,6 +32,7 @@ var windowRules = []Rule{
 		Fix:     "raise replay_window to at least the retry chain, or shorten the chain",
 		Bad:     "idempotency:\n  replay_window: 24h\n  reaper_after: 30d\n  longest_retry_chain:\n    duration: 6d\n    because: \"dead-letter replays run weekly\"\n",
 		Good:    "idempotency:\n  replay_window: 7d\n  reaper_after: 30d\n  longest_retry_chain:\n    duration: 6d\n    because: \"dead-letter replays run weekly\"\n",
+		Fixed:   "idempotency:\n  replay_window: 6d\n",
 		Check: func(c *contract.Contract) []findings.Finding {
 			id := c.Idempotency
 			chain := id.LongestRetryChain.Duration
@@ -41,7 +42,7 @@ var windowRules = []Rule{
 			return []findings.Finding{at(c, findings.Finding{Path: "idempotency.replay_window",
 				Message: fmt.Sprintf("replay_window %s is shorter than longest_retry_chain %s: %s is treated as a new request and repeats the side effect",
 					id.ReplayWindow, chain, lateRetry(id.ReplayWindow)),
-				Fix: fmt.Sprintf("raise replay_window to at least %s, or shorten the retry chain to fit inside %s", chain, id.ReplayWindow)})}
+				Fix: fmt.Sprintf("set replay_window: %s (at least the chain), or shorten the retry chain to fit inside %s", contract.FormatDuration(chain.D), id.ReplayWindow)})}
 		},
 	},
 	{
@@ -56,6 +57,7 @@ var windowRules = []Rule{
 		Fix:     "set idempotency.reaper_after longer than replay_window (72h for a 24h window)",
 		Bad:     "idempotency:\n  replay_window: 24h\n  reaper_after: 24h\n",
 		Good:    "idempotency:\n  replay_window: 24h\n  reaper_after: 72h\n",
+		Fixed:   "idempotency:\n  reaper_after: 3d\n",
 		Check: func(c *contract.Contract) []findings.Finding {
 			id := c.Idempotency
 			w := id.ReplayWindow
@@ -63,14 +65,14 @@ var windowRules = []Rule{
 			if id.ReaperAfter.IsZero() {
 				return []findings.Finding{at(c, findings.Finding{Path: "idempotency.reaper_after",
 					Message: fmt.Sprintf("reaper_after is not set: records vanish when the replay_window %s ends, with nothing kept for human recovery", w),
-					Fix:     fmt.Sprintf("add reaper_after: %s (longer than replay_window %s)", suggest, w)})}
+					Fix:     fmt.Sprintf("add reaper_after: %s (longer than replay_window %s)", contract.FormatDuration(suggest.D), w)})}
 			}
 			if id.ReaperAfter.D > w.D {
 				return nil
 			}
 			return []findings.Finding{at(c, findings.Finding{Path: "idempotency.reaper_after",
 				Message: fmt.Sprintf("reaper_after %s is not longer than replay_window %s: failed requests are reaped before anyone can recover them", id.ReaperAfter, w),
-				Fix:     fmt.Sprintf("raise reaper_after above %s, e.g. %s", w, suggest)})}
+				Fix:     fmt.Sprintf("raise reaper_after above replay_window %s: reaper_after: %s", w, contract.FormatDuration(suggest.D))})}
 		},
 	},
 	{
@@ -121,7 +123,7 @@ var windowAnswerRules = []Rule{
 			}
 			return []findings.Finding{at(c, findings.Finding{Path: "idempotency.longest_retry_chain",
 				Message: fmt.Sprintf("longest_retry_chain is not stated: %s, but is one intent ever re-submitted later, by a dead-letter replay, a runbook, "+
-					"or a caller re-sending a webhook? Only you know, and replay_window %s must cover it (a missing chain is no longer passed silently)",
+					"or a caller re-sending a webhook? Only you know, and replay_window %s must cover it (a missing chain is not taken to be the SDK's own retries)",
 					client, c.Idempotency.ReplayWindow),
 				Fix: "add longest_retry_chain: { duration: <the slowest re-submit>, because: \"...\" }; if nothing re-submits, state max_elapsed and say so in because:"})}
 		},
