@@ -281,11 +281,15 @@ type Backoff struct {
 	Cap        Duration
 	Multiplier float64
 	Because    string
-	// JitterUnstated is set when a written backoff leaves jitter out:
-	// Jitter then holds the default (full), which nobody chose, and
-	// retry/jitter-unstated asks for the choice.
-	JitterUnstated bool
+	// jitterUnstated is set when a written backoff leaves jitter out.
+	jitterUnstated bool
 }
+
+// JitterUnstated reports whether a written backoff leaves jitter out:
+// Jitter then holds the default (full), which nobody chose, and
+// retry/jitter-unstated asks for the choice. Not part of the contract's
+// meaning, so diff does not compare it.
+func (b Backoff) JitterUnstated() bool { return b.jitterUnstated }
 
 // AttemptTimeout is the per-attempt timeout: factor x measured p99, or a bare duration.
 type AttemptTimeout struct {

@@ -518,7 +518,7 @@ func (d *decoder) decodeBackoff(v *yaml.Node, path string, b *Backoff) {
 	if x, ok := g["jitter"]; ok {
 		b.Jitter = Jitter(d.enum(x, path+".jitter", Jitters...))
 	} else {
-		b.JitterUnstated = g != nil
+		b.jitterUnstated = g != nil
 	}
 	if x, ok := g["base"]; ok {
 		b.Base = d.duration(x, path+".base")

@@ -54,7 +54,7 @@ var firstRunRules = []Rule{
 		Fixed:   "retry:\n  backoff:\n    jitter: full\n",
 		Check: func(c *contract.Contract) []findings.Finding {
 			b := c.Retry.Backoff
-			if !b.JitterUnstated {
+			if !b.JitterUnstated() {
 				return nil
 			}
 			return []findings.Finding{at(c, findings.Finding{Path: "retry.backoff",

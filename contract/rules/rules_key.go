@@ -28,11 +28,12 @@ var keyRules = []Rule{
 				return nil
 			}
 			msg := fmt.Sprintf("key_source is server-derived: the server makes the key from a hash of the request (%s), and that hash cannot tell a retry from an intended identical second request", serverHash(c))
+			fix := "set key_source: client; the caller mints one key per intent and reuses it on every retry"
 			if len(c.Idempotency.Derivation) == 0 {
 				msg += "; derivation is empty, so integrators are told to mint nothing and two identical transfers meant on purpose collapse into one"
+				fix = "set key_source: client and list derivation: [{kind: event-derived}] so the caller mints one key per intent and reuses it on every retry"
 			}
-			return []findings.Finding{at(c, findings.Finding{Path: "idempotency.key_source", Message: msg,
-				Fix: "set key_source: client and list derivation: [{kind: event-derived}] so the caller mints one key per intent and reuses it on every retry"})}
+			return []findings.Finding{at(c, findings.Finding{Path: "idempotency.key_source", Message: msg, Fix: fix})}
 		},
 	},
 	{

@@ -165,7 +165,7 @@ func manyEndpoints(n int, rich bool) func(w *genWriter) {
 		for i := 0; i < n; i++ {
 			w.WriteString(fmt.Sprintf("  - operation: POST /v1/r%d/{id}/items\n    effect: create\n    key: required\n", i))
 			if rich {
-				w.WriteString(fmt.Sprintf("    external_calls: [charge_bank]\n    recovery_points: [started, charged]\n    summary: Creates item %d\n", i))
+				w.WriteString(fmt.Sprintf("    external_calls: [charge_bank]\n    recovery_points: [started, charged]\n    max_duration: 30s\n    summary: Creates item %d\n", i))
 			} else {
 				w.WriteString("    external_calls: []\n")
 			}
