@@ -44,7 +44,7 @@ var claimRules = []Rule{
 		Summary:  "the key is claimed by reading first and inserting after (a TOCTOU race)",
 		Rationale: "Two concurrent retries both read \"no such key\", both insert, and both run the side effect. The claim must be one " +
 			"atomic operation that the store arbitrates: an INSERT against a unique constraint on (account, key), a conditional write, " +
-			"or a row lock inside a SERIALIZABLE transaction (the Postgres reference design by Brandur Leach).",
+			"or, for requests that call other systems, a row lock inside a SERIALIZABLE transaction (the Postgres reference design by Brandur Leach).",
 		Sources: []findings.Source{srcBrandur},
 		Fix:     "claim with mechanism: unique-constraint (INSERT ... ON CONFLICT DO NOTHING) or conditional-write",
 		Bad:     "idempotency:\n  claim:\n    mechanism: check-then-insert\n",
@@ -160,6 +160,39 @@ var claimAnswerRules = []Rule{
 			return []findings.Finding{at(c, findings.Finding{Path: "idempotency.claim.data_store",
 				Message: fmt.Sprintf("the claim lives in %s but the data in %s: no transaction spans both, so same_transaction: true cannot hold", cl.Store, cl.DataStore),
 				Fix: fmt.Sprintf("set store: %s and mechanism: %s: claim the key in the transaction that writes the data", cl.DataStore, singleWinner(cl.DataStore))})}
+		},
+	},	{
+		ID:       "claim/row-lock-without-external-calls",
+		Severity: findings.Warning,
+		Scope:    ScopeContract,
+		Summary:  "the claim is a row lock in a SERIALIZABLE transaction while no keyed endpoint calls another system",
+		Rationale: "A row lock inside a SERIALIZABLE transaction is the claim to promote only for requests that call other systems: " +
+			"its locked_at column makes \"in flight\" a state of its own that survives a lease and anchors recovery points between " +
+			"a charge and an email. For requests that only write their own database it buys nothing a unique constraint on " +
+			"(account, key) does not already give, and costs isolation tuning and a retry loop on every serialization failure, " +
+			"so it loses on effort and on efficiency. Brandur Leach's Postgres design uses it for exactly the multi-step case.",
+		Sources: []findings.Source{srcBrandur, srcAWSIdem},
+		Fix:     "claim with mechanism: unique-constraint, or list the external_calls that need the row lock's recovery points",
+		Bad:     "idempotency:\n  claim:\n    mechanism: row-lock-serializable\n" + endpointBase + "  - operation: POST /v1/orders\n    effect: create\n    key: required\n    external_calls: []\n",
+		Good:    "idempotency:\n  claim:\n    mechanism: unique-constraint\n" + endpointBase + "  - operation: POST /v1/orders\n    effect: create\n    key: required\n    external_calls: []\n",
+		Check: func(c *contract.Contract) []findings.Finding {
+			if c.Idempotency.Claim.Mechanism != contract.MechanismRowLockSerializable || mechanismMismatch(c.Idempotency.Claim.Store, contract.MechanismRowLockSerializable) != "" {
+				return nil
+			}
+			keyed := 0
+			for _, e := range c.Endpoints {
+				if !e.Keyed() {
+					continue
+				}
+				if len(e.ExternalCalls) > 0 || !e.ExternalCallsStated {
+					return nil // a call, or an unanswered question endpoint/external-calls-unstated asks
+				}
+				keyed++
+			}
+			return []findings.Finding{at(c, findings.Finding{Path: "idempotency.claim.mechanism",
+				Message: fmt.Sprintf("mechanism is row-lock-serializable, but none of the %d keyed %s calls another system: the row lock's recovery points have nothing to bracket, "+
+					"and every claim pays SERIALIZABLE isolation and its serialization-failure retries for the single winner a unique constraint picks", keyed, plural(keyed, "endpoint", "endpoints")),
+				Fix: "set mechanism: unique-constraint (one INSERT on (account_id, idempotency_key)); keep the row lock for APIs whose requests call other systems"})}
 		},
 	},
 }

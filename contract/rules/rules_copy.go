@@ -79,8 +79,10 @@ var copyRules = []Rule{
 		Severity: findings.Warning,
 		Scope:    ScopeCopy,
 		Summary:  "copy says PUT or DELETE are safe to retry because the HTTP spec says so",
-		Rationale: "RFC 9110 calls PUT and DELETE idempotent, but the property belongs to the implementation: a PUT that appends or a " +
-			"DELETE that decrements changes state on every call. Docs must say which endpoints are safe, not lean on the verb.",
+		Rationale: "RFC 9110 calls PUT and DELETE idempotent, but the property belongs to the implementation, and the RFC defines " +
+			"method semantics only: it says nothing about an idempotency key header, so \"per the HTTP spec\" covers no handler that " +
+			"appends or decrements. A PUT that appends or a DELETE that decrements changes state on every call. Docs must say which " +
+			"endpoints are safe, not lean on the verb.",
 		Sources: []findings.Source{srcRFC9110},
 		Fix:     "name the endpoints that are safe to retry, from the contract's endpoints table",
 		Bad:     "PUT and DELETE requests are idempotent, so you can always retry them.",

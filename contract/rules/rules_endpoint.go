@@ -70,8 +70,9 @@ var endpointRules = []Rule{
 		Scope:    ScopeContract,
 		Summary:  "a PUT or DELETE that appends, increments or decrements is trusted to be idempotent because of its method",
 		Rationale: "RFC 9110 defines PUT and DELETE as idempotent methods, but that is a promise the implementation must keep, not a " +
-			"property the method confers. A PUT that appends a line to a log or a DELETE that decrements a stock count changes " +
-			"state again on every retry. Classify endpoints by what they do, not by their verb.",
+			"property the method confers, and the RFC says nothing about an idempotency key header: \"idempotent per the HTTP spec\" " +
+			"covers no handler that appends or decrements. A PUT that appends a line to a log or a DELETE that decrements a stock " +
+			"count changes state again on every retry. Classify endpoints by what they do, not by their verb.",
 		Sources: []findings.Source{srcRFC9110},
 		Fix:     "give the endpoint key: required (or make the handler truly idempotent and classify it as replace / delete)",
 		Bad:     endpointBase + "  - operation: DELETE /v1/items/{id}/stock\n    effect: decrement\n    key: none\n",

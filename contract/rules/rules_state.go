@@ -14,9 +14,10 @@ var stateRules = []Rule{
 		Scope:    ScopeContract,
 		Summary:  "keys are binary (seen / not seen): nothing says what a retry gets while the first request still runs",
 		Rationale: "A key has three states: absent, in flight and complete. A retry that arrives while the first attempt still runs is " +
-			"the common case after a client timeout, and a store that only knows seen/not-seen either runs it twice or replays a " +
-			"response that does not exist yet. The expired IETF draft made the in-flight conflict a response of its own; Resend " +
-			"answers it with 409 concurrent_idempotent_requests.",
+			"not the bug: the client's retry library did exactly what it was configured to do when its connection dropped or its " +
+			"timeout fired. The bug is a server that has no way to say \"seen, not finished\": a store that only knows seen/not-seen " +
+			"either runs the request twice or replays a response that does not exist yet. The expired IETF draft made the in-flight " +
+			"conflict a response of its own; Resend answers it with 409 concurrent_idempotent_requests.",
 		Sources: []findings.Source{srcIETF, srcResend, srcBrandur},
 		Fix:     "add idempotency.in_flight with response: conflict (or block / accepted)",
 		Bad:     "idempotency:\n  in_flight: ~   # absent\n",
@@ -40,8 +41,8 @@ var stateRules = []Rule{
 		Severity: findings.Error,
 		Scope:    ScopeContract,
 		Summary:  "a retry is let through to run again while (or because) the first request seems stuck",
-		Rationale: "Letting the second request run because the first \"seems stuck\" is exactly the duplicate the key exists to prevent: " +
-			"the first may still finish. An in-flight retry gets a conflict, waits for the bounded result, or gets 202 with a status " +
+		Rationale: "A retry meeting an in-flight key is the client doing what it was told; letting it run because the first request " +
+			"\"seems stuck\" is the server's bug, exactly the duplicate the key exists to prevent: the first may still finish. An in-flight retry gets a conflict, waits for the bounded result, or gets 202 with a status " +
 			"URL; an abandoned claim is taken over only by an atomic conditional update on its lock time, resuming from the last " +
 			"recovery point (Brandur Leach's reference design).",
 		Sources: []findings.Source{srcBrandur, srcIETF},

@@ -57,7 +57,10 @@ func TestRuleCases(t *testing.T) {
 		{"memory store", "idempotency:\n  claim: { store: memory, mechanism: unique-constraint }\n", "claim/mechanism-store-mismatch", findings.Error, "idempotency.claim.mechanism", "in-process memory store"},
 		{"redis unique constraint", "idempotency:\n  claim: { store: redis, mechanism: unique-constraint }\n", "claim/mechanism-store-mismatch", findings.Error, "idempotency.claim.mechanism", "redis is a cache"},
 		{"postgres conditional write", "idempotency:\n  claim: { store: postgres, mechanism: conditional-write }\n", "claim/mechanism-store-mismatch", findings.Error, "idempotency.claim.mechanism", "postgres is relational"},
-		{"mysql row lock", "idempotency:\n  claim: { store: mysql, mechanism: row-lock-serializable }\n", "", 0, "", ""},
+		{"mysql row lock for a request that calls a bank", "idempotency:\n  claim: { store: mysql, mechanism: row-lock-serializable }\n" +
+			"endpoints:\n  - { operation: POST /v1/a, effect: create, key: required, external_calls: [charge_bank], recovery_points: [started, bank_charged], max_duration: 30s }\n", "", 0, "", ""},
+		{"mysql row lock with no external calls", "idempotency:\n  claim: { store: mysql, mechanism: row-lock-serializable }\n",
+			"claim/row-lock-without-external-calls", findings.Warning, "idempotency.claim.mechanism", "none of the 1 keyed endpoint calls another system"},
 		{"cosmos conditional", "idempotency:\n  claim: { store: cosmosdb, mechanism: conditional-write }\n", "", 0, "", ""},
 		{"in_flight without response", "idempotency:\n  in_flight: { response: ~, lock_timeout: 5m }\n", "state/no-in-flight", findings.Error, "idempotency.in_flight.response", "in_flight has no response"},
 		{"takeover pass-through", "idempotency:\n  in_flight: { response: conflict, lock_timeout: 5m, takeover: pass-through }\n", "state/pass-through", findings.Error, "idempotency.in_flight.takeover", "after lock_timeout 5m"},
