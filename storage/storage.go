@@ -84,6 +84,20 @@ type dialect struct {
 	claim string
 	// reapLimit is how a bounded delete is written.
 	reapLimit string
+	// locked is how the dialect claims a key under a row lock inside a
+	// SERIALIZABLE transaction (idempotency.claim.mechanism
+	// row-lock-serializable).
+	locked lockedClaim
+}
+
+// lockedClaim is one dialect's form of the row-lock claim: the statement
+// that makes the transaction SERIALIZABLE and where it goes, the locking
+// read, and the errors after which the whole transaction runs again.
+type lockedClaim struct {
+	begin, beginName string
+	beginDoc         string
+	forUpdate        string // appended to the locking read
+	retryOn          string
 }
 
 func lookupDialect(name string, c *contract.Contract) (dialect, bool) {
@@ -94,6 +108,9 @@ func lookupDialect(name string, c *contract.Contract) (dialect, bool) {
 			name: name, account: "VARCHAR(255)", key: fmt.Sprintf("VARCHAR(%d)", n),
 			text: "TEXT", shortText: "VARCHAR(255)", blob: "BYTEA", bigint: "BIGINT", integer: "INTEGER",
 			numbered: true, claim: "on-conflict", reapLimit: "in-select",
+			locked: lockedClaim{beginName: "SetSerializable", begin: "SET TRANSACTION ISOLATION LEVEL SERIALIZABLE",
+				beginDoc:  "The first statement of the claim's transaction, right after BEGIN (before any query in it).",
+				forUpdate: "\nFOR UPDATE", retryOn: "SQLSTATE 40001 (serialization_failure) or 40P01 (deadlock_detected)"},
 		}, true
 	case "mysql":
 		// VARBINARY compares bytes: the default utf8mb4 collations fold
@@ -103,11 +120,20 @@ func lookupDialect(name string, c *contract.Contract) (dialect, bool) {
 			name: name, account: "VARBINARY(255)", key: fmt.Sprintf("VARBINARY(%d)", 4*n),
 			text: "MEDIUMTEXT", shortText: "VARCHAR(255)", blob: "LONGBLOB", bigint: "BIGINT", integer: "INT",
 			inlineIndexes: true, claim: "insert-ignore", reapLimit: "order-limit",
+			locked: lockedClaim{beginName: "SetSerializable", begin: "SET TRANSACTION ISOLATION LEVEL SERIALIZABLE",
+				beginDoc:  "Sent on the connection just before START TRANSACTION: it sets the isolation of the next transaction only.",
+				forUpdate: "\nFOR UPDATE", retryOn: "error 1213 (deadlock, SQLSTATE 40001) or 1205 (lock wait timeout)"},
 		}, true
 	case "sqlite":
 		return dialect{
 			name: name, account: "TEXT", key: "TEXT", text: "TEXT", shortText: "TEXT", blob: "BLOB",
 			bigint: "INTEGER", integer: "INTEGER", keyCheck: true, claim: "on-conflict", reapLimit: "in-select",
+			// SQLite has no row locks and no FOR UPDATE: every transaction is
+			// serializable, and BEGIN IMMEDIATE takes the database's write
+			// lock before the read, so the lock is the whole database's.
+			locked: lockedClaim{beginName: "BeginImmediate", begin: "BEGIN IMMEDIATE",
+				beginDoc: "SQLite has no row locks: BEGIN IMMEDIATE takes the database's write lock before the read, and SQLite transactions are serializable.",
+				retryOn:  "SQLITE_BUSY (another writer held the lock past busy_timeout)"},
 		}, true
 	}
 	return dialect{}, false
@@ -184,7 +210,12 @@ func Generate(c *contract.Contract, dialectName string) (*Schema, error) {
 		b.WriteString("  INDEX idempotency_keys_created_at (created_at), -- Reap\n")
 	}
 	keyList := strings.Join(s.KeyColumns, ", ")
-	fmt.Fprintf(&b, "  -- the claim: the database picks the single winner (idempotency.claim.mechanism %s)\n", idem.Claim.Mechanism)
+	rowLock := idem.Claim.Mechanism == contract.MechanismRowLockSerializable
+	if rowLock {
+		fmt.Fprintf(&b, "  -- one row per key; the claim itself is LockKey's locked read in a SERIALIZABLE transaction (idempotency.claim.mechanism %s)\n", idem.Claim.Mechanism)
+	} else {
+		fmt.Fprintf(&b, "  -- the claim: the database picks the single winner (idempotency.claim.mechanism %s)\n", idem.Claim.Mechanism)
+	}
 	fmt.Fprintf(&b, "  CONSTRAINT idempotency_keys_claim UNIQUE (%s)\n)", keyList)
 	if d.name == "mysql" {
 		b.WriteString(" ENGINE=InnoDB")
@@ -207,6 +238,14 @@ func Generate(c *contract.Contract, dialectName string) (*Schema, error) {
 	claimDoc := []string{
 		"Claim the key: one insert the unique constraint arbitrates; the fencing token is 1.",
 		"idempotency.claim.mechanism " + string(idem.Claim.Mechanism) + "; idempotency.scope " + string(idem.Scope) + ".",
+	}
+	if rowLock {
+		claimDoc = []string{
+			"Claim the key inside the SERIALIZABLE transaction, after LockKey returned no row; the fencing token is 1.",
+			"A rival that read no row either waits on this insert or fails with " + d.locked.retryOn + ":",
+			"roll back and run the transaction again from " + d.locked.beginName + ", where LockKey then returns the row.",
+			"idempotency.claim.mechanism " + string(idem.Claim.Mechanism) + "; idempotency.scope " + string(idem.Scope) + ".",
+		}
 	}
 	var claim Statement
 	if d.claim == "insert-ignore" {
@@ -388,6 +427,9 @@ func Generate(c *contract.Contract, dialectName string) (*Schema, error) {
 		SQL: fmt.Sprintf("SELECT %s\nFROM %s\nWHERE response_status IS NULL AND locked_at <= :now - %d\nORDER BY locked_at\nLIMIT :limit", strings.Join(staleCols, ", "), Table, lockTimeout)}
 
 	all := []Statement{claim, lookup}
+	if rowLock {
+		all = append(all, lockedStatements(d, lookupCols, keyWhere)...)
+	}
 	if claimLookup != nil {
 		all = append(all, *claimLookup, *claimLookupBatch, *claimBatch)
 	}
@@ -416,6 +458,28 @@ func Generate(c *contract.Contract, dialectName string) (*Schema, error) {
 		s.Statements = append(s.Statements, st)
 	}
 	return s, nil
+}
+
+// lockedStatements are the row-lock claim's own statements (idempotency.claim.mechanism
+// row-lock-serializable, Brandur Leach's design): make the transaction
+// SERIALIZABLE, then read the key's row under a lock. No row: Claim inserts
+// it in the same transaction. A row: the caller lost and branches on it as
+// on Lookup's, still holding the lock, so a takeover cannot race it.
+func lockedStatements(d dialect, cols []string, keyWhere string) []Statement {
+	begin := Statement{Name: d.locked.beginName, Kind: KindExec,
+		Doc: []string{
+			"Begin the row-lock claim's transaction as SERIALIZABLE (idempotency.claim.mechanism row-lock-serializable).",
+			d.locked.beginDoc,
+			"On " + d.locked.retryOn + " anywhere in the transaction, roll back and run it again from here.",
+		},
+		SQL: d.locked.begin}
+	lock := Statement{Name: "LockKey", Kind: KindOne, Columns: cols,
+		Doc: []string{
+			"Read the key's row and hold it locked until the transaction ends. No row: this caller claims with Claim in the same",
+			"transaction. A row: branch on it as on Lookup's (replay, in-flight conflict, or Takeover once the lease expired).",
+		},
+		SQL: fmt.Sprintf("SELECT %s\nFROM %s\nWHERE %s%s", strings.Join(cols, ", "), Table, keyWhere, d.locked.forUpdate)}
+	return []Statement{begin, lock}
 }
 
 var pgCasts = map[string]string{"now": "::bigint", "fence": "::bigint", "limit": "::bigint", "response_status": "::integer",

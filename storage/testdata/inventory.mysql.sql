@@ -20,12 +20,14 @@ CREATE TABLE IF NOT EXISTS idempotency_keys (
   completed_at BIGINT,
   INDEX idempotency_keys_locked_at (locked_at), -- Stale
   INDEX idempotency_keys_created_at (created_at), -- Reap
-  -- the claim: the database picks the single winner (idempotency.claim.mechanism row-lock-serializable)
+  -- one row per key; the claim itself is LockKey's locked read in a SERIALIZABLE transaction (idempotency.claim.mechanism row-lock-serializable)
   CONSTRAINT idempotency_keys_claim UNIQUE (account_id, idempotency_key)
 ) ENGINE=InnoDB;
 
 -- name: Claim :execrows
--- Claim the key: one insert the unique constraint arbitrates; the fencing token is 1.
+-- Claim the key inside the SERIALIZABLE transaction, after LockKey returned no row; the fencing token is 1.
+-- A rival that read no row either waits on this insert or fails with error 1213 (deadlock, SQLSTATE 40001) or 1205 (lock wait timeout):
+-- roll back and run the transaction again from SetSerializable, where LockKey then returns the row.
 -- idempotency.claim.mechanism row-lock-serializable; idempotency.scope account.
 -- MySQL has no RETURNING: 1 row affected means this caller won, 0 that the key exists.
 -- params: account_id, idempotency_key, operation, fingerprint, request_body, now, recovery_point, now
@@ -40,6 +42,21 @@ VALUES (?, ?, ?, ?, ?, 1, ?, ?, '{}', ?);
 SELECT operation, fingerprint, request_body, fence, locked_at, recovery_point, downstream_keys, response_status, response_headers, response_body, created_at
 FROM idempotency_keys
 WHERE account_id = ? AND idempotency_key = ?;
+
+-- name: SetSerializable :exec
+-- Begin the row-lock claim's transaction as SERIALIZABLE (idempotency.claim.mechanism row-lock-serializable).
+-- Sent on the connection just before START TRANSACTION: it sets the isolation of the next transaction only.
+-- On error 1213 (deadlock, SQLSTATE 40001) or 1205 (lock wait timeout) anywhere in the transaction, roll back and run it again from here.
+SET TRANSACTION ISOLATION LEVEL SERIALIZABLE;
+
+-- name: LockKey :one
+-- Read the key's row and hold it locked until the transaction ends. No row: this caller claims with Claim in the same
+-- transaction. A row: branch on it as on Lookup's (replay, in-flight conflict, or Takeover once the lease expired).
+-- params: account_id, idempotency_key
+SELECT operation, fingerprint, request_body, fence, locked_at, recovery_point, downstream_keys, response_status, response_headers, response_body, created_at
+FROM idempotency_keys
+WHERE account_id = ? AND idempotency_key = ?
+FOR UPDATE;
 
 -- name: Takeover :execrows
 -- Take over an abandoned claim: only while it is in flight, its lease older than idempotency.in_flight.lock_timeout (30s),

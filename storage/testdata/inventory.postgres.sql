@@ -18,7 +18,7 @@ CREATE TABLE IF NOT EXISTS idempotency_keys (
   response_body BYTEA, -- the stored body, replayed byte for byte
   created_at BIGINT NOT NULL, -- idempotency.replay_window 4d, idempotency.reaper_after 10d
   completed_at BIGINT,
-  -- the claim: the database picks the single winner (idempotency.claim.mechanism row-lock-serializable)
+  -- one row per key; the claim itself is LockKey's locked read in a SERIALIZABLE transaction (idempotency.claim.mechanism row-lock-serializable)
   CONSTRAINT idempotency_keys_claim UNIQUE (account_id, idempotency_key)
 );
 
@@ -27,7 +27,9 @@ CREATE INDEX IF NOT EXISTS idempotency_keys_locked_at ON idempotency_keys (locke
 CREATE INDEX IF NOT EXISTS idempotency_keys_created_at ON idempotency_keys (created_at);
 
 -- name: Claim :one
--- Claim the key: one insert the unique constraint arbitrates; the fencing token is 1.
+-- Claim the key inside the SERIALIZABLE transaction, after LockKey returned no row; the fencing token is 1.
+-- A rival that read no row either waits on this insert or fails with SQLSTATE 40001 (serialization_failure) or 40P01 (deadlock_detected):
+-- roll back and run the transaction again from SetSerializable, where LockKey then returns the row.
 -- idempotency.claim.mechanism row-lock-serializable; idempotency.scope account.
 -- A returned row means this caller won; no row, that the key exists (read it with Lookup).
 -- params: account_id, idempotency_key, operation, fingerprint, request_body, now, recovery_point, now
@@ -44,6 +46,21 @@ RETURNING fence;
 SELECT operation, fingerprint, request_body, fence, locked_at, recovery_point, downstream_keys, response_status, response_headers, response_body, created_at
 FROM idempotency_keys
 WHERE account_id = $1 AND idempotency_key = $2;
+
+-- name: SetSerializable :exec
+-- Begin the row-lock claim's transaction as SERIALIZABLE (idempotency.claim.mechanism row-lock-serializable).
+-- The first statement of the claim's transaction, right after BEGIN (before any query in it).
+-- On SQLSTATE 40001 (serialization_failure) or 40P01 (deadlock_detected) anywhere in the transaction, roll back and run it again from here.
+SET TRANSACTION ISOLATION LEVEL SERIALIZABLE;
+
+-- name: LockKey :one
+-- Read the key's row and hold it locked until the transaction ends. No row: this caller claims with Claim in the same
+-- transaction. A row: branch on it as on Lookup's (replay, in-flight conflict, or Takeover once the lease expired).
+-- params: account_id, idempotency_key
+SELECT operation, fingerprint, request_body, fence, locked_at, recovery_point, downstream_keys, response_status, response_headers, response_body, created_at
+FROM idempotency_keys
+WHERE account_id = $1 AND idempotency_key = $2
+FOR UPDATE;
 
 -- name: ClaimLookup :one
 -- Claim, and for a loser the row it lost to, in one round trip (the Claim insert, then Lookup's columns).

@@ -19,7 +19,7 @@ CREATE TABLE IF NOT EXISTS idempotency_keys (
   created_at INTEGER NOT NULL, -- idempotency.replay_window 4d, idempotency.reaper_after 10d
   completed_at INTEGER,
   CHECK (length(idempotency_key) <= 255), -- idempotency.max_key_length
-  -- the claim: the database picks the single winner (idempotency.claim.mechanism row-lock-serializable)
+  -- one row per key; the claim itself is LockKey's locked read in a SERIALIZABLE transaction (idempotency.claim.mechanism row-lock-serializable)
   CONSTRAINT idempotency_keys_claim UNIQUE (account_id, idempotency_key)
 );
 
@@ -28,7 +28,9 @@ CREATE INDEX IF NOT EXISTS idempotency_keys_locked_at ON idempotency_keys (locke
 CREATE INDEX IF NOT EXISTS idempotency_keys_created_at ON idempotency_keys (created_at);
 
 -- name: Claim :one
--- Claim the key: one insert the unique constraint arbitrates; the fencing token is 1.
+-- Claim the key inside the SERIALIZABLE transaction, after LockKey returned no row; the fencing token is 1.
+-- A rival that read no row either waits on this insert or fails with SQLITE_BUSY (another writer held the lock past busy_timeout):
+-- roll back and run the transaction again from BeginImmediate, where LockKey then returns the row.
 -- idempotency.claim.mechanism row-lock-serializable; idempotency.scope account.
 -- A returned row means this caller won; no row, that the key exists (read it with Lookup).
 -- params: account_id, idempotency_key, operation, fingerprint, request_body, now, recovery_point, now
@@ -41,6 +43,20 @@ RETURNING fence;
 -- A caller that lost the claim reads the row and branches on its state: complete
 -- (response_status set: compare idempotency.fingerprint, then replay), or in flight
 -- (idempotency.in_flight.response, or Takeover once idempotency.in_flight.lock_timeout passed).
+-- params: account_id, idempotency_key
+SELECT operation, fingerprint, request_body, fence, locked_at, recovery_point, downstream_keys, response_status, response_headers, response_body, created_at
+FROM idempotency_keys
+WHERE account_id = ? AND idempotency_key = ?;
+
+-- name: BeginImmediate :exec
+-- Begin the row-lock claim's transaction as SERIALIZABLE (idempotency.claim.mechanism row-lock-serializable).
+-- SQLite has no row locks: BEGIN IMMEDIATE takes the database's write lock before the read, and SQLite transactions are serializable.
+-- On SQLITE_BUSY (another writer held the lock past busy_timeout) anywhere in the transaction, roll back and run it again from here.
+BEGIN IMMEDIATE;
+
+-- name: LockKey :one
+-- Read the key's row and hold it locked until the transaction ends. No row: this caller claims with Claim in the same
+-- transaction. A row: branch on it as on Lookup's (replay, in-flight conflict, or Takeover once the lease expired).
 -- params: account_id, idempotency_key
 SELECT operation, fingerprint, request_body, fence, locked_at, recovery_point, downstream_keys, response_status, response_headers, response_body, created_at
 FROM idempotency_keys
