@@ -63,9 +63,9 @@ func TestRowLockClaimOnRealDatabases(t *testing.T) {
 			}
 			const callers = 4
 			var (
-				mu                   sync.Mutex
+				mu                  sync.Mutex
 				won, lost, refusals int
-				arrived              sync.WaitGroup
+				arrived             sync.WaitGroup
 			)
 			arrived.Add(callers)
 			var wg sync.WaitGroup

@@ -159,9 +159,9 @@ var claimAnswerRules = []Rule{
 			}
 			return []findings.Finding{at(c, findings.Finding{Path: "idempotency.claim.data_store",
 				Message: fmt.Sprintf("the claim lives in %s but the data in %s: no transaction spans both, so same_transaction: true cannot hold", cl.Store, cl.DataStore),
-				Fix: fmt.Sprintf("set store: %s and mechanism: %s: claim the key in the transaction that writes the data", cl.DataStore, singleWinner(cl.DataStore))})}
+				Fix:     fmt.Sprintf("set store: %s and mechanism: %s: claim the key in the transaction that writes the data", cl.DataStore, singleWinner(cl.DataStore))})}
 		},
-	},	{
+	}, {
 		ID:       "claim/row-lock-without-external-calls",
 		Severity: findings.Warning,
 		Scope:    ScopeContract,
