@@ -125,7 +125,7 @@ var firstRunRules = []Rule{
 					continue
 				}
 				out = append(out, at(c, findings.Finding{Path: fmt.Sprintf("endpoints[%d].effect", i),
-					Message: fmt.Sprintf("%s has effect %s, as its method suggests, but its summary says %q (%q): a retry %s again", e.Operation, e.Effect, word, e.Summary, repeatWhat(effect)),
+					Message: fmt.Sprintf("%s has effect %s, as its method suggests, but its summary says %q (%q): a retry %s again", e.Operation, e.Effect, word, e.Summary, repeatWhat[effect]),
 					Fix:     fmt.Sprintf("set effect: %s and key: required, answering external_calls: ([] when the handler calls nothing else); or correct the summary if the handler does not do what %q says", effect, word)}))
 			}
 			return out
@@ -133,18 +133,9 @@ var firstRunRules = []Rule{
 	},
 }
 
-// repeatWhat says what a retry of an effect repeats.
-func repeatWhat(e contract.Effect) string {
-	switch e {
-	case contract.EffectAppend:
-		return "appends"
-	case contract.EffectIncrement:
-		return "increments"
-	case contract.EffectDecrement:
-		return "decrements"
-	}
-	return "sends or charges"
-}
+// repeatWhat says what a retry of each effect the summary names repeats.
+var repeatWhat = map[contract.Effect]string{contract.EffectAppend: "appends", contract.EffectIncrement: "increments",
+	contract.EffectDecrement: "decrements", contract.EffectAction: "sends or charges"}
 
 // suggestMaxDuration is a worst case to start from: half the lock, so the
 // lock outlasts it, or the attempt timeout when there is no lock.
