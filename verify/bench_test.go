@@ -32,7 +32,7 @@ func BenchmarkConcurrencySpread(b *testing.B) {
 // BenchmarkReferenceServer is the full gate set against
 // examples/payouts/server on SQLite, two crash trials per external call
 // (killed before and after the stub answers), as issue 20 budgets it:
-// under 20 s per run. The contract's lock_timeout is 2s (shortLockContract)
+// under 20 s per run. The contract's lock_timeout is 3s (shortLockContract)
 // so each crash trial's retry waits two seconds for the takeover.
 func BenchmarkReferenceServer(b *testing.B) {
 	bin := referenceServer(b)

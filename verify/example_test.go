@@ -12,8 +12,8 @@ import (
 )
 
 // TestExamplePlan: the worked example of docs/verify.md loads, and its
-// contract is the payouts contract but for lock_timeout (and its header
-// comment), so the two cannot drift apart.
+// contract is the payouts contract but for lock_timeout and max_duration
+// (and its header comment), so the two cannot drift apart.
 func TestExamplePlan(t *testing.T) {
 	dir := filepath.Join(testenv.RepoRoot(t), "examples", "payouts")
 	c, err := contract.Load(filepath.Join(dir, "verify", "retryspec.yaml"))
@@ -25,9 +25,9 @@ func TestExamplePlan(t *testing.T) {
 	}
 	main, _ := os.ReadFile(filepath.Join(dir, "retryspec.yaml"))
 	local, _ := os.ReadFile(filepath.Join(dir, "verify", "retryspec.yaml"))
-	lock := regexp.MustCompile(`(?m)^    lock_timeout: .*$`)
+	lock := regexp.MustCompile(`(?m)^    (lock_timeout|max_duration): .*$`)
 	local = regexp.MustCompile(`(?m)\A(#.*\n)*`).ReplaceAll(local, nil)
 	if !bytes.Equal(lock.ReplaceAll(main, nil), lock.ReplaceAll(local, nil)) {
-		t.Error("examples/payouts/verify/retryspec.yaml differs from examples/payouts/retryspec.yaml in more than lock_timeout: copy the change across")
+		t.Error("examples/payouts/verify/retryspec.yaml differs from examples/payouts/retryspec.yaml in more than lock_timeout and max_duration: copy the change across")
 	}
 }

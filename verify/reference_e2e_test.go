@@ -57,9 +57,11 @@ func referenceServer(t testing.TB) string {
 	return refBinary
 }
 
-// shortLockContract is the payouts contract with lock_timeout 2s (not below the 2s attempt timeout: state/lock-timeout-below-request), passed to
+// shortLockContract is the payouts contract with lock_timeout 3s and
+// max_duration 2500ms (the lock must outlast the 2s attempt timeout and the
+// handler's max_duration: state/lock-timeout-below-request), passed to
 // both the server (--contract) and verify, so the crash gate's retries wait
-// two seconds for the takeover instead of two minutes. Everything else is
+// three seconds for the takeover instead of two minutes. Everything else is
 // the example as written.
 func shortLockContract(t testing.TB) (*contract.Contract, string) {
 	t.Helper()
@@ -71,7 +73,8 @@ func shortLockContract(t testing.TB) (*contract.Contract, string) {
 	if !bytes.Contains(src, []byte(from)) {
 		t.Fatalf("examples/payouts/retryspec.yaml no longer says %q", from)
 	}
-	src = bytes.Replace(src, []byte(from), []byte("lock_timeout: 2s "), 1)
+	src = bytes.Replace(src, []byte(from), []byte("lock_timeout: 3s "), 1)
+	src = bytes.Replace(src, []byte("max_duration: 45s"), []byte("max_duration: 2500ms"), 1)
 	file := filepath.Join(t.TempDir(), "retryspec.yaml")
 	if err := os.WriteFile(file, src, 0o644); err != nil {
 		t.Fatal(err)

@@ -82,10 +82,13 @@ func (s *stub) effectsOf(call string) int {
 }
 
 // testContract is the example contract with a short lock_timeout, so a
-// retry after a crash takes the key over without a two-minute wait.
+// retry after a crash takes the key over without a two-minute wait. The
+// lock must outlast the 2s attempt timeout and the handler's max_duration
+// (state/lock-timeout-below-request), so both shrink together.
 func testContract(t testing.TB) string {
 	t.Helper()
-	src := strings.Replace(string(payouts.Contract), "lock_timeout: 2m", "lock_timeout: 2s", 1)
+	src := strings.Replace(string(payouts.Contract), "lock_timeout: 2m", "lock_timeout: 3s", 1)
+	src = strings.Replace(src, "max_duration: 45s", "max_duration: 2500ms", 1)
 	p := filepath.Join(t.TempDir(), "retryspec.yaml")
 	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
