@@ -49,14 +49,14 @@ func TestIssue16Cases(t *testing.T) {
 		// 1. Nothing important silently absent.
 		{"1 keyed create without external_calls", "endpoints:\n  - { operation: POST /v1/a, effect: create, key: required }\n",
 			[]string{"endpoint/external-calls-unstated"}, "endpoint/external-calls-unstated", "endpoints[0]",
-			[]string{"POST /v1/a", "does not say whether it calls other systems", "no longer read as none", "external_calls: []"}},
+			[]string{"POST /v1/a", "does not say whether it calls other systems", "cannot assume a missing external_calls means none", "external_calls: []"}},
 		{"1 external_calls: [] is an answer", "endpoints:\n  - { operation: POST /v1/a, effect: create, key: required, external_calls: [] }\n", nil, "", "", nil},
 		{"1 keyed replace must answer too", "endpoints:\n  - { operation: \"PUT /v1/a/{id}\", effect: replace, key: optional }\n",
 			[]string{"endpoint/external-calls-unstated"}, "endpoint/external-calls-unstated", "endpoints[0]", nil},
 		{"1 an unkeyed read need not answer", "endpoints:\n  - { operation: GET /v1/a, effect: read, key: none }\n", nil, "", "", nil},
 		{"1 longest_retry_chain absent asks the question", "idempotency:\n  longest_retry_chain: ~\n",
 			[]string{"window/retry-chain-unstated"}, "window/retry-chain-unstated", "idempotency.longest_retry_chain",
-			[]string{"max_elapsed 60s", "dead-letter replay", "runbook", "webhook", "replay_window 24h", "no longer passed silently"}},
+			[]string{"max_elapsed 60s", "dead-letter replay", "runbook", "webhook", "replay_window 24h", "until it is stated"}},
 		{"1 attempt_timeout absent states the default", "retry:\n  attempt_timeout: ~\n",
 			[]string{"retry/timeout-not-from-p99"}, "retry/timeout-not-from-p99", "retry.attempt_timeout",
 			[]string{"not set", "use 20s", "max_elapsed 60s shared by 3 attempts"}},
@@ -214,18 +214,26 @@ func TestSoundVariants(t *testing.T) {
 	}
 }
 
-// TestNewRulesSayWhy: a rule added by issue 16 that fires on a contract
-// that was clean before must say so in its finding, so upgrading teams are
-// not surprised. The message of each carries its own reason.
-func TestNewRulesSayWhy(t *testing.T) {
+// TestNewRulesSpeakToToday (issue 28): the findings of the rules added by
+// issue 16 say why today's contract needs the change, with no project
+// history ("no longer read as none" meant something only to readers of an
+// older version; upgrade notes belong in the changelog).
+func TestNewRulesSpeakToToday(t *testing.T) {
+	history := []string{"no longer", "now reported", "rather than shown as", "used to", "previously", "anymore"}
 	for _, tc := range []struct{ frag, rule, why string }{
-		{"endpoints:\n  - { operation: POST /v1/a, effect: create, key: required }\n", "endpoint/external-calls-unstated", "no longer read as none"},
-		{"idempotency:\n  longest_retry_chain: ~\n", "window/retry-chain-unstated", "no longer passed silently"},
-		{"retry:\n  attempt_timeout: ~\n", "retry/timeout-not-from-p99", "now reported rather than shown as 0s"},
+		{"endpoints:\n  - { operation: POST /v1/a, effect: create, key: required }\n", "endpoint/external-calls-unstated", "a retry repeats it"},
+		{"idempotency:\n  longest_retry_chain: ~\n", "window/retry-chain-unstated", "must cover it"},
+		{"retry:\n  attempt_timeout: ~\n", "retry/timeout-not-from-p99", "nothing ties to the endpoint's measured latency"},
 	} {
 		f := finding(lint(t, "retryspec.yaml", example(t, tc.frag)), tc.rule)
 		if f == nil || !strings.Contains(f.Message, tc.why) {
 			t.Errorf("%s: finding %+v does not say %q", tc.rule, f, tc.why)
+			continue
+		}
+		for _, h := range history {
+			if strings.Contains(f.Message, h) || strings.Contains(f.Fix, h) {
+				t.Errorf("%s: the finding speaks of the project's history (%q): %s", tc.rule, h, f.Message)
+			}
 		}
 	}
 }

@@ -283,7 +283,7 @@ var endpointAnswerRules = []Rule{
 				}
 				out = append(out, at(c, findings.Finding{Path: fmt.Sprintf("endpoints[%d]", i),
 					Message: fmt.Sprintf("%s (effect %s, key %s) does not say whether it calls other systems: a charge or an email made mid-request cannot be rolled back, "+
-						"and without recovery points a retry repeats it (a missing external_calls is no longer read as none)", e.Operation, e.Effect, e.Key),
+						"and without recovery points a retry repeats it (retryspec cannot assume a missing external_calls means none)", e.Operation, e.Effect, e.Key),
 					Fix: "add external_calls: [] if the handler calls nothing outside its own database, or list each call and the recovery_points around it"}))
 			}
 			return out

@@ -245,7 +245,7 @@ var retryRules = []Rule{
 					return nil
 				}
 				return []findings.Finding{at(c, findings.Finding{Path: "retry.attempt_timeout",
-					Message: fmt.Sprintf("attempt_timeout is not set: docs and snippets use %s (%s), which nothing ties to the endpoint's measured latency (an omitted timeout is now reported rather than shown as 0s)",
+					Message: fmt.Sprintf("attempt_timeout is not set: docs and snippets use %s (%s), which nothing ties to the endpoint's measured latency",
 						at0.Bare, defaultTimeoutWhy(c.Retry)),
 					Fix: "add attempt_timeout: { p99: <measured p99>, factor: 2.5 }"})}
 			}

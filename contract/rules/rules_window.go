@@ -121,7 +121,7 @@ var windowAnswerRules = []Rule{
 			}
 			return []findings.Finding{at(c, findings.Finding{Path: "idempotency.longest_retry_chain",
 				Message: fmt.Sprintf("longest_retry_chain is not stated: %s, but is one intent ever re-submitted later, by a dead-letter replay, a runbook, "+
-					"or a caller re-sending a webhook? Only you know, and replay_window %s must cover it (a missing chain is no longer passed silently)",
+					"or a caller re-sending a webhook? Only you know, and replay_window %s must cover it: until it is stated, this stays a finding",
 					client, c.Idempotency.ReplayWindow),
 				Fix: "add longest_retry_chain: { duration: <the slowest re-submit>, because: \"...\" }; if nothing re-submits, state max_elapsed and say so in because:"})}
 		},
