@@ -166,10 +166,10 @@ func runOpenAPI(_ context.Context, opts *openapiOptions) error {
 // classify); `check --openapi` is the gate that fails on them.
 func unclassifiedWarnings(c *contract.Contract, s *openapi.Spec) []findings.Finding {
 	var out []findings.Finding
-	drift := openapi.DriftSpec(c, s)
+	drift := openapi.UnclassifiedFindings(c, s)
 	rules.MarkWaived(c, drift)
 	for _, f := range drift {
-		if f.Rule == openapi.RuleUnclassified && !f.Waived {
+		if !f.Waived {
 			f.Severity = findings.Warning
 			out = append(out, f)
 		}

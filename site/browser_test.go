@@ -210,6 +210,9 @@ func TestSiteInBrowser(t *testing.T) {
 			if err := chromedp.Do(ctx, chromedp.EmulateViewport(s.w, s.h, opts...), colorScheme(s.scheme)); err != nil {
 				t.Fatal(err)
 			}
+			if s.mobile {
+				checkPhoneLayout(t, ctx, p)
+			}
 			img, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 			if err != nil {
 				t.Fatalf("%s: screenshot: %v", p, err)
@@ -286,6 +289,15 @@ func TestSiteInBrowser(t *testing.T) {
 	selected, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('[role="tab"][aria-selected="true"]').textContent`))
 	if selected == "" {
 		t.Error("no tab is aria-selected after the click")
+	}
+	// The choice is remembered (issue 28): the page opened again shows
+	// the language picked, not the first tab.
+	if err := chromedp.Do(ctx, chromedp.Navigate(tabsURL), chromedp.WaitVisible(chromedp.CSS(`[role="tab"]`))); err != nil {
+		t.Fatal(err)
+	}
+	again, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('[role="tab"][aria-selected="true"]').textContent`))
+	if err != nil || again != selected {
+		t.Errorf("after opening the page again the selected tab is %q, want the reader's pick %q (%v)", again, selected, err)
 	}
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`.tab-panel:not([hidden]) .copy`))); err != nil {
 		t.Fatalf("clicking a copy button: %v", err)
@@ -413,5 +425,43 @@ func checkLayout(t *testing.T, ctx context.Context, page string, width int, minF
 		if shown := font * img.Shown / img.Natural; shown < least-0.05 {
 			t.Errorf("%s at %d px: %s shown %.0f px wide of %.0f drawn: its smallest text is %.1f px, want at least %.0f", page, width, img.Src, img.Shown, img.Natural, shown, least)
 		}
+	}
+}
+
+// checkPhoneLayout (issue 28), at phone width: no word of inline code (a
+// run of letters and digits: a line may break at an underscore's <wbr>, a
+// hyphen or a space, never inside "idempotent") is split over two lines,
+// and every JSON example body fits its box without sideways scrolling.
+func checkPhoneLayout(t *testing.T, ctx context.Context, page string) {
+	t.Helper()
+	split, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`(function () {
+	  var out = [];
+	  document.querySelectorAll(":not(pre) > code").forEach(function (code) {
+	    var walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT);
+	    for (var n = walker.nextNode(); n; n = walker.nextNode()) {
+	      var re = /[A-Za-z0-9]+/g, m;
+	      while ((m = re.exec(n.data))) {
+	        var r = document.createRange();
+	        r.setStart(n, m.index); r.setEnd(n, m.index + m[0].length);
+	        var tops = {};
+	        Array.prototype.forEach.call(r.getClientRects(), function (c) { if (c.width > 0) tops[Math.round(c.top)] = true; });
+	        if (Object.keys(tops).length > 1) out.push(m[0]);
+	      }
+	    }
+	  });
+	  return out;
+	})()`))
+	if err != nil {
+		t.Fatalf("%s: %v", page, err)
+	}
+	for _, w := range split {
+		t.Errorf("%s at phone width: inline code %q wraps inside a word", page, w)
+	}
+	wide, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll('.code[data-lang="json"] pre')).filter(function (p) { return p.scrollWidth > p.clientWidth + 1; }).map(function (p) { return p.textContent.slice(0, 80); })`))
+	if err != nil {
+		t.Fatalf("%s: %v", page, err)
+	}
+	for _, w := range wide {
+		t.Errorf("%s at phone width: an example body does not fit its box: %q", page, w)
 	}
 }
