@@ -3,13 +3,14 @@
 package cli
 
 import (
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/retryspec/retryspec/internal/testenv"
 )
 
 // TestOutputsNeverReplaceNonRegularFiles (issue 28): `openapi --overlay`
@@ -50,17 +51,7 @@ func TestOutputsNeverReplaceNonRegularFiles(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Skipf("SKIPPED: cannot make a FIFO here: %v", err)
 	}
-	got := make(chan string, 1)
-	go func() {
-		f, err := os.Open(fifo)
-		if err != nil {
-			got <- err.Error()
-			return
-		}
-		defer f.Close()
-		b, _ := io.ReadAll(f)
-		got <- string(b)
-	}()
+	got := testenv.ReadAllLater(fifo)
 	if code, _, errs := runCLI(t, "init", "--force", "-c", fifo); code != 0 {
 		t.Fatalf("init --force to a FIFO: exit %d\n%s", code, errs)
 	}

@@ -4,13 +4,14 @@ package atomicwrite
 
 import (
 	"errors"
-	"io"
 	"io/fs"
 	"net"
 	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
+
+	"github.com/retryspec/retryspec/internal/testenv"
 )
 
 // TestDevicesAndPipesAreStreamed (issue 28): a character device (reached
@@ -37,17 +38,7 @@ func TestDevicesAndPipesAreStreamed(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Skipf("SKIPPED: cannot make a FIFO here: %v", err)
 	}
-	got := make(chan string, 1)
-	go func() {
-		f, err := os.Open(fifo)
-		if err != nil {
-			got <- err.Error()
-			return
-		}
-		defer f.Close()
-		b, _ := io.ReadAll(f)
-		got <- string(b)
-	}()
+	got := testenv.ReadAllLater(fifo)
 	if err := File(fifo, []byte("through the pipe\n"), 0o644); err != nil {
 		t.Fatalf("writing to a FIFO: %v", err)
 	}
