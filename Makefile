@@ -6,33 +6,40 @@ SHELL := bash
 .SHELLFLAGS := -o pipefail -c
 
 # Every test: static checks (go vet, gofmt, staticcheck), the whole suite under the race detector, each
-# fuzz target briefly, and every Go benchmark once so none can rot. Ends
-# with the list of skipped tests and benchmarks (go test hides skips
-# without -v). The unit tests and the benchmarks run beside a throwaway
-# PostgreSQL and MariaDB on loopback (.ci/with-databases) when they are
-# installed. .ci/run installs
+# fuzz target briefly, and every Go benchmark once so none can rot. Each
+# step runs even when an earlier one failed. Ends with the list of skipped
+# tests and benchmarks (go test hides skips without -v) and then, as the
+# last lines, the failed tests and steps. The unit tests and the benchmarks
+# run beside a throwaway PostgreSQL and MariaDB on loopback
+# (.ci/with-databases) when they are installed. .ci/run installs
 # the runtimes and databases first, then runs exactly this.
 test:
 	@skips=$$(mktemp); status=0; \
 	bash .ci/with-databases bash -o pipefail -c \
-	  "$(MAKE) --no-print-directory unit SKIPS=$$skips && \
-	   $(MAKE) --no-print-directory fuzz && \
-	   $(MAKE) --no-print-directory gobench SKIPS=$$skips" || status=$$?; \
-	go run ./internal/testsummary -report $$skips; rm -f $$skips; exit $$status
+	  "s=0; \
+	   $(MAKE) --no-print-directory unit SKIPS=$$skips || s=1; \
+	   $(MAKE) --no-print-directory fuzz SKIPS=$$skips || s=1; \
+	   $(MAKE) --no-print-directory gobench SKIPS=$$skips || s=1; \
+	   exit \$$s" || status=$$?; \
+	go run ./internal/testsummary -report $$skips; rm -f $$skips; \
+	if [ $$status -ne 0 ]; then echo "make test: FAILED (exit $$status)"; fi; exit $$status
 
-# SKIPS=FILE collects the skips for `test` to print at the end; without it
-# each target prints its own.
+# SKIPS=FILE collects the skips and failures for `test` to print at the
+# end; without it each target prints its own.
 SUMMARY = go run ./internal/testsummary $(if $(SKIPS),-skips $(SKIPS))
+# $(call failed,STEP) records that STEP failed (for `test`'s last lines)
+# and fails the recipe line.
+failed = { $(if $(SKIPS),go run ./internal/testsummary -skips $(SKIPS) -fail "$(1)";) exit 1; }
 
 unit:
-	go vet ./...
-	bash .ci/staticcheck $(SKIPS)
-	@test -z "$$(gofmt -l .)" || (gofmt -l .; echo "gofmt: the files above are not formatted"; exit 1)
+	go vet ./... || $(call failed,go vet ./...)
+	bash .ci/staticcheck $(SKIPS) || $(call failed,staticcheck (bash .ci/staticcheck))
+	@test -z "$$(gofmt -l .)" || (gofmt -l .; echo "gofmt: the files above are not formatted"; $(call failed,gofmt -l .))
 	go test -race -timeout 60m -json ./... | $(SUMMARY)
 
 # FUZZTIME per target (default 10s); crashers land in testdata/fuzz/.
 fuzz:
-	bash .ci/fuzz
+	bash .ci/fuzz || $(call failed,fuzzing (bash .ci/fuzz; its log names the target))
 
 gobench:
 	bash bench/gobench -json | $(SUMMARY)

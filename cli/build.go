@@ -1,11 +1,9 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -13,8 +11,6 @@ import (
 	"github.com/retryspec/retryspec/contract"
 	"github.com/retryspec/retryspec/findings"
 	"github.com/retryspec/retryspec/idempotency/alerting"
-	"github.com/retryspec/retryspec/internal/atomicwrite"
-	"github.com/retryspec/retryspec/internal/safeout"
 	"github.com/retryspec/retryspec/openapi"
 	"github.com/retryspec/retryspec/site"
 )
@@ -85,6 +81,7 @@ func runBuild(ctx context.Context, opts *buildOptions) error {
 		MarkdownOnly: opts.MarkdownOnly,
 		SiteURL:      opts.SiteURL,
 		OpenAPI:      opts.OpenAPI,
+		Extra:        alertFiles,
 	})
 	var fe *site.FindingsError
 	switch {
@@ -111,36 +108,28 @@ func runBuild(ctx context.Context, opts *buildOptions) error {
 		return inputErrorIn(sys, opts.Format, opts.Contract, err)
 	}
 	fmt.Fprintf(sys.Err, "retryspec: wrote %d files to %q\n", len(res.Files), res.Out)
-	return writeAlerts(sys, res.Contract, res.Dir)
+	if len(res.Contract.KeyedEndpoints()) > 0 {
+		fmt.Fprintf(sys.Err, "retryspec: wrote alerting rules to %q\n", filepath.Join(res.Out, filepath.FromSlash(AlertsPath)))
+	}
+	return nil
 }
 
-// writeAlerts writes the Prometheus alerting rules on the idempotency
-// middleware's metrics beside the site (OUT.alerts.yml), not in it: they are
-// for the API team's monitoring, not for integrators. out is the folder
-// the build wrote, symlinks resolved (and checked, for docs.out). An
-// existing file there is replaced only when retryspec wrote it. c is the
-// contract the build loaded: loading it again doubled the load's cost
-// (0.7 s of CPU on 20,000 endpoints).
-func writeAlerts(sys *IO, c *contract.Contract, out string) error {
+// AlertsPath is where a build writes the Prometheus alerting rules on the
+// idempotency middleware's metrics, inside its output folder (OUT/monitoring/alerts.yml):
+// `build --out _site` writes nothing outside _site, so a clone stays clean
+// with _site ignored. Only for a contract with keyed endpoints.
+const AlertsPath = "monitoring/alerts.yml"
+
+// alertFiles is site.Options.Extra: the alerting rules for the contract
+// the build loaded (loading it again doubled the load's cost, 0.7 s of
+// CPU on 20,000 endpoints).
+func alertFiles(c *contract.Contract) ([]site.File, error) {
 	if len(c.KeyedEndpoints()) == 0 {
-		return nil
+		return nil, nil
 	}
 	data, err := alerting.Rules(c)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	path := filepath.Clean(out) + ".alerts.yml"
-	if old, err := os.Lstat(path); err == nil {
-		// The first line alerting.Rules writes: an earlier build's file.
-		const head = "# Prometheus alerting rules for the idempotency middleware's metrics, written by `retryspec build`."
-		prev, rerr := os.ReadFile(path)
-		if !old.Mode().IsRegular() || rerr != nil || !bytes.HasPrefix(prev, []byte(head)) {
-			return inputError(&safeout.NotOursError{Path: path, Reason: "it does not start with the header retryspec build writes"})
-		}
-	}
-	if err := atomicwrite.File(path, data, 0o644); err != nil {
-		return inputError(err)
-	}
-	fmt.Fprintf(sys.Err, "retryspec: wrote alerting rules to %q\n", path)
-	return nil
+	return []site.File{{Path: AlertsPath, Data: data}}, nil
 }

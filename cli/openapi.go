@@ -139,10 +139,15 @@ func runOpenAPI(_ context.Context, opts *openapiOptions) error {
 	if opts.Merged != "" {
 		fmt.Fprintf(summary, "wrote %s\n", opts.Merged)
 	}
-	if len(p.Findings) > 0 || opts.Format != "text" {
+	shown := append(unclassifiedWarnings(c, r.Spec), p.Findings...)
+	findings.Sort(shown)
+	if opts.Format == "text" {
+		shown = openapi.SummarizeUnclassified(shown)
+	}
+	if len(shown) > 0 || opts.Format != "text" {
 		// The same text as build --openapi: each finding with its source
 		// line and a caret under the value.
-		report := newReport(sys, opts.Format, sys.ErrIsTTY, p.Findings, map[string][]byte{opts.Spec: r.Spec.Data, c.File: c.Source})
+		report := newReport(sys, opts.Format, sys.ErrIsTTY, shown, map[string][]byte{opts.Spec: r.Spec.Data, c.File: c.Source})
 		if err := findings.Encode(diag, opts.Format, report); err != nil {
 			return err
 		}
@@ -151,6 +156,25 @@ func runOpenAPI(_ context.Context, opts *openapiOptions) error {
 		}
 	}
 	return nil
+}
+
+// unclassifiedWarnings are the spec's state-changing operations the
+// contract does not classify, the endpoint/unclassified findings of `check
+// --openapi` with the contract's waivers applied: the overlay says nothing
+// about them, so integrators cannot tell whether a retry is safe. Here
+// they warn (the overlay is still right for what the contract does
+// classify); `check --openapi` is the gate that fails on them.
+func unclassifiedWarnings(c *contract.Contract, s *openapi.Spec) []findings.Finding {
+	var out []findings.Finding
+	drift := openapi.UnclassifiedFindings(c, s)
+	rules.MarkWaived(c, drift)
+	for _, f := range drift {
+		if !f.Waived {
+			f.Severity = findings.Warning
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 func note(n openapi.Note) string {

@@ -70,3 +70,30 @@ func TestOpenAPICommand(t *testing.T) {
 		t.Errorf("contradiction: exit %d, %s", code, errs)
 	}
 }
+
+// TestOpenAPIWarnsOnUnclassified (issue 28): `openapi` names the spec's
+// state-changing operations the contract does not classify, as `check
+// --openapi` does, as warnings: the overlay is still written, exit 0.
+func TestOpenAPIWarnsOnUnclassified(t *testing.T) {
+	dir := t.TempDir()
+	src, err := os.ReadFile(filepath.Join("..", "openapi", "testdata", "small.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := filepath.Join(dir, "spec.yaml")
+	extra := "  /v1/cards/freeze:\n    post:\n      operationId: freezeCard\n      responses: {'200': {description: frozen}}\n"
+	os.WriteFile(spec, bytes.Replace(src, []byte("  /v1/refunds:\n"), []byte(extra+"  /v1/refunds:\n"), 1), 0o644)
+	contractPath := filepath.Join("..", "openapi", "testdata", "contract.yaml")
+	overlay := filepath.Join(dir, "o.yaml")
+	code, _, errs := runCLI(t, "openapi", "-c", contractPath, "--spec", spec, "--overlay", overlay)
+	if code != 0 || !strings.Contains(errs, "POST /v1/cards/freeze") || !strings.Contains(errs, "warning") || !strings.Contains(errs, "endpoint/unclassified") {
+		t.Errorf("openapi with an unclassified operation: exit %d, want 0 with a warning naming it\n%s", code, errs)
+	}
+	if _, err := os.Stat(overlay); err != nil {
+		t.Errorf("the overlay was not written: %v", err)
+	}
+	_, checkOut, checkErrs := runCLI(t, "check", "-c", contractPath, "--openapi", spec)
+	if !strings.Contains(checkOut+checkErrs, "POST /v1/cards/freeze") {
+		t.Errorf("check --openapi does not name the operation either:\n%s", checkOut+checkErrs)
+	}
+}

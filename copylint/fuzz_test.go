@@ -6,11 +6,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/retryspec/retryspec/contract"
+	"github.com/retryspec/retryspec/internal/testenv"
 )
 
 // One fuzz target per copy format, each seeded from testdata/fuzz/<Target>
@@ -45,15 +45,9 @@ func fuzzFormat(f *testing.F, name, ext string) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		done := make(chan struct{})
-		go func() {
-			select {
-			case <-done:
-			case <-time.After(10 * time.Second):
-				panic(fmt.Sprintf("LintSource(%s) hangs on %d bytes starting %.300q", name, len(data), data))
-			}
-		}()
-		defer close(done)
+		defer testenv.Watchdog(testenv.HangCPU, func() string {
+			return fmt.Sprintf("LintSource(%s) hangs on %d bytes starting %.300q", name, len(data), data)
+		})()
 		lines := strings.Split(string(data), "\n")
 		for _, ctr := range []*contract.Contract{nil, c} {
 			first := LintSource(ctr, name, data)

@@ -46,26 +46,8 @@ func Drift(c *contract.Contract, specPath string, opts DriftOptions) ([]findings
 
 // DriftSpec is Drift on a spec already loaded.
 func DriftSpec(c *contract.Contract, s *Spec) []findings.Finding {
-	var out []findings.Finding
-	classified := make(map[string]bool, len(c.Endpoints))
-	for _, e := range c.Endpoints {
-		classified[shape(e.Method, e.Path)] = true
-	}
 	ops := s.Operations()
-	for _, op := range ops {
-		if !stateChanging[op.Method] || classified[shape(op.Method, op.Path)] {
-			continue
-		}
-		p := propose(op)
-		out = append(out, findings.Finding{
-			Rule:     RuleUnclassified,
-			Severity: severityOf(RuleUnclassified),
-			Message:  fmt.Sprintf("%s changes state but the contract's endpoints do not classify it: integrators cannot tell whether a retry is safe", op.Name()),
-			File:     s.Path, Line: op.Line, Column: op.Column,
-			Path: fmt.Sprintf("paths[%q].%s", op.Path, strings.ToLower(op.Method)),
-			Fix:  fmt.Sprintf("add it to endpoints: - {operation: %q, effect: %s, key: %s} (check the effect; %s)", op.Name(), p.Effect, p.Key, p.Reason),
-		})
-	}
+	out := unclassified(c, s, ops)
 	inSpec := index(ops)
 	for i, e := range c.Endpoints {
 		if e.Method == "" {
@@ -88,6 +70,40 @@ func DriftSpec(c *contract.Contract, s *Spec) []findings.Finding {
 		})
 	}
 	findings.Sort(out)
+	return out
+}
+
+// UnclassifiedFindings is the half of DriftSpec that `openapi` reports too: the
+// spec's state-changing operations no endpoint of the contract classifies,
+// sorted. Without the other half (endpoints the spec lacks, each with a
+// nearest-match search) it stays cheap on a contract of thousands of
+// endpoints.
+func UnclassifiedFindings(c *contract.Contract, s *Spec) []findings.Finding {
+	out := unclassified(c, s, s.Operations())
+	findings.Sort(out)
+	return out
+}
+
+func unclassified(c *contract.Contract, s *Spec, ops []Operation) []findings.Finding {
+	var out []findings.Finding
+	classified := make(map[string]bool, len(c.Endpoints))
+	for _, e := range c.Endpoints {
+		classified[shape(e.Method, e.Path)] = true
+	}
+	for _, op := range ops {
+		if !stateChanging[op.Method] || classified[shape(op.Method, op.Path)] {
+			continue
+		}
+		p := propose(op)
+		out = append(out, findings.Finding{
+			Rule:     RuleUnclassified,
+			Severity: severityOf(RuleUnclassified),
+			Message:  fmt.Sprintf("%s changes state but the contract's endpoints do not classify it: integrators cannot tell whether a retry is safe", op.Name()),
+			File:     s.Path, Line: op.Line, Column: op.Column,
+			Path: fmt.Sprintf("paths[%q].%s", op.Path, strings.ToLower(op.Method)),
+			Fix:  fmt.Sprintf("add it to endpoints: - {operation: %q, effect: %s, key: %s} (check the effect; %s)", op.Name(), p.Effect, p.Key, p.Reason),
+		})
+	}
 	return out
 }
 

@@ -9,27 +9,21 @@ import (
 	"sort"
 	"strings"
 	"testing"
-	"time"
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/retryspec/retryspec/contract"
+	"github.com/retryspec/retryspec/internal/testenv"
 )
 
-// watchdog panics (failing the fuzz run with the input) when fn outlives
-// limit: a hang is a finding too.
-func watchdog(what string, data any, limit time.Duration) func() {
-	done := make(chan struct{})
-	go func() {
-		select {
-		case <-done:
-		case <-time.After(limit):
-			panic(fmt.Sprintf("%s hangs on input:\n%q", what, data))
-		}
-	}()
-	return func() { close(done) }
+// watchdog panics (failing the fuzz run with the input) when the call
+// burns more than testenv.HangCPU of CPU time: a hang is a finding too.
+// CPU time, not wall time: a loaded machine must not turn a slow input
+// into a finding.
+func watchdog(what string, data any) func() {
+	return testenv.Watchdog(testenv.HangCPU, func() string { return fmt.Sprintf("%s hangs on input:\n%q", what, data) })
 }
 
 var blankParams = regexp.MustCompile(`\{[^{}]*\}`)
@@ -72,7 +66,7 @@ func FuzzPathMatch(f *testing.F) {
 		}
 		c := *base
 		c.Endpoints = []contract.Endpoint{{Operation: "POST " + contractPath, Method: "POST", Path: contractPath, Effect: "create", Key: "required"}}
-		defer watchdog("DriftSpec", [2]string{contractPath, specPath}, 10*time.Second)()
+		defer watchdog("DriftSpec", [2]string{contractPath, specPath})()
 		var unknown, unclassified bool
 		for _, fd := range DriftSpec(&c, s) {
 			switch fd.Rule {
@@ -109,7 +103,7 @@ func FuzzOverlay(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		defer watchdog("Overlay", data, 10*time.Second)()
+		defer watchdog("Overlay", data)()
 		var pre yaml.Node
 		if yaml.Unmarshal(data, &pre) != nil || expanded(&pre, 0) > 50_000 {
 			// Alias expansion is FuzzMerge's and the hostile corpus's

@@ -3,9 +3,9 @@ package openapi
 import (
 	"fmt"
 	"testing"
-	"time"
 
 	"github.com/retryspec/retryspec/contract"
+	"github.com/retryspec/retryspec/internal/testenv"
 )
 
 // FuzzMerge: any input either fails to load with a *LoadError or merges
@@ -21,15 +21,7 @@ func FuzzMerge(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		done := make(chan struct{})
-		go func() {
-			select {
-			case <-done:
-			case <-time.After(10 * time.Second):
-				panic(fmt.Sprintf("merge hangs on input:\n%q", data))
-			}
-		}()
-		defer close(done)
+		defer testenv.Watchdog(testenv.HangCPU, func() string { return fmt.Sprintf("merge hangs on input:\n%q", data) })()
 		s, err := Parse("spec.yaml", data, LoadOptions{})
 		if err != nil {
 			if _, ok := err.(*LoadError); !ok {

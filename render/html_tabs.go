@@ -30,13 +30,15 @@ func (n *tabPanelNode) Dump(src []byte, level int) { ast.DumpHelper(n, src, leve
 
 type tabPanelNode struct {
 	ast.BaseBlock
-	lang string
+	lang  string
+	group int // which tab group of the page, from 0: ids stay unique with two
 }
 
 // groupTabs groups the nodes between tab markers into tab panels.
 func groupTabs(doc *ast.Document, src []byte) {
 	var tabs *tabsNode
 	var panel *tabPanelNode
+	groups := 0
 	for n := doc.FirstChild(); n != nil; {
 		next := n.NextSibling()
 		marker := htmlBlockText(n, src)
@@ -45,9 +47,10 @@ func groupTabs(doc *ast.Document, src []byte) {
 			tabs = &tabsNode{}
 			doc.ReplaceChild(doc, n, tabs)
 			panel = nil
+			groups++
 		case tabs != nil && strings.HasPrefix(marker, tabPrefix):
 			lang := Slug(strings.TrimSuffix(strings.TrimPrefix(marker, tabPrefix), " -->"))
-			panel = &tabPanelNode{lang: lang}
+			panel = &tabPanelNode{lang: lang, group: groups - 1}
 			tabs.AppendChild(tabs, panel)
 			doc.RemoveChild(doc, n)
 		case tabs != nil && marker == tabsEnd:
@@ -73,7 +76,11 @@ func renderTabs(w util.BufWriter, src []byte, n ast.Node, entering bool) (ast.Wa
 func renderTabPanel(w util.BufWriter, src []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
 	p := n.(*tabPanelNode)
 	if entering {
-		fmt.Fprintf(w, `<section class="tab-panel" id="tab-%s" data-lang="%s">`+"\n", p.lang, p.lang)
+		id := "tab-" + p.lang
+		if p.group > 0 {
+			id = fmt.Sprintf("tab%d-%s", p.group+1, p.lang)
+		}
+		fmt.Fprintf(w, `<section class="tab-panel" id="%s" data-lang="%s">`+"\n", id, p.lang)
 	} else {
 		w.WriteString("</section>\n")
 	}

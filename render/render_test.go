@@ -385,10 +385,21 @@ func TestRetryingPageOrder(t *testing.T) {
 		}
 		last = i
 	}
-	blocks := fencedBlocks(t, []byte(page), "json")
-	if len(blocks) != 2*len(snips) {
-		t.Fatalf("%d code blocks, want a short form and a full program per language", len(blocks))
+	// The answer first (issue 28): the short forms open the page, before
+	// the first section, then come again with each full program.
+	if top, first := strings.Index(page, "[//]: # (retryspec:tabs)"), strings.Index(page, "\n## Which failures to retry\n"); top < 0 || top > first {
+		t.Errorf("the page does not open with the short forms (tabs at %d, first section at %d)", top, first)
 	}
+	blocks := fencedBlocks(t, []byte(page), "json")
+	if len(blocks) != 3*len(snips) {
+		t.Fatalf("%d code blocks, want the short forms first, then a short form and a full program per language", len(blocks))
+	}
+	for i, s := range snips {
+		if !bytes.Equal(blocks[i].code, s.Short) {
+			t.Errorf("%s: opening block %q, want the short form", s.Lang, blocks[i].code)
+		}
+	}
+	blocks = blocks[len(snips):]
 	for i, s := range snips {
 		if !bytes.Equal(blocks[2*i].code, s.Short) || !bytes.Equal(blocks[2*i+1].code, s.Code) {
 			t.Errorf("%s: blocks %q, %q; want the short form, then the full program", s.Lang, blocks[2*i].code, blocks[2*i+1].code)

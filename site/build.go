@@ -41,6 +41,10 @@ type Options struct {
 	// contract's endpoints against it and writes the Overlay 1.0 document
 	// and the merged spec under openapi/.
 	OpenAPI string
+	// Extra, when set, returns more files for the output folder, made from
+	// the contract the build loaded (the CLI's Prometheus alerting rules):
+	// everything a build writes stays inside its folder.
+	Extra func(c *contract.Contract) ([]File, error)
 
 	// afterWrite, in tests, runs after each file is written to the
 	// temporary folder; an error aborts the build there.
@@ -142,8 +146,15 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 		files = append(files,
 			File{Path: "openapi/overlay.yaml", Data: spec.Overlay},
 			File{Path: "openapi/" + filepath.Base(opts.OpenAPI), Data: spec.Merged})
-		slices.SortFunc(files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
 	}
+	if opts.Extra != nil {
+		extra, err := opts.Extra(c)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, extra...)
+	}
+	slices.SortFunc(files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
 	if fs := ownCopy; findings.Failed(fs, false) {
 		sources := map[string][]byte{}
 		for _, f := range files {

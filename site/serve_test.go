@@ -46,16 +46,47 @@ func get(t *testing.T, url string) string {
 	return string(b)
 }
 
-// waitPage polls url until its body contains want (a build may take
-// more than one event to settle on a loaded machine), returning the body.
-func waitPage(t *testing.T, ctx context.Context, url, want string) string {
+// buildEvents subscribes to the server's build events and returns once
+// the stream is connected, so no build after the call is missed. Each
+// build sends one value on the channel.
+func buildEvents(t *testing.T, base string) <-chan struct{} {
 	t.Helper()
-	page := get(t, url)
-	for !strings.Contains(page, want) && ctx.Err() == nil {
-		time.Sleep(50 * time.Millisecond)
-		page = get(t, url)
+	resp, err := http.Get(base + "_retryspec/events")
+	if err != nil {
+		t.Fatal(err)
 	}
-	return page
+	t.Cleanup(func() { resp.Body.Close() })
+	sc := bufio.NewScanner(resp.Body)
+	if !sc.Scan() || sc.Text() != ": connected" {
+		t.Fatalf("event stream did not open with its connected comment: %q", sc.Text())
+	}
+	events := make(chan struct{}, 100)
+	go func() {
+		for sc.Scan() {
+			if sc.Text() == "event: build" {
+				events <- struct{}{}
+			}
+		}
+		close(events)
+	}()
+	return events
+}
+
+// waitPage waits for build events until url's body contains want (an
+// editor's write may be seen half-done and built twice), returning the
+// body. No clock: on a loaded machine a build takes as long as it takes,
+// and a build that never comes ends in go test's own -timeout, with the
+// goroutines' stacks.
+func waitPage(t *testing.T, events <-chan struct{}, url, want string) string {
+	t.Helper()
+	for {
+		if _, ok := <-events; !ok {
+			t.Fatalf("the event stream ended before %s showed %q", url, want)
+		}
+		if page := get(t, url); strings.Contains(page, want) {
+			return page
+		}
+	}
 }
 
 // TestServeRebuildsAndShowsBrokenEdits serves a contract, breaks it, then
@@ -70,28 +101,8 @@ func TestServeRebuildsAndShowsBrokenEdits(t *testing.T) {
 	}
 	os.WriteFile(contractPath, good, 0o644)
 
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
 	log := &syncBuffer{}
-	ready := make(chan string, 1)
-	done := make(chan error, 1)
-	go func() {
-		done <- Serve(ctx, ServeOptions{
-			Build: Options{Contract: contractPath},
-			Addr:  "127.0.0.1:0",
-			Poll:  50 * time.Millisecond,
-			Log:   log,
-			Ready: func(url string) { ready <- url },
-		})
-	}()
-	var base string
-	select {
-	case base = <-ready:
-	case err := <-done:
-		t.Fatalf("serve ended early: %v", err)
-	case <-ctx.Done():
-		t.Fatal("serve did not start")
-	}
+	base, stop := startServe(t, ServeOptions{Build: Options{Contract: contractPath}, Log: log})
 	if !strings.HasPrefix(base, "http://127.0.0.1:") {
 		t.Fatalf("serving on %s, want loopback", base)
 	}
@@ -102,41 +113,13 @@ func TestServeRebuildsAndShowsBrokenEdits(t *testing.T) {
 	if css := get(t, base+"assets/site.css"); !strings.Contains(css, "prefers-color-scheme") {
 		t.Error("site.css not served")
 	}
-
-	// Listen for build events.
-	resp, err := http.Get(base + "_retryspec/events")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	events := make(chan string, 10)
-	go func() {
-		sc := bufio.NewScanner(resp.Body)
-		for sc.Scan() {
-			if strings.HasPrefix(sc.Text(), "event: ") {
-				events <- strings.TrimPrefix(sc.Text(), "event: ")
-			}
-		}
-	}()
-	waitEvent := func(what string) {
-		t.Helper()
-		select {
-		case e := <-events:
-			if e != "build" {
-				t.Fatalf("event %q, want build", e)
-			}
-		case <-ctx.Done():
-			t.Fatalf("no build event after %s; log:\n%s", what, log.String())
-		}
-	}
-	time.Sleep(100 * time.Millisecond) // let the stream subscribe
+	events := buildEvents(t, base)
 
 	// A broken edit: the unit is missing. Written in place, as editors
 	// that truncate and rewrite do; serve waits for the edit to settle.
 	broken := bytes.Replace(good, []byte("replay_window: 24h"), []byte("replay_window: 24"), 1)
 	os.WriteFile(contractPath, broken, 0o644)
-	waitEvent("the broken edit")
-	page = waitPage(t, ctx, base+"retrying.html", "replay_window")
+	page = waitPage(t, events, base+"retrying.html", "build-error")
 	if !strings.Contains(page, `class="build-error" role="alert"`) || !strings.Contains(page, "replay_window") {
 		t.Errorf("page does not show the build error:\n%s", page)
 	}
@@ -150,65 +133,66 @@ func TestServeRebuildsAndShowsBrokenEdits(t *testing.T) {
 	// The fix, with a visible change.
 	fixed := bytes.Replace(good, []byte("name: Lumapay"), []byte("name: Lumapay Two"), 1)
 	os.WriteFile(contractPath, fixed, 0o644)
-	waitEvent("the fix")
-	page = waitPage(t, ctx, base+"index.html", "Lumapay Two")
-	if strings.Contains(page, "build-error") || !strings.Contains(page, "Lumapay Two") {
-		t.Errorf("fixed build not served:\n%s", page)
+	page = waitPage(t, events, base+"index.html", "Lumapay Two")
+	if strings.Contains(page, "build-error") {
+		t.Errorf("fixed build still shows the error:\n%s", page)
 	}
+	if err := stop(); err != nil {
+		t.Errorf("serve returned %v", err)
+	}
+}
 
-	cancel()
+// startServe runs Serve on a free loopback port until stop, which waits
+// for Serve to return. Waits on Serve's Ready call, not on a clock.
+func startServe(t *testing.T, opts ServeOptions) (base string, stop func() error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan string, 1)
+	done := make(chan error, 1)
+	opts.Addr, opts.Poll = "127.0.0.1:0", 50*time.Millisecond
+	opts.Ready = func(url string) { ready <- url }
+	go func() { done <- Serve(ctx, opts) }()
 	select {
+	case base = <-ready:
 	case err := <-done:
-		if err != nil {
-			t.Errorf("serve returned %v", err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("serve did not stop")
+		cancel()
+		t.Fatalf("serve ended before it listened: %v", err)
 	}
+	stopped := false
+	stop = func() error {
+		if stopped {
+			return nil
+		}
+		stopped = true
+		cancel()
+		return <-done
+	}
+	t.Cleanup(func() { stop() })
+	return base, stop
 }
 
 // TestServeRebuildsOnTemplateChange: editing an override template rebuilds
 // the site; an override that breaks the escaping rule shows in the page.
+// It waits on build events, never on a clock: with a 30-second budget it
+// failed a loaded machine's `make test` after 21 minutes (issue 28).
 func TestServeRebuildsOnTemplateChange(t *testing.T) {
 	dir := t.TempDir()
 	tmpl := filepath.Join(dir, "tmpl", "markdown", "errors.md.tmpl")
 	os.MkdirAll(filepath.Dir(tmpl), 0o755)
 	os.WriteFile(tmpl, []byte("# First version\n"), 0o644)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	ready := make(chan string, 1)
-	done := make(chan error, 1)
-	go func() {
-		done <- Serve(ctx, ServeOptions{
-			Build: Options{Contract: examples(t)["payouts"], Templates: filepath.Join(dir, "tmpl")},
-			Addr:  "127.0.0.1:0", Poll: 50 * time.Millisecond,
-			Ready: func(url string) { ready <- url },
-		})
-	}()
-	base := <-ready
+	base, stop := startServe(t, ServeOptions{Build: Options{Contract: examples(t)["payouts"], Templates: filepath.Join(dir, "tmpl")}})
 	if page := get(t, base+"errors.html"); !strings.Contains(page, "First version") {
 		t.Fatalf("override not served:\n%s", page)
 	}
-	waitFor := func(want string) string {
-		t.Helper()
-		for ctx.Err() == nil {
-			if page := get(t, base+"errors.html"); strings.Contains(page, want) {
-				return page
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-		t.Fatalf("errors.html never showed %q", want)
-		return ""
-	}
+	events := buildEvents(t, base)
 	os.WriteFile(tmpl, []byte("# Second version, a bit longer\n"), 0o644)
-	waitFor("Second version")
+	waitPage(t, events, base+"errors.html", "Second version")
 	os.WriteFile(tmpl, []byte("# {{.C.API.Name}} broken\n"), 0o644)
-	page := waitFor("build-error")
+	page := waitPage(t, events, base+"errors.html", "build-error")
 	if !strings.Contains(page, "prints a value without escaping it") || !strings.Contains(page, "Second version") {
 		t.Errorf("broken template: page lacks the error or the last good content:\n%s", page)
 	}
-	cancel()
-	if err := <-done; err != nil {
+	if err := stop(); err != nil {
 		t.Error(err)
 	}
 }

@@ -55,7 +55,7 @@ func TestSpawnerTimeout(t *testing.T) {
 	}
 	defer sp.Close()
 	r := &Runner{Timeout: 200 * time.Millisecond, exec: sp.exec}
-	res := r.Measure([]Tool{{Name: "sleep", Argv: []string{"/bin/sleep", "10"}}}, 0, 1)
+	res := r.Measure([]Tool{{Name: "sleep", Argv: []string{"/bin/sleep", "3600"}}}, 0, 1) // far past the timeout on any machine
 	if res[0].Status != StatusFailed || res[0].Note != "timed out after 200ms" {
 		t.Errorf("status %q note %q, want failed: timed out", res[0].Status, res[0].Note)
 	}

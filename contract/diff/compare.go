@@ -414,6 +414,11 @@ func compareFact(o, n fact, nc *contract.Contract) []Change {
 		if o.text == n.text && len(o.list) == len(n.list) {
 			return nil
 		}
+		// A first element may mean more than a change of order (the first
+		// recovery point of an endpoint): a row that says so classes it.
+		if _, _, ok := row.outcome(Added, n.text); ok && len(o.list) == 0 {
+			return []Change{mk(Added, "")}
+		}
 		return []Change{mk(Changed, "")}
 	case Number, Span, Flag:
 		if o.num == n.num {

@@ -165,17 +165,28 @@ func encodeJSON(w io.Writer, r Report) error {
 // encodeMarkdown writes a PR comment that doubles as a changelog entry:
 // breaking changes first, each with its migration note. Contract strings
 // are escaped: they reach rendered HTML on GitHub and on the site.
+//
+// Each acknowledged change is listed once, with its acknowledgement: the
+// edits to the contract's changes: list itself are not listed apart (an
+// acknowledgement that matches a change is shown under it, one that
+// matches none under Unused acknowledgements).
 func encodeMarkdown(w io.Writer, r Report) error {
 	var b strings.Builder
-	s := Summarize(r.Changes)
+	var listed []Change
+	for _, c := range r.Changes {
+		if c.Row != "changes" {
+			listed = append(listed, c)
+		}
+	}
+	s := Summarize(listed)
 	fmt.Fprintf(&b, "## Contract changes\n\n")
-	fmt.Fprintf(&b, "%s → %s: %s.\n", code(r.Old), code(r.New), mdEscape(CountLine(r.Changes)))
+	fmt.Fprintf(&b, "%s → %s: %s.\n", code(r.Old), code(r.New), mdEscape(CountLine(listed)))
 	if s.Unacknowledged > 0 {
 		fmt.Fprintf(&b, "\n> [!CAUTION]\n> %s break integrators and %s not acknowledged. "+
 			"Record each in the contract's `changes:` list with `because:` once integrators are ready, or revert it.\n",
 			plural(s.Unacknowledged, "change"), map[bool]string{true: "is", false: "are"}[s.Unacknowledged == 1])
 	}
-	writeGroups(&b, r.Changes, "###", true)
+	writeGroups(&b, listed, "###", true)
 	for i, u := range r.Unused {
 		if i == 0 {
 			b.WriteString("\n### Unused acknowledgements\n\n")

@@ -129,3 +129,21 @@ func TestGitHubEscaping(t *testing.T) {
 		t.Errorf("ghData = %q", got)
 	}
 }
+
+// TestMarkdownListsEachAcknowledgementOnce (issue 28): an acknowledged
+// change appears once, with its reason, and the edit to the changes: list
+// that acknowledges it is not listed again; the count line counts what is
+// listed.
+func TestMarkdownListsEachAcknowledgementOnce(t *testing.T) {
+	var buf bytes.Buffer
+	if err := Encode(&buf, "markdown", goldenReport(t)); err != nil {
+		t.Fatal(err)
+	}
+	md := buf.String()
+	if n := strings.Count(md, "o partner retries beyond 2h"); n != 1 {
+		t.Errorf("the acknowledgement of idempotency.replay_window is shown %d times, want once:\n%s", n, md)
+	}
+	if n := strings.Count(md, "\n- "); !strings.Contains(md, "4 breaking changes") || !strings.Contains(md, "2 compatible") || n != 4+2+2+1 {
+		t.Errorf("the count line and the %d listed items disagree:\n%s", n, md)
+	}
+}

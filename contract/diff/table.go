@@ -248,6 +248,11 @@ var Table = []Row{
 	}},
 	{Field: "endpoints[].recovery_points", Kind: Sequence, By: map[Direction]Outcome{
 		Changed: compatible("the server-side recovery points changed; a retry still resumes where the first attempt stopped"),
+		// Keys claimed before the deploy have no recovery point recorded:
+		// a retry of such a request does not resume, it runs the handler
+		// again from the start, external calls included.
+		Added: breaking("the endpoint now records recovery points ({new}); a request in flight when this ships has none recorded, so its retry runs the handler again from the start and can repeat the external calls the first attempt made",
+			"for a request sent before the change that timed out, check its outcome before retrying it"),
 	}},
 	{Field: "endpoints[].single_transaction", Kind: Flag, By: map[Direction]Outcome{
 		Changed: notable("the endpoint's single_transaction flag is now {new}", ""),

@@ -106,6 +106,8 @@ var rowCases = []rowCase{
 	{path: "endpoints[0].external_calls", new: "[charge_bank, send_receipt, notify_ledger]", rule: "added", want: Notable},
 	{path: "endpoints[0].external_calls", new: "[charge_bank]", rule: "removed", want: Compatible},
 	{path: "endpoints[0].recovery_points", new: "[started, finished]", rule: "changed", want: Compatible},
+	// issue 28: a first recovery point under keys in flight: a retry of a request claimed before the deploy starts over.
+	{path: "endpoints[0].recovery_points", old: "[]", new: "[started, finished]", rule: "added", want: Breaking},
 	{path: "endpoints[0].single_transaction", new: "true", rule: "changed", want: Notable},
 	{path: "endpoints[0].summary", new: "Send money.", rule: "changed", want: Compatible},
 

@@ -241,8 +241,8 @@ func TestNewRulesSayWhy(t *testing.T) {
 			t.Errorf("%s: finding %+v does not say %q", tc.rule, f, tc.why)
 		}
 		for _, f := range fs {
-			for _, history := range []string{"no longer", "now reported", "used to"} {
-				if strings.Contains(f.Message, history) {
+			for _, history := range []string{"no longer", "now reported", "rather than shown as", "used to", "previously", "anymore"} {
+				if strings.Contains(f.Message, history) || strings.Contains(f.Fix, history) {
 					t.Errorf("%s speaks of the project's history (%q): %s", f.Rule, history, f.Message)
 				}
 			}

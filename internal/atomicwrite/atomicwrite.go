@@ -1,17 +1,108 @@
 // Package atomicwrite writes outputs so that a reader never sees a half
 // written file and a failed or interrupted run leaves the previous output
 // in place: everything is written beside the target, then renamed over it.
+// Only a regular file (or a new one) is replaced that way: a device or a
+// pipe is written to as a stream, and anything else is refused, so that
+// `--overlay /dev/null` run as root never swaps the machine's /dev/null
+// for a regular file.
 package atomicwrite
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
 
-// File writes data to path through a temporary file in the same folder and
-// renames it into place.
+// NotRegularError is a write refused because the target exists and is
+// neither a regular file, a character device nor a pipe (a folder, a
+// socket, a block device, a dangling symlink).
+type NotRegularError struct {
+	Path string
+	Kind string // "a folder", "a socket", ...
+}
+
+func (e *NotRegularError) Error() string {
+	return fmt.Sprintf("%s is %s, not a regular file; refusing to replace it. "+
+		"Give the path of a file (new or regular), a pipe or a character device such as /dev/stdout", e.Path, e.Kind)
+}
+
+// File writes data to path. A new path or a regular file gets a temporary
+// file in the same folder, renamed into place; through a symlink, the
+// file it names is replaced and the link kept. A character device or a
+// named pipe (/dev/stdout, /dev/null, a FIFO) is opened and written as a
+// stream, never replaced. Any other existing path is refused with a
+// *NotRegularError.
 func File(path string, data []byte, perm os.FileMode) error {
+	target, stream, err := resolve(path)
+	if err != nil {
+		return err
+	}
+	if stream {
+		return writeStream(target, data)
+	}
+	return replace(target, data, perm)
+}
+
+// resolve says where File writes and how: through a symlink to the file
+// it names, and as a stream for a device or a pipe.
+func resolve(path string) (target string, stream bool, err error) {
+	lst, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return path, false, nil
+	}
+	if err != nil {
+		return "", false, err
+	}
+	st := lst
+	if lst.Mode()&fs.ModeSymlink != 0 {
+		if st, err = os.Stat(path); err != nil {
+			return "", false, &NotRegularError{Path: path, Kind: "a symlink to a path that does not exist"}
+		}
+		if path, err = filepath.EvalSymlinks(path); err != nil {
+			return "", false, err
+		}
+	}
+	switch m := st.Mode(); {
+	case m.IsRegular():
+		return path, false, nil
+	case m&fs.ModeNamedPipe != 0, m&fs.ModeCharDevice != 0:
+		return path, true, nil
+	default:
+		return "", false, &NotRegularError{Path: path, Kind: kind(m)}
+	}
+}
+
+func kind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a folder"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a block device"
+	default:
+		return "an entry of another kind (" + m.Type().String() + ")"
+	}
+}
+
+// writeStream writes to a device or a pipe in place: no temporary file,
+// no rename, nothing created.
+func writeStream(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// replace writes a temporary file beside path and renames it over path.
+func replace(path string, data []byte, perm os.FileMode) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err

@@ -117,19 +117,23 @@ func TestNoCommandReplacesWhatItDidNotWrite(t *testing.T) {
 		mustWrite(t, filepath.Join(sb.work, "docs", "markdown", "index.md"), []byte("# My docs\n"))
 		refused(t, sb, "build", "-c", "retryspec.yaml", "--out", "docs")
 		refused(t, sb, "build", "-c", "retryspec.yaml", "--out", ".")
-		ok(t, sb, []string{"work/out", "work/out.alerts.yml"}, "build", "-c", "retryspec.yaml", "--out", "out")
-		ok(t, sb, []string{"work/out", "work/out.alerts.yml"}, "build", "-c", "retryspec.yaml", "--out", "out") // its own output
+		ok(t, sb, []string{"work/out"}, "build", "-c", "retryspec.yaml", "--out", "out")
+		ok(t, sb, []string{"work/out"}, "build", "-c", "retryspec.yaml", "--out", "out") // its own output
 		mustWrite(t, filepath.Join(sb.work, "out", "notes.txt"), []byte("mine\n"))
 		refused(t, sb, "build", "-c", "retryspec.yaml", "--out", "out")
 		os.Remove(filepath.Join(sb.work, "out", "notes.txt"))
 		mustWrite(t, filepath.Join(sb.work, "out", "index.html"), []byte("edited by hand\n"))
 		refused(t, sb, "build", "-c", "retryspec.yaml", "--out", "out")
-		// The alerting rules beside the site: a file of the user's there
-		// is kept (exit 2).
+		// The alerting rules are inside the output folder, nothing beside
+		// it: a file of the user's named like the old OUT.alerts.yml is
+		// left alone.
 		mustWrite(t, filepath.Join(sb.work, "site2.alerts.yml"), []byte("groups: [] # mine\n"))
 		r := run(t, sb, 0, "build", "-c", "retryspec.yaml", "--out", "site2")
-		if b, _ := os.ReadFile(filepath.Join(sb.work, "site2.alerts.yml")); r.code != 2 || string(b) != "groups: [] # mine\n" {
+		if b, _ := os.ReadFile(filepath.Join(sb.work, "site2.alerts.yml")); r.code != 0 || string(b) != "groups: [] # mine\n" {
 			t.Errorf("build beside a user's site2.alerts.yml: exit %d, file now %q\n%s", r.code, b, r.stderr)
+		}
+		if _, err := os.Stat(filepath.Join(sb.work, "site2", "monitoring", "alerts.yml")); err != nil {
+			t.Errorf("no alerting rules inside the output folder: %v", err)
 		}
 	})
 	t.Run("snippets --out", func(t *testing.T) {

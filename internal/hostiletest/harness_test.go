@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -36,6 +37,10 @@ import (
 const (
 	cpuBudget = 10 * time.Second
 	rssBudget = 200 << 20
+	// hangAfter is CPU time: a command that has burnt this much is caught
+	// in a loop and killed. A command blocked without using CPU is left
+	// to go test's -timeout; a wall-clock limit here failed on a loaded
+	// machine (issue 28).
 	hangAfter = 90 * time.Second
 	// sentinel marks files outside the working tree: if it shows up in any
 	// output, retryspec read a file it was not given.
@@ -315,8 +320,8 @@ func runFor(t testing.TB, sb *sandbox, stopAfter, hang time.Duration, args ...st
 		rss:      rep.RSS,
 		measured: rep.Measured,
 	}
-	if r.wall >= hang {
-		t.Errorf("retryspec %s: still running after %v (killed)", strings.Join(args, " "), hang)
+	if rep.Hung {
+		t.Errorf("retryspec %s: still running after %v of CPU time (killed)", strings.Join(args, " "), hang)
 	}
 	return r
 }
@@ -336,6 +341,7 @@ func runProcess(req spawnRequest) (spawnReply, error) {
 		return spawnReply{}, err
 	}
 	done := make(chan struct{})
+	var hung atomic.Bool
 	go func() {
 		if req.StopAfter > 0 {
 			select {
@@ -345,10 +351,19 @@ func runProcess(req spawnRequest) (spawnReply, error) {
 				cmd.Process.Signal(syscall.SIGINT)
 			}
 		}
-		select {
-		case <-done:
-		case <-time.After(req.Hang):
-			cmd.Process.Kill()
+		tick := time.NewTicker(100 * time.Millisecond) // how often to look, not a bound
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				if cpu, ok := runningCPU(cmd.Process.Pid); ok && cpu >= req.Hang {
+					hung.Store(true)
+					cmd.Process.Kill()
+					return
+				}
+			}
 		}
 	}()
 	cmd.Wait()
@@ -360,6 +375,7 @@ func runProcess(req spawnRequest) (spawnReply, error) {
 		OutBytes: stdout.n,
 		ErrBytes: stderr.n,
 		Wall:     time.Since(start),
+		Hung:     hung.Load(),
 	}
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok {
 		rep.Signaled = ws.Signaled()

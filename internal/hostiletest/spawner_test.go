@@ -28,7 +28,7 @@ type spawnRequest struct {
 	Dir       string
 	Env       []string
 	StopAfter time.Duration
-	Hang      time.Duration
+	Hang      time.Duration // CPU time after which the command is killed as hung
 }
 
 type spawnReply struct {
@@ -41,6 +41,7 @@ type spawnReply struct {
 	RSS                int64
 	Measured           bool
 	Signaled           bool
+	Hung               bool // killed by the hang guard (CPU time past Hang)
 }
 
 // serveSpawner runs the requests read from in, each in a goroutine of its

@@ -1,12 +1,15 @@
 // Command testsummary reads `go test -json` on stdin and prints what plain
 // `go test` would (package verdicts, the output of failed tests, benchmark
-// results), then a summary of every skipped test with its reason. Without
-// it a skip is invisible unless go test runs with -v, which is how tests
-// that silently depended on data outside the repository went unnoticed.
+// results), then a summary of every skipped test with its reason, and last
+// the names of the failed tests. Without it a skip is invisible unless go
+// test runs with -v, which is how tests that silently depended on data
+// outside the repository went unnoticed; and the failures come last so
+// that the end of a long run's output says what broke, not what skipped.
 //
 //	go test -json ./... | go run ./internal/testsummary
-//	go test -json ./... | go run ./internal/testsummary -skips FILE   # append the skips to FILE instead
-//	go run ./internal/testsummary -report FILE                          # print the skips in FILE
+//	go test -json ./... | go run ./internal/testsummary -skips FILE   # append skips and failures to FILE instead
+//	go run ./internal/testsummary -report FILE                          # print the skips, then the failures, in FILE
+//	go run ./internal/testsummary -fail STEP -skips FILE                # record a failed step (go vet, gofmt, ...)
 //
 // It exits 1 when a test or a package failed, so a pipeline with pipefail
 // keeps the verdict.
@@ -19,12 +22,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
 	"strings"
 )
 
 func main() {
 	skipsFile := flag.String("skips", "", "append the skipped tests to `FILE` instead of printing them")
-	report := flag.String("report", "", "print the skipped tests recorded in `FILE` and exit")
+	report := flag.String("report", "", "print the skipped and failed tests recorded in `FILE` and exit")
+	step := flag.String("fail", "", "record in the -skips file that `STEP` failed, and exit")
 	flag.Parse()
 	if *report != "" {
 		data, err := os.ReadFile(*report)
@@ -32,7 +37,16 @@ func main() {
 			fmt.Fprintln(os.Stderr, "testsummary:", err)
 			os.Exit(2)
 		}
-		printSkips(os.Stdout, splitLines(string(data)))
+		skips, failures := splitRecord(splitLines(string(data)))
+		printSkips(os.Stdout, skips)
+		printFailures(os.Stdout, failures)
+		return
+	}
+	if *step != "" {
+		if err := appendLines(*skipsFile, []string{failPrefix + *step}); err != nil {
+			fmt.Fprintln(os.Stderr, "testsummary:", err)
+			os.Exit(2)
+		}
 		return
 	}
 	s, err := summarise(os.Stdin, os.Stdout)
@@ -41,22 +55,61 @@ func main() {
 		os.Exit(2)
 	}
 	if *skipsFile != "" {
-		f, err := os.OpenFile(*skipsFile, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-		if err == nil {
-			for _, l := range s.skips {
-				fmt.Fprintln(f, l)
-			}
-			err = f.Close()
+		record := s.skips
+		for _, f := range s.failures {
+			record = append(record, failPrefix+f)
 		}
-		if err != nil {
+		if err := appendLines(*skipsFile, record); err != nil {
 			fmt.Fprintln(os.Stderr, "testsummary:", err)
 			os.Exit(2)
 		}
 	} else {
 		printSkips(os.Stdout, s.skips)
+		printFailures(os.Stdout, s.failures)
 	}
 	if s.failed {
 		os.Exit(1)
+	}
+}
+
+// failPrefix marks a failure's line in the record file; a skip's line
+// starts with its package path, which never holds a space.
+const failPrefix = "FAIL "
+
+func appendLines(file string, lines []string) error {
+	if file == "" {
+		return fmt.Errorf("no -skips FILE to record in")
+	}
+	f, err := os.OpenFile(file, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	for _, l := range lines {
+		fmt.Fprintln(f, l)
+	}
+	return f.Close()
+}
+
+// splitRecord separates a record file's skips from its failures.
+func splitRecord(lines []string) (skips, failures []string) {
+	for _, l := range lines {
+		if f, ok := strings.CutPrefix(l, failPrefix); ok {
+			failures = append(failures, f)
+		} else {
+			skips = append(skips, l)
+		}
+	}
+	return skips, failures
+}
+
+// printFailures names what failed, as the last lines of the run.
+func printFailures(w io.Writer, failures []string) {
+	if len(failures) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "FAILED: %d\n", len(failures))
+	for _, f := range failures {
+		fmt.Fprintln(w, "  "+f)
 	}
 }
 
@@ -91,8 +144,9 @@ type event struct {
 }
 
 type summary struct {
-	skips  []string
-	failed bool
+	skips    []string
+	failures []string // "package Test" or "package (reason)"
+	failed   bool
 }
 
 // summarise copies to w what plain go test prints and collects the skips.
@@ -100,6 +154,7 @@ func summarise(r io.Reader, w io.Writer) (summary, error) {
 	var s summary
 	type key struct{ pkg, test string }
 	buf := map[key][]string{}
+	failedTests := map[string]int{} // per package
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	for sc.Scan() {
@@ -143,6 +198,10 @@ func summarise(r io.Reader, w io.Writer) (summary, error) {
 			delete(buf, k)
 		case "fail":
 			s.failed = true
+			if e.Test != "" {
+				failedTests[e.Package]++
+				s.failures = append(s.failures, e.Package+" "+e.Test)
+			}
 			if strings.HasPrefix(e.Test, "Benchmark") {
 				delete(buf, k) // already shown
 				continue
@@ -153,12 +212,24 @@ func summarise(r io.Reader, w io.Writer) (summary, error) {
 				continue
 			}
 			// The package failed: show what its unfinished tests printed
-			// (a panic or a timeout ends them without their own event).
+			// (a panic or a timeout ends them without their own event),
+			// and name them.
+			var unfinished []string
 			for bk, lines := range buf {
 				if bk.pkg == e.Package {
 					printOutput(w, lines)
 					delete(buf, bk)
+					if bk.test != "" && !strings.Contains(bk.test, "/") {
+						unfinished = append(unfinished, bk.test)
+					}
 				}
+			}
+			sort.Strings(unfinished)
+			for _, t := range unfinished {
+				s.failures = append(s.failures, e.Package+" "+t+" (did not finish: a panic or the -timeout)")
+			}
+			if failedTests[e.Package] == 0 && len(unfinished) == 0 {
+				s.failures = append(s.failures, e.Package+" (failed outside any test: a build error, or a panic in init or TestMain)")
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -80,5 +81,52 @@ func TestPrintSkips(t *testing.T) {
 	printSkips(&b, []string{"p TestX: why"})
 	if want := "skipped: none\nskipped: 1\n  p TestX: why\n"; b.String() != want {
 		t.Errorf("got %q, want %q", b.String(), want)
+	}
+}
+
+// TestFailuresNamedLast (issue 28): the failed tests are collected, in
+// the order they failed, and the report prints them after the skips, so
+// the last lines of `make test` say what broke.
+func TestFailuresNamedLast(t *testing.T) {
+	_, s := run(t, "testdata/fail.json")
+	if diff := cmp.Diff([]string{"sk TestC/sub", "sk TestC"}, s.failures); diff != "" {
+		t.Errorf("failures (-want +got):\n%s", diff)
+	}
+	if _, pass := run(t, "testdata/pass.json"); len(pass.failures) != 0 {
+		t.Errorf("a passing run names failures: %q", pass.failures)
+	}
+	record := filepath.Join(t.TempDir(), "record")
+	if err := appendLines(record, append([]string{"sk TestB: why"}, failPrefix+"sk TestC", failPrefix+"go vet ./...")); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(record)
+	skips, failures := splitRecord(splitLines(string(data)))
+	var b strings.Builder
+	printSkips(&b, skips)
+	printFailures(&b, failures)
+	want := "skipped: 1\n  sk TestB: why\nFAILED: 2\n  sk TestC\n  go vet ./...\n"
+	if b.String() != want {
+		t.Errorf("report %q, want %q", b.String(), want)
+	}
+}
+
+// TestUnfinishedTestsNamed: a package that ends in a panic or go test's
+// -timeout gives its running tests no fail event of their own; they are
+// named all the same.
+func TestUnfinishedTestsNamed(t *testing.T) {
+	stream := `{"Action":"run","Package":"p","Test":"TestHang"}
+{"Action":"output","Package":"p","Test":"TestHang","Output":"panic: test timed out after 1m0s\n"}
+{"Action":"output","Package":"p","Output":"FAIL\tp\t60.0s\n"}
+{"Action":"fail","Package":"p"}
+{"Action":"fail","Package":"q"}
+`
+	var out strings.Builder
+	s, err := summarise(strings.NewReader(stream), &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"p TestHang (did not finish: a panic or the -timeout)", "q (failed outside any test: a build error, or a panic in init or TestMain)"}
+	if diff := cmp.Diff(want, s.failures); diff != "" {
+		t.Errorf("failures (-want +got):\n%s", diff)
 	}
 }

@@ -5,6 +5,19 @@
 (function () {
   "use strict";
 
+  // The reader's language is remembered across pages (localStorage, on
+  // this machine only; nothing is sent anywhere). Storage may be refused
+  // (a private window, a file:// page in some browsers): then each page
+  // opens on its first tab, as without JavaScript.
+  var langKey = "retryspec-lang";
+  function savedLang() {
+    try { return window.localStorage.getItem(langKey); } catch (e) { return null; }
+  }
+  function saveLang(lang) {
+    try { window.localStorage.setItem(langKey, lang); } catch (e) { /* not remembered */ }
+  }
+  var tabGroups = [];
+
   function setupTabs(container, index) {
     var panels = Array.prototype.filter.call(container.children, function (el) {
       return el.classList.contains("tab-panel");
@@ -27,14 +40,14 @@
       panel.setAttribute("role", "tabpanel");
       panel.setAttribute("aria-labelledby", button.id);
       panel.setAttribute("tabindex", "0");
-      button.addEventListener("click", function () { select(i, true); });
+      button.addEventListener("click", function () { choose(i); });
       button.addEventListener("keydown", function (e) {
         var next = null;
         if (e.key === "ArrowRight") next = (i + 1) % panels.length;
         if (e.key === "ArrowLeft") next = (i - 1 + panels.length) % panels.length;
         if (e.key === "Home") next = 0;
         if (e.key === "End") next = panels.length - 1;
-        if (next !== null) { e.preventDefault(); select(next, true); }
+        if (next !== null) { e.preventDefault(); choose(next); }
       });
       list.appendChild(button);
       return button;
@@ -48,9 +61,27 @@
       });
       if (focus) buttons[n].focus();
     }
+    // choose is the reader's pick: remembered, and shown in every group
+    // of the page that has the language.
+    function choose(n) {
+      var lang = panels[n].getAttribute("data-lang");
+      saveLang(lang);
+      tabGroups.forEach(function (g) { if (g !== group) g.show(lang); });
+      select(n, true);
+    }
+    var group = {
+      show: function (lang) {
+        for (var i = 0; i < panels.length; i++) {
+          if (panels[i].getAttribute("data-lang") === lang) { select(i, false); return true; }
+        }
+        return false;
+      }
+    };
+    tabGroups.push(group);
     container.insertBefore(list, panels[0]);
     container.classList.add("enhanced");
-    select(0, false);
+    var lang = savedLang();
+    if (!lang || !group.show(lang)) select(0, false);
   }
 
   // copyText tries the Clipboard API, then the older execCommand route
