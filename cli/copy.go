@@ -78,16 +78,19 @@ func runCopy(ctx context.Context, opts *copyOptions) error {
 		return err
 	}
 	if opts.ExportVale != "" {
-		header := ""
-		if c != nil {
-			header = c.Idempotency.Header
-		}
 		// Only DIR/Retryspec is ours: DIR is often Vale's StylesPath, with
 		// other styles and vocabularies beside it.
 		style := filepath.Join(opts.ExportVale, copylint.ValeStyle)
-		err := safeout.ReplaceDir(style, copylint.IsValeExport, func(tmp string) error { return copylint.ExportVale(tmp, header) })
+		var notCarried []string
+		err := safeout.ReplaceDir(style, copylint.IsValeExport, func(tmp string) (err error) {
+			notCarried, err = copylint.ExportVale(tmp, c)
+			return err
+		})
 		if err != nil {
 			return inputError(fmt.Errorf("--export-vale %q: %w", opts.ExportVale, err))
+		}
+		for _, n := range notCarried {
+			fmt.Fprintf(sys.Err, "retryspec: not carried over to Vale: %s\n", n)
 		}
 		fmt.Fprintf(sys.Err, "wrote Vale style %q; add it with BasedOnStyles = %s in .vale.ini\n", style, copylint.ValeStyle)
 		return nil
