@@ -81,6 +81,10 @@ const (
 	maxFormBits = 56
 )
 
+// manyForms is the number of forms above which a rule's forms share one
+// prefilter bit.
+const manyForms = 12
+
 // ruleTags are the bits of one phrase rule: its forms, each form's bit
 // (the forms without anchors of their own share one), and the bit of its
 // requires list (0 when it has none). A rule skipped for want of a
@@ -113,11 +117,15 @@ func newLinter(c *contract.Contract, lintCode bool) *linter {
 			l.ruleTags = append(l.ruleTags, rt) // skipped: ContractFamilies
 			continue
 		}
+		// A rule with many forms gives them one bit between them: the tag
+		// type holds 56, and each form's literal gate still spares the
+		// regexp engine the forms whose words are absent.
 		var shared uint64
+		many := len(r.forms) > manyForms
 		for _, f := range r.forms {
 			var b uint64
 			switch {
-			case !f.shared:
+			case !f.shared && !many:
 				b = next()
 			case shared == 0:
 				shared = next()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -101,11 +102,11 @@ func ExportVale(dir string, c *contract.Contract) (notCarried []string, err erro
 				x, ok = fam.judge(c, "")
 			}
 			switch {
-			case c == nil:
-				notCarried = append(notCarried, fam.name+": judged against the contract's endpoints; pass -c FILE to export it")
-				continue
 			case fam.kind == famRetention:
 				notCarried = append(notCarried, fam.name+": compares the stated time with replay_window and reaper_after, a figure Vale cannot compare")
+				continue
+			case c == nil:
+				notCarried = append(notCarried, fam.name+": judged against the contract's endpoints; pass -c FILE to export it")
 				continue
 			case !ok:
 				continue // the contract agrees with the claim: nothing to flag
@@ -193,17 +194,48 @@ func ExportVale(dir string, c *contract.Contract) (notCarried []string, err erro
 		}
 	}
 	for _, vf := range files {
-		data, err := yaml.Marshal(vf.rule)
-		if err != nil {
-			return nil, err
-		}
-		head := fmt.Sprintf(valeHead+" from the phrase sets of %s.\n# Do not edit: re-export after upgrading retryspec.\n", vf.source)
-		if err := os.WriteFile(filepath.Join(style, vf.name+".yml"), append([]byte(head), data...), 0o644); err != nil {
-			return nil, err
+		// Vale joins a rule's tokens into one alternation, and regexp2's
+		// backtracking stack overflows (a panic) past about twenty of
+		// ours: a longer rule is written in parts, <Rule>.yml then
+		// <Rule>Part2.yml, and so on (ValeCheckRule reads them back).
+		toks := vf.rule.Tokens
+		for part := 1; len(toks) > 0; part++ {
+			n := min(len(toks), valeTokensPerFile)
+			vr := vf.rule
+			vr.Tokens = toks[:n]
+			toks = toks[n:]
+			name := vf.name
+			if part > 1 {
+				name += "Part" + itoa(part)
+			}
+			data, err := yaml.Marshal(vr)
+			if err != nil {
+				return nil, err
+			}
+			head := fmt.Sprintf(valeHead+" from the phrase sets of %s.\n# Do not edit: re-export after upgrading retryspec.\n", vf.source)
+			if err := os.WriteFile(filepath.Join(style, name+".yml"), append([]byte(head), data...), 0o644); err != nil {
+				return nil, err
+			}
 		}
 	}
 	notCarried = append(notCarried, "copy/contradicts-contract figures and names (windows, attempt counts, delays, header names, error codes): compared with the contract's values, which Vale cannot do")
 	return notCarried, nil
+}
+
+// valeTokensPerFile is the most tokens one exported rule file holds.
+const valeTokensPerFile = 12
+
+// ValeCheckRule is the Vale rule name a check of the exported style
+// reports under, a part's suffix dropped ("Retryspec.AbsoluteGuaranteePart2"
+// is AbsoluteGuarantee).
+func ValeCheckRule(check string) string {
+	check = strings.TrimPrefix(check, ValeStyle+".")
+	if i := strings.LastIndex(check, "Part"); i > 0 {
+		if _, err := strconv.Atoi(check[i+4:]); err == nil {
+			return check[:i]
+		}
+	}
+	return check
 }
 
 func regexpQuote(s string) string {

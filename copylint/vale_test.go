@@ -72,14 +72,15 @@ func TestValeExportFindsTheSameClaims(t *testing.T) {
 	}
 	var got []string
 	for _, a := range alerts["planted.md"] {
-		got = append(got, a.Check+":"+itoa(a.Line))
+		got = append(got, ValeStyle+"."+ValeCheckRule(a.Check)+":"+itoa(a.Line))
 	}
 	var want []string
 	for _, f := range LintSource(nil, "planted.md", src) {
 		want = append(want, ValeStyle+"."+ValeRuleName(f.Rule)+":"+itoa(f.Line))
 	}
-	sort.Strings(got)
-	sort.Strings(want)
+	// Compared as sets: a rule exported in parts can alert twice on one
+	// claim, and Go reports two claims of a line as two findings.
+	got, want = uniqueSorted(got), uniqueSorted(want)
 	if len(want) < 8 {
 		t.Fatalf("planted file yields only %d findings: %v", len(want), want)
 	}
@@ -140,6 +141,8 @@ func TestValeExportCoversEveryRule(t *testing.T) {
 		for _, id := range valeExpressible() {
 			want = append(want, ValeRuleName(id)+".yml")
 		}
+		// The rules of more than valeTokensPerFile forms come in parts.
+		want = append(want, "AbsoluteGuaranteePart2.yml", "RetryAnyErrorPart2.yml")
 		want = append(want, tc.extra...)
 		sort.Strings(want)
 		if d := cmp.Diff(want, got); d != "" {
@@ -155,4 +158,15 @@ func TestValeExportCoversEveryRule(t *testing.T) {
 			t.Errorf("contract %v: %d checks not carried over, want %d:\n%s", tc.c != nil, len(notCarried), len(tc.notCarried), all)
 		}
 	}
+}
+
+func uniqueSorted(xs []string) []string {
+	sort.Strings(xs)
+	out := xs[:0]
+	for i, x := range xs {
+		if i == 0 || x != xs[i-1] {
+			out = append(out, x)
+		}
+	}
+	return out
 }
