@@ -398,6 +398,11 @@ var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 
 // rawCandidate reports whether the raw form of src has any hit.
 func (l *linter) rawCandidate(src []byte, f format, sc *scratch, hiding []int) bool {
+	// The raw text of MDX keeps {expressions}, so a word split by one
+	// ("e{/* */}xactly") is whole only in the parsed prose: parse.
+	if f == formatMDX && len(hiding) > 0 {
+		return true
+	}
 	sc.docHits = l.prefilter.hits(src, sc.docHits[:0])
 	if len(sc.docHits) == 0 && len(hiding) == 0 {
 		return false
