@@ -189,7 +189,9 @@ func markupInWord(src []byte, f format, out []int) []int {
 			}
 			j = end
 		}
-		if j > at && j < len(src) && isLetter(src[j]) {
+		// <br> is white space between words (brAsSpace), not a disguise.
+		br := len(src) >= at+3 && src[at+1]|0x20 == 'b' && src[at+2]|0x20 == 'r'
+		if j > at && j < len(src) && isLetter(src[j]) && !br {
 			out = append(out, at)
 		}
 		i = max(j, at+1)

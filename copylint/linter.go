@@ -81,9 +81,55 @@ const (
 	maxFormBits = 56
 )
 
-// manyForms is the number of forms above which a rule's forms share one
-// prefilter bit.
-const manyForms = 12
+// formGroups returns, per rule, 0 when each of its forms gets a bit of its
+// own, else the number of bits its forms with anchors of their own take
+// turns on: when one bit per form would not fit in maxFormBits, the rules
+// with the most forms give up the excess.
+func formGroups(rules []compiledRule, withContract bool) []int {
+	own := make([]int, len(rules))
+	demand := 0
+	for i, r := range rules {
+		if r.family != nil && !r.family.contractFree && !withContract {
+			continue
+		}
+		sharedOne := 0
+		for _, f := range r.forms {
+			if f.shared {
+				sharedOne = 1
+			} else {
+				own[i]++
+			}
+		}
+		demand += own[i] + sharedOne
+		if len(r.requires) > 0 {
+			demand++
+		}
+	}
+	groups := make([]int, len(rules))
+	for demand > maxFormBits {
+		big := 0
+		for i := range rules {
+			if effective(own[i], groups[i]) > effective(own[big], groups[big]) {
+				big = i
+			}
+		}
+		n := effective(own[big], groups[big])
+		if n <= 1 {
+			panic("copylint: more than 56 phrase rules' bits; widen the tag type")
+		}
+		groups[big] = n - 1
+		demand--
+	}
+	return groups
+}
+
+// effective is the number of bits a rule's own-anchored forms use.
+func effective(own, group int) int {
+	if group > 0 {
+		return group
+	}
+	return own
+}
 
 // ruleTags are the bits of one phrase rule: its forms, each form's bit
 // (the forms without anchors of their own share one), and the bit of its
@@ -111,21 +157,33 @@ func newLinter(c *contract.Contract, lintCode bool) *linter {
 		bit++
 		return 1 << (bit - 1)
 	}
-	for _, r := range rules {
+	groups := formGroups(rules, c != nil)
+	for i, r := range rules {
 		var rt ruleTags
 		if r.family != nil && !r.family.contractFree && c == nil {
 			l.ruleTags = append(l.ruleTags, rt) // skipped: ContractFamilies
 			continue
 		}
-		// A rule with many forms gives them one bit between them: the tag
-		// type holds 56, and each form's literal gate still spares the
-		// regexp engine the forms whose words are absent.
+		// Each form with anchors of its own has a bit, unless the tag word
+		// (56 bits) is short: then the largest rule's forms take turns on
+		// fewer bits (formGroups); each form's literal gate still spares
+		// the regexp engine the forms whose words are absent. The forms
+		// without anchors of their own share one bit.
 		var shared uint64
-		many := len(r.forms) > manyForms
+		var group []uint64
+		if n := groups[i]; n > 0 {
+			for range n {
+				group = append(group, next())
+			}
+		}
+		own := 0
 		for _, f := range r.forms {
 			var b uint64
 			switch {
-			case !f.shared && !many:
+			case !f.shared && group != nil:
+				b = group[own%len(group)]
+				own++
+			case !f.shared:
 				b = next()
 			case shared == 0:
 				shared = next()
