@@ -475,29 +475,13 @@ func (x *sentence) delays() {
 			return
 		}
 	}
-	if !has(sent, "give up", "gives up", "stop") {
-		// no overall bound stated
-	} else if m := findSub(reGiveUp, sent, str); m != nil && !r.MaxElapsed.IsZero() {
-		g := groupAt(reGiveUp, m, "elapsed")
-		if d, ok := parseProseDuration(str[g[0]:g[1]]); ok && d != r.MaxElapsed.D {
-			x.add(m[0:2], "retry.max_elapsed",
-				fmt.Sprintf("says retrying stops after %s, but the contract's max_elapsed is %s", human(d), r.MaxElapsed),
-				fmt.Sprintf("write the contract's bound: retries stop after %s in all (max_elapsed: %s)", human(r.MaxElapsed.D), r.MaxElapsed))
-			return
-		}
+	if has(sent, "give up", "gives up", "stop") && x.elapsed(reGiveUp, "stops after") {
+		return
 	}
 	// A duration the loop lasts, unless the sentence is about how long a
 	// key lets a caller retry ("retry with the same key for 24 hours").
-	if has(sent, "retr", "keep") && has(sent, " for ", " over ") && !has(sent, "key", "same", "window", "replay", "idempot") && !r.MaxElapsed.IsZero() {
-		if m := findSub(reRetryFor, sent, str); m != nil {
-			g := groupAt(reRetryFor, m, "elapsed")
-			if d, ok := parseProseDuration(str[g[0]:g[1]]); ok && d != r.MaxElapsed.D {
-				x.add(m[0:2], "retry.max_elapsed",
-					fmt.Sprintf("says retrying goes on for %s, but the contract's max_elapsed is %s", human(d), r.MaxElapsed),
-					fmt.Sprintf("write the contract's bound: retries stop after %s in all (max_elapsed: %s)", human(r.MaxElapsed.D), r.MaxElapsed))
-				return
-			}
-		}
+	if has(sent, "retr", "keep") && has(sent, " for ", " over ") && !has(sent, "key", "same", "window", "replay", "idempot") && x.elapsed(reRetryFor, "goes on for") {
+		return
 	}
 	// A fixed wait is about retrying only when the sentence says so, and
 	// not about a lock or a timeout ("waits 60 seconds to acquire the lock").
@@ -515,6 +499,28 @@ func (x *sentence) delays() {
 				"write the contract's schedule: "+schedule)
 		}
 	}
+}
+
+// elapsed checks the duration re's "elapsed" group states for the whole
+// retry loop against max_elapsed, and reports whether it added a hit.
+func (x *sentence) elapsed(re *regexp.Regexp, says string) bool {
+	r := &x.k.c.Retry
+	if r.MaxElapsed.IsZero() {
+		return false
+	}
+	m := findSub(re, x.sent, x.str)
+	if m == nil {
+		return false
+	}
+	g := groupAt(re, m, "elapsed")
+	d, ok := parseProseDuration(x.str[g[0]:g[1]])
+	if !ok || d == r.MaxElapsed.D {
+		return false
+	}
+	x.add(m[0:2], "retry.max_elapsed",
+		fmt.Sprintf("says retrying %s %s, but the contract's max_elapsed is %s", says, human(d), r.MaxElapsed),
+		fmt.Sprintf("write the contract's bound: retries stop after %s in all (max_elapsed: %s)", human(r.MaxElapsed.D), r.MaxElapsed))
+	return true
 }
 
 // groupAt returns the start and end of the first of the named groups of re

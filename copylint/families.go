@@ -15,10 +15,9 @@ import (
 type family int
 
 const (
-	famNone family = iota
 	// famRetryUnbounded: the client retries without end ("forever",
 	// "until it succeeds"), against retry.max_attempts and max_elapsed.
-	famRetryUnbounded
+	famRetryUnbounded family = iota + 1
 	// famSafeToRetry: any request is safe to retry, against the endpoints
 	// that need a key or are not safe to repeat.
 	famSafeToRetry
@@ -153,25 +152,43 @@ func endpointPath(c *contract.Contract, i int, field string) string {
 }
 
 func judgeSafeToRetry(c *contract.Contract, match string) (contradiction, bool) {
+	return judgeEndpoints(c, "says every request is safe to retry (%q), but in the contract %s", match,
+		func(keyed string) string { return keyed + " needs key: required" },
+		func(unsafe string) string { return unsafe + " is not safe to retry" }, false)
+}
+
+// judgeEndpoints is the judge of a claim about every endpoint: the
+// contract contradicts it when an endpoint needs a key or is not
+// idempotent by itself; the message names them (the unsafe ones first
+// with unsafeFirst) and the path is the first named.
+func judgeEndpoints(c *contract.Contract, format, match string, keyedWhy, unsafeWhy func(string) string, unsafeFirst bool) (contradiction, bool) {
 	keyed, unsafe := notSafe(c)
 	if len(keyed)+len(unsafe) == 0 {
 		return contradiction{}, false
 	}
+	type part struct {
+		idx   []int
+		why   func(string) string
+		field string
+	}
+	parts := []part{{keyed, keyedWhy, "key"}, {unsafe, unsafeWhy, "effect"}}
+	if unsafeFirst {
+		parts[0], parts[1] = parts[1], parts[0]
+	}
 	var why []string
 	path := ""
-	if len(keyed) > 0 {
-		why = append(why, fmt.Sprintf("%s needs key: required", ops(c, keyed)))
-		path = endpointPath(c, keyed[0], "key")
-	}
-	if len(unsafe) > 0 {
-		why = append(why, fmt.Sprintf("%s is not safe to retry", ops(c, unsafe)))
+	for _, p := range parts {
+		if len(p.idx) == 0 {
+			continue
+		}
+		why = append(why, p.why(ops(c, p.idx)))
 		if path == "" {
-			path = endpointPath(c, unsafe[0], "effect")
+			path = endpointPath(c, p.idx[0], p.field)
 		}
 	}
 	return contradiction{
 		path:    path,
-		message: fmt.Sprintf("says every request is safe to retry (%q), but in the contract %s", match, strings.Join(why, " and ")),
+		message: fmt.Sprintf(format, match, strings.Join(why, " and ")),
 		fix:     safeFix(c, keyed, unsafe),
 	}, true
 }
@@ -190,27 +207,11 @@ func judgeKeyless(c *contract.Contract, match string) (contradiction, bool) {
 }
 
 func judgeWholeAPI(c *contract.Contract, match string) (contradiction, bool) {
-	keyed, unsafe := notSafe(c)
-	if len(keyed)+len(unsafe) == 0 {
-		return contradiction{}, false
-	}
-	var why []string
-	path := ""
-	if len(unsafe) > 0 {
-		why = append(why, fmt.Sprintf("%s is not idempotent", ops(c, unsafe)))
-		path = endpointPath(c, unsafe[0], "effect")
-	}
-	if len(keyed) > 0 {
-		why = append(why, fmt.Sprintf("%s is idempotent only with %s (key: required)", ops(c, keyed), c.Idempotency.Header))
-		if path == "" {
-			path = endpointPath(c, keyed[0], "key")
-		}
-	}
-	return contradiction{
-		path:    path,
-		message: fmt.Sprintf("says the whole API is idempotent (%q), but in the contract %s", match, strings.Join(why, " and ")),
-		fix:     safeFix(c, keyed, unsafe),
-	}, true
+	return judgeEndpoints(c, "says the whole API is idempotent (%q), but in the contract %s", match,
+		func(keyed string) string {
+			return keyed + " is idempotent only with " + c.Idempotency.Header + " (key: required)"
+		},
+		func(unsafe string) string { return unsafe + " is not idempotent" }, true)
 }
 
 // forever is the duration of "forever", "permanently".
