@@ -123,12 +123,19 @@ func notSafe(c *contract.Contract) (keyed, unsafe []int) {
 	return keyed, unsafe
 }
 
+// ops names the endpoints idx, at most three and a count of the rest: a
+// contract may list thousands, and a finding names a few.
 func ops(c *contract.Contract, idx []int) string {
+	const most = 3
 	var s []string
-	for _, i := range idx {
+	for _, i := range idx[:min(len(idx), most)] {
 		s = append(s, c.Endpoints[i].Operation)
 	}
-	return strings.Join(s, ", ")
+	out := strings.Join(s, ", ")
+	if len(idx) > most {
+		out += fmt.Sprintf(" and %d more", len(idx)-most)
+	}
+	return out
 }
 
 // safeFix is the contract's own statement of what may be retried.
