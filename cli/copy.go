@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -44,10 +45,16 @@ func newCopyCmd(sys *IO, runF func(context.Context, *copyOptions) error) *cobra.
 			"in a summary line; --strict makes any skip fail the run. Everything else is linted.\n" +
 			"--if-included: without PATH and without docs.copy.include, say so and exit 0\n" +
 			"(the Action's copy: auto), decided from the contract, never from a message.\n" +
-			"Without a contract, copy/contradicts-contract is skipped (one notice on stderr).\n\n" +
+			"Claims are read as families (how long a client retries, which requests are safe to\n" +
+			"retry, retrying without a key, the whole API idempotent, duplicates never happen,\n" +
+			"how long keys are kept) and judged against the contract's values; each finding\n" +
+			"names the value it contradicts. Without a contract, copy/contradicts-contract and the\n" +
+			"families that need one are skipped (one notice on stderr names them).\n\n" +
 			"Suppress one line with <!-- retryspec-disable-next-line RULE -- reason --> above it,\n" +
 			"or a path with a docs.copy.allow entry (path, rule, because) in the contract.\n\n" +
 			"--export-vale DIR writes the phrase rules as a Vale style into DIR/Retryspec and exits;\n" +
+			"with -c, also the families the contract contradicts; the checks Vale cannot carry\n" +
+			"(figures compared with the contract's) are named on stderr;\n" +
 			"nothing else in DIR is touched, and DIR/Retryspec is replaced only while it holds\n" +
 			"nothing but an earlier export.\n\n" +
 			"Exit status: 0 when nothing is at error severity, 1 when something is (or a\n" +
@@ -78,16 +85,19 @@ func runCopy(ctx context.Context, opts *copyOptions) error {
 		return err
 	}
 	if opts.ExportVale != "" {
-		header := ""
-		if c != nil {
-			header = c.Idempotency.Header
-		}
 		// Only DIR/Retryspec is ours: DIR is often Vale's StylesPath, with
 		// other styles and vocabularies beside it.
 		style := filepath.Join(opts.ExportVale, copylint.ValeStyle)
-		err := safeout.ReplaceDir(style, copylint.IsValeExport, func(tmp string) error { return copylint.ExportVale(tmp, header) })
+		var notCarried []string
+		err := safeout.ReplaceDir(style, copylint.IsValeExport, func(tmp string) (err error) {
+			notCarried, err = copylint.ExportVale(tmp, c)
+			return err
+		})
 		if err != nil {
 			return inputError(fmt.Errorf("--export-vale %q: %w", opts.ExportVale, err))
+		}
+		for _, n := range notCarried {
+			fmt.Fprintf(sys.Err, "retryspec: not carried over to Vale: %s\n", n)
 		}
 		fmt.Fprintf(sys.Err, "wrote Vale style %q; add it with BasedOnStyles = %s in .vale.ini\n", style, copylint.ValeStyle)
 		return nil
@@ -159,7 +169,8 @@ func loadCopyContract(opts *copyOptions) (*contract.Contract, error) {
 	if !opts.contractSet {
 		if _, err := os.Stat(opts.Contract); errors.Is(err, os.ErrNotExist) {
 			if opts.ExportVale == "" {
-				fmt.Fprintf(sys.Err, "retryspec: no contract at %s: copy/contradicts-contract is skipped (pass -c FILE to check figures and names)\n", opts.Contract)
+				fmt.Fprintf(sys.Err, "retryspec: no contract at %s: copy/contradicts-contract is skipped, and with it the claim families judged against a contract (%s); pass -c FILE to check them\n",
+					opts.Contract, strings.Join(copylint.ContractFamilies(), ", "))
 			}
 			return nil, nil
 		}

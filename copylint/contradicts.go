@@ -86,7 +86,7 @@ func (k *contractChecks) anchors() []anchorGroup {
 	}
 	num := []string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "one", "two", "three", "four", "five", "six",
 		"seven", "eight", "nine", "ten", "twelve", "fifteen", "twenty", "thirty", "sixty", "ninety", "forty",
-		"seventy", "fourteen", "day", "week", "hour", "minute"}
+		"seventy", "fourteen", "day", "week", "hour", "minute", "month", "year", "fortnight"}
 	return []anchorGroup{
 		{tagCIdem, idem},
 		{tagCKey, []string{"key"}},
@@ -110,7 +110,10 @@ var aboutWords = []string{"idempoten", "key", "expir", "window", "ttl", "attempt
 var (
 	// A duration in prose: "24 hours", "24-hour", "72h", "7d", "one week",
 	// "a day", "250ms", "1.5 seconds".
-	reDuration = regexp.MustCompile(`\b(?:(?P<num>\d+(?:\.\d+)?)[ -]?(?P<unit>milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|w)|(?P<word>an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fourteen|fifteen|twenty|twenty-four|thirty|forty-eight|sixty|seventy-two|ninety)[ -](?P<wordunit>milliseconds?|seconds?|minutes?|hours?|days?|weeks?))\b`)
+	reDuration = regexp.MustCompile(`\b(?:(?P<num>\d+(?:\.\d+)?)[ -]?(?P<unit>milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|w|fortnights?|months?|years?)|(?P<word>an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fourteen|fifteen|twenty|twenty-four|thirty|forty-eight|sixty|seventy-two|ninety)[ -](?P<wordunit>milliseconds?|seconds?|minutes?|hours?|days?|weeks?|fortnights?|months?|years?))\b`)
+
+	// A time without end, said about keys: "kept forever".
+	reForever = regexp.MustCompile(`\b(forever|for ever|permanently|indefinitely|never expir\w*|no expir\w*|without (an )?expir\w*)\b`)
 
 	// The sentence talks about how long keys are remembered.
 	reKeyLife     = regexp.MustCompile(`\b(keys?|idempoten\w*|replay(ed)?)\b`)
@@ -121,13 +124,16 @@ var (
 
 	reRetryish = regexp.MustCompile(`\b(retr\w*|attempts?|tries|backoff|wait\w*|delay\w*|give up|gives up)\b`)
 	// Attempt counts: "up to 5 attempts", "3 retries", "retry 4 times".
-	reAttempts = regexp.MustCompile(`\b(up to|at most|a maximum of|maximum of|max(?:imum)?|no more than|a total of|total of|after|limit of|limited to)( a total of)? (?P<count>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty) (total )?(attempts|tries)\b|\b(?P<countfirst>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty) (total )?(attempts|tries) (in total|total|at most|max(imum)?)\b`)
-	reRetries  = regexp.MustCompile(`\b(?P<count>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty) (more |automatic )?(retries|retry attempts)\b|\bretr(?:y|ies|ied)(?: it| the request| a request| requests| the call| failed requests)? (?:up to |at most |a maximum of )?(?P<times>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty) (?:more )?times\b`)
+	reAttempts = regexp.MustCompile(`\b(up to|at most|a maximum of|maximum of|max(?:imum)?|no more than|a total of|total of|after|limit of|limited to)( a total of)? (?P<count>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty) (total )?(attempts|tries)\b|\b(?P<countfirst>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty) (total )?(attempts|tries) (in total|total|at most|max(imum)?|per (call|request|operation))\b|\b(makes?|making|sends?|gets?|allows?) (?P<countmade>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty) (total )?(attempts|tries)\b`)
+	reRetries  = regexp.MustCompile(`\b(?P<count>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty) (more |automatic )?(retries|retry attempts)\b|\bretr(?:y|ies|ied)(?: it| them| the request| a request| requests| each request| every request| the call| a call| each call| failed requests| a failed request| the failed request| each failed request)? (?:up to |at most |a maximum of |no more than )?(?P<times>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty) (?:more )?times\b`)
 
 	reBaseDelay = regexp.MustCompile(`\b(initial|base|first|starting) (retry )?(delay|backoff|wait|interval)( is| of| at|:)? (?:about |around )?(?P<delay>` + durationAlt + `)|\bstart(?:s|ing)? (?:at|with|from) (?:a )?(?P<startdelay>` + durationAlt + `)( delay| wait| backoff)?`)
 	reCapDelay  = regexp.MustCompile(`\b(capped at|caps? (?:out )?at|cap of|maximum (?:retry )?(?:delay|backoff|wait|interval)(?: is| of|:)?|max(?:imum)? (?:delay|backoff|wait) (?:is |of )?|never (?:waits? )?(?:longer|more) than|no (?:longer|more) than) (?:about )?(?P<delay>` + durationAlt + `)`)
 	reFixedWait = regexp.MustCompile(`\b(?:retry|retries|retrying|wait|waits|waiting|sleep|pause) (?:for |after |every )?(?P<wait>` + durationAlt + `)`)
-	reGiveUp    = regexp.MustCompile(`\b(?:give up|gives up|stop retrying|stops retrying|retrying stops) (?:after|within|at) (?P<elapsed>` + durationAlt + `)`)
+	// How long the loop goes on: "keeps retrying for up to 5 minutes",
+	// against max_elapsed.
+	reRetryFor = regexp.MustCompile(`\b(?:retr(?:y|ies|ied|ying)|keeps? (?:on )?(?:retrying|trying))(?: [a-z0-9'-]+){0,4}? (?:for|over) (?:up to |at most |as long as |a total of |the next )?(?P<elapsed>` + durationAlt + `)`)
+	reGiveUp   = regexp.MustCompile(`\b(?:give up|gives up|stop retrying|stops retrying|retrying stops) (?:after|within|at) (?P<elapsed>` + durationAlt + `)`)
 
 	// A sentence whose subject is another provider quotes that provider's
 	// figures and codes, not this API's.
@@ -142,7 +148,7 @@ var (
 var contractGates = sync.OnceValue(func() map[*regexp.Regexp]*gatedRE {
 	m := map[*regexp.Regexp]*gatedRE{}
 	for _, re := range []*regexp.Regexp{reDuration, reKeyLife, reKeyLifeVerb, reNotKeyLife, reReaper, reRetryish, reAttempts,
-		reRetries, reBaseDelay, reCapDelay, reFixedWait, reGiveUp, reOtherProvider, reErrorCode} {
+		reRetries, reBaseDelay, reCapDelay, reFixedWait, reGiveUp, reRetryFor, reOtherProvider, reErrorCode} {
 		m[re] = newGatedRE(re)
 	}
 	return m
@@ -173,7 +179,7 @@ func can(re *regexp.Regexp, b []byte) bool {
 }
 
 // durationAlt is reDuration's body for use inside other patterns.
-const durationAlt = `(?:\d+(?:\.\d+)?[ -]?(?:milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|w)|(?:an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fourteen|fifteen|twenty|twenty-four|thirty|forty-eight|sixty|seventy-two|ninety)[ -](?:milliseconds?|seconds?|minutes?|hours?|days?|weeks?))\b`
+const durationAlt = `(?:\d+(?:\.\d+)?[ -]?(?:milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|w|fortnights?|months?|years?)|(?:an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fourteen|fifteen|twenty|twenty-four|thirty|forty-eight|sixty|seventy-two|ninety)[ -](?:milliseconds?|seconds?|minutes?|hours?|days?|weeks?|fortnights?|months?|years?))\b`
 
 var numberWords = map[string]float64{
 	"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
@@ -220,6 +226,12 @@ func parseProseDuration(s string) (time.Duration, bool) {
 		size = 24 * time.Hour
 	case "week", "w", "wk":
 		size = 7 * 24 * time.Hour
+	case "fortnight":
+		size = 14 * 24 * time.Hour
+	case "month": // as retention pages count a month
+		size = 30 * 24 * time.Hour
+	case "year":
+		size = 365 * 24 * time.Hour
 	default:
 		return 0, false
 	}
@@ -415,7 +427,7 @@ func (x *sentence) attempts() {
 		return
 	}
 	if m := findSub(reAttempts, sent, str); m != nil {
-		n := groupAt(reAttempts, m, "count", "countfirst")
+		n := groupAt(reAttempts, m, "count", "countfirst", "countmade")
 		if v, ok := proseNumber(str[n[0]:n[1]]); ok && int(v) != r.MaxAttempts {
 			x.add(m[0:2], "retry.max_attempts",
 				fmt.Sprintf("says %d attempts, but the contract's max_attempts is %d (the first request included)", int(v), r.MaxAttempts),
@@ -437,7 +449,7 @@ func (x *sentence) delays() {
 	sent, str, r := x.sent, x.str, &x.k.c.Retry
 	b := &r.Backoff
 	schedule := x.k.schedule
-	if !has(sent, "initial", "base", "first", "start", "cap", "max", "never", "no longer", "no more", "give", "stop", "retry ", "retries ", "retrying ", "wait", "sleep", "pause") {
+	if !has(sent, "initial", "base", "first", "start", "cap", "max", "never", "no longer", "no more", "give", "stop", "retry ", "retries ", "retrying ", "retried ", "keep", "wait", "sleep", "pause") {
 		return
 	}
 	if !has(sent, "initial", "base", "first", "start") || !baseDelayMay(sent) {
@@ -463,16 +475,13 @@ func (x *sentence) delays() {
 			return
 		}
 	}
-	if !has(sent, "give up", "gives up", "stop") {
-		// no overall bound stated
-	} else if m := findSub(reGiveUp, sent, str); m != nil && !r.MaxElapsed.IsZero() {
-		g := groupAt(reGiveUp, m, "elapsed")
-		if d, ok := parseProseDuration(str[g[0]:g[1]]); ok && d != r.MaxElapsed.D {
-			x.add(m[0:2], "retry.max_elapsed",
-				fmt.Sprintf("says retrying stops after %s, but the contract's max_elapsed is %s", human(d), r.MaxElapsed),
-				fmt.Sprintf("write the contract's bound: retries stop after %s in all (max_elapsed: %s)", human(r.MaxElapsed.D), r.MaxElapsed))
-			return
-		}
+	if has(sent, "give up", "gives up", "stop") && x.elapsed(reGiveUp, "stops after") {
+		return
+	}
+	// A duration the loop lasts, unless the sentence is about how long a
+	// key lets a caller retry ("retry with the same key for 24 hours").
+	if has(sent, "retr", "keep") && has(sent, " for ", " over ") && !has(sent, "key", "same", "window", "replay", "idempot") && x.elapsed(reRetryFor, "goes on for") {
+		return
 	}
 	// A fixed wait is about retrying only when the sentence says so, and
 	// not about a lock or a timeout ("waits 60 seconds to acquire the lock").
@@ -490,6 +499,28 @@ func (x *sentence) delays() {
 				"write the contract's schedule: "+schedule)
 		}
 	}
+}
+
+// elapsed checks the duration re's "elapsed" group states for the whole
+// retry loop against max_elapsed, and reports whether it added a hit.
+func (x *sentence) elapsed(re *regexp.Regexp, says string) bool {
+	r := &x.k.c.Retry
+	if r.MaxElapsed.IsZero() {
+		return false
+	}
+	m := findSub(re, x.sent, x.str)
+	if m == nil {
+		return false
+	}
+	g := groupAt(re, m, "elapsed")
+	d, ok := parseProseDuration(x.str[g[0]:g[1]])
+	if !ok || d == r.MaxElapsed.D {
+		return false
+	}
+	x.add(m[0:2], "retry.max_elapsed",
+		fmt.Sprintf("says retrying %s %s, but the contract's max_elapsed is %s", says, human(d), r.MaxElapsed),
+		fmt.Sprintf("write the contract's bound: retries stop after %s in all (max_elapsed: %s)", human(r.MaxElapsed.D), r.MaxElapsed))
+	return true
 }
 
 // groupAt returns the start and end of the first of the named groups of re
@@ -621,7 +652,7 @@ func hasDuration(s []byte) bool {
 			}
 			if j < len(s) {
 				switch s[j] {
-				case 'm', 's', 'h', 'd', 'w':
+				case 'm', 's', 'h', 'd', 'w', 'y', 'f':
 					return true
 				}
 			}
@@ -631,12 +662,12 @@ func hasDuration(s []byte) bool {
 				continue
 			}
 			switch rest[0] {
-			case 'm', 's', 'h', 'd', 'w':
+			case 'm', 's', 'h', 'd', 'w', 'y', 'f':
 			default:
 				continue
 			}
 			unit := false
-			for _, u := range []string{"millisecond", "second", "minute", "hour", "day", "week"} {
+			for _, u := range []string{"millisecond", "second", "minute", "hour", "day", "week", "fortnight", "month", "year"} {
 				if bytes.HasPrefix(rest, []byte(u)) {
 					unit = true
 					break
@@ -747,7 +778,7 @@ func hasDigitOrNumberWord(s []byte) bool { return numberWordSet.match(s) }
 var numberWordSet = func() *anchorSet {
 	words := []string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "one ", "two ", "three ", "four ", "five ", "six ",
 		"seven ", "eight ", "nine ", "ten ", "twelve ", "fifteen ", "twenty", "thirty ", "sixty ", "ninety ", "forty",
-		"seventy", "fourteen ", "a day", "a week", "an hour", "a minute"}
+		"seventy", "fourteen ", "a day", "a week", "an hour", "a minute", "a month", "a year", "a fortnight"}
 	tags := make([]uint64, len(words))
 	for i := range tags {
 		tags[i] = 1

@@ -155,8 +155,70 @@ func hidingAt(src []byte, f format, out []int) []int {
 		}
 		i += size - 1
 	}
+	if f != formatText {
+		n := len(out)
+		out = markupInWord(src, f, out)
+		if len(out) > n && n > 0 {
+			sort.Ints(out)
+		}
+	}
 	return out
 }
+
+// markupInWord appends the offsets of empty or inline markup between two
+// letters of one word ("e<span></span>xactly", "e<!-- -->xactly", in MDX
+// "e{/* */}xactly"): the raw bytes then hold no anchor word, but the
+// reader, and the raw pass that drops markup, see one. A run of tags counts
+// as one piece of markup.
+func markupInWord(src []byte, f format, out []int) []int {
+	for i := 0; i < len(src); {
+		k := bytes.IndexAny(src[i:], "<{")
+		if k < 0 {
+			break
+		}
+		at := i + k
+		if at == 0 || !isLetter(src[at-1]) {
+			i = at + 1
+			continue
+		}
+		j := at
+		for j < len(src) && (src[j] == '<' || src[j] == '{' && f == formatMDX) {
+			end := markupEnd(src, j)
+			if end < 0 {
+				break
+			}
+			j = end
+		}
+		// <br> is white space between words (brAsSpace), not a disguise.
+		br := len(src) >= at+3 && src[at+1]|0x20 == 'b' && src[at+2]|0x20 == 'r'
+		if j > at && j < len(src) && isLetter(src[j]) && !br {
+			out = append(out, at)
+		}
+		i = max(j, at+1)
+	}
+	return out
+}
+
+// markupEnd is the offset just past the tag, comment or MDX expression at
+// src[i], or -1.
+func markupEnd(src []byte, i int) int {
+	var close []byte
+	switch {
+	case bytes.HasPrefix(src[i:], []byte("<!--")):
+		close = []byte("-->")
+	case src[i] == '<':
+		close = []byte(">")
+	default:
+		close = []byte("}")
+	}
+	k := bytes.Index(src[i+1:], close)
+	if k < 0 || k > 200 {
+		return -1
+	}
+	return i + 1 + k + len(close)
+}
+
+func isLetter(b byte) bool { return b|0x20 >= 'a' && b|0x20 <= 'z' }
 
 // hiddenIn reports whether one of the sorted offsets lies in [start, end).
 func hiddenIn(offs []int, start, end int) bool {

@@ -3,7 +3,6 @@ package copylint
 import (
 	"bytes"
 	"fmt"
-	"math/bits"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -82,9 +81,64 @@ const (
 	maxFormBits = 56
 )
 
-// ruleTags are the bits of one phrase rule: its forms, and the bit of its
-// requires list (0 when it has none).
-type ruleTags struct{ forms, requires uint64 }
+// formGroups returns, per rule, 0 when each of its forms gets a bit of its
+// own, else the number of bits its forms with anchors of their own take
+// turns on: when one bit per form would not fit in maxFormBits, the rules
+// with the most forms give up the excess.
+func formGroups(rules []compiledRule, withContract bool) []int {
+	own := make([]int, len(rules))
+	demand := 0
+	for i, r := range rules {
+		if r.family != nil && !r.family.contractFree && !withContract {
+			continue
+		}
+		sharedOne := 0
+		for _, f := range r.forms {
+			if f.shared {
+				sharedOne = 1
+			} else {
+				own[i]++
+			}
+		}
+		demand += own[i] + sharedOne
+		if len(r.requires) > 0 {
+			demand++
+		}
+	}
+	groups := make([]int, len(rules))
+	for demand > maxFormBits {
+		big := 0
+		for i := range rules {
+			if effective(own[i], groups[i]) > effective(own[big], groups[big]) {
+				big = i
+			}
+		}
+		n := effective(own[big], groups[big])
+		if n <= 1 {
+			panic("copylint: more than 56 phrase rules' bits; widen the tag type")
+		}
+		groups[big] = n - 1
+		demand--
+	}
+	return groups
+}
+
+// effective is the number of bits a rule's own-anchored forms use.
+func effective(own, group int) int {
+	if group > 0 {
+		return group
+	}
+	return own
+}
+
+// ruleTags are the bits of one phrase rule: its forms, each form's bit
+// (the forms without anchors of their own share one), and the bit of its
+// requires list (0 when it has none). A rule skipped for want of a
+// contract has no bits.
+type ruleTags struct {
+	forms, requires uint64
+	formBits        []uint64
+}
 
 func newLinter(c *contract.Contract, lintCode bool) *linter {
 	header := ""
@@ -103,11 +157,42 @@ func newLinter(c *contract.Contract, lintCode bool) *linter {
 		bit++
 		return 1 << (bit - 1)
 	}
-	for _, r := range rules {
+	groups := formGroups(rules, c != nil)
+	for i, r := range rules {
 		var rt ruleTags
+		if r.family != nil && !r.family.contractFree && c == nil {
+			l.ruleTags = append(l.ruleTags, rt) // skipped: ContractFamilies
+			continue
+		}
+		// Each form with anchors of its own has a bit, unless the tag word
+		// (56 bits) is short: then the largest rule's forms take turns on
+		// fewer bits (formGroups); each form's literal gate still spares
+		// the regexp engine the forms whose words are absent. The forms
+		// without anchors of their own share one bit.
+		var shared uint64
+		var group []uint64
+		if n := groups[i]; n > 0 {
+			for range n {
+				group = append(group, next())
+			}
+		}
+		own := 0
 		for _, f := range r.forms {
-			b := next()
+			var b uint64
+			switch {
+			case !f.shared && group != nil:
+				b = group[own%len(group)]
+				own++
+			case !f.shared:
+				b = next()
+			case shared == 0:
+				shared = next()
+				b = shared
+			default:
+				b = shared
+			}
 			rt.forms |= b
+			rt.formBits = append(rt.formBits, b)
 			for _, a := range f.anchors {
 				words, tags = append(words, a), append(tags, b)
 			}
@@ -121,7 +206,9 @@ func newLinter(c *contract.Contract, lintCode bool) *linter {
 			l.freeForms |= rt.forms
 		}
 		l.ruleTags = append(l.ruleTags, rt)
-		l.fixes[r.id] = fillFix(r.fix, c)
+		if r.family == nil {
+			l.fixes[r.id] = fillFix(r.fix, c)
+		}
 	}
 	l.allTags = 1<<bit - 1
 	if c != nil {
@@ -300,6 +387,7 @@ func (l *linter) lintSource(name string, src []byte, allow *allowList) []finding
 	if len(hits) == 0 && len(sups) == 0 {
 		return nil
 	}
+	hits = oneFindingPerClaim(hits)
 	lines := newLineIndex(src)
 	var out []findings.Finding
 	for _, h := range hits {
@@ -316,6 +404,28 @@ func (l *linter) lintSource(name string, src []byte, allow *allowList) []finding
 	out = applySuppressions(out, sups, name, lines, src)
 	if allow != nil {
 		out = allow.apply(name, out)
+	}
+	return out
+}
+
+// oneFindingPerClaim drops a hit whose span overlaps an earlier hit of the
+// same rule: a claim a phrase family and a contract check both read (a
+// retention sentence) is one finding. Hits come in source order by
+// sentence, so only the hits of the last few are compared.
+func oneFindingPerClaim(hits []hit) []hit {
+	out := hits[:0]
+	for _, h := range hits {
+		dup := false
+		for j := len(out) - 1; j >= 0 && j >= len(out)-8; j-- {
+			o := out[j]
+			if o.rule == h.rule && h.start < o.end && o.start < h.end {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			out = append(out, h)
+		}
 	}
 	return out
 }
@@ -346,6 +456,11 @@ var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 
 // rawCandidate reports whether the raw form of src has any hit.
 func (l *linter) rawCandidate(src []byte, f format, sc *scratch, hiding []int) bool {
+	// The raw text of MDX keeps {expressions}, so a word split by one
+	// ("e{/* */}xactly") is whole only in the parsed prose: parse.
+	if f == formatMDX && len(hiding) > 0 {
+		return true
+	}
 	sc.docHits = l.prefilter.hits(src, sc.docHits[:0])
 	if len(sc.docHits) == 0 && len(hiding) == 0 {
 		return false
@@ -522,6 +637,21 @@ func (l *linter) matchSentence(n *normText, s span, tags uint64, hits []hit, sc 
 	for _, f := range found {
 		r := &l.rules[f.rule]
 		h := hit{rule: r.id, message: r.message, fix: l.fixes[r.id]}
+		switch {
+		case r.family != nil && l.c != nil:
+			// Judged against the contract: the contract value the claim
+			// contradicts, or nothing when the contract agrees.
+			x, ok := r.family.judge(l.c, string(sent[f.start:f.end]))
+			if !ok {
+				continue
+			}
+			h = hit{rule: RuleContradicts, message: x.message, fix: x.fix, path: x.path}
+			if x.at != nil {
+				f.start, f.end = f.start+x.at[0], f.start+x.at[1]
+			}
+		case r.family != nil:
+			h.fix = fillFix(r.fix, nil)
+		}
 		if f.bound != nil {
 			h.rule, h.message, h.fix = r.bounded.ID, r.bounded.Message, ""
 			if withFix {
@@ -559,19 +689,25 @@ rules:
 		if tags&rt.forms == 0 || rt.requires != 0 && (tags&rt.requires == 0 || !has(sent, r.requires...)) {
 			continue
 		}
-		first := bits.TrailingZeros64(rt.forms) // a rule's forms have consecutive bits
 		cl := clauseAnalysis()
 		var memo boundMemo
+		// Every claim of the rule in the sentence is reported, one hit per
+		// claim: the forms' matches, overlaps merged.
+		mark := len(out)
 		for fi, f := range r.forms {
-			if tags&(1<<(first+fi)) == 0 {
+			if tags&rt.formBits[fi] == 0 {
 				continue
 			}
 			if !f.match.Match(sent) || !allMatch(f.needs, sent) || anyMatch(f.unless, sent) {
 				continue
 			}
 			for _, loc := range f.match.FindAllIndex(sent, -1) {
+				if overlaps(out[mark:], loc[0], loc[1]) {
+					continue
+				}
 				v, bound := cl.judge(r, sent, loc[0], loc[1], &memo)
 				if v == vMention {
+					out = out[:mark]
 					continue rules // a definition: its other phrases are the definiens
 				}
 				if v == vHonest {
@@ -580,16 +716,27 @@ rules:
 				h := sentenceHit{rule: i, start: loc[0], end: loc[1]}
 				if v == vBounded {
 					if r.bounded.ID == "" {
+						out = out[:mark]
 						continue rules // the bound makes the sentence honest
 					}
 					h.bound = bound
 				}
 				out = append(out, h)
-				continue rules
 			}
 		}
+		sort.Slice(out[mark:], func(a, b int) bool { return out[mark+a].start < out[mark+b].start })
 	}
 	return out
+}
+
+// overlaps reports whether [start, end) overlaps a hit of hs.
+func overlaps(hs []sentenceHit, start, end int) bool {
+	for _, h := range hs {
+		if start < h.end && h.start < end {
+			return true
+		}
+	}
+	return false
 }
 
 func allMatch(res []*gatedRE, s []byte) bool {

@@ -32,7 +32,11 @@ type phraseRule struct {
 	Bounded boundedRule `yaml:"bounded"`
 	// Clause turns on the definition, attribution and modality checks of
 	// the clause analysis (clause.go).
-	Clause  bool   `yaml:"clause"`
+	Clause bool `yaml:"clause"`
+	// Family names the kind of promise (families.go): the rule is judged
+	// against the contract's values, and skipped without a contract
+	// unless the family is contract-free.
+	Family  string `yaml:"family"`
 	Message string `yaml:"message"`
 	Fix     string `yaml:"fix"`
 }
@@ -82,15 +86,19 @@ type compiledRule struct {
 	qualified  *gatedRE
 	bounded    boundedRule
 	clause     bool
+	family     *familyRow // nil: a phrase rule of its own
 	message    string
 	fix        string
 }
 
 type compiledForm struct {
 	anchors []string // the rule's when the form has none of its own
-	match   *gatedRE
-	needs   []*gatedRE
-	unless  []*gatedRE
+	// shared: the form has no anchors of its own and shares the rule's
+	// prefilter bit with the rule's other such forms.
+	shared bool
+	match  *gatedRE
+	needs  []*gatedRE
+	unless []*gatedRE
 }
 
 // headerPattern is the regexp for the idempotency header name in prose: the
@@ -126,6 +134,13 @@ func compilePhrases(rules []phraseRule, header string) ([]compiledRule, error) {
 			requires = append(requires, w)
 		}
 		c := compiledRule{id: r.ID, anchors: r.Anchors, requires: requires, message: r.Message, fix: r.Fix, bounded: r.Bounded, clause: r.Clause}
+		if r.Family != "" {
+			fam, ok := familyByName(r.Family)
+			if !ok {
+				return nil, fmt.Errorf("%s: unknown family %q", r.ID, r.Family)
+			}
+			c.family = fam
+		}
 		var err error
 		var x *regexp.Regexp
 		if x, err = re(r.DenyBefore); err != nil {
@@ -143,7 +158,7 @@ func compilePhrases(rules []phraseRule, header string) ([]compiledRule, error) {
 		for i, f := range r.Forms {
 			cf := compiledForm{anchors: f.Anchors}
 			if len(cf.anchors) == 0 {
-				cf.anchors = r.Anchors
+				cf.anchors, cf.shared = r.Anchors, true
 			}
 			if x, err = re(f.Match); err != nil {
 				return nil, fmt.Errorf("%s form %d: %w", r.ID, i+1, err)

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/retryspec/retryspec/contract"
 	"github.com/retryspec/retryspec/findings"
 )
 
@@ -55,19 +57,28 @@ func IsValeExport(rel string, data []byte) bool {
 // per copy rule, each form one token. Vale's regexp engine (regexp2) has look-around, which carries
 // what the Go matcher does in code: needs and qualifiers become look-ahead
 // and look-behind within the sentence, denials negative look-behind.
-// header is the contract's header name ("" for the common spelling).
-func ExportVale(dir, header string) error {
+//
+// The claim families go as far as Vale can take them: a contract-free
+// family's forms join its rule's file; a family judged against the
+// contract's endpoints (safe-to-retry, keyless-retry, whole-api-idempotent)
+// is exported, as dir/<Family>.yml under the contract's message, only when
+// c is given and the contract contradicts the claim. ExportVale returns the
+// checks it could not carry over, each with the reason: Vale matches
+// phrases, it cannot compare a figure with the contract's.
+// c may be nil: the common header spelling, no contract families.
+func ExportVale(dir string, c *contract.Contract) (notCarried []string, err error) {
+	header := ""
+	if c != nil {
+		header = c.Idempotency.Header
+	}
 	rules, err := compilePhrases(loadPhrases(), header)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	raw := map[string]phraseRule{}
-	for _, r := range loadPhrases() {
-		raw[r.ID] = r
-	}
+	raw := loadPhrases() // in the order of rules
 	style := dir
 	if err := os.MkdirAll(style, 0o755); err != nil {
-		return err
+		return nil, err
 	}
 	hp := headerPattern(header)
 	sub := func(s string) string { return valeRegexp(strings.ReplaceAll(s, "{header}", hp)) }
@@ -76,14 +87,40 @@ func ExportVale(dir, header string) error {
 	// before the match); inside a look-behind that re-reads the match, the
 	// match itself is that end.
 	noEnd := func(p string) string { return strings.ReplaceAll(p, "$", "") }
-	for _, c := range rules {
-		r := raw[c.id]
+	type valeFile struct {
+		name, source string
+		rule         valeRule
+	}
+	var files []*valeFile
+	byName := map[string]*valeFile{}
+	for i, c0 := range rules {
+		r := raw[i]
+		id, message := c0.id, r.Message
+		if fam := c0.family; fam != nil && !fam.contractFree {
+			x, ok := contradiction{}, false
+			if c != nil {
+				x, ok = fam.judge(c, "")
+			}
+			switch {
+			case fam.kind == famRetention:
+				notCarried = append(notCarried, fam.name+": compares the stated time with replay_window and reaper_after, a figure Vale cannot compare")
+				continue
+			case c == nil:
+				notCarried = append(notCarried, fam.name+": judged against the contract's endpoints; pass -c FILE to export it")
+				continue
+			case !ok:
+				continue // the contract agrees with the claim: nothing to flag
+			}
+			// Vale formats the message: a "%" of the contract's text is
+			// written "%%".
+			id, message = RuleContradicts, strings.ReplaceAll(strings.Replace(x.message, ` ("")`, "", 1)+"; fix: "+x.fix, "%", "%%")
+		}
 		// A rule with a bounded variant is exported twice: the claim
 		// without a qualifier, and the bounded rule with one.
 		variants := []struct {
 			id, message string
 			bounded     bool
-		}{{c.id, r.Message, false}}
+		}{{id, message, false}}
 		if r.Bounded.ID != "" {
 			variants = append(variants, struct {
 				id, message string
@@ -91,13 +128,22 @@ func ExportVale(dir, header string) error {
 			}{r.Bounded.ID, r.Bounded.Message, true})
 		}
 		for _, v := range variants {
-			level := "warning"
-			if severityOf(v.id) == findings.Error {
-				level = "error"
+			name := ValeRuleName(v.id)
+			if c0.family != nil && !c0.family.contractFree {
+				name = ValeRuleName(c0.family.name)
 			}
-			vr := valeRule{
-				Extends: "existence", Message: "retryspec " + v.id + ": '%s' " + v.message + ".",
-				Level: level, IgnoreCase: true, Nonword: true,
+			vf := byName[name]
+			if vf == nil {
+				level := "warning"
+				if severityOf(v.id) == findings.Error {
+					level = "error"
+				}
+				vf = &valeFile{name: name, source: c0.id, rule: valeRule{
+					Extends: "existence", Message: "retryspec " + v.id + ": '%s' " + v.message + ".",
+					Level: level, IgnoreCase: true, Nonword: true,
+				}}
+				byName[name] = vf
+				files = append(files, vf)
 			}
 			// Sentence-wide conditions become look-around placed after the
 			// match, so Vale evaluates them only where a form matched (a
@@ -115,9 +161,9 @@ func ExportVale(dir, header string) error {
 				for _, n := range f.Needs {
 					tok += around(sub(n))
 				}
-				if len(c.requires) > 0 {
+				if len(c0.requires) > 0 {
 					var alts []string
-					for _, w := range c.requires {
+					for _, w := range c0.requires {
 						alts = append(alts, valeRegexp(regexpQuote(w)))
 					}
 					tok += around(strings.Join(alts, "|"))
@@ -143,19 +189,53 @@ func ExportVale(dir, header string) error {
 					tok += `(?<!(?:` + noEnd(sub(cl.Mention)) + `|` + noEnd(sub(cl.Modal)) + `)` + m + `)`
 					tok += `(?!` + strings.TrimPrefix(sub(cl.MentionAft), "^") + `)`
 				}
-				vr.Tokens = append(vr.Tokens, tok)
-			}
-			data, err := yaml.Marshal(vr)
-			if err != nil {
-				return err
-			}
-			head := fmt.Sprintf(valeHead+" from the phrase sets of %s.\n# Do not edit: re-export after upgrading retryspec.\n", c.id)
-			if err := os.WriteFile(filepath.Join(style, ValeRuleName(v.id)+".yml"), append([]byte(head), data...), 0o644); err != nil {
-				return err
+				vf.rule.Tokens = append(vf.rule.Tokens, tok)
 			}
 		}
 	}
-	return nil
+	for _, vf := range files {
+		// Vale joins a rule's tokens into one alternation, and regexp2's
+		// backtracking stack overflows (a panic) past about twenty of
+		// ours: a longer rule is written in parts, <Rule>.yml then
+		// <Rule>Part2.yml, and so on (ValeCheckRule reads them back).
+		toks := vf.rule.Tokens
+		for part := 1; len(toks) > 0; part++ {
+			n := min(len(toks), valeTokensPerFile)
+			vr := vf.rule
+			vr.Tokens = toks[:n]
+			toks = toks[n:]
+			name := vf.name
+			if part > 1 {
+				name += "Part" + itoa(part)
+			}
+			data, err := yaml.Marshal(vr)
+			if err != nil {
+				return nil, err
+			}
+			head := fmt.Sprintf(valeHead+" from the phrase sets of %s.\n# Do not edit: re-export after upgrading retryspec.\n", vf.source)
+			if err := os.WriteFile(filepath.Join(style, name+".yml"), append([]byte(head), data...), 0o644); err != nil {
+				return nil, err
+			}
+		}
+	}
+	notCarried = append(notCarried, "copy/contradicts-contract figures and names (windows, attempt counts, delays, header names, error codes): compared with the contract's values, which Vale cannot do")
+	return notCarried, nil
+}
+
+// valeTokensPerFile is the most tokens one exported rule file holds.
+const valeTokensPerFile = 12
+
+// ValeCheckRule is the Vale rule name a check of the exported style
+// reports under, a part's suffix dropped ("Retryspec.AbsoluteGuaranteePart2"
+// is AbsoluteGuarantee).
+func ValeCheckRule(check string) string {
+	check = strings.TrimPrefix(check, ValeStyle+".")
+	if i := strings.LastIndex(check, "Part"); i > 0 {
+		if _, err := strconv.Atoi(check[i+4:]); err == nil {
+			return check[:i]
+		}
+	}
+	return check
 }
 
 func regexpQuote(s string) string {

@@ -3,21 +3,23 @@ package copyfield
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/retryspec/retryspec/contract"
 	"github.com/retryspec/retryspec/copylint"
-	"github.com/retryspec/retryspec/internal/testenv"
 )
 
 // TestFieldPrefilter checks that the prefilter hides nothing on the files
 // of the field set: each labelled file, linted with and without the
 // example contract, gets the same findings from copylint.LintSource as
 // from copylint.LintSourceUnfiltered, which parses every file and matches
-// every sentence against every rule.
+// every sentence against every rule. A field measurement: without
+// ../shared it says so and skips (TestHeldOutPrefilter runs from the
+// repository alone).
 func TestFieldPrefilter(t *testing.T) {
-	corpus := filepath.Join(testenv.SharedData(t), "corpus")
+	corpus := fieldCorpus(t)
 	c := exampleContract(t)
 	seen := map[string]bool{}
 	runs := 0
@@ -40,4 +42,23 @@ func TestFieldPrefilter(t *testing.T) {
 		}
 	}
 	t.Logf("%d files, %d runs compared", len(seen), runs)
+}
+
+// TestHeldOutPrefilter does the same on the held-out page (heldout.tsv,
+// in the repository), as Markdown, MDX, HTML and text, with and without
+// the example contract.
+func TestHeldOutPrefilter(t *testing.T) {
+	page := heldOutPage(readHeldOut(t))
+	html := []byte("<p>" + strings.ReplaceAll(string(page), "\n\n", "</p>\n<p>") + "</p>\n")
+	for _, ct := range []*contract.Contract{nil, exampleContract(t)} {
+		for name, data := range map[string][]byte{"heldout.md": page, "heldout.mdx": page, "heldout.txt": page, "heldout.html": html} {
+			want := copylint.LintSourceUnfiltered(ct, name, data)
+			if len(want) < 50 {
+				t.Errorf("%s (contract %v): only %d findings; the comparison proves little", name, ct != nil, len(want))
+			}
+			if diff := cmp.Diff(want, copylint.LintSource(ct, name, data)); diff != "" {
+				t.Errorf("%s (contract %v): the prefilter changes the findings (-unfiltered +prefiltered):\n%s", name, ct != nil, diff)
+			}
+		}
+	}
 }

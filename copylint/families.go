@@ -1,0 +1,272 @@
+package copylint
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/retryspec/retryspec/contract"
+)
+
+// family is the kind of promise a phrase rule of phrases.yaml recognises
+// (its `family:`): what the sentence asserts, whatever its words. A rule
+// with a family is judged against the contract's values by the family's
+// row of familyTable; the phrasings stay data.
+type family int
+
+const (
+	// famRetryUnbounded: the client retries without end ("forever",
+	// "until it succeeds"), against retry.max_attempts and max_elapsed.
+	famRetryUnbounded family = iota + 1
+	// famSafeToRetry: any request is safe to retry, against the endpoints
+	// that need a key or are not safe to repeat.
+	famSafeToRetry
+	// famKeyless: a retry needs no key, against key: required.
+	famKeyless
+	// famWholeAPI: the whole API is idempotent, against the endpoints.
+	famWholeAPI
+	// famRetention: keys or results are kept for a stated time, against
+	// replay_window and reaper_after.
+	famRetention
+)
+
+// familyRow is one family: its name in phrases.yaml, whether it can be
+// judged without a contract (then the rule's own id, message and fix
+// apply when none is loaded), and the judge that reads the contract.
+type familyRow struct {
+	kind         family
+	name         string
+	contractFree bool
+	// judge returns the contradiction of the claim in match (the matched
+	// text, normalized) with the contract, or ok false when the contract
+	// agrees with it.
+	judge func(c *contract.Contract, match string) (contradiction, bool)
+}
+
+// contradiction is what a family's finding says: the contract value the
+// claim contradicts (its path), the message and a fix in the contract's
+// words.
+type contradiction struct {
+	path, message, fix string
+	// at, when set, narrows the finding to the figure inside the match
+	// (offsets in the match): the finding points at "30 days", as the
+	// contract checks do.
+	at []int
+}
+
+var familyTable = []familyRow{
+	{famRetryUnbounded, "retry-unbounded", true, judgeRetryUnbounded},
+	{famSafeToRetry, "safe-to-retry", false, judgeSafeToRetry},
+	{famKeyless, "keyless-retry", false, judgeKeyless},
+	{famWholeAPI, "whole-api-idempotent", false, judgeWholeAPI},
+	{famRetention, "key-retention", false, judgeRetention},
+}
+
+func familyByName(name string) (*familyRow, bool) {
+	for i := range familyTable {
+		if familyTable[i].name == name {
+			return &familyTable[i], true
+		}
+	}
+	return nil, false
+}
+
+// ContractFamilies names the claim families that need a contract to be
+// judged, sorted as the table lists them, with the figures and names of
+// copy/contradicts-contract last: what a run without -c skips.
+func ContractFamilies() []string {
+	var out []string
+	for _, f := range familyTable {
+		if !f.contractFree {
+			out = append(out, f.name)
+		}
+	}
+	return append(out, "contract figures and names")
+}
+
+// retryBound is the contract's bound on the retry loop in prose.
+func retryBound(r *contract.Retry) string {
+	s := fmt.Sprintf("at most %d attempts, the first included (max_attempts: %d)", r.MaxAttempts, r.MaxAttempts)
+	if !r.MaxElapsed.IsZero() {
+		s += fmt.Sprintf(", within %s (max_elapsed: %s)", contract.HumanDuration(r.MaxElapsed.D), r.MaxElapsed)
+	}
+	return s
+}
+
+func judgeRetryUnbounded(c *contract.Contract, match string) (contradiction, bool) {
+	r := &c.Retry
+	if r.MaxAttempts < 1 && r.MaxElapsed.IsZero() {
+		return contradiction{}, false
+	}
+	path := "retry.max_attempts"
+	if r.MaxAttempts < 1 {
+		path = "retry.max_elapsed"
+	}
+	return contradiction{
+		path:    path,
+		message: fmt.Sprintf("says the client retries without end (%q), but the contract bounds the loop: %s", match, retryBound(r)),
+		fix:     fmt.Sprintf("state the bound: a failed request is retried with backoff, %s, then the error is returned", retryBound(r)),
+	}, true
+}
+
+// notSafe lists the endpoints a blind retry can repeat: those that need a
+// key, and those without one whose effect is not idempotent by itself.
+func notSafe(c *contract.Contract) (keyed, unsafe []int) {
+	for i, e := range c.Endpoints {
+		switch {
+		case e.Key == contract.KeyRequired:
+			keyed = append(keyed, i)
+		case !e.NaturallyIdempotent() || e.UnsafeToRetry != "":
+			unsafe = append(unsafe, i)
+		}
+	}
+	return keyed, unsafe
+}
+
+// ops names the endpoints idx, at most three and a count of the rest: a
+// contract may list thousands, and a finding names a few.
+func ops(c *contract.Contract, idx []int) string {
+	const most = 3
+	var s []string
+	for _, i := range idx[:min(len(idx), most)] {
+		s = append(s, c.Endpoints[i].Operation)
+	}
+	out := strings.Join(s, ", ")
+	if len(idx) > most {
+		out += fmt.Sprintf(" and %d more", len(idx)-most)
+	}
+	return out
+}
+
+// safeFix is the contract's own statement of what may be retried.
+func safeFix(c *contract.Contract, keyed, unsafe []int) string {
+	var parts []string
+	if len(keyed) > 0 {
+		parts = append(parts, fmt.Sprintf("retry %s only with the same %s, within %s", ops(c, keyed), c.Idempotency.Header, human(c.Idempotency.ReplayWindow.D)))
+	}
+	if len(unsafe) > 0 {
+		parts = append(parts, fmt.Sprintf("do not retry %s blindly: it is not idempotent", ops(c, unsafe)))
+	}
+	return "name the endpoints: " + strings.Join(parts, "; ")
+}
+
+func endpointPath(c *contract.Contract, i int, field string) string {
+	p := fmt.Sprintf("endpoints[%d]", i)
+	if field != "" {
+		p += "." + field
+	}
+	return p + " (" + c.Endpoints[i].Operation + ")"
+}
+
+func judgeSafeToRetry(c *contract.Contract, match string) (contradiction, bool) {
+	return judgeEndpoints(c, "says every request is safe to retry (%q), but in the contract %s", match,
+		func(keyed string) string { return keyed + " needs key: required" },
+		func(unsafe string) string { return unsafe + " is not safe to retry" }, false)
+}
+
+// judgeEndpoints is the judge of a claim about every endpoint: the
+// contract contradicts it when an endpoint needs a key or is not
+// idempotent by itself; the message names them (the unsafe ones first
+// with unsafeFirst) and the path is the first named.
+func judgeEndpoints(c *contract.Contract, format, match string, keyedWhy, unsafeWhy func(string) string, unsafeFirst bool) (contradiction, bool) {
+	keyed, unsafe := notSafe(c)
+	if len(keyed)+len(unsafe) == 0 {
+		return contradiction{}, false
+	}
+	type part struct {
+		idx   []int
+		why   func(string) string
+		field string
+	}
+	parts := []part{{keyed, keyedWhy, "key"}, {unsafe, unsafeWhy, "effect"}}
+	if unsafeFirst {
+		parts[0], parts[1] = parts[1], parts[0]
+	}
+	var why []string
+	path := ""
+	for _, p := range parts {
+		if len(p.idx) == 0 {
+			continue
+		}
+		why = append(why, p.why(ops(c, p.idx)))
+		if path == "" {
+			path = endpointPath(c, p.idx[0], p.field)
+		}
+	}
+	return contradiction{
+		path:    path,
+		message: fmt.Sprintf(format, match, strings.Join(why, " and ")),
+		fix:     safeFix(c, keyed, unsafe),
+	}, true
+}
+
+func judgeKeyless(c *contract.Contract, match string) (contradiction, bool) {
+	keyed, _ := notSafe(c)
+	if len(keyed) == 0 {
+		return contradiction{}, false
+	}
+	return contradiction{
+		path: endpointPath(c, keyed[0], "key"),
+		message: fmt.Sprintf("says a request can be retried without an idempotency key (%q), but the contract says key: required for %s; a retry without it is a new request",
+			match, ops(c, keyed)),
+		fix: fmt.Sprintf("send the same %s on every retry of %s, within %s", c.Idempotency.Header, ops(c, keyed), human(c.Idempotency.ReplayWindow.D)),
+	}, true
+}
+
+func judgeWholeAPI(c *contract.Contract, match string) (contradiction, bool) {
+	return judgeEndpoints(c, "says the whole API is idempotent (%q), but in the contract %s", match,
+		func(keyed string) string {
+			return keyed + " is idempotent only with " + c.Idempotency.Header + " (key: required)"
+		},
+		func(unsafe string) string { return unsafe + " is not idempotent" }, true)
+}
+
+// forever is the duration of "forever", "permanently".
+const forever = time.Duration(1<<63 - 1)
+
+// retentionOf reads the time a retention claim states: a duration, or
+// forever.
+func retentionOf(match string) (time.Duration, []int, bool) {
+	if loc := reDuration.FindStringIndex(match); loc != nil {
+		if d, ok := parseProseDuration(match[loc[0]:loc[1]]); ok {
+			return d, loc, true
+		}
+	}
+	if loc := reForever.FindStringIndex(match); loc != nil {
+		return forever, loc, true
+	}
+	return 0, nil, false
+}
+
+func judgeRetention(c *contract.Contract, match string) (contradiction, bool) {
+	idem := &c.Idempotency
+	if idem.ReplayWindow.IsZero() {
+		return contradiction{}, false
+	}
+	d, at, ok := retentionOf(match)
+	if !ok || d == idem.ReplayWindow.D || !idem.ReaperAfter.IsZero() && d == idem.ReaperAfter.D && reReaper.MatchString(match) {
+		return contradiction{}, false
+	}
+	said := match[at[0]:at[1]]
+	msg := fmt.Sprintf("says keys or their results are kept %q, but the contract's replay_window is %s (%s)", said, idem.ReplayWindow, human(idem.ReplayWindow.D))
+	if !idem.ReaperAfter.IsZero() {
+		msg += fmt.Sprintf(" and stored keys are reaped after %s (reaper_after: %s)", human(idem.ReaperAfter.D), idem.ReaperAfter)
+	}
+	return contradiction{
+		path:    "idempotency.replay_window",
+		message: msg,
+		fix:     fmt.Sprintf("write the contract's figure: a key and its result are honoured for %s (replay_window: %s)%s", human(idem.ReplayWindow.D), idem.ReplayWindow, afterWindow(idem.AfterWindow)),
+		at:      at,
+	}, true
+}
+
+// afterWindow is what the contract says of a key reused after its window.
+func afterWindow(a contract.AfterWindow) string {
+	switch a {
+	case contract.AfterWindowNewRequest:
+		return "; a key reused after that starts a new request (after_window: new-request)"
+	case contract.AfterWindowError:
+		return "; a key reused after that is refused (after_window: error)"
+	}
+	return ""
+}
