@@ -50,6 +50,15 @@ const (
 	FingerprintNone       Fingerprint = "none"
 )
 
+// ErrorFormat is the media type of the API's error bodies
+// (api.error_body.format).
+type ErrorFormat string
+
+const (
+	ErrorFormatJSON    ErrorFormat = "json"
+	ErrorFormatProblem ErrorFormat = "problem+json" // RFC 9457
+)
+
 // Store is a kind of data store (idempotency.claim.store and data_store).
 type Store string
 
@@ -207,6 +216,7 @@ var (
 	Scopes          = names(ScopeAccount, ScopeGlobal)
 	DerivationKinds = names(DerivationEventDerived, DerivationRequestScoped, DerivationUUIDReused, DerivationUUIDPerAttempt, DerivationTimestamp)
 	Fingerprints    = names(FingerprintSHA256Body, FingerprintNone)
+	ErrorFormats    = names(ErrorFormatJSON, ErrorFormatProblem)
 	Stores          = names(StorePostgres, StoreMySQL, StoreSQLite, StoreSQLServer, StoreOracle, StoreDynamoDB, StoreCosmosDB, StoreRedis, StoreMemcached, StoreMemory)
 	Mechanisms      = names(MechanismUniqueConstraint, MechanismConditionalWrite, MechanismRowLockSerializable, MechanismCheckThenInsert, MechanismLock)
 	InFlightModes   = names(InFlightConflict, InFlightBlock, InFlightAccepted, InFlightPassThrough)

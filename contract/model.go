@@ -130,14 +130,38 @@ type InFlight struct {
 // Conflict is one documented error response.
 type Conflict struct {
 	Status int
-	Code   string
+	// Code is the machine-readable code, "" when the contract says the
+	// API answers this conflict by status only (`code: none`).
+	Code string
+	// Message is the human-readable text the contract states, "" for the
+	// default text (Contract.Reply).
+	Message string
 }
 
-// Conflicts holds the three idempotency error responses.
+// Conflicts holds the idempotency error responses.
 type Conflicts struct {
 	PayloadMismatch Conflict
 	InFlight        Conflict
 	MissingKey      Conflict
+	// InvalidKey answers a key that is too long or not in the header's form.
+	InvalidKey Conflict
+	// Expired answers a key reused after the window under after_window: error.
+	Expired Conflict
+}
+
+// NamedConflict is one conflict with its name in the contract file.
+type NamedConflict struct {
+	Name string // payload_mismatch, in_flight, ...
+	Conflict
+}
+
+// All lists the conflicts in the file's order, for the outputs that treat
+// them alike (diff, the OpenAPI extension, copy).
+func (cs Conflicts) All() []NamedConflict {
+	return []NamedConflict{
+		{"payload_mismatch", cs.PayloadMismatch}, {"in_flight", cs.InFlight}, {"missing_key", cs.MissingKey},
+		{"invalid_key", cs.InvalidKey}, {"expired", cs.Expired},
+	}
 }
 
 // RetryChain is the longest time a caller may still retry one intent.

@@ -282,6 +282,8 @@ type view struct {
 	// CodeAt is the JSON pointer to the code in the API's error bodies
 	// (api.error_body.code_at), "" when the contract does not say.
 	CodeAt string
+	// ErrorMediaType is the Content-Type of the API's error bodies.
+	ErrorMediaType string
 
 	RuleGroups []ruleGroup
 

@@ -2,7 +2,6 @@ package render
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -84,30 +83,17 @@ func newView(in Inputs, libraryMarks []string) *view {
 	v.Choices = newRetryChoices(c)
 	eb := c.API.ErrorBody
 	v.CodeAt = contract.Pointer(eb.CodeAt)
-	v.MismatchBody = errorBody(eb, id.Conflicts.PayloadMismatch.Code, "This idempotency key was already used with a different request body. Send the original body again, or use a new key for a new operation.")
-	v.InFlightBody = errorBody(eb, id.Conflicts.InFlight.Code, "A request with this idempotency key is still being processed. Wait, then retry with the same key.")
+	// The bodies the middleware sends for this contract, from the one
+	// function that renders them.
+	v.MismatchBody = c.Reply(contract.ReplyPayloadMismatch).Indented()
+	v.InFlightBody = c.Reply(contract.ReplyInFlight).Indented()
+	v.ErrorMediaType = eb.MediaType()
 	if c.SDK != nil {
 		for _, l := range c.SDK.Languages {
 			v.SDKRows = append(v.SDKRows, languageRow{Title: LanguageTitle(l)})
 		}
 	}
 	return v
-}
-
-// errorBody is an example error response body, in the API's shape when the
-// contract states it (api.error_body), else a flat {"code", "message"}.
-// json.Marshal escapes <, > and & too, so the body is inert wherever it is
-// shown.
-func errorBody(eb contract.ErrorBody, code, message string) string {
-	if eb.Set() {
-		b, _ := json.MarshalIndent(eb.Example(code, message), "", "  ")
-		return string(b) + "\n"
-	}
-	b, _ := json.MarshalIndent(struct {
-		Code    string `json:"code"`
-		Message string `json:"message"`
-	}{code, message}, "", "  ")
-	return string(b) + "\n"
 }
 
 func statusRows(r contract.Retry) ([]failureRow, string) {
