@@ -473,7 +473,9 @@ func (h *endpointHandler) run(w http.ResponseWriter, r *http.Request, k Key, fen
 		if step.done {
 			stored = step.stored
 		}
-	case resp.Status >= 500 && m.c.Idempotency.StoredFailures == contract.FailuresReattempt:
+	case !m.c.Idempotency.Stores(resp.Status):
+		// Not stored (contract.Idempotency.Stores): the key is released and
+		// a retry with it runs the request.
 		if _, err := m.store.Release(ctx, k, step.fence); err != nil {
 			m.storeError(w, err)
 			return nil

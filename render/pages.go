@@ -284,6 +284,9 @@ type view struct {
 	CodeAt string
 	// ErrorMediaType is the Content-Type of the API's error bodies.
 	ErrorMediaType string
+	// NotStored lists the statuses the server never stores
+	// (contract.NotCarriedOut), as prose: "408, 425, 429 or 503".
+	NotStored string
 
 	RuleGroups []ruleGroup
 

@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/retryspec/retryspec/contract"
@@ -88,6 +89,7 @@ func newView(in Inputs, libraryMarks []string) *view {
 	v.MismatchBody = c.Reply(contract.ReplyPayloadMismatch).Indented()
 	v.InFlightBody = c.Reply(contract.ReplyInFlight).Indented()
 	v.ErrorMediaType = eb.MediaType()
+	v.NotStored = joinOr(contract.NotCarriedOut)
 	if c.SDK != nil {
 		for _, l := range c.SDK.Languages {
 			v.SDKRows = append(v.SDKRows, languageRow{Title: LanguageTitle(l)})
@@ -292,4 +294,16 @@ func groupEndpoints(rows []endpointRow) []endpointGroup {
 		gs[i].Rows = append(gs[i].Rows, row)
 	}
 	return gs
+}
+
+// joinOr writes codes as prose: "408, 425, 429 or 503".
+func joinOr(codes []int) string {
+	s := make([]string, len(codes))
+	for i, c := range codes {
+		s[i] = strconv.Itoa(c)
+	}
+	if len(s) < 2 {
+		return strings.Join(s, "")
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1]
 }
