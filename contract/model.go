@@ -81,21 +81,24 @@ type API struct {
 
 // Idempotency is the server half: how keys are sent, claimed, stored and replayed.
 type Idempotency struct {
-	Header         string // RFC 9110 token, default Idempotency-Key
-	HeaderValue    HeaderValue
-	ReplayHeader   string // optional; "" when absent
-	KeySource      KeySource
-	MaxKeyLength   int
-	Scope          KeyScope
-	Derivation     []Derivation
-	Fingerprint    Fingerprint
-	Claim          Claim
-	InFlight       *InFlight // nil when absent: binary seen/not-seen keys
-	Conflicts      Conflicts
-	StoredFailures FailurePolicy // "" when undecided
-	StoredResponse StoredResponse
-	ReplayWindow   Duration
-	ReaperAfter    Duration // zero when absent
+	Header       string // RFC 9110 token, default Idempotency-Key
+	HeaderValue  HeaderValue
+	ReplayHeader string // optional; "" when absent
+	KeySource    KeySource
+	MaxKeyLength int
+	Scope        KeyScope
+	Derivation   []Derivation
+	Fingerprint  Fingerprint
+	// FingerprintHeaders are request headers that are part of "the same
+	// request" (an API version header, as Whop counts it), in file order.
+	FingerprintHeaders []string
+	Claim              Claim
+	InFlight           *InFlight // nil when absent: binary seen/not-seen keys
+	Conflicts          Conflicts
+	StoredFailures     FailurePolicy // "" when undecided
+	StoredResponse     StoredResponse
+	ReplayWindow       Duration
+	ReaperAfter        Duration // zero when absent
 	// LongestRetryChain is zero when the contract does not state it.
 	LongestRetryChain RetryChain
 	AfterWindow       AfterWindow
@@ -110,9 +113,15 @@ type Derivation struct {
 
 // Claim is how the server claims a key atomically.
 type Claim struct {
-	Store           Store
-	Mechanism       Mechanism
-	FencingTokens   bool
+	Store         Store
+	Mechanism     Mechanism
+	FencingTokens bool
+	// SameTransaction is true when the key's record commits atomically with
+	// the endpoint's writes, phase by phase, as the middleware does: the
+	// claim alone in its own statement (no effect yet, so a crash after it
+	// leaves a key at its first recovery point, which a retry resumes);
+	// each phase's writes in one transaction with its fenced recovery
+	// point; the last phase's writes with the stored response.
 	SameTransaction bool
 	// DataStore is where the endpoints' own rows live, "" when the contract
 	// does not say (then they are taken to live beside the claim). A claim

@@ -160,7 +160,7 @@ func (d *decoder) decodeAPI(n *yaml.Node, c *Contract) {
 func (d *decoder) decodeIdempotency(n *yaml.Node, c *Contract) {
 	const p = "idempotency"
 	f := d.object(n, p, "header", "header_value", "replay_header", "key_source", "max_key_length", "scope",
-		"derivation", "fingerprint", "claim", "in_flight", "conflicts", "stored_failures", "stored_response",
+		"derivation", "fingerprint", "fingerprint_headers", "claim", "in_flight", "conflicts", "stored_failures", "stored_response",
 		"replay_window", "reaper_after", "longest_retry_chain", "after_window", "recovery")
 	id := &c.Idempotency
 	*id = defaultIdempotency()
@@ -190,6 +190,9 @@ func (d *decoder) decodeIdempotency(n *yaml.Node, c *Contract) {
 	}
 	if v, ok := f["fingerprint"]; ok {
 		id.Fingerprint = Fingerprint(d.enum(v, p+".fingerprint", Fingerprints...))
+	}
+	if v, ok := f["fingerprint_headers"]; ok {
+		id.FingerprintHeaders = d.stringList(v, p+".fingerprint_headers", 20, validHeader)
 	}
 	if v, ok := f["claim"]; ok {
 		d.decodeClaim(v, p+".claim", &id.Claim)

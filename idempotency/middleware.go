@@ -3,8 +3,6 @@ package idempotency
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -218,7 +216,7 @@ func (h *endpointHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	fp := ""
 	if idem.Fingerprint != contract.FingerprintNone {
-		fp = fingerprint(r, body)
+		fp = fingerprint(idem, r, body)
 	}
 	h.serveKey(w, r, k, fp, body)
 }
@@ -582,19 +580,6 @@ func parseKey(v, form string) (string, bool) {
 		return "", false
 	}
 	return v, true
-}
-
-// fingerprint is sha256 over the method, the request target and the body:
-// the same key on another endpoint or with another body is a mismatch.
-func fingerprint(r *http.Request, body []byte) string {
-	uri := r.URL.RequestURI()
-	line := make([]byte, 0, len(r.Method)+len(uri)+2)
-	line = append(append(append(append(line, r.Method...), ' '), uri...), '\n')
-	h := sha256.New()
-	h.Write(line)
-	h.Write(body)
-	var sum [sha256.Size]byte
-	return hex.EncodeToString(h.Sum(sum[:0]))
 }
 
 // storeError answers 503 when the store fails: never serve without the

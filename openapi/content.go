@@ -51,7 +51,8 @@ func headerDescription(c *contract.Contract) string {
 		}
 		fmt.Fprintf(&b, " Derive the key, best first: %s.", strings.Join(ways, "; "))
 	}
-	b.WriteString(" Never mint a new key for a retry: that turns the retry into a second request.")
+	b.WriteString(" Never mint a new key for a retry: that turns the retry into a second request. ")
+	b.WriteString(id.SameRequest())
 	return b.String()
 }
 

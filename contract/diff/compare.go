@@ -178,6 +178,7 @@ func contractFacts(c *contract.Contract) (head, tail *facts) {
 	}
 	h.elems(p+"derivation", Sequence, der)
 	h.text(p+"fingerprint", Enum, string(id.Fingerprint))
+	h.elems(p+"fingerprint_headers", Sequence, id.FingerprintHeaders)
 	h.text(p+"claim.store", Enum, string(id.Claim.Store))
 	h.text(p+"claim.mechanism", Enum, string(id.Claim.Mechanism))
 	h.flag(p+"claim.fencing_tokens", id.Claim.FencingTokens)

@@ -129,6 +129,9 @@ var Table = []Row{
 	{Field: "idempotency.fingerprint", Kind: Enum, By: map[Direction]Outcome{
 		Changed: breaking("the payload check changed from {old} to {new}: a reused key with a different body is now handled differently (rejected, or silently replayed)", "never reuse a key for a request with a different body"),
 	}},
+	{Field: "idempotency.fingerprint_headers", Kind: Sequence, By: map[Direction]Outcome{
+		Changed: breaking("the headers that make a retry the same request changed from [{old}] to [{new}]: a retry that sends another value of a counted header is now refused as a different request (or one that was refused is now replayed)", "send the same values of [{new}] on every retry of one request"),
+	}},
 	{Field: "idempotency.claim.store", Kind: Enum, By: map[Direction]Outcome{
 		Changed: notable("the server keeps keys in {new} instead of {old}; the guarantee is unchanged if the claim stays atomic", ""),
 	}},

@@ -47,6 +47,7 @@ var rowCases = []rowCase{
 	{path: "idempotency.scope", old: "global", new: "account", rule: "changed", want: Notable},
 	{path: "idempotency.derivation", new: "[{kind: uuid-reused}, {kind: event-derived}]", rule: "changed", want: Compatible},
 	{path: "idempotency.fingerprint", new: "none", rule: "changed", want: Breaking},
+	{path: "idempotency.fingerprint_headers", rule: "changed", want: Breaking, mutate: func(c *contract.Contract) { c.Idempotency.FingerprintHeaders = []string{"Api-Version", "X-Tenant"} }},
 	{path: "idempotency.claim.store", new: "mysql", rule: "changed", want: Notable},
 	{path: "idempotency.claim.mechanism", new: "row-lock-serializable", rule: "changed", want: Notable},
 	{path: "idempotency.claim.mechanism", new: "check-then-insert", rule: "to check-then-insert", want: Breaking},
