@@ -114,13 +114,6 @@ func conflictMeaning(c *contract.Contract, kind string) (what, todo string) {
 		"Add a key and send the request again."
 }
 
-func capitalize(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
-}
-
 // ReplayHeader declares the header set on replayed responses.
 func ReplayHeader(c *contract.Contract) Obj {
 	return obj(

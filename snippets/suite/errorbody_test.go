@@ -100,39 +100,15 @@ func TestErrorBodyShapesProven(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every snippet in its runtime")
 	}
-	var langs []string
-	for _, l := range snippets.Languages() {
-		if available(t, l) {
-			langs = append(langs, l.Name)
-		}
-	}
+	langs := availableLanguages(t)
 	if len(langs) == 0 {
 		return
 	}
-	cache := cacheDir()
 	for _, shape := range errorBodyShapes {
 		t.Run(shape.name, func(t *testing.T) {
 			c := loadExample(t)
 			c.API.ErrorBody = shape.body
-			rep, err := Run(context.Background(), c, Options{
-				Languages: langs,
-				Runner:    run.Exec{},
-				Vars: map[string]string{
-					"jars":      filepath.Join(cache, "jars") + "/*",
-					"tsc":       filepath.Join(cache, "node_modules", ".bin", "tsc"),
-					"typeroots": filepath.Join(cache, "node_modules", "@types"),
-				},
-				Scenarios: []string{"in-flight-conflict-retried", "in-flight-code-elsewhere-not-retried"},
-				Parallel:  2, MaxProcs: 4,
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, o := range rep.Outcomes {
-				if !o.Passed() {
-					t.Errorf("%s %s: %v", o.Language, o.Scenario, o.Problems)
-				}
-			}
+			rep := proveScenarios(t, c, langs, "in-flight-conflict-retried", "in-flight-code-elsewhere-not-retried")
 			passed, failed := rep.Counts()
 			t.Logf("%s: %d passed, %d failed in %.1fs", shape.name, passed, failed, rep.Elapsed.Seconds())
 			if passed < len(langs)*2 {
@@ -150,12 +126,7 @@ func TestStatusOnlyInFlightProven(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every snippet in its runtime")
 	}
-	var langs []string
-	for _, l := range snippets.Languages() {
-		if available(t, l) {
-			langs = append(langs, l.Name)
-		}
-	}
+	langs := availableLanguages(t)
 	if len(langs) == 0 {
 		return
 	}
@@ -169,27 +140,7 @@ func TestStatusOnlyInFlightProven(t *testing.T) {
 	if !p.InFlight || p.InFlightCode != "" {
 		t.Fatalf("policy: in flight %v, code %q; want a status-only conflict to wait out", p.InFlight, p.InFlightCode)
 	}
-	cache := cacheDir()
-	rep, err := Run(context.Background(), c, Options{
-		Languages: langs,
-		Runner:    run.Exec{},
-		Vars: map[string]string{
-			"jars":      filepath.Join(cache, "jars") + "/*",
-			"tsc":       filepath.Join(cache, "node_modules", ".bin", "tsc"),
-			"typeroots": filepath.Join(cache, "node_modules", "@types"),
-		},
-		Scenarios: []string{"in-flight-conflict-retried", "no-retry-payload-mismatch"},
-		Parallel:  2, MaxProcs: 4,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, o := range rep.Outcomes {
-		if !o.Passed() {
-			t.Errorf("%s %s: %v", o.Language, o.Scenario, o.Problems)
-		}
-	}
-	t.Logf("languages: %v", langs)
+	rep := proveScenarios(t, c, langs, "in-flight-conflict-retried", "no-retry-payload-mismatch")
 	if passed, _ := rep.Counts(); passed < len(langs)*2 {
 		t.Errorf("only %d outcomes passed for %d languages", passed, len(langs))
 	}
@@ -225,4 +176,43 @@ func TestMisplacedCodeCatchesAnywhereClient(t *testing.T) {
 	if !strings.Contains(strings.Join(all, "\n"), "requests, want 1") {
 		t.Errorf("the anywhere-client was not caught: %q", all)
 	}
+}
+
+// availableLanguages lists the languages whose runtime is installed (a
+// missing one is reported by available).
+func availableLanguages(t *testing.T) []string {
+	var langs []string
+	for _, l := range snippets.Languages() {
+		if available(t, l) {
+			langs = append(langs, l.Name)
+		}
+	}
+	return langs
+}
+
+// proveScenarios runs c's snippets in langs through the named scenarios
+// and reports every outcome that did not pass.
+func proveScenarios(t *testing.T, c *contract.Contract, langs []string, scenarios ...string) Report {
+	t.Helper()
+	cache := cacheDir()
+	rep, err := Run(context.Background(), c, Options{
+		Languages: langs,
+		Runner:    run.Exec{},
+		Vars: map[string]string{
+			"jars":      filepath.Join(cache, "jars") + "/*",
+			"tsc":       filepath.Join(cache, "node_modules", ".bin", "tsc"),
+			"typeroots": filepath.Join(cache, "node_modules", "@types"),
+		},
+		Scenarios: scenarios,
+		Parallel:  2, MaxProcs: 4,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range rep.Outcomes {
+		if !o.Passed() {
+			t.Errorf("%s %s: %v", o.Language, o.Scenario, o.Problems)
+		}
+	}
+	return rep
 }
