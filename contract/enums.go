@@ -46,8 +46,21 @@ const (
 type Fingerprint string
 
 const (
+	// FingerprintSHA256Body: method, path, query and body byte for byte.
 	FingerprintSHA256Body Fingerprint = "sha256-body"
-	FingerprintNone       Fingerprint = "none"
+	// FingerprintCanonicalJSON: as sha256-body, but a JSON body is
+	// compared with key order and insignificant whitespace ignored.
+	FingerprintCanonicalJSON Fingerprint = "canonical-json"
+	FingerprintNone          Fingerprint = "none"
+)
+
+// ErrorFormat is the media type of the API's error bodies
+// (api.error_body.format).
+type ErrorFormat string
+
+const (
+	ErrorFormatJSON    ErrorFormat = "json"
+	ErrorFormatProblem ErrorFormat = "problem+json" // RFC 9457
 )
 
 // Store is a kind of data store (idempotency.claim.store and data_store).
@@ -206,7 +219,8 @@ var (
 	KeySources      = names(KeyFromClient, KeyServerDerived)
 	Scopes          = names(ScopeAccount, ScopeGlobal)
 	DerivationKinds = names(DerivationEventDerived, DerivationRequestScoped, DerivationUUIDReused, DerivationUUIDPerAttempt, DerivationTimestamp)
-	Fingerprints    = names(FingerprintSHA256Body, FingerprintNone)
+	Fingerprints    = names(FingerprintSHA256Body, FingerprintCanonicalJSON, FingerprintNone)
+	ErrorFormats    = names(ErrorFormatJSON, ErrorFormatProblem)
 	Stores          = names(StorePostgres, StoreMySQL, StoreSQLite, StoreSQLServer, StoreOracle, StoreDynamoDB, StoreCosmosDB, StoreRedis, StoreMemcached, StoreMemory)
 	Mechanisms      = names(MechanismUniqueConstraint, MechanismConditionalWrite, MechanismRowLockSerializable, MechanismCheckThenInsert, MechanismLock)
 	InFlightModes   = names(InFlightConflict, InFlightBlock, InFlightAccepted, InFlightPassThrough)

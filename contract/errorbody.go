@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -27,6 +29,41 @@ type ErrorBody struct {
 	// SchemaRef is the spec's existing error schema, a local reference
 	// such as #/components/schemas/Error; "" derives one from the pointers.
 	SchemaRef string
+	// Format is the media type of the bodies: "" or ErrorFormatJSON for
+	// application/json, ErrorFormatProblem for RFC 9457
+	// application/problem+json (type, title, status and detail members,
+	// the code as an extension member).
+	Format ErrorFormat
+}
+
+// DefaultErrorBody is the shape every output uses when the contract states
+// no api.error_body: a flat {"code": ..., "message": ...}. The docs, the
+// OpenAPI additions, the middleware and verify all read it through
+// Effective, so they cannot disagree.
+var DefaultErrorBody = ErrorBody{CodeAt: []string{"code"}, MessageAt: []string{"message"}}
+
+// Problem+JSON's defaults: the code as an extension member, the message in
+// detail (RFC 9457 section 3).
+var (
+	problemCodeAt    = []string{"code"}
+	problemMessageAt = []string{"detail"}
+)
+
+// Effective is the shape error bodies have: the stated one, or
+// DefaultErrorBody.
+func (b ErrorBody) Effective() ErrorBody {
+	if !b.Set() {
+		return DefaultErrorBody
+	}
+	return b
+}
+
+// MediaType is the Content-Type of the API's error bodies.
+func (b ErrorBody) MediaType() string {
+	if b.Format == ErrorFormatProblem {
+		return "application/problem+json"
+	}
+	return "application/json"
 }
 
 // Set reports whether the contract states the error body.
@@ -50,15 +87,33 @@ func (b ErrorBody) CodeKey() string {
 	return b.CodeAt[len(b.CodeAt)-1]
 }
 
-// BodyValue is a JSON value of an example error body: an object (fields in
-// order), a list, or a string. It marshals in that order, so examples are
+// BodyValue is a JSON value of an error body: an object (fields in order),
+// a list, a number or a string. It marshals in that order, so bodies are
 // deterministic and the code comes first.
 type BodyValue struct {
 	Fields           []BodyField // an object, when IsObject
 	Items            []BodyValue // a list, when IsList
 	Text             string      // a string otherwise
+	Number           int         // a number, when IsNumber
 	IsObject, IsList bool
+	IsNumber         bool
+	// Role says what a leaf holds, so a schema can be derived from a body.
+	Role Leaf
 }
+
+// Leaf is what a leaf of an error body holds.
+type Leaf int
+
+const (
+	// LeafFixed is a constant of the shape (problem+json's type and title).
+	LeafFixed Leaf = iota
+	// LeafCode is the machine-readable code.
+	LeafCode
+	// LeafMessage is the human-readable message.
+	LeafMessage
+	// LeafStatus is the HTTP status, repeated in the body (problem+json).
+	LeafStatus
+)
 
 // BodyField is one member of an object.
 type BodyField struct {
@@ -71,16 +126,46 @@ type BodyField struct {
 // map the leaves back.
 func (b ErrorBody) Example(code, message string) BodyValue {
 	var v BodyValue
-	v.set(b.CodeAt, code)
+	v.set(b.CodeAt, BodyValue{Text: code, Role: LeafCode})
 	if len(b.MessageAt) > 0 {
-		v.set(b.MessageAt, message)
+		v.set(b.MessageAt, BodyValue{Text: message, Role: LeafMessage})
 	}
 	return v
 }
 
-func (v *BodyValue) set(tokens []string, leaf string) {
+// Render is the error body the API sends with status, code and message, in
+// the effective shape: the one function behind every error body the docs,
+// the OpenAPI additions, the fault server and the middleware show or send.
+// An empty code (a conflict the contract answers by status only) leaves
+// the code member out.
+func (b ErrorBody) Render(status int, code, message string) BodyValue {
+	e := b.Effective()
+	var v BodyValue
+	if e.Format == ErrorFormatProblem {
+		v.set([]string{"type"}, BodyValue{Text: "about:blank"})
+		v.set([]string{"title"}, BodyValue{Text: statusTitle(status)})
+		v.set([]string{"status"}, BodyValue{Number: status, IsNumber: true, Role: LeafStatus})
+		v.set(e.MessageAt, BodyValue{Text: message, Role: LeafMessage})
+		if code != "" {
+			v.set(e.CodeAt, BodyValue{Text: code, Role: LeafCode})
+		}
+		return v
+	}
+	if code != "" {
+		v.set(e.CodeAt, BodyValue{Text: code, Role: LeafCode})
+	}
+	if len(e.MessageAt) > 0 {
+		v.set(e.MessageAt, BodyValue{Text: message, Role: LeafMessage})
+	}
+	if !v.IsObject && !v.IsList {
+		v.IsObject = true // a body without code and message is still an object
+	}
+	return v
+}
+
+func (v *BodyValue) set(tokens []string, leaf BodyValue) {
 	if len(tokens) == 0 {
-		*v = BodyValue{Text: leaf}
+		*v = leaf
 		return
 	}
 	t := tokens[0]
@@ -127,6 +212,8 @@ func (v BodyValue) MarshalJSON() ([]byte, error) {
 		return b.Bytes(), nil
 	case v.IsList:
 		return json.Marshal(v.Items)
+	case v.IsNumber:
+		return json.Marshal(v.Number)
 	}
 	return json.Marshal(v.Text)
 }
@@ -171,11 +258,14 @@ var localSchemaRef = regexp.MustCompile(`^#/components/schemas/[A-Za-z0-9._-]{1,
 
 func (d *decoder) decodeErrorBody(n *yaml.Node, c *Contract) {
 	const p = "api.error_body"
-	f := d.object(n, p, "code_at", "message_at", "schema_ref")
+	f := d.object(n, p, "format", "code_at", "message_at", "schema_ref")
 	if f == nil {
 		return
 	}
 	b := &c.API.ErrorBody
+	if v, ok := f["format"]; ok {
+		b.Format = ErrorFormat(d.enum(v, p+".format", ErrorFormats...))
+	}
 	pointer := func(key string) ([]string, *yaml.Node) {
 		v, ok := f[key]
 		if !ok {
@@ -193,10 +283,25 @@ func (d *decoder) decodeErrorBody(n *yaml.Node, c *Contract) {
 		return t, v
 	}
 	code, _ := pointer("code_at")
-	if _, ok := f["code_at"]; !ok {
+	_, codeWritten := f["code_at"]
+	msg, mv := pointer("message_at")
+	if b.Format == ErrorFormatProblem {
+		// RFC 9457 names the message's place (detail); the code is an
+		// extension member unless the contract points elsewhere.
+		if !codeWritten {
+			code = problemCodeAt
+		}
+		if _, ok := f["message_at"]; !ok {
+			msg = problemMessageAt
+		}
+		if code != nil && problemMember(code) {
+			d.errorf(d.resolve(f["code_at"]), p+".code_at", "point code_at at an extension member, e.g. /code (or /type for a problem type URI)",
+				"%s.code_at %s is a member problem+json fixes (title, status or detail): it cannot hold the code", p, Pointer(code))
+			code = nil
+		}
+	} else if !codeWritten {
 		d.errorf(d.resolve(n), p+".code_at", "add `code_at: /error/code` (a JSON pointer to the code in the API's error body)", "%s needs code_at:", p)
 	}
-	msg, mv := pointer("message_at")
 	if code != nil && msg != nil {
 		if prefixOf(code, msg) || prefixOf(msg, code) {
 			d.errorf(d.resolve(mv), p+".message_at", "point the code and the message at two different members", "%s.message_at %s overlaps code_at %s: one member cannot hold both", p, Pointer(msg), Pointer(code))
@@ -217,8 +322,30 @@ func (d *decoder) decodeErrorBody(n *yaml.Node, c *Contract) {
 		b.SchemaRef = s
 	}
 	if !b.Set() {
-		b.MessageAt, b.SchemaRef = nil, ""
+		b.MessageAt, b.SchemaRef, b.Format = nil, "", ""
 	}
+}
+
+// problemMember reports whether a pointer names one of the members RFC 9457
+// gives a fixed meaning to and the body fills itself.
+func problemMember(tokens []string) bool {
+	if len(tokens) != 1 {
+		return false
+	}
+	switch tokens[0] {
+	case "title", "status", "detail":
+		return true
+	}
+	return false
+}
+
+// statusTitle is problem+json's title for the status: its reason phrase,
+// as RFC 9457 asks with the type about:blank.
+func statusTitle(status int) string {
+	if t := http.StatusText(status); t != "" {
+		return t
+	}
+	return "Error " + strconv.Itoa(status)
 }
 
 func prefixOf(a, b []string) bool {

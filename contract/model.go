@@ -81,21 +81,24 @@ type API struct {
 
 // Idempotency is the server half: how keys are sent, claimed, stored and replayed.
 type Idempotency struct {
-	Header         string // RFC 9110 token, default Idempotency-Key
-	HeaderValue    HeaderValue
-	ReplayHeader   string // optional; "" when absent
-	KeySource      KeySource
-	MaxKeyLength   int
-	Scope          KeyScope
-	Derivation     []Derivation
-	Fingerprint    Fingerprint
-	Claim          Claim
-	InFlight       *InFlight // nil when absent: binary seen/not-seen keys
-	Conflicts      Conflicts
-	StoredFailures FailurePolicy // "" when undecided
-	StoredResponse StoredResponse
-	ReplayWindow   Duration
-	ReaperAfter    Duration // zero when absent
+	Header       string // RFC 9110 token, default Idempotency-Key
+	HeaderValue  HeaderValue
+	ReplayHeader string // optional; "" when absent
+	KeySource    KeySource
+	MaxKeyLength int
+	Scope        KeyScope
+	Derivation   []Derivation
+	Fingerprint  Fingerprint
+	// FingerprintHeaders are request headers that are part of "the same
+	// request" (an API version header, as Whop counts it), in file order.
+	FingerprintHeaders []string
+	Claim              Claim
+	InFlight           *InFlight // nil when absent: binary seen/not-seen keys
+	Conflicts          Conflicts
+	StoredFailures     FailurePolicy // "" when undecided
+	StoredResponse     StoredResponse
+	ReplayWindow       Duration
+	ReaperAfter        Duration // zero when absent
 	// LongestRetryChain is zero when the contract does not state it.
 	LongestRetryChain RetryChain
 	AfterWindow       AfterWindow
@@ -110,9 +113,15 @@ type Derivation struct {
 
 // Claim is how the server claims a key atomically.
 type Claim struct {
-	Store           Store
-	Mechanism       Mechanism
-	FencingTokens   bool
+	Store         Store
+	Mechanism     Mechanism
+	FencingTokens bool
+	// SameTransaction is true when the key's record commits atomically with
+	// the endpoint's writes, phase by phase, as the middleware does: the
+	// claim alone in its own statement (no effect yet, so a crash after it
+	// leaves a key at its first recovery point, which a retry resumes);
+	// each phase's writes in one transaction with its fenced recovery
+	// point; the last phase's writes with the stored response.
 	SameTransaction bool
 	// DataStore is where the endpoints' own rows live, "" when the contract
 	// does not say (then they are taken to live beside the claim). A claim
@@ -130,14 +139,38 @@ type InFlight struct {
 // Conflict is one documented error response.
 type Conflict struct {
 	Status int
-	Code   string
+	// Code is the machine-readable code, "" when the contract says the
+	// API answers this conflict by status only (`code: none`).
+	Code string
+	// Message is the human-readable text the contract states, "" for the
+	// default text (Contract.Reply).
+	Message string
 }
 
-// Conflicts holds the three idempotency error responses.
+// Conflicts holds the idempotency error responses.
 type Conflicts struct {
 	PayloadMismatch Conflict
 	InFlight        Conflict
 	MissingKey      Conflict
+	// InvalidKey answers a key that is too long or not in the header's form.
+	InvalidKey Conflict
+	// Expired answers a key reused after the window under after_window: error.
+	Expired Conflict
+}
+
+// NamedConflict is one conflict with its name in the contract file.
+type NamedConflict struct {
+	Name string // payload_mismatch, in_flight, ...
+	Conflict
+}
+
+// All lists the conflicts in the file's order, for the outputs that treat
+// them alike (diff, the OpenAPI extension, copy).
+func (cs Conflicts) All() []NamedConflict {
+	return []NamedConflict{
+		{"payload_mismatch", cs.PayloadMismatch}, {"in_flight", cs.InFlight}, {"missing_key", cs.MissingKey},
+		{"invalid_key", cs.InvalidKey}, {"expired", cs.Expired},
+	}
 }
 
 // RetryChain is the longest time a caller may still retry one intent.

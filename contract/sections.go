@@ -26,6 +26,8 @@ func defaultConflicts() Conflicts {
 		PayloadMismatch: Conflict{Status: 409, Code: "invalid_idempotent_request"},
 		InFlight:        Conflict{Status: 409, Code: "concurrent_idempotent_requests"},
 		MissingKey:      Conflict{Status: 400, Code: "missing_idempotency_key"},
+		InvalidKey:      Conflict{Status: 400, Code: "invalid_idempotency_key"},
+		Expired:         Conflict{Status: 422, Code: "idempotency_key_expired"},
 	}
 }
 
@@ -158,7 +160,7 @@ func (d *decoder) decodeAPI(n *yaml.Node, c *Contract) {
 func (d *decoder) decodeIdempotency(n *yaml.Node, c *Contract) {
 	const p = "idempotency"
 	f := d.object(n, p, "header", "header_value", "replay_header", "key_source", "max_key_length", "scope",
-		"derivation", "fingerprint", "claim", "in_flight", "conflicts", "stored_failures", "stored_response",
+		"derivation", "fingerprint", "fingerprint_headers", "claim", "in_flight", "conflicts", "stored_failures", "stored_response",
 		"replay_window", "reaper_after", "longest_retry_chain", "after_window", "recovery")
 	id := &c.Idempotency
 	*id = defaultIdempotency()
@@ -188,6 +190,9 @@ func (d *decoder) decodeIdempotency(n *yaml.Node, c *Contract) {
 	}
 	if v, ok := f["fingerprint"]; ok {
 		id.Fingerprint = Fingerprint(d.enum(v, p+".fingerprint", Fingerprints...))
+	}
+	if v, ok := f["fingerprint_headers"]; ok {
+		id.FingerprintHeaders = d.stringList(v, p+".fingerprint_headers", 20, validHeader)
 	}
 	if v, ok := f["claim"]; ok {
 		d.decodeClaim(v, p+".claim", &id.Claim)
@@ -298,11 +303,12 @@ func (d *decoder) decodeInFlight(v *yaml.Node, path string) *InFlight {
 }
 
 func (d *decoder) decodeConflicts(v *yaml.Node, path string, cs *Conflicts) {
-	g := d.object(v, path, "payload_mismatch", "in_flight", "missing_key")
+	g := d.object(v, path, "payload_mismatch", "in_flight", "missing_key", "invalid_key", "expired")
 	for _, c := range []struct {
 		key string
 		dst *Conflict
-	}{{"payload_mismatch", &cs.PayloadMismatch}, {"in_flight", &cs.InFlight}, {"missing_key", &cs.MissingKey}} {
+	}{{"payload_mismatch", &cs.PayloadMismatch}, {"in_flight", &cs.InFlight}, {"missing_key", &cs.MissingKey},
+		{"invalid_key", &cs.InvalidKey}, {"expired", &cs.Expired}} {
 		if x, ok := g[c.key]; ok {
 			d.decodeConflict(x, path+"."+c.key, c.dst)
 		}
@@ -310,18 +316,30 @@ func (d *decoder) decodeConflicts(v *yaml.Node, path string, cs *Conflicts) {
 }
 
 func (d *decoder) decodeConflict(v *yaml.Node, path string, dst *Conflict) {
-	h := d.object(v, path, "status", "code")
+	h := d.object(v, path, "status", "code", "message")
 	if s, ok := h["status"]; ok {
 		dst.Status = d.integer(s, path+".status", 400, 599)
 	}
 	if s, ok := h["code"]; ok {
 		code := d.str(s, path+".code")
-		if err := validCode(code); err != nil {
-			d.errorf(d.resolve(s), path+".code", "", "%s: %v", path+".code", err)
+		switch err := validCode(code); {
+		case code == NoCode:
+			// The API answers this conflict by status only: every output
+			// then matches and shows the status alone.
+			code = ""
+		case err != nil:
+			d.errorf(d.resolve(s), path+".code", "write the code the API sends, or `code: none` when it sends none (status only)", "%s: %v", path+".code", err)
 		}
 		dst.Code = code
 	}
+	if s, ok := h["message"]; ok {
+		dst.Message = d.text(s, path+".message", 300)
+	}
 }
+
+// NoCode is the value of a conflict's code for an API that answers it by
+// status only, with no machine-readable code.
+const NoCode = "none"
 
 func (d *decoder) decodeRetryChain(v *yaml.Node, path string) RetryChain {
 	var rc RetryChain

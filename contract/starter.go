@@ -152,7 +152,7 @@ idempotency:
   claim:
     store: postgres
     mechanism: unique-constraint # the database picks the single winner
-    same_transaction: true       # the claim commits with the first mutation
+    same_transaction: true       # each phase's writes commit with its recovery point
   in_flight:
     response: conflict           # a second request while the first runs gets 409
     lock_timeout: 2m             # after this an abandoned claim may be taken over

@@ -32,7 +32,7 @@ type contractChecks struct {
 
 func newContractChecks(c *contract.Contract) *contractChecks {
 	k := &contractChecks{c: c, header: strings.ToLower(c.Idempotency.Header), replay: strings.ToLower(c.Idempotency.ReplayHeader), codes: map[string]bool{}}
-	for _, cf := range []contract.Conflict{c.Idempotency.Conflicts.PayloadMismatch, c.Idempotency.Conflicts.InFlight, c.Idempotency.Conflicts.MissingKey} {
+	for _, cf := range c.AnsweredConflicts() {
 		if cf.Code != "" {
 			k.codes[cf.Code] = true
 		}

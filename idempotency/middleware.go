@@ -3,8 +3,6 @@ package idempotency
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -39,14 +37,6 @@ type Options struct {
 	// MaxBodyBytes bounds the request body read for the fingerprint and
 	// stored for the completer (default 1 MiB); a larger body gets 413.
 	MaxBodyBytes int64
-	// InvalidKeyCode is the error code of an over-long or malformed key
-	// (status 400). The contract has no field for it; default
-	// "invalid_idempotency_key".
-	InvalidKeyCode string
-	// ExpiredCode is the error code, status 422, for a key reused after
-	// the replay window under after_window: error; default
-	// "idempotency_key_expired".
-	ExpiredCode string
 	// Log receives store failures; nil means slog.Default().
 	Log *slog.Logger
 	// ReplayCache is how many completed keys' responses this process
@@ -142,12 +132,6 @@ func New(c *contract.Contract, store Store, opts Options) (*Middleware, error) {
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = 1 << 20
 	}
-	if opts.InvalidKeyCode == "" {
-		opts.InvalidKeyCode = "invalid_idempotency_key"
-	}
-	if opts.ExpiredCode == "" {
-		opts.ExpiredCode = "idempotency_key_expired"
-	}
 	if opts.ReplayCache == 0 {
 		opts.ReplayCache = DefaultReplayCache
 	}
@@ -201,22 +185,20 @@ func (h *endpointHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		m.metrics.Count(alerting.Conflicts, op, alerting.KindMissingKey)
-		writeError(w, idem.Conflicts.MissingKey.Status, idem.Conflicts.MissingKey.Code,
-			fmt.Sprintf("This endpoint requires an %s header. Send a key you reuse on every retry of this request.", idem.Header))
+		m.reply(w, contract.ReplyMissingKey)
 		return
 	}
 	key, ok := parseKey(raw, string(idem.HeaderValue))
 	if !ok || utf8.RuneCountInString(key) > idem.MaxKeyLength {
 		m.metrics.Count(alerting.Conflicts, op, alerting.KindInvalidKey)
-		writeError(w, http.StatusBadRequest, m.opts.InvalidKeyCode,
-			fmt.Sprintf("The %s header must be 1 to %d characters.", idem.Header, idem.MaxKeyLength))
+		m.reply(w, contract.ReplyInvalidKey)
 		return
 	}
 	k := Key{Key: key}
 	if idem.Scope != contract.ScopeGlobal {
 		acct, ok := m.opts.Account(r)
 		if !ok {
-			writeError(w, http.StatusUnauthorized, "unauthorized", "Authenticate to use this endpoint.")
+			m.reply(w, contract.ReplyUnauthenticated)
 			return
 		}
 		if m.opts.Flaw != "global-scope" {
@@ -225,16 +207,16 @@ func (h *endpointHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, m.opts.MaxBodyBytes+1))
 	if err != nil {
-		writeError(w, http.StatusBadRequest, "unreadable_body", "The request body could not be read.")
+		m.reply(w, contract.ReplyUnreadableBody)
 		return
 	}
 	if int64(len(body)) > m.opts.MaxBodyBytes {
-		writeError(w, http.StatusRequestEntityTooLarge, "body_too_large", "The request body is too large.")
+		m.reply(w, contract.ReplyBodyTooLarge)
 		return
 	}
 	fp := ""
 	if idem.Fingerprint != contract.FingerprintNone {
-		fp = fingerprint(r, body)
+		fp = fingerprint(idem, r, body)
 	}
 	h.serveKey(w, r, k, fp, body)
 }
@@ -307,8 +289,7 @@ func (h *endpointHandler) serveKey(w http.ResponseWriter, r *http.Request, k Key
 			if !rec.CreatedAt.After(now.Add(-idem.ReplayWindow.D)) {
 				if idem.AfterWindow == contract.AfterWindowError {
 					m.metrics.Count(alerting.Conflicts, op, alerting.KindExpired)
-					writeError(w, http.StatusUnprocessableEntity, m.opts.ExpiredCode,
-						fmt.Sprintf("This idempotency key was used more than %s ago. Send a new key.", idem.ReplayWindow.Text))
+					m.reply(w, contract.ReplyExpired)
 					return
 				}
 				if _, err := m.store.Expire(ctx, k, rec.Fence, now); err != nil {
@@ -373,9 +354,7 @@ func (h *endpointHandler) serveKey(w http.ResponseWriter, r *http.Request, k Key
 			}
 		case contract.InFlightAccepted:
 			m.metrics.Count(alerting.Conflicts, op, alerting.KindInFlight)
-			w.Header().Set("Retry-After", "1")
-			writeError(w, http.StatusAccepted, idem.Conflicts.InFlight.Code,
-				"A request with this idempotency key is still being processed. Retry with the same key to get its result.")
+			m.reply(w, contract.ReplyInFlightAccepted)
 			return
 		}
 		m.metrics.Count(alerting.Conflicts, op, alerting.KindInFlight)
@@ -403,17 +382,12 @@ func (h *endpointHandler) lastPoint() string {
 }
 
 func (h *endpointHandler) mismatch(w http.ResponseWriter) {
-	idem := h.m.c.Idempotency
 	h.m.metrics.Count(alerting.Conflicts, h.ep.Operation, alerting.KindPayloadMismatch)
-	writeError(w, idem.Conflicts.PayloadMismatch.Status, idem.Conflicts.PayloadMismatch.Code,
-		"This idempotency key was already used with a different request. Use a new key, or resend the original request.")
+	h.m.reply(w, contract.ReplyPayloadMismatch)
 }
 
 func (h *endpointHandler) inFlight(w http.ResponseWriter) {
-	idem := h.m.c.Idempotency
-	w.Header().Set("Retry-After", "1")
-	writeError(w, idem.Conflicts.InFlight.Status, idem.Conflicts.InFlight.Code,
-		"A request with this idempotency key is in progress. Wait, then retry with the same key.")
+	h.m.reply(w, contract.ReplyInFlight)
 }
 
 // replay writes the stored response: the same status, headers and bytes,
@@ -497,7 +471,9 @@ func (h *endpointHandler) run(w http.ResponseWriter, r *http.Request, k Key, fen
 		if step.done {
 			stored = step.stored
 		}
-	case resp.Status >= 500 && m.c.Idempotency.StoredFailures == contract.FailuresReattempt:
+	case !m.c.Idempotency.Stores(resp.Status):
+		// Not stored (contract.Idempotency.Stores): the key is released and
+		// a retry with it runs the request.
 		if _, err := m.store.Release(ctx, k, step.fence); err != nil {
 			m.storeError(w, err)
 			return nil
@@ -606,33 +582,9 @@ func parseKey(v, form string) (string, bool) {
 	return v, true
 }
 
-// fingerprint is sha256 over the method, the request target and the body:
-// the same key on another endpoint or with another body is a mismatch.
-func fingerprint(r *http.Request, body []byte) string {
-	uri := r.URL.RequestURI()
-	line := make([]byte, 0, len(r.Method)+len(uri)+2)
-	line = append(append(append(append(line, r.Method...), ' '), uri...), '\n')
-	h := sha256.New()
-	h.Write(line)
-	h.Write(body)
-	var sum [sha256.Size]byte
-	return hex.EncodeToString(h.Sum(sum[:0]))
-}
-
-func writeError(w http.ResponseWriter, status int, code, message string) {
-	b, _ := json.Marshal(map[string]string{"code": code, "message": message})
-	b = append(b, '\n')
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
-	w.WriteHeader(status)
-	_, _ = w.Write(b)
-}
-
 // storeError answers 503 when the store fails: never serve without the
 // claim. The client may retry with the same key.
 func (m *Middleware) storeError(w http.ResponseWriter, err error) {
 	m.log.Error("idempotency store failed; request refused", "err", err)
-	w.Header().Set("Retry-After", "1")
-	writeError(w, http.StatusServiceUnavailable, "idempotency_store_unavailable",
-		"The idempotency store could not be reached. Retry with the same key.")
+	m.reply(w, contract.ReplyStoreUnavailable)
 }

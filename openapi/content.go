@@ -2,6 +2,7 @@ package openapi
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/retryspec/retryspec/contract"
@@ -50,48 +51,42 @@ func headerDescription(c *contract.Contract) string {
 		}
 		fmt.Fprintf(&b, " Derive the key, best first: %s.", strings.Join(ways, "; "))
 	}
-	b.WriteString(" Never mint a new key for a retry: that turns the retry into a second request.")
+	b.WriteString(" Never mint a new key for a retry: that turns the retry into a second request. ")
+	b.WriteString(id.SameRequest())
 	return b.String()
 }
 
-// conflictResponse documents the conflicts that share one status.
-// The body follows api.error_body when the contract states it: its example
-// in that shape, and the spec's own schema (ref) or one derived from it.
+// conflictResponse documents the conflicts that share one status: each
+// example is the body contract.Reply renders (the bytes the middleware
+// sends), in api.error_body's shape or the default one; the schema is the
+// spec's own (ref) or one derived from that shape.
 func conflictResponse(c *contract.Contract, g conflictGroup, ref string) Obj {
 	eb := c.API.ErrorBody
 	var desc []string
 	examples := Obj{}
 	for _, k := range g.kinds {
 		what, todo := conflictMeaning(c, k.name)
-		desc = append(desc, fmt.Sprintf("`%s`: %s %s", k.c.Code, what, todo))
-		value := any(obj("error", obj("code", k.c.Code, "message", capitalize(what))))
-		if eb.Set() {
-			value = bodyValue(eb.Example(k.c.Code, capitalize(what)))
+		label := "status " + strconv.Itoa(k.c.Status) + " without a code"
+		if k.c.Code != "" {
+			label = "`" + k.c.Code + "`"
 		}
-		examples = append(examples, KV{K: k.c.Code, V: obj(
+		desc = append(desc, fmt.Sprintf("%s: %s %s", label, what, todo))
+		examples = append(examples, KV{K: k.label(), V: obj(
 			"summary", what,
-			"value", value,
+			"value", bodyValue(c.Reply(k.reply).Body),
 		)})
 	}
 	var enum []any
 	for _, code := range g.codes() {
 		enum = append(enum, code)
 	}
-	schema := obj("type", "object", "properties", obj(
-		"error", obj("type", "object", "properties", obj(
-			"code", obj("type", "string", "enum", enum),
-			"message", obj("type", "string"),
-		)),
-	))
-	switch {
-	case ref != "":
+	schema := errorBodySchema(eb, enum, len(enum) == len(g.kinds))
+	if ref != "" {
 		schema = obj("$ref", ref)
-	case eb.Set():
-		schema = errorBodySchema(eb, enum)
 	}
 	return obj(
 		"description", "Idempotency error. "+strings.Join(desc, " "),
-		"content", obj("application/json", obj("schema", schema, "examples", examples)),
+		"content", obj(eb.MediaType(), obj("schema", schema, "examples", examples)),
 	)
 }
 
@@ -108,16 +103,15 @@ func conflictMeaning(c *contract.Contract, kind string) (what, todo string) {
 			todo = "The server waited for the first request and it has not finished; retry later with the same key."
 		}
 		return fmt.Sprintf("a request with this %s is still being processed.", h), todo
+	case "invalid_key":
+		return fmt.Sprintf("the %s header is longer than %d characters or not in its form.", h, c.Idempotency.MaxKeyLength),
+			"Send a valid key."
+	case "expired":
+		return fmt.Sprintf("this %s was first used longer ago than the %s replay window.", h, c.Idempotency.ReplayWindow.String()),
+			"Use a new key for a new request."
 	}
 	return fmt.Sprintf("this operation requires the %s header.", h),
 		"Add a key and send the request again."
-}
-
-func capitalize(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // ReplayHeader declares the header set on replayed responses.
@@ -157,10 +151,12 @@ func IdempotencyExtension(c *contract.Contract, e contract.Endpoint) Obj {
 		x = append(x, KV{"in-flight", f})
 	}
 	conflicts := Obj{}
-	for _, k := range []conflictKind{{"payload-mismatch", id.Conflicts.PayloadMismatch}, {"in-flight", id.Conflicts.InFlight}, {"missing-key", id.Conflicts.MissingKey}} {
-		if k.c.Code != "" {
-			conflicts = append(conflicts, KV{k.name, obj("status", k.c.Status, "code", k.c.Code)})
+	for _, k := range c.AnsweredConflicts() {
+		entry := obj("status", k.Status)
+		if k.Code != "" {
+			entry = append(entry, KV{"code", k.Code})
 		}
+		conflicts = append(conflicts, KV{strings.ReplaceAll(k.Name, "_", "-"), entry})
 	}
 	x = append(x, KV{"conflicts", conflicts})
 	if id.ReplayHeader != "" {

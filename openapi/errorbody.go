@@ -25,15 +25,18 @@ func bodyValue(v contract.BodyValue) any {
 			items[i] = bodyValue(x)
 		}
 		return items
+	case v.IsNumber:
+		return v.Number
 	}
 	return v.Text
 }
 
-// errorBodySchema derives the conflict responses' schema from
-// api.error_body's pointers: objects and lists down to the code (one of
-// codes) and the message. The example is built with the labels "code" and
-// "message" as leaves, which name the schema each leaf gets.
-func errorBodySchema(eb contract.ErrorBody, codes []any) Obj {
+// errorBodySchema derives the conflict responses' schema from the error
+// body's effective shape (api.error_body, or the default one): objects and
+// lists down to the code (one of codes), the message and, for
+// problem+json, its fixed members. The code member is required only when
+// every conflict of the group has a code (codeRequired).
+func errorBodySchema(eb contract.ErrorBody, codes []any, codeRequired bool) Obj {
 	var schema func(v contract.BodyValue) Obj
 	schema = func(v contract.BodyValue) Obj {
 		switch {
@@ -42,17 +45,29 @@ func errorBodySchema(eb contract.ErrorBody, codes []any) Obj {
 			var required []any
 			for _, f := range v.Fields {
 				props = append(props, KV{K: f.Name, V: schema(f.Value)})
-				required = append(required, f.Name)
+				if f.Value.Role != contract.LeafCode || codeRequired {
+					required = append(required, f.Name)
+				}
 			}
-			return obj("type", "object", "required", required, "properties", props)
+			o := obj("type", "object")
+			if len(required) > 0 {
+				o = append(o, KV{"required", required})
+			}
+			return append(o, KV{"properties", props})
 		case v.IsList:
 			return obj("type", "array", "minItems", 1, "items", schema(v.Items[0]))
-		case v.Text == "code":
+		case v.IsNumber:
+			return obj("type", "integer")
+		case v.Role == contract.LeafCode:
 			return obj("type", "string", "enum", codes)
 		}
 		return obj("type", "string")
 	}
-	return schema(eb.Example("code", "message"))
+	code := "code"
+	if len(codes) == 0 {
+		code = "" // no conflict of the group has a code: no code member
+	}
+	return schema(eb.Render(0, code, "message"))
 }
 
 // errorSchemaRef checks api.error_body.schema_ref against the spec: it

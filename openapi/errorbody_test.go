@@ -59,10 +59,10 @@ func TestErrorBodyDerivedSchema(t *testing.T) {
 	}{
 		{"stripe-like", "    code_at: /error/code\n    message_at: /error/message\n",
 			`"schema":{"type":"object","required":["error"],"properties":{"error":{"type":"object","required":["code","message"],"properties":{"code":{"type":"string","enum":["invalid_idempotent_request","concurrent_idempotent_requests"]},"message":{"type":"string"}}}}}`,
-			`"value":{"error":{"code":"invalid_idempotent_request","message":"This Idempotency-Key was already used with a different request."}}`},
+			`"value":{"error":{"code":"invalid_idempotent_request","message":"This idempotency key was already used with a different request. Send the original request again, or use a new key for a new operation."}}`},
 		{"flat", "    code_at: /name\n    message_at: /message\n",
 			`"schema":{"type":"object","required":["name","message"],"properties":{"name":{"type":"string","enum":["invalid_idempotent_request","concurrent_idempotent_requests"]},"message":{"type":"string"}}}`,
-			`"value":{"name":"invalid_idempotent_request","message":"This Idempotency-Key was already used with a different request."}`},
+			`"value":{"name":"invalid_idempotent_request","message":"This idempotency key was already used with a different request. Send the original request again, or use a new key for a new operation."}`},
 		{"json-api, no message", "    code_at: /errors/0/code\n",
 			`"schema":{"type":"object","required":["errors"],"properties":{"errors":{"type":"array","minItems":1,"items":{"type":"object","required":["code"],"properties":{"code":{"type":"string","enum":["invalid_idempotent_request","concurrent_idempotent_requests"]}}}}}}`,
 			`"value":{"errors":[{"code":"invalid_idempotent_request"}]}`},

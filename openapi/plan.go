@@ -189,7 +189,7 @@ func (b *planner) keyed(e contract.Endpoint, op Operation) {
 	for _, g := range conflictGroups(b.c, e) {
 		code := strconv.Itoa(g.status)
 		if k := mapKey(responses, code); k != nil {
-			b.reused(e.Operation, k, "response %s is already declared; left as it is (document %s in it)", code, strings.Join(g.codes(), ", "))
+			b.reused(e.Operation, k, "response %s is already declared; left as it is (document %s in it)", code, strings.Join(g.names(), ", "))
 			continue
 		}
 		missing = append(missing, KV{K: code, V: conflictResponse(b.c, g, b.errorRef)})
@@ -386,16 +386,37 @@ type conflictGroup struct {
 }
 
 type conflictKind struct {
-	name string // payload_mismatch | in_flight | missing_key
-	c    contract.Conflict
+	name  string // payload_mismatch | in_flight | missing_key | invalid_key | expired
+	c     contract.Conflict
+	reply contract.ReplyKind
 }
 
+// codes lists the group's codes; a conflict answered by status only has none.
 func (g conflictGroup) codes() []string {
 	var out []string
 	for _, k := range g.kinds {
-		out = append(out, k.c.Code)
+		if k.c.Code != "" {
+			out = append(out, k.c.Code)
+		}
 	}
 	return out
+}
+
+// names lists the group's codes, or the conflicts' names where they have none.
+func (g conflictGroup) names() []string {
+	var out []string
+	for _, k := range g.kinds {
+		out = append(out, k.label())
+	}
+	return out
+}
+
+// label is the conflict's code, or its name when it has none.
+func (k conflictKind) label() string {
+	if k.c.Code != "" {
+		return k.c.Code
+	}
+	return k.name
 }
 
 // conflictGroups lists the endpoint's idempotency error responses by
@@ -403,13 +424,17 @@ func (g conflictGroup) codes() []string {
 // response when the key is required.
 func conflictGroups(c *contract.Contract, e contract.Endpoint) []conflictGroup {
 	cf := c.Idempotency.Conflicts
-	kinds := []conflictKind{{"payload_mismatch", cf.PayloadMismatch}, {"in_flight", cf.InFlight}}
+	kinds := []conflictKind{{"payload_mismatch", cf.PayloadMismatch, contract.ReplyPayloadMismatch}, {"in_flight", cf.InFlight, contract.ReplyInFlight}}
 	if e.Key == contract.KeyRequired {
-		kinds = append(kinds, conflictKind{"missing_key", cf.MissingKey})
+		kinds = append(kinds, conflictKind{"missing_key", cf.MissingKey, contract.ReplyMissingKey})
+	}
+	kinds = append(kinds, conflictKind{"invalid_key", cf.InvalidKey, contract.ReplyInvalidKey})
+	if c.Idempotency.AfterWindow == contract.AfterWindowError {
+		kinds = append(kinds, conflictKind{"expired", cf.Expired, contract.ReplyExpired})
 	}
 	var groups []conflictGroup
 	for _, k := range kinds {
-		if k.c.Status == 0 || k.c.Code == "" {
+		if k.c.Status == 0 {
 			continue
 		}
 		found := false

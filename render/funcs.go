@@ -23,6 +23,20 @@ var markdownFuncs = template.FuncMap{
 	// code writes inline code; cellcode does the same inside a table cell.
 	"code":     func(v any) string { return CodeSpan(fmt.Sprint(v)) },
 	"cellcode": func(v any) string { return CellCodeSpan(fmt.Sprint(v)) },
+	// conflictcode is a conflict's code in a table cell, or says the API
+	// answers it by status only; conflictstatus is "409 code" (or "409").
+	"conflictcode": func(c contract.Conflict) string {
+		if c.Code == "" {
+			return "none (status only)"
+		}
+		return CellCodeSpan(c.Code)
+	},
+	"conflictstatus": func(c contract.Conflict) string {
+		if c.Code == "" {
+			return CellCodeSpan(fmt.Sprint(c.Status))
+		}
+		return CellCodeSpan(fmt.Sprintf("%d %s", c.Status, c.Code))
+	},
 	// fence writes a fenced code block whose content is exactly code.
 	"fence": func(lang string, code any) string {
 		var s string

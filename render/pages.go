@@ -282,6 +282,11 @@ type view struct {
 	// CodeAt is the JSON pointer to the code in the API's error bodies
 	// (api.error_body.code_at), "" when the contract does not say.
 	CodeAt string
+	// ErrorMediaType is the Content-Type of the API's error bodies.
+	ErrorMediaType string
+	// NotStored lists the statuses the server never stores
+	// (contract.NotCarriedOut), as prose: "408, 425, 429 or 503".
+	NotStored string
 
 	RuleGroups []ruleGroup
 

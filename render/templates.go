@@ -26,7 +26,7 @@ type Templates struct {
 
 // escapers are the functions an output action may end in. Each makes its
 // argument safe for the place it lands in the Markdown.
-var escapers = []string{"md", "code", "cellcode", "fence", "num", "dur", "human", "slug", "ident", "marker", "link", "rulefile", "url", "markdown"}
+var escapers = []string{"md", "code", "cellcode", "conflictcode", "conflictstatus", "fence", "num", "dur", "human", "slug", "ident", "marker", "link", "rulefile", "url", "markdown"}
 
 // LoadTemplates parses the embedded templates, replacing each with the file
 // of the same name under overrideDir when one exists ("" for none). A file

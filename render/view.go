@@ -2,8 +2,8 @@ package render
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/retryspec/retryspec/contract"
@@ -84,30 +84,18 @@ func newView(in Inputs, libraryMarks []string) *view {
 	v.Choices = newRetryChoices(c)
 	eb := c.API.ErrorBody
 	v.CodeAt = contract.Pointer(eb.CodeAt)
-	v.MismatchBody = errorBody(eb, id.Conflicts.PayloadMismatch.Code, "This idempotency key was already used with a different request body. Send the original body again, or use a new key for a new operation.")
-	v.InFlightBody = errorBody(eb, id.Conflicts.InFlight.Code, "A request with this idempotency key is still being processed. Wait, then retry with the same key.")
+	// The bodies the middleware sends for this contract, from the one
+	// function that renders them.
+	v.MismatchBody = c.Reply(contract.ReplyPayloadMismatch).Indented()
+	v.InFlightBody = c.Reply(contract.ReplyInFlight).Indented()
+	v.ErrorMediaType = eb.MediaType()
+	v.NotStored = joinOr(contract.NotCarriedOut)
 	if c.SDK != nil {
 		for _, l := range c.SDK.Languages {
 			v.SDKRows = append(v.SDKRows, languageRow{Title: LanguageTitle(l)})
 		}
 	}
 	return v
-}
-
-// errorBody is an example error response body, in the API's shape when the
-// contract states it (api.error_body), else a flat {"code", "message"}.
-// json.Marshal escapes <, > and & too, so the body is inert wherever it is
-// shown.
-func errorBody(eb contract.ErrorBody, code, message string) string {
-	if eb.Set() {
-		b, _ := json.MarshalIndent(eb.Example(code, message), "", "  ")
-		return string(b) + "\n"
-	}
-	b, _ := json.MarshalIndent(struct {
-		Code    string `json:"code"`
-		Message string `json:"message"`
-	}{code, message}, "", "  ")
-	return string(b) + "\n"
 }
 
 func statusRows(r contract.Retry) ([]failureRow, string) {
@@ -306,4 +294,16 @@ func groupEndpoints(rows []endpointRow) []endpointGroup {
 		gs[i].Rows = append(gs[i].Rows, row)
 	}
 	return gs
+}
+
+// joinOr writes codes as prose: "408, 425, 429 or 503".
+func joinOr(codes []int) string {
+	s := make([]string, len(codes))
+	for i, c := range codes {
+		s[i] = strconv.Itoa(c)
+	}
+	if len(s) < 2 {
+		return strings.Join(s, "")
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1]
 }

@@ -52,7 +52,9 @@ type Policy struct {
 	// the contract retries them and honor_retry_after is on.
 	RetryAfterStatuses []int
 	// InFlight is set when the contract answers a request for a key that is
-	// still being processed with a conflict the client should wait out.
+	// still being processed with a conflict the client should wait out and
+	// can tell apart from the others. InFlightCode is "" when the API
+	// answers it by status only.
 	InFlight       bool
 	InFlightStatus int
 	InFlightCode   string
@@ -161,7 +163,8 @@ func NewPolicy(c *contract.Contract) (Policy, error) {
 			}
 		}
 	}
-	if in := c.Idempotency.InFlight; in != nil && in.Response == contract.InFlightConflict && c.Idempotency.Conflicts.InFlight.Status != 0 {
+	if in := c.Idempotency.InFlight; in != nil && in.Response == contract.InFlightConflict && c.Idempotency.Conflicts.InFlight.Status != 0 &&
+		contract.InFlightDistinct(c.Idempotency.Conflicts) {
 		p.InFlight = true
 		p.InFlightStatus = c.Idempotency.Conflicts.InFlight.Status
 		p.InFlightCode = c.Idempotency.Conflicts.InFlight.Code

@@ -158,6 +158,7 @@ func contractFacts(c *contract.Contract) (head, tail *facts) {
 	h.text("api.error_body.code_at", Text, contract.Pointer(c.API.ErrorBody.CodeAt))
 	h.text("api.error_body.message_at", Text, contract.Pointer(c.API.ErrorBody.MessageAt))
 	h.text("api.error_body.schema_ref", Text, c.API.ErrorBody.SchemaRef)
+	h.text("api.error_body.format", Enum, problemFormat(c.API.ErrorBody))
 
 	id := c.Idempotency
 	const p = "idempotency."
@@ -177,6 +178,7 @@ func contractFacts(c *contract.Contract) (head, tail *facts) {
 	}
 	h.elems(p+"derivation", Sequence, der)
 	h.text(p+"fingerprint", Enum, string(id.Fingerprint))
+	h.elems(p+"fingerprint_headers", Sequence, id.FingerprintHeaders)
 	h.text(p+"claim.store", Enum, string(id.Claim.Store))
 	h.text(p+"claim.mechanism", Enum, string(id.Claim.Mechanism))
 	h.flag(p+"claim.fencing_tokens", id.Claim.FencingTokens)
@@ -188,12 +190,14 @@ func contractFacts(c *contract.Contract) (head, tail *facts) {
 		h.span(p+"in_flight.lock_timeout", in.LockTimeout)
 		h.text(p+"in_flight.takeover", Enum, string(in.Takeover))
 	}
-	for _, cf := range []struct {
-		name string
-		c    contract.Conflict
-	}{{"payload_mismatch", id.Conflicts.PayloadMismatch}, {"in_flight", id.Conflicts.InFlight}, {"missing_key", id.Conflicts.MissingKey}} {
-		h.text(p+"conflicts."+cf.name+".status", Enum, strconv.Itoa(cf.c.Status))
-		h.text(p+"conflicts."+cf.name+".code", Text, cf.c.Code)
+	for _, cf := range id.Conflicts.All() {
+		code := cf.Code
+		if code == "" {
+			code = contract.NoCode
+		}
+		h.text(p+"conflicts."+cf.Name+".status", Enum, strconv.Itoa(cf.Status))
+		h.text(p+"conflicts."+cf.Name+".code", Text, code)
+		h.text(p+"conflicts."+cf.Name+".message", Text, cf.Message)
 	}
 	h.text(p+"stored_failures", Enum, string(id.StoredFailures))
 	h.text(p+"stored_response", Enum, string(id.StoredResponse))
@@ -516,4 +520,13 @@ func show(v string) string {
 		return "(none)"
 	}
 	return v
+}
+
+// problemFormat is the error bodies' format, "json" when the contract does
+// not say: `format: json` changes nothing a client sees.
+func problemFormat(b contract.ErrorBody) string {
+	if b.Format == "" {
+		return string(contract.ErrorFormatJSON)
+	}
+	return string(b.Format)
 }

@@ -95,6 +95,10 @@ var Table = []Row{
 		Changed: compatible("the OpenAPI conflict responses use {new} instead of {old}; where the code is, code_at says"),
 	}},
 
+	{Field: "api.error_body.format", Kind: Enum, By: map[Direction]Outcome{
+		Changed: breaking("error bodies are now sent as {new} instead of {old}: a client that checks the Content-Type or reads the old members no longer recognises them", "read error bodies as {new}"),
+	}},
+
 	// Idempotency: what a client sends and what it gets back.
 	{Field: "idempotency.header", Kind: Text, By: map[Direction]Outcome{
 		Changed: breaking("clients still sending {old} send no key the server reads, so their retries are no longer deduplicated", "send the key in the {new} header"),
@@ -124,6 +128,9 @@ var Table = []Row{
 	}},
 	{Field: "idempotency.fingerprint", Kind: Enum, By: map[Direction]Outcome{
 		Changed: breaking("the payload check changed from {old} to {new}: a reused key with a different body is now handled differently (rejected, or silently replayed)", "never reuse a key for a request with a different body"),
+	}},
+	{Field: "idempotency.fingerprint_headers", Kind: Sequence, By: map[Direction]Outcome{
+		Changed: breaking("the headers that make a retry the same request changed from [{old}] to [{new}]: a retry that sends another value of a counted header is now refused as a different request (or one that was refused is now replayed)", "send the same values of [{new}] on every retry of one request"),
 	}},
 	{Field: "idempotency.claim.store", Kind: Enum, By: map[Direction]Outcome{
 		Changed: notable("the server keeps keys in {new} instead of {old}; the guarantee is unchanged if the claim stays atomic", ""),
@@ -179,6 +186,23 @@ var Table = []Row{
 	{Field: "idempotency.conflicts.missing_key.code", Kind: Text, By: map[Direction]Outcome{
 		Changed: breaking("the missing-key error code was renamed from {old} to {new}", "match {new} where you matched {old}"),
 	}},
+	{Field: "idempotency.conflicts.invalid_key.status", Kind: Enum, By: map[Direction]Outcome{
+		Changed: breaking("a key that is too long or malformed is now answered {new} instead of {old}", "match the invalid-key error on status {new}, and send keys in the documented form"),
+	}},
+	{Field: "idempotency.conflicts.invalid_key.code", Kind: Text, By: map[Direction]Outcome{
+		Changed: breaking("the invalid-key error code was renamed from {old} to {new}", "match {new} where you matched {old}"),
+	}},
+	{Field: "idempotency.conflicts.expired.status", Kind: Enum, By: map[Direction]Outcome{
+		Changed: breaking("a key reused after the window is now answered {new} instead of {old}", "match the expired-key error on status {new}, and mint a new key after the window"),
+	}},
+	{Field: "idempotency.conflicts.expired.code", Kind: Text, By: map[Direction]Outcome{
+		Changed: breaking("the expired-key error code was renamed from {old} to {new}", "match {new} where you matched {old}"),
+	}},
+	{Field: "idempotency.conflicts.payload_mismatch.message", Kind: Text, By: proseOnly},
+	{Field: "idempotency.conflicts.in_flight.message", Kind: Text, By: proseOnly},
+	{Field: "idempotency.conflicts.missing_key.message", Kind: Text, By: proseOnly},
+	{Field: "idempotency.conflicts.invalid_key.message", Kind: Text, By: proseOnly},
+	{Field: "idempotency.conflicts.expired.message", Kind: Text, By: proseOnly},
 	{Field: "idempotency.stored_failures", Kind: Enum, By: map[Direction]Outcome{
 		Changed: breaking("a retried request whose first attempt failed is now handled by {new} instead of {old}: it either replays the stored failure or runs again", "re-read the stored-failures section: with replay, mint a new key to try again; with reattempt, the same key tries again"),
 		Added:   notable("the stored-failure policy is now stated: {new}", ""),

@@ -108,12 +108,14 @@ var claimRules = []Rule{
 		ID:       "claim/outside-transaction",
 		Severity: findings.Error,
 		Scope:    ScopeContract,
-		Summary:  "the claim does not commit in the same transaction as the mutation it guards",
-		Rationale: "If the key is recorded in one transaction and the effect applied in another, a crash between them leaves a key " +
-			"for a resource that was never created (retries are then refused) or a resource without its key (retries create it again). " +
-			"AWS states the claim and the mutation must commit as one unit.",
+		Summary:  "the endpoint's writes do not commit in the same transaction as the key's record",
+		Rationale: "If the effect is applied in one transaction and the key's progress recorded in another, a crash between them leaves " +
+			"a key that says a phase has not run although its rows exist (a retry runs it again) or says it ran although nothing was " +
+			"written. AWS states the key and the mutation must commit as one unit. Brandur Leach's atomic phases keep that promise " +
+			"phase by phase: the claim commits alone, before any effect, and each phase's writes commit with its fenced recovery point, " +
+			"the last with the stored response.",
 		Sources: []findings.Source{srcAWSIdem, srcBrandur},
-		Fix:     "set claim.same_transaction: true: insert the key in the transaction of the first phase's mutation",
+		Fix:     "set claim.same_transaction: true: commit each phase's writes in the transaction that records its recovery point, and the last with the response",
 		Bad:     "idempotency:\n  claim:\n    same_transaction: false\n",
 		Good:    "idempotency:\n  claim:\n    same_transaction: true\n",
 		Check: func(c *contract.Contract) []findings.Finding {
@@ -121,8 +123,8 @@ var claimRules = []Rule{
 				return nil
 			}
 			return []findings.Finding{at(c, findings.Finding{Path: "idempotency.claim.same_transaction",
-				Message: "same_transaction is false: a crash between the claim and the mutation leaves a key without its effect, or an effect without its key",
-				Fix:     "commit the claim with the first phase's mutation and set same_transaction: true"})}
+				Message: "same_transaction is false: a crash between a phase's writes and its recovery point leaves a key that repeats the phase, or one that skips it",
+				Fix:     "commit each phase's writes with its recovery point (the last with the response) and set same_transaction: true"})}
 		},
 	},
 }

@@ -23,6 +23,7 @@ var errorBodyShapes = []struct {
 	{"stripe-like", contract.ErrorBody{CodeAt: []string{"error", "code"}, MessageAt: []string{"error", "message"}}},
 	{"flat", contract.ErrorBody{CodeAt: []string{"name"}, MessageAt: []string{"message"}}},
 	{"json-api", contract.ErrorBody{CodeAt: []string{"errors", "0", "code"}, MessageAt: []string{"errors", "0", "detail"}}},
+	{"problem+json", contract.ErrorBody{CodeAt: []string{"code"}, MessageAt: []string{"detail"}, Format: contract.ErrorFormatProblem}},
 }
 
 // TestErrorBodyScenarios: with api.error_body set, the fault server
@@ -46,7 +47,7 @@ func TestErrorBodyScenarios(t *testing.T) {
 	if find(list, "in-flight-code-elsewhere-not-retried") != nil {
 		t.Error("the misplaced-code scenario runs without api.error_body")
 	}
-	if got := find(list, "in-flight-conflict-retried").Script[0].Body; !strings.Contains(got, `"error":{"type":"idempotency_error","code":"concurrent_idempotent_requests"`) {
+	if got := find(list, "in-flight-conflict-retried").Script[0].Body; got != `{"code":"concurrent_idempotent_requests","message":"see docs"}` {
 		t.Errorf("default in-flight body changed: %s", got)
 	}
 	for _, shape := range errorBodyShapes {
@@ -99,45 +100,49 @@ func TestErrorBodyShapesProven(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every snippet in its runtime")
 	}
-	var langs []string
-	for _, l := range snippets.Languages() {
-		if available(t, l) {
-			langs = append(langs, l.Name)
-		}
-	}
+	langs := availableLanguages(t)
 	if len(langs) == 0 {
 		return
 	}
-	cache := cacheDir()
 	for _, shape := range errorBodyShapes {
 		t.Run(shape.name, func(t *testing.T) {
 			c := loadExample(t)
 			c.API.ErrorBody = shape.body
-			rep, err := Run(context.Background(), c, Options{
-				Languages: langs,
-				Runner:    run.Exec{},
-				Vars: map[string]string{
-					"jars":      filepath.Join(cache, "jars") + "/*",
-					"tsc":       filepath.Join(cache, "node_modules", ".bin", "tsc"),
-					"typeroots": filepath.Join(cache, "node_modules", "@types"),
-				},
-				Scenarios: []string{"in-flight-conflict-retried", "in-flight-code-elsewhere-not-retried"},
-				Parallel:  2, MaxProcs: 4,
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, o := range rep.Outcomes {
-				if !o.Passed() {
-					t.Errorf("%s %s: %v", o.Language, o.Scenario, o.Problems)
-				}
-			}
+			rep := proveScenarios(t, c, langs, "in-flight-conflict-retried", "in-flight-code-elsewhere-not-retried")
 			passed, failed := rep.Counts()
 			t.Logf("%s: %d passed, %d failed in %.1fs", shape.name, passed, failed, rep.Elapsed.Seconds())
 			if passed < len(langs)*2 {
 				t.Errorf("only %d outcomes passed for %d languages", passed, len(langs))
 			}
 		})
+	}
+}
+
+// TestStatusOnlyInFlightProven: a contract whose in-flight conflict has no
+// code (`code: none`) and a status of its own gets snippets that wait it
+// out on the status alone, and still stop on the payload mismatch; the
+// fault server's in-flight body carries no code.
+func TestStatusOnlyInFlightProven(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs every snippet in its runtime")
+	}
+	langs := availableLanguages(t)
+	if len(langs) == 0 {
+		return
+	}
+	c := loadExample(t)
+	c.Idempotency.Conflicts.InFlight = contract.Conflict{Status: 423}
+	c.Idempotency.Conflicts.PayloadMismatch = contract.Conflict{Status: 422}
+	p, err := snippets.NewPolicy(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.InFlight || p.InFlightCode != "" {
+		t.Fatalf("policy: in flight %v, code %q; want a status-only conflict to wait out", p.InFlight, p.InFlightCode)
+	}
+	rep := proveScenarios(t, c, langs, "in-flight-conflict-retried", "no-retry-payload-mismatch")
+	if passed, _ := rep.Counts(); passed < len(langs)*2 {
+		t.Errorf("only %d outcomes passed for %d languages", passed, len(langs))
 	}
 }
 
@@ -171,4 +176,43 @@ func TestMisplacedCodeCatchesAnywhereClient(t *testing.T) {
 	if !strings.Contains(strings.Join(all, "\n"), "requests, want 1") {
 		t.Errorf("the anywhere-client was not caught: %q", all)
 	}
+}
+
+// availableLanguages lists the languages whose runtime is installed (a
+// missing one is reported by available).
+func availableLanguages(t *testing.T) []string {
+	var langs []string
+	for _, l := range snippets.Languages() {
+		if available(t, l) {
+			langs = append(langs, l.Name)
+		}
+	}
+	return langs
+}
+
+// proveScenarios runs c's snippets in langs through the named scenarios
+// and reports every outcome that did not pass.
+func proveScenarios(t *testing.T, c *contract.Contract, langs []string, scenarios ...string) Report {
+	t.Helper()
+	cache := cacheDir()
+	rep, err := Run(context.Background(), c, Options{
+		Languages: langs,
+		Runner:    run.Exec{},
+		Vars: map[string]string{
+			"jars":      filepath.Join(cache, "jars") + "/*",
+			"tsc":       filepath.Join(cache, "node_modules", ".bin", "tsc"),
+			"typeroots": filepath.Join(cache, "node_modules", "@types"),
+		},
+		Scenarios: scenarios,
+		Parallel:  2, MaxProcs: 4,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range rep.Outcomes {
+		if !o.Passed() {
+			t.Errorf("%s %s: %v", o.Language, o.Scenario, o.Problems)
+		}
+	}
+	return rep
 }

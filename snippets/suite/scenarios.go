@@ -27,16 +27,14 @@ type Scenario struct {
 	WithinElapsed bool
 }
 
-// errorBody is what the fault server answers with an error code: the API's
-// own shape when the contract states it (api.error_body), so each snippet
-// is proven to read the code where the API puts it; else a Stripe-like
-// body whose code the snippets find anywhere.
-func errorBody(p snippets.Policy, code string) string {
-	if p.ErrorBody.Set() {
-		b, _ := json.Marshal(p.ErrorBody.Example(code, "see docs"))
-		return string(b)
-	}
-	return `{"error":{"type":"idempotency_error","code":` + strconv.Quote(code) + `,"message":"see docs"}}`
+// errorBody is what the fault server answers with an error code: the body
+// contract.ErrorBody.Render gives (the API's own shape, api.error_body, or
+// the default one), the bytes the middleware sends, so each snippet is
+// proven to read the code where the API puts it. An empty code is a
+// conflict the API answers by status only: the body has no code.
+func errorBody(p snippets.Policy, status int, code string) string {
+	b, _ := json.Marshal(p.ErrorBody.Render(status, code, "see docs"))
+	return string(b)
 }
 
 // misplacedCodeBody carries the code, but in another member than the one
@@ -88,11 +86,11 @@ func Scenarios(p snippets.Policy) (list []Scenario, omitted []string) {
 		)
 	}
 	for _, s := range []int{400, 401} {
-		list = append(list, Scenario{Name: fmt.Sprintf("no-retry-%d", s), Script: faultserver.Script{{Status: s, Body: errorBody(p, "invalid_request")}}, Requests: 1})
+		list = append(list, Scenario{Name: fmt.Sprintf("no-retry-%d", s), Script: faultserver.Script{{Status: s, Body: errorBody(p, s, "invalid_request")}}, Requests: 1})
 	}
 	if p.MismatchStatus != 0 {
 		list = append(list, Scenario{Name: "no-retry-payload-mismatch",
-			Script: faultserver.Script{{Status: p.MismatchStatus, Body: errorBody(p, p.MismatchCode)}}, Requests: 1})
+			Script: faultserver.Script{{Status: p.MismatchStatus, Body: errorBody(p, p.MismatchStatus, p.MismatchCode)}}, Requests: 1})
 	}
 	if contains(p.RetryAfterStatuses, 429) {
 		list = append(list, Scenario{Name: "429-retry-after",
@@ -108,8 +106,8 @@ func Scenarios(p snippets.Policy) (list []Scenario, omitted []string) {
 	}
 	if p.InFlight && p.MaxAttempts >= 2 {
 		list = append(list, Scenario{Name: "in-flight-conflict-retried",
-			Script: faultserver.Script{{Status: p.InFlightStatus, Body: errorBody(p, p.InFlightCode)}, ok}, Requests: 2, Success: true})
-		if p.ErrorBody.Set() {
+			Script: faultserver.Script{{Status: p.InFlightStatus, Body: errorBody(p, p.InFlightStatus, p.InFlightCode)}, ok}, Requests: 2, Success: true})
+		if p.ErrorBody.Set() && p.InFlightCode != "" {
 			list = append(list, Scenario{Name: "in-flight-code-elsewhere-not-retried",
 				Script: faultserver.Script{{Status: p.InFlightStatus, Body: misplacedCodeBody(p, p.InFlightCode)}, ok}, Requests: 1})
 		}
