@@ -247,7 +247,7 @@ func (h *endpointHandler) serveKey(w http.ResponseWriter, r *http.Request, k Key
 	for attempt := 0; ; attempt++ {
 		if attempt > 1000 {
 			// Claim and Lookup disagree for ever: a store bug, not a request to serve.
-			m.storeError(w, errors.New("the key's row keeps changing"))
+			m.storeError(w, op, k, alerting.StoreLookup, errors.New("the key's row keeps changing"))
 			return
 		}
 		now := m.now()
@@ -282,7 +282,7 @@ func (h *endpointHandler) serveKey(w http.ResponseWriter, r *http.Request, k Key
 			won, err = m.store.Claim(ctx, k, claim, now)
 		}
 		if err != nil {
-			m.storeError(w, err)
+			m.storeError(w, op, k, alerting.StoreClaim, err)
 			return
 		}
 		if won {
@@ -294,7 +294,7 @@ func (h *endpointHandler) serveKey(w http.ResponseWriter, r *http.Request, k Key
 		}
 		if rec == nil {
 			if rec, err = m.store.Lookup(ctx, k); err != nil {
-				m.storeError(w, err)
+				m.storeError(w, op, k, alerting.StoreLookup, err)
 				return
 			}
 		}
@@ -312,7 +312,7 @@ func (h *endpointHandler) serveKey(w http.ResponseWriter, r *http.Request, k Key
 					return
 				}
 				if _, err := m.store.Expire(ctx, k, rec.Fence, now); err != nil {
-					m.storeError(w, err)
+					m.storeError(w, op, k, alerting.StoreExpire, err)
 					return
 				}
 				continue // a new request: claim again
@@ -343,7 +343,7 @@ func (h *endpointHandler) serveKey(w http.ResponseWriter, r *http.Request, k Key
 		if inf != nil && inf.Takeover == contract.TakeoverConditionalUpdate && !rec.LockedAt.After(now.Add(-lockTimeout)) {
 			ok, err := m.store.Takeover(ctx, k, rec.Fence, now)
 			if err != nil {
-				m.storeError(w, err)
+				m.storeError(w, op, k, alerting.StoreTakeover, err)
 				return
 			}
 			if ok {
@@ -366,6 +366,13 @@ func (h *endpointHandler) serveKey(w http.ResponseWriter, r *http.Request, k Key
 			if now.Sub(blockedSince) < max(lockTimeout, time.Second) {
 				select {
 				case <-ctx.Done():
+					// The caller gave up (or the server is shutting
+					// down): it gets the contract's in-flight answer,
+					// never an empty 200 it did not ask for.
+					m.metrics.Count(alerting.Conflicts, op, alerting.KindInFlight)
+					m.log.Info("idempotency: a request waiting for its key in flight ended first",
+						"operation", op, "key", k.Key, "account", k.Account, "err", ctx.Err())
+					h.inFlight(w)
 					return
 				case <-time.After(pollInterval(now.Sub(blockedSince))):
 				}
@@ -489,36 +496,80 @@ func (h *endpointHandler) run(w http.ResponseWriter, r *http.Request, k Key, fen
 	resp := rec.response()
 	var stored *Response
 	switch {
-	case step.lost:
-		m.metrics.Count(alerting.DuplicateEffects, h.ep.Operation, "")
-		h.inFlight(w)
-		return nil
-	case step.done, step.released:
-		if step.done {
-			stored = step.stored
-		}
+	case step.done:
+		stored = step.stored
+	case step.lost || step.finishErr != nil:
+		return h.settle(w, ctx, k, step)
+	case step.released:
 	case resp.Status >= 500 && m.c.Idempotency.StoredFailures == contract.FailuresReattempt:
 		if _, err := m.store.Release(ctx, k, step.fence); err != nil {
-			m.storeError(w, err)
+			m.storeError(w, h.ep.Operation, k, alerting.StoreRelease, err)
 			return nil
 		}
 	default:
 		ok, err := m.store.Complete(ctx, nil, k, step.fence, resp, h.lastPoint(), m.now())
 		if err != nil {
-			m.storeError(w, err)
+			m.storeError(w, h.ep.Operation, k, alerting.StoreComplete, err)
 			return nil
 		}
 		if !ok {
-			// Another worker took the key over while this one ran: both
-			// ran the handler. Its response is the one stored.
-			m.metrics.Count(alerting.DuplicateEffects, h.ep.Operation, "")
-			h.inFlight(w)
-			return nil
+			return h.settle(w, ctx, k, step)
 		}
 		stored = &resp
 	}
 	writeStored(w, resp)
 	return stored
+}
+
+// settle answers a run whose outcome its own writes cannot tell: its last
+// transaction failed (step.finishErr), or a fenced write was refused
+// (step.lost). The key's row decides. Complete under this run's token: the
+// transaction committed and only its acknowledgement was lost, so the
+// stored response is the outcome and is sent. In flight under this run's
+// token: nothing of the last phase committed, so the key is released for
+// the retry to resume from the last recovery point, and the caller gets a
+// 503, never the response the handler wrote before its commit failed (it
+// is not stored either: under stored_failures: replay it would answer
+// every retry with a failure for work that earlier phases may have
+// done). Anything else: another worker took the key over while this one
+// ran, a possible duplicate effect.
+func (h *endpointHandler) settle(w http.ResponseWriter, ctx context.Context, k Key, step *Step) *Response {
+	m, op := h.m, h.ep.Operation
+	rec, err := m.store.Lookup(ctx, k)
+	if err != nil {
+		// Unknown whether the last phase committed: the key stays in
+		// flight, and the retry replays it or takes it over and resumes.
+		m.storeError(w, op, k, alerting.StoreLookup, fmt.Errorf("%w (after the last transaction failed: %v)", err, step.finishErr))
+		return nil
+	}
+	if rec != nil && rec.Fence == step.fence && rec.Complete() {
+		if step.finishErr != nil {
+			m.metrics.Count(alerting.StoreFailures, op, alerting.StoreFinishUnacknowledged)
+			m.log.Warn("idempotency: the last transaction reported an error but committed; sending the stored response",
+				"operation", op, "key", k.Key, "account", k.Account, "err", step.finishErr)
+		}
+		resp := Response{Status: rec.Status, Headers: rec.Headers, Body: rec.Body}
+		writeStored(w, resp)
+		return &resp
+	}
+	if !step.lost && rec != nil && rec.Fence == step.fence {
+		ok, err := m.store.Release(ctx, k, step.fence)
+		if err != nil {
+			m.storeError(w, op, k, alerting.StoreRelease, fmt.Errorf("%w (after the last transaction failed: %v)", err, step.finishErr))
+			return nil
+		}
+		if ok {
+			m.storeError(w, op, k, alerting.StoreFinish, fmt.Errorf("the last transaction failed, key released at recovery point %q: %w", rec.RecoveryPoint, step.finishErr))
+			return nil
+		}
+	}
+	// Another worker took the key over while this one ran: both ran the
+	// handler.
+	m.metrics.Count(alerting.DuplicateEffects, op, "")
+	m.log.Error("idempotency: the key was taken over while its handler ran; possible duplicate effect",
+		"operation", op, "key", k.Key, "account", k.Account, "fence", step.fence)
+	h.inFlight(w)
+	return nil
 }
 
 // recorder buffers the handler's response until it is stored.
@@ -629,9 +680,11 @@ func writeError(w http.ResponseWriter, status int, code, message string) {
 }
 
 // storeError answers 503 when the store fails: never serve without the
-// claim. The client may retry with the same key.
-func (m *Middleware) storeError(w http.ResponseWriter, err error) {
-	m.log.Error("idempotency store failed; request refused", "err", err)
+// claim. The client may retry with the same key. kind is the statement
+// that failed (an alerting.Store* kind), counted under StoreFailures.
+func (m *Middleware) storeError(w http.ResponseWriter, op string, k Key, kind string, err error) {
+	m.metrics.Count(alerting.StoreFailures, op, kind)
+	m.log.Error("idempotency store failed; request refused", "operation", op, "key", k.Key, "account", k.Account, "kind", kind, "err", err)
 	w.Header().Set("Retry-After", "1")
 	writeError(w, http.StatusServiceUnavailable, "idempotency_store_unavailable",
 		"The idempotency store could not be reached. Retry with the same key.")

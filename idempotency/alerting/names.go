@@ -22,6 +22,10 @@ const (
 	// worker held the key (a fenced write was refused): side effects that
 	// may have happened twice. Zero by design; any increase is the alarm.
 	DuplicateEffects = "retryspec_idempotency_duplicate_effects_total"
+	// StoreFailures counts requests refused with a 5xx because a store
+	// statement failed, by kind (the Store* kinds): the key was left for
+	// the retry, never served without the claim.
+	StoreFailures = "retryspec_idempotency_store_failures_total"
 )
 
 // Label names.
@@ -39,6 +43,24 @@ const (
 	KindExpired         = "expired"
 )
 
+// Store failure kinds, the values of the kind label on StoreFailures: the
+// statement that failed.
+const (
+	StoreClaim    = "claim"
+	StoreLookup   = "lookup"
+	StoreTakeover = "takeover"
+	StoreExpire   = "expire"
+	StoreComplete = "complete"
+	StoreRelease  = "release"
+	// StoreFinish: the handler's last transaction (Finish, FinishWrites)
+	// failed and did not commit; the key was released for the retry.
+	StoreFinish = "finish"
+	// StoreFinishUnacknowledged: the last transaction returned an error
+	// but had committed (a connection lost after the commit); the stored
+	// response was sent.
+	StoreFinishUnacknowledged = "finish_unacknowledged"
+)
+
 // Metrics lists every metric with its help text, in export order.
 var Metrics = []struct{ Name, Help string }{
 	{ClaimsWon, "Requests whose idempotency claim won (first attempts)."},
@@ -46,4 +68,5 @@ var Metrics = []struct{ Name, Help string }{
 	{Replays, "Stored responses replayed without running the handler."},
 	{Takeovers, "Abandoned in-flight keys taken over after the lock timeout."},
 	{DuplicateEffects, "Handler runs refused by the fencing token: possible duplicate side effects. Must stay zero."},
+	{StoreFailures, "Requests answered 5xx because an idempotency store statement failed, by kind."},
 }
