@@ -71,6 +71,13 @@ type Options struct {
 	// response, not the request body.
 	ReplayCache      int
 	ReplayCacheBytes int64
+	// MaxResponseBytes bounds the response body the store keeps (zero
+	// means DefaultMaxResponseBytes). A larger response is still sent
+	// whole to the caller that ran the handler, and the key is completed
+	// with a summary: the status and headers, with BodyNotStoredHeader
+	// giving the body's size and no body. A retry replays that summary;
+	// it never runs the handler again because the body was large.
+	MaxResponseBytes int64
 	// Flaw switches in one classic mistake. It exists so the reference
 	// server can prove that `retryspec verify` catches each one; never set
 	// it in a real service. See Flaws.
@@ -82,7 +89,17 @@ type Options struct {
 const (
 	DefaultReplayCache      = 4096
 	DefaultReplayCacheBytes = 16 << 20
+	// DefaultMaxResponseBytes is below every store's limit for one value
+	// (MySQL's and MariaDB's default max_allowed_packet is 16 MiB or more;
+	// PostgreSQL's bytea and SQLite's blob hold 1 GB).
+	DefaultMaxResponseBytes = 8 << 20
 )
+
+// BodyNotStoredHeader marks a response whose body was larger than
+// Options.MaxResponseBytes: its value is the body's size in bytes. It is
+// sent with the first response and with every replay, which has the
+// status and headers but no body.
+const BodyNotStoredHeader = "Idempotency-Body-Not-Stored"
 
 // Flaws are the mistakes Options.Flaw can switch in, each named for the
 // property it breaks (docs/server.md, "Prove it"; docs/verify.md).
@@ -147,6 +164,9 @@ func New(c *contract.Contract, store Store, opts Options) (*Middleware, error) {
 	}
 	if opts.ExpiredCode == "" {
 		opts.ExpiredCode = "idempotency_key_expired"
+	}
+	if opts.MaxResponseBytes <= 0 {
+		opts.MaxResponseBytes = DefaultMaxResponseBytes
 	}
 	if opts.ReplayCache == 0 {
 		opts.ReplayCache = DefaultReplayCache
@@ -473,7 +493,7 @@ func (h *endpointHandler) cacheCompleted(k Key, fp string, fence int64, stored *
 // stored, or nil when it did not complete the key.
 func (h *endpointHandler) run(w http.ResponseWriter, r *http.Request, k Key, fence int64, rp string, downstream map[string]string, body []byte) *Response {
 	m := h.m
-	rec := &recorder{header: http.Header{}}
+	rec := &recorder{header: http.Header{}, max: m.opts.MaxResponseBytes}
 	step := &Step{h: h, k: k, fence: fence, point: rp, resumed: rp != h.firstPoint(), downstream: downstream, rec: rec}
 	released := false
 	defer func() {
@@ -517,7 +537,13 @@ func (h *endpointHandler) run(w http.ResponseWriter, r *http.Request, k Key, fen
 		}
 		stored = &resp
 	}
-	writeStored(w, resp)
+	if resp.Headers[BodyNotStoredHeader] != nil {
+		m.metrics.Count(alerting.BodiesNotStored, h.ep.Operation, "")
+		m.log.Warn("idempotency: response body above MaxResponseBytes; the key stores its status and headers only",
+			"operation", h.ep.Operation, "key", k.Key, "account", k.Account, "bytes", rec.body.Len(), "max", m.opts.MaxResponseBytes)
+	}
+	// The caller gets the whole body the handler wrote, stored or not.
+	writeStored(w, Response{Status: resp.Status, Headers: resp.Headers, Body: rec.body.Bytes()})
 	return stored
 }
 
@@ -572,17 +598,27 @@ func (h *endpointHandler) settle(w http.ResponseWriter, ctx context.Context, k K
 	return nil
 }
 
-// recorder buffers the handler's response until it is stored.
+// recorder buffers the handler's response until it is stored. max bounds
+// the body response stores (0: no bound).
 type recorder struct {
 	header http.Header
 	status int
 	body   bytes.Buffer
+	max    int64
 }
 
 func (r *recorder) Header() http.Header { return r.header }
 func (r *recorder) WriteHeader(status int) {
+	if status >= 100 && status < 200 {
+		return // an informational response (103 Early Hints) is not the outcome
+	}
 	if r.status == 0 {
 		r.status = status
+		// A declared length sizes the buffer once: no doubling growth,
+		// so a large body costs its size, not up to twice more.
+		if n, err := strconv.ParseInt(r.header.Get("Content-Length"), 10, 64); err == nil && n > 0 && n <= 1<<30 {
+			r.body.Grow(int(n))
+		}
 	}
 }
 func (r *recorder) Write(b []byte) (int, error) {
@@ -592,9 +628,17 @@ func (r *recorder) Write(b []byte) (int, error) {
 	return r.body.Write(b)
 }
 
-// storedHeaders are dropped from the stored response: they describe one
-// connection, not the outcome.
-var unstoredHeaders = []string{"Connection", "Date", "Keep-Alive", "Transfer-Encoding", "Content-Length"}
+// unstoredHeaders are dropped from the stored response. The hop-by-hop
+// headers (RFC 9110 7.6.1), Date and Content-Length describe one
+// connection or one sending, not the outcome; Set-Cookie hands the first
+// caller's session to whoever replays the key; WWW-Authenticate and
+// Proxy-Authenticate answer one caller's credentials. So do the headers
+// the response's Connection header names.
+var unstoredHeaders = []string{
+	"Connection", "Keep-Alive", "Proxy-Connection", "Te", "Trailer", "Transfer-Encoding", "Upgrade",
+	"Date", "Content-Length",
+	"Set-Cookie", "Set-Cookie2", "Www-Authenticate", "Proxy-Authenticate", "Authentication-Info", "Proxy-Authentication-Info",
+}
 
 func (r *recorder) response() Response {
 	status := r.status
@@ -602,13 +646,23 @@ func (r *recorder) response() Response {
 		status = http.StatusOK
 	}
 	h := make(map[string][]string, len(r.header)+1)
+	named := map[string]bool{}
+	for _, v := range r.header.Values("Connection") {
+		for _, name := range strings.Split(v, ",") {
+			named[http.CanonicalHeaderKey(strings.TrimSpace(name))] = true
+		}
+	}
 	for k, v := range r.header {
-		if !unstored(k) {
+		if !unstored(k) && !named[http.CanonicalHeaderKey(k)] {
 			h[k] = slices.Clone(v)
 		}
 	}
 	if _, ok := h["Content-Type"]; !ok && r.body.Len() > 0 {
 		h["Content-Type"] = []string{http.DetectContentType(r.body.Bytes())}
+	}
+	if r.max > 0 && int64(r.body.Len()) > r.max {
+		h[BodyNotStoredHeader] = []string{strconv.Itoa(r.body.Len())}
+		return Response{Status: status, Headers: h}
 	}
 	return Response{Status: status, Headers: h, Body: bytes.Clone(r.body.Bytes())}
 }
@@ -618,13 +672,15 @@ func unstored(k string) bool {
 }
 
 // readKey returns the header's value; present is false when the header is
-// absent or empty.
+// absent or empty. Two or more header lines are returned as one value
+// holding a newline, which parseKey refuses: a key is never two lines
+// joined.
 func readKey(r *http.Request, header string) (string, bool) {
 	vals := r.Header.Values(header)
 	if len(vals) == 0 {
 		return "", false
 	}
-	v := strings.TrimSpace(strings.Join(vals, ","))
+	v := strings.TrimSpace(strings.Join(vals, "\n"))
 	return v, v != ""
 }
 
@@ -651,7 +707,9 @@ func parseKey(v, form string) (string, bool) {
 		}
 		v = b.String()
 	}
-	if v == "" || strings.ContainsAny(v, "\r\n\x00") {
+	// Not valid UTF-8: a store with a UTF-8 key column would refuse it
+	// with an error (a 503) instead of the contract's 400.
+	if v == "" || strings.ContainsAny(v, "\r\n\x00") || !utf8.ValidString(v) {
 		return "", false
 	}
 	return v, true

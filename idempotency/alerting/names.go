@@ -26,6 +26,9 @@ const (
 	// statement failed, by kind (the Store* kinds): the key was left for
 	// the retry, never served without the claim.
 	StoreFailures = "retryspec_idempotency_store_failures_total"
+	// BodiesNotStored counts responses above Options.MaxResponseBytes,
+	// whose keys store the status and headers only.
+	BodiesNotStored = "retryspec_idempotency_bodies_not_stored_total"
 )
 
 // Label names.
@@ -69,4 +72,5 @@ var Metrics = []struct{ Name, Help string }{
 	{Takeovers, "Abandoned in-flight keys taken over after the lock timeout."},
 	{DuplicateEffects, "Handler runs refused by the fencing token: possible duplicate side effects. Must stay zero."},
 	{StoreFailures, "Requests answered 5xx because an idempotency store statement failed, by kind."},
+	{BodiesNotStored, "Responses above the stored-body limit: their keys replay status and headers only."},
 }
