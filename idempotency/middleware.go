@@ -184,6 +184,13 @@ func New(c *contract.Contract, store Store, opts Options) (*Middleware, error) {
 	if m.log = opts.Log; m.log == nil {
 		m.log = slog.Default()
 	}
+	if a, ok := store.(interface{ AsyncCommit() string }); ok && a.AsyncCommit() != "" {
+		// An explicit opt-in (stores.Open refuses it otherwise), visible
+		// to operators for as long as the process runs on it.
+		m.metrics.Count(alerting.AsyncCommitStarts, "", "")
+		m.log.Warn("idempotency: the store acknowledges commits before they are flushed; a database crash can repeat effects",
+			"setting", a.AsyncCommit())
+	}
 	if opts.ReplayCache > 0 {
 		w := c.Idempotency.ReplayWindow.D
 		m.cache = newReplayCache(opts.ReplayCache, opts.ReplayCacheBytes, w-min(time.Minute, w/10))

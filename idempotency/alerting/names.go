@@ -29,6 +29,11 @@ const (
 	// BodiesNotStored counts responses above Options.MaxResponseBytes,
 	// whose keys store the status and headers only.
 	BodiesNotStored = "retryspec_idempotency_bodies_not_stored_total"
+	// AsyncCommitStarts counts middlewares started on a store whose
+	// commits are acknowledged before they are flushed (an explicit
+	// opt-in of stores.Open): any value means a database crash can lose
+	// acknowledged recovery points.
+	AsyncCommitStarts = "retryspec_idempotency_async_commit_starts_total"
 )
 
 // Label names.
@@ -73,4 +78,5 @@ var Metrics = []struct{ Name, Help string }{
 	{DuplicateEffects, "Handler runs refused by the fencing token: possible duplicate side effects. Must stay zero."},
 	{StoreFailures, "Requests answered 5xx because an idempotency store statement failed, by kind."},
 	{BodiesNotStored, "Responses above the stored-body limit: their keys replay status and headers only."},
+	{AsyncCommitStarts, "Middleware starts on a store acknowledging commits before they are flushed (opted in). Should stay zero."},
 }
