@@ -28,8 +28,8 @@ type SQLStore struct {
 	// asyncCommit is the setting under which commits are acknowledged
 	// before they are flushed, "" when durable (SetAsyncCommit).
 	asyncCommit string
-	batch  *batcher[*claimCall] // nil: each claim is its own statement
-	writes *batcher[*writeCall] // nil: each pipeline is its own round trip
+	batch       *batcher[*claimCall] // nil: each claim is its own statement
+	writes      *batcher[*writeCall] // nil: each pipeline is its own round trip
 	// batches and batchFailures count the ClaimBatch and ClaimLookupBatch
 	// statements sent and those that failed (their keys then claimed one
 	// by one), lookupBatches the ClaimLookupBatch ones; writeBatches the
