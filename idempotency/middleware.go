@@ -124,7 +124,8 @@ type Middleware struct {
 
 	mu       sync.Mutex
 	handlers map[string]*endpointHandler
-	cache    *replayCache // nil without Options.ReplayCache
+	backoff  map[Key]completerBackoff // the completer's, under mu
+	cache    *replayCache             // nil without Options.ReplayCache
 }
 
 type endpointHandler struct {
@@ -174,7 +175,7 @@ func New(c *contract.Contract, store Store, opts Options) (*Middleware, error) {
 	if opts.ReplayCacheBytes <= 0 {
 		opts.ReplayCacheBytes = DefaultReplayCacheBytes
 	}
-	m := &Middleware{c: c, store: store, opts: opts, metrics: opts.Metrics, now: opts.Now, handlers: map[string]*endpointHandler{}}
+	m := &Middleware{c: c, store: store, opts: opts, metrics: opts.Metrics, now: opts.Now, handlers: map[string]*endpointHandler{}, backoff: map[Key]completerBackoff{}}
 	if m.metrics == nil {
 		m.metrics = nopMetrics{}
 	}

@@ -34,6 +34,9 @@ const (
 	// opt-in of stores.Open): any value means a database crash can lose
 	// acknowledged recovery points.
 	AsyncCommitStarts = "retryspec_idempotency_async_commit_starts_total"
+	// ReapedUnfinished counts keys the reaper deleted while still in
+	// flight: requests that never finished, each also logged.
+	ReapedUnfinished = "retryspec_idempotency_reaped_unfinished_total"
 )
 
 // Label names.
@@ -79,4 +82,5 @@ var Metrics = []struct{ Name, Help string }{
 	{StoreFailures, "Requests answered 5xx because an idempotency store statement failed, by kind."},
 	{BodiesNotStored, "Responses above the stored-body limit: their keys replay status and headers only."},
 	{AsyncCommitStarts, "Middleware starts on a store acknowledging commits before they are flushed (opted in). Should stay zero."},
+	{ReapedUnfinished, "In-flight keys the reaper deleted: requests that never finished."},
 }
