@@ -95,3 +95,41 @@ func TestReaperLogsUnfinished(t *testing.T) {
 		})
 	}
 }
+
+// TestFirstPointNotReachedOnFirstAttempt: with the recovery points `check`
+// suggests (no "started" first), the documented handler pattern runs its
+// first phase on a first attempt. Before, the claim recorded the first
+// point, Reached said it was done, and the insert was skipped.
+func TestFirstPointNotReachedOnFirstAttempt(t *testing.T) {
+	for _, name := range []string{"memory", "sqlite"} {
+		t.Run(name, func(t *testing.T) {
+			c := payoutsContract(t, "recovery_points: [started, transfer_created, bank_charged, receipt_sent, finished]",
+				"recovery_points: [transfer_created, bank_charged, receipt_sent]")
+			f := newFixture(t, c, openStore(t, name, c), idempotency.Options{})
+			var phases []string
+			h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				ctx := r.Context()
+				step := idempotency.FromContext(ctx)
+				for _, p := range []string{"transfer_created", "bank_charged"} {
+					if !step.Reached(p) {
+						phases = append(phases, p)
+						if err := step.Commit(ctx, p, nil); err != nil {
+							t.Error(err)
+						}
+					}
+				}
+				w.WriteHeader(http.StatusCreated)
+				if err := step.Finish(ctx, nil); err != nil {
+					t.Error(err)
+				}
+			})
+			var err error
+			if f.h, err = f.mw.Handle("POST /v1/transfers", h); err != nil {
+				t.Fatal(err)
+			}
+			if w := f.do("first", "acct_a", body); w.Code != 201 || strings.Join(phases, ",") != "transfer_created,bank_charged" {
+				t.Fatalf("first attempt: %d, phases run %v", w.Code, phases)
+			}
+		})
+	}
+}

@@ -84,6 +84,12 @@ type Options struct {
 	Flaw string
 }
 
+// NotStarted is the recovery point of a claimed key none of whose phases
+// has committed: Step.Reached is false for every point of the contract's
+// list (except a list beginning with "started", the convention for the
+// same state).
+const NotStarted = "started"
+
 // DefaultReplayCache and DefaultReplayCacheBytes bound the replay cache
 // when Options leave it at zero: 4,096 responses and 16 MiB.
 const (
@@ -423,11 +429,13 @@ func pollInterval(waited time.Duration) time.Duration {
 	return min(20*time.Millisecond+waited/10, 500*time.Millisecond)
 }
 
+// firstPoint is the recovery point a claim records: NotStarted, unless the
+// contract's list itself begins with it. A claim commits none of the
+// handler's work, so it must not record the first phase's point: with
+// recovery_points [transfer_created, ...] a first attempt would read
+// transfer_created as reached and skip the insert.
 func (h *endpointHandler) firstPoint() string {
-	if len(h.ep.RecoveryPoints) > 0 {
-		return h.ep.RecoveryPoints[0]
-	}
-	return "started"
+	return NotStarted
 }
 
 func (h *endpointHandler) lastPoint() string {

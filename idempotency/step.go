@@ -52,14 +52,16 @@ func (s *Step) Account() string { return s.k.Account }
 // Fence is the fencing token this worker holds.
 func (s *Step) Fence() int64 { return s.fence }
 
-// RecoveryPoint is the last committed recovery point: the first of the
-// endpoint's recovery_points on a first attempt.
+// RecoveryPoint is the last committed recovery point: NotStarted on a
+// first attempt, and on a retry before any phase committed.
 func (s *Step) RecoveryPoint() string { return s.point }
 
 // Resumed reports whether this run continues an earlier, interrupted one.
 func (s *Step) Resumed() bool { return s.resumed }
 
 // Reached reports whether the committed recovery point is point or later.
+// On a first attempt nothing is reached (but "started", when the list
+// begins with it): the claim commits no phase.
 func (s *Step) Reached(point string) bool {
 	pts := s.h.ep.RecoveryPoints
 	return slices.Index(pts, s.point) >= slices.Index(pts, point) && slices.Contains(pts, point)
