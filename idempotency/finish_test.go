@@ -41,12 +41,8 @@ func finishHandler(f *fixture, insert func(string) idempotency.Write, id func(ru
 func TestFailedFinishIsNotStored(t *testing.T) {
 	for _, name := range allStores {
 		t.Run(name, func(t *testing.T) {
-			c := payoutsContract(t)
-			store := openStore(t, name, c)
-			var insert func(string) idempotency.Write
-			count := func(string) int { return 1 }
+			c, store, insert, count := effectsStore(t, name)
 			if s, ok := store.(*idempotency.SQLStore); ok {
-				insert, count = writesTable(t, s)
 				// The first run's row collides with one already there.
 				dup := insert("tr_dup")
 				if _, err := s.DB().Exec(dup.SQL, dup.Args...); err != nil {
@@ -84,7 +80,7 @@ func TestFailedFinishIsNotStored(t *testing.T) {
 				t.Fatalf("retry after a failed finish: %d %s after %d runs", again.Code, again.Body, f.handler.runs.Load())
 			}
 			third := f.do("ff-1", "acct_a", body)
-			if third.Code != http.StatusCreated || third.Body.String() != again.Body.String() || f.handler.runs.Load() != 2 || count("tr_2") != 1 {
+			if third.Code != http.StatusCreated || third.Body.String() != again.Body.String() || f.handler.runs.Load() != 2 || (count != nil && count("tr_2") != 1) {
 				t.Fatalf("replay: %d %s after %d runs", third.Code, third.Body, f.handler.runs.Load())
 			}
 			if n := f.metrics.Get(alerting.DuplicateEffects, "", ""); n != 0 {
