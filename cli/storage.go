@@ -32,7 +32,9 @@ func newStorageCmd(sys *IO, runF func(context.Context, *storageOptions) error) *
 		Long: "Print the DDL of the idempotency key table and the statements a server needs\n" +
 			"(Claim, Lookup, Takeover, Checkpoint, Complete, Release, Expire, Reap, Stale), each\n" +
 			"under a `-- name: X :kind` line (the sqlc and yesql convention) with a comment naming\n" +
-			"the contract fields it comes from. --out DIR writes DIR/<dialect>.sql instead.\n" +
+			"the contract fields it comes from. --out DIR writes two files instead, as sqlc reads\n" +
+			"them: DIR/<dialect>.schema.sql, the DDL alone (apply it with psql -f or a migration\n" +
+			"tool), and DIR/<dialect>.queries.sql, the named statements.\n" +
 			"The Go idempotency package runs exactly these statements.\n\n" +
 			"Exit status: 0 on success, 1 when the contract's claim design is flawed (claim/*\n" +
 			"errors: no SQL is written, the findings are printed), 2 on unreadable input or a\n" +
@@ -50,7 +52,7 @@ func newStorageCmd(sys *IO, runF func(context.Context, *storageOptions) error) *
 	}
 	cmd.Flags().StringVarP(&opts.Contract, "contract", "c", "retryspec.yaml", "the contract `FILE`")
 	cmd.Flags().StringVar(&opts.Dialect, "dialect", "", "SQL `DIALECT`: "+strings.Join(storage.Dialects, ", "))
-	cmd.Flags().StringVar(&opts.Out, "out", "", "write `DIR`/<dialect>.sql instead of printing")
+	cmd.Flags().StringVar(&opts.Out, "out", "", "write `DIR`/<dialect>.schema.sql and <dialect>.queries.sql instead of printing")
 	_ = cmd.RegisterFlagCompletionFunc("dialect", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return storage.Dialects, cobra.ShellCompDirectiveNoFileComp
 	})
@@ -75,22 +77,27 @@ func runStorage(_ context.Context, opts *storageOptions) error {
 	if err != nil {
 		return usageErrorf("%v", err)
 	}
-	text := s.Render()
 	if opts.Out == "" {
-		_, err := fmt.Fprint(sys.Out, text)
+		_, err := fmt.Fprint(sys.Out, s.Render())
 		return err
 	}
 	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
 		return inputError(err)
 	}
-	// Replaces DIR/<dialect>.sql only when an earlier run wrote it (the
-	// folder's manifest says so): a hand-written schema of the same name
-	// is the user's, and is refused.
-	path := filepath.Join(opts.Out, opts.Dialect+".sql")
-	if err := safeout.WriteFiles(opts.Out, []safeout.File{{Name: opts.Dialect + ".sql", Data: []byte(text)}}); err != nil {
+	// Replaces the files only when an earlier run wrote them (the folder's
+	// manifest says so): a hand-written file of the same name is the
+	// user's, and is refused.
+	schema, queries := s.Files()
+	files := []safeout.File{
+		{Name: opts.Dialect + ".schema.sql", Data: []byte(schema)},
+		{Name: opts.Dialect + ".queries.sql", Data: []byte(queries)},
+	}
+	if err := safeout.WriteFiles(opts.Out, files); err != nil {
 		return inputError(err)
 	}
-	fmt.Fprintf(sys.Err, "wrote %q\n", path)
+	for _, f := range files {
+		fmt.Fprintf(sys.Err, "wrote %q\n", filepath.Join(opts.Out, f.Name))
+	}
 	return nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -29,6 +30,9 @@ var benchStores = []string{"sqlite", "postgres"}
 func benchStore(b *testing.B, name string) *idempotency.SQLStore {
 	b.Helper()
 	c := payoutsContract(b)
+	// stores.Open logs its commit settings at start; on stderr that line
+	// would split a result line of `go test -bench` that bench/server reads.
+	slog.SetDefault(slog.New(slog.DiscardHandler))
 	s, err := stores.Open(context.Background(), dbtest.Fresh(b, name, os.Getenv), c, true)
 	if err != nil {
 		b.Fatal(err)

@@ -61,18 +61,41 @@ type Options struct {
 	// response, not the request body.
 	ReplayCache      int
 	ReplayCacheBytes int64
+	// MaxResponseBytes bounds the response body the store keeps (zero
+	// means DefaultMaxResponseBytes). A larger response is still sent
+	// whole to the caller that ran the handler, and the key is completed
+	// with a summary: the status and headers, with BodyNotStoredHeader
+	// giving the body's size and no body. A retry replays that summary;
+	// it never runs the handler again because the body was large.
+	MaxResponseBytes int64
 	// Flaw switches in one classic mistake. It exists so the reference
 	// server can prove that `retryspec verify` catches each one; never set
 	// it in a real service. See Flaws.
 	Flaw string
 }
 
+// NotStarted is the recovery point of a claimed key none of whose phases
+// has committed: Step.Reached is false for every point of the contract's
+// list (except a list beginning with "started", the convention for the
+// same state).
+const NotStarted = "started"
+
 // DefaultReplayCache and DefaultReplayCacheBytes bound the replay cache
 // when Options leave it at zero: 4,096 responses and 16 MiB.
 const (
 	DefaultReplayCache      = 4096
 	DefaultReplayCacheBytes = 16 << 20
+	// DefaultMaxResponseBytes is below every store's limit for one value
+	// (MySQL's and MariaDB's default max_allowed_packet is 16 MiB or more;
+	// PostgreSQL's bytea and SQLite's blob hold 1 GB).
+	DefaultMaxResponseBytes = 8 << 20
 )
+
+// BodyNotStoredHeader marks a response whose body was larger than
+// Options.MaxResponseBytes: its value is the body's size in bytes. It is
+// sent with the first response and with every replay, which has the
+// status and headers but no body.
+const BodyNotStoredHeader = "Idempotency-Body-Not-Stored"
 
 // Flaws are the mistakes Options.Flaw can switch in, each named for the
 // property it breaks (docs/server.md, "Prove it"; docs/verify.md).
@@ -97,7 +120,8 @@ type Middleware struct {
 
 	mu       sync.Mutex
 	handlers map[string]*endpointHandler
-	cache    *replayCache // nil without Options.ReplayCache
+	backoff  map[Key]completerBackoff // the completer's, under mu
+	cache    *replayCache             // nil without Options.ReplayCache
 }
 
 type endpointHandler struct {
@@ -132,13 +156,16 @@ func New(c *contract.Contract, store Store, opts Options) (*Middleware, error) {
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = 1 << 20
 	}
+	if opts.MaxResponseBytes <= 0 {
+		opts.MaxResponseBytes = DefaultMaxResponseBytes
+	}
 	if opts.ReplayCache == 0 {
 		opts.ReplayCache = DefaultReplayCache
 	}
 	if opts.ReplayCacheBytes <= 0 {
 		opts.ReplayCacheBytes = DefaultReplayCacheBytes
 	}
-	m := &Middleware{c: c, store: store, opts: opts, metrics: opts.Metrics, now: opts.Now, handlers: map[string]*endpointHandler{}}
+	m := &Middleware{c: c, store: store, opts: opts, metrics: opts.Metrics, now: opts.Now, handlers: map[string]*endpointHandler{}, backoff: map[Key]completerBackoff{}}
 	if m.metrics == nil {
 		m.metrics = nopMetrics{}
 	}
@@ -147,6 +174,13 @@ func New(c *contract.Contract, store Store, opts Options) (*Middleware, error) {
 	}
 	if m.log = opts.Log; m.log == nil {
 		m.log = slog.Default()
+	}
+	if a, ok := store.(interface{ AsyncCommit() string }); ok && a.AsyncCommit() != "" {
+		// An explicit opt-in (stores.Open refuses it otherwise), visible
+		// to operators for as long as the process runs on it.
+		m.metrics.Count(alerting.AsyncCommitStarts, "", "")
+		m.log.Warn("idempotency: the store acknowledges commits before they are flushed; a database crash can repeat effects",
+			"setting", a.AsyncCommit())
 	}
 	if opts.ReplayCache > 0 {
 		w := c.Idempotency.ReplayWindow.D
@@ -229,7 +263,7 @@ func (h *endpointHandler) serveKey(w http.ResponseWriter, r *http.Request, k Key
 	for attempt := 0; ; attempt++ {
 		if attempt > 1000 {
 			// Claim and Lookup disagree for ever: a store bug, not a request to serve.
-			m.storeError(w, errors.New("the key's row keeps changing"))
+			m.storeError(w, op, k, alerting.StoreLookup, errors.New("the key's row keeps changing"))
 			return
 		}
 		now := m.now()
@@ -264,7 +298,7 @@ func (h *endpointHandler) serveKey(w http.ResponseWriter, r *http.Request, k Key
 			won, err = m.store.Claim(ctx, k, claim, now)
 		}
 		if err != nil {
-			m.storeError(w, err)
+			m.storeError(w, op, k, alerting.StoreClaim, err)
 			return
 		}
 		if won {
@@ -276,7 +310,7 @@ func (h *endpointHandler) serveKey(w http.ResponseWriter, r *http.Request, k Key
 		}
 		if rec == nil {
 			if rec, err = m.store.Lookup(ctx, k); err != nil {
-				m.storeError(w, err)
+				m.storeError(w, op, k, alerting.StoreLookup, err)
 				return
 			}
 		}
@@ -293,7 +327,7 @@ func (h *endpointHandler) serveKey(w http.ResponseWriter, r *http.Request, k Key
 					return
 				}
 				if _, err := m.store.Expire(ctx, k, rec.Fence, now); err != nil {
-					m.storeError(w, err)
+					m.storeError(w, op, k, alerting.StoreExpire, err)
 					return
 				}
 				continue // a new request: claim again
@@ -324,7 +358,7 @@ func (h *endpointHandler) serveKey(w http.ResponseWriter, r *http.Request, k Key
 		if inf != nil && inf.Takeover == contract.TakeoverConditionalUpdate && !rec.LockedAt.After(now.Add(-lockTimeout)) {
 			ok, err := m.store.Takeover(ctx, k, rec.Fence, now)
 			if err != nil {
-				m.storeError(w, err)
+				m.storeError(w, op, k, alerting.StoreTakeover, err)
 				return
 			}
 			if ok {
@@ -347,6 +381,13 @@ func (h *endpointHandler) serveKey(w http.ResponseWriter, r *http.Request, k Key
 			if now.Sub(blockedSince) < max(lockTimeout, time.Second) {
 				select {
 				case <-ctx.Done():
+					// The caller gave up (or the server is shutting
+					// down): it gets the contract's in-flight answer,
+					// never an empty 200 it did not ask for.
+					m.metrics.Count(alerting.Conflicts, op, alerting.KindInFlight)
+					m.log.Info("idempotency: a request waiting for its key in flight ended first",
+						"operation", op, "key", k.Key, "account", k.Account, "err", ctx.Err())
+					h.inFlight(w)
 					return
 				case <-time.After(pollInterval(now.Sub(blockedSince))):
 				}
@@ -367,11 +408,13 @@ func pollInterval(waited time.Duration) time.Duration {
 	return min(20*time.Millisecond+waited/10, 500*time.Millisecond)
 }
 
+// firstPoint is the recovery point a claim records: NotStarted, unless the
+// contract's list itself begins with it. A claim commits none of the
+// handler's work, so it must not record the first phase's point: with
+// recovery_points [transfer_created, ...] a first attempt would read
+// transfer_created as reached and skip the insert.
 func (h *endpointHandler) firstPoint() string {
-	if len(h.ep.RecoveryPoints) > 0 {
-		return h.ep.RecoveryPoints[0]
-	}
-	return "started"
+	return NotStarted
 }
 
 func (h *endpointHandler) lastPoint() string {
@@ -440,7 +483,7 @@ func (h *endpointHandler) cacheCompleted(k Key, fp string, fence int64, stored *
 // stored, or nil when it did not complete the key.
 func (h *endpointHandler) run(w http.ResponseWriter, r *http.Request, k Key, fence int64, rp string, downstream map[string]string, body []byte) *Response {
 	m := h.m
-	rec := &recorder{header: http.Header{}}
+	rec := &recorder{header: http.Header{}, max: m.opts.MaxResponseBytes}
 	step := &Step{h: h, k: k, fence: fence, point: rp, resumed: rp != h.firstPoint(), downstream: downstream, rec: rec}
 	released := false
 	defer func() {
@@ -463,51 +506,111 @@ func (h *endpointHandler) run(w http.ResponseWriter, r *http.Request, k Key, fen
 	resp := rec.response()
 	var stored *Response
 	switch {
-	case step.lost:
-		m.metrics.Count(alerting.DuplicateEffects, h.ep.Operation, "")
-		h.inFlight(w)
-		return nil
-	case step.done, step.released:
-		if step.done {
-			stored = step.stored
-		}
+	case step.done:
+		stored = step.stored
+	case step.lost || step.finishErr != nil:
+		return h.settle(w, ctx, k, step)
+	case step.released:
 	case !m.c.Idempotency.Stores(resp.Status):
 		// Not stored (contract.Idempotency.Stores): the key is released and
 		// a retry with it runs the request.
 		if _, err := m.store.Release(ctx, k, step.fence); err != nil {
-			m.storeError(w, err)
+			m.storeError(w, h.ep.Operation, k, alerting.StoreRelease, err)
 			return nil
 		}
 	default:
 		ok, err := m.store.Complete(ctx, nil, k, step.fence, resp, h.lastPoint(), m.now())
 		if err != nil {
-			m.storeError(w, err)
+			m.storeError(w, h.ep.Operation, k, alerting.StoreComplete, err)
 			return nil
 		}
 		if !ok {
-			// Another worker took the key over while this one ran: both
-			// ran the handler. Its response is the one stored.
-			m.metrics.Count(alerting.DuplicateEffects, h.ep.Operation, "")
-			h.inFlight(w)
-			return nil
+			return h.settle(w, ctx, k, step)
 		}
 		stored = &resp
 	}
-	writeStored(w, resp)
+	if resp.Headers[BodyNotStoredHeader] != nil {
+		m.metrics.Count(alerting.BodiesNotStored, h.ep.Operation, "")
+		m.log.Warn("idempotency: response body above MaxResponseBytes; the key stores its status and headers only",
+			"operation", h.ep.Operation, "key", k.Key, "account", k.Account, "bytes", rec.body.Len(), "max", m.opts.MaxResponseBytes)
+	}
+	// The caller gets the whole body the handler wrote, stored or not.
+	writeStored(w, Response{Status: resp.Status, Headers: resp.Headers, Body: rec.body.Bytes()})
 	return stored
 }
 
-// recorder buffers the handler's response until it is stored.
+// settle answers a run whose outcome its own writes cannot tell: its last
+// transaction failed (step.finishErr), or a fenced write was refused
+// (step.lost). The key's row decides. Complete under this run's token: the
+// transaction committed and only its acknowledgement was lost, so the
+// stored response is the outcome and is sent. In flight under this run's
+// token: nothing of the last phase committed, so the key is released for
+// the retry to resume from the last recovery point, and the caller gets a
+// 503, never the response the handler wrote before its commit failed (it
+// is not stored either: under stored_failures: replay it would answer
+// every retry with a failure for work that earlier phases may have
+// done). Anything else: another worker took the key over while this one
+// ran, a possible duplicate effect.
+func (h *endpointHandler) settle(w http.ResponseWriter, ctx context.Context, k Key, step *Step) *Response {
+	m, op := h.m, h.ep.Operation
+	rec, err := m.store.Lookup(ctx, k)
+	if err != nil {
+		// Unknown whether the last phase committed: the key stays in
+		// flight, and the retry replays it or takes it over and resumes.
+		m.storeError(w, op, k, alerting.StoreLookup, fmt.Errorf("%w (after the last transaction failed: %v)", err, step.finishErr))
+		return nil
+	}
+	if rec != nil && rec.Fence == step.fence && rec.Complete() {
+		if step.finishErr != nil {
+			m.metrics.Count(alerting.StoreFailures, op, alerting.StoreFinishUnacknowledged)
+			m.log.Warn("idempotency: the last transaction reported an error but committed; sending the stored response",
+				"operation", op, "key", k.Key, "account", k.Account, "err", step.finishErr)
+		}
+		resp := Response{Status: rec.Status, Headers: rec.Headers, Body: rec.Body}
+		writeStored(w, resp)
+		return &resp
+	}
+	if !step.lost && rec != nil && rec.Fence == step.fence {
+		ok, err := m.store.Release(ctx, k, step.fence)
+		if err != nil {
+			m.storeError(w, op, k, alerting.StoreRelease, fmt.Errorf("%w (after the last transaction failed: %v)", err, step.finishErr))
+			return nil
+		}
+		if ok {
+			m.storeError(w, op, k, alerting.StoreFinish, fmt.Errorf("the last transaction failed, key released at recovery point %q: %w", rec.RecoveryPoint, step.finishErr))
+			return nil
+		}
+	}
+	// Another worker took the key over while this one ran: both ran the
+	// handler.
+	m.metrics.Count(alerting.DuplicateEffects, op, "")
+	m.log.Error("idempotency: the key was taken over while its handler ran; possible duplicate effect",
+		"operation", op, "key", k.Key, "account", k.Account, "fence", step.fence)
+	h.inFlight(w)
+	return nil
+}
+
+// recorder buffers the handler's response until it is stored. max bounds
+// the body response stores (0: no bound).
 type recorder struct {
 	header http.Header
 	status int
 	body   bytes.Buffer
+	max    int64
 }
 
 func (r *recorder) Header() http.Header { return r.header }
 func (r *recorder) WriteHeader(status int) {
+	if status >= 100 && status < 200 {
+		return // an informational response (103 Early Hints) is not the outcome
+	}
 	if r.status == 0 {
 		r.status = status
+		// A declared length sizes the buffer once: no doubling growth,
+		// so a large body costs its size, not up to twice more.
+		if n, err := strconv.ParseInt(r.header.Get("Content-Length"), 10, 64); err == nil && n > 0 && n <= 1<<30 {
+			r.body.Grow(int(n))
+		}
 	}
 }
 func (r *recorder) Write(b []byte) (int, error) {
@@ -517,9 +620,17 @@ func (r *recorder) Write(b []byte) (int, error) {
 	return r.body.Write(b)
 }
 
-// storedHeaders are dropped from the stored response: they describe one
-// connection, not the outcome.
-var unstoredHeaders = []string{"Connection", "Date", "Keep-Alive", "Transfer-Encoding", "Content-Length"}
+// unstoredHeaders are dropped from the stored response. The hop-by-hop
+// headers (RFC 9110 7.6.1), Date and Content-Length describe one
+// connection or one sending, not the outcome; Set-Cookie hands the first
+// caller's session to whoever replays the key; WWW-Authenticate and
+// Proxy-Authenticate answer one caller's credentials. So do the headers
+// the response's Connection header names.
+var unstoredHeaders = []string{
+	"Connection", "Keep-Alive", "Proxy-Connection", "Te", "Trailer", "Transfer-Encoding", "Upgrade",
+	"Date", "Content-Length",
+	"Set-Cookie", "Set-Cookie2", "Www-Authenticate", "Proxy-Authenticate", "Authentication-Info", "Proxy-Authentication-Info",
+}
 
 func (r *recorder) response() Response {
 	status := r.status
@@ -527,13 +638,23 @@ func (r *recorder) response() Response {
 		status = http.StatusOK
 	}
 	h := make(map[string][]string, len(r.header)+1)
+	named := map[string]bool{}
+	for _, v := range r.header.Values("Connection") {
+		for _, name := range strings.Split(v, ",") {
+			named[http.CanonicalHeaderKey(strings.TrimSpace(name))] = true
+		}
+	}
 	for k, v := range r.header {
-		if !unstored(k) {
+		if !unstored(k) && !named[http.CanonicalHeaderKey(k)] {
 			h[k] = slices.Clone(v)
 		}
 	}
 	if _, ok := h["Content-Type"]; !ok && r.body.Len() > 0 {
 		h["Content-Type"] = []string{http.DetectContentType(r.body.Bytes())}
+	}
+	if r.max > 0 && int64(r.body.Len()) > r.max {
+		h[BodyNotStoredHeader] = []string{strconv.Itoa(r.body.Len())}
+		return Response{Status: status, Headers: h}
 	}
 	return Response{Status: status, Headers: h, Body: bytes.Clone(r.body.Bytes())}
 }
@@ -543,13 +664,15 @@ func unstored(k string) bool {
 }
 
 // readKey returns the header's value; present is false when the header is
-// absent or empty.
+// absent or empty. Two or more header lines are returned as one value
+// holding a newline, which parseKey refuses: a key is never two lines
+// joined.
 func readKey(r *http.Request, header string) (string, bool) {
 	vals := r.Header.Values(header)
 	if len(vals) == 0 {
 		return "", false
 	}
-	v := strings.TrimSpace(strings.Join(vals, ","))
+	v := strings.TrimSpace(strings.Join(vals, "\n"))
 	return v, v != ""
 }
 
@@ -576,15 +699,19 @@ func parseKey(v, form string) (string, bool) {
 		}
 		v = b.String()
 	}
-	if v == "" || strings.ContainsAny(v, "\r\n\x00") {
+	// Not valid UTF-8: a store with a UTF-8 key column would refuse it
+	// with an error (a 503) instead of the contract's 400.
+	if v == "" || strings.ContainsAny(v, "\r\n\x00") || !utf8.ValidString(v) {
 		return "", false
 	}
 	return v, true
 }
 
 // storeError answers 503 when the store fails: never serve without the
-// claim. The client may retry with the same key.
-func (m *Middleware) storeError(w http.ResponseWriter, err error) {
-	m.log.Error("idempotency store failed; request refused", "err", err)
+// claim. The client may retry with the same key. kind is the statement
+// that failed (an alerting.Store* kind), counted under StoreFailures.
+func (m *Middleware) storeError(w http.ResponseWriter, op string, k Key, kind string, err error) {
+	m.metrics.Count(alerting.StoreFailures, op, kind)
+	m.log.Error("idempotency store failed; request refused", "operation", op, "key", k.Key, "account", k.Account, "kind", kind, "err", err)
 	m.reply(w, contract.ReplyStoreUnavailable)
 }

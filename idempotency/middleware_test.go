@@ -415,21 +415,75 @@ func TestAfterWindowError(t *testing.T) {
 	}
 }
 
+// lostClaims is the in-memory store, telling each lost claim on lost: the
+// event that a second request for a key in flight is there and waiting.
+type lostClaims struct {
+	*idempotency.MemoryStore
+	lost chan struct{}
+}
+
+func (s lostClaims) Claim(ctx context.Context, k idempotency.Key, c idempotency.NewClaim, now time.Time) (bool, error) {
+	won, err := s.MemoryStore.Claim(ctx, k, c, now)
+	if err == nil && !won {
+		select {
+		case s.lost <- struct{}{}:
+		default:
+		}
+	}
+	return won, err
+}
+
+// TestBlockMode: under in_flight.response: block a retry that arrives
+// while the first attempt runs waits for it and answers its response. The
+// gate opens only once the retry has lost its claim (an event, not a
+// sleep), so with blocking removed the retry has already answered 409.
 func TestBlockMode(t *testing.T) {
 	c := payoutsContract(t, "response: conflict", "response: block")
-	f := newFixture(t, c, idempotency.NewMemoryStore(c), idempotency.Options{})
+	store := lostClaims{idempotency.NewMemoryStore(c), make(chan struct{}, 1)}
+	f := newFixture(t, c, store, idempotency.Options{})
 	f.handler.gate, f.handler.gatedRuns = make(chan struct{}), 1
 	first := make(chan *httptest.ResponseRecorder)
 	go func() { first <- f.do("b", "acct_a", body) }()
 	for f.handler.runs.Load() == 0 {
-		time.Sleep(time.Millisecond)
+		time.Sleep(time.Millisecond) // waits for the run to start; not a time bound
 	}
 	second := make(chan *httptest.ResponseRecorder)
 	go func() { second <- f.do("b", "acct_a", body) }()
+	<-store.lost
 	close(f.handler.gate)
 	a, b := <-first, <-second
 	if a.Code != 201 || b.Code != 201 || !bytes.Equal(a.Body.Bytes(), b.Body.Bytes()) || f.handler.runs.Load() != 1 {
 		t.Errorf("block: %d %s / %d %s after %d runs", a.Code, a.Body, b.Code, b.Body, f.handler.runs.Load())
+	}
+}
+
+// TestBlockModeCallerGone: a blocked request whose context ends answers
+// the contract's in-flight conflict, never an empty 200.
+func TestBlockModeCallerGone(t *testing.T) {
+	c := payoutsContract(t, "response: conflict", "response: block")
+	store := lostClaims{idempotency.NewMemoryStore(c), make(chan struct{}, 1)}
+	f := newFixture(t, c, store, idempotency.Options{})
+	f.handler.gate, f.handler.gatedRuns = make(chan struct{}), 1
+	defer close(f.handler.gate)
+	go f.do("gone", "acct_a", body)
+	for f.handler.runs.Load() == 0 {
+		time.Sleep(time.Millisecond) // waits for the run to start; not a time bound
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	r := httptest.NewRequest("POST", "/v1/transfers", strings.NewReader(body)).WithContext(ctx)
+	r.Header.Set("Idempotency-Key", "gone")
+	r.Header.Set("X-Account", "acct_a")
+	w := httptest.NewRecorder()
+	done := make(chan struct{})
+	go func() { defer close(done); f.h.ServeHTTP(w, r) }()
+	<-store.lost
+	cancel()
+	<-done
+	if w.Code != 409 || code(t, w) != "concurrent_idempotent_requests" || w.Header().Get("Retry-After") == "" {
+		t.Errorf("blocked request whose caller left: %d %q %v", w.Code, w.Body, w.Header())
+	}
+	if n := f.metrics.Get(alerting.Conflicts, "", alerting.KindInFlight); n != 1 {
+		t.Errorf("in-flight conflicts counted: %d, want 1", n)
 	}
 }
 

@@ -25,8 +25,11 @@ type SQLStore struct {
 	schema *storage.Schema
 	stmts  map[string]storage.Statement
 	native Native
-	batch  *batcher[*claimCall] // nil: each claim is its own statement
-	writes *batcher[*writeCall] // nil: each pipeline is its own round trip
+	// asyncCommit is the setting under which commits are acknowledged
+	// before they are flushed, "" when durable (SetAsyncCommit).
+	asyncCommit string
+	batch       *batcher[*claimCall] // nil: each claim is its own statement
+	writes      *batcher[*writeCall] // nil: each pipeline is its own round trip
 	// batches and batchFailures count the ClaimBatch and ClaimLookupBatch
 	// statements sent and those that failed (their keys then claimed one
 	// by one), lookupBatches the ClaimLookupBatch ones; writeBatches the
@@ -138,6 +141,14 @@ func NewSQLStore(ctx context.Context, db *sql.DB, dialect string, c *contract.Co
 	}
 	return s, nil
 }
+
+// SetAsyncCommit records the server setting under which the store's
+// commits are acknowledged before they are flushed ("" when durable);
+// stores.Open sets it after the caller opted in.
+func (s *SQLStore) SetAsyncCommit(setting string) { s.asyncCommit = setting }
+
+// AsyncCommit is that setting, "" when commits are durable.
+func (s *SQLStore) AsyncCommit() string { return s.asyncCommit }
 
 // Schema is the generated schema the store runs.
 func (s *SQLStore) Schema() *storage.Schema { return s.schema }

@@ -30,6 +30,10 @@ type Step struct {
 	done, lost bool
 	released   bool
 	stored     *Response // what Finish or FinishWrites stored
+	// finishErr is the error of the last Finish or FinishWrites that
+	// failed without a lost fence (nil after one succeeded): the
+	// middleware then stores nothing the handler wrote (run, settle).
+	finishErr error
 }
 
 // FromContext returns the Step of a request the middleware let through, or
@@ -48,14 +52,16 @@ func (s *Step) Account() string { return s.k.Account }
 // Fence is the fencing token this worker holds.
 func (s *Step) Fence() int64 { return s.fence }
 
-// RecoveryPoint is the last committed recovery point: the first of the
-// endpoint's recovery_points on a first attempt.
+// RecoveryPoint is the last committed recovery point: NotStarted on a
+// first attempt, and on a retry before any phase committed.
 func (s *Step) RecoveryPoint() string { return s.point }
 
 // Resumed reports whether this run continues an earlier, interrupted one.
 func (s *Step) Resumed() bool { return s.resumed }
 
 // Reached reports whether the committed recovery point is point or later.
+// On a first attempt nothing is reached (but "started", when the list
+// begins with it): the claim commits no phase.
 func (s *Step) Reached(point string) bool {
 	pts := s.h.ep.RecoveryPoints
 	return slices.Index(pts, s.point) >= slices.Index(pts, point) && slices.Contains(pts, point)
@@ -108,8 +114,16 @@ func (s *Step) Commit(ctx context.Context, next string, fn func(tx *sql.Tx) erro
 // response to the ResponseWriter first, then call Finish with the last
 // phase's writes. The key is complete when it returns nil; the middleware
 // then sends the response without a further statement.
+//
+// When Finish returns an error other than ErrFenceLost, nothing of the
+// last phase committed (or its commit could not be confirmed): return
+// without further effects. The middleware then does not send or store the
+// response written before; it reads the key's row, sends the stored
+// response if the commit did land, and otherwise releases the key and
+// answers 503, so the retry resumes from the last recovery point. Calling
+// Finish again (a deadlock victim retried) is allowed.
 func (s *Step) Finish(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	return s.inTx(ctx, fn, func(tx *sql.Tx) error {
+	return s.finished(s.inTx(ctx, fn, func(tx *sql.Tx) error {
 		m := s.h.m
 		resp := s.rec.response()
 		if err := s.fenced(m.store.Complete(ctx, tx, s.k, s.fence, resp, s.h.lastPoint(), m.now())); err != nil {
@@ -117,7 +131,16 @@ func (s *Step) Finish(ctx context.Context, fn func(tx *sql.Tx) error) error {
 		}
 		s.done, s.stored = true, &resp
 		return nil
-	})
+	}))
+}
+
+// finished records a Finish's outcome for the middleware.
+func (s *Step) finished(err error) error {
+	s.finishErr = nil
+	if err != nil && !errors.Is(err, ErrFenceLost) {
+		s.finishErr = err
+	}
+	return err
 }
 
 // CommitWrites is Commit for a phase whose writes need no results: they
@@ -145,7 +168,7 @@ func (s *Step) CommitWrites(ctx context.Context, next string, writes ...Write) e
 // FinishWrites is Finish for a last phase whose writes need no results:
 // write the response first, then call it. On PostgreSQL through pgx the
 // writes and the stored response go in one round trip, so a first attempt
-// costs the claim and this pipeline.
+// costs the claim and this pipeline. Its errors mean what Finish's do.
 func (s *Step) FinishWrites(ctx context.Context, writes ...Write) error {
 	if s.lost {
 		return ErrFenceLost
@@ -156,7 +179,7 @@ func (s *Step) FinishWrites(ctx context.Context, writes ...Write) error {
 		return s.Finish(ctx, execWrites(ctx, writes))
 	}
 	resp := s.rec.response()
-	if err := s.fenced(wc.CompleteWrites(ctx, s.k, s.fence, resp, s.h.lastPoint(), m.now(), writes)); err != nil {
+	if err := s.finished(s.fenced(wc.CompleteWrites(ctx, s.k, s.fence, resp, s.h.lastPoint(), m.now(), writes))); err != nil {
 		return err
 	}
 	s.done, s.stored = true, &resp

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/retryspec/retryspec/contract"
 	"github.com/retryspec/retryspec/idempotency"
 	"github.com/retryspec/retryspec/internal/dbtest"
 )
@@ -36,6 +37,18 @@ func writesTable(t *testing.T, s *idempotency.SQLStore) (insert func(id string) 
 		return n
 	}
 	return insert, count
+}
+
+// effectsStore opens a store of the payouts contract and, on a SQL store,
+// the handler's effects table (insert and count are nil in memory).
+func effectsStore(t *testing.T, name string) (c *contract.Contract, store idempotency.Store, insert func(string) idempotency.Write, count func(string) int) {
+	t.Helper()
+	c = payoutsContract(t)
+	store = openStore(t, name, c)
+	if s, ok := store.(*idempotency.SQLStore); ok {
+		insert, count = writesTable(t, s)
+	}
+	return c, store, insert, count
 }
 
 // TestWritesCommitWithTheKey: a handler's writes given to CheckpointWrites
@@ -124,13 +137,7 @@ func TestWritesCommitWithTheKey(t *testing.T) {
 func TestFinishWrites(t *testing.T) {
 	for _, name := range allStores {
 		t.Run(name, func(t *testing.T) {
-			c := payoutsContract(t)
-			store := openStore(t, name, c)
-			var insert func(string) idempotency.Write
-			var count func(string) int
-			if s, ok := store.(*idempotency.SQLStore); ok {
-				insert, count = writesTable(t, s)
-			}
+			c, store, insert, count := effectsStore(t, name)
 			f := newFixture(t, c, store, idempotency.Options{})
 			var gate chan struct{}
 			h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -10,14 +10,36 @@ import (
 // statement under its `-- name: X :kind` line, its documentation and a
 // `-- params:` line naming the placeholders in order.
 func (s *Schema) Render() string {
+	return s.comment() + s.renderDDL() + s.renderStatements()
+}
+
+// Files splits Render in two, as sqlc's schema and queries files: the
+// header and the DDL alone (a file `psql -f`, `mysql <`, `sqlite3` or a
+// migration tool applies as it is), and the header and the named
+// statements.
+func (s *Schema) Files() (schema, queries string) {
+	return s.comment() + strings.TrimSuffix(s.renderDDL(), "\n"), s.comment() + s.renderStatements()
+}
+
+func (s *Schema) comment() string {
 	var b strings.Builder
 	for _, h := range s.header {
 		b.WriteString("-- " + oneLine(h) + "\n")
 	}
 	b.WriteString("\n")
+	return b.String()
+}
+
+func (s *Schema) renderDDL() string {
+	var b strings.Builder
 	for _, ddl := range s.DDL {
 		b.WriteString(ddl + ";\n\n")
 	}
+	return b.String()
+}
+
+func (s *Schema) renderStatements() string {
+	var b strings.Builder
 	for i, st := range s.Statements {
 		fmt.Fprintf(&b, "-- name: %s %s\n", st.Name, st.Kind)
 		for _, d := range st.Doc {

@@ -124,7 +124,8 @@ func TestReferenceServer(t *testing.T) {
 		"sqlite": func(t *testing.T) string { return "sqlite:" + filepath.Join(t.TempDir(), "payouts.db") },
 	}
 	if pg := os.Getenv("RETRYSPEC_TEST_POSTGRES"); pg != "" {
-		stores["postgres"] = func(*testing.T) string { return pg }
+		// .ci/with-databases runs PostgreSQL with asynchronous commits: opt in by name.
+		stores["postgres"] = func(*testing.T) string { return pg + "&async_commit=accept" }
 	} else if testenv.OnCI() {
 		t.Error("REQUIRED ON CI: RETRYSPEC_TEST_POSTGRES is not set, so the Postgres half of the reference-server proof did not run")
 	} else {

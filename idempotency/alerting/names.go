@@ -22,6 +22,21 @@ const (
 	// worker held the key (a fenced write was refused): side effects that
 	// may have happened twice. Zero by design; any increase is the alarm.
 	DuplicateEffects = "retryspec_idempotency_duplicate_effects_total"
+	// StoreFailures counts requests refused with a 5xx because a store
+	// statement failed, by kind (the Store* kinds): the key was left for
+	// the retry, never served without the claim.
+	StoreFailures = "retryspec_idempotency_store_failures_total"
+	// BodiesNotStored counts responses above Options.MaxResponseBytes,
+	// whose keys store the status and headers only.
+	BodiesNotStored = "retryspec_idempotency_bodies_not_stored_total"
+	// AsyncCommitStarts counts middlewares started on a store whose
+	// commits are acknowledged before they are flushed (an explicit
+	// opt-in of stores.Open): any value means a database crash can lose
+	// acknowledged recovery points.
+	AsyncCommitStarts = "retryspec_idempotency_async_commit_starts_total"
+	// ReapedUnfinished counts keys the reaper deleted while still in
+	// flight: requests that never finished, each also logged.
+	ReapedUnfinished = "retryspec_idempotency_reaped_unfinished_total"
 )
 
 // Label names.
@@ -39,6 +54,24 @@ const (
 	KindExpired         = "expired"
 )
 
+// Store failure kinds, the values of the kind label on StoreFailures: the
+// statement that failed.
+const (
+	StoreClaim    = "claim"
+	StoreLookup   = "lookup"
+	StoreTakeover = "takeover"
+	StoreExpire   = "expire"
+	StoreComplete = "complete"
+	StoreRelease  = "release"
+	// StoreFinish: the handler's last transaction (Finish, FinishWrites)
+	// failed and did not commit; the key was released for the retry.
+	StoreFinish = "finish"
+	// StoreFinishUnacknowledged: the last transaction returned an error
+	// but had committed (a connection lost after the commit); the stored
+	// response was sent.
+	StoreFinishUnacknowledged = "finish_unacknowledged"
+)
+
 // Metrics lists every metric with its help text, in export order.
 var Metrics = []struct{ Name, Help string }{
 	{ClaimsWon, "Requests whose idempotency claim won (first attempts)."},
@@ -46,4 +79,8 @@ var Metrics = []struct{ Name, Help string }{
 	{Replays, "Stored responses replayed without running the handler."},
 	{Takeovers, "Abandoned in-flight keys taken over after the lock timeout."},
 	{DuplicateEffects, "Handler runs refused by the fencing token: possible duplicate side effects. Must stay zero."},
+	{StoreFailures, "Requests answered 5xx because an idempotency store statement failed, by kind."},
+	{BodiesNotStored, "Responses above the stored-body limit: their keys replay status and headers only."},
+	{AsyncCommitStarts, "Middleware starts on a store acknowledging commits before they are flushed (opted in). Should stay zero."},
+	{ReapedUnfinished, "In-flight keys the reaper deleted: requests that never finished."},
 }

@@ -17,6 +17,8 @@ const (
 	AlertDuplicateEffects = "IdempotencyDuplicateSideEffects"
 	AlertInFlight         = "IdempotencyInFlightConflictsAboveBaseline"
 	AlertTakeovers        = "IdempotencyTakeoversAboveBaseline"
+	AlertStoreFailures    = "IdempotencyStoreFailures"
+	AlertAsyncCommit      = "IdempotencyStoreCommitsNotDurable"
 )
 
 type ruleFile struct {
@@ -87,6 +89,30 @@ func Rules(c *contract.Contract) ([]byte, error) {
 					"summary":     fmt.Sprintf("%s: abandoned keys taken over on {{ $labels.%s }} are above twice last week's rate", api, LabelOperation),
 					"description": fmt.Sprintf("Requests stop mid-way (crashes, deploys, timeouts) and are resumed after %s.", lock),
 					"runbook_url": RunbookURL + "#takeovers",
+				},
+			},
+			{
+				// Every store failure is a refused request (503) or a
+				// last transaction that did not commit; a few in five
+				// minutes is an outage of the store, not noise.
+				Alert:  AlertStoreFailures,
+				Expr:   fmt.Sprintf("sum by (%s, %s) (increase(%s[5m])) > 0", LabelOperation, LabelKind, StoreFailures),
+				For:    "5m",
+				Labels: map[string]string{"severity": "page"},
+				Annotations: map[string]string{
+					"summary":     fmt.Sprintf("%s: idempotency store failures ({{ $labels.%s }}) on {{ $labels.%s }}", api, LabelKind, LabelOperation),
+					"description": "Requests are refused with 503 because a statement of the idempotency store failed, or a handler's last transaction did not commit. Keys are left for the retry; none is served without its claim.",
+					"runbook_url": RunbookURL + "#store-failures",
+				},
+			},
+			{
+				Alert:  AlertAsyncCommit,
+				Expr:   fmt.Sprintf("sum (%s) > 0", AsyncCommitStarts),
+				Labels: map[string]string{"severity": "ticket"},
+				Annotations: map[string]string{
+					"summary":     fmt.Sprintf("%s: the idempotency store acknowledges commits before they are flushed", api),
+					"description": "A service opted in to asynchronous commits (async_commit=accept in its store URL). A database crash can lose acknowledged recovery points, and retries then repeat external effects.",
+					"runbook_url": RunbookURL + "#store-commits-not-durable",
 				},
 			},
 		},

@@ -30,8 +30,15 @@ func TestRules(t *testing.T) {
 	if err := yaml.Unmarshal(out, &f); err != nil {
 		t.Fatalf("not YAML: %v\n%s", err, out)
 	}
-	if len(f.Groups) != 1 || len(f.Groups[0].Rules) != 3 {
-		t.Fatalf("want one group of three rules:\n%s", out)
+	if len(f.Groups) != 1 || len(f.Groups[0].Rules) != 5 {
+		t.Fatalf("want one group of five rules:\n%s", out)
+	}
+	alerts := map[string]string{}
+	for _, r := range f.Groups[0].Rules {
+		alerts[r.Alert] = r.Expr
+	}
+	if !strings.Contains(alerts[AlertStoreFailures], StoreFailures) || !strings.Contains(alerts[AlertAsyncCommit], AsyncCommitStarts) {
+		t.Errorf("no alert on store failures or asynchronous commits: %v", alerts)
 	}
 	known := map[string]bool{}
 	for _, m := range Metrics {

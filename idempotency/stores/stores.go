@@ -13,6 +13,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"strings"
 	"sync"
@@ -35,10 +36,27 @@ import (
 //	postgres://user:pass@host:port/db  PostgreSQL (postgresql:// too)
 //	mysql://user:pass@host:port/db     MySQL or MariaDB
 //
-// With migrate, the key table is created when missing. The error names what
-// is wrong (an unreachable server, a missing table or column); nothing is
-// served until Open succeeds.
+// c is the contract whose key table (names, column sizes) the store uses.
+// With migrate, the key table is created when missing; without it, a
+// missing table is an error (the table is then a migration of yours,
+// applied from `retryspec storage`). The error names what is wrong (an
+// unreachable server, a missing table or column); nothing is served until
+// Open succeeds.
+//
+// Open refuses a server that acknowledges a commit before it is flushed
+// to disk (PostgreSQL synchronous_commit = off or fsync = off; MySQL and
+// MariaDB innodb_flush_log_at_trx_commit other than 1; SQLite synchronous
+// below FULL): a crash of the database can then lose recovery points and
+// responses it acknowledged, and the retry repeats an external effect.
+// Add AcceptAsyncCommit=accept to the URL's query (as in
+// postgres://...?async_commit=accept) to run on such a server anyway; the
+// store then reports the setting (SQLStore.AsyncCommit), the middleware
+// logs and counts it, and Open logs it at start either way.
 func Open(ctx context.Context, rawURL string, c *contract.Contract, migrate bool) (*idempotency.SQLStore, error) {
+	rawURL, acceptAsync, err := asyncOptIn(rawURL)
+	if err != nil {
+		return nil, err
+	}
 	driver, dsn, dialect, err := DSN(rawURL)
 	if err != nil {
 		return nil, err
@@ -92,7 +110,88 @@ func Open(ctx context.Context, rawURL string, c *contract.Contract, migrate bool
 		}
 		s.BatchWrites(async)
 	}
+	setting, err := unflushedCommits(ctx, s.DB(), dialect)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("idempotency: reading the server's commit settings: %w (store %s)", err, redact(rawURL))
+	}
+	if setting != "" && !acceptAsync {
+		db.Close()
+		return nil, fmt.Errorf("idempotency: the %s store acknowledges commits before they are flushed (%s): a database crash can lose "+
+			"recovery points it acknowledged, and a retry then repeats an external effect; make commits durable, "+
+			"or add %s=accept to the store URL to accept that risk (store %s)", dialect, setting, AcceptAsyncCommit, redact(rawURL))
+	}
+	s.SetAsyncCommit(setting)
+	if setting != "" {
+		slog.Warn("idempotency store accepts commits acknowledged before they are flushed (opted in by URL)",
+			"dialect", dialect, "setting", setting, "store", redact(rawURL))
+	} else {
+		slog.Info("idempotency store commits are durable", "dialect", dialect, "store", redact(rawURL))
+	}
 	return s, nil
+}
+
+// AcceptAsyncCommit is the store URL's query parameter that opts in, by
+// name, to a server whose commits are acknowledged before they are
+// flushed; its only value is "accept". Open removes it before connecting.
+const AcceptAsyncCommit = "async_commit"
+
+// asyncOptIn removes AcceptAsyncCommit from the URL and reports whether
+// it was there.
+func asyncOptIn(rawURL string) (string, bool, error) {
+	i := strings.IndexByte(rawURL, '?')
+	if i < 0 {
+		return rawURL, false, nil
+	}
+	q, err := url.ParseQuery(rawURL[i+1:])
+	if err != nil || !q.Has(AcceptAsyncCommit) {
+		return rawURL, false, nil
+	}
+	if v := q.Get(AcceptAsyncCommit); v != "accept" {
+		return "", false, fmt.Errorf("idempotency: %s=%q in the store URL: the only value is accept", AcceptAsyncCommit, v)
+	}
+	q.Del(AcceptAsyncCommit)
+	if len(q) == 0 {
+		return rawURL[:i], true, nil
+	}
+	return rawURL[:i+1] + q.Encode(), true, nil
+}
+
+// unflushedCommits names the server setting under which a commit is
+// acknowledged before it is flushed, or "" when commits are durable.
+func unflushedCommits(ctx context.Context, db *sql.DB, dialect string) (string, error) {
+	switch dialect {
+	case "postgres":
+		var syncCommit, fsync string
+		if err := db.QueryRowContext(ctx, "SELECT current_setting('synchronous_commit'), current_setting('fsync')").Scan(&syncCommit, &fsync); err != nil {
+			return "", err
+		}
+		var bad []string
+		if syncCommit == "off" {
+			bad = append(bad, "synchronous_commit = off")
+		}
+		if fsync == "off" {
+			bad = append(bad, "fsync = off")
+		}
+		return strings.Join(bad, ", "), nil
+	case "mysql":
+		var flush string
+		if err := db.QueryRowContext(ctx, "SELECT @@innodb_flush_log_at_trx_commit").Scan(&flush); err != nil {
+			return "", err
+		}
+		if flush != "1" {
+			return "innodb_flush_log_at_trx_commit = " + flush, nil
+		}
+	case "sqlite":
+		var level int
+		if err := db.QueryRowContext(ctx, "PRAGMA synchronous").Scan(&level); err != nil {
+			return "", err
+		}
+		if level < 2 {
+			return fmt.Sprintf("synchronous = %d", level), nil
+		}
+	}
+	return "", nil
 }
 
 // asyncCommits reports whether a commit on the pool's connections returns
