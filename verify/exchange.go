@@ -3,6 +3,7 @@ package verify
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"io"
 	"net/http"
@@ -28,14 +29,54 @@ type sentHeader struct {
 
 // Response is what came back (Err set when nothing did).
 type Response struct {
-	Status  int
-	Header  http.Header
+	Status int
+	Header http.Header
+	// Body is the first maxBody bytes; BodyLen and BodySum cover the whole
+	// body, so two bodies that differ past maxBody still differ.
 	Body    []byte
+	BodyLen int64
+	BodySum [sha256.Size]byte
 	Err     error
 	Started time.Time
 }
 
-const maxBody = 1 << 20
+// maxBody is how much of a body verify keeps for messages and JSON
+// reads; maxHeader bounds a response's status line and headers, so a
+// server that streams headers for ever costs verify at most that much.
+const (
+	maxBody   = 1 << 20
+	maxHeader = 1 << 20
+)
+
+// readBody reads a whole body (bounded in time by the request's deadline,
+// not in length), keeping its first maxBody bytes and a digest of all of it.
+func readBody(r io.Reader) ([]byte, int64, [sha256.Size]byte, error) {
+	h := sha256.New()
+	var kept bytes.Buffer
+	n, err := io.Copy(io.MultiWriter(h, &capWriter{buf: &kept, max: maxBody}), r)
+	var sum [sha256.Size]byte
+	copy(sum[:], h.Sum(nil))
+	return kept.Bytes(), n, sum, err
+}
+
+// capWriter keeps the first max bytes written and drops the rest.
+type capWriter struct {
+	buf *bytes.Buffer
+	max int
+}
+
+func (w *capWriter) Write(p []byte) (int, error) {
+	if room := w.max - w.buf.Len(); room > 0 {
+		w.buf.Write(p[:min(room, len(p))])
+	}
+	return len(p), nil
+}
+
+// SameBody reports whether two responses carried the same bytes, over
+// their whole bodies.
+func (resp Response) SameBody(o Response) bool {
+	return resp.BodyLen == o.BodyLen && resp.BodySum == o.BodySum
+}
 
 // Curl renders r as a curl command. Header values from the plan print as
 // ***; everything is single-quoted for a POSIX shell.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -16,7 +17,8 @@ import (
 // fakeAPI is a small in-memory payouts API in Go for the unit tests (the
 // end-to-end proof runs the Python and reference servers). flaw switches in
 // one mistake: "race" (check, work, then store), "echo-auth" (puts the
-// caller's Authorization header in the body and accepts keyless requests).
+// caller's Authorization header in the body and accepts keyless requests),
+// "tail-differs" (a 1.5 MiB body whose replay differs in its last digit).
 type fakeAPI struct {
 	flaw  string
 	mu    sync.Mutex
@@ -93,6 +95,10 @@ func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Retry-After", "1")
 			fakeError(w, 409, "concurrent_idempotent_requests")
 		default:
+			if f.flaw == "tail-differs" {
+				// Past the first MiB, the replay's last digit differs.
+				stored = append(append([]byte{}, stored[:len(stored)-2]...), '2', '}')
+			}
 			w.Header().Set("Idempotent-Replayed", "true")
 			w.WriteHeader(201)
 			w.Write(stored)
@@ -103,7 +109,11 @@ func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	f.seq++
 	out, _ := json.Marshal(map[string]any{"id": fmt.Sprintf("tr_%d", f.seq), "echo": r.Header.Get("Authorization")})
-	if f.flaw != "echo-auth" {
+	switch f.flaw {
+	case "echo-auth":
+	case "tail-differs":
+		out, _ = json.Marshal(map[string]any{"id": fmt.Sprintf("tr_%d", f.seq), "pad": strings.Repeat("x", 3<<19), "z": 1})
+	default:
 		out, _ = json.Marshal(map[string]any{"id": fmt.Sprintf("tr_%d", f.seq)})
 	}
 	f.count[id]++

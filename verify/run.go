@@ -56,7 +56,19 @@ type Options struct {
 	// CrashTrials per external call and kill point; 0 means 1 (two trials
 	// per call in all: before and after the stub answers).
 	CrashTrials int
+	// Timeout bounds the whole run (0: DefaultTimeout).
+	Timeout time.Duration
 }
+
+// DefaultTimeout bounds a run when Options.Timeout is 0.
+const DefaultTimeout = 15 * time.Minute
+
+// ErrRunTimeout is the cause of a run cut off by Options.Timeout;
+// ErrInterrupted, of one cut off by the caller (Ctrl-C, SIGTERM).
+var (
+	ErrRunTimeout  = errors.New("the run reached its --timeout")
+	ErrInterrupted = errors.New("interrupted (Ctrl-C or SIGTERM)")
+)
 
 // GateResult is one gate of one operation, as the JSON `gates` list shows it.
 type GateResult struct {
@@ -142,6 +154,11 @@ var errUnresponsive = errors.New("server stopped answering")
 // gate request; a server that stops answering mid-run ends the run with
 // Result.Aborted set and the gates observed so far.
 func Run(ctx context.Context, o Options) (*Result, error) {
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	ctx, cancel := context.WithTimeoutCause(ctx, o.Timeout, ErrRunTimeout)
+	defer cancel()
 	r := &runner{o: o, c: o.Contract, plan: o.Plan, ctx: ctx, red: newRedactor(o.Plan.secrets)}
 	if o.Concurrency == 0 {
 		o.Concurrency = o.Plan.Concurrency
@@ -150,13 +167,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if o.Concurrency < 2 || o.Concurrency > MaxConcurrency {
 		return nil, fmt.Errorf("--concurrency must be from 2 to %d", MaxConcurrency)
 	}
-	r.client = &http.Client{
-		Timeout:   o.Plan.RequestTimeout,
-		Transport: &http.Transport{MaxIdleConnsPerHost: 4, DisableCompression: true, Proxy: nil},
-		CheckRedirect: func(*http.Request, []*http.Request) error {
-			return http.ErrUseLastResponse
-		},
-	}
+	r.client = newClient(o.Plan)
 	defer r.client.CloseIdleConnections()
 	res := &Result{}
 	r.base = o.BaseURL
@@ -191,6 +202,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			if o.Only != nil && !slices.Contains(o.Only, g) {
 				continue
 			}
+			if r.aborted == nil && ctx.Err() != nil {
+				r.aborted = r.stopped()
+			}
 			if r.aborted != nil {
 				break
 			}
@@ -214,8 +228,32 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			Fix:     `add effects: {request: "GET /v1/transfers?idempotency_key={key}", count: /count} to each operation`,
 		}})
 	}
+	if r.proc != nil {
+		if err := r.proc.stop(); err != nil && r.aborted == nil {
+			r.aborted = err
+		}
+	}
 	res.Aborted = r.aborted
 	return res, nil
+}
+
+// stopped says why the run's context ended: its --timeout, or the caller.
+func (r *runner) stopped() error {
+	if errors.Is(context.Cause(r.ctx), ErrRunTimeout) {
+		return fmt.Errorf("%w (%s); raise --timeout to let every gate finish", ErrRunTimeout, r.o.Timeout)
+	}
+	return ErrInterrupted
+}
+
+// newClient is the client of every request but the concurrency gate's.
+func newClient(p *Plan) *http.Client {
+	return &http.Client{
+		Timeout:   p.RequestTimeout,
+		Transport: &http.Transport{MaxIdleConnsPerHost: 4, DisableCompression: true, Proxy: nil, MaxResponseHeaderBytes: maxHeader},
+		CheckRedirect: func(*http.Request, []*http.Request) error {
+			return http.ErrUseLastResponse
+		},
+	}
 }
 
 func (r *runner) planStartError(err error) error {
@@ -254,12 +292,19 @@ func (r *runner) runGate(gate string, op Operation) (GateResult, *Finding) {
 	case GateCrashRecovery:
 		skip, fail = r.gateCrash(op)
 	}
+	if r.aborted == nil && r.ctx.Err() != nil {
+		r.aborted = r.stopped()
+	}
 	g := r.cur.res
 	g.Seconds = time.Since(r.cur.start).Seconds()
 	if g.Effects == "" {
 		g.Effects = "not observed: the plan has no effects for this operation"
 	}
 	switch {
+	case r.aborted != nil && fail != nil && (errors.Is(r.aborted, ErrRunTimeout) || errors.Is(r.aborted, ErrInterrupted)):
+		// Cut off, not judged: neither a pass nor a crashed handler.
+		g.Result, g.Reason, g.Effects = "skipped", "not finished: "+r.aborted.Error(), "not observed: the gate did not finish"
+		return g, nil
 	case r.aborted != nil && fail != nil && errors.Is(fail.err, errUnresponsive):
 		g.Result, g.Reason = "failed", r.red.String(fail.msg)
 		return g, nil
@@ -398,6 +443,11 @@ func (r *runner) send(req Request, tolerate bool) Response {
 	r.cur.res.Requests++
 	r.cur.repro = append(r.cur.repro, r.red.String(req.Curl()))
 	resp := r.do(req)
+	if resp.Err != nil && r.aborted == nil && r.ctx.Err() != nil {
+		r.aborted = r.stopped()
+		resp.Err = r.aborted
+		return resp
+	}
 	if resp.Err != nil && !tolerate && r.aborted == nil && !r.alive() {
 		r.aborted = fmt.Errorf("%w: %s %s got no answer within request_timeout %s: %v", errUnresponsive, req.Method, req.URL, r.plan.RequestTimeout, r.red.String(resp.Err.Error()))
 	}
@@ -427,8 +477,8 @@ func (r *runner) do(req Request) Response {
 		return Response{Err: err, Started: start}
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
-	return Response{Status: resp.StatusCode, Header: resp.Header, Body: body, Err: err, Started: start}
+	body, n, sum, err := readBody(resp.Body)
+	return Response{Status: resp.StatusCode, Header: resp.Header, Body: body, BodyLen: n, BodySum: sum, Err: err, Started: start}
 }
 
 // count reads the operation's effect count for key, as principal who. ok
@@ -563,6 +613,15 @@ func conflictText(c contract.Conflict) string {
 		return strconv.Itoa(c.Status)
 	}
 	return fmt.Sprintf("%d %s", c.Status, c.Code)
+}
+
+// sameValue reports whether two bodies are the same bytes, or the same
+// JSON value when both were read whole.
+func (resp Response) sameValue(o Response) bool {
+	if resp.SameBody(o) {
+		return true
+	}
+	return resp.BodyLen <= maxBody && o.BodyLen <= maxBody && sameJSON(resp.Body, o.Body)
 }
 
 // sameJSON reports whether two bodies are the same JSON value (or the same bytes).
