@@ -264,7 +264,7 @@ func (r *runner) concurrencyRound(op Operation) (string, *failure) {
 	}
 	ms := float64(spread.Microseconds()) / 1000
 	r.cur.res.SpreadMS = &ms
-	after, _, f := r.count(op, key, primary)
+	after, _, f := r.settledCount(op, key, primary)
 	if f != nil {
 		return "", f
 	}

@@ -28,12 +28,13 @@ const (
 	GateMismatch      = "verify/mismatch"
 	GateScope         = "verify/scope"
 	GateCrashRecovery = "verify/crash-recovery"
+	GateRestartReplay = "verify/restart-replay"
 	// RuleEffectsUnobserved is the closing warning of a run that counted no effect.
 	RuleEffectsUnobserved = "verify/effects-unobserved"
 )
 
 // Gates lists every gate in run order.
-var Gates = []string{GateMissingKey, GateKeyTooLong, GateConcurrency, GateReplay, GateMismatch, GateScope, GateCrashRecovery}
+var Gates = []string{GateMissingKey, GateKeyTooLong, GateConcurrency, GateReplay, GateMismatch, GateScope, GateRestartReplay, GateCrashRecovery}
 
 // Options configure one run.
 type Options struct {
@@ -138,12 +139,16 @@ type runner struct {
 	ctx     context.Context
 	// cur collects the current gate's exchange.
 	cur *gateState
+	// fills are the placeholder values drawn per key.
+	fills fills
 }
 
 type gateState struct {
-	res   GateResult
-	repro []string
-	start time.Time
+	// settleNotes are counts that moved during a settle time.
+	settleNotes []string
+	res         GateResult
+	repro       []string
+	start       time.Time
 }
 
 // errUnresponsive marks a request that got no answer outside the crash gate.
@@ -180,6 +185,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			return nil, err
 		}
 		r.stub = st
+		st.unkeyed = o.Plan.Crash.Unkeyed
 		defer st.close()
 		r.proc = &serverProc{spec: o.Plan.Server, env: append(slices.Clone(o.Env), "RETRYSPEC_EXTERNAL_URL="+st.URL()), logs: o.ServerLog}
 		if o.BaseURL == "" {
@@ -291,6 +297,8 @@ func (r *runner) runGate(gate string, op Operation) (GateResult, *Finding) {
 		skip, fail = r.gateScope(op)
 	case GateCrashRecovery:
 		skip, fail = r.gateCrash(op)
+	case GateRestartReplay:
+		skip, fail = r.gateRestartReplay(op)
 	}
 	if r.aborted == nil && r.ctx.Err() != nil {
 		r.aborted = r.stopped()
@@ -345,6 +353,7 @@ var gatePaths = map[string]string{
 	GateMismatch:      "idempotency.conflicts.payload_mismatch",
 	GateScope:         "idempotency.scope",
 	GateCrashRecovery: "idempotency.recovery",
+	GateRestartReplay: "idempotency.stored_response",
 }
 
 // failure is a gate that did not hold: what was seen, where in the contract
@@ -422,7 +431,19 @@ func (r *runner) headers(who principal) []sentHeader {
 
 // opRequest builds the operation's request with key ("" for none) and body.
 func (r *runner) opRequest(op Operation, key string, body []byte, who principal) Request {
-	req := Request{Method: op.Endpoint.Method, URL: r.base + fillTarget(op.Endpoint.Path, op.PathValues, ""), Headers: r.headers(who), Body: body}
+	rep := r.fills.replacer(key)
+	vals := make(map[string]string, len(op.PathValues))
+	for k, v := range op.PathValues {
+		vals[k] = rep.Replace(v)
+	}
+	if body != nil && hasPlaceholder(string(body)) {
+		body = []byte(rep.Replace(string(body)))
+	}
+	hs := r.headers(who)
+	for i := range hs {
+		hs[i].Value = rep.Replace(hs[i].Value)
+	}
+	req := Request{Method: op.Endpoint.Method, URL: r.base + fillTarget(op.Endpoint.Path, vals, ""), Headers: hs, Body: body}
 	if key != "" {
 		v := key
 		if r.c.Idempotency.HeaderValue == contract.HeaderSFString {
@@ -514,6 +535,35 @@ func (r *runner) count(op Operation, key string, who principal) (n int, ok bool,
 		return len(x), true, nil
 	}
 	return 0, true, bad(fmt.Sprintf("points %s at neither a number nor an array", op.Effects.Count))
+}
+
+// settledCount counts an effect twice: at once and after the plan's settle
+// time, and returns the later reading, the one judged. When the two differ,
+// the gate's effects note says both. Without effects it still waits when
+// the stub is hosted, so late external calls are seen.
+func (r *runner) settledCount(op Operation, key string, who principal) (int, bool, *failure) {
+	if op.Effects == nil && r.stub == nil {
+		return 0, false, nil
+	}
+	first, ok, f := r.count(op, key, who)
+	if f != nil {
+		return 0, ok, f
+	}
+	if r.plan.Settle > 0 {
+		select {
+		case <-time.After(r.plan.Settle):
+		case <-r.ctx.Done():
+			return 0, ok, &failure{msg: "interrupted", err: r.ctx.Err()}
+		}
+	}
+	later, _, f := r.count(op, key, who)
+	if f != nil {
+		return 0, ok, f
+	}
+	if ok && later != first {
+		r.cur.settleNotes = append(r.cur.settleNotes, fmt.Sprintf("%d at once, %d after settle %s", first, later, r.plan.Settle))
+	}
+	return later, ok, nil
 }
 
 // pointer resolves an RFC 6901 JSON pointer.
