@@ -317,11 +317,11 @@ func (r *runner) concurrencyRound(op Operation) (string, *failure) {
 	claimFix := "claim the key with one atomic statement the store arbitrates (a unique constraint on (account, key) and INSERT ... ON CONFLICT DO NOTHING), before any work"
 	switch {
 	case ok && after-before > 1:
-		return "", failf("idempotency.claim.mechanism", claimFix, "%d identical requests with one key made %d effects, not 1 (%s): more than one request won the claim", n, after-before, summary)
+		return "", failf("idempotency.claim.mechanism", claimFix, "%d identical requests with one key made %d effects, not 1 (%s): more than one request won the claim", n, after-before, summary).because(causeUnwrapped)
 	case len(extCalls) > 0:
 		return "", failf("idempotency.claim.mechanism", claimFix, "%d identical requests with one key made external calls more than once: %s (%s): a duplicate charge even if the API's own count looks right", n, strings.Join(extCalls, ", "), summary)
 	case len(outcomes) > 1:
-		return "", failf("idempotency.claim.mechanism", claimFix, "%d identical requests with one key got %d different successful outcomes (%s): the request ran more than once", n, len(outcomes), summary)
+		return "", failf("idempotency.claim.mechanism", claimFix, "%d identical requests with one key got %d different successful outcomes (%s): the request ran more than once", n, len(outcomes), summary).because(causeUnwrapped)
 	case len(odd) > 0:
 		want := "the original outcome or its replay"
 		if conflictOK {

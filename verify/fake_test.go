@@ -22,7 +22,8 @@ import (
 // "late-rerun" (a replay whose handler runs again after the answer),
 // "constant-body" (every success is the same bytes), "leak" (keys are not
 // scoped to the caller), "unique-body" (a body already sent under another
-// key is refused, as servers that check a client reference do).
+// key is refused, as servers that check a client reference do),
+// "unwrapped" (no idempotency at all), "refuse-all" (every POST is a 422).
 type fakeAPI struct {
 	flaw  string
 	mu    sync.Mutex
@@ -87,6 +88,20 @@ func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.posts.Add(1)
 	body, _ := io.ReadAll(r.Body)
 	key := r.Header.Get("Idempotency-Key")
+	switch f.flaw {
+	case "refuse-all":
+		fakeError(w, 422, "invalid_destination")
+		return
+	case "unwrapped": // no idempotency at all: every request runs
+		f.mu.Lock()
+		f.seq++
+		f.count[acct+"\x00"+key]++
+		out, _ := json.Marshal(map[string]any{"id": fmt.Sprintf("tr_%d", f.seq)})
+		f.mu.Unlock()
+		w.WriteHeader(201)
+		w.Write(out)
+		return
+	}
 	switch {
 	case key == "" && f.flaw != "echo-auth":
 		fakeError(w, 400, "missing_idempotency_key")

@@ -33,9 +33,10 @@ func (r *runner) original(op Operation, key string, who principal) (Response, *f
 		return resp, &failure{msg: resp.Describe(), err: errUnresponsive}
 	}
 	if resp.Status/100 != 2 {
-		return resp, failf(r.epPath(op, "operation"),
+		f := failf(r.epPath(op, "operation"),
 			fmt.Sprintf("make the plan's request valid for this server (the body at %s:%d, headers, path values)", r.plan.File, op.BodyPos.Line),
 			"the plan's request itself did not succeed (%s), so the gate has no original outcome to compare with", resp.Describe())
+		return resp, f.because(fmt.Sprintf("the plan's request itself is refused (status %d), so no gate that compares with its outcome can judge the server; fix the body at %s:%d, the headers or the path values first", resp.Status, r.plan.File, op.BodyPos.Line))
 	}
 	return resp, nil
 }
@@ -55,7 +56,11 @@ func (r *runner) gateMissingKey(op Operation) (string, *failure) {
 		if resp.Status/100 == 2 {
 			msg = fmt.Sprintf("a request without %s was accepted (%s): it ran with no key to protect its retries; the contract promises %s", r.c.Idempotency.Header, resp.Describe(), conflictText(want))
 		}
-		return "", failf("idempotency.conflicts.missing_key", "refuse requests without the header before any work, with status "+strconv.Itoa(want.Status)+" and code "+want.Code, "%s", msg)
+		f := failf("idempotency.conflicts.missing_key", "refuse requests without the header before any work, with status "+strconv.Itoa(want.Status)+" and code "+want.Code, "%s", msg)
+		if resp.Status/100 == 2 {
+			f.because(causeUnwrapped)
+		}
+		return "", f
 	}
 	r.cur.res.Reason = "answered " + conflictText(want)
 	return "", nil
@@ -112,14 +117,14 @@ func (r *runner) gateReplay(op Operation) (string, *failure) {
 	}
 	if ext := r.externalCalls(); ext != "" {
 		return "", failf("idempotency.stored_response", "on a completed key, replay the stored response instead of running the handler again",
-			"repeating the completed request made external calls again (%s): the handler ran again", ext)
+			"repeating the completed request made external calls again (%s): the handler ran again", ext).because(causeUnwrapped)
 	}
 	r.observe(before, after, ok, " the repeat")
 	fix := "store status and body bytes when the request completes, and write them back unchanged on a repeat with the same key"
 	switch {
 	case ok && after != before:
 		return "", failf("idempotency.stored_response", "on a completed key, replay the stored response instead of running the handler again",
-			"repeating the completed request caused a new effect (count %d -> %d): the handler ran again", before, after)
+			"repeating the completed request caused a new effect (count %d -> %d): the handler ran again", before, after).because(causeUnwrapped)
 	case again.Status != first.Status:
 		return "", failf("idempotency.stored_response", fix, "the repeat got status %d, the original %d", again.Status, first.Status)
 	case !again.SameBody(first):
@@ -199,11 +204,14 @@ func (r *runner) gateMismatch(op Operation) (string, *failure) {
 	}
 	if ext := r.externalCalls(); ext != "" {
 		return "", failf("idempotency.conflicts.payload_mismatch", "compare the fingerprint before any work and refuse a mismatch with "+conflictText(want),
-			"the same key with another body made external calls (%s): the mismatched request ran", ext)
+			"the same key with another body made external calls (%s): the mismatched request ran", ext).because(causeUnwrapped)
 	}
 	r.observe(before, after, ok, " the mismatched request")
 	fix := "store a fingerprint (sha256 of the body) with the claim and answer " + conflictText(want) + " when a key returns with another body"
 	if !r.matches(resp, want) {
+		if resp.Status/100 == 2 && !resp.sameValue(first) {
+			return "", failf("idempotency.conflicts.payload_mismatch", fix, "the same key with another body got %s, a new outcome: the mismatched request ran; the contract promises %s", resp.Describe(), conflictText(want)).because(causeUnwrapped)
+		}
 		if resp.Status == first.Status && resp.sameValue(first) {
 			return "", failf("idempotency.fingerprint", fix, "the same key with another body was answered with the first request's stored response (%s): the server does not compare the payload; the contract promises %s", resp.Describe(), conflictText(want))
 		}

@@ -49,7 +49,9 @@ type Plan struct {
 // output shows *** instead.
 type Header struct {
 	Name, Value string
-	Pos         contract.Pos
+	// Raw is the value as written, ${VAR} references unexpanded.
+	Raw string
+	Pos contract.Pos
 }
 
 // Operation is one endpoint under test.
@@ -91,7 +93,9 @@ const DefaultCrashSweep = 3
 
 // Server is how verify runs the server itself.
 type Server struct {
+	// Command has ${VAR} expanded; Shown is as written, for output.
 	Command        []string
+	Shown          []string
 	Pos            contract.Pos
 	ReadyMethod    string
 	ReadyPath      string
@@ -262,27 +266,32 @@ func (l *planLoader) headers(v *yaml.Node, what string) []Header {
 			l.errorf(k, "header names are letters, digits and -", "%s: %q is not a valid header name", what, k.Value)
 			continue
 		}
-		s := l.str(val, what+"."+k.Value)
-		expanded := varRef.ReplaceAllStringFunc(s, func(ref string) string {
-			name := varRef.FindStringSubmatch(ref)[1]
-			got := ""
-			if l.getenv != nil {
-				got = l.getenv(name)
-			}
-			if got == "" {
-				l.errorf(val, fmt.Sprintf("export %s=... before running verify (its value is never printed)", name), "%s.%s uses ${%s}, which is not set in the environment", what, k.Value, name)
-				return ""
-			}
-			l.plan.secrets = append(l.plan.secrets, got)
-			return got
-		})
+		expanded := l.expand(val, l.str(val, what+"."+k.Value), what+"."+k.Value)
 		if strings.ContainsAny(expanded, "\r\n\x00") {
 			l.errorf(val, "remove line breaks from the value", "%s.%s contains a line break", what, k.Value)
 			continue
 		}
-		out = append(out, Header{Name: k.Value, Value: expanded, Pos: pos(val)})
+		out = append(out, Header{Name: k.Value, Value: expanded, Raw: val.Value, Pos: pos(val)})
 	}
 	return out
+}
+
+// expand replaces ${VAR} in s from the environment; each value read is a
+// secret, masked in every output.
+func (l *planLoader) expand(val *yaml.Node, s, what string) string {
+	return varRef.ReplaceAllStringFunc(s, func(ref string) string {
+		name := varRef.FindStringSubmatch(ref)[1]
+		got := ""
+		if l.getenv != nil {
+			got = l.getenv(name)
+		}
+		if got == "" {
+			l.errorf(val, fmt.Sprintf("export %s=... before running verify (its value is never printed)", name), "%s uses ${%s}, which is not set in the environment", what, name)
+			return ""
+		}
+		l.plan.secrets = append(l.plan.secrets, got)
+		return got
+	})
 }
 
 func validToken(s string) bool {
@@ -513,8 +522,9 @@ func (l *planLoader) server(v *yaml.Node) *Server {
 				l.errorf(val, `write it as a list: ["./bin/api", "--addr", "{addr}"]`, "server.command must be a non-empty list of arguments")
 				continue
 			}
-			for _, a := range val.Content {
-				s.Command = append(s.Command, a.Value)
+			for i, a := range val.Content {
+				s.Shown = append(s.Shown, a.Value)
+				s.Command = append(s.Command, l.expand(a, a.Value, fmt.Sprintf("server.command[%d]", i)))
 			}
 			if !slices.ContainsFunc(s.Command, func(a string) bool { return strings.Contains(a, "{addr}") }) {
 				l.errorf(val, `pass the address verify chooses, e.g. "--addr", "{addr}"`, "server.command has no {addr}: verify cannot tell the server where to listen")

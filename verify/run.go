@@ -100,6 +100,9 @@ type Result struct {
 	Gates          []GateResult
 	Findings       []Finding
 	EffectsCounted bool
+	// Causes are failures that several gates of one operation share, said
+	// once, before the gates.
+	Causes []string
 	// Aborted is set when the server stopped answering mid-run: the
 	// results above are what was observed before.
 	Aborted error
@@ -141,6 +144,8 @@ type runner struct {
 	cur *gateState
 	// fills are the placeholder values drawn per key.
 	fills fills
+	// causes are the current operation's failures' causes, by gate.
+	causes []gateCause
 }
 
 type gateState struct {
@@ -194,7 +199,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			}
 			defer r.proc.kill()
 			r.base = "http://" + r.proc.addr
-			res.ServerCommand = o.Plan.Server.Command
+			res.ServerCommand = o.Plan.Server.Shown
 		}
 	}
 	r.base = strings.TrimRight(r.base, "/")
@@ -226,6 +231,8 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		if op.Effects != nil {
 			res.EffectsCounted = true
 		}
+		res.Causes = append(res.Causes, sharedCauses(op.Name, r.causes)...)
+		r.causes = nil
 	}
 	if !res.EffectsCounted && r.aborted == nil {
 		res.Findings = append(res.Findings, Finding{Finding: findings.Finding{
@@ -307,6 +314,9 @@ func (r *runner) runGate(gate string, op Operation) (GateResult, *Finding) {
 	g.Seconds = time.Since(r.cur.start).Seconds()
 	if g.Effects == "" {
 		g.Effects = "not observed: the plan has no effects for this operation"
+		if op.Effects != nil {
+			g.Effects = "not observed: the gate ended before it counted effects"
+		}
 	}
 	switch {
 	case r.aborted != nil && fail != nil && (errors.Is(r.aborted, ErrRunTimeout) || errors.Is(r.aborted, ErrInterrupted)):
@@ -317,6 +327,9 @@ func (r *runner) runGate(gate string, op Operation) (GateResult, *Finding) {
 		g.Result, g.Reason = "failed", r.red.String(fail.msg)
 		return g, nil
 	case fail != nil:
+		if fail.cause != "" {
+			r.causes = append(r.causes, gateCause{gate, fail.cause})
+		}
 		if fail.path == "" {
 			// A request that got no answer while the server still runs: the
 			// handler broke on it (a panic, a dropped connection).
@@ -343,6 +356,31 @@ func (r *runner) runGate(gate string, op Operation) (GateResult, *Finding) {
 	return g, nil
 }
 
+type gateCause struct{ gate, cause string }
+
+// sharedCauses says, for each cause two or more gates failed on, which
+// gates share it.
+func sharedCauses(op string, cs []gateCause) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, c := range cs {
+		if seen[c.cause] {
+			continue
+		}
+		seen[c.cause] = true
+		var gates []string
+		for _, d := range cs {
+			if d.cause == c.cause {
+				gates = append(gates, d.gate)
+			}
+		}
+		if len(gates) > 1 {
+			out = append(out, fmt.Sprintf("%s: %s (%s)", op, c.cause, strings.Join(gates, ", ")))
+		}
+	}
+	return out
+}
+
 // gatePaths is the contract value each gate checks, for findings that have
 // no more precise place.
 var gatePaths = map[string]string{
@@ -361,6 +399,19 @@ var gatePaths = map[string]string{
 type failure struct {
 	msg, path, fix string
 	err            error
+	// cause names a failure several gates can share (the plan's request is
+	// refused, the route is not wrapped), so the report says it once, first.
+	cause string
+}
+
+// Shared causes of failures.
+const (
+	causeUnwrapped = "the route does not look wrapped by idempotency at all: these gates failed as an unprotected handler does (a keyless request accepted, a repeat or a concurrent copy run again, another body run under a used key); wrap the route with the idempotency middleware first, then run verify again"
+)
+
+func (f *failure) because(cause string) *failure {
+	f.cause = cause
+	return f
 }
 
 func failf(path, fix, format string, args ...any) *failure {
@@ -424,7 +475,11 @@ func (r *runner) headers(who principal) []sentHeader {
 	}
 	out := make([]sentHeader, 0, len(hs)+2)
 	for _, h := range hs {
-		out = append(out, sentHeader{Name: h.Name, Value: h.Value, Secret: true})
+		sh := sentHeader{Name: h.Name, Value: h.Value, Secret: true}
+		if varRef.MatchString(h.Raw) {
+			sh.Shown = h.Raw
+		}
+		out = append(out, sh)
 	}
 	return out
 }
@@ -441,7 +496,7 @@ func (r *runner) opRequest(op Operation, key string, body []byte, who principal)
 	}
 	hs := r.headers(who)
 	for i := range hs {
-		hs[i].Value = rep.Replace(hs[i].Value)
+		hs[i].Value, hs[i].Shown = rep.Replace(hs[i].Value), rep.Replace(hs[i].Shown)
 	}
 	req := Request{Method: op.Endpoint.Method, URL: r.base + fillTarget(op.Endpoint.Path, vals, ""), Headers: hs, Body: body}
 	if key != "" {
