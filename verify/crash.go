@@ -335,6 +335,6 @@ func (r *runner) gateRestartReplay(op Operation) (string, *failure) {
 		// whether the key was remembered at all.
 		return "", failf("idempotency.stored_response", fix, "after a restart, the repeat got %s, not the stored response (%d %s)", again.Describe(), first.Status, clip(first.Body))
 	}
-	r.cur.res.Reason = "the stored response survived a restart, byte for byte"
+	r.cur.res.Reason = "the stored response survived a restart"
 	return "", nil
 }
