@@ -51,10 +51,8 @@ func callKillPoints(op Operation) []killPoint {
 
 func (r *runner) gateCrash(op Operation) (string, *failure) {
 	switch {
-	case r.proc == nil:
-		return "the plan has no server: section, so verify cannot kill and restart the server", nil
-	case r.o.BaseURL != "":
-		return "--base-url was given, so verify did not start the server and cannot kill it", nil
+	case r.restartSkip() != "":
+		return r.restartSkip(), nil
 	case !canKillGroups:
 		return "this system has no process groups to kill the server with", nil
 	}
@@ -286,21 +284,25 @@ func (r *runner) retryAfterCrash(op Operation, req Request, kp killPoint) (Respo
 	}
 }
 
+// restartSkip says why verify cannot kill and restart the server, or "".
+func (r *runner) restartSkip() string {
+	switch {
+	case r.proc == nil:
+		return "the plan has no server: section, so verify cannot kill and restart the server"
+	case r.o.BaseURL != "":
+		return "--base-url was given, so verify did not start the server and cannot kill it"
+	}
+	return ""
+}
+
 // gateRestartReplay completes a request, kills and restarts the server,
 // and replays: a store that lives in the process's memory forgets the key.
 func (r *runner) gateRestartReplay(op Operation) (string, *failure) {
-	switch {
-	case r.proc == nil:
-		return "the plan has no server: section, so verify cannot restart the server", nil
-	case r.o.BaseURL != "":
-		return "--base-url was given, so verify did not start the server and cannot restart it", nil
+	if skip := r.restartSkip(); skip != "" {
+		return skip, nil
 	}
 	key := newKey(r.keyLen())
-	first, f := r.original(op, key, primary)
-	if f != nil {
-		return "", f
-	}
-	before, ok, f := r.settledCount(op, key, primary)
+	first, before, ok, f := r.completed(op, key)
 	if f != nil {
 		return "", f
 	}

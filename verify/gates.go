@@ -41,6 +41,17 @@ func (r *runner) original(op Operation, key string, who principal) (Response, *f
 	return resp, nil
 }
 
+// completed sends the original request with key and reads its settled
+// effect count: the starting point of every gate that repeats a request.
+func (r *runner) completed(op Operation, key string) (Response, int, bool, *failure) {
+	first, f := r.original(op, key, primary)
+	if f != nil {
+		return first, 0, false, f
+	}
+	before, ok, f := r.settledCount(op, key, primary)
+	return first, before, ok, f
+}
+
 func (r *runner) gateMissingKey(op Operation) (string, *failure) {
 	if op.Endpoint.Key != contract.KeyRequired {
 		return "the endpoint has key: " + string(op.Endpoint.Key) + "; a request without a key is allowed", nil
@@ -98,11 +109,7 @@ func (r *runner) gateKeyTooLong(op Operation) (string, *failure) {
 
 func (r *runner) gateReplay(op Operation) (string, *failure) {
 	key := newKey(r.keyLen())
-	first, f := r.original(op, key, primary)
-	if f != nil {
-		return "", f
-	}
-	before, ok, f := r.settledCount(op, key, primary)
+	first, before, ok, f := r.completed(op, key)
 	if f != nil {
 		return "", f
 	}
@@ -185,11 +192,7 @@ func (r *runner) gateMismatch(op Operation) (string, *failure) {
 	}
 	want := r.c.Idempotency.Conflicts.PayloadMismatch
 	key := newKey(r.keyLen())
-	first, f := r.original(op, key, primary)
-	if f != nil {
-		return "", f
-	}
-	before, ok, f := r.settledCount(op, key, primary)
+	first, before, ok, f := r.completed(op, key)
 	if f != nil {
 		return "", f
 	}
@@ -229,11 +232,7 @@ func (r *runner) gateScope(op Operation) (string, *failure) {
 		return "the plan has no other_principal, so there is no second caller to test the key's scope with", nil
 	}
 	key := newKey(r.keyLen())
-	first, f := r.original(op, key, primary)
-	if f != nil {
-		return "", f
-	}
-	before, ok, f := r.settledCount(op, key, primary)
+	first, before, ok, f := r.completed(op, key)
 	if f != nil {
 		return "", f
 	}
