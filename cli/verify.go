@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -30,12 +31,13 @@ type verifyOptions struct {
 	Format      string
 	ServerLog   bool
 	CrashTrials int
+	Timeout     time.Duration
 }
 
 func newVerifyCmd(sys *IO, runF func(context.Context, *verifyOptions) error) *cobra.Command {
 	opts := &verifyOptions{IO: sys}
 	cmd := &cobra.Command{
-		Use:   "verify [-c FILE] [--plan FILE] [--base-url URL] [--only GATE,...] [--concurrency N] [--yes] [--dry-run] [--format FORMAT]",
+		Use:   "verify [-c FILE] [--plan FILE] [--base-url URL] [--only GATE,...] [--concurrency N] [--timeout D] [--yes] [--dry-run] [--format FORMAT]",
 		Short: "Prove a running API keeps the contract: concurrency, replay, mismatch, scope and crash-recovery gates",
 		Long: `Send real requests to a running API and check, gate by gate, that it keeps
 the contract's idempotency promises (see docs/verify.md and
@@ -74,6 +76,9 @@ printed).`,
 					return usageErrorf("--only: unknown gate %q; %s", g, hint)
 				}
 			}
+			if opts.Timeout <= 0 {
+				return usageErrorf("--timeout must be positive, e.g. 15m")
+			}
 			if opts.Concurrency != 0 && (opts.Concurrency < 2 || opts.Concurrency > verify.MaxConcurrency) {
 				return usageErrorf("--concurrency must be from 2 to %d", verify.MaxConcurrency)
 			}
@@ -90,6 +95,7 @@ printed).`,
 	f.BoolVar(&opts.DryRun, "dry-run", false, "print every request verify would send, as curl commands, and send none")
 	f.StringVar(&opts.Format, "format", "text", "output `FORMAT`: "+strings.Join(verify.Formats, ", "))
 	f.BoolVar(&opts.ServerLog, "server-output", false, "copy the output of the server verify starts to stderr")
+	f.DurationVar(&opts.Timeout, "timeout", verify.DefaultTimeout, "bound the whole run; gates not finished by then are reported as not finished, and the run exits 2")
 	f.IntVar(&opts.CrashTrials, "crash-trials", 1, "crash trials per external call and kill point (before and after the stub answers)")
 	_ = cmd.RegisterFlagCompletionFunc("format", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return verify.Formats, cobra.ShellCompDirectiveNoFileComp
@@ -130,7 +136,7 @@ func runVerify(ctx context.Context, opts *verifyOptions) error {
 		}
 		only = append(only, g)
 	}
-	vo := verify.Options{Contract: c, Plan: plan, BaseURL: opts.BaseURL, Only: only, Concurrency: opts.Concurrency, Yes: opts.Yes, CrashTrials: opts.CrashTrials}
+	vo := verify.Options{Contract: c, Plan: plan, BaseURL: opts.BaseURL, Only: only, Concurrency: opts.Concurrency, Yes: opts.Yes, CrashTrials: opts.CrashTrials, Timeout: opts.Timeout}
 	if opts.DryRun {
 		for _, l := range verify.DryRun(vo) {
 			fmt.Fprintln(sys.Out, l)

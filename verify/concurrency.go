@@ -3,6 +3,7 @@ package verify
 import (
 	"bufio"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -18,8 +19,32 @@ import (
 
 // conn is one warm connection of the concurrency gate.
 type conn struct {
-	c  net.Conn
-	br *bufio.Reader
+	c     net.Conn
+	br    *bufio.Reader
+	quota *quotaReader
+}
+
+// quotaReader fails once n bytes were read (n < 0: no limit). It bounds a
+// response's head: http.ReadResponse itself reads headers without limit.
+type quotaReader struct {
+	r io.Reader
+	n int64
+}
+
+var errHeaderTooLarge = errors.New("the response's status line and headers exceed 1 MiB")
+
+func (q *quotaReader) Read(p []byte) (int, error) {
+	if q.n == 0 {
+		return 0, errHeaderTooLarge
+	}
+	if q.n > 0 && int64(len(p)) > q.n {
+		p = p[:q.n]
+	}
+	n, err := q.r.Read(p)
+	if q.n > 0 {
+		q.n -= int64(n)
+	}
+	return n, err
 }
 
 func (r *runner) dial(u *url.URL) (*conn, error) {
@@ -42,7 +67,12 @@ func (r *runner) dial(u *url.URL) (*conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &conn{c: c, br: bufio.NewReader(c)}, nil
+	return newConn(c), nil
+}
+
+func newConn(c net.Conn) *conn {
+	q := &quotaReader{r: c, n: -1}
+	return &conn{c: c, br: bufio.NewReader(q), quota: q}
 }
 
 // roundTrip writes raw request bytes and reads one response.
@@ -54,13 +84,15 @@ func (c *conn) roundTrip(raw []byte, timeout time.Duration, started *time.Time) 
 	if _, err := c.c.Write(raw); err != nil {
 		return Response{Err: err}
 	}
+	c.quota.n = maxHeader
 	resp, err := http.ReadResponse(c.br, nil)
+	c.quota.n = -1
 	if err != nil {
 		return Response{Err: err}
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
-	out := Response{Status: resp.StatusCode, Header: resp.Header, Body: body, Err: err}
+	body, n, sum, err := readBody(resp.Body)
+	out := Response{Status: resp.StatusCode, Header: resp.Header, Body: body, BodyLen: n, BodySum: sum, Err: err}
 	if resp.Close {
 		out.Header = out.Header.Clone()
 		if out.Header == nil {
@@ -232,7 +264,7 @@ func (r *runner) concurrencyRound(op Operation) (string, *failure) {
 	}
 	ms := float64(spread.Microseconds()) / 1000
 	r.cur.res.SpreadMS = &ms
-	after, _, f := r.count(op, key, primary)
+	after, _, f := r.settledCount(op, key, primary)
 	if f != nil {
 		return "", f
 	}
@@ -250,7 +282,7 @@ func (r *runner) concurrencyRound(op Operation) (string, *failure) {
 		case resp.Status/100 == 2:
 			dup := false
 			for _, o := range outcomes {
-				if o.Status == resp.Status && sameJSON(o.Body, resp.Body) {
+				if o.Status == resp.Status && o.sameValue(resp) {
 					dup = true
 					break
 				}
@@ -285,11 +317,11 @@ func (r *runner) concurrencyRound(op Operation) (string, *failure) {
 	claimFix := "claim the key with one atomic statement the store arbitrates (a unique constraint on (account, key) and INSERT ... ON CONFLICT DO NOTHING), before any work"
 	switch {
 	case ok && after-before > 1:
-		return "", failf("idempotency.claim.mechanism", claimFix, "%d identical requests with one key made %d effects, not 1 (%s): more than one request won the claim", n, after-before, summary)
+		return "", failf("idempotency.claim.mechanism", claimFix, "%d identical requests with one key made %d effects, not 1 (%s): more than one request won the claim", n, after-before, summary).because(causeUnwrapped)
 	case len(extCalls) > 0:
 		return "", failf("idempotency.claim.mechanism", claimFix, "%d identical requests with one key made external calls more than once: %s (%s): a duplicate charge even if the API's own count looks right", n, strings.Join(extCalls, ", "), summary)
 	case len(outcomes) > 1:
-		return "", failf("idempotency.claim.mechanism", claimFix, "%d identical requests with one key got %d different successful outcomes (%s): the request ran more than once", n, len(outcomes), summary)
+		return "", failf("idempotency.claim.mechanism", claimFix, "%d identical requests with one key got %d different successful outcomes (%s): the request ran more than once", n, len(outcomes), summary).because(causeUnwrapped)
 	case len(odd) > 0:
 		want := "the original outcome or its replay"
 		if conflictOK {

@@ -72,15 +72,26 @@ func DryRun(o Options) []string {
 				}
 			case GateCrashRecovery:
 				if o.Plan.Server != nil && o.BaseURL == "" {
-					for _, call := range op.Endpoint.ExternalCalls {
-						for _, when := range []string{"before", "after"} {
-							k := newKey(r.keyLen())
-							reqs = append(reqs, send(k, op.Body, primary),
-								fmt.Sprintf("# SIGKILL the server's process group when the stub receives %s, %s it answers; restart; retry:", call, when),
-								send(k, op.Body, primary))
-							reqs = append(reqs, countReq(k, primary)...)
-						}
+					points := callKillPoints(op)
+					for _, d := range o.Plan.Crash.Delays {
+						points = append(points, killPoint{delay: d})
 					}
+					for _, kp := range points {
+						k := newKey(r.keyLen())
+						reqs = append(reqs, send(k, op.Body, primary),
+							fmt.Sprintf("# SIGKILL the server's process group %s; restart; retry:", kp),
+							send(k, op.Body, primary))
+						reqs = append(reqs, countReq(k, primary)...)
+					}
+					if len(o.Plan.Crash.Delays) == 0 && o.Plan.Crash.Sweep > 0 {
+						reqs = append(reqs, fmt.Sprintf("# then %d kills spread over a measured request's duration, each with a fresh key, restart and retry as above", o.Plan.Crash.Sweep))
+					}
+				}
+			case GateRestartReplay:
+				if o.Plan.Server != nil && o.BaseURL == "" {
+					reqs = append(append(reqs, send(key, op.Body, primary)), countReq(key, primary)...)
+					reqs = append(reqs, "# SIGKILL the server's process group once the request completed; restart; replay:", send(key, op.Body, primary))
+					reqs = append(reqs, countReq(key, primary)...)
 				}
 			}
 			if len(reqs) == 0 {

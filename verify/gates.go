@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/retryspec/retryspec/contract"
 )
@@ -21,6 +20,9 @@ func (r *runner) observe(before, after int, ok bool, what string) {
 		return
 	}
 	r.cur.res.Effects = fmt.Sprintf("observed: %d before, %d after%s", before, after, what)
+	if n := r.cur.settleNotes; len(n) > 0 {
+		r.cur.res.Effects += " (the count moved while settling, judged on the later reading: " + strings.Join(n, "; ") + ")"
+	}
 }
 
 // original sends the operation's request with a fresh key and insists that
@@ -31,11 +33,23 @@ func (r *runner) original(op Operation, key string, who principal) (Response, *f
 		return resp, &failure{msg: resp.Describe(), err: errUnresponsive}
 	}
 	if resp.Status/100 != 2 {
-		return resp, failf(r.epPath(op, "operation"),
+		f := failf(r.epPath(op, "operation"),
 			fmt.Sprintf("make the plan's request valid for this server (the body at %s:%d, headers, path values)", r.plan.File, op.BodyPos.Line),
 			"the plan's request itself did not succeed (%s), so the gate has no original outcome to compare with", resp.Describe())
+		return resp, f.because(fmt.Sprintf("the plan's request itself is refused (status %d), so no gate that compares with its outcome can judge the server; fix the body at %s:%d, the headers or the path values first", resp.Status, r.plan.File, op.BodyPos.Line))
 	}
 	return resp, nil
+}
+
+// completed sends the original request with key and reads its settled
+// effect count: the starting point of every gate that repeats a request.
+func (r *runner) completed(op Operation, key string) (Response, int, bool, *failure) {
+	first, f := r.original(op, key, primary)
+	if f != nil {
+		return first, 0, false, f
+	}
+	before, ok, f := r.settledCount(op, key, primary)
+	return first, before, ok, f
 }
 
 func (r *runner) gateMissingKey(op Operation) (string, *failure) {
@@ -53,7 +67,11 @@ func (r *runner) gateMissingKey(op Operation) (string, *failure) {
 		if resp.Status/100 == 2 {
 			msg = fmt.Sprintf("a request without %s was accepted (%s): it ran with no key to protect its retries; the contract promises %s", r.c.Idempotency.Header, resp.Describe(), conflictText(want))
 		}
-		return "", failf("idempotency.conflicts.missing_key", "refuse requests without the header before any work, with status "+strconv.Itoa(want.Status)+" and code "+want.Code, "%s", msg)
+		f := failf("idempotency.conflicts.missing_key", "refuse requests without the header before any work, with status "+strconv.Itoa(want.Status)+" and code "+want.Code, "%s", msg)
+		if resp.Status/100 == 2 {
+			f.because(causeUnwrapped)
+		}
+		return "", f
 	}
 	r.cur.res.Reason = "answered " + conflictText(want)
 	return "", nil
@@ -73,7 +91,7 @@ func (r *runner) gateKeyTooLong(op Operation) (string, *failure) {
 	if resp.Err != nil {
 		return "", &failure{msg: resp.Describe(), err: errUnresponsive}
 	}
-	after, _, f := r.count(op, key, primary)
+	after, _, f := r.settledCount(op, key, primary)
 	if f != nil {
 		return "", f
 	}
@@ -91,11 +109,7 @@ func (r *runner) gateKeyTooLong(op Operation) (string, *failure) {
 
 func (r *runner) gateReplay(op Operation) (string, *failure) {
 	key := newKey(r.keyLen())
-	first, f := r.original(op, key, primary)
-	if f != nil {
-		return "", f
-	}
-	before, ok, f := r.count(op, key, primary)
+	first, before, ok, f := r.completed(op, key)
 	if f != nil {
 		return "", f
 	}
@@ -104,23 +118,23 @@ func (r *runner) gateReplay(op Operation) (string, *failure) {
 	if again.Err != nil {
 		return "", &failure{msg: again.Describe(), err: errUnresponsive}
 	}
-	if ext := r.externalCalls(); ext != "" {
-		return "", failf("idempotency.stored_response", "on a completed key, replay the stored response instead of running the handler again",
-			"repeating the completed request made external calls again (%s): the handler ran again", ext)
-	}
-	after, _, f := r.count(op, key, primary)
+	after, _, f := r.settledCount(op, key, primary)
 	if f != nil {
 		return "", f
+	}
+	if ext := r.externalCalls(); ext != "" {
+		return "", failf("idempotency.stored_response", "on a completed key, replay the stored response instead of running the handler again",
+			"repeating the completed request made external calls again (%s): the handler ran again", ext).because(causeUnwrapped)
 	}
 	r.observe(before, after, ok, " the repeat")
 	fix := "store status and body bytes when the request completes, and write them back unchanged on a repeat with the same key"
 	switch {
 	case ok && after != before:
 		return "", failf("idempotency.stored_response", "on a completed key, replay the stored response instead of running the handler again",
-			"repeating the completed request caused a new effect (count %d -> %d): the handler ran again", before, after)
+			"repeating the completed request caused a new effect (count %d -> %d): the handler ran again", before, after).because(causeUnwrapped)
 	case again.Status != first.Status:
 		return "", failf("idempotency.stored_response", fix, "the repeat got status %d, the original %d", again.Status, first.Status)
-	case string(again.Body) != string(first.Body):
+	case !again.SameBody(first):
 		return "", failf("idempotency.stored_response", fix, "the repeat's body is not byte-identical to the original's (stored_response: %s):\n  original: %s\n  replay:   %s",
 			r.c.Idempotency.StoredResponse, clip(first.Body), clip(again.Body))
 	}
@@ -178,11 +192,7 @@ func (r *runner) gateMismatch(op Operation) (string, *failure) {
 	}
 	want := r.c.Idempotency.Conflicts.PayloadMismatch
 	key := newKey(r.keyLen())
-	first, f := r.original(op, key, primary)
-	if f != nil {
-		return "", f
-	}
-	before, ok, f := r.count(op, key, primary)
+	first, before, ok, f := r.completed(op, key)
 	if f != nil {
 		return "", f
 	}
@@ -191,18 +201,21 @@ func (r *runner) gateMismatch(op Operation) (string, *failure) {
 	if resp.Err != nil {
 		return "", &failure{msg: resp.Describe(), err: errUnresponsive}
 	}
-	if ext := r.externalCalls(); ext != "" {
-		return "", failf("idempotency.conflicts.payload_mismatch", "compare the fingerprint before any work and refuse a mismatch with "+conflictText(want),
-			"the same key with another body made external calls (%s): the mismatched request ran", ext)
-	}
-	after, _, f := r.count(op, key, primary)
+	after, _, f := r.settledCount(op, key, primary)
 	if f != nil {
 		return "", f
+	}
+	if ext := r.externalCalls(); ext != "" {
+		return "", failf("idempotency.conflicts.payload_mismatch", "compare the fingerprint before any work and refuse a mismatch with "+conflictText(want),
+			"the same key with another body made external calls (%s): the mismatched request ran", ext).because(causeUnwrapped)
 	}
 	r.observe(before, after, ok, " the mismatched request")
 	fix := "store a fingerprint (sha256 of the body) with the claim and answer " + conflictText(want) + " when a key returns with another body"
 	if !r.matches(resp, want) {
-		if resp.Status == first.Status && sameJSON(resp.Body, first.Body) {
+		if resp.Status/100 == 2 && !resp.sameValue(first) {
+			return "", failf("idempotency.conflicts.payload_mismatch", fix, "the same key with another body got %s, a new outcome: the mismatched request ran; the contract promises %s", resp.Describe(), conflictText(want)).because(causeUnwrapped)
+		}
+		if resp.Status == first.Status && resp.sameValue(first) {
 			return "", failf("idempotency.fingerprint", fix, "the same key with another body was answered with the first request's stored response (%s): the server does not compare the payload; the contract promises %s", resp.Describe(), conflictText(want))
 		}
 		return "", failf("idempotency.conflicts.payload_mismatch", fix, "the same key with another body got %s; the contract promises %s", resp.Describe(), conflictText(want))
@@ -219,11 +232,7 @@ func (r *runner) gateScope(op Operation) (string, *failure) {
 		return "the plan has no other_principal, so there is no second caller to test the key's scope with", nil
 	}
 	key := newKey(r.keyLen())
-	first, f := r.original(op, key, primary)
-	if f != nil {
-		return "", f
-	}
-	before, ok, f := r.count(op, key, primary)
+	first, before, ok, f := r.completed(op, key)
 	if f != nil {
 		return "", f
 	}
@@ -235,7 +244,7 @@ func (r *runner) gateScope(op Operation) (string, *failure) {
 	if resp.Err != nil {
 		return "", &failure{msg: resp.Describe(), err: errUnresponsive}
 	}
-	after, _, f := r.count(op, key, primary)
+	after, _, f := r.settledCount(op, key, primary)
 	if f != nil {
 		return "", f
 	}
@@ -245,7 +254,7 @@ func (r *runner) gateScope(op Operation) (string, *failure) {
 	}
 	r.observe(before, after, ok, fmt.Sprintf(" for the first caller; %d before, %d after for the other", otherBefore, otherAfter))
 	if r.c.Idempotency.Scope == contract.ScopeGlobal {
-		isReplay := resp.Status == first.Status && sameJSON(resp.Body, first.Body)
+		isReplay := resp.Status == first.Status && resp.sameValue(first)
 		if !isReplay && resp.Status/100 != 4 {
 			return "", failf("idempotency.scope", "look keys up by the key alone, as scope: global promises, or change the contract to scope: account",
 				"with scope: global, the same key from another caller got %s, neither a conflict nor a replay", resp.Describe())
@@ -260,136 +269,38 @@ func (r *runner) gateScope(op Operation) (string, *failure) {
 	if resp.Status/100 != 2 {
 		return "", failf("idempotency.scope", fix, "with scope: account, another caller's first use of a key got %s; its key should be its own", resp.Describe())
 	}
-	if string(resp.Body) == string(first.Body) || (resp.Header.Get(r.c.Idempotency.ReplayHeader) != "" && r.c.Idempotency.ReplayHeader != "") {
-		return "", failf("idempotency.scope", fix, "with scope: account, another caller using the same key got the first caller's stored response (%s): one account's answer leaked to another and its own request never ran", resp.Describe())
-	}
-	if ok && (otherAfter-otherBefore != 1 || after != before) {
-		return "", failf("idempotency.scope", fix, "with scope: account, the other caller's request should make one effect of its own: other caller %d -> %d, first caller %d -> %d", otherBefore, otherAfter, before, after)
-	}
-	r.cur.res.Reason = "the other caller got its own outcome"
-	return "", nil
-}
-
-func (r *runner) gateCrash(op Operation) (string, *failure) {
-	switch {
-	case r.proc == nil:
-		return "the plan has no server: section, so verify cannot kill and restart the server", nil
-	case r.o.BaseURL != "":
-		return "--base-url was given, so verify did not start the server and cannot kill it", nil
-	case len(op.Endpoint.ExternalCalls) == 0:
-		return "the endpoint has no external_calls in the contract", nil
-	case !canKillGroups:
-		return "this system has no process groups to kill the server with", nil
-	}
-	trials := max(1, r.o.CrashTrials)
-	var notes []string
-	for _, call := range op.Endpoint.ExternalCalls {
-		for _, after := range []bool{false, true} {
-			for range trials {
-				note, f := r.crashTrial(op, call, after)
-				if f != nil {
-					return "", f
-				}
-				notes = append(notes, note)
-			}
+	if ok {
+		// Effects decide: the other caller's own count moved by one and the
+		// first's did not, whatever the bodies look like (a 204, a constant body).
+		if otherAfter-otherBefore == 1 && after == before {
+			r.cur.res.Reason = "the other caller's request made one effect of its own"
+			return "", nil
 		}
-	}
-	r.cur.res.Reason = fmt.Sprintf("%d crash trials recovered: %s", len(notes), strings.Join(notes, "; "))
-	if op.Effects != nil {
-		r.cur.res.Effects = fmt.Sprintf("observed: 1 after each of the %d trials", len(notes))
-	}
-	return "", nil
-}
-
-func (r *runner) crashTrial(op Operation, call string, afterAnswer bool) (string, *failure) {
-	when := "before the stub answered"
-	if afterAnswer {
-		when = "after the stub answered"
-	}
-	path := r.epPath(op, "external_calls")
-	fix := "record a recovery point and the downstream Idempotency-Key for each external call before making it; on retry, resume from the last recovery point and reuse that key; take over a claim whose owner died"
-	key := newKey(r.keyLen())
-	r.stub.reset()
-	t := &trap{call: call, afterAnswer: afterAnswer, kill: r.proc.kill, fired: make(chan struct{})}
-	r.stub.arm(t)
-	req := r.opRequest(op, key, op.Body, primary)
-	resp := r.send(req, true)
-	select {
-	case <-t.fired:
-	case <-time.After(r.plan.RequestTimeout):
-		r.stub.arm(nil)
-		if resp.Err != nil {
-			return "", failf(path, fix, "the server failed before it called %s: %s", call, resp.Describe())
+		what := "the other caller's request should make one effect of its own"
+		if otherAfter == otherBefore && resp.SameBody(first) {
+			what = "another caller using the same key got the first caller's stored response and made no effect: one account's answer leaked to another and its own request never ran"
 		}
-		return "", failf(path, "make the endpoint call each external service through RETRYSPEC_EXTERNAL_URL/<call name>",
-			"the request completed (%s) without calling %s at RETRYSPEC_EXTERNAL_URL/%s, so the crash could not be placed; the contract lists it in external_calls", resp.Describe(), call, call)
+		return "", failf("idempotency.scope", fix, "with scope: account, %s: other caller %d -> %d, first caller %d -> %d", what, otherBefore, otherAfter, before, after)
 	}
-	r.client.CloseIdleConnections()
-	if err := r.proc.start(r.ctx); err != nil {
-		return "", failf(path, "make the server start cleanly on a store left by a killed process", "after being killed %s at %s, the server did not restart: %v", when, call, err)
+	replayed := r.c.Idempotency.ReplayHeader != "" && resp.Header.Get(r.c.Idempotency.ReplayHeader) != ""
+	if replayed {
+		return "", failf("idempotency.scope", fix, "with scope: account, another caller's first use of a key was answered as a replay (%s: %s): one account's answer leaked to another", r.c.Idempotency.ReplayHeader, resp.Header.Get(r.c.Idempotency.ReplayHeader))
 	}
-	var lockTimeout time.Duration
-	if r.c.Idempotency.InFlight != nil {
-		lockTimeout = r.c.Idempotency.InFlight.LockTimeout.D
+	if !resp.SameBody(first) {
+		r.cur.res.Reason = "the other caller got an outcome of its own (judged by the body: the plan counts no effects)"
+		return "", nil
 	}
-	deadline := time.Now().Add(lockTimeout + 30*time.Second)
-	var last Response
-	conflicts := 0
-	delay := 50 * time.Millisecond
-	for attempt := 0; ; attempt++ {
-		last = r.do(req)
-		if attempt == 0 {
-			r.cur.res.Requests++
-			r.cur.repro = append(r.cur.repro, "# after restart, the retry:", r.red.String(req.Curl()))
-		} else {
-			r.cur.res.Requests++
-		}
-		if last.Err == nil && last.Status/100 == 2 {
-			break
-		}
-		inFlight := r.c.Idempotency.InFlight != nil && r.matches(last, r.c.Idempotency.Conflicts.InFlight)
-		if last.Err == nil && !inFlight && last.Status != 429 && last.Status != 503 {
-			return "", failf(path, fix, "killed %s at %s, restarted; the retry with the same key got %s instead of completing", when, call, last.Describe())
-		}
-		if inFlight {
-			conflicts++
-		}
-		wait := delay
-		if ra, err := strconv.Atoi(last.headerOr("Retry-After")); err == nil && ra >= 0 {
-			wait = time.Duration(ra) * time.Second
-		}
-		delay = min(delay*2, time.Second)
-		if remaining := time.Until(deadline); remaining <= 0 || attempt >= 10000 {
-			return "", failf(r.epPath(op, "recovery_points"), "take over a claim whose lock is older than lock_timeout (in_flight.takeover) and resume from its recovery point",
-				"killed %s at %s, restarted; the retry did not complete within lock_timeout + 30s (%s); last answer: %s", when, call, lockTimeout+30*time.Second, last.Describe())
-		} else if wait > remaining {
-			wait = remaining
-		}
-		select {
-		case <-time.After(wait):
-		case <-r.ctx.Done():
-			return "", &failure{msg: "interrupted", err: r.ctx.Err()}
-		}
+	// Same bytes: a leak, or a body that is the same for every request (a
+	// 204, {"status": "ok"}). A fresh key from the first caller tells which.
+	fresh := r.send(r.opRequest(op, newKey(r.keyLen()), op.Body, primary), false)
+	if fresh.Err != nil {
+		return "", &failure{msg: fresh.Describe(), err: errUnresponsive}
 	}
-	if n, ok, f := r.count(op, key, primary); f != nil {
-		return "", f
-	} else if ok {
-		r.cur.res.Effects = fmt.Sprintf("observed: %d after the trial killed %s at %s", n, when, call)
-		if n != 1 {
-			return "", failf(r.epPath(op, "recovery_points"), fix, "killed %s at %s, restarted and retried: the request made %d effects, not 1 (the work ran again instead of resuming from its recovery point)", when, call, n)
-		}
+	if fresh.Status == first.Status && fresh.SameBody(first) {
+		r.cur.res.Effects = "not observed: the plan has no effects for this operation"
+		return "cannot tell: the endpoint answers every request with the same body, so a response cannot show whose request ran; add effects to the plan for this operation to judge the scope", nil
 	}
-	applied, calls := r.stub.effects()
-	var wrong []string
-	for _, c := range op.Endpoint.ExternalCalls {
-		if applied[c] != 1 {
-			wrong = append(wrong, fmt.Sprintf("%s took effect %d times (%d requests)", c, applied[c], calls[c]))
-		}
-	}
-	if len(wrong) > 0 {
-		return "", failf(path, fix, "killed %s at %s, restarted and retried: %s; each external call must take effect exactly once (a repeat must reuse its downstream Idempotency-Key)", when, call, strings.Join(wrong, ", "))
-	}
-	return fmt.Sprintf("%s %s (%d in-flight answers waited out)", call, strings.TrimSuffix(when, " answered"), conflicts), nil
+	return "", failf("idempotency.scope", fix, "with scope: account, another caller using the same key got the first caller's stored response (%s), while a fresh key gets a body of its own: one account's answer leaked to another and its own request never ran", resp.Describe())
 }
 
 func (resp Response) headerOr(name string) string {

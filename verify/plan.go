@@ -34,8 +34,13 @@ type Plan struct {
 	ConcurrencyPos contract.Pos
 	// RequestTimeout bounds every single request (extension: request_timeout).
 	RequestTimeout time.Duration
-	Operations     []Operation
-	Server         *Server
+	// Settle is how long after a request its effects are counted again
+	// (a server may apply effects after it answers); the later count is judged.
+	Settle     time.Duration
+	Operations []Operation
+	Server     *Server
+	// Crash tunes the crash gate's kill points and stub.
+	Crash Crash
 	// secrets are the values read from ${VAR}: never printed.
 	secrets []string
 }
@@ -44,7 +49,9 @@ type Plan struct {
 // output shows *** instead.
 type Header struct {
 	Name, Value string
-	Pos         contract.Pos
+	// Raw is the value as written, ${VAR} references unexpanded.
+	Raw string
+	Pos contract.Pos
 }
 
 // Operation is one endpoint under test.
@@ -69,9 +76,26 @@ type Effects struct {
 	Pos    contract.Pos
 }
 
+// Crash is the plan's crash: section.
+type Crash struct {
+	// Delays kill the server this long after a request is sent (the
+	// handler's own writes); without them, Sweep points spread over a
+	// measured request's duration.
+	Delays []time.Duration
+	Sweep  int
+	// Unkeyed: the external provider has no idempotency keys, so the stub
+	// counts every request as an effect (provider_keys: false).
+	Unkeyed bool
+}
+
+// DefaultCrashSweep is the number of delay kill points without crash.delays.
+const DefaultCrashSweep = 3
+
 // Server is how verify runs the server itself.
 type Server struct {
+	// Command has ${VAR} expanded; Shown is as written, for output.
 	Command        []string
+	Shown          []string
 	Pos            contract.Pos
 	ReadyMethod    string
 	ReadyPath      string
@@ -120,7 +144,7 @@ func LoadPlan(path string, c *contract.Contract, getenv func(string) string) (*P
 
 // ParsePlan is LoadPlan on content already read.
 func ParsePlan(file string, data []byte, c *contract.Contract, getenv func(string) string) (*Plan, error) {
-	l := &planLoader{file: file, src: data, getenv: getenv, plan: &Plan{File: file, Source: data, Concurrency: 16, RequestTimeout: 10 * time.Second}}
+	l := &planLoader{file: file, src: data, getenv: getenv, plan: &Plan{File: file, Source: data, Concurrency: 16, RequestTimeout: 10 * time.Second, Settle: DefaultSettle, Crash: Crash{Sweep: DefaultCrashSweep}}}
 	if len(data) > 1<<20 {
 		l.errorf(nil, "a plan is a few dozen lines; pass the right file with --plan", "plan is larger than 1 MiB")
 		return nil, l.err()
@@ -149,7 +173,10 @@ func (l *planLoader) err() error {
 	return &contract.LoadError{File: l.file, Source: l.src, Diagnostics: l.diags}
 }
 
-var planKeys = []string{"base_url", "headers", "other_principal", "concurrency", "request_timeout", "operations", "server"}
+var planKeys = []string{"base_url", "headers", "other_principal", "concurrency", "request_timeout", "settle", "operations", "server", "crash"}
+
+// DefaultSettle is the plan's settle when it gives none.
+const DefaultSettle = time.Second
 
 func (l *planLoader) decode(root *yaml.Node, c *contract.Contract) {
 	p := l.plan
@@ -179,10 +206,18 @@ func (l *planLoader) decode(root *yaml.Node, c *contract.Contract) {
 			p.Concurrency, p.ConcurrencyPos = n, pos(v)
 		case "request_timeout":
 			p.RequestTimeout = l.duration(v, "request_timeout")
+		case "settle":
+			d, err := contract.ParseDuration(v.Value)
+			if v.Kind != yaml.ScalarNode || err != nil || d < 0 || d > time.Minute {
+				l.errorf(v, "write a duration such as 1s (0s counts at once, for a server that applies every effect before it answers)", "settle must be a duration from 0s to 1m, not %q", v.Value)
+			}
+			p.Settle = d
 		case "operations":
 			opsNode = v
 		case "server":
 			p.Server = l.server(v)
+		case "crash":
+			l.crash(v)
 		default:
 			fix := "the plan's keys are " + strings.Join(planKeys, ", ")
 			if s := contract.DidYouMean(k.Value, planKeys); s != "" {
@@ -231,27 +266,32 @@ func (l *planLoader) headers(v *yaml.Node, what string) []Header {
 			l.errorf(k, "header names are letters, digits and -", "%s: %q is not a valid header name", what, k.Value)
 			continue
 		}
-		s := l.str(val, what+"."+k.Value)
-		expanded := varRef.ReplaceAllStringFunc(s, func(ref string) string {
-			name := varRef.FindStringSubmatch(ref)[1]
-			got := ""
-			if l.getenv != nil {
-				got = l.getenv(name)
-			}
-			if got == "" {
-				l.errorf(val, fmt.Sprintf("export %s=... before running verify (its value is never printed)", name), "%s.%s uses ${%s}, which is not set in the environment", what, k.Value, name)
-				return ""
-			}
-			l.plan.secrets = append(l.plan.secrets, got)
-			return got
-		})
+		expanded := l.expand(val, l.str(val, what+"."+k.Value), what+"."+k.Value)
 		if strings.ContainsAny(expanded, "\r\n\x00") {
 			l.errorf(val, "remove line breaks from the value", "%s.%s contains a line break", what, k.Value)
 			continue
 		}
-		out = append(out, Header{Name: k.Value, Value: expanded, Pos: pos(val)})
+		out = append(out, Header{Name: k.Value, Value: expanded, Raw: val.Value, Pos: pos(val)})
 	}
 	return out
+}
+
+// expand replaces ${VAR} in s from the environment; each value read is a
+// secret, masked in every output.
+func (l *planLoader) expand(val *yaml.Node, s, what string) string {
+	return varRef.ReplaceAllStringFunc(s, func(ref string) string {
+		name := varRef.FindStringSubmatch(ref)[1]
+		got := ""
+		if l.getenv != nil {
+			got = l.getenv(name)
+		}
+		if got == "" {
+			l.errorf(val, fmt.Sprintf("export %s=... before running verify (its value is never printed)", name), "%s uses ${%s}, which is not set in the environment", what, name)
+			return ""
+		}
+		l.plan.secrets = append(l.plan.secrets, got)
+		return got
+	})
 }
 
 func validToken(s string) bool {
@@ -482,8 +522,9 @@ func (l *planLoader) server(v *yaml.Node) *Server {
 				l.errorf(val, `write it as a list: ["./bin/api", "--addr", "{addr}"]`, "server.command must be a non-empty list of arguments")
 				continue
 			}
-			for _, a := range val.Content {
-				s.Command = append(s.Command, a.Value)
+			for i, a := range val.Content {
+				s.Shown = append(s.Shown, a.Value)
+				s.Command = append(s.Command, l.expand(a, a.Value, fmt.Sprintf("server.command[%d]", i)))
 			}
 			if !slices.ContainsFunc(s.Command, func(a string) bool { return strings.Contains(a, "{addr}") }) {
 				l.errorf(val, `pass the address verify chooses, e.g. "--addr", "{addr}"`, "server.command has no {addr}: verify cannot tell the server where to listen")
@@ -508,6 +549,40 @@ func (l *planLoader) server(v *yaml.Node) *Server {
 		s.ReadyMethod, s.ReadyPath, s.ReadyPos = "GET", "/", s.Pos
 	}
 	return s
+}
+
+func (l *planLoader) crash(v *yaml.Node) {
+	c := &l.plan.Crash
+	if v.Kind != yaml.MappingNode {
+		l.errorf(v, "write crash: {delays: [20ms, 80ms]} or crash: {sweep: 3}", "crash must be a mapping")
+		return
+	}
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		k, val := v.Content[i], v.Content[i+1]
+		switch k.Value {
+		case "delays":
+			if val.Kind != yaml.SequenceNode {
+				l.errorf(val, "write a list such as [20ms, 80ms]", "crash.delays must be a list of durations")
+				continue
+			}
+			for _, d := range val.Content {
+				c.Delays = append(c.Delays, l.duration(d, "crash.delays"))
+			}
+		case "sweep":
+			n, err := strconv.Atoi(val.Value)
+			if val.Kind != yaml.ScalarNode || err != nil || n < 0 || n > 20 {
+				l.errorf(val, "use a number from 0 (no delay kills) to 20", "crash.sweep must be a whole number from 0 to 20, not %q", val.Value)
+			}
+			c.Sweep = n
+		case "provider_keys":
+			if val.Value != "true" && val.Value != "false" {
+				l.errorf(val, "write true (the provider deduplicates by Idempotency-Key) or false (every request is an effect)", "crash.provider_keys must be true or false, not %q", val.Value)
+			}
+			c.Unkeyed = val.Value == "false"
+		default:
+			l.errorf(k, "crash takes delays, sweep and provider_keys", "unknown key %q in crash", k.Value)
+		}
+	}
 }
 
 // CheckBaseURL accepts an absolute http(s) URL.

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -22,7 +23,16 @@ type serverProc struct {
 	cmd     *exec.Cmd
 	done    chan struct{}
 	waitErr error
+	// escaped is set by kill when the address still answered after the
+	// process group died: the server runs outside it.
+	escaped error
+	// pipes are the read ends of every start's output, closed by stop.
+	pipes []*os.File
 }
+
+// escapeFix is what to do about a server that runs outside the process
+// group verify starts.
+const escapeFix = "make server.command run the server itself in the foreground (exec it; no setsid, nohup, daemon mode or `docker run -d`; for a container, `docker run --rm --init -p ...` still runs it outside verify's reach, so run the server binary directly), or test with --base-url, which skips the crash gates"
 
 // tailBuffer keeps the last bytes a server printed, for error messages.
 type tailBuffer struct {
@@ -87,23 +97,54 @@ func (p *serverProc) start(ctx context.Context) error {
 	if p.out == nil {
 		p.out = &tailBuffer{w: p.logs}
 	}
-	cmd.Stdout, cmd.Stderr = p.out, p.out
+	// The output goes through a pipe of our own and done closes when the
+	// process exits, not when its output ends: a server that escaped the
+	// group keeps the pipe open, and its launcher's exit must still be seen.
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	cmd.Stdout, cmd.Stderr = pw, pw
 	setGroup(cmd)
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	pw.Close()
+	if err != nil {
+		pr.Close()
 		return &startError{msg: fmt.Sprintf("server.command cannot start: %v", err), fix: "check the program path in server.command (relative paths are resolved from the current folder)"}
 	}
 	p.cmd, p.done = cmd, make(chan struct{})
-	go func() { p.waitErr = cmd.Wait(); close(p.done) }()
+	p.pipes = append(p.pipes, pr)
+	copied := make(chan struct{})
+	go func() { io.Copy(p.out, pr); close(copied) }()
+	go func() {
+		st, err := cmd.Process.Wait()
+		if err == nil && !st.Success() {
+			err = &exec.ExitError{ProcessState: st}
+		}
+		p.waitErr = err
+		close(p.done)
+	}()
 
 	client := &http.Client{Timeout: time.Second}
 	deadline := time.Now().Add(p.spec.StartupTimeout)
 	url := "http://" + p.addr + p.spec.ReadyPath
 	last := "no answer"
+	exited := false
 	for delay := 10 * time.Millisecond; ; delay = min(delay*2, 200*time.Millisecond) {
 		select {
 		case <-p.done:
-			return &startError{msg: fmt.Sprintf("the server exited before it was ready (%v); its last output: %s", p.waitErr, orNothing(p.out.String())),
-				fix: "run server.command by hand with --addr 127.0.0.1:8080 and fix what it reports"}
+			// A launcher that exits 0 at once (setsid, docker run -d) may
+			// have left the server running on its own: keep polling, to
+			// refuse it by name rather than call it a failed start.
+			if p.waitErr != nil || exited && time.Now().After(deadline) {
+				select { // the output the process wrote before it exited
+				case <-copied:
+				case <-time.After(time.Second):
+				}
+				return &startError{msg: fmt.Sprintf("the server exited before it was ready (%v); its last output: %s", orExit0(p.waitErr), orNothing(p.out.String())),
+					fix: "run server.command by hand with --addr 127.0.0.1:8080 and fix what it reports"}
+			}
+			exited = true
 		case <-ctx.Done():
 			p.kill()
 			return ctx.Err()
@@ -115,6 +156,9 @@ func (p *serverProc) start(ctx context.Context) error {
 			io.Copy(io.Discard, io.LimitReader(resp.Body, maxBody))
 			resp.Body.Close()
 			if resp.StatusCode/100 == 2 {
+				if exited {
+					return &startError{msg: fmt.Sprintf("server.command exited (status 0) but a server answers at %s: it runs outside the process verify started, so verify could neither crash it nor stop it (it may still be running)", p.addr), fix: escapeFix}
+				}
 				return nil
 			}
 			last = resp.Status
@@ -123,6 +167,10 @@ func (p *serverProc) start(ctx context.Context) error {
 		}
 		if time.Now().After(deadline) {
 			p.kill()
+			if exited {
+				return &startError{msg: fmt.Sprintf("server.command exited (status 0) and nothing answered %s %s within startup_timeout %s; its last output: %s", p.spec.ReadyMethod, p.spec.ReadyPath, p.spec.StartupTimeout, orNothing(p.out.String())),
+					fix: "make server.command run the server in the foreground until it is killed"}
+			}
 			return &startError{ready: true, msg: fmt.Sprintf("the server did not answer %s %s with 2xx within startup_timeout %s (last: %s)", p.spec.ReadyMethod, p.spec.ReadyPath, p.spec.StartupTimeout, last),
 				fix: "point server.ready at a path that answers 200 once the server listens, or raise server.startup_timeout"}
 		}
@@ -140,7 +188,17 @@ func orNothing(s string) string {
 	return s
 }
 
-// kill sends SIGKILL to the server's process group and waits for it.
+func orExit0(err error) any {
+	if err == nil {
+		return "status 0"
+	}
+	return err
+}
+
+// kill sends SIGKILL to the server's process group, waits for it, then
+// waits for its address to stop accepting connections: a restart is only
+// trusted on an address nothing answers. When something still answers
+// after escapeWait, the server runs outside the group; p.escaped says so.
 func (p *serverProc) kill() {
 	if p.cmd == nil {
 		return
@@ -151,4 +209,33 @@ func (p *serverProc) kill() {
 	case <-time.After(10 * time.Second):
 	}
 	p.cmd = nil
+	for deadline := time.Now().Add(escapeWait); ; {
+		c, err := net.DialTimeout("tcp", p.addr, 200*time.Millisecond)
+		if err != nil {
+			return
+		}
+		c.Close()
+		if time.Now().After(deadline) {
+			if p.escaped == nil {
+				p.escaped = fmt.Errorf("after verify killed server.command's process group, %s still accepts connections: the server runs outside that group (setsid, a daemon, a container), so verify can neither crash it nor stop it, and it may still be running; verify refuses to judge a server it cannot kill. Fix: %s", p.addr, escapeFix)
+			}
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// escapeWait is how long a killed server's address may keep accepting
+// connections (the kernel closes a dead process's sockets at once; this
+// is only a margin).
+const escapeWait = 5 * time.Second
+
+// stop ends the server at the end of a run; the error says it escaped.
+func (p *serverProc) stop() error {
+	p.kill()
+	for _, f := range p.pipes {
+		f.Close()
+	}
+	p.pipes = nil
+	return p.escaped
 }

@@ -21,6 +21,8 @@ var pythonFlaws = map[string]string{
 	"mismatch-ignored":         GateMismatch,
 	"unscoped-keys":            GateScope,
 	"retry-new-downstream-key": GateCrashRecovery,
+	"recall-recorded":          GateCrashRecovery,
+	"forget-completed":         GateRestartReplay,
 }
 
 // TestPythonServer runs every gate against the independent Python server:
@@ -52,6 +54,8 @@ operations:
     effects:
       request: "GET /v1/transfers?idempotency_key={key}"
       count: /count
+settle: 50ms
+crash: {sweep: 1}
 server:
   command: ` + args + `]
   ready: "GET /healthz"
@@ -65,6 +69,11 @@ server:
 				t.Fatal(err)
 			}
 			checkGates(t, res, gate)
+			for _, g := range res.Gates {
+				if g.Gate == GateCrashRecovery {
+					t.Logf("%s: %s", g.Result, g.Reason)
+				}
+			}
 		})
 	}
 }

@@ -102,6 +102,8 @@ operations:
     effects:
       request: "GET /v1/transfers?idempotency_key={key}"
       count: /count
+settle: 50ms
+crash: {sweep: 1}
 server:
   command: [` + strings.Join(args, ", ") + `]
   ready: "GET /healthz"

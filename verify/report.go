@@ -98,6 +98,9 @@ func encodeText(w io.Writer, res *Result, base findings.Report) error {
 		target += " (server started by verify: " + strings.Join(res.ServerCommand, " ") + ")"
 	}
 	fmt.Fprintf(&b, "verify %s\n\n", target)
+	for _, c := range res.Causes {
+		fmt.Fprintf(&b, "first, a cause several gates share: %s\n\n", c)
+	}
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "GATE\tOPERATION\tRESULT\tREQUESTS\tTIME\tNOTE")
 	for _, g := range res.Gates {
@@ -155,10 +158,11 @@ type jsonReport struct {
 	Summary  findings.Summary `json:"summary"`
 	Gates    []GateResult     `json:"gates"`
 	Aborted  string           `json:"aborted,omitempty"`
+	Causes   []string         `json:"causes,omitempty"`
 }
 
 func encodeJSON(w io.Writer, res *Result) error {
-	out := jsonReport{BaseURL: res.BaseURL, Findings: []jsonFinding{}, Gates: res.Gates}
+	out := jsonReport{BaseURL: res.BaseURL, Findings: []jsonFinding{}, Gates: res.Gates, Causes: res.Causes}
 	var plain []findings.Finding
 	for _, f := range res.sortedFindings() {
 		out.Findings = append(out.Findings, jsonFinding(f))

@@ -28,12 +28,13 @@ const (
 	GateMismatch      = "verify/mismatch"
 	GateScope         = "verify/scope"
 	GateCrashRecovery = "verify/crash-recovery"
+	GateRestartReplay = "verify/restart-replay"
 	// RuleEffectsUnobserved is the closing warning of a run that counted no effect.
 	RuleEffectsUnobserved = "verify/effects-unobserved"
 )
 
 // Gates lists every gate in run order.
-var Gates = []string{GateMissingKey, GateKeyTooLong, GateConcurrency, GateReplay, GateMismatch, GateScope, GateCrashRecovery}
+var Gates = []string{GateMissingKey, GateKeyTooLong, GateConcurrency, GateReplay, GateMismatch, GateScope, GateRestartReplay, GateCrashRecovery}
 
 // Options configure one run.
 type Options struct {
@@ -56,7 +57,19 @@ type Options struct {
 	// CrashTrials per external call and kill point; 0 means 1 (two trials
 	// per call in all: before and after the stub answers).
 	CrashTrials int
+	// Timeout bounds the whole run (0: DefaultTimeout).
+	Timeout time.Duration
 }
+
+// DefaultTimeout bounds a run when Options.Timeout is 0.
+const DefaultTimeout = 15 * time.Minute
+
+// ErrRunTimeout is the cause of a run cut off by Options.Timeout;
+// ErrInterrupted, of one cut off by the caller (Ctrl-C, SIGTERM).
+var (
+	ErrRunTimeout  = errors.New("the run reached its --timeout")
+	ErrInterrupted = errors.New("interrupted (Ctrl-C or SIGTERM)")
+)
 
 // GateResult is one gate of one operation, as the JSON `gates` list shows it.
 type GateResult struct {
@@ -87,6 +100,9 @@ type Result struct {
 	Gates          []GateResult
 	Findings       []Finding
 	EffectsCounted bool
+	// Causes are failures that several gates of one operation share, said
+	// once, before the gates.
+	Causes []string
 	// Aborted is set when the server stopped answering mid-run: the
 	// results above are what was observed before.
 	Aborted error
@@ -126,12 +142,18 @@ type runner struct {
 	ctx     context.Context
 	// cur collects the current gate's exchange.
 	cur *gateState
+	// fills are the placeholder values drawn per key.
+	fills fills
+	// causes are the current operation's failures' causes, by gate.
+	causes []gateCause
 }
 
 type gateState struct {
-	res   GateResult
-	repro []string
-	start time.Time
+	// settleNotes are counts that moved during a settle time.
+	settleNotes []string
+	res         GateResult
+	repro       []string
+	start       time.Time
 }
 
 // errUnresponsive marks a request that got no answer outside the crash gate.
@@ -142,6 +164,11 @@ var errUnresponsive = errors.New("server stopped answering")
 // gate request; a server that stops answering mid-run ends the run with
 // Result.Aborted set and the gates observed so far.
 func Run(ctx context.Context, o Options) (*Result, error) {
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	ctx, cancel := context.WithTimeoutCause(ctx, o.Timeout, ErrRunTimeout)
+	defer cancel()
 	r := &runner{o: o, c: o.Contract, plan: o.Plan, ctx: ctx, red: newRedactor(o.Plan.secrets)}
 	if o.Concurrency == 0 {
 		o.Concurrency = o.Plan.Concurrency
@@ -150,13 +177,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if o.Concurrency < 2 || o.Concurrency > MaxConcurrency {
 		return nil, fmt.Errorf("--concurrency must be from 2 to %d", MaxConcurrency)
 	}
-	r.client = &http.Client{
-		Timeout:   o.Plan.RequestTimeout,
-		Transport: &http.Transport{MaxIdleConnsPerHost: 4, DisableCompression: true, Proxy: nil},
-		CheckRedirect: func(*http.Request, []*http.Request) error {
-			return http.ErrUseLastResponse
-		},
-	}
+	r.client = newClient(o.Plan)
 	defer r.client.CloseIdleConnections()
 	res := &Result{}
 	r.base = o.BaseURL
@@ -169,6 +190,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			return nil, err
 		}
 		r.stub = st
+		st.unkeyed = o.Plan.Crash.Unkeyed
 		defer st.close()
 		r.proc = &serverProc{spec: o.Plan.Server, env: append(slices.Clone(o.Env), "RETRYSPEC_EXTERNAL_URL="+st.URL()), logs: o.ServerLog}
 		if o.BaseURL == "" {
@@ -177,7 +199,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			}
 			defer r.proc.kill()
 			r.base = "http://" + r.proc.addr
-			res.ServerCommand = o.Plan.Server.Command
+			res.ServerCommand = o.Plan.Server.Shown
 		}
 	}
 	r.base = strings.TrimRight(r.base, "/")
@@ -190,6 +212,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		for _, g := range Gates {
 			if o.Only != nil && !slices.Contains(o.Only, g) {
 				continue
+			}
+			if r.aborted == nil && ctx.Err() != nil {
+				r.aborted = r.stopped()
 			}
 			if r.aborted != nil {
 				break
@@ -206,6 +231,8 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		if op.Effects != nil {
 			res.EffectsCounted = true
 		}
+		res.Causes = append(res.Causes, sharedCauses(op.Name, r.causes)...)
+		r.causes = nil
 	}
 	if !res.EffectsCounted && r.aborted == nil {
 		res.Findings = append(res.Findings, Finding{Finding: findings.Finding{
@@ -214,8 +241,32 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			Fix:     `add effects: {request: "GET /v1/transfers?idempotency_key={key}", count: /count} to each operation`,
 		}})
 	}
+	if r.proc != nil {
+		if err := r.proc.stop(); err != nil && r.aborted == nil {
+			r.aborted = err
+		}
+	}
 	res.Aborted = r.aborted
 	return res, nil
+}
+
+// stopped says why the run's context ended: its --timeout, or the caller.
+func (r *runner) stopped() error {
+	if errors.Is(context.Cause(r.ctx), ErrRunTimeout) {
+		return fmt.Errorf("%w (%s); raise --timeout to let every gate finish", ErrRunTimeout, r.o.Timeout)
+	}
+	return ErrInterrupted
+}
+
+// newClient is the client of every request but the concurrency gate's.
+func newClient(p *Plan) *http.Client {
+	return &http.Client{
+		Timeout:   p.RequestTimeout,
+		Transport: &http.Transport{MaxIdleConnsPerHost: 4, DisableCompression: true, Proxy: nil, MaxResponseHeaderBytes: maxHeader},
+		CheckRedirect: func(*http.Request, []*http.Request) error {
+			return http.ErrUseLastResponse
+		},
+	}
 }
 
 func (r *runner) planStartError(err error) error {
@@ -253,17 +304,32 @@ func (r *runner) runGate(gate string, op Operation) (GateResult, *Finding) {
 		skip, fail = r.gateScope(op)
 	case GateCrashRecovery:
 		skip, fail = r.gateCrash(op)
+	case GateRestartReplay:
+		skip, fail = r.gateRestartReplay(op)
+	}
+	if r.aborted == nil && r.ctx.Err() != nil {
+		r.aborted = r.stopped()
 	}
 	g := r.cur.res
 	g.Seconds = time.Since(r.cur.start).Seconds()
 	if g.Effects == "" {
 		g.Effects = "not observed: the plan has no effects for this operation"
+		if op.Effects != nil {
+			g.Effects = "not observed: the gate ended before it counted effects"
+		}
 	}
 	switch {
+	case r.aborted != nil && fail != nil && (errors.Is(r.aborted, ErrRunTimeout) || errors.Is(r.aborted, ErrInterrupted)):
+		// Cut off, not judged: neither a pass nor a crashed handler.
+		g.Result, g.Reason, g.Effects = "skipped", "not finished: "+r.aborted.Error(), "not observed: the gate did not finish"
+		return g, nil
 	case r.aborted != nil && fail != nil && errors.Is(fail.err, errUnresponsive):
 		g.Result, g.Reason = "failed", r.red.String(fail.msg)
 		return g, nil
 	case fail != nil:
+		if fail.cause != "" {
+			r.causes = append(r.causes, gateCause{gate, fail.cause})
+		}
 		if fail.path == "" {
 			// A request that got no answer while the server still runs: the
 			// handler broke on it (a panic, a dropped connection).
@@ -290,6 +356,31 @@ func (r *runner) runGate(gate string, op Operation) (GateResult, *Finding) {
 	return g, nil
 }
 
+type gateCause struct{ gate, cause string }
+
+// sharedCauses says, for each cause two or more gates failed on, which
+// gates share it.
+func sharedCauses(op string, cs []gateCause) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, c := range cs {
+		if seen[c.cause] {
+			continue
+		}
+		seen[c.cause] = true
+		var gates []string
+		for _, d := range cs {
+			if d.cause == c.cause {
+				gates = append(gates, d.gate)
+			}
+		}
+		if len(gates) > 1 {
+			out = append(out, fmt.Sprintf("%s: %s (%s)", op, c.cause, strings.Join(gates, ", ")))
+		}
+	}
+	return out
+}
+
 // gatePaths is the contract value each gate checks, for findings that have
 // no more precise place.
 var gatePaths = map[string]string{
@@ -300,6 +391,7 @@ var gatePaths = map[string]string{
 	GateMismatch:      "idempotency.conflicts.payload_mismatch",
 	GateScope:         "idempotency.scope",
 	GateCrashRecovery: "idempotency.recovery",
+	GateRestartReplay: "idempotency.stored_response",
 }
 
 // failure is a gate that did not hold: what was seen, where in the contract
@@ -307,6 +399,19 @@ var gatePaths = map[string]string{
 type failure struct {
 	msg, path, fix string
 	err            error
+	// cause names a failure several gates can share (the plan's request is
+	// refused, the route is not wrapped), so the report says it once, first.
+	cause string
+}
+
+// Shared causes of failures.
+const (
+	causeUnwrapped = "the route does not look wrapped by idempotency at all: these gates failed as an unprotected handler does (a keyless request accepted, a repeat or a concurrent copy run again, another body run under a used key); wrap the route with the idempotency middleware first, then run verify again"
+)
+
+func (f *failure) because(cause string) *failure {
+	f.cause = cause
+	return f
 }
 
 func failf(path, fix, format string, args ...any) *failure {
@@ -370,14 +475,30 @@ func (r *runner) headers(who principal) []sentHeader {
 	}
 	out := make([]sentHeader, 0, len(hs)+2)
 	for _, h := range hs {
-		out = append(out, sentHeader{Name: h.Name, Value: h.Value, Secret: true})
+		sh := sentHeader{Name: h.Name, Value: h.Value, Secret: true}
+		if varRef.MatchString(h.Raw) {
+			sh.Shown = h.Raw
+		}
+		out = append(out, sh)
 	}
 	return out
 }
 
 // opRequest builds the operation's request with key ("" for none) and body.
 func (r *runner) opRequest(op Operation, key string, body []byte, who principal) Request {
-	req := Request{Method: op.Endpoint.Method, URL: r.base + fillTarget(op.Endpoint.Path, op.PathValues, ""), Headers: r.headers(who), Body: body}
+	rep := r.fills.replacer(key)
+	vals := make(map[string]string, len(op.PathValues))
+	for k, v := range op.PathValues {
+		vals[k] = rep.Replace(v)
+	}
+	if body != nil && hasPlaceholder(string(body)) {
+		body = []byte(rep.Replace(string(body)))
+	}
+	hs := r.headers(who)
+	for i := range hs {
+		hs[i].Value, hs[i].Shown = rep.Replace(hs[i].Value), rep.Replace(hs[i].Shown)
+	}
+	req := Request{Method: op.Endpoint.Method, URL: r.base + fillTarget(op.Endpoint.Path, vals, ""), Headers: hs, Body: body}
 	if key != "" {
 		v := key
 		if r.c.Idempotency.HeaderValue == contract.HeaderSFString {
@@ -398,6 +519,11 @@ func (r *runner) send(req Request, tolerate bool) Response {
 	r.cur.res.Requests++
 	r.cur.repro = append(r.cur.repro, r.red.String(req.Curl()))
 	resp := r.do(req)
+	if resp.Err != nil && r.aborted == nil && r.ctx.Err() != nil {
+		r.aborted = r.stopped()
+		resp.Err = r.aborted
+		return resp
+	}
 	if resp.Err != nil && !tolerate && r.aborted == nil && !r.alive() {
 		r.aborted = fmt.Errorf("%w: %s %s got no answer within request_timeout %s: %v", errUnresponsive, req.Method, req.URL, r.plan.RequestTimeout, r.red.String(resp.Err.Error()))
 	}
@@ -427,8 +553,8 @@ func (r *runner) do(req Request) Response {
 		return Response{Err: err, Started: start}
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
-	return Response{Status: resp.StatusCode, Header: resp.Header, Body: body, Err: err, Started: start}
+	body, n, sum, err := readBody(resp.Body)
+	return Response{Status: resp.StatusCode, Header: resp.Header, Body: body, BodyLen: n, BodySum: sum, Err: err, Started: start}
 }
 
 // count reads the operation's effect count for key, as principal who. ok
@@ -464,6 +590,35 @@ func (r *runner) count(op Operation, key string, who principal) (n int, ok bool,
 		return len(x), true, nil
 	}
 	return 0, true, bad(fmt.Sprintf("points %s at neither a number nor an array", op.Effects.Count))
+}
+
+// settledCount counts an effect twice: at once and after the plan's settle
+// time, and returns the later reading, the one judged. When the two differ,
+// the gate's effects note says both. Without effects it still waits when
+// the stub is hosted, so late external calls are seen.
+func (r *runner) settledCount(op Operation, key string, who principal) (int, bool, *failure) {
+	if op.Effects == nil && r.stub == nil {
+		return 0, false, nil
+	}
+	first, ok, f := r.count(op, key, who)
+	if f != nil {
+		return 0, ok, f
+	}
+	if r.plan.Settle > 0 {
+		select {
+		case <-time.After(r.plan.Settle):
+		case <-r.ctx.Done():
+			return 0, ok, &failure{msg: "interrupted", err: r.ctx.Err()}
+		}
+	}
+	later, _, f := r.count(op, key, who)
+	if f != nil {
+		return 0, ok, f
+	}
+	if ok && later != first {
+		r.cur.settleNotes = append(r.cur.settleNotes, fmt.Sprintf("%d at once, %d after settle %s", first, later, r.plan.Settle))
+	}
+	return later, ok, nil
 }
 
 // pointer resolves an RFC 6901 JSON pointer.
@@ -563,6 +718,15 @@ func conflictText(c contract.Conflict) string {
 		return strconv.Itoa(c.Status)
 	}
 	return fmt.Sprintf("%d %s", c.Status, c.Code)
+}
+
+// sameValue reports whether two bodies are the same bytes, or the same
+// JSON value when both were read whole.
+func (resp Response) sameValue(o Response) bool {
+	if resp.SameBody(o) {
+		return true
+	}
+	return resp.BodyLen <= maxBody && o.BodyLen <= maxBody && sameJSON(resp.Body, o.Body)
 }
 
 // sameJSON reports whether two bodies are the same JSON value (or the same bytes).

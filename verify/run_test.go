@@ -18,7 +18,7 @@ func TestFakeSoundPassesEveryGate(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]string{GateMissingKey: "passed", GateKeyTooLong: "passed", GateConcurrency: "passed", GateReplay: "passed",
-		GateMismatch: "passed", GateScope: "passed", GateCrashRecovery: "skipped"}
+		GateMismatch: "passed", GateScope: "passed", GateRestartReplay: "skipped", GateCrashRecovery: "skipped"}
 	if got := results(res); !equalMaps(got, want) {
 		t.Errorf("gates = %v, want %v\n%s", got, want, text(t, res))
 	}
@@ -106,7 +106,7 @@ func TestDryRunSendsNothing(t *testing.T) {
 	f, srv := newFakeAPI(t, "")
 	lines := DryRun(Options{Contract: payouts(t), Plan: fakePlan(t, srv.URL, "concurrency: 4\n")})
 	out := strings.Join(lines, "\n")
-	for _, want := range []string{"# verify/concurrency POST /v1/transfers", "for i in $(seq 4); do curl", "# verify/crash-recovery POST /v1/transfers: skipped", "'Authorization: ***'"} {
+	for _, want := range []string{"# verify/concurrency POST /v1/transfers", "for i in $(seq 4); do curl", "# verify/crash-recovery POST /v1/transfers: skipped", "-H 'Authorization: Bearer '\"${FAKE_TOKEN}\""} {
 		if !strings.Contains(out, want) {
 			t.Errorf("dry run lacks %q:\n%s", want, out)
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -23,14 +24,36 @@ type stub struct {
 	tally   map[string]map[string]bool // since reset: name -> keys applied
 	calls   map[string]int             // since reset: name -> requests (repeats included)
 	armed   *trap
+	// unkeyed: the provider has no idempotency keys, so every request is
+	// an effect (the plan's stub_idempotency: false).
+	unkeyed bool
+	// log is every arrival and answer since reset, in order: which calls a
+	// killed server had seen answered, and which it called again after.
+	log []stubEvent
 }
 
-// trap kills the server once when call arrives, before or after answering.
+type stubEvent struct {
+	call     string
+	answered bool // false: the request arrived
+}
+
+// killPhase is where in an external call a trap kills the server.
+type killPhase int
+
+const (
+	killOnArrival killPhase = iota // before the stub applies the call
+	killApplied                    // applied, before the answer
+	killAnswered                   // right after the answer
+)
+
+// trap kills the server once when call arrives, at phase.
 type trap struct {
-	call        string
-	afterAnswer bool
-	kill        func()
-	fired       chan struct{}
+	call  string
+	phase killPhase
+	kill  func()
+	fired chan struct{}
+	// at is the log's length when the kill happened.
+	at int
 }
 
 func startStub() (*stub, error) {
@@ -56,6 +79,51 @@ func (s *stub) reset() {
 	s.tally = map[string]map[string]bool{}
 	s.calls = map[string]int{}
 	s.armed = nil
+	s.log = nil
+}
+
+// mark is the log's current length.
+func (s *stub) mark() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.log)
+}
+
+// recordedBefore lists the calls answered before a later call arrived,
+// within the first n events: a server that made the next call had
+// recorded the previous one's result (each phase commits before the next
+// call), so those calls must not be made again at all.
+func (s *stub) recordedBefore(n int) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	answered := map[string]bool{}
+	for _, e := range s.log[:min(n, len(s.log))] {
+		if e.answered {
+			answered[e.call] = true
+			continue
+		}
+		for c := range answered {
+			if !slices.Contains(out, c) {
+				out = append(out, c)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// arrivalsSince counts the requests per call after the first n events.
+func (s *stub) arrivalsSince(n int) map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[string]int{}
+	for _, e := range s.log[min(n, len(s.log)):] {
+		if !e.answered {
+			out[e.call]++
+		}
+	}
+	return out
 }
 
 func (s *stub) arm(t *trap) {
@@ -88,8 +156,25 @@ func (s *stub) serve(w http.ResponseWriter, r *http.Request) {
 	key := r.Header.Get("Idempotency-Key")
 	s.mu.Lock()
 	s.calls[name]++
+	s.log = append(s.log, stubEvent{call: name})
+	t := s.armed
+	if t != nil && t.call == name {
+		s.armed = nil
+	} else {
+		t = nil
+	}
+	if t != nil && t.phase == killOnArrival {
+		t.at = len(s.log)
+		s.mu.Unlock()
+		t.kill()
+		close(t.fired)
+		return
+	}
 	if s.tally[name] == nil {
 		s.tally[name] = map[string]bool{}
+	}
+	if s.unkeyed {
+		key = ""
 	}
 	answer, seen := s.answers[name+"\x00"+key]
 	if !seen || key == "" {
@@ -104,25 +189,27 @@ func (s *stub) serve(w http.ResponseWriter, r *http.Request) {
 		key = fmt.Sprintf("\x00unkeyed-%d", s.counter[name]) // every unkeyed call is its own effect
 	}
 	s.tally[name][key] = true
-	t := s.armed
-	if t != nil && t.call == name {
-		s.armed = nil
-	} else {
-		t = nil
-	}
-	s.mu.Unlock()
-
-	if t != nil && !t.afterAnswer {
+	if t != nil && t.phase == killApplied {
+		t.at = len(s.log)
+		s.mu.Unlock()
 		t.kill()
 		close(t.fired)
 		return
 	}
+	// Logged before it is written, so it precedes any call it lets the
+	// server make next.
+	s.log = append(s.log, stubEvent{call: name, answered: true})
+	if t != nil {
+		t.at = len(s.log)
+	}
+	s.mu.Unlock()
+
 	w.Header().Set("Content-Type", "application/json")
 	w.Write([]byte(answer))
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
 	if t != nil {
-		if f, ok := w.(http.Flusher); ok {
-			f.Flush()
-		}
 		t.kill()
 		close(t.fired)
 	}

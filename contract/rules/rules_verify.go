@@ -103,6 +103,21 @@ var verifyRules = []Rule{
 		Good:    "account A: POST Idempotency-Key: k1 -> 201 tr_1\naccount B: POST Idempotency-Key: k1 -> 201 tr_2\n",
 	},
 	{
+		ID:       "verify/restart-replay",
+		Severity: findings.Error,
+		Scope:    ScopeVerify,
+		Summary:  "after a completed request and a restart of the server, the repeat with the same key was not the stored response, or made a new effect",
+		Rationale: "Proves: completed keys outlive the process, so a client that retries across a deploy or a crash gets the " +
+			"stored response and no second effect. verify completes a request, kills the server's process group, starts it " +
+			"again and repeats the request with the same key. Failing means every restart reopens every key it had completed: " +
+			"a retry in flight during a deploy charges again. Usual cause in code: the idempotency store is the process's " +
+			"memory (a map, an in-process cache), or a cache in front of the store is trusted as the only record.",
+		Sources: []findings.Source{srcStripe, srcSkill},
+		Fix:     "keep completed keys and their responses in a durable store for the whole replay window, never only in the process's memory",
+		Bad:     "POST Idempotency-Key: k1 -> 201 tr_1\n(server restarts)\nPOST Idempotency-Key: k1 -> 201 tr_2\n",
+		Good:    "POST Idempotency-Key: k1 -> 201 tr_1\n(server restarts)\nPOST Idempotency-Key: k1 -> 201 tr_1 (replayed)\n",
+	},
+	{
 		ID:       "verify/crash-recovery",
 		Severity: findings.Error,
 		Scope:    ScopeVerify,

@@ -22,6 +22,10 @@ over at once; a live one answers 409 concurrent_idempotent_requests.
   mismatch-ignored          no fingerprint check: another body replays (verify/mismatch)
   unscoped-keys             keys unique globally, not per account (verify/scope)
   retry-new-downstream-key  a fresh bank key on every attempt (verify/crash-recovery)
+  recall-recorded           on resume, call the bank again with its stored key although
+                            the charge is recorded (verify/crash-recovery: no repeated call)
+  forget-completed          completed keys are lost on restart, as an in-memory store's
+                            are (verify/restart-replay)
 
 Run: python3 server.py --addr 127.0.0.1:8080 --db /tmp/payouts.sqlite
 """
@@ -48,6 +52,8 @@ FLAWS = [
     "mismatch-ignored",
     "unscoped-keys",
     "retry-new-downstream-key",
+    "recall-recorded",
+    "forget-completed",
 ]
 MAX_KEY_LENGTH = 255
 LOCK_TIMEOUT = 120.0  # the contract's in_flight.lock_timeout: 2m
@@ -78,6 +84,9 @@ def init_db():
         " request BLOB NOT NULL, transfer_id TEXT, charge_key TEXT, charge_id TEXT, receipt_key TEXT, receipt_id TEXT,"
         " status INTEGER, body BLOB" + key_constraint + ")"
     )
+    if ARGS.flaw == "forget-completed":
+        # the flaw: completed responses behave like an in-memory cache, lost on restart
+        conn.execute("DELETE FROM idempotency_keys WHERE state = 'complete'")
     conn.execute(
         "CREATE TABLE IF NOT EXISTS transfers ("
         " id TEXT PRIMARY KEY, account TEXT NOT NULL, idempotency_key TEXT NOT NULL,"
@@ -262,8 +271,11 @@ class Transfer:
         self.conn.execute("COMMIT")
 
     def resume(self):
+        resumed = None  # whether this attempt picked up another's recovery point
         for _ in range(8):  # one pass per recovery point
             rp, transfer_id, charge_key, charge_id, receipt_key, receipt_id, request = self.load()
+            if resumed is None:
+                resumed = rp != "started"
             req = json.loads(request)
             if rp == "started":
                 transfer_id = "tr_" + uuid.uuid4().hex[:16]
@@ -284,6 +296,10 @@ class Transfer:
                 answer = external("charge_bank", key, {"transfer": transfer_id, "amount": req["amount"], "currency": req["currency"]})
                 self.checkpoint("recovery_point = 'bank_charged', charge_id = ?, receipt_key = ?", (answer, uuid.uuid4().hex))
             elif rp == "bank_charged":
+                if ARGS.flaw == "recall-recorded" and resumed:
+                    # the flaw: "confirm" a charge whose result is recorded by calling
+                    # the bank again; its stored key keeps it one charge, but the call repeats
+                    external("charge_bank", charge_key, {"transfer": transfer_id, "amount": req["amount"], "currency": req["currency"]})
                 answer = external("send_receipt", receipt_key, {"transfer": transfer_id, "destination": req["destination"]})
                 self.checkpoint("recovery_point = 'receipt_sent', receipt_id = ?", (answer,))
             elif rp == "receipt_sent":

@@ -1,0 +1,342 @@
+package verify
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/retryspec/retryspec/contract"
+)
+
+// killPoint is one place the crash gate kills the server: at an external
+// call (on its arrival at the stub, once applied, once answered), or a
+// delay after the request was sent (the handler's own writes).
+type killPoint struct {
+	call  string
+	phase killPhase
+	delay time.Duration
+	// share is the delay as a share of the measured request (sweeps), or 0.
+	share float64
+}
+
+func (k killPoint) String() string {
+	if k.call == "" {
+		if k.share > 0 {
+			return fmt.Sprintf("%s after sending (%.0f%% of the request's measured duration)", k.delay.Round(time.Microsecond), k.share*100)
+		}
+		return fmt.Sprintf("%s after sending", k.delay)
+	}
+	switch k.phase {
+	case killOnArrival:
+		return "before " + k.call + " (it reached the stub, which had not applied it)"
+	case killApplied:
+		return "at " + k.call + " (applied by the stub, not yet answered)"
+	}
+	return "after " + k.call + " answered"
+}
+
+// callKillPoints are the kill points at each external call: before it,
+// during it and after it. Before call n+1 is also the point between the
+// commit of call n's phase and the next call.
+func callKillPoints(op Operation) []killPoint {
+	var out []killPoint
+	for _, c := range op.Endpoint.ExternalCalls {
+		for _, ph := range []killPhase{killOnArrival, killApplied, killAnswered} {
+			out = append(out, killPoint{call: c, phase: ph})
+		}
+	}
+	return out
+}
+
+func (r *runner) gateCrash(op Operation) (string, *failure) {
+	switch {
+	case r.restartSkip() != "":
+		return r.restartSkip(), nil
+	case !canKillGroups:
+		return "this system has no process groups to kill the server with", nil
+	}
+	if skip := r.crashBudget(); skip != "" {
+		return skip, nil
+	}
+	points := callKillPoints(op)
+	delays, f := r.delayKillPoints(op)
+	if f != nil {
+		return "", f
+	}
+	points = append(points, delays...)
+	trials := max(1, r.o.CrashTrials)
+	var ran, vacuous []string
+	for _, kp := range points {
+		for range trials {
+			note, vac, f := r.crashTrial(op, kp)
+			if f != nil {
+				return "", f
+			}
+			if vac {
+				vacuous = append(vacuous, note)
+			} else {
+				ran = append(ran, note)
+			}
+		}
+	}
+	if len(ran) == 0 {
+		return "every kill landed after the request had completed, so no trial tested recovery: " + strings.Join(vacuous, "; ") + "; set crash.delays in the plan to kill earlier", nil
+	}
+	reason := fmt.Sprintf("%d kill points recovered: %s", len(ran), strings.Join(ran, "; "))
+	if len(vacuous) > 0 {
+		reason += fmt.Sprintf("; %d vacuous (the request had completed before the kill, so they tested nothing): %s", len(vacuous), strings.Join(vacuous, "; "))
+	}
+	r.cur.res.Reason = reason
+	if op.Effects != nil {
+		r.cur.res.Effects = fmt.Sprintf("observed: 1 after each of the %d trials that killed the request", len(ran))
+	}
+	return "", nil
+}
+
+// delayKillPoints are the plan's crash.delays, or a sweep over a measured
+// request's duration (crash.sweep points, default DefaultCrashSweep).
+func (r *runner) delayKillPoints(op Operation) ([]killPoint, *failure) {
+	var out []killPoint
+	for _, d := range r.plan.Crash.Delays {
+		out = append(out, killPoint{delay: d})
+	}
+	if len(out) > 0 || r.plan.Crash.Sweep == 0 {
+		return out, nil
+	}
+	// The shorter of two requests: the first after a start is often slow.
+	var took time.Duration
+	for i := range 2 {
+		r.stub.reset()
+		start := time.Now()
+		if _, f := r.original(op, newKey(r.keyLen()), primary); f != nil {
+			return nil, f
+		}
+		if d := time.Since(start); i == 0 || d < took {
+			took = d
+		}
+	}
+	n := r.plan.Crash.Sweep
+	for i := 1; i <= n; i++ {
+		share := float64(i) / float64(n+1)
+		out = append(out, killPoint{delay: time.Duration(float64(took) * share), share: share})
+	}
+	return out, nil
+}
+
+// crashBudget says why the crash gate cannot reach a verdict in this run,
+// from what the contract itself implies about a killed request, or "".
+func (r *runner) crashBudget() string {
+	in := r.c.Idempotency.InFlight
+	if in == nil {
+		return ""
+	}
+	if in.Takeover == contract.TakeoverNone {
+		return "the contract has in_flight.takeover: none, so a claim whose server was killed is never taken over: by the contract's own terms a retry after a crash gets the in-flight conflict for ever, and the gate has no recovery to test (check reports the missing takeover)"
+	}
+	wait := in.LockTimeout.D + crashMargin
+	if dl, ok := r.ctx.Deadline(); ok && time.Until(dl) < wait {
+		return fmt.Sprintf("the contract's lock_timeout is %s, so after a crash a retry may wait that long for the takeover, and this run has %s left of its --timeout; test with a contract whose lock_timeout is short (a few seconds, passed to the server too) or raise --timeout",
+			in.LockTimeout.Text, time.Until(dl).Round(time.Second))
+	}
+	return ""
+}
+
+// crashMargin is what the crash gate waits beyond lock_timeout for a
+// restarted server to answer the retry.
+const crashMargin = 30 * time.Second
+
+const crashFix = "record a recovery point and the downstream Idempotency-Key for each external call before making it; on retry, resume from the last recovery point and reuse that key; store the response in the same transaction as the work; take over a claim whose owner died"
+
+// crashTrial kills the server at kp during a request with a fresh key,
+// restarts it, retries the request and judges the outcome. vacuous is set
+// when the request completed before the kill: the trial tested nothing.
+func (r *runner) crashTrial(op Operation, kp killPoint) (note string, vacuous bool, _ *failure) {
+	path := r.epPath(op, "recovery_points")
+	if kp.call != "" {
+		path = r.epPath(op, "external_calls")
+	}
+	key := newKey(r.keyLen())
+	r.stub.reset()
+	req := r.opRequest(op, key, op.Body, primary)
+	var killedAt int
+	if kp.call != "" {
+		t := &trap{call: kp.call, phase: kp.phase, kill: r.proc.kill, fired: make(chan struct{})}
+		r.stub.arm(t)
+		resp := r.send(req, true)
+		select {
+		case <-t.fired:
+		case <-time.After(r.plan.RequestTimeout):
+			r.stub.arm(nil)
+			if resp.Err != nil {
+				return "", false, failf(path, crashFix, "the server failed before it called %s: %s", kp.call, resp.Describe())
+			}
+			return "", false, failf(r.epPath(op, "external_calls"), "make the endpoint call each external service through RETRYSPEC_EXTERNAL_URL/<call name>",
+				"the request completed (%s) without calling %s at RETRYSPEC_EXTERNAL_URL/%s, so the crash could not be placed; the contract lists it in external_calls", resp.Describe(), kp.call, kp.call)
+		}
+		killedAt = t.at
+	} else {
+		killed := make(chan int, 1)
+		timer := time.AfterFunc(kp.delay, func() {
+			at := r.stub.mark()
+			r.proc.kill()
+			killed <- at
+		})
+		start := time.Now()
+		resp := r.send(req, true)
+		if timer.Stop() {
+			return fmt.Sprintf("%s: the request had completed (%d) in %s, before the kill", kp, resp.Status, time.Since(start).Round(time.Microsecond)), true, nil
+		}
+		killedAt = <-killed
+	}
+	if r.proc.escaped != nil {
+		r.aborted = r.proc.escaped
+		return "", false, &failure{msg: r.proc.escaped.Error(), err: errUnresponsive}
+	}
+	recorded := r.stub.recordedBefore(killedAt)
+	r.client.CloseIdleConnections()
+	if err := r.proc.start(r.ctx); err != nil {
+		return "", false, failf(path, "make the server start cleanly on a store left by a killed process", "after being killed %s, the server did not restart: %v", kp, err)
+	}
+	last, conflicts, f := r.retryAfterCrash(op, req, kp)
+	if f != nil {
+		return "", false, f
+	}
+	_ = last
+	if n, ok, f := r.settledCount(op, key, primary); f != nil {
+		return "", false, f
+	} else if ok {
+		r.cur.res.Effects = fmt.Sprintf("observed: %d after the trial killed the server %s", n, kp)
+		if n != 1 {
+			return "", false, failf(r.epPath(op, "recovery_points"), crashFix, "killed %s, restarted and retried: the request made %d effects, not 1 (the work ran again instead of resuming from its recovery point)", kp, n)
+		}
+	}
+	applied, calls := r.stub.effects()
+	var wrong []string
+	for _, c := range op.Endpoint.ExternalCalls {
+		if applied[c] != 1 {
+			wrong = append(wrong, fmt.Sprintf("%s took effect %d times (%d requests)", c, applied[c], calls[c]))
+		}
+	}
+	if len(wrong) > 0 {
+		why := "a repeat must reuse its downstream Idempotency-Key"
+		if r.stub.unkeyed {
+			why = "the plan says the provider has no idempotency keys, so every request to it is an effect"
+		}
+		return "", false, failf(r.epPath(op, "external_calls"), crashFix, "killed %s, restarted and retried: %s; each external call must take effect exactly once (%s)", kp, strings.Join(wrong, ", "), why)
+	}
+	again := r.stub.arrivalsSince(killedAt)
+	var repeated []string
+	for _, c := range recorded {
+		if again[c] > 0 {
+			repeated = append(repeated, fmt.Sprintf("%s (%d more requests)", c, again[c]))
+		}
+	}
+	if len(repeated) > 0 {
+		return "", false, failf(r.epPath(op, "recovery_points"), "commit each call's result with its recovery point, and on resume skip every call whose result is recorded",
+			"killed %s, restarted and retried: the server called again what it had already recorded: %s; the server had made a later call after each of them, so its result was stored, and a resumed request must make no further request for it at all", kp, strings.Join(repeated, ", "))
+	}
+	return fmt.Sprintf("%s (%d in-flight answers waited out)", kp, conflicts), false, nil
+}
+
+// retryAfterCrash repeats req until it completes, waiting out the in-flight
+// conflict (honouring Retry-After) for at most lock_timeout + crashMargin.
+func (r *runner) retryAfterCrash(op Operation, req Request, kp killPoint) (Response, int, *failure) {
+	var lockTimeout time.Duration
+	if r.c.Idempotency.InFlight != nil {
+		lockTimeout = r.c.Idempotency.InFlight.LockTimeout.D
+	}
+	deadline := time.Now().Add(lockTimeout + crashMargin)
+	conflicts := 0
+	delay := 50 * time.Millisecond
+	for attempt := 0; ; attempt++ {
+		last := r.do(req)
+		r.cur.res.Requests++
+		if attempt == 0 {
+			r.cur.repro = append(r.cur.repro, "# after restart, the retry:", r.red.String(req.Curl()))
+		}
+		if last.Err == nil && last.Status/100 == 2 {
+			return last, conflicts, nil
+		}
+		inFlight := r.c.Idempotency.InFlight != nil && r.matches(last, r.c.Idempotency.Conflicts.InFlight)
+		if last.Err == nil && !inFlight && last.Status != 429 && last.Status != 503 {
+			return last, conflicts, failf(r.epPath(op, "recovery_points"), crashFix, "killed %s, restarted; the retry with the same key got %s instead of completing", kp, last.Describe())
+		}
+		if inFlight {
+			conflicts++
+		}
+		wait := delay
+		if ra, err := strconv.Atoi(last.headerOr("Retry-After")); err == nil && ra >= 0 {
+			wait = time.Duration(ra) * time.Second
+		}
+		delay = min(delay*2, time.Second)
+		if remaining := time.Until(deadline); remaining <= 0 || attempt >= 10000 {
+			return last, conflicts, failf(r.epPath(op, "recovery_points"), "take over a claim whose lock is older than lock_timeout (in_flight.takeover) and resume from its recovery point",
+				"killed %s, restarted; the retry did not complete within lock_timeout + %s (%s); last answer: %s", kp, crashMargin, lockTimeout+crashMargin, last.Describe())
+		} else if wait > remaining {
+			wait = remaining
+		}
+		select {
+		case <-time.After(wait):
+		case <-r.ctx.Done():
+			return last, conflicts, &failure{msg: "interrupted", err: r.ctx.Err()}
+		}
+	}
+}
+
+// restartSkip says why verify cannot kill and restart the server, or "".
+func (r *runner) restartSkip() string {
+	switch {
+	case r.proc == nil:
+		return "the plan has no server: section, so verify cannot kill and restart the server"
+	case r.o.BaseURL != "":
+		return "--base-url was given, so verify did not start the server and cannot kill it"
+	}
+	return ""
+}
+
+// gateRestartReplay completes a request, kills and restarts the server,
+// and replays: a store that lives in the process's memory forgets the key.
+func (r *runner) gateRestartReplay(op Operation) (string, *failure) {
+	if skip := r.restartSkip(); skip != "" {
+		return skip, nil
+	}
+	key := newKey(r.keyLen())
+	first, before, ok, f := r.completed(op, key)
+	if f != nil {
+		return "", f
+	}
+	r.proc.kill()
+	if r.proc.escaped != nil {
+		r.aborted = r.proc.escaped
+		return "", &failure{msg: r.proc.escaped.Error(), err: errUnresponsive}
+	}
+	r.client.CloseIdleConnections()
+	if err := r.proc.start(r.ctx); err != nil {
+		return "", failf("idempotency.stored_response", "make the server start cleanly on the store a stopped process left", "after a completed request and a restart, the server did not start: %v", err)
+	}
+	r.cur.repro = append(r.cur.repro, "# the server was killed and restarted here; the replay:")
+	r.resetStub()
+	again := r.send(r.opRequest(op, key, op.Body, primary), false)
+	if again.Err != nil {
+		return "", &failure{msg: again.Describe(), err: errUnresponsive}
+	}
+	after, _, f := r.settledCount(op, key, primary)
+	if f != nil {
+		return "", f
+	}
+	r.observe(before, after, ok, " the replay after the restart")
+	fix := "keep completed keys in a durable store (a database table), not in the process's memory, for the whole replay window"
+	switch {
+	case ok && after != before:
+		return "", failf("idempotency.stored_response", fix, "after a restart, repeating the completed request caused a new effect (count %d -> %d): the server forgot the key when it restarted", before, after)
+	case r.externalCalls() != "":
+		return "", failf("idempotency.stored_response", fix, "after a restart, repeating the completed request made external calls again (%s): the server forgot the key", r.externalCalls())
+	case again.Status != first.Status || !again.sameValue(first):
+		// Byte identity is verify/replay's to judge; this gate asks
+		// whether the key was remembered at all.
+		return "", failf("idempotency.stored_response", fix, "after a restart, the repeat got %s, not the stored response (%d %s)", again.Describe(), first.Status, clip(first.Body))
+	}
+	r.cur.res.Reason = "the stored response survived a restart"
+	return "", nil
+}
