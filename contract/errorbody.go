@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"regexp"
 	"strconv"
 	"strings"
@@ -342,10 +341,28 @@ func problemMember(tokens []string) bool {
 // statusTitle is problem+json's title for the status: its reason phrase,
 // as RFC 9457 asks with the type about:blank.
 func statusTitle(status int) string {
-	if t := http.StatusText(status); t != "" {
+	if t, ok := reasonPhrases[status]; ok {
 		return t
 	}
 	return "Error " + strconv.Itoa(status)
+}
+
+// reasonPhrases are the client and server error phrases of the IANA HTTP
+// status registry (the same text as net/http's StatusText, which this
+// package cannot import: the contract model stays free of the network
+// stack, see internal/layering). TestReasonPhrasesMatchNetHTTP keeps them equal.
+var reasonPhrases = map[int]string{
+	400: "Bad Request", 401: "Unauthorized", 402: "Payment Required", 403: "Forbidden",
+	404: "Not Found", 405: "Method Not Allowed", 406: "Not Acceptable", 407: "Proxy Authentication Required",
+	408: "Request Timeout", 409: "Conflict", 410: "Gone", 411: "Length Required",
+	412: "Precondition Failed", 413: "Request Entity Too Large", 414: "Request URI Too Long", 415: "Unsupported Media Type",
+	416: "Requested Range Not Satisfiable", 417: "Expectation Failed", 418: "I'm a teapot", 421: "Misdirected Request",
+	422: "Unprocessable Entity", 423: "Locked", 424: "Failed Dependency", 425: "Too Early",
+	426: "Upgrade Required", 428: "Precondition Required", 429: "Too Many Requests", 431: "Request Header Fields Too Large",
+	451: "Unavailable For Legal Reasons",
+	500: "Internal Server Error", 501: "Not Implemented", 502: "Bad Gateway", 503: "Service Unavailable",
+	504: "Gateway Timeout", 505: "HTTP Version Not Supported", 506: "Variant Also Negotiates", 507: "Insufficient Storage",
+	508: "Loop Detected", 510: "Not Extended", 511: "Network Authentication Required",
 }
 
 func prefixOf(a, b []string) bool {

@@ -93,7 +93,12 @@ func TestLargeResponseMemory(t *testing.T) {
 	if w.n != size {
 		t.Fatalf("sent %d bytes, want %d", w.n, size)
 	}
-	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 2*size {
+	// The bound is twice the body plus a fixed allowance for the request's
+	// bookkeeping (headers, the claim, the record), which the race
+	// detector's builds make a few kilobytes larger; a third copy of the
+	// body, as before, is 32 MiB over it.
+	const bookkeeping = 256 << 10
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 2*size+bookkeeping {
 		t.Errorf("a %d-byte response allocated %d bytes (%.1fx)", size, alloc, float64(alloc)/size)
 	}
 }
