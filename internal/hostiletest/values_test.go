@@ -78,9 +78,9 @@ func TestContractValuesThatReachCodeAreChecked(t *testing.T) {
 // negative duration.
 func TestFiguresNeverOverflow(t *testing.T) {
 	for _, c := range []struct{ old, new, want string }{
-		{"max_elapsed: 60s", "max_elapsed: 36500d", "retryspec.yaml:67:16: error: retry.max_elapsed"},
-		{"p99: 800ms", "p99: 20000d", "retryspec.yaml:69:10: error: retry.attempt_timeout.p99"},
-		{"p99: 800ms", "p99: 1500d", "retryspec.yaml:70:13: error: retry.attempt_timeout: p99 1500d × factor 2.5"},
+		{"max_elapsed: 60s", "max_elapsed: 36500d", "retryspec.yaml:68:16: error: retry.max_elapsed"},
+		{"p99: 800ms", "p99: 20000d", "retryspec.yaml:70:10: error: retry.attempt_timeout.p99"},
+		{"p99: 800ms", "p99: 1500d", "retryspec.yaml:71:13: error: retry.attempt_timeout: p99 1500d × factor 2.5"},
 		{"replay_window: 24h", "replay_window: 36500d", "error: idempotency.replay_window"},
 	} {
 		sb := withContract(t, c.old, c.new)
