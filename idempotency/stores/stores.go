@@ -581,8 +581,13 @@ func (p *preparable) name(sql string) string {
 const StartTimeout = 30 * time.Second
 
 // DSN turns a store URL into a database/sql driver name, its data source
-// name and the storage dialect.
+// name and the storage dialect. The store's own AcceptAsyncCommit
+// parameter never reaches the driver (PostgreSQL refuses a connection
+// that names a setting it does not know).
 func DSN(rawURL string) (driver, dsn, dialect string, err error) {
+	if rawURL, _, err = asyncOptIn(rawURL); err != nil {
+		return "", "", "", err
+	}
 	switch {
 	case strings.HasPrefix(rawURL, "sqlite:"):
 		file := strings.TrimPrefix(strings.TrimPrefix(rawURL, "sqlite:"), "//")
