@@ -33,7 +33,9 @@ type DriftOptions struct {
 // ways: a state-changing operation (POST, PUT, PATCH, DELETE) of the spec
 // that the contract does not classify is endpoint/unclassified, at its
 // line in the spec; a contract endpoint the spec lacks is endpoint/unknown,
-// at its line in the contract. Paths match by shape, so /orders/{id} and
+// at its line in the contract; a PUT or DELETE whose spec summary or
+// description says it appends, counts, sends or charges is
+// openapi/summary-contradicts-effect, at the endpoint's effect. Paths match by shape, so /orders/{id} and
 // /orders/{order_id} are one operation. The error is a *LoadError when the
 // spec cannot be loaded.
 func Drift(c *contract.Contract, specPath string, opts DriftOptions) ([]findings.Finding, error) {
@@ -53,7 +55,13 @@ func DriftSpec(c *contract.Contract, s *Spec) []findings.Finding {
 		if e.Method == "" {
 			continue
 		}
-		if _, ok := inSpec[shape(e.Method, e.Path)]; ok {
+		if op, ok := inSpec[shape(e.Method, e.Path)]; ok {
+			// The spec's own words about the operation judge the effect
+			// too: a contract endpoint imported or written without a
+			// summary would otherwise hide "Appends an item" on a PUT.
+			if f, ok := rules.SpecSummaryContradicts(c, i, s.Path, scalar(mapGet(op.node, "summary")), scalar(mapGet(op.node, "description"))); ok {
+				out = append(out, f)
+			}
 			continue
 		}
 		path := fmt.Sprintf("endpoints[%d].operation", i)

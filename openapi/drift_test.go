@@ -2,12 +2,14 @@ package openapi
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/retryspec/retryspec/contract"
+	"github.com/retryspec/retryspec/contract/rules"
 	"github.com/retryspec/retryspec/findings"
 )
 
@@ -156,5 +158,74 @@ func TestSummarizeUnclassified(t *testing.T) {
 	}
 	if len(many) != 14 || many[0].Line != 120 {
 		t.Errorf("the input was changed")
+	}
+}
+
+// TestDriftSpecSummaryContradictsEffect: with --openapi, the spec's own
+// summary or description of a PUT or DELETE judges the effect the contract
+// took from the method, quoted in the finding, which sits at the contract
+// endpoint's effect. A neutral summary, or one the contract's own summary
+// already reports, adds nothing.
+func TestDriftSpecSummaryContradictsEffect(t *testing.T) {
+	const cart = "  /v1/carts/{id}/items:\n    put:\n      parameters: [{name: id, in: path, required: true, schema: {type: string}}]\n" +
+		"      WORDS\n      responses:\n        \"200\":\n          description: The cart.\n"
+	const entry = "  - operation: PUT /v1/carts/{id}/items\n    effect: replace\n    key: none\n"
+	for _, tc := range []struct {
+		name, words, contractSummary string
+		want                         []string // substrings of the one finding's message; nil: no finding
+	}{
+		{"summary appends", "summary: Appends an item to the cart", "",
+			[]string{`PUT /v1/carts/{id}/items has effect replace`, `its summary in ` + "SPEC" + ` says "Appends" ("Appends an item to the cart")`, "a retry appends again"}},
+		{"description sends, quoted by its sentence", "description: \"Stores the cart.\\n\\nThen it sends a receipt to the buyer. Nothing else.\"", "",
+			[]string{`its description in SPEC says "sends" ("Then it sends a receipt to the buyer.")`}},
+		{"neutral summary", "summary: Replaces the items of the cart", "", nil},
+		{"no words at all", "operationId: putItems", "", nil},
+		{"the contract's own summary already reports it", "summary: Appends an item to the cart", "    summary: Adds an item and charges the card\n", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			spec := filepath.Join(dir, "spec.yaml")
+			specSrc := strings.Replace(mustRead(t, "testdata/small.yaml"), "  /v1/refunds:\n", strings.Replace(cart, "WORDS", tc.words, 1)+"  /v1/refunds:\n", 1)
+			if err := os.WriteFile(spec, []byte(specSrc), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			src := strings.Replace(mustRead(t, "testdata/contract.yaml"), "  - operation: POST /v1/payouts\n", entry+tc.contractSummary+"  - operation: POST /v1/payouts\n", 1)
+			c, err := contract.Parse("retryspec.yaml", []byte(src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			fs, err := Drift(c, spec, DriftOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []findings.Finding
+			for _, f := range fs {
+				if f.Rule == rules.OpenAPISummaryContradicts {
+					got = append(got, f)
+				}
+			}
+			if tc.want == nil {
+				if len(got) != 0 {
+					t.Fatalf("want no finding, got %+v", got)
+				}
+				return
+			}
+			if len(got) != 1 {
+				t.Fatalf("want one openapi/summary-contradicts-effect, got %+v (all: %+v)", got, fs)
+			}
+			f := got[0]
+			line := strings.Count(src[:strings.Index(src, entry)], "\n") + 2
+			if f.File != "retryspec.yaml" || f.Line != line || f.Column != 13 || f.Path != "endpoints[5].effect" || f.Severity != findings.Error {
+				t.Errorf("finding at %s:%d:%d %s (%v), want retryspec.yaml:%d:13 endpoints[5].effect (error)", f.File, f.Line, f.Column, f.Path, f.Severity, line)
+			}
+			for _, w := range tc.want {
+				if w = strings.ReplaceAll(w, "SPEC", spec); !strings.Contains(f.Message, w) {
+					t.Errorf("message %q lacks %q", f.Message, w)
+				}
+			}
+			if !strings.Contains(f.Fix, "set effect:") {
+				t.Errorf("fix %q does not say which effect to set", f.Fix)
+			}
+		})
 	}
 }

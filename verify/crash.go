@@ -211,19 +211,8 @@ func (r *runner) crashTrial(op Operation, kp killPoint) (note string, vacuous bo
 			return "", false, failf(r.epPath(op, "recovery_points"), crashFix, "killed %s, restarted and retried: the request made %d effects, not 1 (the work ran again instead of resuming from its recovery point)", kp, n)
 		}
 	}
-	applied, calls := r.stub.effects()
-	var wrong []string
-	for _, c := range op.Endpoint.ExternalCalls {
-		if applied[c] != 1 {
-			wrong = append(wrong, fmt.Sprintf("%s took effect %d times (%d requests)", c, applied[c], calls[c]))
-		}
-	}
-	if len(wrong) > 0 {
-		why := "a repeat must reuse its downstream Idempotency-Key"
-		if r.stub.unkeyed {
-			why = "the plan says the provider has no idempotency keys, so every request to it is an effect"
-		}
-		return "", false, failf(r.epPath(op, "external_calls"), crashFix, "killed %s, restarted and retried: %s; each external call must take effect exactly once (%s)", kp, strings.Join(wrong, ", "), why)
+	if f := r.externalCallsOnce(op, kp); f != nil {
+		return "", false, f
 	}
 	again := r.stub.arrivalsSince(killedAt)
 	var repeated []string
@@ -237,6 +226,28 @@ func (r *runner) crashTrial(op Operation, kp killPoint) (note string, vacuous bo
 			"killed %s, restarted and retried: the server called again what it had already recorded: %s; the server had made a later call after each of them, so its result was stored, and a resumed request must make no further request for it at all", kp, strings.Join(repeated, ", "))
 	}
 	return fmt.Sprintf("%s (%d in-flight answers waited out)", kp, conflicts), false, nil
+}
+
+// externalCallsOnce fails a crash trial unless each of the endpoint's
+// external calls took effect exactly once at the stub: with the provider's
+// keys (crash.provider_keys, true by default) a repeat that reuses its
+// downstream key is one effect; without them every request is one.
+func (r *runner) externalCallsOnce(op Operation, kp killPoint) *failure {
+	applied, calls := r.stub.effects()
+	var wrong []string
+	for _, c := range op.Endpoint.ExternalCalls {
+		if applied[c] != 1 {
+			wrong = append(wrong, fmt.Sprintf("%s took effect %d times (%d requests)", c, applied[c], calls[c]))
+		}
+	}
+	if len(wrong) == 0 {
+		return nil
+	}
+	why := "a repeat must reuse its downstream Idempotency-Key"
+	if r.stub.unkeyed {
+		why = "the plan says the provider has no idempotency keys, so every request to it is an effect"
+	}
+	return failf(r.epPath(op, "external_calls"), crashFix, "killed %s, restarted and retried: %s; each external call must take effect exactly once (%s)", kp, strings.Join(wrong, ", "), why)
 }
 
 // retryAfterCrash repeats req until it completes, waiting out the in-flight

@@ -185,12 +185,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		r.base = o.Plan.BaseURL
 	}
 	if o.Plan.Server != nil {
-		st, err := startStub()
+		st, err := startStub(o.Plan.Crash.Unkeyed)
 		if err != nil {
 			return nil, err
 		}
 		r.stub = st
-		st.unkeyed = o.Plan.Crash.Unkeyed
 		defer st.close()
 		r.proc = &serverProc{spec: o.Plan.Server, env: append(slices.Clone(o.Env), "RETRYSPEC_EXTERNAL_URL="+st.URL()), logs: o.ServerLog}
 		if o.BaseURL == "" {

@@ -25,7 +25,7 @@ type stub struct {
 	calls   map[string]int             // since reset: name -> requests (repeats included)
 	armed   *trap
 	// unkeyed: the provider has no idempotency keys, so every request is
-	// an effect (the plan's stub_idempotency: false).
+	// an effect (the plan's crash.provider_keys: false).
 	unkeyed bool
 	// log is every arrival and answer since reset, in order: which calls a
 	// killed server had seen answered, and which it called again after.
@@ -56,12 +56,14 @@ type trap struct {
 	at int
 }
 
-func startStub() (*stub, error) {
+// startStub hosts the stub on loopback; unkeyed is the plan's
+// crash.provider_keys: false.
+func startStub(unkeyed bool) (*stub, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("cannot host the external-call stub: %w", err)
 	}
-	s := &stub{ln: ln, answers: map[string]string{}, counter: map[string]int{}}
+	s := &stub{ln: ln, answers: map[string]string{}, counter: map[string]int{}, unkeyed: unkeyed}
 	s.reset()
 	s.srv = &http.Server{Handler: http.HandlerFunc(s.serve)}
 	go s.srv.Serve(ln)

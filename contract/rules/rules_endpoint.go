@@ -34,6 +34,9 @@ const (
 	EndpointUnclassified = "endpoint/unclassified"
 	EndpointUnknown      = "endpoint/unknown"
 	OpenAPIContradicts   = "openapi/contradicts-contract"
+	// OpenAPISummaryContradicts is endpoint/summary-contradicts-effect on
+	// the spec's words; SpecSummaryContradicts checks it.
+	OpenAPISummaryContradicts = "openapi/summary-contradicts-effect"
 )
 
 const endpointBase = "endpoints:\n  - operation: GET /v1/orders/{id}\n    effect: read\n    key: none\n"
@@ -193,6 +196,22 @@ var openapiRules = []Rule{
 		Fix:     "change the spec's declaration to match the contract (or the contract to match the spec), then run retryspec openapi again",
 		Bad:     "# the spec declares Idempotency-Key with maxLength: 256; the contract says max_key_length: 255\n",
 		Good:    "# the spec's Idempotency-Key parameter has maxLength: 255, as the contract says\n",
+	},
+	{
+		ID:       OpenAPISummaryContradicts,
+		Severity: findings.Error,
+		Scope:    ScopeOpenAPI,
+		Summary:  "(with --openapi) a PUT or DELETE is classified idempotent by its method while the spec's summary or description says it appends, counts, sends or charges",
+		Rationale: "The spec's summary and description are often the only account of what an operation does, and a contract " +
+			"endpoint written or imported without a summary does not carry them. RFC 9110 makes a PUT idempotent only when its " +
+			"handler is: when the spec says the operation appends, increments, decrements, sends or charges, each retry does it " +
+			"again, and an effect of replace or delete taken from the method tells integrators a blind retry is safe. This is " +
+			"endpoint/summary-contradicts-effect judged on the spec's words, reported when the contract's own summary does not " +
+			"already say it.",
+		Sources: []findings.Source{srcRFC9110},
+		Fix:     "set the effect the spec describes (append, increment, decrement or action) with key: required, or correct the spec's summary",
+		Bad:     "# the spec's PUT /v1/carts/{id}/items says \"Appends an item to the cart\"; the contract lists it with effect: replace, key: none\n",
+		Good:    "# the contract lists PUT /v1/carts/{id}/items with effect: append, key: required, as the spec's summary says\n",
 	},
 }
 

@@ -32,6 +32,8 @@ func summaryEffect(summary string) (string, contract.Effect) {
 	return "", ""
 }
 
+const summaryContradictsID = "endpoint/summary-contradicts-effect"
+
 // firstRunRules catch what day-one contracts most often get past check:
 // a schedule whose jitter was never chosen, a handler that calls other
 // systems without a stated worst case, and a PUT or DELETE whose own
@@ -100,7 +102,7 @@ var firstRunRules = []Rule{
 		},
 	},
 	{
-		ID:       "endpoint/summary-contradicts-effect",
+		ID:       summaryContradictsID,
 		Severity: findings.Error,
 		Scope:    ScopeContract,
 		Summary:  "a PUT or DELETE is classified idempotent by its method while its own summary says it appends, counts, sends or charges",
@@ -117,20 +119,71 @@ var firstRunRules = []Rule{
 		Check: func(c *contract.Contract) []findings.Finding {
 			var out []findings.Finding
 			for i, e := range c.Endpoints {
-				if (e.Method != "PUT" && e.Method != "DELETE") || !e.NaturallyIdempotent() {
-					continue
+				if f, ok := summaryContradicts(c, i, e.Summary, "its summary"); ok {
+					out = append(out, f)
 				}
-				word, effect := summaryEffect(e.Summary)
-				if word == "" {
-					continue
-				}
-				out = append(out, at(c, findings.Finding{Path: fmt.Sprintf("endpoints[%d].effect", i),
-					Message: fmt.Sprintf("%s has effect %s, as its method suggests, but its summary says %q (%q): a retry %s again", e.Operation, e.Effect, word, e.Summary, repeatWhat[effect]),
-					Fix:     fmt.Sprintf("set effect: %s and key: required, answering external_calls: ([] when the handler calls nothing else); or correct the summary if the handler does not do what %q says", effect, word)}))
 			}
 			return out
 		},
 	},
+}
+
+// summaryContradicts is endpoint/summary-contradicts-effect on one
+// endpoint, judging text (its summary, named by whose) for a word that says
+// each call repeats its effect. The finding is placed at the endpoint's
+// effect, where the fix goes.
+func summaryContradicts(c *contract.Contract, i int, text, whose string) (findings.Finding, bool) {
+	e := c.Endpoints[i]
+	if (e.Method != "PUT" && e.Method != "DELETE") || !e.NaturallyIdempotent() {
+		return findings.Finding{}, false
+	}
+	word, effect := summaryEffect(text)
+	if word == "" {
+		return findings.Finding{}, false
+	}
+	return at(c, findings.Finding{Path: fmt.Sprintf("endpoints[%d].effect", i),
+		Message: fmt.Sprintf("%s has effect %s, as its method suggests, but %s says %q (%q): a retry %s again", e.Operation, e.Effect, whose, word, text, repeatWhat[effect]),
+		Fix:     fmt.Sprintf("set effect: %s and key: required, answering external_calls: ([] when the handler calls nothing else); or correct %s if the handler does not do what %q says", effect, whose, word)}), true
+}
+
+// SpecSummaryContradicts is openapi/summary-contradicts-effect: the word
+// matcher of endpoint/summary-contradicts-effect on the words the OpenAPI
+// spec (file specFile) gives endpoint i's operation, for `check --openapi`:
+// its summary, then its description. The contract's own summary is judged
+// by endpoint/summary-contradicts-effect, so when that fires there is
+// nothing to add. A rule of its own, so a waiver of it is judged only
+// where a spec is.
+func SpecSummaryContradicts(c *contract.Contract, i int, specFile, summary, description string) (findings.Finding, bool) {
+	if _, dup := summaryContradicts(c, i, c.Endpoints[i].Summary, ""); dup {
+		return findings.Finding{}, false
+	}
+	for _, t := range []struct{ text, field string }{{summary, "summary"}, {description, "description"}} {
+		if f, ok := summaryContradicts(c, i, sentenceOf(t.text), fmt.Sprintf("its %s in %s", t.field, specFile)); ok {
+			r, _ := ByID(OpenAPISummaryContradicts)
+			f.Rule, f.Severity = r.ID, r.Severity
+			return f, true
+		}
+	}
+	return findings.Finding{}, false
+}
+
+// sentenceOf is the sentence of a spec's summary or description holding
+// its first effect word, on one line: a description can run to pages, and
+// the finding quotes only the words that contradict the effect.
+func sentenceOf(text string) string {
+	text = strings.Join(strings.Fields(text), " ")
+	m := effectWords.FindStringIndex(text)
+	if m == nil {
+		return text
+	}
+	start, end := 0, len(text)
+	if k := strings.LastIndex(text[:m[0]], ". "); k >= 0 {
+		start = k + 2
+	}
+	if k := strings.Index(text[m[1]:], ". "); k >= 0 {
+		end = m[1] + k + 1
+	}
+	return text[start:end]
 }
 
 // repeatWhat says what a retry of each effect the summary names repeats.
