@@ -58,10 +58,15 @@ func TestRetryingPageEmbedsTestedSnippets(t *testing.T) {
 				}
 				return ast.WalkContinue, nil
 			})
-			// Per language: the short form, then the full program.
-			if len(blocks) != 2*len(langs) {
-				t.Fatalf("%d code blocks on the Retrying page, want two per language (%d)", len(blocks), 2*len(langs))
+			// The page opens with each language's short form; the section
+			// "Retry code for your language" then gives, per language, the
+			// short form and the full program.
+			n := len(langs)
+			if len(blocks) != 3*n {
+				t.Fatalf("%d code blocks on the Retrying page, want three per language (%d)", len(blocks), 3*n)
 			}
+			opening, opTags := blocks[:n], tags[:n]
+			blocks, tags = blocks[n:], tags[n:]
 			html := string(files["retrying.html"])
 			for i, l := range langs {
 				want, err := snippets.Render(c, l.Name)
@@ -71,6 +76,9 @@ func TestRetryingPageEmbedsTestedSnippets(t *testing.T) {
 				short, err := snippets.Short(c, l.Name)
 				if err != nil {
 					t.Fatal(err)
+				}
+				if !bytes.Equal(opening[i], short) || opTags[i] != render.FenceTag(l.Name) {
+					t.Errorf("%s: opening code block %d is not the short form", l.Name, i)
 				}
 				if !bytes.Equal(blocks[2*i], short) {
 					t.Errorf("%s: code block %d is not the short form", l.Name, 2*i)
