@@ -160,6 +160,7 @@ func (r *runner) crashTrial(op Operation, kp killPoint) (note string, vacuous bo
 	r.stub.reset()
 	req := r.opRequest(op, key, op.Body, primary)
 	var killedAt int
+	var answered string
 	if kp.call != "" {
 		t := &trap{call: kp.call, phase: kp.phase, kill: r.proc.kill, fired: make(chan struct{})}
 		r.stub.arm(t)
@@ -188,6 +189,12 @@ func (r *runner) crashTrial(op Operation, kp killPoint) (note string, vacuous bo
 			return fmt.Sprintf("%s: the request had completed (%d) in %s, before the kill", kp, resp.Status, time.Since(start).Round(time.Microsecond)), true, nil
 		}
 		killedAt = <-killed
+		if resp.Err == nil {
+			// The whole answer arrived, so the handler had finished before
+			// the kill landed: a retry would test a restart (restart-replay's
+			// question), not recovery from a crash between phases.
+			answered = fmt.Sprintf("%s: the request had completed (%d) as the kill landed", kp, resp.Status)
+		}
 	}
 	if r.proc.escaped != nil {
 		r.aborted = r.proc.escaped
@@ -197,6 +204,9 @@ func (r *runner) crashTrial(op Operation, kp killPoint) (note string, vacuous bo
 	r.client.CloseIdleConnections()
 	if err := r.proc.start(r.ctx); err != nil {
 		return "", false, failf(path, "make the server start cleanly on a store left by a killed process", "after being killed %s, the server did not restart: %v", kp, err)
+	}
+	if answered != "" {
+		return answered, true, nil
 	}
 	last, conflicts, f := r.retryAfterCrash(op, req, kp)
 	if f != nil {
