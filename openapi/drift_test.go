@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -82,7 +83,11 @@ func checkRealDrift(t testing.TB, path string, want int) {
 		t.Fatal(err)
 	}
 	c := contractFor(t, s, 255, "required")
-	if fs := DriftSpec(c, s); len(fs) != 0 {
+	// A spec's own words saying a PUT or DELETE sends or charges are a
+	// question for the reviewer of the imported effects, not drift: the
+	// operation lists still agree.
+	fs := slices.DeleteFunc(DriftSpec(c, s), func(f findings.Finding) bool { return f.Rule == rules.OpenAPISummaryContradicts })
+	if len(fs) != 0 {
 		t.Errorf("%s: imported contract drifts from its spec: %d findings, first %+v", path, len(fs), fs[0])
 	}
 	empty, err := contract.Parse("retryspec.yaml", []byte(strings.Replace(mustRead(t, "testdata/contract.yaml"), "endpoints:\n", "endpoints:\n  - {operation: POST /no/such/thing, effect: create, key: required}\n", 1)))
@@ -91,7 +96,7 @@ func checkRealDrift(t testing.TB, path string, want int) {
 	}
 	// Keep only the new first endpoint: the spec has none of the others either.
 	empty.Endpoints = empty.Endpoints[:1]
-	fs := DriftSpec(empty, s)
+	fs = DriftSpec(empty, s)
 	unclassified, unknown := 0, 0
 	for _, f := range fs {
 		switch f.Rule {
