@@ -28,9 +28,8 @@ const payoutsOp = "POST /v1/accounts/{id}/payouts"
 // Its first run commits the first phase and gives the key up (a bank call
 // that timed out), leaving the key unfinished; later runs finish it.
 type payoutsHandler struct {
-	runs  int
-	seen  []string // "PathValue(id) URL.RequestURI()" of each run
-	first func(r *http.Request)
+	runs int
+	seen []string // "PathValue(id) URL.RequestURI()" of each run
 }
 
 func (p *payoutsHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
