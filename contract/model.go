@@ -119,9 +119,12 @@ type Claim struct {
 	// SameTransaction is true when the key's record commits atomically with
 	// the endpoint's writes, phase by phase, as the middleware does: the
 	// claim alone in its own statement (no effect yet, so a crash after it
-	// leaves a key at its first recovery point, which a retry resumes);
-	// each phase's writes in one transaction with its fenced recovery
-	// point; the last phase's writes with the stored response.
+	// leaves a key that has reached no recovery point, which a retry runs
+	// from the start); each phase's writes in one transaction with its
+	// fenced recovery point; the last phase's writes with the stored
+	// response. It needs one store, with transactions, holding the key's
+	// record and the rows (claim/cross-store-transaction,
+	// claim/same-transaction-without-transactions).
 	SameTransaction bool
 	// DataStore is where the endpoints' own rows live, "" when the contract
 	// does not say (then they are taken to live beside the claim). A claim
