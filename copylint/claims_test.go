@@ -41,6 +41,7 @@ var claimCorpus = []struct {
 	{"Requests with the same idempotency key are executed exactly once.", RuleExactlyOnceBounded},
 	{"Our outbox gives exactly-once processing because the message and the business data share one transaction.", RuleExactlyOnceBounded},
 	{"Events are processed _exactly once_ within the deduplication window.", RuleExactlyOnceBounded},
+	{"Orders are processed exactly once within the deduplication interval.", RuleExactlyOnceBounded},
 	{"Use transactions to get [exactly-once](https://example.com/eos) delivery between topics.", RuleExactlyOnceBounded},
 
 	// copy/absolute-guarantee.

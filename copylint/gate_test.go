@@ -30,6 +30,9 @@ func TestGateAgreesWithPattern(t *testing.T) {
 			for j, g := range f.unless {
 				pats[fmt.Sprintf("%s form %d unless %d", r.id, i+1, j+1)] = g
 			}
+			if f.denyWithin != nil {
+				pats[fmt.Sprintf("%s form %d deny_within", r.id, i+1)] = f.denyWithin
+			}
 		}
 	}
 	for re, g := range contractGates() {

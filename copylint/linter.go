@@ -702,7 +702,7 @@ rules:
 				continue
 			}
 			for _, loc := range f.match.FindAllIndex(sent, -1) {
-				if overlaps(out[mark:], loc[0], loc[1]) {
+				if overlaps(out[mark:], loc[0], loc[1]) || f.denyWithin != nil && f.denyWithin.Match(sent[loc[0]:loc[1]]) {
 					continue
 				}
 				v, bound := cl.judge(r, sent, loc[0], loc[1], &memo)
