@@ -520,7 +520,10 @@ func (x *sentence) elapsed(re *regexp.Regexp, says string) bool {
 	if !ok {
 		return false
 	}
-	if d == r.MaxElapsed.D {
+	// The contract's longest retry chain is a loop it states too (its
+	// "because" names who retries that long: "the nightly job re-submits
+	// failed movements for up to three days").
+	if d == r.MaxElapsed.D || d == x.k.c.Idempotency.LongestRetryChain.Duration.D {
 		return true
 	}
 	x.add(m[0:2], "retry.max_elapsed",
