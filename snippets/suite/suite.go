@@ -411,7 +411,7 @@ func check(p snippets.Policy, sc Scenario, res run.Result, reqs []faultserver.Re
 				bad("retry %d waited %s, want Retry-After %ss", i+1, wait, step.RetryAfter)
 			}
 		} else {
-			lo, hi := envelope(p, i+1, prev)
+			lo, hi := Envelope(p, i+1, prev)
 			if wait < lo-time.Millisecond || wait > hi+time.Millisecond {
 				bad("retry %d waited %s, outside the %s jitter envelope [%s, %s]", i+1, wait, p.Jitter, lo, hi)
 			}
@@ -455,10 +455,10 @@ func check(p snippets.Policy, sc Scenario, res run.Result, reqs []faultserver.Re
 	return problems, waits
 }
 
-// envelope is the range the contract's jitter formula allows for the wait
+// Envelope is the range the contract's jitter formula allows for the wait
 // after failed attempt n (1-based); prev is the previous wait, which
 // decorrelated jitter grows from.
-func envelope(p snippets.Policy, n int, prev time.Duration) (lo, hi time.Duration) {
+func Envelope(p snippets.Policy, n int, prev time.Duration) (lo, hi time.Duration) {
 	top := time.Duration(math.Min(float64(p.Cap), float64(p.Base)*math.Pow(p.Multiplier, float64(n-1))))
 	switch p.Jitter {
 	case "none":
