@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"slices"
 	"strings"
 
@@ -117,9 +116,6 @@ func runVerifyClient(ctx context.Context, opts *verifyClientOptions) error {
 		}
 		fmt.Fprintln(sys.Err, "dry run: nothing was run")
 		return nil
-	}
-	if _, err := exec.LookPath(opts.Command[0]); err != nil {
-		return usageErrorf("the program %q cannot be run: %v", opts.Command[0], err)
 	}
 	co.Env = os.Environ()
 	if sys.ErrIsTTY {

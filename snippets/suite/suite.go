@@ -184,9 +184,9 @@ func Run(ctx context.Context, c *contract.Contract, opts Options) (Report, error
 	return rep, nil
 }
 
-// missingNeed checks the language's needs in order and returns the line
+// MissingNeed checks the language's needs in order and returns the line
 // for the first one missing, or "".
-func missingNeed(ctx context.Context, lang snippets.Language, opts Options, look func(string) (string, error)) string {
+func MissingNeed(ctx context.Context, lang snippets.Language, opts Options, look func(string) (string, error)) string {
 	expand := func(s string) string {
 		for k, v := range opts.Vars {
 			s = strings.ReplaceAll(s, "{"+k+"}", v)
@@ -239,7 +239,7 @@ func proveLanguage(ctx context.Context, tc *contract.Contract, p snippets.Policy
 	// What the snippet needs, checked first and reported once: one line
 	// naming the missing piece and how to install it, not a failure per
 	// scenario.
-	if msg := missingNeed(ctx, lang, opts, look); msg != "" {
+	if msg := MissingNeed(ctx, lang, opts, look); msg != "" {
 		fail("runtime", "%s", msg)
 		return
 	}

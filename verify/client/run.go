@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -192,6 +194,13 @@ func Run(ctx context.Context, o Options) (*verify.Result, error) {
 	pl, err := newPlan(o)
 	if err != nil {
 		return nil, err
+	}
+	prog := o.Command[0]
+	if strings.Contains(prog, "/") && !filepath.IsAbs(prog) && o.Dir != "" {
+		prog = filepath.Join(o.Dir, prog)
+	}
+	if _, err := exec.LookPath(prog); err != nil {
+		return nil, inputErrorf("the program %q cannot be run: %v", o.Command[0], err)
 	}
 	var runs []Trial
 	for _, sc := range pl.scenarios {
