@@ -3,7 +3,9 @@ package suite
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/retryspec/retryspec/contract"
@@ -63,6 +65,13 @@ func errorBody(p snippets.Policy, status int, code string) string {
 	return string(b)
 }
 
+// statusBody is the API's error body for a retried or cautious status, as
+// the API itself would send it: an SDK that tells errors by their body
+// (Stripe's reads the error member, not the status) sees an error.
+func statusBody(p snippets.Policy, status int) string {
+	return errorBody(p, status, strings.ReplaceAll(strings.ToLower(http.StatusText(status)), " ", "_"))
+}
+
 // misplacedCodeBody carries the code, but in another member than the one
 // api.error_body points at: a client that reads the code at its place does
 // not take it for the in-flight conflict.
@@ -94,7 +103,7 @@ func Scenarios(p snippets.Policy) (list []Scenario, omitted []string) {
 	if transient == 0 {
 		omitted = append(omitted, "no retried status in the allowlist: recovery and max_attempts scenarios left out")
 	} else {
-		fail := faultserver.Step{Status: transient}
+		fail := faultserver.Step{Status: transient, Body: statusBody(p, transient)}
 		n := min(3, p.MaxAttempts)
 		script := faultserver.Script{}
 		for i := range n - 1 {
@@ -120,12 +129,12 @@ func Scenarios(p snippets.Policy) (list []Scenario, omitted []string) {
 	}
 	if contains(p.RetryAfterStatuses, 429) {
 		list = append(list, Scenario{Name: "429-retry-after", Kind: KindRetryAfter,
-			Script: faultserver.Script{{Status: 429, RetryAfter: strconv.Itoa(TestRetryAfter)}, ok}, Requests: 2, Success: true})
+			Script: faultserver.Script{{Status: 429, RetryAfter: strconv.Itoa(TestRetryAfter), Body: statusBody(p, 429)}, ok}, Requests: 2, Success: true})
 		if p.MaxAttempts >= 3 {
 			// Two Retry-After waits cannot fit in the deadline: the client
 			// must give up before the second wait, not sleep past it.
 			list = append(list, Scenario{Name: "stop-at-max-elapsed", Kind: KindMaxElapsed,
-				Script: faultserver.Script{{Status: 429, RetryAfter: strconv.Itoa(LongRetryAfter(p))}}, Requests: 2, MinRequests: 1, WithinElapsed: true})
+				Script: faultserver.Script{{Status: 429, RetryAfter: strconv.Itoa(LongRetryAfter(p)), Body: statusBody(p, 429)}}, Requests: 2, MinRequests: 1, WithinElapsed: true})
 		}
 	} else {
 		omitted = append(omitted, "429 is not retried with Retry-After: 429 and max_elapsed scenarios left out")
@@ -150,7 +159,7 @@ func Scenarios(p snippets.Policy) (list []Scenario, omitted []string) {
 	}
 	if len(p.Cautious) > 0 && p.MaxAttempts >= 3 {
 		list = append(list, Scenario{Name: fmt.Sprintf("%d-retried-once-only", p.Cautious[0]), Kind: KindCautious,
-			Script: faultserver.Script{{Status: p.Cautious[0]}}, Requests: 2})
+			Script: faultserver.Script{{Status: p.Cautious[0], Body: statusBody(p, p.Cautious[0])}}, Requests: 2})
 	}
 	return list, omitted
 }

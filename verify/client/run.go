@@ -100,14 +100,15 @@ func newPlan(o Options) (*plan, error) {
 	if err != nil {
 		return nil, &InputError{Msg: c.File + ": " + err.Error()}
 	}
-	op, ok := c.FirstRequiredKeyEndpoint()
+	// NewPolicy refused a contract without a keyed endpoint.
+	op, _ := c.FirstRequiredKeyEndpoint()
 	if o.Operation != "" {
 		i := slices.IndexFunc(c.Endpoints, func(e contract.Endpoint) bool { return sameOperation(e.Operation, o.Operation) })
 		if i < 0 {
 			return nil, inputErrorf("--operation %q is not an endpoint of %s; keyed endpoints: %s", o.Operation, c.File, strings.Join(keyedOperations(c), ", "))
 		}
-		op, ok = c.Endpoints[i], c.Endpoints[i].Keyed()
-		if !ok {
+		op = c.Endpoints[i]
+		if !op.Keyed() {
 			return nil, inputErrorf("--operation %q has key: none in %s: verify client proves retries under a key; pick one of %s", o.Operation, c.File, strings.Join(keyedOperations(c), ", "))
 		}
 	}
@@ -274,7 +275,7 @@ func (pl *plan) unusable(r Trial) string {
 	if what == "" {
 		return ""
 	}
-	return r.describe(what) + "\n  its last output lines:\n" + indent(orNothing(r.Output), "    ")
+	return r.describe(what)
 }
 
 func orNothing(s string) string {
@@ -340,11 +341,15 @@ func (pl *plan) judgeGate(g Gate, all []Trial) (verify.GateResult, *verify.Findi
 		gr.Result, gr.Reason = "failed", v.Fail
 		repro := "retryspec verify client -c " + snippets.ShellQuote(pl.c.File) + " --operation " + snippets.ShellQuote(pl.op.Operation) + " --only " + g.ID() + " -- " + shellJoin(pl.o.Command)
 		gr.Reproduction = []string{repro}
+		// A finding's message is one line in text output: the first line
+		// of the failure; what the server saw follows as notes, then the
+		// command that reruns the gate.
+		summary, detail, _ := strings.Cut(v.Fail, "\n")
 		pos := pl.c.PosOf(g.Path)
 		return gr, &verify.Finding{Finding: findings.Finding{
 			Rule: g.ID(), Severity: findings.Error, File: pl.c.File, Line: pos.Line, Column: pos.Column, Path: g.Path,
-			Message: pl.op.Operation + ": " + v.Fail, Fix: g.Doc.Fix,
-		}, Reproduction: gr.Reproduction}
+			Message: pl.op.Operation + ": " + summary, Fix: g.Doc.Fix,
+		}, Reproduction: append(strings.Split(detail, "\n"), repro)}
 	case v.Skip != "":
 		gr.Result, gr.Reason = "skipped", v.Skip
 	default:
