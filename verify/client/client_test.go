@@ -110,8 +110,9 @@ func results(t *testing.T, res *verify.Result) map[string]verify.GateResult {
 	return out
 }
 
-// TestProgramsPassEveryGate runs the project's own snippets, and the two
-// example programs of docs/verify.md around them, through every gate.
+// TestProgramsPassEveryGate runs the project's own snippets (the languages
+// that need no build step), and the two example programs of docs/verify.md
+// around them, through every gate.
 func TestProgramsPassEveryGate(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs programs through every fault scenario (about a minute each)")
@@ -120,20 +121,33 @@ func TestProgramsPassEveryGate(t *testing.T) {
 	for _, tt := range []struct {
 		name, lang string
 		// docs is the fence of the docs example to run (around the
-		// snippet), file its name; empty runs the snippet itself.
+		// snippet), file its name; empty runs the snippet itself as its
+		// language's registry row says.
 		docs, file string
 		run        func(file string) []string
 	}{
-		{name: "snippet/python", lang: "python", run: func(f string) []string { return []string{"python3", f} }},
-		{name: "snippet/node", lang: "node", run: func(f string) []string { return []string{"node", f} }},
+		{name: "snippet/python", lang: "python"},
+		{name: "snippet/node", lang: "node"},
+		{name: "snippet/ruby", lang: "ruby"},
+		{name: "snippet/curl", lang: "curl"},
 		{name: "docs/python", lang: "python", docs: "python", file: "verify_client.py", run: func(f string) []string { return []string{"python3", f} }},
 		{name: "docs/node", lang: "node", docs: "javascript", file: "verify-client.mjs", run: func(f string) []string { return []string{"node", f} }},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			need(t, tt.lang)
+			l := need(t, tt.lang)
 			dir := t.TempDir()
 			file := writeSnippet(t, c, tt.lang, dir)
+			command := func(f string) []string {
+				argv := slices.Clone(l.Run)
+				for i := range argv {
+					argv[i] = strings.ReplaceAll(argv[i], "{file}", f)
+				}
+				return argv
+			}
+			if tt.run != nil {
+				command = tt.run
+			}
 			if tt.docs != "" {
 				file = tt.file
 				if err := os.WriteFile(filepath.Join(dir, file), []byte(docsExample(t, tt.docs)), 0o644); err != nil {
@@ -141,7 +155,7 @@ func TestProgramsPassEveryGate(t *testing.T) {
 				}
 			}
 			// Five runs of the backoff scenario: fourteen waits for the jitter gate.
-			res := verifyClient(t, client.Options{Contract: c, Command: tt.run(file), Dir: dir, Runs: 5})
+			res := verifyClient(t, client.Options{Contract: c, Command: command(file), Dir: dir, Runs: 5})
 			for id, g := range results(t, res) {
 				if g.Result != "passed" {
 					t.Errorf("%s %s: %s", id, g.Result, g.Reason)
@@ -182,9 +196,12 @@ func TestBrokenClientFailsItsGates(t *testing.T) {
 		t.Fatalf("%d findings, want %d", len(res.Findings), len(broken))
 	}
 	for _, f := range res.Findings {
-		// Each failure names its contract line and shows the attempts.
-		if f.File != c.File || f.Line == 0 || f.Fix == "" || !strings.Contains(f.Message, "attempts seen") && f.Rule != "client/jitter" {
-			t.Errorf("finding %s lacks its place, fix or attempts: %+v", f.Rule, f.Finding)
+		// Each failure names its contract line and fix; under it, the
+		// attempts the server saw and the command that reruns the gate.
+		notes := strings.Join(f.Reproduction, "\n")
+		if f.File != c.File || f.Line == 0 || f.Fix == "" || !strings.Contains(notes, "--only "+f.Rule) ||
+			!strings.Contains(notes, "attempts seen") && f.Rule != "client/jitter" {
+			t.Errorf("finding %s lacks its place, fix, attempts or rerun command: %+v\n%s", f.Rule, f.Finding, notes)
 		}
 	}
 	for _, want := range []struct{ gate, text string }{

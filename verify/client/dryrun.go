@@ -2,6 +2,7 @@ package client
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/retryspec/retryspec/snippets/faultserver"
@@ -44,7 +45,11 @@ func DryRun(o Options) ([]string, error) {
 	}
 	out = append(out, "", "gates:")
 	for _, g := range pl.gates {
-		out = append(out, fmt.Sprintf("  %-28s %s (%s)", g.ID(), g.DryRun, g.Path))
+		what := g.DryRun
+		if !slices.ContainsFunc(pl.scenarios, func(sc suite.Scenario) bool { return g.reads(sc.Kind) }) {
+			what = "skipped: the contract yields none of its scenarios: " + g.Needs
+		}
+		out = append(out, fmt.Sprintf("  %-28s %s (%s)", g.ID(), what, g.Path))
 	}
 	return out, nil
 }
