@@ -70,6 +70,9 @@ func TestBoundedPrograms(t *testing.T) {
 					}
 				}
 			}
+			if len(res.Findings) != 1 || !strings.Contains(res.Findings[0].Fix, "call $RETRYSPEC_OPERATION once") {
+				t.Errorf("findings %+v, want one whose fix says how to make the program callable", res.Findings)
+			}
 			if len(res.Causes) != 1 || !strings.Contains(res.Causes[0], "no run could be judged") {
 				t.Errorf("causes %q, want the one shared cause", res.Causes)
 			}

@@ -278,6 +278,9 @@ func (pl *plan) unusable(r Trial) string {
 	return r.describe(what)
 }
 
+// unusableFix is the fix of a run no gate could judge.
+const unusableFix = "make the program point its client at $" + EnvBaseURL + ", call $" + EnvOperation + " once, and exit when the client succeeds or gives up; run it by hand with " + EnvBaseURL + " set to see what it does"
+
 func orNothing(s string) string {
 	if strings.TrimSpace(s) == "" {
 		return "(nothing)"
@@ -328,9 +331,11 @@ func (pl *plan) judgeGate(g Gate, all []Trial) (verify.GateResult, *verify.Findi
 		runs = append(runs, r)
 	}
 	var v verdict
+	fix := g.Doc.Fix
 	switch {
 	case len(bad) > 0:
 		v.Fail = strings.Join(bad, "\n")
+		fix = unusableFix
 	case len(runs) == 0:
 		v.Skip = "the contract yields none of this gate's scenarios: " + g.Needs
 	default:
@@ -348,7 +353,7 @@ func (pl *plan) judgeGate(g Gate, all []Trial) (verify.GateResult, *verify.Findi
 		pos := pl.c.PosOf(g.Path)
 		return gr, &verify.Finding{Finding: findings.Finding{
 			Rule: g.ID(), Severity: findings.Error, File: pl.c.File, Line: pos.Line, Column: pos.Column, Path: g.Path,
-			Message: pl.op.Operation + ": " + summary, Fix: g.Doc.Fix,
+			Message: pl.op.Operation + ": " + summary, Fix: fix,
 		}, Reproduction: append(strings.Split(detail, "\n"), repro)}
 	case v.Skip != "":
 		gr.Result, gr.Reason = "skipped", v.Skip
