@@ -2,7 +2,6 @@ package openapi
 
 import (
 	"encoding/json"
-	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -17,15 +16,12 @@ import (
 // the body contract.Reply renders, not the in-flight 409; the 202 carries
 // no replay header, and x-idempotency gives the in-flight status as 202.
 func TestAcceptedInFlightResponse(t *testing.T) {
-	src, err := os.ReadFile("testdata/contract.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
 	const from = "    response: conflict\n"
-	if !strings.Contains(string(src), from) {
+	src := mustRead(t, "testdata/contract.yaml")
+	if !strings.Contains(src, from) {
 		t.Fatalf("testdata/contract.yaml no longer says %q", from)
 	}
-	c, err := contract.Parse("contract.yaml", []byte(strings.Replace(string(src), from, "    response: accepted\n", 1)))
+	c, err := contract.Parse("contract.yaml", []byte(strings.Replace(src, from, "    response: accepted\n", 1)))
 	if err != nil {
 		t.Fatal(err)
 	}
