@@ -84,8 +84,12 @@ func conflictResponse(c *contract.Contract, g conflictGroup, ref string) Obj {
 	if ref != "" {
 		schema = obj("$ref", ref)
 	}
+	kind := "Idempotency error. "
+	if g.status/100 == 2 {
+		kind = "Idempotency: not finished yet. "
+	}
 	return obj(
-		"description", "Idempotency error. "+strings.Join(desc, " "),
+		"description", kind+strings.Join(desc, " "),
 		"content", obj(eb.MediaType(), obj("schema", schema, "examples", examples)),
 	)
 }
@@ -99,8 +103,11 @@ func conflictMeaning(c *contract.Contract, kind string) (what, todo string) {
 			"Do not retry: send the original request again, or a new key for a new request."
 	case "in_flight":
 		todo := "Wait and retry with the same key; the first request's outcome is then replayed."
-		if in := c.Idempotency.InFlight; in != nil && in.Response == contract.InFlightBlock {
+		switch in := c.Idempotency.InFlight; {
+		case in != nil && in.Response == contract.InFlightBlock:
 			todo = "The server waited for the first request and it has not finished; retry later with the same key."
+		case in != nil && in.Response == contract.InFlightAccepted:
+			todo = "Retry with the same key after Retry-After; once the first request is finished, the retry gets its outcome."
 		}
 		return fmt.Sprintf("a request with this %s is still being processed.", h), todo
 	case "invalid_key":
@@ -152,6 +159,9 @@ func IdempotencyExtension(c *contract.Contract, e contract.Endpoint) Obj {
 	}
 	conflicts := Obj{}
 	for _, k := range c.AnsweredConflicts() {
+		if in := id.InFlight; k.Name == "in_flight" && in != nil && in.Response == contract.InFlightAccepted {
+			k.Status = c.Reply(contract.ReplyInFlightAccepted).Status // the 202 the server sends instead
+		}
 		entry := obj("status", k.Status)
 		if k.Code != "" {
 			entry = append(entry, KV{"code", k.Code})

@@ -2,7 +2,6 @@ package verify
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -261,48 +260,19 @@ func (r *runner) externalCallsOnce(op Operation, kp killPoint) *failure {
 }
 
 // retryAfterCrash repeats req until it completes, waiting out the in-flight
-// conflict (honouring Retry-After) for at most lock_timeout + crashMargin.
+// answers (honouring Retry-After) for at most lock_timeout + crashMargin.
 func (r *runner) retryAfterCrash(op Operation, req Request, kp killPoint) (Response, int, *failure) {
-	var lockTimeout time.Duration
-	if r.c.Idempotency.InFlight != nil {
-		lockTimeout = r.c.Idempotency.InFlight.LockTimeout.D
+	last, waits, why, f := r.awaitOutcome(req, "# after restart, the retry:")
+	switch {
+	case f != nil:
+		return last, waits, f
+	case why == outcomeRefused:
+		return last, waits, failf(r.epPath(op, "recovery_points"), crashFix, "killed %s, restarted; the retry with the same key got %s instead of completing", kp, last.Describe())
+	case why == outcomeTimedOut:
+		return last, waits, failf(r.epPath(op, "recovery_points"), "take over a claim whose lock is older than lock_timeout (in_flight.takeover) and resume from its recovery point",
+			"killed %s, restarted; the retry did not complete within lock_timeout + %s (%s); last answer: %s", kp, crashMargin, r.awaitBound(), last.Describe())
 	}
-	deadline := time.Now().Add(lockTimeout + crashMargin)
-	conflicts := 0
-	delay := 50 * time.Millisecond
-	for attempt := 0; ; attempt++ {
-		last := r.do(req)
-		r.cur.res.Requests++
-		if attempt == 0 {
-			r.cur.repro = append(r.cur.repro, "# after restart, the retry:", r.red.String(req.Curl()))
-		}
-		if last.Err == nil && last.Status/100 == 2 {
-			return last, conflicts, nil
-		}
-		inFlight := r.c.Idempotency.InFlight != nil && r.matches(last, r.c.Idempotency.Conflicts.InFlight)
-		if last.Err == nil && !inFlight && last.Status != 429 && last.Status != 503 {
-			return last, conflicts, failf(r.epPath(op, "recovery_points"), crashFix, "killed %s, restarted; the retry with the same key got %s instead of completing", kp, last.Describe())
-		}
-		if inFlight {
-			conflicts++
-		}
-		wait := delay
-		if ra, err := strconv.Atoi(last.headerOr("Retry-After")); err == nil && ra >= 0 {
-			wait = time.Duration(ra) * time.Second
-		}
-		delay = min(delay*2, time.Second)
-		if remaining := time.Until(deadline); remaining <= 0 || attempt >= 10000 {
-			return last, conflicts, failf(r.epPath(op, "recovery_points"), "take over a claim whose lock is older than lock_timeout (in_flight.takeover) and resume from its recovery point",
-				"killed %s, restarted; the retry did not complete within lock_timeout + %s (%s); last answer: %s", kp, crashMargin, lockTimeout+crashMargin, last.Describe())
-		} else if wait > remaining {
-			wait = remaining
-		}
-		select {
-		case <-time.After(wait):
-		case <-r.ctx.Done():
-			return last, conflicts, &failure{msg: "interrupted", err: r.ctx.Err()}
-		}
-	}
+	return last, waits, nil
 }
 
 // restartSkip says why verify cannot kill and restart the server, or "".

@@ -157,7 +157,7 @@ var Table = []Row{
 		Removed: breaking("the server no longer distinguishes an unfinished key: a retry during the first attempt may run the effect twice", "keep retries of one intent sequential"),
 	}},
 	{Field: "idempotency.in_flight.response", Kind: Enum, By: map[Direction]Outcome{
-		Changed: breaking("the in-flight behaviour changed from {old} to {new}: a retry that hits an unfinished key now gets another kind of answer, which client code written for the old one mishandles", "handle the {new} in-flight behaviour (conflict: wait and retry; block: expect a slower answer; accepted: poll the status URL)"),
+		Changed: breaking("the in-flight behaviour changed from {old} to {new}: a retry that hits an unfinished key now gets another kind of answer, which client code written for the old one mishandles", "handle the {new} in-flight behaviour (conflict: wait and retry; block: expect a slower answer; accepted: on 202, retry with the same key after Retry-After)"),
 	}},
 	{Field: "idempotency.in_flight.lock_timeout", Kind: Span, By: map[Direction]Outcome{
 		Raised:  notable("an abandoned attempt is taken over after {new} instead of {old}; retries see the in-flight answer longer", "make sure your retry chain outlasts {new}"),

@@ -42,8 +42,8 @@ var stateRules = []Rule{
 		Scope:    ScopeContract,
 		Summary:  "a retry is let through to run again while (or because) the first request seems stuck",
 		Rationale: "A retry meeting an in-flight key is the client doing what it was told; letting it run because the first request " +
-			"\"seems stuck\" is the server's bug, exactly the duplicate the key exists to prevent: the first may still finish. An in-flight retry gets a conflict, waits for the bounded result, or gets 202 with a status " +
-			"URL; an abandoned claim is taken over only by an atomic conditional update on its lock time, resuming from the last " +
+			"\"seems stuck\" is the server's bug, exactly the duplicate the key exists to prevent: the first may still finish. An in-flight retry gets a conflict, waits for the bounded result, or gets 202 and repeats the " +
+			"request with the same key until the result is stored; an abandoned claim is taken over only by an atomic conditional update on its lock time, resuming from the last " +
 			"recovery point (Brandur Leach's reference design).",
 		Sources: []findings.Source{srcBrandur, srcIETF},
 		Fix:     "set in_flight.response: conflict and in_flight.takeover: conditional-update",
@@ -58,7 +58,7 @@ var stateRules = []Rule{
 			if in.Response == contract.InFlightPassThrough {
 				out = append(out, at(c, findings.Finding{Path: "idempotency.in_flight.response",
 					Message: "in_flight.response is pass-through: a retry that arrives while the first request runs executes the request a second time",
-					Fix:     "answer it with response: conflict (wait and retry), block, or accepted (202 with a status URL)"}))
+					Fix:     "answer it with response: conflict (wait and retry), block, or accepted (202, and the same key's retry gets the result)"}))
 			}
 			if in.Takeover == contract.TakeoverPassThrough {
 				out = append(out, at(c, findings.Finding{Path: "idempotency.in_flight.takeover",
