@@ -124,7 +124,8 @@ func TestPublishedStoreAndIdentityRules(t *testing.T) {
 	}
 }
 
-func idempotencyPage(t *testing.T, c *contract.Contract) string {
+// markdownPages renders c's integrator pages as Markdown.
+func markdownPages(t *testing.T, c *contract.Contract) []render.Page {
 	t.Helper()
 	tm, err := render.LoadTemplates("")
 	if err != nil {
@@ -134,7 +135,12 @@ func idempotencyPage(t *testing.T, c *contract.Contract) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range pages {
+	return pages
+}
+
+func idempotencyPage(t *testing.T, c *contract.Contract) string {
+	t.Helper()
+	for _, p := range markdownPages(t, c) {
 		if p.Path == "idempotency.md" {
 			return string(p.Markdown)
 		}

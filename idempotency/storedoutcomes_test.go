@@ -12,7 +12,6 @@ import (
 
 	"github.com/retryspec/retryspec/contract"
 	"github.com/retryspec/retryspec/idempotency"
-	"github.com/retryspec/retryspec/render"
 )
 
 // storedPolicies are the ways a contract says which answers are stored:
@@ -46,20 +45,7 @@ var (
 // the class other than the ones it names, a list row for its statuses.
 func storedDocs(t *testing.T, c *contract.Contract) []docsRow {
 	t.Helper()
-	tm, err := render.LoadTemplates("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pages, _, err := render.Markdown(render.Inputs{Contract: c}, tm)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var page []byte
-	for _, p := range pages {
-		if p.Path == "idempotency.md" {
-			page = p.Markdown
-		}
-	}
+	page := []byte(idempotencyPage(t, c))
 	_, section, ok := bytes.Cut(page, []byte("## What a retry with the same key returns\n"))
 	if !ok {
 		t.Fatal("the Idempotent requests page has no section \"What a retry with the same key returns\"")
