@@ -53,6 +53,8 @@ func headerDescription(c *contract.Contract) string {
 	}
 	b.WriteString(" Never mint a new key for a retry: that turns the retry into a second request. ")
 	b.WriteString(id.SameRequest())
+	b.WriteString(" ")
+	b.WriteString(id.StoredSummary())
 	return b.String()
 }
 
@@ -145,6 +147,9 @@ func IdempotencyExtension(c *contract.Contract, e contract.Endpoint) Obj {
 	)
 	if id.StoredFailures != "" {
 		x = append(x, KV{"stored-failures", id.StoredFailures})
+	}
+	if id.StoredOutcomes != "" {
+		x = append(x, KV{"stored-outcomes", id.StoredOutcomes})
 	}
 	x = append(x, KV{"stored-response", id.StoredResponse})
 	if in := id.InFlight; in != nil {
