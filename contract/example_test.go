@@ -61,4 +61,3 @@ func TestExampleRequest(t *testing.T) {
 		})
 	}
 }
-
