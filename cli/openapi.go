@@ -224,6 +224,7 @@ func driftFindings(c *contract.Contract, spec string) ([]findings.Finding, []byt
 	// waived as build waives them. Each is placed in the spec, at the
 	// value that disagrees.
 	fs = append(fs, openapi.NewPlan(c, s).Findings...)
+	openapi.ApplyRequestExamples(c, s)
 	return fs, s.Data, nil
 }
 
