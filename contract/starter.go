@@ -295,8 +295,10 @@ func writeStarterEntry(b *bytes.Buffer, e StarterEndpoint) {
 		fmt.Fprintf(b, "  summary: %s\n", quote(s))
 	}
 	writeStarterAnswers(b, e, effect, key)
-	if e.ExampleBody != "" {
-		fmt.Fprintf(b, "  example:\n    body: %s\n", quote(e.ExampleBody))
+	// The body is written back as the JSON it parses to (JSON is YAML
+	// flow syntax), so no text of the caller's can break the file.
+	if v, err := ParseExampleBody([]byte(e.ExampleBody)); e.ExampleBody != "" && err == nil {
+		fmt.Fprintf(b, "  example:\n    body: %s\n", v)
 	}
 }
 
