@@ -29,9 +29,9 @@ type snippetsOptions struct {
 	// for the ones the contract does not name.
 	OpenAPI string
 	Lang    string
-	Out          string
-	BaseURL      string
-	Args         []string
+	Out     string
+	BaseURL string
+	Args    []string
 	// Runner builds and runs snippets (snippets run, snippets test);
 	// tests may replace it with a run.Fake.
 	Runner run.Runner
