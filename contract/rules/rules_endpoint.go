@@ -55,7 +55,8 @@ var endpointRules = []Rule{
 		Rationale: "Integrators copy the first request they see. The Retrying page's code, the full programs and the Idempotent " +
 			"requests page all call the first keyed endpoint; without a request the contract names (or the OpenAPI spec's " +
 			"example, with --openapi), they send an empty placeholder body your API would refuse, and a reader learns the " +
-			"retry loop on a request that is not theirs. Stripe's and Resend's idempotency docs show a real request of their own API.",
+			"retry loop on a request that is not theirs. Stripe's API reference shows its idempotency key on one of its own requests " +
+			"(creating a customer), not on a stand-in.",
 		Sources: []findings.Source{srcStripe},
 		Fix:     "add example: with body: <a request your API accepts> and, for a path with parameters, path: values",
 		Bad:     endpointBase + "  - operation: POST /v1/orders\n    effect: create\n    key: required\n    external_calls: []\n",
