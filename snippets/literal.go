@@ -55,36 +55,17 @@ func (s literalSyntax) literal(v contract.JSONValue, q func(string) string) stri
 func (s literalSyntax) write(b *strings.Builder, v contract.JSONValue, q func(string) string) {
 	switch v.Kind {
 	case contract.JSONObject:
-		if len(v.Members) == 0 {
-			b.WriteString(s.objEmpty)
-			return
-		}
-		b.WriteString(s.objOpen)
-		for i, m := range v.Members {
-			if i > 0 {
-				b.WriteString(", ")
-			}
+		s.list(b, len(v.Members), s.objOpen, s.objClose, s.objEmpty, func(i int) {
+			m := v.Members[i]
 			if s.bare != nil && s.bare.MatchString(m.Name) {
 				b.WriteString(m.Name + s.bareSep)
 			} else {
 				b.WriteString(strings.Replace(s.quoted, "%s", q(m.Name), 1))
 			}
 			s.write(b, m.Value, q)
-		}
-		b.WriteString(s.objClose)
+		})
 	case contract.JSONArray:
-		if len(v.Items) == 0 {
-			b.WriteString(s.arrEmpty)
-			return
-		}
-		b.WriteString(s.arrOpen)
-		for i, x := range v.Items {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			s.write(b, x, q)
-		}
-		b.WriteString(s.arrClose)
+		s.list(b, len(v.Items), s.arrOpen, s.arrClose, s.arrEmpty, func(i int) { s.write(b, v.Items[i], q) })
 	case contract.JSONString:
 		b.WriteString(q(v.Text))
 	case contract.JSONBool:
@@ -98,4 +79,20 @@ func (s literalSyntax) write(b *strings.Builder, v contract.JSONValue, q func(st
 	default:
 		b.WriteString(v.Text)
 	}
+}
+
+// list writes n items between open and close, ", " apart; empty when none.
+func (s literalSyntax) list(b *strings.Builder, n int, open, close, empty string, item func(i int)) {
+	if n == 0 {
+		b.WriteString(empty)
+		return
+	}
+	b.WriteString(open)
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		item(i)
+	}
+	b.WriteString(close)
 }
