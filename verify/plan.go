@@ -385,7 +385,6 @@ func normOp(s string) string {
 
 var paramRef = regexp.MustCompile(`\{([^{}]+)\}`)
 
-
 // jsonBody turns a YAML value (a mapping, or a string holding JSON) into
 // compact JSON, keeping the plan's member order.
 func (l *planLoader) jsonBody(v *yaml.Node, what string) []byte {
