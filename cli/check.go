@@ -81,16 +81,21 @@ func runCheck(_ context.Context, opts *checkOptions) error {
 	if err != nil {
 		return inputErrorIn(sys, opts.Format, opts.Contract, err)
 	}
-	fs := rules.Run(c)
 	sources := map[string][]byte{c.File: c.Source}
+	var drift []findings.Finding
 	if opts.OpenAPI != "" {
-		drift, src, err := driftFindings(c, opts.OpenAPI)
-		if err != nil {
+		// The spec is read first: its request examples stand in for the
+		// ones the contract does not name (endpoint/no-example-request).
+		var src []byte
+		if drift, src, err = driftFindings(c, opts.OpenAPI); err != nil {
 			return inputErrorIn(sys, opts.Format, opts.OpenAPI, err)
 		}
+		sources[opts.OpenAPI] = src
+	}
+	fs := rules.Run(c)
+	if drift != nil {
 		fs = append(fs, drift...)
 		findings.Sort(fs)
-		sources[opts.OpenAPI] = src
 	}
 	shown := fs
 	if opts.Format == "text" {

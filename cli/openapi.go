@@ -224,6 +224,7 @@ func driftFindings(c *contract.Contract, spec string) ([]findings.Finding, []byt
 	// waived as build waives them. Each is placed in the spec, at the
 	// value that disagrees.
 	fs = append(fs, openapi.NewPlan(c, s).Findings...)
+	openapi.ApplyRequestExamples(c, s)
 	return fs, s.Data, nil
 }
 
@@ -241,10 +242,16 @@ func importEndpoints(sys *IO, opts *initOptions) error {
 			continue
 		}
 		method, path, _ := strings.Cut(p.Operation, " ")
-		opts.Endpoints = append(opts.Endpoints, contract.StarterEndpoint{
+		e := contract.StarterEndpoint{
 			Method: method, Path: path, Effect: p.Effect, Key: p.Key, Summary: p.Summary,
 			Review: fmt.Sprintf("%s (%s line %d)", p.Reason, filepath.Base(opts.OpenAPI), p.Line),
-		})
+		}
+		// A keyed operation's request example becomes the contract's, the
+		// request the docs and snippets send.
+		if body, ok := s.RequestExample(method, path); ok && p.Key != string(contract.KeyNone) {
+			e.ExampleBody = string(body)
+		}
+		opts.Endpoints = append(opts.Endpoints, e)
 	}
 	if opts.Name == "" && s.Doc.Info != nil {
 		opts.Name = s.Doc.Info.Title

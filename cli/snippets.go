@@ -16,6 +16,7 @@ import (
 
 	"github.com/retryspec/retryspec/contract"
 	"github.com/retryspec/retryspec/internal/safeout"
+	"github.com/retryspec/retryspec/openapi"
 	"github.com/retryspec/retryspec/snippets"
 	"github.com/retryspec/retryspec/snippets/run"
 	"github.com/retryspec/retryspec/snippets/suite"
@@ -24,10 +25,13 @@ import (
 type snippetsOptions struct {
 	IO           *IO
 	ContractPath string
-	Lang         string
-	Out          string
-	BaseURL      string
-	Args         []string
+	// OpenAPI, when set, is the API's spec: its request examples stand in
+	// for the ones the contract does not name.
+	OpenAPI string
+	Lang    string
+	Out     string
+	BaseURL string
+	Args    []string
 	// Runner builds and runs snippets (snippets run, snippets test);
 	// tests may replace it with a run.Fake.
 	Runner run.Runner
@@ -50,10 +54,11 @@ func newSnippetsCmd(sys *IO, runF func(context.Context, *snippetsOptions) error)
 			if err := checkLang(opts.Lang); err != nil {
 				return err
 			}
-			return runCommand(cmd.Context(), sys, defaultMemory, opts, runF, runSnippets)
+			return runCommand(cmd.Context(), sys, opts.memory(), opts, runF, runSnippets)
 		},
 	}
 	cmd.PersistentFlags().StringVarP(&opts.ContractPath, "contract", "c", "retryspec.yaml", "the contract `FILE`")
+	cmd.PersistentFlags().StringVar(&opts.OpenAPI, "openapi", "", "the API's OpenAPI `SPEC`: its request examples stand in for the ones the contract does not name")
 	cmd.Flags().StringVar(&opts.Lang, "lang", "", "one `LANG`: "+strings.Join(snippets.LanguageNames(), ", "))
 	cmd.Flags().StringVar(&opts.Out, "out", "", "write the snippets into this `DIR` instead of printing")
 	cmd.AddCommand(newSnippetsRunCmd(sys, opts, nil), newSnippetsTestCmd(sys, opts, nil))
@@ -70,12 +75,29 @@ func checkLang(lang string) error {
 	return nil
 }
 
-func loadSnippetsContract(path string) (*contract.Contract, error) {
-	c, err := contract.Load(path)
+// loadSnippetsContract loads the contract and, with --openapi, takes the
+// spec's request examples where the contract names none, as build does.
+func loadSnippetsContract(opts *snippetsOptions) (*contract.Contract, error) {
+	c, err := contract.Load(opts.ContractPath)
 	if err != nil {
 		return nil, inputError(err)
 	}
+	if opts.OpenAPI != "" {
+		s, err := openapi.Load(opts.OpenAPI, openapi.LoadOptions{})
+		if err != nil {
+			return nil, inputError(err)
+		}
+		openapi.ApplyRequestExamples(c, s)
+	}
 	return c, nil
+}
+
+// memory: with --openapi, a spec in memory, as build --openapi.
+func (o *snippetsOptions) memory() memoryProfile {
+	if o.OpenAPI != "" {
+		return specMemory
+	}
+	return defaultMemory
 }
 
 func renderErr(err error, c *contract.Contract) error {
@@ -84,7 +106,7 @@ func renderErr(err error, c *contract.Contract) error {
 
 func runSnippets(_ context.Context, opts *snippetsOptions) error {
 	sys := opts.IO
-	c, err := loadSnippetsContract(opts.ContractPath)
+	c, err := loadSnippetsContract(opts)
 	if err != nil {
 		return err
 	}
@@ -167,7 +189,7 @@ func newSnippetsRunCmd(sys *IO, parent *snippetsOptions, runF func(context.Conte
 				return err
 			}
 			opts.Args = args
-			return runCommand(cmd.Context(), sys, defaultMemory, opts, runF, runSnippetsRun)
+			return runCommand(cmd.Context(), sys, opts.memory(), opts, runF, runSnippetsRun)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Lang, "lang", "", "the `LANG` to run")
@@ -177,7 +199,7 @@ func newSnippetsRunCmd(sys *IO, parent *snippetsOptions, runF func(context.Conte
 
 func runSnippetsRun(ctx context.Context, opts *snippetsOptions) error {
 	sys := opts.IO
-	c, err := loadSnippetsContract(opts.ContractPath)
+	c, err := loadSnippetsContract(opts)
 	if err != nil {
 		return err
 	}
@@ -248,7 +270,7 @@ func newSnippetsTestCmd(sys *IO, parent *snippetsOptions, runF func(context.Cont
 			if err := checkLang(opts.Lang); err != nil {
 				return err
 			}
-			return runCommand(cmd.Context(), sys, defaultMemory, opts, runF, runSnippetsTest)
+			return runCommand(cmd.Context(), sys, opts.memory(), opts, runF, runSnippetsTest)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Lang, "lang", "", "test one `LANG` only")
@@ -257,7 +279,7 @@ func newSnippetsTestCmd(sys *IO, parent *snippetsOptions, runF func(context.Cont
 
 func runSnippetsTest(ctx context.Context, opts *snippetsOptions) error {
 	sys := opts.IO
-	c, err := loadSnippetsContract(opts.ContractPath)
+	c, err := loadSnippetsContract(opts)
 	if err != nil {
 		return err
 	}

@@ -35,6 +35,13 @@ type SnippetSpec struct {
 	// Quote names the function in package snippets (escape.go) that
 	// writes a contract string as the language's literal: "PythonString".
 	Quote string
+	// Literal names the syntax (snippets/literal.go) the example body is
+	// written in: "PythonDict", or "JSONText" for the JSON as a string.
+	Literal string
+	// NewKey is the expression that mints a fresh idempotency key (a
+	// UUID v4, or 128 random bits in hex) once per logical request, in the full program and in the
+	// short form alike: "str(uuid.uuid4())".
+	NewKey string
 	// Format, when set, names the formatter the rendered text goes
 	// through, so the snippet pastes clean: "gofmt".
 	Format string
@@ -93,7 +100,7 @@ const r4jVersion, slf4jVersion = "2.3.0", "1.7.30"
 // snippet table all read it.
 var LanguageTable = []Language{
 	{Name: "python", Title: "Python", FenceTag: "python", Default: true, Snippet: SnippetSpec{
-		FileName: "snippet.py", Template: "python.py.tmpl", Quote: "PythonString", Runtime: "python3",
+		FileName: "snippet.py", Template: "python.py.tmpl", Quote: "PythonString", Literal: "PythonDict", NewKey: "str(uuid.uuid4())", Runtime: "python3",
 		Library: "[tenacity](https://tenacity.readthedocs.io/) (`pip install tenacity`): `wait_random_exponential` is full jitter; " +
 			"`stop_after_attempt | stop_before_delay` bounds attempts and total time; `before_sleep` logs each retry.",
 		Run:   []string{"python3", "{file}"},
@@ -109,7 +116,7 @@ var LanguageTable = []Language{
 		},
 	}},
 	{Name: "node", Title: "Node.js", FenceTag: "javascript", Default: true, Snippet: SnippetSpec{
-		FileName: "snippet.mjs", Template: "node.mjs.tmpl", Quote: "JSString", Runtime: "node",
+		FileName: "snippet.mjs", Template: "node.mjs.tmpl", Quote: "JSString", Literal: "JSObject", NewKey: "randomUUID()", Runtime: "node",
 		Library: "Node's built-in `fetch` and `AbortSignal.timeout` (Node 18+). No npm package is used: `exponential-backoff`, " +
 			"the common choice, cannot take the server's `Retry-After` as the next wait nor bound the total elapsed time.",
 		Run:   []string{"node", "{file}"},
@@ -124,7 +131,7 @@ var LanguageTable = []Language{
 		},
 	}},
 	{Name: "typescript", Title: "TypeScript", FenceTag: "typescript", Snippet: SnippetSpec{
-		FileName: "snippet.mts", Template: "node.mjs.tmpl", Quote: "JSString", TypeScript: true, Runtime: "node",
+		FileName: "snippet.mts", Template: "node.mjs.tmpl", Quote: "JSString", Literal: "JSObject", NewKey: "randomUUID()", TypeScript: true, Runtime: "node",
 		Library: "The Node snippet with types, checked by `tsc --strict`: built-in `fetch`, no npm package (see Node.js).",
 		Build:   []string{"{tsc}", "--strict", "--target", "es2022", "--module", "nodenext", "--moduleResolution", "nodenext", "--types", "node", "--typeRoots", "{typeroots}", "--outDir", ".", "{file}"},
 		Run:     []string{"node", "snippet.mjs"},
@@ -136,7 +143,7 @@ var LanguageTable = []Language{
 		},
 	}},
 	{Name: "go", Title: "Go", FenceTag: "go", Default: true, Snippet: SnippetSpec{
-		FileName: "snippet.go", Template: "go.go.tmpl", Quote: "GoString", Format: "gofmt", Runtime: "go",
+		FileName: "snippet.go", Template: "go.go.tmpl", Quote: "GoString", Literal: "GoMap", NewKey: "newKey()", Format: "gofmt", Runtime: "go",
 		Library: "The standard library (`net/http`, `context`, `math/rand/v2`). The well-known Go backoff packages offer " +
 			"exponential backoff with a randomization factor, not the contract's jitter formulas, and no Retry-After hook.",
 		Build: []string{"go", "build", "-o", "snippet", "{file}"},
@@ -145,7 +152,7 @@ var LanguageTable = []Language{
 		Needs: []SnippetNeed{{What: "Go", Install: "go.dev/dl", Program: "go"}},
 	}},
 	{Name: "java", Title: "Java", FenceTag: "java", Default: true, Snippet: SnippetSpec{
-		FileName: "Snippet.java", Template: "java.java.tmpl", Quote: "JavaString", Runtime: "java",
+		FileName: "Snippet.java", Template: "java.java.tmpl", Quote: "JavaString", Literal: "JSONText", NewKey: "UUID.randomUUID().toString()", Runtime: "java",
 		Library: "[Resilience4j](https://resilience4j.readme.io/docs/retry) `resilience4j-retry` 2.x: `RetryConfig` with `maxAttempts`, " +
 			"`retryOnResult`/`retryOnException` for the allowlist and an `IntervalBiFunction` for the jitter formula and `Retry-After`; " +
 			"the `onRetry` event logs each retry. Java 17's `HttpClient` sends the request.",
@@ -168,7 +175,7 @@ var LanguageTable = []Language{
 		},
 	}},
 	{Name: "ruby", Title: "Ruby", FenceTag: "ruby", Default: true, Snippet: SnippetSpec{
-		FileName: "snippet.rb", Template: "ruby.rb.tmpl", Quote: "RubyString", Runtime: "ruby",
+		FileName: "snippet.rb", Template: "ruby.rb.tmpl", Quote: "RubyString", Literal: "RubyHash", NewKey: "SecureRandom.uuid", Runtime: "ruby",
 		Library: "The standard library (`net/http`, `securerandom`, `json`). The `retriable` gem randomizes its intervals " +
 			"by a factor rather than the contract's jitter formula and cannot wait out a `Retry-After`.",
 		Run:   []string{"ruby", "{file}"},
@@ -176,7 +183,7 @@ var LanguageTable = []Language{
 		Needs: []SnippetNeed{{What: "Ruby", Install: "ruby-lang.org, or your package manager's ruby", Program: "ruby"}},
 	}},
 	{Name: "curl", Title: "curl", FenceTag: "bash", Default: true, Snippet: SnippetSpec{
-		FileName: "snippet.sh", Template: "curl.sh.tmpl", Quote: "ShellQuote", Runtime: "curl",
+		FileName: "snippet.sh", Template: "curl.sh.tmpl", Quote: "ShellQuote", Literal: "JSONText", NewKey: "$(od -An -N16 -tx1 /dev/urandom | tr -d ' \\n')", Runtime: "curl",
 		Library: "A POSIX `sh` loop around `curl` (curl's own `--retry` retries any 5xx and cannot keep to an allowlist, " +
 			"a cautious 500 or the contract's jitter).",
 		Run:   []string{"sh", "{file}"},

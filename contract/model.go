@@ -228,6 +228,9 @@ type Endpoint struct {
 	// Unreviewed is set by `reviewed: false`: the effect is a proposal
 	// (init --openapi) that a person has not yet confirmed.
 	Unreviewed bool
+	// Example is the request the docs and snippets show (example:); nil
+	// when the contract states none.
+	Example *ExampleRequest
 }
 
 // Keyed reports whether the endpoint accepts an idempotency key.

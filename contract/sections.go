@@ -388,7 +388,7 @@ func (d *decoder) decodeEndpoints(n *yaml.Node, c *Contract) {
 	// Sized once: growing by doubling keeps two copies alive at the peak.
 	c.Endpoints = make([]Endpoint, 0, min(items, MaxEndpoints))
 	d.list(n, "endpoints", MaxEndpoints, func(item *yaml.Node, p string) {
-		f := d.object(item, p, "operation", "effect", "key", "unsafe_to_retry", "external_calls", "recovery_points", "single_transaction", "summary", "max_duration", "reviewed")
+		f := d.object(item, p, "operation", "effect", "key", "unsafe_to_retry", "external_calls", "recovery_points", "single_transaction", "summary", "max_duration", "reviewed", "example")
 		e := Endpoint{Key: KeyNone}
 		if f == nil {
 			c.Endpoints = append(c.Endpoints, e)
@@ -435,6 +435,9 @@ func (d *decoder) decodeEndpoints(n *yaml.Node, c *Contract) {
 			e.Summary = d.text(v, p+".summary", 200)
 		}
 		d.decodeEndpointAnswers(f, p, &e)
+		if v, ok := f["example"]; ok {
+			d.decodeExample(v, p+".example", &e)
+		}
 		c.Endpoints = append(c.Endpoints, e)
 	})
 }

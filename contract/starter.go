@@ -22,6 +22,9 @@ type StarterEndpoint struct {
 	// check refuses (endpoint/unreviewed-effect) until a person has read the
 	// handler: its method says nothing reliable about its effect.
 	Review string
+	// ExampleBody, when set, is the JSON request body written as the
+	// endpoint's example: (the docs and snippets send it).
+	ExampleBody string
 	// ExternalCalls, when non-nil, answers the endpoint's external_calls
 	// (an empty slice writes `external_calls: []`). Nil leaves the question
 	// open for the team, as a comment that check reports.
@@ -80,7 +83,7 @@ func Starter(o StarterOptions) []byte {
 	eps := o.Endpoints
 	if len(eps) == 0 {
 		eps = []StarterEndpoint{
-			{Method: "POST", Path: "/v1/orders", Effect: "create", Key: "required", Summary: "Create an order", ExternalCalls: answered(o.Answered)},
+			{Method: "POST", Path: "/v1/orders", Effect: "create", Key: "required", Summary: "Create an order", ExternalCalls: answered(o.Answered), ExampleBody: answeredBody(o.Answered)},
 			{Method: "GET", Path: "/v1/orders/{id}", Effect: "read", Key: "none", Summary: "Fetch an order"},
 		}
 	}
@@ -292,4 +295,18 @@ func writeStarterEntry(b *bytes.Buffer, e StarterEndpoint) {
 		fmt.Fprintf(b, "  summary: %s\n", quote(s))
 	}
 	writeStarterAnswers(b, e, effect, key)
+	// The body is written back as the JSON it parses to (JSON is YAML
+	// flow syntax), so no text of the caller's can break the file.
+	if v, err := ParseExampleBody([]byte(e.ExampleBody)); e.ExampleBody != "" && err == nil {
+		fmt.Fprintf(b, "  example:\n    body: %s\n", v)
+	}
+}
+
+// answeredBody is the sample example request of an answered starter; init
+// leaves it out, so check asks for the API's own (endpoint/no-example-request).
+func answeredBody(answered bool) string {
+	if !answered {
+		return ""
+	}
+	return `{"sku": "SKU-1042", "quantity": 1}`
 }

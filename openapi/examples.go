@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/retryspec/retryspec/contract"
 )
 
 // RequestExample returns the JSON request body example the spec gives for
@@ -47,4 +49,37 @@ func (s *Spec) RequestExample(method, path string) (body []byte, ok bool) {
 		return nil, false
 	}
 	return nil, false
+}
+
+// ApplyRequestExamples gives each keyed endpoint whose contract names no
+// example body the spec's request example for its operation, so the docs
+// and snippets show the API's own request: the contract's example wins,
+// and an example the contract's limits refuse (see
+// contract.ParseExampleBody) is left out, for the placeholder. It returns
+// how many endpoints it filled.
+func ApplyRequestExamples(c *contract.Contract, s *Spec) int {
+	n := 0
+	for i := range c.Endpoints {
+		e := &c.Endpoints[i]
+		if !e.Keyed() {
+			continue
+		}
+		if _, stated := e.ExampleBody(); stated {
+			continue
+		}
+		data, ok := s.RequestExample(e.Method, e.Path)
+		if !ok {
+			continue
+		}
+		body, err := contract.ParseExampleBody(data)
+		if err != nil {
+			continue
+		}
+		if e.Example == nil {
+			e.Example = &contract.ExampleRequest{}
+		}
+		e.Example.Body = &body
+		n++
+	}
+	return n
 }

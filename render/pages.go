@@ -274,9 +274,12 @@ type view struct {
 	StatesImage     string
 	MismatchBody    string
 	InFlightBody    string
-	SDKRows         []languageRow
-	Changelog       string
-	NoSnippets      string
+	// ExampleRequest is the keyed request the Idempotent requests page
+	// shows (view_example.go), "" without a keyed endpoint.
+	ExampleRequest string
+	SDKRows        []languageRow
+	Changelog      string
+	NoSnippets     string
 	// RetryingQuoted: a library note on the Retrying page carries a marker.
 	RetryingQuoted bool
 	// CodeAt is the JSON pointer to the code in the API's error bodies

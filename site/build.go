@@ -93,18 +93,22 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	fs := checkContract(c)
 	sources := map[string][]byte{c.File: c.Source}
 	var spec *openapi.Result
+	var drift []findings.Finding
 	if opts.OpenAPI != "" {
 		if spec, err = openapi.Render(c, opts.OpenAPI, openapi.LoadOptions{}, false); err != nil {
 			return nil, err
 		}
-		drift := openapi.DriftSpec(c, spec.Spec)
+		drift = openapi.DriftSpec(c, spec.Spec)
 		rules.MarkWaived(c, drift)
-		fs = append(append(fs, drift...), spec.Plan.Findings...)
+		drift = append(drift, spec.Plan.Findings...)
 		sources[opts.OpenAPI] = spec.Spec.Data
+		// The pages and snippets show the spec's request example where
+		// the contract names none, and check no longer asks for one.
+		openapi.ApplyRequestExamples(c, spec.Spec)
 	}
+	fs := append(checkContract(c), drift...)
 	if findings.Failed(fs, false) {
 		findings.Sort(fs)
 		return nil, &FindingsError{What: findingsWhere(fs, c.File), Findings: fs, Sources: sources}

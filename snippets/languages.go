@@ -42,6 +42,8 @@ type Language struct {
 	template   string
 	quoteName  string
 	quote      func(string) string
+	literal    string
+	newKey     string
 	formatName string
 	// format, when set, lays out the rendered text the way the language's
 	// own formatter would (gofmt for Go), so the snippet pastes clean.
@@ -83,6 +85,8 @@ func languageOf(reg contract.Language, fsys fs.FS) Language {
 		template:   s.Template,
 		quoteName:  s.Quote,
 		quote:      quoters[s.Quote],
+		literal:    s.Literal,
+		newKey:     s.NewKey,
 		formatName: s.Format,
 		format:     formatters[s.Format],
 		typescript: s.TypeScript,
@@ -169,6 +173,9 @@ func (l Language) execute(path string, data any) ([]byte, error) {
 	if l.quote == nil {
 		return nil, fmt.Errorf("%s snippet: no quoting function %q (escape.go quoters)", l.Name, l.quoteName)
 	}
+	if _, ok := literals[l.literal]; !ok {
+		return nil, fmt.Errorf("%s snippet: no body syntax %q (literal.go literals)", l.Name, l.literal)
+	}
 	t, err := template.New(pathpkg.Base(path)).Option("missingkey=error").Funcs(l.funcs()).ParseFS(l.templates, path)
 	if err != nil {
 		return nil, err
@@ -184,6 +191,10 @@ func (l Language) funcs() template.FuncMap {
 	return template.FuncMap{
 		// q is the language's string literal for a contract value.
 		"q": l.quote,
+		// body is the example request body as the language's literal.
+		"body": func(v contract.JSONValue) string { return literals[l.literal].literal(v, l.quote) },
+		// newkey mints a fresh key, once per logical request.
+		"newkey": func() string { return l.newKey },
 		// ms is a duration in whole milliseconds; sec in seconds.
 		"ms":  func(d time.Duration) int64 { return d.Milliseconds() },
 		"sec": func(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) },

@@ -32,10 +32,16 @@ type Policy struct {
 	APIName string
 	BaseURL string
 	// Method and Path of the endpoint the snippet calls; path parameters are
-	// filled with example values so the program runs as is.
+	// filled with the contract's example values (else example_NAME) so the
+	// program runs as is.
 	Method    string
 	Operation string
 	Path      string
+	// Body is the request the snippet sends: the endpoint's example body
+	// (the contract's, else the OpenAPI spec's), else the neutral
+	// placeholder, which BodyPlaceholder marks.
+	Body            contract.JSONValue
+	BodyPlaceholder bool
 	// Header is the idempotency header; SFString quotes its value as an RFC
 	// 8941 string (idempotency.header_value: sf-string).
 	Header   string
@@ -102,7 +108,7 @@ func NewPolicy(c *contract.Contract) (Policy, error) {
 		BaseURL:        c.API.BaseURL,
 		Method:         ep.Method,
 		Operation:      ep.Operation,
-		Path:           examplePath(ep.Path),
+		Path:           ep.ExamplePath(),
 		Header:         c.Idempotency.Header,
 		SFString:       c.Idempotency.HeaderValue == contract.HeaderSFString,
 		MaxKeyLength:   c.Idempotency.MaxKeyLength,
@@ -120,6 +126,9 @@ func NewPolicy(c *contract.Contract) (Policy, error) {
 		MaxElapsed:     r.MaxElapsed.D,
 		AttemptTimeout: r.AttemptTimeout.Value().D,
 	}
+	var stated bool
+	p.Body, stated = ep.ExampleBody()
+	p.BodyPlaceholder = !stated
 	if p.Header == "" {
 		p.Header = "Idempotency-Key"
 	}
@@ -191,15 +200,6 @@ func (p Policy) retriesNormally(status int) bool {
 		}
 	}
 	return false
-}
-
-var pathParam = regexp.MustCompile(`\{([^{}]*)\}`)
-
-// examplePath fills each {param} with a recognisable example value so the
-// rendered program runs without edits; the contract's grammar keeps both the
-// path and parameter names to URL-safe characters.
-func examplePath(path string) string {
-	return pathParam.ReplaceAllString(path, "example_$1")
 }
 
 // Millis is a duration in whole milliseconds, the unit all templates use.

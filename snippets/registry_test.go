@@ -39,6 +39,9 @@ func TestLanguageRegistry(t *testing.T) {
 		if quoters[s.Quote] == nil {
 			t.Errorf("%s: Snippet.Quote %q is not a quoting function of escape.go", reg.Name, s.Quote)
 		}
+		if _, ok := literals[s.Literal]; !ok || s.NewKey == "" {
+			t.Errorf("%s: Snippet.Literal %q is not a body syntax of literal.go, or Snippet.NewKey is empty", reg.Name, s.Literal)
+		}
 		if s.Format != "" && formatters[s.Format] == nil {
 			t.Errorf("%s: Snippet.Format %q is not a formatter of languages.go", reg.Name, s.Format)
 		}
@@ -86,13 +89,13 @@ func TestLanguageRegistry(t *testing.T) {
 // function the row names, and reports the needs the row lists.
 func TestAddingALanguage(t *testing.T) {
 	reg := contract.Language{Name: "kotlin", Title: "Kotlin", FenceTag: "kotlin", Snippet: contract.SnippetSpec{
-		FileName: "Snippet.kt", Template: "kotlin.kt.tmpl", Quote: "JavaString", Runtime: "kotlin",
+		FileName: "Snippet.kt", Template: "kotlin.kt.tmpl", Quote: "JavaString", Literal: "JSONText", NewKey: "UUID.randomUUID().toString()", Runtime: "kotlin",
 		Library: "the standard library", Run: []string{"kotlin", "{file}"}, Check: []string{"kotlinc", "{file}"},
 		Needs: []contract.SnippetNeed{{What: "Kotlin", Install: "kotlinlang.org", Program: "kotlin"}},
 	}}
 	templates := fstest.MapFS{
 		"templates/kotlin.kt.tmpl":       {Data: []byte("val base = {{q .BaseURL}} // {{.MaxAttempts}} attempts, {{.Jitter}} jitter\n")},
-		"templates/short/kotlin.kt.tmpl": {Data: []byte("post({{q .Example}}) // retries {{.Retried}}\n")},
+		"templates/short/kotlin.kt.tmpl": {Data: []byte("post({{body .Body}}, {{newkey}}) // retries {{.Retried}}\n")},
 	}
 	l := languageOf(reg, templates)
 	c := loadExample(t)
@@ -108,11 +111,11 @@ func TestAddingALanguage(t *testing.T) {
 	if want := "val base = " + JavaString(c.API.BaseURL) + " // " + strconv.Itoa(p.MaxAttempts) + " attempts, " + p.Jitter + " jitter\n"; string(full) != want {
 		t.Errorf("full program = %q, want %q", full, want)
 	}
-	short, err := l.short(newShortData(c, p))
+	short, err := l.short(newShortData(p))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(string(short), "post(\"") || !strings.Contains(string(short), "// retries ") {
+	if want := "post(" + JavaString(p.Body.String()) + ", UUID.randomUUID().toString()) // retries "; !strings.HasPrefix(string(short), want) {
 		t.Errorf("short form = %q", short)
 	}
 	if needs := l.Needs(); len(needs) != 1 || needs[0].Message("") != "install Kotlin (kotlinlang.org)" {

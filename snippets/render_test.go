@@ -26,17 +26,29 @@ func loadExample(t *testing.T) *contract.Contract {
 	return c
 }
 
-// TestGolden pins every language's snippet of the example contract.
+// TestGolden pins every language's snippet of each example contract:
+// payouts, and two APIs that are not payouts (email, inventory), whose
+// snippets send their own example request to their own path.
 func TestGolden(t *testing.T) {
-	c := loadExample(t)
-	for _, l := range Languages() {
-		t.Run(l.Name, func(t *testing.T) {
-			got, err := Render(c, l.Name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			golden.Check(t, filepath.Join("testdata", "golden", "payouts", l.FileName), got)
-		})
+	for _, name := range []string{"payouts", "email", "inventory"} {
+		c, err := contract.Load(filepath.Join(testenv.RepoRoot(t), "examples", name, "retryspec.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ep, _ := c.FirstRequiredKeyEndpoint()
+		body, stated := ep.ExampleBody()
+		for _, l := range Languages() {
+			t.Run(name+"/"+l.Name, func(t *testing.T) {
+				got, err := Render(c, l.Name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if lit := literals[l.literal].literal(body, l.quote); !stated || !bytes.Contains(got, []byte(lit)) {
+					t.Errorf("the snippet does not send the contract's example %s", body)
+				}
+				golden.Check(t, filepath.Join("testdata", "golden", name, l.FileName), got)
+			})
+		}
 	}
 }
 
@@ -90,6 +102,10 @@ func TestPolicy(t *testing.T) {
 	want := Policy{
 		APIName: "Lumapay", BaseURL: "https://api.lumapay.example",
 		Method: "POST", Operation: "POST /v1/transfers", Path: "/v1/transfers",
+		Body: contract.JSONValue{Kind: contract.JSONObject, Members: []contract.JSONMember{
+			{Name: "amount", Value: contract.JSONValue{Kind: contract.JSONNumber, Text: "1000"}},
+			{Name: "currency", Value: contract.JSONValue{Kind: contract.JSONString, Text: "usd"}},
+		}},
 		Header: "Idempotency-Key", MaxKeyLength: 255,
 		Statuses: []int{429, 502, 503, 504}, Cautious: []int{500}, RetryAfterStatuses: []int{429, 503},
 		InFlight: true, InFlightStatus: 409, InFlightCode: "concurrent_idempotent_requests",
@@ -112,8 +128,20 @@ func TestPolicy(t *testing.T) {
 	if !cmp.Equal(p2.Statuses, []int{429, 503}) || len(p2.StatusClasses) != 0 || !cmp.Equal(p2.Cautious, []int{500}) {
 		t.Errorf("client errors kept: statuses %v classes %v cautious %v", p2.Statuses, p2.StatusClasses, p2.Cautious)
 	}
-	if got := examplePath("/v1/orders/{id}/capture"); got != "/v1/orders/example_id/capture" {
-		t.Errorf("examplePath = %q", got)
+	// Without an example the snippet sends the neutral placeholder.
+	nc := *c
+	nc.Endpoints = slices.Clone(c.Endpoints)
+	nc.Endpoints[0].Example = nil
+	if p3, err := NewPolicy(&nc); err != nil || !p3.BodyPlaceholder || p3.Body.String() != "{}" {
+		t.Errorf("no example: body %s, placeholder %v, err %v", p3.Body, p3.BodyPlaceholder, err)
+	}
+	ep := contract.Endpoint{Path: "/v1/orders/{id}/lines/{line}"}
+	if got := ep.ExamplePath(); got != "/v1/orders/example_id/lines/example_line" {
+		t.Errorf("ExamplePath without an example = %q", got)
+	}
+	ep.Example = &contract.ExampleRequest{Path: map[string]string{"line": "ln_7"}}
+	if got := ep.ExamplePath(); got != "/v1/orders/example_id/lines/ln_7" {
+		t.Errorf("ExamplePath with the contract's line = %q", got)
 	}
 }
 
@@ -129,7 +157,20 @@ func hostile(jitter string, sf bool) Policy {
 		RetryTimeout: true, RetryReset: true, Jitter: jitter,
 		Base: 10 * time.Millisecond, Cap: 100 * time.Millisecond, Multiplier: 1.5,
 		MaxAttempts: 2, MaxElapsed: time.Second, AttemptTimeout: 500 * time.Millisecond,
+		Body: hostileBody(evil),
 	}
+}
+
+// hostileBody is an example body whose member names and strings are
+// evil, with every kind of JSON value, empty containers included.
+func hostileBody(evil string) contract.JSONValue {
+	q := contract.JSONQuote(evil)
+	v, err := contract.ParseExampleBody([]byte(`{` + q + `: ` + q + `, "amount": -1.5e3, "max": 9007199254740991, "class": null,` +
+		`"list": [true, false, null, {}, [], {"x-y": [1, ` + q + `]}], "if": {"end": {}}}`))
+	if err != nil {
+		panic(err)
+	}
+	return v
 }
 
 // syntaxCheck asks each language's own tooling whether src parses.

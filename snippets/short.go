@@ -25,7 +25,7 @@ func Short(c *contract.Contract, lang string) ([]byte, error) {
 	if !ok {
 		return nil, fmt.Errorf("no snippet language %q; the languages are %s", lang, strings.Join(LanguageNames(), ", "))
 	}
-	return l.short(newShortData(c, p))
+	return l.short(newShortData(p))
 }
 
 func (l Language) short(v shortData) ([]byte, error) {
@@ -33,27 +33,19 @@ func (l Language) short(v shortData) ([]byte, error) {
 }
 
 // shortData is what a short-form template sees: the policy, plus the
-// sentences and the example key the short forms share.
+// sentences the short forms share. The key a short form passes is minted
+// in code ({{newkey}}), once per logical request, never a literal: a
+// constant would send one key for every request.
 type shortData struct {
 	Policy
 	// Retried says what the allowlist retries; Also what it adds to the
 	// list of statuses (see retriedText).
 	Retried, Also string
-	// Example is the key the call passes: the contract's recommended
-	// derivation's example when it gives one, else a stand-in for the
-	// caller's own operation id.
-	Example string
 }
 
-func newShortData(c *contract.Contract, p Policy) shortData {
-	v := shortData{Policy: p, Example: "order-1234"}
+func newShortData(p Policy) shortData {
+	v := shortData{Policy: p}
 	v.Retried, v.Also = retriedText(p)
-	for _, d := range c.Idempotency.Derivation {
-		if d.Example != "" {
-			v.Example = d.Example
-			break
-		}
-	}
 	return v
 }
 

@@ -2,7 +2,6 @@ package snippets
 
 import (
 	"bytes"
-	"io/fs"
 	"strconv"
 	"strings"
 	"testing"
@@ -13,7 +12,7 @@ import (
 // TestShortForms: each language's short form is 5 to 15 lines, carries
 // the contract's figures (attempts, total bound, base, cap) and names the
 // function its full program defines, so the two cannot drift apart
-// silently; the example key is quoted by the language's own quoting.
+// silently; the body is the contract's example and the key is minted per call.
 func TestShortForms(t *testing.T) {
 	c, err := contract.Load("../examples/payouts/retryspec.yaml")
 	if err != nil {
@@ -45,14 +44,18 @@ func TestShortForms(t *testing.T) {
 				t.Errorf("%s: the short form calls %s, which its full program does not define", l.Name, fn)
 			}
 		}
-		// A short form that shows the call (Java's shows the library's
-		// configuration instead) passes the key as the language's literal.
-		tmpl, err := fs.ReadFile(templateFS, "templates/short/"+l.template)
-		if err != nil {
-			t.Fatal(err)
+		// Every short form sends the contract's example body as the
+		// language's literal, and a key minted in code by the expression
+		// its full program mints keys with: never the derivation's
+		// example as a constant, which would send one key for every call.
+		if body := literals[l.literal].literal(p.Body, l.quote); !strings.Contains(s, body) || !bytes.Contains(full, []byte(body)) {
+			t.Errorf("%s: the short form or the full program lacks the example body %s:\n%s", l.Name, body, s)
 		}
-		if bytes.Contains(tmpl, []byte(".Example")) && !strings.Contains(s, l.quote(`pay-"x"\n$(id)`)) {
-			t.Errorf("%s: the example key is not quoted by the language's quoting:\n%s", l.Name, s)
+		if l.newKey == "" || !strings.Contains(s, l.newKey) || !bytes.Contains(full, []byte(l.newKey)) {
+			t.Errorf("%s: the short form does not mint its key with %q as its full program does:\n%s", l.Name, l.newKey, s)
+		}
+		if strings.Contains(s, l.quote(`pay-"x"\n$(id)`)) {
+			t.Errorf("%s: the short form sends the derivation's example as a constant key:\n%s", l.Name, s)
 		}
 	}
 }

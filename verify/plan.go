@@ -359,13 +359,13 @@ func (l *planLoader) operations(v *yaml.Node, c *contract.Contract) {
 				l.errorf(kk, "an operation takes path, body, mismatch_body and effects", "unknown key %q in operation %q", kk.Value, k.Value)
 			}
 		}
-		for _, param := range pathParams(e.Path) {
+		for _, param := range contract.PathParams(e.Path) {
 			if _, ok := op.PathValues[param]; !ok {
 				l.errorf(k, fmt.Sprintf("add path: {%s: ...} with a value that exists on the server", param), "operation %q has the path parameter {%s} but the plan gives no value for it", k.Value, param)
 			}
 		}
 		if op.Effects != nil {
-			for _, param := range pathParams(op.Effects.Target) {
+			for _, param := range contract.PathParams(op.Effects.Target) {
 				if _, ok := op.PathValues[param]; !ok && param != "key" {
 					l.errorf(val, "use {key} and the operation's path parameters only", "effects request uses {%s}, which the plan does not define", param)
 				}
@@ -384,14 +384,6 @@ func normOp(s string) string {
 }
 
 var paramRef = regexp.MustCompile(`\{([^{}]+)\}`)
-
-func pathParams(p string) []string {
-	var out []string
-	for _, m := range paramRef.FindAllStringSubmatch(p, -1) {
-		out = append(out, m[1])
-	}
-	return out
-}
 
 // jsonBody turns a YAML value (a mapping, or a string holding JSON) into
 // compact JSON, keeping the plan's member order.

@@ -33,7 +33,7 @@ func StarterPlan(c *contract.Contract, bodies map[string][]byte) []byte {
 		}
 		n++
 		fmt.Fprintf(&b, "  %s:\n", q(e.Operation))
-		if ps := pathParams(e.Path); len(ps) > 0 {
+		if ps := contract.PathParams(e.Path); len(ps) > 0 {
 			b.WriteString("    path: {")
 			for i, p := range ps {
 				if i > 0 {

@@ -311,7 +311,30 @@ func endpointFacts(e contract.Endpoint, prefix string) *facts {
 // Their facts are only built then: eight facts fit one map group, and a
 // 50,000-endpoint Compare would otherwise carry three more per endpoint.
 func answersDiffer(a, b contract.Endpoint) bool {
-	return a.ExternalCallsStated != b.ExternalCallsStated || a.MaxDuration.D != b.MaxDuration.D || a.Unreviewed != b.Unreviewed
+	return a.ExternalCallsStated != b.ExternalCallsStated || a.MaxDuration.D != b.MaxDuration.D || a.Unreviewed != b.Unreviewed ||
+		exampleBody(a) != exampleBody(b) || examplePath(a) != examplePath(b)
+}
+
+// exampleBody and examplePath are the endpoint's example request as text
+// ("" when the contract states none).
+func exampleBody(e contract.Endpoint) string {
+	if e.Example == nil || e.Example.Body == nil {
+		return ""
+	}
+	return e.Example.Body.String()
+}
+
+func examplePath(e contract.Endpoint) string {
+	if e.Example == nil {
+		return ""
+	}
+	var parts []string
+	for _, name := range contract.PathParams(e.Path) {
+		if v, ok := e.Example.Path[name]; ok {
+			parts = append(parts, name+"="+v)
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // addAnswerFacts adds the endpoint's answers: whether external_calls is
@@ -321,6 +344,8 @@ func addAnswerFacts(fs *facts, e contract.Endpoint, prefix string) *facts {
 	fs.flag(prefix+".external_calls_stated", e.ExternalCallsStated)
 	fs.span(prefix+".max_duration", e.MaxDuration)
 	fs.flag(prefix+".reviewed", !e.Unreviewed)
+	fs.text(prefix+".example.body", Text, exampleBody(e))
+	fs.text(prefix+".example.path", Text, examplePath(e))
 	return fs
 }
 

@@ -3,6 +3,7 @@ package diff
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -89,8 +90,12 @@ func walkModel(v reflect.Value, path string, leaf func(string, reflect.Value)) {
 			return
 		}
 		walkModel(v.Elem(), path, leaf)
+	case reflect.Map:
+		if !v.IsNil() {
+			leaf(path, v)
+		}
 	case reflect.Struct:
-		if v.Type() == reflect.TypeOf(contract.Duration{}) {
+		if v.Type() == reflect.TypeOf(contract.Duration{}) || v.Type() == reflect.TypeOf(contract.JSONValue{}) {
 			leaf(path, v)
 			return
 		}
@@ -123,7 +128,7 @@ func walkType(t reflect.Type, path string, leaf func(string)) {
 		walkType(t.Elem(), path, leaf)
 	case reflect.Struct:
 		switch t {
-		case reflect.TypeOf(contract.Duration{}):
+		case reflect.TypeOf(contract.Duration{}), reflect.TypeOf(contract.JSONValue{}):
 			leaf(path)
 			return
 		case reflect.TypeOf(contract.Pos{}):
@@ -163,7 +168,16 @@ func mutate(t *testing.T, v reflect.Value) {
 		v.SetFloat(v.Float() + 0.5)
 	case reflect.Bool:
 		v.SetBool(!v.Bool())
-	case reflect.Struct: // contract.Duration
+	case reflect.Map: // an example's path values
+		for _, k := range v.MapKeys() {
+			v.SetMapIndex(k, reflect.ValueOf(v.MapIndex(k).String()+"x"))
+		}
+	case reflect.Struct:
+		if j, ok := v.Interface().(contract.JSONValue); ok {
+			j.Members = append(slices.Clone(j.Members), contract.JSONMember{Name: "mutated", Value: contract.JSONValue{Kind: contract.JSONBool, Text: "true"}})
+			v.Set(reflect.ValueOf(j))
+			return
+		}
 		v.Set(reflect.ValueOf(contract.Duration{D: v.Field(0).Interface().(time.Duration) + time.Hour}))
 	default:
 		t.Fatalf("cannot mutate a %s: teach mutate about it", v.Kind())

@@ -303,6 +303,10 @@ var Table = []Row{
 		Raised:  compatible("a person confirmed the endpoint's effect"),
 		Lowered: notable("the endpoint's effect is now marked as an unreviewed proposal", ""),
 	}},
+	// The example request is what the docs and snippets show; the API
+	// accepts the same requests as before.
+	{Field: "endpoints[].example.body", Kind: Text, By: proseOnly},
+	{Field: "endpoints[].example.path", Kind: Text, By: proseOnly},
 
 	// Retry policy: what clients may retry and how.
 	{Field: "retry.statuses", Kind: Set, By: map[Direction]Outcome{

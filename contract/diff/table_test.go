@@ -108,7 +108,7 @@ var rowCases = []rowCase{
 
 	{path: "endpoints[3]", old: absent, new: newEndpoint, rule: "added", want: Notable},
 	{path: "endpoints[3]", old: newEndpoint, new: absent, rule: "removed", want: Breaking},
-	{path: "endpoints[2].operation", new: "POST /v1/reports/{report_id}/archive", rule: "changed", want: Compatible},
+	{path: "endpoints[1].operation", new: "GET /v1/transfers/{transfer_id}", rule: "changed", want: Compatible},
 	{path: "endpoints[0].effect", new: "replace", rule: "changed", want: Notable},
 	{path: "endpoints[1].effect", new: "create", rule: "to create", want: Breaking},
 	{path: "endpoints[1].effect", new: "append", rule: "to append", want: Breaking},
@@ -127,6 +127,8 @@ var rowCases = []rowCase{
 	{path: "endpoints[0].recovery_points", old: "[]", new: "[started, finished]", rule: "added", want: Breaking},
 	{path: "endpoints[0].single_transaction", new: "true", rule: "changed", want: Notable},
 	{path: "endpoints[0].summary", new: "Send money.", rule: "changed", want: Compatible},
+	{path: "endpoints[0].example.body", new: `{"amount": 2500, "currency": "eur"}`, rule: "changed", want: Compatible},
+	{path: "endpoints[2].example.path", new: "{id: rp_2}", rule: "changed", want: Compatible},
 
 	{path: "retry.statuses", new: "[429, 503, 504]", rule: "removed", want: Breaking},
 	{path: "retry.statuses", old: "any", new: "[429, 503]", rule: "removed", want: Breaking},

@@ -210,8 +210,8 @@ var claimAnswerRules = []Rule{
 			"so it loses on effort and on efficiency. Brandur Leach's Postgres design uses it for exactly the multi-step case.",
 		Sources: []findings.Source{srcBrandur, srcAWSIdem},
 		Fix:     "claim with mechanism: unique-constraint, or list the external_calls that need the row lock's recovery points",
-		Bad:     "idempotency:\n  claim:\n    mechanism: row-lock-serializable\n" + endpointBase + "  - operation: POST /v1/orders\n    effect: create\n    key: required\n    external_calls: []\n",
-		Good:    "idempotency:\n  claim:\n    mechanism: unique-constraint\n" + endpointBase + "  - operation: POST /v1/orders\n    effect: create\n    key: required\n    external_calls: []\n",
+		Bad:     "idempotency:\n  claim:\n    mechanism: row-lock-serializable\n" + endpointBase + "  - operation: POST /v1/orders\n    effect: create\n    key: required\n    external_calls: []\n" + withExample,
+		Good:    "idempotency:\n  claim:\n    mechanism: unique-constraint\n" + endpointBase + "  - operation: POST /v1/orders\n    effect: create\n    key: required\n    external_calls: []\n" + withExample,
 		Check: func(c *contract.Contract) []findings.Finding {
 			if c.Idempotency.Claim.Mechanism != contract.MechanismRowLockSerializable || mechanismMismatch(c.Idempotency.Claim.Store, contract.MechanismRowLockSerializable) != "" {
 				return nil

@@ -41,7 +41,40 @@ const (
 
 const endpointBase = "endpoints:\n  - operation: GET /v1/orders/{id}\n    effect: read\n    key: none\n"
 
+// withExample ends a Good fragment whose last endpoint is keyed with the
+// example request the docs show, so the near miss is clean of
+// endpoint/no-example-request too.
+const withExample = "    example: {body: '{\"sku\": \"SKU-1042\", \"quantity\": 1}'}\n"
+
 var endpointRules = []Rule{
+	{
+		ID:       "endpoint/no-example-request",
+		Severity: findings.Warning,
+		Scope:    ScopeContract,
+		Summary:  "the endpoint the docs and snippets call names no example request",
+		Rationale: "Integrators copy the first request they see. The Retrying page's code, the full programs and the Idempotent " +
+			"requests page all call the first keyed endpoint; without a request the contract names (or the OpenAPI spec's " +
+			"example, with --openapi), they send an empty placeholder body your API would refuse, and a reader learns the " +
+			"retry loop on a request that is not theirs. Stripe's API reference shows its idempotency key on one of its own requests " +
+			"(creating a customer), not on a stand-in.",
+		Sources: []findings.Source{srcStripe},
+		Fix:     "add example: with body: <a request your API accepts> and, for a path with parameters, path: values",
+		Bad:     endpointBase + "  - operation: POST /v1/orders\n    effect: create\n    key: required\n    external_calls: []\n",
+		Good:    endpointBase + "  - operation: POST /v1/orders\n    effect: create\n    key: required\n    external_calls: []\n" + withExample,
+		Check: func(c *contract.Contract) []findings.Finding {
+			ep, ok := c.FirstRequiredKeyEndpoint()
+			if !ok {
+				return nil
+			}
+			if _, stated := ep.ExampleBody(); stated {
+				return nil
+			}
+			i := slices.IndexFunc(c.Endpoints, func(e contract.Endpoint) bool { return e.Operation == ep.Operation })
+			return []findings.Finding{at(c, findings.Finding{Path: fmt.Sprintf("endpoints[%d].operation", i),
+				Message: fmt.Sprintf("%s names no example request: the snippets and the Idempotent requests page send the placeholder body %s to it", ep.Operation, contract.PlaceholderBody.String()),
+				Fix:     fmt.Sprintf("add to %s example: with body: <a request your API accepts>, or give the operation a request example in the OpenAPI spec and build with --openapi", ep.Operation)})}
+		},
+	},
 	{
 		ID:       "endpoint/unsafe-without-key",
 		Severity: findings.Error,
@@ -52,8 +85,8 @@ var endpointRules = []Rule{
 			"after a timeout like any other call, and each retry repeats the effect.",
 		Sources: []findings.Source{srcRFC9110, srcStripe},
 		Fix:     "set key: required on the endpoint, or write unsafe_to_retry: with the warning integrators need",
-		Bad:     endpointBase + "  - operation: POST /v1/orders\n    effect: create\n    key: none\n",
-		Good:    endpointBase + "  - operation: POST /v1/orders\n    effect: create\n    key: required\n    external_calls: []\n",
+		Bad:     endpointBase + "  - operation: POST /v1/orders\n    effect: create\n    key: none\n" + withExample,
+		Good:    endpointBase + "  - operation: POST /v1/orders\n    effect: create\n    key: required\n    external_calls: []\n" + withExample,
 		Check: func(c *contract.Contract) []findings.Finding {
 			var out []findings.Finding
 			for i, e := range c.Endpoints {
@@ -78,8 +111,8 @@ var endpointRules = []Rule{
 			"count changes state again on every retry. Classify endpoints by what they do, not by their verb.",
 		Sources: []findings.Source{srcRFC9110},
 		Fix:     "give the endpoint key: required (or make the handler truly idempotent and classify it as replace / delete)",
-		Bad:     endpointBase + "  - operation: DELETE /v1/items/{id}/stock\n    effect: decrement\n    key: none\n",
-		Good:    endpointBase + "  - operation: DELETE /v1/items/{id}/stock\n    effect: decrement\n    key: required\n    external_calls: []\n",
+		Bad:     endpointBase + "  - operation: DELETE /v1/items/{id}/stock\n    effect: decrement\n    key: none\n" + withExample,
+		Good:    endpointBase + "  - operation: DELETE /v1/items/{id}/stock\n    effect: decrement\n    key: required\n    external_calls: []\n" + withExample,
 		Check: func(c *contract.Contract) []findings.Finding {
 			var out []findings.Finding
 			for i, e := range c.Endpoints {
@@ -104,9 +137,9 @@ var endpointRules = []Rule{
 		Sources: []findings.Source{srcBrandur},
 		Fix:     "set single_transaction: false and list recovery_points around each external call",
 		Bad: endpointBase + "  - operation: POST /v1/orders\n    effect: create\n    key: required\n    single_transaction: true\n" +
-			"    external_calls: [charge_card]\n    recovery_points: [started, card_charged, finished]\n    max_duration: 45s\n",
+			"    external_calls: [charge_card]\n    recovery_points: [started, card_charged, finished]\n    max_duration: 45s\n" + withExample,
 		Good: endpointBase + "  - operation: POST /v1/orders\n    effect: create\n    key: required\n" +
-			"    external_calls: [charge_card]\n    recovery_points: [started, card_charged, finished]\n    max_duration: 45s\n",
+			"    external_calls: [charge_card]\n    recovery_points: [started, card_charged, finished]\n    max_duration: 45s\n" + withExample,
 		Check: func(c *contract.Contract) []findings.Finding {
 			var out []findings.Finding
 			for i, e := range c.Endpoints {
@@ -132,11 +165,11 @@ var endpointRules = []Rule{
 		Sources: []findings.Source{srcBrandur},
 		Fix:     "list recovery_points: one before the first external call and one after each",
 		Bad: endpointBase + "  - operation: POST /v1/orders\n    effect: create\n    key: required\n" +
-			"    external_calls: [charge_card, send_receipt]\n    recovery_points: [started, finished]\n    max_duration: 45s\n",
+			"    external_calls: [charge_card, send_receipt]\n    recovery_points: [started, finished]\n    max_duration: 45s\n" + withExample,
 		Good: endpointBase + "  - operation: POST /v1/orders\n    effect: create\n    key: required\n" +
-			"    external_calls: [charge_card, send_receipt]\n    recovery_points: [started, card_charged, receipt_sent]\n    max_duration: 45s\n",
+			"    external_calls: [charge_card, send_receipt]\n    recovery_points: [started, card_charged, receipt_sent]\n    max_duration: 45s\n" + withExample,
 		Fixed: endpointBase + "  - operation: POST /v1/orders\n    effect: create\n    key: required\n" +
-			"    external_calls: [charge_card, send_receipt]\n    recovery_points: [started, charge_card_done, send_receipt_done]\n    max_duration: 45s\n",
+			"    external_calls: [charge_card, send_receipt]\n    recovery_points: [started, charge_card_done, send_receipt_done]\n    max_duration: 45s\n" + withExample,
 		Check: func(c *contract.Contract) []findings.Finding {
 			var out []findings.Finding
 			for i, e := range c.Endpoints {
@@ -330,8 +363,8 @@ var endpointAnswerRules = []Rule{
 			"reading silence as \"none\" lets the flaw through. This is question 4 of the design method.",
 		Sources: []findings.Source{srcBrandur},
 		Fix:     "add external_calls: [] when the handler only touches its own database, or list each call with recovery_points around it",
-		Bad:     endpointBase + "  - operation: POST /v1/orders\n    effect: create\n    key: required\n",
-		Good:    endpointBase + "  - operation: POST /v1/orders\n    effect: create\n    key: required\n    external_calls: []\n",
+		Bad:     endpointBase + "  - operation: POST /v1/orders\n    effect: create\n    key: required\n" + withExample,
+		Good:    endpointBase + "  - operation: POST /v1/orders\n    effect: create\n    key: required\n    external_calls: []\n" + withExample,
 		Check: func(c *contract.Contract) []findings.Finding {
 			var out []findings.Finding
 			for i, e := range c.Endpoints {
@@ -358,9 +391,9 @@ var endpointAnswerRules = []Rule{
 		Sources: []findings.Source{srcBrandur},
 		Fix:     "list recovery_points in call order: one recording intent before the first call, then one after each call",
 		Bad: endpointBase + "  - operation: POST /v1/orders\n    effect: create\n    key: required\n" +
-			"    external_calls: [charge_card, send_receipt]\n    recovery_points: [started, receipt_sent, card_charged]\n    max_duration: 45s\n",
+			"    external_calls: [charge_card, send_receipt]\n    recovery_points: [started, receipt_sent, card_charged]\n    max_duration: 45s\n" + withExample,
 		Good: endpointBase + "  - operation: POST /v1/orders\n    effect: create\n    key: required\n" +
-			"    external_calls: [charge_card, send_receipt]\n    recovery_points: [started, card_charged, receipt_sent]\n    max_duration: 45s\n",
+			"    external_calls: [charge_card, send_receipt]\n    recovery_points: [started, card_charged, receipt_sent]\n    max_duration: 45s\n" + withExample,
 		Check: func(c *contract.Contract) []findings.Finding {
 			var out []findings.Finding
 			for i, e := range c.Endpoints {
@@ -406,8 +439,8 @@ var endpointAnswerRules = []Rule{
 			"notification, email or webhook on every call repeats that on every retry.",
 		Sources: []findings.Source{srcRFC9110},
 		Fix:     "read the handler; set the effect it really has (append, increment, decrement or action need key: required), then remove reviewed: false",
-		Bad:     endpointBase + "  - operation: PUT /v1/orders/{id}\n    effect: replace\n    key: optional\n    external_calls: []\n    reviewed: false\n",
-		Good:    endpointBase + "  - operation: PUT /v1/orders/{id}\n    effect: replace\n    key: optional\n    external_calls: []\n",
+		Bad:     endpointBase + "  - operation: PUT /v1/orders/{id}\n    effect: replace\n    key: optional\n    external_calls: []\n    reviewed: false\n" + withExample,
+		Good:    endpointBase + "  - operation: PUT /v1/orders/{id}\n    effect: replace\n    key: optional\n    external_calls: []\n" + withExample,
 		Check: func(c *contract.Contract) []findings.Finding {
 			var out []findings.Finding
 			for i, e := range c.Endpoints {

@@ -78,11 +78,11 @@ var firstRunRules = []Rule{
 		Sources: []findings.Source{srcBrandur},
 		Fix:     "add max_duration: to the endpoint (its worst case, external calls included) and keep in_flight.lock_timeout above it",
 		Bad: endpointBase + "  - operation: POST /v1/orders\n    effect: create\n    key: required\n" +
-			"    external_calls: [charge_card]\n    recovery_points: [started, card_charged, finished]\n",
+			"    external_calls: [charge_card]\n    recovery_points: [started, card_charged, finished]\n" + withExample,
 		Good: endpointBase + "  - operation: POST /v1/orders\n    effect: create\n    key: required\n" +
-			"    external_calls: [charge_card]\n    recovery_points: [started, card_charged, finished]\n    max_duration: 45s\n",
+			"    external_calls: [charge_card]\n    recovery_points: [started, card_charged, finished]\n    max_duration: 45s\n" + withExample,
 		Fixed: "endpoints:\n  - operation: GET /v1/orders/{id}\n    effect: read\n    key: none\n  - operation: POST /v1/orders\n    effect: create\n    key: required\n" +
-			"    external_calls: [charge_card]\n    recovery_points: [started, card_charged, finished]\n    max_duration: 1m\n",
+			"    external_calls: [charge_card]\n    recovery_points: [started, card_charged, finished]\n    max_duration: 1m\n" + withExample,
 		Check: func(c *contract.Contract) []findings.Finding {
 			var out []findings.Finding
 			lock := "its lock_timeout"
@@ -113,9 +113,9 @@ var firstRunRules = []Rule{
 			"not trust the method.",
 		Sources: []findings.Source{srcRFC9110},
 		Fix:     "set the effect the summary describes (append, increment, decrement or action) with key: required, or correct the summary",
-		Bad:     endpointBase + "  - operation: PUT /v1/carts/{id}/items\n    effect: replace\n    key: none\n    summary: Appends an item to the cart\n",
-		Good:    endpointBase + "  - operation: PUT /v1/carts/{id}/items\n    effect: append\n    key: required\n    external_calls: []\n    summary: Appends an item to the cart\n",
-		Fixed:   "endpoints:\n  - operation: GET /v1/orders/{id}\n    effect: read\n    key: none\n  - operation: PUT /v1/carts/{id}/items\n    effect: append\n    key: required\n    external_calls: []\n    summary: Appends an item to the cart\n",
+		Bad:     endpointBase + "  - operation: PUT /v1/carts/{id}/items\n    effect: replace\n    key: none\n    summary: Appends an item to the cart\n" + withExample,
+		Good:    endpointBase + "  - operation: PUT /v1/carts/{id}/items\n    effect: append\n    key: required\n    external_calls: []\n    summary: Appends an item to the cart\n" + withExample,
+		Fixed:   "endpoints:\n  - operation: GET /v1/orders/{id}\n    effect: read\n    key: none\n  - operation: PUT /v1/carts/{id}/items\n    effect: append\n    key: required\n    external_calls: []\n    summary: Appends an item to the cart\n" + withExample,
 		Check: func(c *contract.Contract) []findings.Finding {
 			var out []findings.Finding
 			for i, e := range c.Endpoints {

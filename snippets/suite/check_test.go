@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/retryspec/retryspec/contract"
 	"github.com/retryspec/retryspec/snippets"
 	"github.com/retryspec/retryspec/snippets/faultserver"
 	"github.com/retryspec/retryspec/snippets/run"
@@ -19,6 +20,7 @@ func testPolicy() snippets.Policy {
 		Statuses: []int{429, 503}, Cautious: []int{500}, RetryAfterStatuses: []int{429, 503},
 		Jitter: "full", Base: 50 * time.Millisecond, Cap: 400 * time.Millisecond, Multiplier: 2,
 		MaxAttempts: 3, MaxElapsed: TestMaxElapsed, AttemptTimeout: TestAttemptTimeout,
+		Body: contract.JSONValue{Kind: contract.JSONObject, Members: []contract.JSONMember{{Name: "a", Value: contract.JSONValue{Kind: contract.JSONNumber, Text: "1"}}}},
 	}
 }
 

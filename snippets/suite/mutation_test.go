@@ -53,6 +53,8 @@ func TestChecksCatchBrokenClients(t *testing.T) {
 			[]string{"stop-at-max-elapsed"}, "past max_elapsed"},
 		{"silent retries", "            file=sys.stderr,\n", "            file=open(os.devnull, \"w\"),\n",
 			[]string{"recover-after-503"}, "retry log lines"},
+		{"another body", `post_with_retries({"amount": 1000, "currency": "usd"}, key)`, `post_with_retries({"amount": 1000}, key)`,
+			[]string{"recover-after-503"}, "not the contract's example request"},
 		{"no jitter", "backoff = wait_random_exponential(multiplier=BASE, max=CAP, exp_base=MULTIPLIER)", "backoff = lambda retry_state: BASE / 2",
 			[]string{"recover-after-503", "give-up-at-max-attempts", "500-retried-once-only", "in-flight-conflict-retried"}, "jitter is not random"},
 	}

@@ -10,6 +10,7 @@ import (
 	"math"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sort"
 	"strconv"
@@ -357,6 +358,10 @@ func check(p snippets.Policy, sc Scenario, res run.Result, reqs []faultserver.Re
 	}
 	if !json.Valid(reqs[0].Body) || !strings.HasPrefix(reqs[0].ContentType, "application/json") {
 		bad("request 1 is not a JSON body (Content-Type %q, body %q)", reqs[0].ContentType, reqs[0].Body)
+	} else if want := p.Body.String(); !sameJSON(reqs[0].Body, []byte(want)) {
+		// The language's literal of the example body, as its runtime
+		// serialises it, is the contract's request: member for member.
+		bad("request 1 sent %s, not the contract's example request %s", reqs[0].Body, want)
 	}
 	if p.SFString && !strings.HasPrefix(reqs[0].RawKey, `"`) {
 		bad("header value %q is not an sf-string (idempotency.header_value: sf-string)", reqs[0].RawKey)
@@ -477,4 +482,14 @@ func tail(b []byte, n int) []byte {
 		return b
 	}
 	return b[len(b)-n:]
+}
+
+// sameJSON reports whether two JSON texts hold the same value: members in
+// any order, numbers compared as numbers (-1500 and -1.5e3 are equal).
+func sameJSON(a, b []byte) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
 }
