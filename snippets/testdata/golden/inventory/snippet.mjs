@@ -13,6 +13,8 @@
 // multiplier 2.0); at most 3 attempts within one overall deadline of
 // 45000 ms, each attempt's timeout cut to what is left of it.
 import { randomUUID } from "node:crypto";
+import { realpathSync } from "node:fs";
+import { pathToFileURL } from "node:url";
 
 const BASE_URL = process.env["RETRYSPEC_BASE_URL"] || "https://api.stockroom.example/v2";
 const METHOD = "PUT";
@@ -157,10 +159,14 @@ export async function postWithRetries(
   }
 }
 
-try {
-  const { status, body } = await postWithRetries({ quantity: 12, reason: "received", shipment_id: "shp_7731", line_no: 3 }, process.argv[2] || undefined);
-  console.log(`HTTP ${status}: ${body}`);
-} catch (err) {
-  console.error(err.message);
-  process.exitCode = 1;
+// Run as a program (node snippet.mjs [idempotency-key]); imported as a
+// module, it only exports postWithRetries.
+if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) {
+  try {
+    const { status, body } = await postWithRetries({ quantity: 12, reason: "received", shipment_id: "shp_7731", line_no: 3 }, process.argv[2] || undefined);
+    console.log(`HTTP ${status}: ${body}`);
+  } catch (err) {
+    console.error(err.message);
+    process.exitCode = 1;
+  }
 }
