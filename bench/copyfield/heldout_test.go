@@ -191,9 +191,11 @@ func TestHeldOutFresh(t *testing.T) {
 	measureHeldOut(t, "heldout2.tsv", 60, heldOutMinPrecision, freshMinRecall)
 }
 
-// freshMinRecall is heldout2.tsv's recall when it was written (0.447),
-// rounded down: a floor against regressions, under the goal of 0.9.
-const freshMinRecall = 0.44
+// freshMinRecall is a floor against regressions on heldout2.tsv: 0.447
+// when it was written, 1.000 since it became the development set of the
+// recognisers that read what a sentence asserts (so it no longer measures
+// generalisation: heldout3.tsv does).
+const freshMinRecall = 0.97
 
 // TestHeldOutThird measures the lint on heldout3.tsv: sentences of every
 // claim family in other authorship styles (FAQ answers, changelogs,
@@ -205,10 +207,11 @@ func TestHeldOutThird(t *testing.T) {
 	measureHeldOut(t, "heldout3.tsv", 60, thirdMinPrecision, thirdMinRecall)
 }
 
-// thirdMinPrecision and thirdMinRecall are heldout3.tsv's figures when it
-// was written (0.842 / 0.381), rounded down: regression floors, under the
-// issue's goals of 0.95 and 0.9.
-const thirdMinPrecision, thirdMinRecall = 0.84, 0.38
+// thirdMinPrecision and thirdMinRecall are regression floors on
+// heldout3.tsv, under the goals of 0.95 and 0.9: 0.842 / 0.381
+// when it was written, 0.846 / 0.524 after the recognisers developed on
+// heldout2.tsv (rounded down).
+const thirdMinPrecision, thirdMinRecall = 0.84, 0.52
 
 // measureHeldOut lints the sentences of file as one page with the example
 // contract, prints the families it holds, and fails below at least
