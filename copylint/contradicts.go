@@ -122,17 +122,20 @@ var (
 	reNotKeyLife = regexp.MustCompile(`\b(timeouts?|backoff|lock\w*|rate[ -]limit\w*|delay\w*|jitter|p99|latency|deadline|wait\w*|sleep\w*|attempts?|in[ -]flight|abandoned)\b`)
 	reReaper     = regexp.MustCompile(`\b(reap\w*|purg\w*|delet\w*|clean\w*|recover\w*|retain\w*|retention|garbage)\b`)
 
-	reRetryish = regexp.MustCompile(`\b(retr\w*|re-?sen\w*|resubmit\w*|attempts?|tries|backoff|wait\w*|delay\w*|give up|gives up)\b`)
+	reRetryish = regexp.MustCompile(`\b(retr\w*|re-?sen\w*|resubmit\w*|attempt\w*|tries|backoff|wait\w*|delay\w*|give up|gives up)\b`)
 	// Attempt counts: "up to 5 attempts", "3 retries", "retry 4 times".
 	reAttempts = regexp.MustCompile(`\b(up to|at most|a maximum of|maximum of|max(?:imum)?|no more than|a total of|total of|after|limit of|limited to)( a total of)? (?P<count>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty) (total )?(attempts|tries)\b|\b(?P<countfirst>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty) (total )?(attempts|tries) (in total|total|at most|max(imum)?|per (call|request|operation))\b|\b(makes?|making|sends?|gets?|allows?) (?P<countmade>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty) (total )?(attempts|tries)\b`)
-	reRetries  = regexp.MustCompile(`\b(?P<count>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty) (more |automatic )?(retries|retry attempts)\b|\bretr(?:y|ies|ied)(?: it| them| the request| a request| requests| each request| every request| the call| a call| each call| failed requests| a failed request| the failed request| each failed request)? (?:up to |at most |a maximum of |no more than )?(?P<times>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty) (?:more )?times\b`)
+	reRetries  = regexp.MustCompile(`\b(?P<count>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty) (more |automatic )?(retries|retry attempts)\b|\bretr(?:y|ies|ied)(?: it| them| the request| a request| requests| each request| every request| the call| a call| each call| failed requests| a failed request| the failed request| each failed request)? (?:up to |at most |a maximum of |no more than |as many as )?(?P<times>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty) (?:more )?times\b|\b(?:makes?|making|gets?|sends?|tries|adds?|allows?) (?P<more>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty) more\b(?: (?:attempts|tries|times|retries))?`)
 
 	reBaseDelay = regexp.MustCompile(`\b(initial|base|first|starting) (retry )?(delay|backoff|wait|interval)( is| of| at|:)? (?:about |around )?(?P<delay>` + durationAlt + `)|\bstart(?:s|ing)? (?:at|with|from) (?:a )?(?P<startdelay>` + durationAlt + `)( delay| wait| backoff)?`)
 	reCapDelay  = regexp.MustCompile(`\b(capped at|caps? (?:out )?at|cap of|maximum (?:retry )?(?:delay|backoff|wait|interval)(?: is| of|:)?|max(?:imum)? (?:delay|backoff|wait) (?:is |of )?|never (?:waits? )?(?:longer|more) than|no (?:longer|more) than) (?:about )?(?P<delay>` + durationAlt + `)`)
 	reFixedWait = regexp.MustCompile(`\b(?:retry|retries|retrying|wait|waits|waiting|sleep|pause) (?:for |after |every )?(?P<wait>` + durationAlt + `)`)
 	// How long the loop goes on: "keeps retrying for up to 5 minutes",
 	// against max_elapsed.
-	reRetryFor = regexp.MustCompile(`\b(?:retr(?:y|ies|ied|ying)|re-?submit(?:s|ted|ting)?|re-?sen(?:d|ds|t|ding)|keeps? (?:on )?(?:retrying|trying|resubmitting|resending))(?: [a-z0-9'-]+){0,4}? (?:for|over) (?:up to |at most |as long as |a total of |the next )?(?P<elapsed>` + durationAlt + `)`)
+	// The retry may be any verb of sending again ("attempted again for up
+	// to four hours"), or the duration may come first ("ten minutes of
+	// retries").
+	reRetryFor = regexp.MustCompile(`\b(?:retr(?:y|ies|ied|ying)|re-?submit(?:s|ted|ting)?|re-?sen(?:d|ds|t|ding)|re-?attempt(?:s|ed|ing)?|(?:attempt|tri|submitt|sent|post)(?:ed)? again|keeps? (?:on )?(?:retrying|trying|resubmitting|resending))(?: [a-z0-9'-]+){0,4}? (?:for|over) (?:up to |at most |as long as |a total of |the next |roughly |about |around )?(?P<elapsed>` + durationAlt + `)|\b(?P<elapsedof>` + durationAlt + `) of (?:retries|retrying|retry attempts|re-?tries|resending|resubmission)\b`)
 	reGiveUp   = regexp.MustCompile(`\b(?:give up|gives up|stop retrying|stops retrying|retrying stops) (?:after|within|at) (?P<elapsed>` + durationAlt + `)`)
 
 	// A sentence whose subject is another provider quotes that provider's
@@ -423,7 +426,7 @@ func (x *sentence) errorCode() {
 // first request).
 func (x *sentence) attempts() {
 	sent, str, r := x.sent, x.str, &x.k.c.Retry
-	if r.MaxAttempts <= 0 || !has(sent, "attempts", "tries", "retries", "times") {
+	if r.MaxAttempts <= 0 || !has(sent, "attempts", "tries", "retries", "times", " more") {
 		return
 	}
 	if m := findSub(reAttempts, sent, str); m != nil {
@@ -434,7 +437,8 @@ func (x *sentence) attempts() {
 				fmt.Sprintf("write the contract's figure: at most %d attempts, the first request and %d retries", r.MaxAttempts, r.MaxAttempts-1))
 		}
 	} else if m := findSub(reRetries, sent, str); m != nil {
-		n := groupAt(reRetries, m, "count", "times")
+		// "makes three more" counts retries after a first attempt.
+		n := groupAt(reRetries, m, "count", "times", "more")
 		if v, ok := proseNumber(str[n[0]:n[1]]); ok && int(v)+1 != r.MaxAttempts {
 			x.add(m[0:2], "retry.max_attempts",
 				fmt.Sprintf("says %d retries (%d attempts), but the contract's max_attempts is %d (the first request and %d retries)", int(v), int(v)+1, r.MaxAttempts, r.MaxAttempts-1),
@@ -449,7 +453,7 @@ func (x *sentence) delays() {
 	sent, str, r := x.sent, x.str, &x.k.c.Retry
 	b := &r.Backoff
 	schedule := x.k.schedule
-	if !has(sent, "initial", "base", "first", "start", "cap", "max", "never", "no longer", "no more", "give", "stop", "retry ", "retries ", "retrying ", "retried ", "keep", "wait", "sleep", "pause", "resubmit", "resen", "re-sen") {
+	if !has(sent, "initial", "base", "first", "start", "cap", "max", "never", "no longer", "no more", "give", "stop", "retry ", "retries ", "retrying ", "retried ", "keep", "wait", "sleep", "pause", "resubmit", "resen", "re-sen", " again", " of retr") {
 		return
 	}
 	if !has(sent, "initial", "base", "first", "start") || !baseDelayMay(sent) {
@@ -482,7 +486,7 @@ func (x *sentence) delays() {
 	}
 	// A duration the loop lasts, unless the sentence is about how long a
 	// key lets a caller retry ("retry with the same key for 24 hours").
-	if has(sent, "retr", "keep", "resubmit", "resen", "re-sen") && has(sent, " for ", " over ") && !has(sent, "key", "same", "window", "replay", "idempot") && x.elapsed(reRetryFor, "goes on for") {
+	if has(sent, "retr", "keep", "resubmit", "resen", "re-sen", "again", "attempt") && has(sent, " for ", " over ", " of retr", " of re-tr", " of resen", " of resub") && !has(sent, "key", "same", "window", "replay", "idempot") && x.elapsed(reRetryFor, "goes on for") {
 		return
 	}
 	// A fixed wait is about retrying only when the sentence says so, and
@@ -515,7 +519,7 @@ func (x *sentence) elapsed(re *regexp.Regexp, says string) bool {
 	if m == nil {
 		return false
 	}
-	g := groupAt(re, m, "elapsed")
+	g := groupAt(re, m, "elapsed", "elapsedof")
 	d, ok := parseProseDuration(x.str[g[0]:g[1]])
 	if !ok {
 		return false
@@ -585,8 +589,8 @@ func retryish(s []byte) bool {
 				return true
 			}
 		case 'a':
-			if bytes.HasPrefix(rest, []byte("attempt")) && (wordEnds(s, i+7) || i+7 < len(s) && s[i+7] == 's' && wordEnds(s, i+8)) {
-				return true
+			if bytes.HasPrefix(rest, []byte("attempt")) {
+				return true // attempt\w*\b: "attempted again for four hours"
 			}
 		case 't':
 			if bytes.HasPrefix(rest, []byte("tries")) && wordEnds(s, i+5) {
@@ -621,7 +625,7 @@ var countNumberWords = []string{"one", "two", "three", "four", "five", "six", "s
 // followed by a space and one of the words below. It is a superset: the
 // word boundaries and the words around are left to the patterns.
 func countBeforeAttemptWord(s []byte) bool {
-	for _, w := range []string{" attempts", " tries", " retries", " retry attempts", " times", " total ", " more ", " automatic "} {
+	for _, w := range []string{" attempts", " tries", " retries", " retry attempts", " times", " total ", " more", " automatic "} {
 		for from := 0; ; {
 			k := bytes.Index(s[from:], []byte(w))
 			if k < 0 {

@@ -51,6 +51,21 @@ func TestFamiliesJudgedByContract(t *testing.T) {
 		{"Our reconciliation job resubmits failed transfers for up to 6 hours.", "", false},
 		{"Retries will not continue indefinitely.", "", true},
 		{"Only the endpoints flagged safe in the table may be retried without a key.", "", true},
+		// What a sentence asserts in words no older form read: a subject
+		// that sends again with an end only success brings or a missing
+		// cap, in any order; a count of further attempts; a loop length
+		// said with "again" or before "of retries"; the key left out or
+		// called optional.
+		{"Failed payouts are re-sent by the worker until the bank accepts them.", "retry.max_attempts", false},
+		{"Retrying has no hard cap.", "retry.max_attempts", false},
+		{"After the first attempt, the client makes four more.", "retry.max_attempts", false},
+		{"Payouts are attempted again for up to two hours.", "retry.max_elapsed", false},
+		{"You get five minutes of retrying before the error surfaces.", "retry.max_elapsed", false},
+		{"You can omit the key when you resend a transfer.", "endpoints[0].key (POST /v1/transfers)", true},
+		{"The idempotency key is optional.", "endpoints[0].key (POST /v1/transfers)", true},
+		{"The client makes two more attempts after the first.", "", false},
+		{"The idempotency key is optional for GET /v1/transfers/{id}.", "", true},
+		{"The retry runs again, and a crash leaves a key that says the phase ran.", "", true},
 	} {
 		fs := LintSource(payouts, "page.md", []byte(tc.text+"\n"))
 		var paths []string

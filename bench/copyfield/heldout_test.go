@@ -173,7 +173,7 @@ func heldOutTable(per map[string]*familyScore) (string, float64, float64) {
 // write them), with the example contract loaded. It needs nothing outside
 // the repository. It prints recall and precision per family.
 func TestHeldOut(t *testing.T) {
-	measureHeldOut(t, "heldout.tsv", 150, heldOutMinRecall)
+	measureHeldOut(t, "heldout.tsv", 150, heldOutMinPrecision, heldOutMinRecall)
 }
 
 // The floors on the held-out set: issue 29's goals (recall 0.9, precision
@@ -188,17 +188,35 @@ const heldOutMinPrecision, heldOutMinRecall = 0.95, 0.90
 // or below the recall measured when the set was written (a regression
 // floor, not the goal: BENCHMARKS.md has the figures).
 func TestHeldOutFresh(t *testing.T) {
-	measureHeldOut(t, "heldout2.tsv", 60, freshMinRecall)
+	measureHeldOut(t, "heldout2.tsv", 60, heldOutMinPrecision, freshMinRecall)
 }
 
-// freshMinRecall is heldout2.tsv's recall when it was written (0.447),
-// rounded down: a floor against regressions, under the issue's goal of 0.9.
-const freshMinRecall = 0.44
+// freshMinRecall is a floor against regressions on heldout2.tsv: 0.447
+// when it was written, 1.000 since it became the development set of the
+// recognisers that read what a sentence asserts (so it no longer measures
+// generalisation: heldout3.tsv does).
+const freshMinRecall = 0.97
+
+// TestHeldOutThird measures the lint on heldout3.tsv: sentences of every
+// claim family in other authorship styles (FAQ answers, changelogs,
+// support replies), written before the rule changes that looked at
+// heldout2.tsv's misses and never used to make them. Like
+// TestHeldOutFresh, its floors are regression floors: the figures measured
+// when the set was written, rounded down (BENCHMARKS.md has them).
+func TestHeldOutThird(t *testing.T) {
+	measureHeldOut(t, "heldout3.tsv", 60, thirdMinPrecision, thirdMinRecall)
+}
+
+// thirdMinPrecision and thirdMinRecall are regression floors on
+// heldout3.tsv, under the issue's goals of 0.95 and 0.9: 0.842 / 0.381
+// when it was written, 0.846 / 0.524 after the recognisers developed on
+// heldout2.tsv (rounded down).
+const thirdMinPrecision, thirdMinRecall = 0.84, 0.52
 
 // measureHeldOut lints the sentences of file as one page with the example
 // contract, prints the families it holds, and fails below at least
-// sentences, precision heldOutMinPrecision or recall minRecall.
-func measureHeldOut(t *testing.T, file string, atLeast int, minRecall float64) {
+// sentences, precision minPrecision or recall minRecall.
+func measureHeldOut(t *testing.T, file string, atLeast int, minPrecision, minRecall float64) {
 	ls := readHeldOut(t, file)
 	if len(ls) < atLeast {
 		t.Fatalf("only %d sentences in %s; the measurement needs at least %d", len(ls), file, atLeast)
@@ -215,7 +233,7 @@ func measureHeldOut(t *testing.T, file string, atLeast int, minRecall float64) {
 	}
 	table, p, r := heldOutTable(per)
 	fmt.Printf("copy held-out measurement: %d sentences (%s), example contract\n%s", len(ls), file, table)
-	if p < heldOutMinPrecision || r < minRecall {
-		t.Errorf("held-out precision %.3f / recall %.3f below the floor %.2f / %.2f", p, r, heldOutMinPrecision, minRecall)
+	if p < minPrecision || r < minRecall {
+		t.Errorf("held-out precision %.3f / recall %.3f below the floor %.2f / %.2f", p, r, minPrecision, minRecall)
 	}
 }
