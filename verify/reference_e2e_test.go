@@ -26,7 +26,15 @@ var referenceFlaws = map[string]string{
 	"global-scope":         GateScope,
 	"missing-key-accepted": GateMissingKey,
 	"fresh-downstream-key": GateCrashRecovery,
+	"window-ignored":       GateAfterWindow,
+	"failure-replayed":     GateFailedAttempt,
 }
+
+// testWindow is the replay window of the reference servers under test:
+// long enough that every other gate's repeat lands inside it on a loaded
+// machine (a repeat that does not is skipped, never judged), short enough
+// for verify/after-window to wait out.
+const testWindow = "15s"
 
 var (
 	refOnce   sync.Once
@@ -61,8 +69,10 @@ func referenceServer(t testing.TB) string {
 // max_duration 2500ms (the lock must outlast the 2s attempt timeout and the
 // handler's max_duration: state/lock-timeout-below-request), passed to
 // both the server (--contract) and verify, so the crash gate's retries wait
-// three seconds for the takeover instead of two minutes. Everything else is
-// the example as written.
+// three seconds for the takeover instead of two minutes, and replay_window
+// testWindow (waived: it is shorter than the retry chain on purpose), so
+// verify/after-window can wait past it. Everything else is the example as
+// written.
 func shortLockContract(t testing.TB) (*contract.Contract, string) {
 	t.Helper()
 	src, err := os.ReadFile(filepath.Join(testenv.RepoRoot(t), "examples", "payouts", "retryspec.yaml"))
@@ -75,6 +85,15 @@ func shortLockContract(t testing.TB) (*contract.Contract, string) {
 	}
 	src = bytes.Replace(src, []byte(from), []byte("lock_timeout: 3s "), 1)
 	src = bytes.Replace(src, []byte("max_duration: 45s"), []byte("max_duration: 2500ms"), 1)
+	if !bytes.Contains(src, []byte("replay_window: 24h")) || bytes.Contains(src, []byte("\nlint:")) {
+		t.Fatal("examples/payouts/retryspec.yaml no longer says replay_window: 24h, or has a lint: section of its own")
+	}
+	src = bytes.Replace(src, []byte("replay_window: 24h"), []byte("replay_window: "+testWindow), 1)
+	src = append(src, []byte(`lint:
+  waive:
+    - rule: window/shorter-than-retry-chain
+      because: "a test contract: verify/after-window waits past the window, so it is seconds long"
+`)...)
 	file := filepath.Join(t.TempDir(), "retryspec.yaml")
 	if err := os.WriteFile(file, src, 0o644); err != nil {
 		t.Fatal(err)
@@ -151,7 +170,7 @@ func TestReferenceServer(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				checkGates(t, res, gate)
+				checkGates(t, res, gate, GateKeyForm)
 			})
 		}
 	}

@@ -29,12 +29,15 @@ const (
 	GateScope         = "verify/scope"
 	GateCrashRecovery = "verify/crash-recovery"
 	GateRestartReplay = "verify/restart-replay"
+	GateAfterWindow   = "verify/after-window"
+	GateFailedAttempt = "verify/failed-attempt"
+	GateKeyForm       = "verify/key-form"
 	// RuleEffectsUnobserved is the closing warning of a run that counted no effect.
 	RuleEffectsUnobserved = "verify/effects-unobserved"
 )
 
 // Gates lists every gate in run order.
-var Gates = []string{GateMissingKey, GateKeyTooLong, GateConcurrency, GateReplay, GateMismatch, GateScope, GateRestartReplay, GateCrashRecovery}
+var Gates = []string{GateMissingKey, GateKeyTooLong, GateKeyForm, GateConcurrency, GateReplay, GateMismatch, GateScope, GateFailedAttempt, GateRestartReplay, GateCrashRecovery, GateAfterWindow}
 
 // Options configure one run.
 type Options struct {
@@ -149,6 +152,9 @@ type runner struct {
 }
 
 type gateState struct {
+	// originalSent is when the gate's original request was sent: a key's
+	// replay window runs from about then.
+	originalSent time.Time
 	// settleNotes are counts that moved during a settle time.
 	settleNotes []string
 	res         GateResult
@@ -305,6 +311,12 @@ func (r *runner) runGate(gate string, op Operation) (GateResult, *Finding) {
 		skip, fail = r.gateCrash(op)
 	case GateRestartReplay:
 		skip, fail = r.gateRestartReplay(op)
+	case GateAfterWindow:
+		skip, fail = r.gateAfterWindow(op)
+	case GateFailedAttempt:
+		skip, fail = r.gateFailedAttempt(op)
+	case GateKeyForm:
+		skip, fail = r.gateKeyForm(op)
 	}
 	if r.aborted == nil && r.ctx.Err() != nil {
 		r.aborted = r.stopped()
@@ -391,6 +403,9 @@ var gatePaths = map[string]string{
 	GateScope:         "idempotency.scope",
 	GateCrashRecovery: "idempotency.recovery",
 	GateRestartReplay: "idempotency.stored_response",
+	GateAfterWindow:   "idempotency.after_window",
+	GateFailedAttempt: "idempotency.stored_failures",
+	GateKeyForm:       "idempotency.header_value",
 }
 
 // failure is a gate that did not hold: what was seen, where in the contract
