@@ -158,13 +158,8 @@ func (r *runner) gateFailedAttempt(op Operation) (string, *failure) {
 	if failed.Status/100 == 2 {
 		return fmt.Sprintf("the server retried the failed %s call within the request and succeeded (%d), so no attempt failed and there is nothing to judge", call, failed.Status), nil
 	}
-	stored := r.c.Idempotency.Stores(failed.Status)
 	r.resetStub()
-	h := r.c.Idempotency.ReplayHeader
-	replayedFailure := func(resp Response) bool {
-		return !stored && h != "" && resp.headerOr(h) != "" && resp.headerOr(h) != "false"
-	}
-	again, conflicts, waitedOut, f := r.retryUntilAnswered(req, "# the stub answers again; the retry with the same key:", replayedFailure)
+	again, conflicts, waitedOut, f := r.retryUntilAnswered(req, "# the stub answers again; the retry with the same key:", r.replayedFailure(failed))
 	if f != nil {
 		return "", f
 	}
@@ -176,27 +171,55 @@ func (r *runner) gateFailedAttempt(op Operation) (string, *failure) {
 		return "", f
 	}
 	r.observe(before, after, ok, " the failed attempt and its retry")
+	return r.judgeFailedAttempt(attempts{failed: failed, again: again, before: before, after: after, counted: ok, conflicts: conflicts, waitedOut: waitedOut})
+}
+
+// attempts is what the failed-attempt gate saw: the failed first attempt,
+// the retry's answer, and the key's effect counts around them.
+type attempts struct {
+	failed, again Response
+	before, after int
+	counted       bool
+	conflicts     int
+	waitedOut     bool
+}
+
+// replayedFailure reports whether a retry is the failed attempt replayed
+// although the contract does not store it (the replay header says so).
+func (r *runner) replayedFailure(failed Response) func(Response) bool {
+	h := r.c.Idempotency.ReplayHeader
+	stored := r.c.Idempotency.Stores(failed.Status)
+	return func(resp Response) bool {
+		return !stored && h != "" && resp.headerOr(h) != "" && resp.headerOr(h) != "false"
+	}
+}
+
+// judgeFailedAttempt is the failed-attempt gate's verdict: the contract's
+// Stores(status), the middleware's rule too, says whether the failure is
+// replayed or the request runs again.
+func (r *runner) judgeFailedAttempt(a attempts) (string, *failure) {
 	policy := string(r.c.Idempotency.StoredFailures)
 	if policy == "" {
 		policy = "undecided"
 	}
-	if stored {
-		return r.storedFailure(failed, again, before, after, ok, policy)
+	if r.c.Idempotency.Stores(a.failed.Status) {
+		return r.storedFailure(a.failed, a.again, a.before, a.after, a.counted, policy)
 	}
+	h := r.c.Idempotency.ReplayHeader
 	fix := "store no response for an attempt that failed with a status the contract does not store (a 5xx under stored_failures: reattempt; 408, 425, 429 and 503 always): release the key so the retry runs the request"
 	switch {
-	case replayedFailure(again):
-		return "", failf("idempotency.stored_failures", fix, "the first attempt failed with %d, which the contract never stores (stored_failures: %s), yet the retry got it replayed (%s: %s): the key is poisoned for the whole window", failed.Status, policy, h, again.headerOr(h))
-	case again.Status/100 != 2:
+	case r.replayedFailure(a.failed)(a.again):
+		return "", failf("idempotency.stored_failures", fix, "the first attempt failed with %d, which the contract does not store (stored_failures: %s), yet the retry got it replayed (%s: %s): the key is poisoned for the whole window", a.failed.Status, policy, h, a.again.headerOr(h))
+	case a.again.Status/100 != 2:
 		why := ""
-		if waitedOut {
+		if a.waitedOut {
 			why = fmt.Sprintf(" after retrying for lock_timeout + %s", crashMargin)
 		}
-		return "", failf("idempotency.stored_failures", fix, "the first attempt failed with %d, which the contract does not store (stored_failures: %s), so a retry must run the request again; the retry got %s%s", failed.Status, policy, again.Describe(), why)
-	case ok && after != before+1:
-		return "", failf("idempotency.stored_failures", fix, "the retry after a failed attempt completed, but the key made %d effects, not one (count %d -> %d)", after-before, before, after)
+		return "", failf("idempotency.stored_failures", fix, "the first attempt failed with %d, which the contract does not store (stored_failures: %s), so a retry must run the request again; the retry got %s%s", a.failed.Status, policy, a.again.Describe(), why)
+	case a.counted && a.after != a.before+1:
+		return "", failf("idempotency.stored_failures", fix, "the retry after a failed attempt completed, but the key made %d effects, not one (count %d -> %d)", a.after-a.before, a.before, a.after)
 	}
-	r.cur.res.Reason = fmt.Sprintf("the failure (%d) was not stored, as stored_failures: %s says; the retry ran the request and completed (%d in-flight answers waited out)", failed.Status, policy, conflicts)
+	r.cur.res.Reason = fmt.Sprintf("the failure (%d) was not stored, as stored_failures: %s says; the retry ran the request and completed (%d in-flight answers waited out)", a.failed.Status, policy, a.conflicts)
 	return "", nil
 }
 

@@ -175,3 +175,91 @@ func TestReferenceServer(t *testing.T) {
 		}
 	}
 }
+
+// TestReferenceServerKeyForm: under header_value: sf-string the reference
+// server refuses a bare key with the contract's invalid_key answer and
+// still takes quoted keys; with --flaw key-form-lenient (a bare key taken
+// as if quoted) verify/key-form fails, and only it.
+func TestReferenceServerKeyForm(t *testing.T) {
+	bin := referenceServer(t)
+	_, file := shortLockContract(t)
+	c, file := contractVariant(t, file, "header_value: plain ", "header_value: sf-string ")
+	only := []string{GateKeyTooLong, GateKeyForm, GateReplay}
+	for _, flaw := range []string{"", "key-form-lenient"} {
+		t.Run("flaw="+flaw, func(t *testing.T) {
+			t.Parallel()
+			cmd := []string{bin, "--addr", "{addr}", "--store", "sqlite:" + filepath.Join(t.TempDir(), "payouts.db"), "--contract", file, "--jobs-every", "0"}
+			if flaw != "" {
+				cmd = append(cmd, "--flaw", flaw)
+			}
+			res, err := Run(context.Background(), Options{Contract: c, Plan: referencePlan(t, c, cmd), Env: os.Environ(), Only: only})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := map[string]string{GateKeyTooLong: "passed", GateKeyForm: "passed", GateReplay: "passed"}
+			if flaw != "" {
+				want[GateKeyForm] = "failed"
+			}
+			if got := results(res); !equalMaps(got, want) {
+				t.Errorf("gates = %v, want %v\n%s", got, want, text(t, res))
+			}
+		})
+	}
+}
+
+// contractVariant writes the contract at file with from replaced by to, to
+// a new file, and loads it.
+func contractVariant(t *testing.T, file, from, to string) (*contract.Contract, string) {
+	t.Helper()
+	src, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(src, []byte(from)) {
+		t.Fatalf("%s no longer says %q", file, from)
+	}
+	out := filepath.Join(t.TempDir(), "retryspec.yaml")
+	if err := os.WriteFile(out, bytes.Replace(src, []byte(from), []byte(to), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := contract.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, out
+}
+
+// TestReferenceServerExpiredKey: under after_window: error, a key reused
+// after the server's window gets the contract's expired answer and no
+// effect; with --flaw window-ignored it is replayed and verify/after-window
+// fails. Server and verify read the window (2s) from one contract file.
+func TestReferenceServerExpiredKey(t *testing.T) {
+	bin := referenceServer(t)
+	_, file := shortLockContract(t)
+	c, file := contractVariant(t, file, "after_window: new-request ", "after_window: error ")
+	c, file = contractVariant(t, file, "replay_window: "+testWindow, "replay_window: 2s")
+	c, file = contractVariant(t, file, "  waive:\n", "  waive:\n    - rule: window/expiry-errors\n      because: \"a test contract for the expired-key answer\"\n")
+	for _, flaw := range []string{"", "window-ignored"} {
+		t.Run("flaw="+flaw, func(t *testing.T) {
+			t.Parallel()
+			cmd := []string{bin, "--addr", "{addr}", "--store", "sqlite:" + filepath.Join(t.TempDir(), "payouts.db"), "--contract", file, "--jobs-every", "0"}
+			if flaw != "" {
+				cmd = append(cmd, "--flaw", flaw)
+			}
+			res, err := Run(context.Background(), Options{Contract: c, Plan: referencePlan(t, c, cmd), Env: os.Environ(), Only: []string{GateAfterWindow}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := map[string]string{GateAfterWindow: "passed"}
+			if flaw != "" {
+				want[GateAfterWindow] = "failed"
+			}
+			if got := results(res); !equalMaps(got, want) {
+				t.Errorf("gates = %v, want %v\n%s", got, want, text(t, res))
+			}
+			if flaw == "" && !strings.Contains(res.Gates[0].Reason, "idempotency_key_expired") {
+				t.Errorf("reason %q does not name the expired answer", res.Gates[0].Reason)
+			}
+		})
+	}
+}
