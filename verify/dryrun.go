@@ -34,7 +34,8 @@ func DryRun(o Options) []string {
 			if op.Effects == nil {
 				return nil
 			}
-			return []string{curl(Request{Method: op.Effects.Method, URL: r.base + fillTarget(op.Effects.Target, op.PathValues, key), Headers: r.headers(who)})}
+			vals, hs, _ := r.filled(op, key, who)
+			return []string{curl(Request{Method: op.Effects.Method, URL: r.base + fillTarget(op.Effects.Target, vals, key), Headers: hs})}
 		}
 		for _, g := range Gates {
 			if o.Only != nil && !slices.Contains(o.Only, g) {

@@ -498,19 +498,27 @@ func (r *runner) headers(who principal) []sentHeader {
 	return out
 }
 
-// opRequest builds the operation's request with key ("" for none) and body.
-func (r *runner) opRequest(op Operation, key string, body []byte, who principal) Request {
+// filled is the operation's path values and who's headers with the
+// placeholders drawn for key: the operation's request and its effects
+// request name the same resource.
+func (r *runner) filled(op Operation, key string, who principal) (map[string]string, []sentHeader, *strings.Replacer) {
 	rep := r.fills.replacer(key)
 	vals := make(map[string]string, len(op.PathValues))
 	for k, v := range op.PathValues {
 		vals[k] = rep.Replace(v)
 	}
-	if body != nil && hasPlaceholder(string(body)) {
-		body = []byte(rep.Replace(string(body)))
-	}
 	hs := r.headers(who)
 	for i := range hs {
 		hs[i].Value, hs[i].Shown = rep.Replace(hs[i].Value), rep.Replace(hs[i].Shown)
+	}
+	return vals, hs, rep
+}
+
+// opRequest builds the operation's request with key ("" for none) and body.
+func (r *runner) opRequest(op Operation, key string, body []byte, who principal) Request {
+	vals, hs, rep := r.filled(op, key, who)
+	if body != nil && hasPlaceholder(string(body)) {
+		body = []byte(rep.Replace(string(body)))
 	}
 	req := Request{Method: op.Endpoint.Method, URL: r.base + fillTarget(op.Endpoint.Path, vals, ""), Headers: hs, Body: body}
 	if key != "" {
@@ -577,7 +585,8 @@ func (r *runner) count(op Operation, key string, who principal) (n int, ok bool,
 	if op.Effects == nil {
 		return 0, false, nil
 	}
-	req := Request{Method: op.Effects.Method, URL: r.base + fillTarget(op.Effects.Target, op.PathValues, key), Headers: r.headers(who)}
+	vals, hs, _ := r.filled(op, key, who)
+	req := Request{Method: op.Effects.Method, URL: r.base + fillTarget(op.Effects.Target, vals, key), Headers: hs}
 	resp := r.send(req, false)
 	if resp.Err != nil {
 		return 0, true, &failure{msg: "the effects request got no answer: " + resp.Err.Error(), err: errUnresponsive}
