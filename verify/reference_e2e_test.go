@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/retryspec/retryspec/contract"
 	"github.com/retryspec/retryspec/internal/testenv"
@@ -261,5 +262,30 @@ func TestReferenceServerExpiredKey(t *testing.T) {
 				t.Errorf("reason %q does not name the expired answer", res.Gates[0].Reason)
 			}
 		})
+	}
+}
+
+// TestVacuousKillSaysItTestedNothing: a delay kill point later than the
+// whole request (crash.delays: [1m]) lands after it completed; the crash
+// gate lists it as vacuous, a trial that tested nothing, apart from the
+// kill points that recovered.
+func TestVacuousKillSaysItTestedNothing(t *testing.T) {
+	bin := referenceServer(t)
+	c, file := shortLockContract(t)
+	cmd := []string{bin, "--addr", "{addr}", "--store", "sqlite:" + filepath.Join(t.TempDir(), "payouts.db"), "--contract", file, "--jobs-every", "0"}
+	p := referencePlan(t, c, cmd)
+	p.Crash.Delays = []time.Duration{time.Minute}
+	res, err := Run(context.Background(), Options{Contract: c, Plan: p, Env: os.Environ(), Only: []string{GateCrashRecovery}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := res.Gates[0]
+	if g.Result != "passed" {
+		t.Fatalf("%s: %s", g.Result, g.Reason)
+	}
+	for _, want := range []string{"6 kill points recovered", "1 vacuous (the request had completed before the kill, so they tested nothing): 1m0s after sending: the request had completed (201)"} {
+		if !strings.Contains(g.Reason, want) {
+			t.Errorf("reason lacks %q:\n%s", want, g.Reason)
+		}
 	}
 }
