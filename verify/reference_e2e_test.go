@@ -172,6 +172,13 @@ func TestReferenceServer(t *testing.T) {
 					t.Fatal(err)
 				}
 				checkGates(t, res, gate, GateKeyForm)
+				for _, g := range res.Gates {
+					// The sweep's kill after the last external call answered
+					// ran, recovered or vacuous, and the report says which.
+					if g.Gate == GateCrashRecovery && g.Result == "passed" && !strings.Contains(g.Reason, "the handler's last writes)") {
+						t.Errorf("the crash gate's report lacks the last-writes kill point: %s", g.Reason)
+					}
+				}
 			})
 		}
 	}
