@@ -196,14 +196,7 @@ func TestReferenceServerKeyForm(t *testing.T) {
 	for _, flaw := range []string{"", "key-form-lenient"} {
 		t.Run("flaw="+flaw, func(t *testing.T) {
 			t.Parallel()
-			cmd := []string{bin, "--addr", "{addr}", "--store", "sqlite:" + filepath.Join(t.TempDir(), "payouts.db"), "--contract", file, "--jobs-every", "0"}
-			if flaw != "" {
-				cmd = append(cmd, "--flaw", flaw)
-			}
-			res, err := Run(context.Background(), Options{Contract: c, Plan: referencePlan(t, c, cmd), Env: os.Environ(), Only: only})
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := runReference(t, bin, c, file, flaw, only)
 			want := map[string]string{GateKeyTooLong: "passed", GateKeyForm: "passed", GateReplay: "passed"}
 			if flaw != "" {
 				want[GateKeyForm] = "failed"
@@ -250,14 +243,7 @@ func TestReferenceServerExpiredKey(t *testing.T) {
 	for _, flaw := range []string{"", "window-ignored"} {
 		t.Run("flaw="+flaw, func(t *testing.T) {
 			t.Parallel()
-			cmd := []string{bin, "--addr", "{addr}", "--store", "sqlite:" + filepath.Join(t.TempDir(), "payouts.db"), "--contract", file, "--jobs-every", "0"}
-			if flaw != "" {
-				cmd = append(cmd, "--flaw", flaw)
-			}
-			res, err := Run(context.Background(), Options{Contract: c, Plan: referencePlan(t, c, cmd), Env: os.Environ(), Only: []string{GateAfterWindow}})
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := runReference(t, bin, c, file, flaw, []string{GateAfterWindow})
 			want := map[string]string{GateAfterWindow: "passed"}
 			if flaw != "" {
 				want[GateAfterWindow] = "failed"
@@ -295,4 +281,19 @@ func TestVacuousKillSaysItTestedNothing(t *testing.T) {
 			t.Errorf("reason lacks %q:\n%s", want, g.Reason)
 		}
 	}
+}
+
+// runReference runs the gates in only against the reference server on a
+// fresh SQLite store, started with contract file and flaw ("" for none).
+func runReference(t *testing.T, bin string, c *contract.Contract, file, flaw string, only []string) *Result {
+	t.Helper()
+	cmd := []string{bin, "--addr", "{addr}", "--store", "sqlite:" + filepath.Join(t.TempDir(), "payouts.db"), "--contract", file, "--jobs-every", "0"}
+	if flaw != "" {
+		cmd = append(cmd, "--flaw", flaw)
+	}
+	res, err := Run(context.Background(), Options{Contract: c, Plan: referencePlan(t, c, cmd), Env: os.Environ(), Only: only})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }
