@@ -57,7 +57,7 @@ func TestDiffFiles(t *testing.T) {
 		{"allowed", []string{"diff", "--allow-breaking", old, changed}, 0, "breaking", "", ""},
 		{"acknowledged", []string{"diff", old, acked, "--format", "json"}, 0, `"unacknowledged_breaking": 0`, "", ""},
 		{"markdown", []string{"diff", "--format", "markdown", old, changed}, 1, "### Breaking", "", ""},
-		{"github", []string{"diff", "--format=github", old, changed}, 1, "::error file=" + changed + ",line=36", "", ""},
+		{"github", []string{"diff", "--format=github", old, changed}, 1, "::error file=" + changed + ",line=38", "", ""},
 		{"formatting only", []string{"diff", old, reformatted}, 0, "no changes to the contract's meaning", "", "breaking"},
 		{"one file", []string{"diff", old}, 2, "", "diff needs two contract files", ""},
 		{"three files", []string{"diff", old, changed, acked}, 2, "", "diff needs two contract files", ""},

@@ -10,7 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/retryspec/retryspec/contract"
 	"github.com/retryspec/retryspec/contract/rules"
+	"github.com/retryspec/retryspec/verify/client"
 )
 
 type explainOptions struct {
@@ -34,7 +36,7 @@ func newExplainCmd(sys *IO, runF func(context.Context, *explainOptions) error) *
 			return nil
 		},
 		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-			return rules.IDs(), cobra.ShellCompDirectiveNoFileComp
+			return append(rules.IDs(), client.IDs()...), cobra.ShellCompDirectiveNoFileComp
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
@@ -54,11 +56,14 @@ func runExplain(_ context.Context, opts *explainOptions) error {
 	}
 	r, ok := rules.ByID(opts.ID)
 	if !ok {
+		r, ok = client.RuleByID(opts.ID)
+	}
+	if !ok {
 		id := opts.ID
 		if len(id) > 100 { // echo a pasted blob as one readable line
 			id = strings.ToValidUTF8(id[:80], "") + "…"
 		}
-		if s := rules.Suggest(opts.ID); s != "" {
+		if s := contract.DidYouMean(opts.ID, append(rules.IDs(), client.IDs()...)); s != "" {
 			return usageErrorf("unknown rule %q; did you mean %s?", id, s)
 		}
 		return usageErrorf("unknown rule %q; `retryspec explain --list` lists every rule", id)
@@ -67,10 +72,11 @@ func runExplain(_ context.Context, opts *explainOptions) error {
 }
 
 // listRules prints one rule per line: ID, default severity, what it reads
-// and its summary. IDs are printed bare so scripts can grep them.
+// and its summary, the catalog's rules then verify client's gates. IDs are
+// printed bare so scripts can grep them.
 func listRules(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	for _, r := range rules.Catalog() {
+	for _, r := range append(rules.Catalog(), client.Rules()...) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.ID, r.SeverityText(), r.Scope, r.Summary)
 	}
 	return tw.Flush()
@@ -90,7 +96,7 @@ func explainRule(w io.Writer, r rules.Rule) error {
 	}
 	fmt.Fprintf(&b, "Fix:\n%s\n\n", wrap(r.Fix, 78, "  "))
 	bad, good := "Bad (fires the rule):", "Good (does not):"
-	if r.Scope == rules.ScopeVerify {
+	if r.Scope == rules.ScopeVerify || r.Scope == client.Scope {
 		// Gate examples are exchanges with a server, or a plan fragment.
 		bad, good = "Fails the gate:", "Holds:"
 	}
@@ -118,6 +124,8 @@ func scopeCommand(s rules.Scope) string {
 		return "retryspec copy"
 	case rules.ScopeVerify:
 		return "retryspec verify"
+	case client.Scope:
+		return "retryspec verify client"
 	}
 	return "retryspec check"
 }

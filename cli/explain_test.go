@@ -6,16 +6,18 @@ import (
 
 	"github.com/retryspec/retryspec/cli"
 	"github.com/retryspec/retryspec/contract/rules"
+	"github.com/retryspec/retryspec/verify/client"
 )
 
-// TestExplainEveryRule: every rule explains itself with its summary,
-// rationale, sources, fix and both examples, and --list names it.
+// TestExplainEveryRule: every rule (and every verify client gate) explains
+// itself with its summary, rationale, sources, fix and both examples, and
+// --list names it.
 func TestExplainEveryRule(t *testing.T) {
 	sys, list, errOut := cli.TestIO()
 	if code := cli.Main([]string{"explain", "--list"}, sys); code != 0 {
 		t.Fatalf("explain --list: exit %d: %s", code, errOut.String())
 	}
-	for _, r := range rules.Catalog() {
+	for _, r := range append(rules.Catalog(), client.Rules()...) {
 		sys, out, errOut := cli.TestIO()
 		if code := cli.Main([]string{"explain", r.ID}, sys); code != 0 {
 			t.Errorf("explain %s: exit %d: %s", r.ID, code, errOut)

@@ -103,7 +103,7 @@ printed).`,
 	_ = cmd.RegisterFlagCompletionFunc("only", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return verify.Gates, cobra.ShellCompDirectiveNoFileComp
 	})
-	cmd.AddCommand(newVerifyInitCmd(sys, nil))
+	cmd.AddCommand(newVerifyInitCmd(sys, nil), newVerifyClientCmd(sys, nil))
 	return cmd
 }
 

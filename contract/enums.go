@@ -120,6 +120,24 @@ const (
 	FailuresReattempt FailurePolicy = "reattempt"
 )
 
+// StoredOutcomes names the classes of final status whose response the
+// server stores and replays to a retry with the same key
+// (idempotency.stored_outcomes). The statuses that say the request was not
+// carried out (NotCarriedOut) are never stored, whichever is chosen.
+type StoredOutcomes string
+
+const (
+	// Stored2xx: successes only; any other answer is not stored and a
+	// retry runs the request again (Checkout.com).
+	Stored2xx StoredOutcomes = "2xx"
+	// Stored2xxTo4xx: successes, redirects and client errors; a 5xx runs
+	// again (Azure re-executes 5xx).
+	Stored2xxTo4xx StoredOutcomes = "2xx-4xx"
+	// Stored2xxTo5xx: every answer the handler completed, server errors
+	// included (Stripe's v1 API).
+	Stored2xxTo5xx StoredOutcomes = "2xx-5xx"
+)
+
 // StoredResponse is what is kept for a replay (idempotency.stored_response).
 type StoredResponse string
 
@@ -226,6 +244,7 @@ var (
 	InFlightModes   = names(InFlightConflict, InFlightBlock, InFlightAccepted, InFlightPassThrough)
 	Takeovers       = names(TakeoverConditionalUpdate, TakeoverNone, TakeoverPassThrough)
 	FailurePolicies = names(FailuresReplay, FailuresReattempt)
+	OutcomeSets     = names(Stored2xx, Stored2xxTo4xx, Stored2xxTo5xx)
 	StoredResponses = names(StoredVerbatim, StoredSummary)
 	AfterWindows    = names(AfterWindowNewRequest, AfterWindowError)
 	Effects         = names(EffectCreate, EffectAppend, EffectIncrement, EffectDecrement, EffectReplace, EffectDelete, EffectRead, EffectAction)

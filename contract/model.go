@@ -92,18 +92,35 @@ type Idempotency struct {
 	// FingerprintHeaders are request headers that are part of "the same
 	// request" (an API version header, as Whop counts it), in file order.
 	FingerprintHeaders []string
-	Claim              Claim
-	InFlight           *InFlight // nil when absent: binary seen/not-seen keys
-	Conflicts          Conflicts
-	StoredFailures     FailurePolicy // "" when undecided
-	StoredResponse     StoredResponse
-	ReplayWindow       Duration
-	ReaperAfter        Duration // zero when absent
+	// FingerprintFields narrows a JSON body's part of the fingerprint to
+	// named members, or leaves named members out; zero when absent.
+	FingerprintFields FingerprintFields
+	Claim             Claim
+	InFlight          *InFlight // nil when absent: binary seen/not-seen keys
+	Conflicts         Conflicts
+	StoredFailures    FailurePolicy // "" when undecided
+	// StoredOutcomes is "" when absent; Outcomes says what is stored then.
+	StoredOutcomes StoredOutcomes
+	StoredResponse StoredResponse
+	ReplayWindow   Duration
+	ReaperAfter    Duration // zero when absent
 	// LongestRetryChain is zero when the contract does not state it.
 	LongestRetryChain RetryChain
 	AfterWindow       AfterWindow
 	Recovery          Recovery
 }
+
+// FingerprintFields are JSON pointers (RFC 6901, object members only, such
+// as /metadata/trace_id) into a JSON request body: fingerprint_fields'
+// exclude leaves those members out of "the same request"; its only counts
+// those members and no other part of the body (Only set).
+type FingerprintFields struct {
+	Members []string
+	Only    bool
+}
+
+// Set reports whether the contract names body fields at all.
+func (f FingerprintFields) Set() bool { return len(f.Members) > 0 }
 
 // Derivation is one ranked way for integrators to mint keys.
 type Derivation struct {
@@ -119,9 +136,12 @@ type Claim struct {
 	// SameTransaction is true when the key's record commits atomically with
 	// the endpoint's writes, phase by phase, as the middleware does: the
 	// claim alone in its own statement (no effect yet, so a crash after it
-	// leaves a key at its first recovery point, which a retry resumes);
-	// each phase's writes in one transaction with its fenced recovery
-	// point; the last phase's writes with the stored response.
+	// leaves a key that has reached no recovery point, which a retry runs
+	// from the start); each phase's writes in one transaction with its
+	// fenced recovery point; the last phase's writes with the stored
+	// response. It needs one store, with transactions, holding the key's
+	// record and the rows (claim/cross-store-transaction,
+	// claim/same-transaction-without-transactions).
 	SameTransaction bool
 	// DataStore is where the endpoints' own rows live, "" when the contract
 	// does not say (then they are taken to live beside the claim). A claim

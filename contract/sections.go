@@ -160,7 +160,7 @@ func (d *decoder) decodeAPI(n *yaml.Node, c *Contract) {
 func (d *decoder) decodeIdempotency(n *yaml.Node, c *Contract) {
 	const p = "idempotency"
 	f := d.object(n, p, "header", "header_value", "replay_header", "key_source", "max_key_length", "scope",
-		"derivation", "fingerprint", "fingerprint_headers", "claim", "in_flight", "conflicts", "stored_failures", "stored_response",
+		"derivation", "fingerprint", "fingerprint_headers", "fingerprint_fields", "claim", "in_flight", "conflicts", "stored_failures", "stored_outcomes", "stored_response",
 		"replay_window", "reaper_after", "longest_retry_chain", "after_window", "recovery")
 	id := &c.Idempotency
 	*id = defaultIdempotency()
@@ -194,6 +194,9 @@ func (d *decoder) decodeIdempotency(n *yaml.Node, c *Contract) {
 	if v, ok := f["fingerprint_headers"]; ok {
 		id.FingerprintHeaders = d.stringList(v, p+".fingerprint_headers", 20, validHeader)
 	}
+	if v, ok := f["fingerprint_fields"]; ok {
+		d.decodeFingerprintFields(v, p+".fingerprint_fields", id)
+	}
 	if v, ok := f["claim"]; ok {
 		d.decodeClaim(v, p+".claim", &id.Claim)
 	}
@@ -205,6 +208,10 @@ func (d *decoder) decodeIdempotency(n *yaml.Node, c *Contract) {
 	}
 	if v, ok := f["stored_failures"]; ok {
 		id.StoredFailures = FailurePolicy(d.enum(v, p+".stored_failures", FailurePolicies...))
+	}
+	if v, ok := f["stored_outcomes"]; ok {
+		id.StoredOutcomes = StoredOutcomes(d.enum(v, p+".stored_outcomes", OutcomeSets...))
+		d.checkOutcomes(v, p, id)
 	}
 	if v, ok := f["stored_response"]; ok {
 		id.StoredResponse = StoredResponse(d.enum(v, p+".stored_response", StoredResponses...))

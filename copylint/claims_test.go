@@ -41,6 +41,7 @@ var claimCorpus = []struct {
 	{"Requests with the same idempotency key are executed exactly once.", RuleExactlyOnceBounded},
 	{"Our outbox gives exactly-once processing because the message and the business data share one transaction.", RuleExactlyOnceBounded},
 	{"Events are processed _exactly once_ within the deduplication window.", RuleExactlyOnceBounded},
+	{"Orders are processed exactly once within the deduplication interval.", RuleExactlyOnceBounded},
 	{"Use transactions to get [exactly-once](https://example.com/eos) delivery between topics.", RuleExactlyOnceBounded},
 
 	// copy/absolute-guarantee.
@@ -199,6 +200,13 @@ var claimCorpus = []struct {
 	{"The standard plan includes 10,000 requests per month.", ""},
 	{"We process refunds once they are approved.", ""},
 	{"Some clients retry on every timeout; ours only does so with a key in place.", ""},
+	// A title naming the term beside a problem or in a comparison is a
+	// topic; an instruction after a purpose is a step, whatever bound it names.
+	{"## Duplicate deliveries and exactly-once processing", ""},
+	{"### At-least-once vs. exactly-once delivery", ""},
+	{"If your broker supports exactly-once delivery, to turn exactly-once on for a consumer group, you must make it skip messages of aborted transactions.", ""},
+	{"## Exactly-once delivery and zero setup", RuleExactlyOnce},
+	{"To provide exactly-once delivery, the broker wraps every write in a transaction.", RuleExactlyOnceBounded},
 }
 
 func TestClaimCorpus(t *testing.T) {

@@ -33,10 +33,14 @@ type clauseData struct {
 	MentionAft string `yaml:"mention_after"`
 	Modal      string `yaml:"modal"`
 	Purpose    string `yaml:"purpose"`
+	Instruct   string `yaml:"instruction"`
+	Topic      string `yaml:"topic"`
+	TopicEnd   string `yaml:"topic_end"`
 }
 
 type clauseRules struct {
 	boundaries, mention, mentionAfter, modal, purpose *gatedRE
+	instruction, topic, topicEnd                      *gatedRE
 }
 
 var (
@@ -53,6 +57,9 @@ func clauseAnalysis() *clauseRules {
 			mentionAfter: newGatedRE(regexp.MustCompile(anchored(d.MentionAft))),
 			modal:        newGatedRE(regexp.MustCompile(d.Modal)),
 			purpose:      newGatedRE(regexp.MustCompile(d.Purpose)),
+			instruction:  newGatedRE(regexp.MustCompile(d.Instruct)),
+			topic:        newGatedRE(regexp.MustCompile(d.Topic)),
+			topicEnd:     newGatedRE(regexp.MustCompile(d.TopicEnd)),
 		}
 	})
 	return clauseRE
@@ -97,7 +104,7 @@ func (c *clauseRules) judge(r *compiledRule, sent []byte, start, end int, memo *
 		return vMention, nil
 	}
 	before := c.clauseBefore(sent, start)
-	if r.clause && (c.mention.Match(before) || c.mentionAfter.Match(sent[end:])) {
+	if r.clause && (c.mention.Match(before) || c.mentionAfter.Match(sent[end:]) || c.isTopic(sent, start, end)) {
 		return vMention, nil
 	}
 	if r.denyBefore != nil && r.denyBefore.Match(before) {
@@ -129,13 +136,19 @@ func (c *clauseRules) judge(r *compiledRule, sent []byte, start, end int, memo *
 	// names the mechanism bounding it ("the store is expected to enlist in
 	// the transaction to ensure exactly-once behavior") says what holds
 	// within that bound.
-	if r.clause && c.purpose.Match(before) && bound == nil {
+	if r.clause && c.purpose.Match(before) && (bound == nil || c.instruction.Match(sent[end:])) {
 		return vHonest, nil
 	}
 	if bound != nil {
 		return vBounded, bound
 	}
 	return vClaim, nil
+}
+
+// isTopic says the sentence is a title naming the term as a topic: the
+// term beside a problem or in a comparison, and at most a noun after it.
+func (c *clauseRules) isTopic(sent []byte, start, end int) bool {
+	return c.topicEnd.Match(sent[end:]) && c.topic.Match(sent[:start])
 }
 
 // qualifiedAt is the first qualifier of sent that is not itself negated

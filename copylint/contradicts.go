@@ -90,7 +90,7 @@ func (k *contractChecks) anchors() []anchorGroup {
 	return []anchorGroup{
 		{tagCIdem, idem},
 		{tagCKey, []string{"key"}},
-		{tagCRetry, []string{"retr", "attempt", "tries", "backoff", "wait", "delay", "give up", "gives up"}},
+		{tagCRetry, []string{"retr", "attempt", "tries", "backoff", "wait", "delay", "give up", "gives up", "resubmit", "resen", "re-sen"}},
 		{tagCOther, []string{"expir", "window", "ttl", "stop retrying"}},
 		{tagCIdemW, []string{"idempot"}},
 		{tagCReplay, []string{"replay"}},
@@ -105,7 +105,7 @@ var aboutSets sync.Map // header -> *anchorSet
 // aboutWords are the words of a sentence the checks read: one about keys,
 // windows or retrying. A sentence without one ("replay messages at the
 // rate they arrived, 1 minute apart") states no figure of the contract.
-var aboutWords = []string{"idempoten", "key", "expir", "window", "ttl", "attempt", "retr", "tries", "backoff", "delay", "wait", "give up", "gives up", "stop retrying"}
+var aboutWords = []string{"idempoten", "key", "expir", "window", "ttl", "attempt", "retr", "tries", "backoff", "delay", "wait", "give up", "gives up", "stop retrying", "resubmit", "resen", "re-sen"}
 
 var (
 	// A duration in prose: "24 hours", "24-hour", "72h", "7d", "one week",
@@ -122,7 +122,7 @@ var (
 	reNotKeyLife = regexp.MustCompile(`\b(timeouts?|backoff|lock\w*|rate[ -]limit\w*|delay\w*|jitter|p99|latency|deadline|wait\w*|sleep\w*|attempts?|in[ -]flight|abandoned)\b`)
 	reReaper     = regexp.MustCompile(`\b(reap\w*|purg\w*|delet\w*|clean\w*|recover\w*|retain\w*|retention|garbage)\b`)
 
-	reRetryish = regexp.MustCompile(`\b(retr\w*|attempts?|tries|backoff|wait\w*|delay\w*|give up|gives up)\b`)
+	reRetryish = regexp.MustCompile(`\b(retr\w*|re-?sen\w*|resubmit\w*|attempts?|tries|backoff|wait\w*|delay\w*|give up|gives up)\b`)
 	// Attempt counts: "up to 5 attempts", "3 retries", "retry 4 times".
 	reAttempts = regexp.MustCompile(`\b(up to|at most|a maximum of|maximum of|max(?:imum)?|no more than|a total of|total of|after|limit of|limited to)( a total of)? (?P<count>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty) (total )?(attempts|tries)\b|\b(?P<countfirst>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty) (total )?(attempts|tries) (in total|total|at most|max(imum)?|per (call|request|operation))\b|\b(makes?|making|sends?|gets?|allows?) (?P<countmade>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty) (total )?(attempts|tries)\b`)
 	reRetries  = regexp.MustCompile(`\b(?P<count>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty) (more |automatic )?(retries|retry attempts)\b|\bretr(?:y|ies|ied)(?: it| them| the request| a request| requests| each request| every request| the call| a call| each call| failed requests| a failed request| the failed request| each failed request)? (?:up to |at most |a maximum of |no more than )?(?P<times>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty) (?:more )?times\b`)
@@ -132,7 +132,7 @@ var (
 	reFixedWait = regexp.MustCompile(`\b(?:retry|retries|retrying|wait|waits|waiting|sleep|pause) (?:for |after |every )?(?P<wait>` + durationAlt + `)`)
 	// How long the loop goes on: "keeps retrying for up to 5 minutes",
 	// against max_elapsed.
-	reRetryFor = regexp.MustCompile(`\b(?:retr(?:y|ies|ied|ying)|keeps? (?:on )?(?:retrying|trying))(?: [a-z0-9'-]+){0,4}? (?:for|over) (?:up to |at most |as long as |a total of |the next )?(?P<elapsed>` + durationAlt + `)`)
+	reRetryFor = regexp.MustCompile(`\b(?:retr(?:y|ies|ied|ying)|re-?submit(?:s|ted|ting)?|re-?sen(?:d|ds|t|ding)|keeps? (?:on )?(?:retrying|trying|resubmitting|resending))(?: [a-z0-9'-]+){0,4}? (?:for|over) (?:up to |at most |as long as |a total of |the next )?(?P<elapsed>` + durationAlt + `)`)
 	reGiveUp   = regexp.MustCompile(`\b(?:give up|gives up|stop retrying|stops retrying|retrying stops) (?:after|within|at) (?P<elapsed>` + durationAlt + `)`)
 
 	// A sentence whose subject is another provider quotes that provider's
@@ -267,7 +267,7 @@ func (k *contractChecks) matchSentence(n *normText, s span, tags uint64, hits []
 	keyLife := x.keyLife(hasNumber)
 	x.header()
 	x.errorCode()
-	if !hasNumber || keyLife || tags&tagCRetry == 0 || !has(sent, "retr", "attempt", "tries", "backoff", "wait", "delay", "give up", "gives up") {
+	if !hasNumber || keyLife || tags&tagCRetry == 0 || !has(sent, "retr", "attempt", "tries", "backoff", "wait", "delay", "give up", "gives up", "resubmit", "resen", "re-sen") {
 		return x.hits
 	}
 	// Every pattern of attempts states a count before a word about
@@ -449,7 +449,7 @@ func (x *sentence) delays() {
 	sent, str, r := x.sent, x.str, &x.k.c.Retry
 	b := &r.Backoff
 	schedule := x.k.schedule
-	if !has(sent, "initial", "base", "first", "start", "cap", "max", "never", "no longer", "no more", "give", "stop", "retry ", "retries ", "retrying ", "retried ", "keep", "wait", "sleep", "pause") {
+	if !has(sent, "initial", "base", "first", "start", "cap", "max", "never", "no longer", "no more", "give", "stop", "retry ", "retries ", "retrying ", "retried ", "keep", "wait", "sleep", "pause", "resubmit", "resen", "re-sen") {
 		return
 	}
 	if !has(sent, "initial", "base", "first", "start") || !baseDelayMay(sent) {
@@ -475,12 +475,14 @@ func (x *sentence) delays() {
 			return
 		}
 	}
+	// A statement of when the loop stops is about the loop, agreed or not:
+	// "stops retrying after 60 seconds" is no wait between attempts.
 	if has(sent, "give up", "gives up", "stop") && x.elapsed(reGiveUp, "stops after") {
 		return
 	}
 	// A duration the loop lasts, unless the sentence is about how long a
 	// key lets a caller retry ("retry with the same key for 24 hours").
-	if has(sent, "retr", "keep") && has(sent, " for ", " over ") && !has(sent, "key", "same", "window", "replay", "idempot") && x.elapsed(reRetryFor, "goes on for") {
+	if has(sent, "retr", "keep", "resubmit", "resen", "re-sen") && has(sent, " for ", " over ") && !has(sent, "key", "same", "window", "replay", "idempot") && x.elapsed(reRetryFor, "goes on for") {
 		return
 	}
 	// A fixed wait is about retrying only when the sentence says so, and
@@ -502,7 +504,8 @@ func (x *sentence) delays() {
 }
 
 // elapsed checks the duration re's "elapsed" group states for the whole
-// retry loop against max_elapsed, and reports whether it added a hit.
+// retry loop against max_elapsed, and reports whether re matched: the
+// sentence states the loop's bound, whether or not it agrees.
 func (x *sentence) elapsed(re *regexp.Regexp, says string) bool {
 	r := &x.k.c.Retry
 	if r.MaxElapsed.IsZero() {
@@ -514,8 +517,14 @@ func (x *sentence) elapsed(re *regexp.Regexp, says string) bool {
 	}
 	g := groupAt(re, m, "elapsed")
 	d, ok := parseProseDuration(x.str[g[0]:g[1]])
-	if !ok || d == r.MaxElapsed.D {
+	if !ok {
 		return false
+	}
+	// The contract's longest retry chain is a loop it states too (its
+	// "because" names who retries that long: "the nightly job re-submits
+	// failed movements for up to three days").
+	if d == r.MaxElapsed.D || d == x.k.c.Idempotency.LongestRetryChain.Duration.D {
+		return true
 	}
 	x.add(m[0:2], "retry.max_elapsed",
 		fmt.Sprintf("says retrying %s %s, but the contract's max_elapsed is %s", says, human(d), r.MaxElapsed),
@@ -564,7 +573,7 @@ func retryish(s []byte) bool {
 		rest := s[i:]
 		switch s[i] {
 		case 'r':
-			if bytes.HasPrefix(rest, []byte("retr")) {
+			if bytes.HasPrefix(rest, []byte("retr")) || bytes.HasPrefix(rest, []byte("resen")) || bytes.HasPrefix(rest, []byte("re-sen")) || bytes.HasPrefix(rest, []byte("resubmit")) {
 				return true // retr\w*\b: \w* runs to the word's end
 			}
 		case 'w':

@@ -42,6 +42,15 @@ func TestFamiliesJudgedByContract(t *testing.T) {
 		{"Keys are kept for 24 hours.", "", false},
 		{"Stored keys are purged after 72 hours.", "", false},
 		{"At most one charge per key.", "", true},
+		// A loop length said with another verb of sending again; a stated
+		// stop that agrees with the contract is no fixed wait; a denial
+		// inside "retries ... forever"; a statement about a named subset.
+		{"Declined transfers are resent for up to 10 minutes.", "retry.max_elapsed", false},
+		{"Our SDK stops retrying after 60 seconds.", "", false},
+		// The contract's longest_retry_chain (6h) is a loop it states.
+		{"Our reconciliation job resubmits failed transfers for up to 6 hours.", "", false},
+		{"Retries will not continue indefinitely.", "", true},
+		{"Only the endpoints flagged safe in the table may be retried without a key.", "", true},
 	} {
 		fs := LintSource(payouts, "page.md", []byte(tc.text+"\n"))
 		var paths []string

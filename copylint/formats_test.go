@@ -55,7 +55,7 @@ func TestNotProse(t *testing.T) {
 	}
 	// With lint_code, code is copy.
 	l := newLinter(nil, true)
-	if fs := l.lintSource("code.md", []byte("```\nWe offer exactly-once delivery.\n```\n"), nil); len(fs) != 1 {
+	if fs := l.lintSource("code.md", []byte("```\nWe offer exactly-once delivery.\n```\n"), nil, nil); len(fs) != 1 {
 		t.Errorf("lint_code: want the fenced claim, got %+v", fs)
 	}
 }

@@ -14,7 +14,8 @@ import (
 // pattern answers as the bare pattern does.
 func TestGateAgreesWithPattern(t *testing.T) {
 	c := clauseAnalysis()
-	pats := map[string]*gatedRE{"mention": c.mention, "mention_after": c.mentionAfter, "modal": c.modal, "purpose": c.purpose, "boundaries": c.boundaries}
+	pats := map[string]*gatedRE{"mention": c.mention, "mention_after": c.mentionAfter, "modal": c.modal, "purpose": c.purpose, "boundaries": c.boundaries,
+		"instruction": c.instruction, "topic": c.topic, "topic_end": c.topicEnd}
 	for _, r := range newLinter(nil, false).rules {
 		for name, g := range map[string]*gatedRE{"deny_before": r.denyBefore, "deny_after": r.denyAfter, "qualified": r.qualified} {
 			if g != nil {
@@ -28,6 +29,9 @@ func TestGateAgreesWithPattern(t *testing.T) {
 			}
 			for j, g := range f.unless {
 				pats[fmt.Sprintf("%s form %d unless %d", r.id, i+1, j+1)] = g
+			}
+			if f.denyWithin != nil {
+				pats[fmt.Sprintf("%s form %d deny_within", r.id, i+1)] = f.denyWithin
 			}
 		}
 	}

@@ -86,7 +86,7 @@ func (e *skipError) Error() string { return e.reason }
 // contract may be nil: copy/contradicts-contract is then skipped.
 func LintSource(c *contract.Contract, name string, data []byte) []findings.Finding {
 	l := newLinter(c, false)
-	fs := l.lintSource(name, data, nil)
+	fs := l.lintSource(name, data, nil, nil)
 	findings.Sort(fs)
 	return fs
 }
@@ -101,7 +101,7 @@ func LintSourceUnfiltered(c *contract.Contract, name string, data []byte) []find
 	l.exhaustive = true
 	gatesOff.Add(1)
 	defer gatesOff.Add(-1)
-	fs := l.lintSource(name, data, nil)
+	fs := l.lintSource(name, data, nil, nil)
 	findings.Sort(fs)
 	return fs
 }
@@ -162,6 +162,11 @@ func Lint(ctx context.Context, c *contract.Contract, paths []string, opts Option
 		go func() {
 			defer wg.Done()
 			var buf []byte
+			// The worker holds its buffers for the whole run: taken from
+			// the pool file by file, they were dropped at every garbage
+			// collection and grown again.
+			sc := scratchPool.Get().(*scratch)
+			defer scratchPool.Put(sc)
 			for name := range jobs {
 				if ctx.Err() != nil {
 					continue
@@ -186,7 +191,7 @@ func Lint(ctx context.Context, c *contract.Contract, paths []string, opts Option
 				if allow != nil {
 					allow.saw(name)
 				}
-				fs := l.lintSource(name, data, allow)
+				fs := l.lintSource(name, data, allow, sc)
 				if len(fs) > 0 {
 					mu.Lock()
 					out = append(out, fs...)

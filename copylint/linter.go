@@ -333,13 +333,18 @@ type hit struct {
 
 // lintSource lints one file's bytes and returns its findings, suppressions
 // applied. allowed is the docs.copy.allow state for this run (nil: none).
-func (l *linter) lintSource(name string, src []byte, allow *allowList) []findings.Finding {
+//
+// sc0 is the caller's scratch (a Lint worker keeps one for its files); nil
+// takes one from a pool.
+func (l *linter) lintSource(name string, src []byte, allow *allowList, sc0 *scratch) []findings.Finding {
 	f, _ := formatOf(name)
+	if sc0 == nil {
+		sc0 = scratchPool.Get().(*scratch)
+		defer scratchPool.Put(sc0)
+	}
 	// A block that may hide an anchor word (a character reference, a
 	// look-alike letter, an invisible character) cannot be judged by the
 	// byte-level prefilter: it is normalized first and searched after.
-	sc0 := scratchPool.Get().(*scratch)
-	defer scratchPool.Put(sc0)
 	clear(sc0.verdictIndex)
 	clear(sc0.verdicts) // drop the old hits for the collector
 	sc0.verdicts = sc0.verdicts[:0]
@@ -450,6 +455,8 @@ type scratch struct {
 	verdicts     [][]sentenceHit
 	verdictIndex map[verdictKey]int
 	found        []sentenceHit
+	// tails are the anchor scan's buffers (anchorSet.hitsWith).
+	tails [4][]anchorHit
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
@@ -461,7 +468,7 @@ func (l *linter) rawCandidate(src []byte, f format, sc *scratch, hiding []int) b
 	if f == formatMDX && len(hiding) > 0 {
 		return true
 	}
-	sc.docHits = l.prefilter.hits(src, sc.docHits[:0])
+	sc.docHits = l.prefilter.hitsWith(src, sc.docHits[:0], &sc.tails)
 	if len(sc.docHits) == 0 && len(hiding) == 0 {
 		return false
 	}
@@ -539,7 +546,7 @@ func (l *linter) matchBlocks(d *document, sc *scratch, hitsReady bool, hiding []
 	// One scan of the whole mask finds every anchor; a block's tags are
 	// the hits inside it.
 	if !hitsReady {
-		sc.docHits = l.prefilter.hits(d.mask, sc.docHits[:0])
+		sc.docHits = l.prefilter.hitsWith(d.mask, sc.docHits[:0], &sc.tails)
 	}
 	if len(sc.docHits) == 0 && len(hiding) == 0 && !l.exhaustive {
 		return nil
@@ -568,7 +575,7 @@ func (l *linter) matchBlocks(d *document, sc *scratch, hitsReady bool, hiding []
 			sents = sentences(n.text, sents)
 			normalized = true
 			// One scan of the block tags every sentence.
-			sc.hits = l.prefilter.hits(n.text, sc.hits[:0])
+			sc.hits = l.prefilter.hitsWith(n.text, sc.hits[:0], &sc.tails)
 			from := 0
 			for _, s := range sents {
 				t := tagsIn(sc.hits, s.start, s.end, &from)
@@ -586,7 +593,7 @@ func (l *linter) matchBlocks(d *document, sc *scratch, hitsReady bool, hiding []
 		if contractToo && (!normalized || skipCode) {
 			normalize(d.mask, b.start, b.end, d.code, false, n)
 			sents = sentences(n.text, sents)
-			sc.hits = l.prefilter.hits(n.text, sc.hits[:0])
+			sc.hits = l.prefilter.hitsWith(n.text, sc.hits[:0], &sc.tails)
 			from := 0
 			for _, s := range sents {
 				t := tagsIn(sc.hits, s.start, s.end, &from)
@@ -702,7 +709,7 @@ rules:
 				continue
 			}
 			for _, loc := range f.match.FindAllIndex(sent, -1) {
-				if overlaps(out[mark:], loc[0], loc[1]) {
+				if overlaps(out[mark:], loc[0], loc[1]) || f.denyWithin != nil && f.denyWithin.Match(sent[loc[0]:loc[1]]) {
 					continue
 				}
 				v, bound := cl.judge(r, sent, loc[0], loc[1], &memo)

@@ -51,6 +51,10 @@ type phraseForm struct {
 	Anchors []string `yaml:"anchors"`
 	Needs   []string `yaml:"needs"`
 	Unless  []string `yaml:"unless"`
+	// DenyWithin is a denial inside the match, for a form whose match
+	// spans the words between a verb and its object ("retries do not go
+	// on forever").
+	DenyWithin string `yaml:"deny_within"`
 }
 
 // loadPhrases parses the embedded phrase sets. The file is part of the
@@ -99,6 +103,8 @@ type compiledForm struct {
 	match  *gatedRE
 	needs  []*gatedRE
 	unless []*gatedRE
+	// denyWithin, matched on the match itself, makes it honest.
+	denyWithin *gatedRE
 }
 
 // headerPattern is the regexp for the idempotency header name in prose: the
@@ -178,6 +184,10 @@ func compilePhrases(rules []phraseRule, header string) ([]compiledRule, error) {
 				}
 				cf.unless = append(cf.unless, gated(x))
 			}
+			if x, err = re(f.DenyWithin); err != nil {
+				return nil, fmt.Errorf("%s form %d deny_within: %w", r.ID, i+1, err)
+			}
+			cf.denyWithin = gated(x)
 			c.forms = append(c.forms, cf)
 		}
 		out = append(out, c)

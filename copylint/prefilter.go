@@ -266,6 +266,15 @@ type anchorHit struct {
 // and keeps only words ending in its quarter, so each word is reported
 // once.
 func (a *anchorSet) hits(text []byte, out []anchorHit) []anchorHit {
+	tb := tailPool.Get().(*[4][]anchorHit)
+	defer tailPool.Put(tb)
+	return a.hitsWith(text, out, tb)
+}
+
+// hitsWith is hits with the other scans' buffers in tb: a worker keeps its
+// own (scratch.tails), which a garbage collection does not empty as it
+// empties a pool.
+func (a *anchorSet) hitsWith(text []byte, out []anchorHit, tb *[4][]anchorHit) []anchorHit {
 	const k = 4
 	if len(text) < 4*a.maxLen+256 {
 		return a.hitsRange(text, 0, len(text), 0, out)
@@ -281,11 +290,9 @@ func (a *anchorSet) hits(text []byte, out []anchorHit) []anchorHit {
 	for j := 1; j < k; j++ {
 		n = min(n, end[j]-from[j])
 	}
-	// The other scans' hits wait in buffers from a pool until the first
-	// scan's are out: allocated afresh, they grew on every file, a sixth
-	// of the scan's time.
-	tb := tailPool.Get().(*[k][]anchorHit)
-	defer tailPool.Put(tb)
+	// The other scans' hits wait in tb's buffers until the first scan's
+	// are out: allocated afresh, they grew on every file, a sixth of the
+	// scan's time.
 	tails := *tb
 	tails[0] = out
 	for j := 1; j < k; j++ {

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/retryspec/retryspec/contract/diff"
+	"github.com/retryspec/retryspec/contract/rules"
 	"github.com/retryspec/retryspec/idempotency"
 	"github.com/retryspec/retryspec/render"
 )
@@ -30,9 +32,28 @@ func TestAcceptedModeAsDocumented(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pages, _, err := render.Markdown(render.Inputs{Contract: c}, tmpl)
+	pages, files, err := render.Markdown(render.Inputs{Contract: c}, tmpl)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The key-states figure and the texts of the rules and of diff say
+	// the same: the 202 carries no status URL; the same key's retry is the poll.
+	for _, f := range files {
+		if f.Path == render.StatesImage && (strings.Contains(string(f.Data), "URL") || !strings.Contains(string(f.Data), "retrying with the same key")) {
+			t.Errorf("%s promises something else than the middleware does:\n%s", f.Path, f.Data)
+		}
+	}
+	for _, r := range rules.Catalog() {
+		if doc := r.Doc(); strings.Contains(doc.Rationale+doc.Fix, "status URL") {
+			t.Errorf("rule %s still promises a status URL under accepted", r.ID)
+		}
+	}
+	for _, f := range diff.Table {
+		for _, o := range f.By {
+			if strings.Contains(o.Migration, "status URL") {
+				t.Errorf("diff's row for %s still tells clients to poll a status URL", f.Field)
+			}
+		}
 	}
 	for _, p := range pages {
 		if p.Path != "idempotency.md" {

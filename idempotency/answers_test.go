@@ -17,7 +17,6 @@ import (
 	"github.com/retryspec/retryspec/contract"
 	"github.com/retryspec/retryspec/idempotency"
 	"github.com/retryspec/retryspec/openapi"
-	"github.com/retryspec/retryspec/render"
 )
 
 // TestAnswersAgreeWithDocsAndSpec builds each example contract, sends the
@@ -166,16 +165,8 @@ var jsonFence = regexp.MustCompile("(?s)```json\n(.*?)```")
 // requests pages, compacted (the pages indent them).
 func docsBodies(t *testing.T, c *contract.Contract) map[contract.ReplyKind]string {
 	t.Helper()
-	tm, err := render.LoadTemplates("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pages, _, err := render.Markdown(render.Inputs{Contract: c}, tm)
-	if err != nil {
-		t.Fatal(err)
-	}
 	out := map[contract.ReplyKind]string{}
-	for _, p := range pages {
+	for _, p := range markdownPages(t, c) {
 		if p.Path != "errors.md" && p.Path != "idempotency.md" {
 			continue
 		}

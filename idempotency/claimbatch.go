@@ -164,13 +164,13 @@ func batchParams(calls []*claimCall) ([]*claimCall, []param) {
 		return cmp.Or(cmp.Compare(a.k.Account, b.k.Account), cmp.Compare(a.k.Key, b.k.Key))
 	})
 	n := len(sorted)
-	accounts, keys, ops, fps, points := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	accounts, keys, ops, fps, points, targets := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	bodies, nows := make([][]byte, n), make([]int64, n)
 	for i, c := range sorted {
 		accounts[i], keys[i], ops[i], fps[i], points[i] = c.k.Account, c.k.Key, c.c.Operation, c.c.Fingerprint, c.c.RecoveryPoint
-		bodies[i], nows[i] = nonNil(c.c.RequestBody), micros(c.now)
+		bodies[i], targets[i], nows[i] = nonNil(c.c.RequestBody), c.c.RequestTarget, micros(c.now)
 	}
-	return sorted, []param{{"batch_account_id", accounts}, {"batch_idempotency_key", keys}, {"batch_operation", ops}, {"batch_fingerprint", fps}, {"batch_request_body", bodies}, {"batch_recovery_point", points}, {"batch_now", nows}}
+	return sorted, []param{{"batch_account_id", accounts}, {"batch_idempotency_key", keys}, {"batch_operation", ops}, {"batch_fingerprint", fps}, {"batch_request_body", bodies}, {"batch_request_target", targets}, {"batch_recovery_point", points}, {"batch_now", nows}}
 }
 
 // claimBatch runs ClaimBatch for calls of distinct keys and sets each

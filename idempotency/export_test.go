@@ -37,3 +37,6 @@ func Trips(s *SQLStore) (claims, writes int64) { return s.claimTrips.Load(), s.w
 
 // BatchingWrites reports whether s sends concurrent write pipelines together.
 func BatchingWrites(s *SQLStore) bool { return s.writes != nil }
+
+// PathValues is pathValues, for its table test.
+var PathValues = pathValues

@@ -3,8 +3,8 @@ package idempotency
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -16,8 +16,12 @@ import (
 // runs their handler again from the stored request, resuming at the last
 // recovery point, until the response is stored. The handler reads the
 // caller from Step.Account, since the original request's headers are not
-// stored. A service runs it on a schedule; it returns how many keys it
-// finished.
+// stored. The rebuilt request has the stored target (path and query) and
+// the path's parameters, so r.PathValue("id") reads what the first
+// attempt read on /v1/accounts/{id}/payouts. A key claimed before the
+// store kept the target, on a path with parameters, is skipped: logged,
+// counted in alerting.CompleterSkipped and left to the client's retry.
+// A service runs it on a schedule; it returns how many keys it finished.
 func (m *Middleware) Complete(ctx context.Context, limit int) (int, error) {
 	stale, err := m.store.Stale(ctx, m.now(), limit)
 	if err != nil {
@@ -32,8 +36,8 @@ func (m *Middleware) Complete(ctx context.Context, limit int) (int, error) {
 		m.mu.Lock()
 		h := m.handlers[s.Operation]
 		m.mu.Unlock()
-		if h == nil || strings.Contains(h.ep.Path, "{") {
-			continue // no handler registered here, or a path the stored row cannot rebuild
+		if h == nil {
+			continue // no handler registered here
 		}
 		rec, err := m.store.Lookup(ctx, s.Key)
 		if err != nil {
@@ -43,6 +47,14 @@ func (m *Middleware) Complete(ctx context.Context, limit int) (int, error) {
 			m.backedOff(s.Key, true, now)
 			continue // finished or taken over since Stale read it
 		}
+		req, skip := h.storedRequest(ctx, rec)
+		if skip != "" {
+			m.metrics.Count(alerting.CompleterSkipped, s.Operation, skip)
+			m.log.Warn("idempotency completer: cannot rebuild the request of an abandoned key; left to the client's retry",
+				"operation", s.Operation, "key", s.Key.Key, "account", s.Key.Account, "recovery_point", rec.RecoveryPoint,
+				"reason", skip, "request_target", rec.RequestTarget, "retry_in", m.backedOff(s.Key, false, now))
+			continue
+		}
 		ok, err := m.store.Takeover(ctx, s.Key, rec.Fence, m.now())
 		if err != nil {
 			return done, err
@@ -51,10 +63,6 @@ func (m *Middleware) Complete(ctx context.Context, limit int) (int, error) {
 			continue
 		}
 		m.metrics.Count(alerting.Takeovers, s.Operation, "")
-		req, err := http.NewRequestWithContext(ctx, h.ep.Method, h.ep.Path, bytes.NewReader(rec.RequestBody))
-		if err != nil {
-			return done, fmt.Errorf("idempotency: completer: %w", err)
-		}
 		w := &recorder{header: http.Header{}}
 		stored := h.run(w, req, s.Key, rec.Fence+1, rec.RecoveryPoint, rec.DownstreamKeys, rec.RequestBody)
 		if stored != nil {
@@ -67,6 +75,68 @@ func (m *Middleware) Complete(ctx context.Context, limit int) (int, error) {
 		}
 	}
 	return done, nil
+}
+
+// storedRequest rebuilds the request rec was claimed with, for the
+// completer: the endpoint's method, the stored target and body, and the
+// values of the contract path's {name} segments, set as ServeMux sets them.
+// skip is an alerting.Skip* kind when it cannot: a row from before the
+// store kept targets, on a path with parameters, or a target that is not
+// a path of the endpoint.
+func (h *endpointHandler) storedRequest(ctx context.Context, rec *Record) (req *http.Request, skip string) {
+	target := rec.RequestTarget
+	if target == "" {
+		if strings.Contains(h.ep.Path, "{") {
+			return nil, alerting.SkipNoTarget
+		}
+		target = h.ep.Path // a row from before targets were kept: the path is the contract's
+	}
+	u, err := url.ParseRequestURI(target)
+	if err != nil {
+		return nil, alerting.SkipTargetMismatch
+	}
+	names, values, ok := pathValues(h.ep.Path, u.EscapedPath())
+	if !ok {
+		return nil, alerting.SkipTargetMismatch
+	}
+	req, err = http.NewRequestWithContext(ctx, h.ep.Method, target, bytes.NewReader(rec.RequestBody))
+	if err != nil {
+		return nil, alerting.SkipTargetMismatch
+	}
+	for i, name := range names {
+		req.SetPathValue(name, values[i])
+	}
+	return req, ""
+}
+
+// pathValues matches an escaped request path against a contract path whose
+// {name} segments each match one non-empty segment, and returns the
+// unescaped value of each, as net/http's ServeMux does. A template segment
+// that mixes braces with text ({id}.json) matches nothing: the completer
+// cannot say what a router would make of it.
+func pathValues(template, escaped string) (names, values []string, ok bool) {
+	want, got := strings.Split(template, "/"), strings.Split(escaped, "/")
+	if len(want) != len(got) {
+		return nil, nil, false
+	}
+	for i, w := range want {
+		seg, err := url.PathUnescape(got[i])
+		if err != nil {
+			return nil, nil, false
+		}
+		if name, isParam := strings.CutPrefix(w, "{"); isParam {
+			name, closed := strings.CutSuffix(name, "}")
+			if !closed || strings.ContainsAny(name, "{}") || name == "" || seg == "" {
+				return nil, nil, false
+			}
+			names, values = append(names, name), append(values, seg)
+			continue
+		}
+		if strings.ContainsAny(w, "{}") || seg != w {
+			return nil, nil, false
+		}
+	}
+	return names, values, true
 }
 
 // The completer's backoff: a key it took over and could not finish (the

@@ -43,7 +43,7 @@ func (m *MemoryStore) Claim(_ context.Context, k Key, c NewClaim, now time.Time)
 		return false, nil
 	}
 	m.rows[k] = &Record{Operation: c.Operation, Fingerprint: c.Fingerprint, RequestBody: append([]byte{}, c.RequestBody...),
-		Fence: 1, LockedAt: now, RecoveryPoint: c.RecoveryPoint, DownstreamKeys: map[string]string{}, CreatedAt: now}
+		Fence: 1, LockedAt: now, RecoveryPoint: c.RecoveryPoint, RequestTarget: c.RequestTarget, DownstreamKeys: map[string]string{}, CreatedAt: now}
 	return true, nil
 }
 

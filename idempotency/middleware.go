@@ -258,7 +258,7 @@ func (h *endpointHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (h *endpointHandler) serveKey(w http.ResponseWriter, r *http.Request, k Key, fp string, body []byte) {
 	m, idem, op := h.m, h.m.c.Idempotency, h.ep.Operation
 	ctx := r.Context()
-	claim := NewClaim{Operation: op, Fingerprint: fp, RequestBody: body, RecoveryPoint: h.firstPoint()}
+	claim := NewClaim{Operation: op, Fingerprint: fp, RequestBody: body, RequestTarget: r.URL.RequestURI(), RecoveryPoint: h.firstPoint()}
 	blockedSince := time.Time{}
 	for attempt := 0; ; attempt++ {
 		if attempt > 1000 {

@@ -67,4 +67,21 @@ func TestFingerprintIsStable(t *testing.T) {
 	if got, want := fingerprint(contract.Idempotency{Fingerprint: contract.FingerprintSHA256Body}, r, body), hex.EncodeToString(sum[:]); got != want {
 		t.Errorf("fingerprint = %s, want %s", got, want)
 	}
+	// The sums the release before fingerprint_fields stored for
+	// canonical-json and fingerprint_headers (computed with it): a contract
+	// that names no body fields keeps matching them.
+	r.Header.Set("Api-Version", "2025-01")
+	nested := []byte("{ \"b\": [1, 2.50, {\"z\":1,\"a\":null}], \"a\": \"x\" }")
+	for _, tt := range []struct {
+		id   contract.Idempotency
+		want string
+	}{
+		{contract.Idempotency{Fingerprint: contract.FingerprintCanonicalJSON}, "9afa38b8e545155973b69c30c32090c1a75c141483e437afded1d3cf40c59c53"},
+		{contract.Idempotency{Fingerprint: contract.FingerprintCanonicalJSON, FingerprintHeaders: []string{"Api-Version"}}, "bba138e7fb4162018b80d25fbe38fb5e5e6f7f6965e147d3bc6f207225e5dde9"},
+		{contract.Idempotency{Fingerprint: contract.FingerprintSHA256Body, FingerprintHeaders: []string{"Api-Version"}}, "9e2a116518e26a74c06f257961b4cb3a64286ba77527357dec03a0f8bf232666"},
+	} {
+		if got := fingerprint(tt.id, r, nested); got != tt.want {
+			t.Errorf("%s %v: fingerprint = %s, want %s", tt.id.Fingerprint, tt.id.FingerprintHeaders, got, tt.want)
+		}
+	}
 }

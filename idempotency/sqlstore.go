@@ -135,6 +135,9 @@ func NewSQLStore(ctx context.Context, db *sql.DB, dialect string, c *contract.Co
 				return nil, fmt.Errorf("idempotency: creating the key table: %w", err)
 			}
 		}
+		if err := s.upgrade(ctx); err != nil {
+			return nil, err
+		}
 	}
 	if err := s.checkSchema(ctx); err != nil {
 		return nil, err
@@ -160,24 +163,46 @@ func (s *SQLStore) Native() Native { return s.native }
 // DB is the database handle, for the service's own tables.
 func (s *SQLStore) DB() *sql.DB { return s.db }
 
+// upgrade adds the columns of schema.Upgrades that a key table created by
+// an earlier release lacks (migrate only).
+func (s *SQLStore) upgrade(ctx context.Context) error {
+	for _, u := range s.schema.Upgrades {
+		if s.probe(ctx, u.Column) == nil {
+			continue
+		}
+		if _, err := s.db.ExecContext(ctx, u.SQL); err != nil {
+			return fmt.Errorf("idempotency: adding the column %s to the key table: %w", u.Column, err)
+		}
+	}
+	return nil
+}
+
+// probe selects cols from the key table, reading no row.
+func (s *SQLStore) probe(ctx context.Context, cols string) error {
+	rows, err := s.db.QueryContext(ctx, "SELECT "+cols+" FROM "+storage.Table+" WHERE 1 = 0")
+	if err != nil {
+		return err
+	}
+	return rows.Close()
+}
+
 // checkSchema selects every column, then each alone to name the missing one.
 func (s *SQLStore) checkSchema(ctx context.Context) error {
 	fix := fmt.Sprintf("create it from `retryspec storage --dialect %s`", s.schema.Dialect)
-	probe := func(cols string) error {
-		rows, err := s.db.QueryContext(ctx, "SELECT "+cols+" FROM "+storage.Table+" WHERE 1 = 0")
-		if err != nil {
-			return err
-		}
-		return rows.Close()
-	}
-	if probe(strings.Join(s.schema.Columns, ", ")) == nil {
+	if s.probe(ctx, strings.Join(s.schema.Columns, ", ")) == nil {
 		return nil
 	}
-	if err := probe("1"); err != nil {
+	if err := s.probe(ctx, "1"); err != nil {
 		return fmt.Errorf("idempotency: the table %s is missing or unreadable (%v); %s", storage.Table, err, fix)
 	}
 	for _, col := range s.schema.Columns {
-		if err := probe(col); err != nil {
+		if err := s.probe(ctx, col); err != nil {
+			for _, u := range s.schema.Upgrades {
+				if u.Column == col {
+					// A table from an earlier release: one statement fixes it.
+					return fmt.Errorf("idempotency: the table %s has no column %s, added after it was created; run %s (or open the store with migrate)", storage.Table, col, u.SQL)
+				}
+			}
 			return fmt.Errorf("idempotency: the table %s has no column %s (%v); %s", storage.Table, col, err, fix)
 		}
 	}
@@ -253,7 +278,7 @@ func (s *SQLStore) queryRow(ctx context.Context, query string, args []any, dest 
 }
 
 func (s *SQLStore) Claim(ctx context.Context, k Key, c NewClaim, now time.Time) (bool, error) {
-	vals := []param{{"idempotency_key", k.Key}, {"account_id", k.Account}, {"operation", c.Operation}, {"fingerprint", c.Fingerprint}, {"request_body", nonNil(c.RequestBody)}, {"now", micros(now)}, {"recovery_point", c.RecoveryPoint}}
+	vals := []param{{"idempotency_key", k.Key}, {"account_id", k.Account}, {"operation", c.Operation}, {"fingerprint", c.Fingerprint}, {"request_body", nonNil(c.RequestBody)}, {"request_target", c.RequestTarget}, {"now", micros(now)}, {"recovery_point", c.RecoveryPoint}}
 	st := s.stmts["Claim"]
 	if st.Kind == storage.KindExecRows {
 		n, err := s.execRows(ctx, nil, "Claim", vals)
@@ -309,7 +334,7 @@ func (s *SQLStore) claimLookupOne(ctx context.Context, k Key, c NewClaim, now ti
 		rec, err = s.Lookup(ctx, k)
 		return false, rec, err
 	}
-	_, args := s.args("ClaimLookup", []param{{"idempotency_key", k.Key}, {"account_id", k.Account}, {"operation", c.Operation}, {"fingerprint", c.Fingerprint}, {"request_body", nonNil(c.RequestBody)}, {"now", micros(now)}, {"recovery_point", c.RecoveryPoint}})
+	_, args := s.args("ClaimLookup", []param{{"idempotency_key", k.Key}, {"account_id", k.Account}, {"operation", c.Operation}, {"fingerprint", c.Fingerprint}, {"request_body", nonNil(c.RequestBody)}, {"request_target", c.RequestTarget}, {"now", micros(now)}, {"recovery_point", c.RecoveryPoint}})
 	var r rowScan
 	if err := s.queryRow(ctx, st.SQL, args, append([]any{&won}, r.dest()...)...); err != nil {
 		return false, nil, fmt.Errorf("idempotency: ClaimLookup: %w", err)
@@ -324,21 +349,21 @@ func (s *SQLStore) claimLookupOne(ctx context.Context, k Key, c NewClaim, now ti
 // rowScan receives Lookup's columns, each nullable: ClaimLookup returns
 // them all NULL when it found no row.
 type rowScan struct {
-	operation, fingerprint, recoveryPoint, downstream, headers sql.NullString
-	fence, lockedAt, status, createdAt                         sql.NullInt64
-	requestBody, responseBody                                  []byte
+	operation, fingerprint, recoveryPoint, downstream, headers, target sql.NullString
+	fence, lockedAt, status, createdAt                                 sql.NullInt64
+	requestBody, responseBody                                          []byte
 }
 
 func (r *rowScan) dest() []any {
 	return []any{&r.operation, &r.fingerprint, &r.requestBody, &r.fence,
-		&r.lockedAt, &r.recoveryPoint, &r.downstream, &r.status, &r.headers, &r.responseBody, &r.createdAt}
+		&r.lockedAt, &r.recoveryPoint, &r.downstream, &r.status, &r.headers, &r.responseBody, &r.createdAt, &r.target}
 }
 
 func (r *rowScan) record(stmt string) (*Record, error) {
 	rec := &Record{
 		Operation: r.operation.String, Fingerprint: r.fingerprint.String, RequestBody: r.requestBody,
 		Fence: r.fence.Int64, LockedAt: fromMicros(r.lockedAt.Int64), RecoveryPoint: r.recoveryPoint.String,
-		Status: int(r.status.Int64), Body: r.responseBody, CreatedAt: fromMicros(r.createdAt.Int64),
+		Status: int(r.status.Int64), Body: r.responseBody, CreatedAt: fromMicros(r.createdAt.Int64), RequestTarget: r.target.String,
 		DownstreamKeys: map[string]string{},
 	}
 	if r.downstream.Valid && r.downstream.String != "" {

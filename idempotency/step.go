@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/http"
 	"slices"
 )
 
@@ -122,7 +123,16 @@ func (s *Step) Commit(ctx context.Context, next string, fn func(tx *sql.Tx) erro
 // response if the commit did land, and otherwise releases the key and
 // answers 503, so the retry resumes from the last recovery point. Calling
 // Finish again (a deadlock victim retried) is allowed.
+//
+// A response whose status the contract does not store
+// (contract.Idempotency.Stores) cannot complete the key: Finish then
+// commits nothing, releases the key and returns ErrNotStored, and the
+// middleware sends the response unstored, so a retry resumes from the last
+// recovery point as the Idempotent requests page says.
 func (s *Step) Finish(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	if err := s.refuseUnstored(ctx); err != nil {
+		return err
+	}
 	return s.finished(s.inTx(ctx, fn, func(tx *sql.Tx) error {
 		m := s.h.m
 		resp := s.rec.response()
@@ -173,6 +183,9 @@ func (s *Step) FinishWrites(ctx context.Context, writes ...Write) error {
 	if s.lost {
 		return ErrFenceLost
 	}
+	if err := s.refuseUnstored(ctx); err != nil {
+		return err
+	}
 	m := s.h.m
 	wc, ok := m.store.(WriteCommitter)
 	if !ok {
@@ -184,6 +197,28 @@ func (s *Step) FinishWrites(ctx context.Context, writes ...Write) error {
 	}
 	s.done, s.stored = true, &resp
 	return nil
+}
+
+// ErrNotStored is Finish's answer for a response whose status the
+// contract does not store: nothing of the last phase committed and the key
+// was released; return without further effects.
+var ErrNotStored = errors.New("idempotency: the contract does not store this response's status, so it cannot complete the key")
+
+// refuseUnstored releases the key and returns ErrNotStored when the
+// response written so far has a status the contract does not store.
+func (s *Step) refuseUnstored(ctx context.Context) error {
+	status := s.rec.status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	id := s.h.m.c.Idempotency
+	if id.Stores(status) {
+		return nil
+	}
+	if err := s.Release(ctx); err != nil {
+		return err
+	}
+	return fmt.Errorf("%w (status %d, stored_outcomes %s)", ErrNotStored, status, id.Outcomes())
 }
 
 // execWrites runs writes in a Commit or Finish transaction.

@@ -16,9 +16,13 @@ type Key struct {
 
 // NewClaim is what the claim insert records.
 type NewClaim struct {
-	Operation     string
-	Fingerprint   string
-	RequestBody   []byte
+	Operation   string
+	Fingerprint string
+	RequestBody []byte
+	// RequestTarget is the request's path and query as it arrived
+	// (URL.RequestURI), so the completer can rebuild a request whose path
+	// has parameters.
+	RequestTarget string
 	RecoveryPoint string
 }
 
@@ -36,6 +40,9 @@ type Record struct {
 	Headers   map[string][]string
 	Body      []byte
 	CreatedAt time.Time
+	// RequestTarget is NewClaim's, "" in a row claimed before the store
+	// had the column.
+	RequestTarget string
 }
 
 // Complete reports whether the record holds a stored response.

@@ -53,6 +53,8 @@ func headerDescription(c *contract.Contract) string {
 	}
 	b.WriteString(" Never mint a new key for a retry: that turns the retry into a second request. ")
 	b.WriteString(id.SameRequest())
+	b.WriteString(" ")
+	b.WriteString(id.StoredSummary())
 	return b.String()
 }
 
@@ -84,8 +86,12 @@ func conflictResponse(c *contract.Contract, g conflictGroup, ref string) Obj {
 	if ref != "" {
 		schema = obj("$ref", ref)
 	}
+	kind := "Idempotency error. "
+	if g.status/100 == 2 {
+		kind = "Idempotency: not finished yet. "
+	}
 	return obj(
-		"description", "Idempotency error. "+strings.Join(desc, " "),
+		"description", kind+strings.Join(desc, " "),
 		"content", obj(eb.MediaType(), obj("schema", schema, "examples", examples)),
 	)
 }
@@ -99,8 +105,11 @@ func conflictMeaning(c *contract.Contract, kind string) (what, todo string) {
 			"Do not retry: send the original request again, or a new key for a new request."
 	case "in_flight":
 		todo := "Wait and retry with the same key; the first request's outcome is then replayed."
-		if in := c.Idempotency.InFlight; in != nil && in.Response == contract.InFlightBlock {
+		switch in := c.Idempotency.InFlight; {
+		case in != nil && in.Response == contract.InFlightBlock:
 			todo = "The server waited for the first request and it has not finished; retry later with the same key."
+		case in != nil && in.Response == contract.InFlightAccepted:
+			todo = "Retry with the same key after Retry-After; once the first request is finished, the retry gets its outcome."
 		}
 		return fmt.Sprintf("a request with this %s is still being processed.", h), todo
 	case "invalid_key":
@@ -139,6 +148,9 @@ func IdempotencyExtension(c *contract.Contract, e contract.Endpoint) Obj {
 	if id.StoredFailures != "" {
 		x = append(x, KV{"stored-failures", id.StoredFailures})
 	}
+	if id.StoredOutcomes != "" {
+		x = append(x, KV{"stored-outcomes", id.StoredOutcomes})
+	}
 	x = append(x, KV{"stored-response", id.StoredResponse})
 	if in := id.InFlight; in != nil {
 		f := Obj{{"response", in.Response}}
@@ -152,6 +164,9 @@ func IdempotencyExtension(c *contract.Contract, e contract.Endpoint) Obj {
 	}
 	conflicts := Obj{}
 	for _, k := range c.AnsweredConflicts() {
+		if in := id.InFlight; k.Name == "in_flight" && in != nil && in.Response == contract.InFlightAccepted {
+			k.Status = c.Reply(contract.ReplyInFlightAccepted).Status // the 202 the server sends instead
+		}
 		entry := obj("status", k.Status)
 		if k.Code != "" {
 			entry = append(entry, KV{"code", k.Code})

@@ -424,7 +424,14 @@ func (k conflictKind) label() string {
 // response when the key is required.
 func conflictGroups(c *contract.Contract, e contract.Endpoint) []conflictGroup {
 	cf := c.Idempotency.Conflicts
-	kinds := []conflictKind{{"payload_mismatch", cf.PayloadMismatch, contract.ReplyPayloadMismatch}, {"in_flight", cf.InFlight, contract.ReplyInFlight}}
+	inFlight := conflictKind{"in_flight", cf.InFlight, contract.ReplyInFlight}
+	if in := c.Idempotency.InFlight; in != nil && in.Response == contract.InFlightAccepted {
+		// A copy in flight gets the 202 contract.Reply renders (the
+		// middleware's answer), never the in-flight conflict.
+		rep := c.Reply(contract.ReplyInFlightAccepted)
+		inFlight = conflictKind{"in_flight", contract.Conflict{Status: rep.Status, Code: rep.Code}, contract.ReplyInFlightAccepted}
+	}
+	kinds := []conflictKind{{"payload_mismatch", cf.PayloadMismatch, contract.ReplyPayloadMismatch}, inFlight}
 	if e.Key == contract.KeyRequired {
 		kinds = append(kinds, conflictKind{"missing_key", cf.MissingKey, contract.ReplyMissingKey})
 	}

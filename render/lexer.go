@@ -70,6 +70,14 @@ var (
 // fastLexerFor returns the fastLexer of a chroma lexer, compiled once per
 // process as chroma compiles its own lexers; nil when the lexer is not a
 // plain RegexLexer (chroma then tokenises).
+// matchTimeout guards one regular-expression match against a runaway
+// pattern. Chroma uses 250 ms; on a saturated machine a match can wait that
+// long for a CPU, and the timed-out match turns the rest of a code block
+// into Error tokens, so the highlighted page would depend on the machine's
+// load. A runaway pattern is caught by any bound, so this one is far above
+// what scheduling delays reach.
+const matchTimeout = 10 * time.Second
+
 func fastLexerFor(l chroma.Lexer) *fastLexer {
 	rl, ok := l.(*chroma.RegexLexer)
 	if !ok {
@@ -119,7 +127,7 @@ func compileFastLexer(rl *chroma.RegexLexer) (*fastLexer, error) {
 			if cr.Regexp, err = regexp2.Compile(`\G` + pattern); err != nil {
 				return nil, fmt.Errorf("%s.%d: %w", state, i, err)
 			}
-			cr.Regexp.MatchTimeout = 250 * time.Millisecond // as chroma's
+			cr.Regexp.MatchTimeout = matchTimeout
 			g, err := gateOf(pattern)
 			if err != nil {
 				return nil, fmt.Errorf("%s.%d: %w", state, i, err)

@@ -284,9 +284,10 @@ type view struct {
 	CodeAt string
 	// ErrorMediaType is the Content-Type of the API's error bodies.
 	ErrorMediaType string
-	// NotStored lists the statuses the server never stores
-	// (contract.NotCarriedOut), as prose: "408, 425, 429 or 503".
-	NotStored string
+	// StoredRows say, class by class, whether a retry with the same key
+	// gets the stored answer or runs the request again
+	// (contract.Idempotency.Stores).
+	StoredRows []storedRow
 
 	RuleGroups []ruleGroup
 

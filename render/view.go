@@ -3,7 +3,6 @@ package render
 import (
 	"bytes"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/retryspec/retryspec/contract"
@@ -89,7 +88,7 @@ func newView(in Inputs, libraryMarks []string) *view {
 	v.MismatchBody = c.Reply(contract.ReplyPayloadMismatch).Indented()
 	v.InFlightBody = c.Reply(contract.ReplyInFlight).Indented()
 	v.ErrorMediaType = eb.MediaType()
-	v.NotStored = joinOr(contract.NotCarriedOut)
+	v.StoredRows = storedRows(c.Idempotency)
 	if c.SDK != nil {
 		for _, l := range c.SDK.Languages {
 			v.SDKRows = append(v.SDKRows, languageRow{Title: LanguageTitle(l)})
@@ -296,14 +295,28 @@ func groupEndpoints(rows []endpointRow) []endpointGroup {
 	return gs
 }
 
-// joinOr writes codes as prose: "408, 425, 429 or 503".
-func joinOr(codes []int) string {
-	s := make([]string, len(codes))
-	for i, c := range codes {
-		s[i] = strconv.Itoa(c)
+// storedRow is one row of "what a retry with the same key returns".
+type storedRow struct {
+	Answer, Retry string
+}
+
+// storedRows words contract.Idempotency.StoredClasses, the answers
+// the middleware's store decision (Stores) gives, class by class.
+func storedRows(id contract.Idempotency) []storedRow {
+	var out []storedRow
+	for _, sc := range id.StoredClasses() {
+		row := storedRow{Answer: sc.Class, Retry: "runs the request again"}
+		switch {
+		case sc.Class == "":
+			row.Answer = contract.JoinStatuses(contract.NotCarriedOut, "or")
+			row.Retry = "runs the request again: these answers say it was not carried out, so they are never stored"
+		case len(sc.Except) > 0:
+			row.Answer += " other than " + contract.JoinStatuses(sc.Except, "and")
+		}
+		if sc.Stored {
+			row.Retry = "gets the stored answer: the same status and body, byte for byte"
+		}
+		out = append(out, row)
 	}
-	if len(s) < 2 {
-		return strings.Join(s, "")
-	}
-	return strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1]
+	return out
 }

@@ -35,6 +35,17 @@ func (s *Schema) renderDDL() string {
 	for _, ddl := range s.DDL {
 		b.WriteString(ddl + ";\n\n")
 	}
+	// The upgrades are comments: CREATE TABLE IF NOT EXISTS leaves an
+	// existing table as it is, and an ALTER TABLE that adds a column the
+	// table has fails (MySQL and SQLite have no ADD COLUMN IF NOT EXISTS).
+	if len(s.Upgrades) > 0 {
+		b.WriteString("-- A key table created by an earlier release lacks these columns; add each one it lacks\n")
+		b.WriteString("-- (stores.Open with migrate does it). Rows written before hold NULL there.\n")
+		for _, u := range s.Upgrades {
+			b.WriteString("--   " + u.SQL + ";\n")
+		}
+		b.WriteString("\n")
+	}
 	return b.String()
 }
 

@@ -52,10 +52,21 @@ type Schema struct {
 	// start-up names a missing one).
 	Columns []string
 	// DDL is the CREATE statements, each runnable on its own.
-	DDL        []string
+	DDL []string
+	// Upgrades add the columns a key table created by an earlier release
+	// lacks, one statement per column, in the order they were added.
+	Upgrades   []Upgrade
 	Statements []Statement
 	// header is the file's leading comment.
 	header []string
+}
+
+// Upgrade is one column added to the key table after its first release,
+// and the statement that adds it to an existing table (the CREATE TABLE of
+// DDL has it already). Rows written before it hold NULL there.
+type Upgrade struct {
+	Column string
+	SQL    string
 }
 
 // Statement returns the statement called name.
@@ -191,6 +202,9 @@ func Generate(c *contract.Contract, dialectName string) (*Schema, error) {
 		col{"response_body", d.blob, "the stored body, replayed byte for byte"},
 		col{"created_at", d.bigint + " NOT NULL", fmt.Sprintf("idempotency.replay_window %s, idempotency.reaper_after %s", idem.ReplayWindow.Text, idem.ReaperAfter.Text)},
 		col{"completed_at", d.bigint, ""},
+		// Added after the first release: last, where ALTER TABLE puts it
+		// in a table that had to be upgraded (Upgrades).
+		col{targetColumn, d.text, targetDoc},
 	)
 	var b strings.Builder
 	fmt.Fprintf(&b, "CREATE TABLE IF NOT EXISTS %s (\n", Table)
@@ -221,6 +235,7 @@ func Generate(c *contract.Contract, dialectName string) (*Schema, error) {
 		b.WriteString(" ENGINE=InnoDB")
 	}
 	s.DDL = append(s.DDL, b.String())
+	s.Upgrades = []Upgrade{{Column: targetColumn, SQL: fmt.Sprintf("ALTER TABLE %s ADD COLUMN %s %s", Table, targetColumn, d.text)}}
 	if !d.inlineIndexes {
 		s.DDL = append(s.DDL,
 			"CREATE INDEX IF NOT EXISTS idempotency_keys_locked_at ON idempotency_keys (locked_at)",
@@ -232,7 +247,7 @@ func Generate(c *contract.Contract, dialectName string) (*Schema, error) {
 		keyWhere = "account_id = :account_id AND " + keyWhere
 	}
 	insertCols := slices.Clone(s.KeyColumns)
-	insertCols = append(insertCols, "operation", "fingerprint", "request_body", "fence", "locked_at", "recovery_point", "downstream_keys", "created_at")
+	insertCols = append(insertCols, "operation", "fingerprint", "request_body", targetColumn, "fence", "locked_at", "recovery_point", "downstream_keys", "created_at")
 	insertVals := claimValues(insertCols, func(col string) string { return ":" + col })
 	insert := fmt.Sprintf("INSERT INTO %s (%s)\nVALUES (%s)", Table, strings.Join(insertCols, ", "), strings.Join(insertVals, ", "))
 	claimDoc := []string{
@@ -258,7 +273,7 @@ func Generate(c *contract.Contract, dialectName string) (*Schema, error) {
 			SQL: fmt.Sprintf("%s\nON CONFLICT (%s) DO NOTHING\nRETURNING fence", insert, keyList)}
 	}
 
-	lookupCols := []string{"operation", "fingerprint", "request_body", "fence", "locked_at", "recovery_point", "downstream_keys", "response_status", "response_headers", "response_body", "created_at"}
+	lookupCols := []string{"operation", "fingerprint", "request_body", "fence", "locked_at", "recovery_point", "downstream_keys", "response_status", "response_headers", "response_body", "created_at", targetColumn}
 	lookup := Statement{Name: "Lookup", Kind: KindOne, Columns: lookupCols,
 		Doc: []string{
 			"A caller that lost the claim reads the row and branches on its state: complete",
@@ -302,7 +317,7 @@ func Generate(c *contract.Contract, dialectName string) (*Schema, error) {
 	var batchInput, batchInsert string
 	if d.numbered {
 		batchCols := slices.Clone(s.KeyColumns)
-		batchCols = append(batchCols, "operation", "fingerprint", "request_body", "recovery_point", "now")
+		batchCols = append(batchCols, "operation", "fingerprint", "request_body", targetColumn, "recovery_point", "now")
 		var arrays []string
 		for _, cl := range batchCols {
 			arrays = append(arrays, ":batch_"+cl)
@@ -460,6 +475,15 @@ func Generate(c *contract.Contract, dialectName string) (*Schema, error) {
 	return s, nil
 }
 
+// targetColumn holds the request's target (path and query, as the first
+// attempt received it), so the completer can rebuild a request whose path
+// has parameters (/v1/accounts/{id}/payouts). NULL in rows claimed before
+// it existed.
+const (
+	targetColumn = "request_target"
+	targetDoc    = "the request's path and query, so the completer can rebuild it (NULL in rows from before this column)"
+)
+
 // lockedStatements are the row-lock claim's own statements (idempotency.claim.mechanism
 // row-lock-serializable, Brandur Leach's design): make the transaction
 // SERIALIZABLE, then read the key's row under a lock. No row: Claim inserts
@@ -484,7 +508,7 @@ func lockedStatements(d dialect, cols []string, keyWhere string) []Statement {
 
 var pgCasts = map[string]string{"now": "::bigint", "fence": "::bigint", "limit": "::bigint", "response_status": "::integer",
 	"batch_account_id": "::text[]", "batch_idempotency_key": "::text[]", "batch_operation": "::text[]", "batch_fingerprint": "::text[]",
-	"batch_request_body": "::bytea[]", "batch_recovery_point": "::text[]", "batch_now": "::bigint[]"}
+	"batch_request_body": "::bytea[]", "batch_request_target": "::text[]", "batch_recovery_point": "::text[]", "batch_now": "::bigint[]"}
 
 var namedParam = regexp.MustCompile(`:[a-z_]+`)
 

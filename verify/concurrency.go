@@ -13,8 +13,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/retryspec/retryspec/contract"
 )
 
 // conn is one warm connection of the concurrency gate.
@@ -264,14 +262,10 @@ func (r *runner) concurrencyRound(op Operation) (string, *failure) {
 	}
 	ms := float64(spread.Microseconds()) / 1000
 	r.cur.res.SpreadMS = &ms
-	after, _, f := r.settledCount(op, key, primary)
-	if f != nil {
-		return "", f
-	}
-	r.observe(before, after, ok, "")
 
-	inFlight := r.c.Idempotency.Conflicts.InFlight
-	conflictOK := r.c.Idempotency.InFlight != nil && r.c.Idempotency.InFlight.Response == contract.InFlightConflict
+	// The contract's in-flight answer: a conflict, or under accepted a 202
+	// (a 2xx, so it is told apart before the outcomes are).
+	inFlight, conflictOK := r.inFlightAnswer()
 	var outcomes []Response // distinct 2xx outcomes
 	var conflicts, replays, lost int
 	var odd []string
@@ -279,6 +273,8 @@ func (r *runner) concurrencyRound(op Operation) (string, *failure) {
 		switch {
 		case resp.Err != nil:
 			lost++
+		case conflictOK && r.matches(resp, inFlight):
+			conflicts++
 		case resp.Status/100 == 2:
 			dup := false
 			for _, o := range outcomes {
@@ -292,8 +288,6 @@ func (r *runner) concurrencyRound(op Operation) (string, *failure) {
 			} else {
 				outcomes = append(outcomes, resp)
 			}
-		case conflictOK && r.matches(resp, inFlight):
-			conflicts++
 		default:
 			odd = append(odd, resp.Describe())
 		}
@@ -302,6 +296,28 @@ func (r *runner) concurrencyRound(op Operation) (string, *failure) {
 		r.aborted = fmt.Errorf("%w: none of the %d concurrent requests got an answer within request_timeout %s", errUnresponsive, n, r.plan.RequestTimeout)
 		return "", &failure{msg: r.aborted.Error(), err: errUnresponsive}
 	}
+	accepted := conflictOK && inFlight.Status/100 == 2
+	if accepted && conflicts > 0 {
+		// A 202 promises the outcome to a retry with the same key: the
+		// work settles first, and its outcome is one of the outcomes.
+		last, _, why, f := r.awaitOutcome(req, "# then the same request again until it completes:")
+		if f != nil {
+			return "", f
+		}
+		if why != outcomeCompleted {
+			return "", failf("idempotency.in_flight.response", "finish the request a 202 answered and give a retry with the same key its stored outcome",
+				"%d of %d concurrent requests got %s, and a retry with the same key then got %s, not the outcome (%s: it waits out the 202 for at most lock_timeout + %s)",
+				conflicts, n, conflictText(inFlight), last.Describe(), why, crashMargin)
+		}
+		if !slices.ContainsFunc(outcomes, func(o Response) bool { return o.Status == last.Status && o.sameValue(last) }) {
+			outcomes = append(outcomes, last)
+		}
+	}
+	after, _, f := r.settledCount(op, key, primary)
+	if f != nil {
+		return "", f
+	}
+	r.observe(before, after, ok, "")
 	// With the stub hosted, the external calls are effects too: one
 	// request's worth at most.
 	var extCalls []string
@@ -313,7 +329,11 @@ func (r *runner) concurrencyRound(op Operation) (string, *failure) {
 			}
 		}
 	}
-	summary := fmt.Sprintf("%d released within %.2f ms: %d outcome(s), %d in-flight conflicts, %d replays", n, ms, len(outcomes), conflicts, replays)
+	answers := "in-flight conflicts"
+	if accepted {
+		answers = "in-flight 202s"
+	}
+	summary := fmt.Sprintf("%d released within %.2f ms: %d outcome(s), %d %s, %d replays", n, ms, len(outcomes), conflicts, answers, replays)
 	claimFix := "claim the key with one atomic statement the store arbitrates (a unique constraint on (account, key) and INSERT ... ON CONFLICT DO NOTHING), before any work"
 	switch {
 	case ok && after-before > 1:
@@ -323,11 +343,12 @@ func (r *runner) concurrencyRound(op Operation) (string, *failure) {
 	case len(outcomes) > 1:
 		return "", failf("idempotency.claim.mechanism", claimFix, "%d identical requests with one key got %d different successful outcomes (%s): the request ran more than once", n, len(outcomes), summary).because(causeUnwrapped)
 	case len(odd) > 0:
-		want := "the original outcome or its replay"
+		want, fix := "the original outcome or its replay", "make a request whose key is claimed and unfinished wait for the first request's outcome, as in_flight.response promises"
 		if conflictOK {
 			want = "the original outcome, its replay or " + conflictText(inFlight)
+			fix = "answer a request whose key is claimed and unfinished with " + conflictText(inFlight) + ", never anything else"
 		}
-		return "", failf("idempotency.in_flight.response", "answer a request whose key is claimed and unfinished with "+conflictText(inFlight)+", never anything else",
+		return "", failf("idempotency.in_flight.response", fix,
 			"%d of %d concurrent requests got an answer that is not %s, e.g. %s (%s)", len(odd), n, want, odd[0], summary)
 	case lost > 0:
 		return "", failf("idempotency.in_flight.response", "answer every concurrent request; a claim must not hang or drop the losers",

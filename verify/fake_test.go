@@ -23,7 +23,10 @@ import (
 // "constant-body" (every success is the same bytes), "leak" (keys are not
 // scoped to the caller), "unique-body" (a body already sent under another
 // key is refused, as servers that check a client reference do),
-// "unwrapped" (no idempotency at all), "refuse-all" (every POST is a 422).
+// "unwrapped" (no idempotency at all), "refuse-all" (every POST is a 422),
+// "accepted" (a sound in_flight.response: accepted: a copy in flight gets
+// 202 with the in-flight code), "accepted-runs-anyway" (that 202, and the
+// copy still runs: a second effect).
 type fakeAPI struct {
 	flaw  string
 	mu    sync.Mutex
@@ -142,6 +145,14 @@ func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case kfp != fp:
 			fakeError(w, 409, "invalid_idempotent_request")
+		case !done && strings.HasPrefix(f.flaw, "accepted"):
+			w.Header().Set("Retry-After", "1")
+			fakeError(w, 202, "concurrent_idempotent_requests")
+			if f.flaw == "accepted-runs-anyway" {
+				f.mu.Lock()
+				f.count[id]++ // the 202'd copy is queued and run after all
+				f.mu.Unlock()
+			}
 		case !done:
 			w.Header().Set("Retry-After", "1")
 			fakeError(w, 409, "concurrent_idempotent_requests")

@@ -159,10 +159,11 @@ func (r *runner) gateFailedAttempt(op Operation) (string, *failure) {
 		return fmt.Sprintf("the server retried the failed %s call within the request and succeeded (%d), so no attempt failed and there is nothing to judge", call, failed.Status), nil
 	}
 	r.resetStub()
-	again, conflicts, waitedOut, f := r.retryUntilAnswered(req, "# the stub answers again; the retry with the same key:", r.replayedFailure(failed))
+	again, conflicts, why, f := r.awaitOutcome(req, "# the stub answers again; the retry with the same key:")
 	if f != nil {
 		return "", f
 	}
+	waitedOut := why == outcomeTimedOut
 	if again.Err != nil {
 		return "", &failure{msg: again.Describe(), err: errUnresponsive}
 	}
@@ -198,44 +199,54 @@ func (r *runner) replayedFailure(failed Response) func(Response) bool {
 // Stores(status), the middleware's rule too, says whether the failure is
 // replayed or the request runs again.
 func (r *runner) judgeFailedAttempt(a attempts) (string, *failure) {
-	policy := string(r.c.Idempotency.StoredFailures)
-	if policy == "" {
-		policy = "undecided"
-	}
+	path, policy := r.storedRule()
 	if r.c.Idempotency.Stores(a.failed.Status) {
-		return r.storedFailure(a.failed, a.again, a.before, a.after, a.counted, policy)
+		return r.storedFailure(a.failed, a.again, a.before, a.after, a.counted, path, policy)
 	}
 	h := r.c.Idempotency.ReplayHeader
-	fix := "store no response for an attempt that failed with a status the contract does not store (a 5xx under stored_failures: reattempt; 408, 425, 429 and 503 always): release the key so the retry runs the request"
+	fix := "store no response for an attempt that failed with a status the contract does not store (" + policy + "; 408, 425, 429 and 503 never): release the key so the retry runs the request"
 	switch {
 	case r.replayedFailure(a.failed)(a.again):
-		return "", failf("idempotency.stored_failures", fix, "the first attempt failed with %d, which the contract does not store (stored_failures: %s), yet the retry got it replayed (%s: %s): the key is poisoned for the whole window", a.failed.Status, policy, h, a.again.headerOr(h))
+		return "", failf(path, fix, "the first attempt failed with %d, which the contract does not store (%s), yet the retry got it replayed (%s: %s): the key is poisoned for the whole window", a.failed.Status, policy, h, a.again.headerOr(h))
 	case a.again.Status/100 != 2:
 		why := ""
 		if a.waitedOut {
 			why = fmt.Sprintf(" after retrying for lock_timeout + %s", crashMargin)
 		}
-		return "", failf("idempotency.stored_failures", fix, "the first attempt failed with %d, which the contract does not store (stored_failures: %s), so a retry must run the request again; the retry got %s%s", a.failed.Status, policy, a.again.Describe(), why)
+		return "", failf(path, fix, "the first attempt failed with %d, which the contract does not store (%s), so a retry must run the request again; the retry got %s%s", a.failed.Status, policy, a.again.Describe(), why)
 	case a.counted && a.after != a.before+1:
-		return "", failf("idempotency.stored_failures", fix, "the retry after a failed attempt completed, but the key made %d effects, not one (count %d -> %d)", a.after-a.before, a.before, a.after)
+		return "", failf(path, fix, "the retry after a failed attempt completed, but the key made %d effects, not one (count %d -> %d)", a.after-a.before, a.before, a.after)
 	}
-	r.cur.res.Reason = fmt.Sprintf("the failure (%d) was not stored, as stored_failures: %s says; the retry ran the request and completed (%d in-flight answers waited out)", a.failed.Status, policy, a.conflicts)
+	r.cur.res.Reason = fmt.Sprintf("the failure (%d) was not stored, as %s says; the retry ran the request and completed (%d in-flight answers waited out)", a.failed.Status, policy, a.conflicts)
 	return "", nil
+}
+
+// storedRule is the contract value that says which answers are stored:
+// its path, and how the report names it.
+func (r *runner) storedRule() (path, text string) {
+	id := r.c.Idempotency
+	switch {
+	case id.StoredOutcomes != "":
+		return "idempotency.stored_outcomes", "stored_outcomes: " + string(id.StoredOutcomes)
+	case id.StoredFailures != "":
+		return "idempotency.stored_failures", "stored_failures: " + string(id.StoredFailures)
+	}
+	return "idempotency.stored_failures", "stored_failures left undecided, which stores every class"
 }
 
 // storedFailure judges the retry of a failure the contract stores: the
 // stored failure again, with no new work.
-func (r *runner) storedFailure(failed, again Response, before, after int, ok bool, policy string) (string, *failure) {
-	fix := fmt.Sprintf("store the failed attempt's status and body (stored_failures: %s stores a %d) and replay them to every retry with the key, running nothing", policy, failed.Status)
+func (r *runner) storedFailure(failed, again Response, before, after int, ok bool, path, policy string) (string, *failure) {
+	fix := fmt.Sprintf("store the failed attempt's status and body (%s stores a %d) and replay them to every retry with the key, running nothing", policy, failed.Status)
 	switch {
 	case again.Status != failed.Status || !again.sameValue(failed):
-		return "", failf("idempotency.stored_failures", fix, "the first attempt failed with %d, which stored_failures: %s stores and replays, but the retry got %s", failed.Status, policy, again.Describe())
+		return "", failf(path, fix, "the first attempt failed with %d, which %s stores and replays, but the retry got %s", failed.Status, policy, again.Describe())
 	case r.externalCalls() != "":
-		return "", failf("idempotency.stored_failures", fix, "the stored failure was replayed, but the retry made external calls again (%s): the handler ran again", r.externalCalls())
+		return "", failf(path, fix, "the stored failure was replayed, but the retry made external calls again (%s): the handler ran again", r.externalCalls())
 	case ok && after != before:
-		return "", failf("idempotency.stored_failures", fix, "the stored failure was replayed, but the key's effects moved (count %d -> %d)", before, after)
+		return "", failf(path, fix, "the stored failure was replayed, but the key's effects moved (count %d -> %d)", before, after)
 	}
-	r.cur.res.Reason = fmt.Sprintf("the failure (%d) was replayed, as stored_failures: %s says", failed.Status, policy)
+	r.cur.res.Reason = fmt.Sprintf("the failure (%d) was replayed, as %s says", failed.Status, policy)
 	return "", nil
 }
 

@@ -41,10 +41,18 @@ func TestFailedAttemptFollowsStores(t *testing.T) {
 		{"a 503 replayed under replay", contract.FailuresReplay, fail503, resp(503, `{"error":{"code":"unavailable"}}`, "Idempotent-Replayed", "true"), 0, 0, "poisoned"},
 		{"retried, two effects", contract.FailuresReattempt, fail503, done, 0, 2, "2 effects"},
 		{"a stored 500 replayed with a new effect", contract.FailuresReplay, fail500, fail500, 0, 1, "effects moved"},
+		{"stored_outcomes: 2xx keeps no 500 even under replay", "2xx", fail500, done, 0, 1, ""},
+		{"stored_outcomes: 2xx, the 500 replayed", "2xx", fail500, resp(500, `{"error":{"code":"internal"}}`, "Idempotent-Replayed", "true"), 0, 0, "stored_outcomes: 2xx"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := payouts(t)
-			c.Idempotency.StoredFailures = tc.policy
+			wantPath := "idempotency.stored_failures"
+			if tc.policy == "2xx" {
+				c.Idempotency.StoredFailures, c.Idempotency.StoredOutcomes = contract.FailuresReplay, contract.Stored2xx
+				wantPath = "idempotency.stored_outcomes"
+			} else {
+				c.Idempotency.StoredFailures, c.Idempotency.StoredOutcomes = tc.policy, ""
+			}
 			r := &runner{c: c, plan: &Plan{}, cur: &gateState{}}
 			skip, f := r.judgeFailedAttempt(attempts{failed: tc.failed, again: tc.again, before: tc.before, after: tc.after, counted: true})
 			if skip != "" {
@@ -55,7 +63,7 @@ func TestFailedAttemptFollowsStores(t *testing.T) {
 				t.Errorf("failed: %s", f.msg)
 			case tc.want != "" && f == nil:
 				t.Errorf("passed (%s), want a failure saying %q", r.cur.res.Reason, tc.want)
-			case f != nil && (!strings.Contains(f.msg, tc.want) || f.path != "idempotency.stored_failures"):
+			case f != nil && (!strings.Contains(f.msg, tc.want) || f.path != wantPath):
 				t.Errorf("failure at %s: %s; want %q", f.path, f.msg, tc.want)
 			}
 		})

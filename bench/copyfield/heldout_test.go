@@ -31,12 +31,13 @@ var heldOutFamilies = map[string][]string{
 
 type heldOutLine struct {
 	family, verdict, source, sentence string
-	line                              int // in heldout.tsv
+	file                              string
+	line                              int // in file
 }
 
-func readHeldOut(t testing.TB) []heldOutLine {
+func readHeldOut(t testing.TB, file string) []heldOutLine {
 	t.Helper()
-	f, err := os.Open("heldout.tsv")
+	f, err := os.Open(file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,21 +53,21 @@ func readHeldOut(t testing.TB) []heldOutLine {
 		}
 		p := strings.Split(line, "\t")
 		if len(p) != 4 || strings.TrimSpace(p[2]) == "" || strings.TrimSpace(p[3]) == "" {
-			t.Fatalf("heldout.tsv:%d: want family, verdict, source, sentence: %q", n, line)
+			t.Fatalf("%s:%d: want family, verdict, source, sentence: %q", file, n, line)
 		}
 		if _, ok := heldOutFamilies[p[0]]; !ok {
-			t.Fatalf("heldout.tsv:%d: unknown family %q", n, p[0])
+			t.Fatalf("%s:%d: unknown family %q", file, n, p[0])
 		}
 		switch p[1] {
 		case "claim", "clean":
 		case "bounded":
 			if p[0] != "exactly-once" {
-				t.Fatalf("heldout.tsv:%d: only exactly-once claims can be bounded", n)
+				t.Fatalf("%s:%d: only exactly-once claims can be bounded", file, n)
 			}
 		default:
-			t.Fatalf("heldout.tsv:%d: verdict %q is not claim, bounded or clean", n, p[1])
+			t.Fatalf("%s:%d: verdict %q is not claim, bounded or clean", file, n, p[1])
 		}
-		out = append(out, heldOutLine{family: p[0], verdict: p[1], source: p[2], sentence: p[3], line: n})
+		out = append(out, heldOutLine{family: p[0], verdict: p[1], source: p[2], sentence: p[3], file: file, line: n})
 	}
 	return out
 }
@@ -109,7 +110,7 @@ func heldOutScore(t testing.TB, ls []heldOutLine, fs []findings.Finding) (map[st
 			s.clean++
 			if len(got) > 0 {
 				s.fp++
-				notes = append(notes, fmt.Sprintf("false positive %v at heldout.tsv:%d (%s)", keys(got), l.line, l.family))
+				notes = append(notes, fmt.Sprintf("false positive %v at %s:%d (%s)", keys(got), l.file, l.line, l.family))
 			}
 		default:
 			s.claims++
@@ -125,7 +126,7 @@ func heldOutScore(t testing.TB, ls []heldOutLine, fs []findings.Finding) (map[st
 				s.tp++
 			} else {
 				s.fn++
-				notes = append(notes, fmt.Sprintf("missed %s claim at heldout.tsv:%d (got %v)", l.family, l.line, keys(got)))
+				notes = append(notes, fmt.Sprintf("missed %s claim at %s:%d (got %v)", l.family, l.file, l.line, keys(got)))
 			}
 		}
 	}
@@ -172,22 +173,49 @@ func heldOutTable(per map[string]*familyScore) (string, float64, float64) {
 // write them), with the example contract loaded. It needs nothing outside
 // the repository. It prints recall and precision per family.
 func TestHeldOut(t *testing.T) {
-	ls := readHeldOut(t)
-	if len(ls) < 150 {
-		t.Fatalf("only %d held-out sentences; the measurement needs at least 150", len(ls))
-	}
-	fs := copylint.LintSource(exampleContract(t), "heldout.md", heldOutPage(ls))
-	per, notes := heldOutScore(t, ls, fs)
-	for _, n := range notes {
-		t.Log(n)
-	}
-	table, p, r := heldOutTable(per)
-	fmt.Printf("copy held-out measurement: %d sentences (heldout.tsv), example contract\n%s", len(ls), table)
-	if p < heldOutMinPrecision || r < heldOutMinRecall {
-		t.Errorf("held-out precision %.3f / recall %.3f below the floor %.2f / %.2f", p, r, heldOutMinPrecision, heldOutMinRecall)
-	}
+	measureHeldOut(t, "heldout.tsv", 150, heldOutMinRecall)
 }
 
 // The floors on the held-out set: issue 29's goals (recall 0.9, precision
 // 0.95); BENCHMARKS.md has the figures measured before and after.
 const heldOutMinPrecision, heldOutMinRecall = 0.95, 0.90
+
+// TestHeldOutFresh measures the lint on heldout2.tsv: sentences of the
+// three families that stayed under the goal on heldout.tsv
+// (retry-duration, method-idempotency, keyless-retry), written before the
+// rule changes that looked at heldout.tsv's misses and never used to make
+// them. It reports per family; it fails below the issue's precision goal
+// or below the recall measured when the set was written (a regression
+// floor, not the goal: BENCHMARKS.md has the figures).
+func TestHeldOutFresh(t *testing.T) {
+	measureHeldOut(t, "heldout2.tsv", 60, freshMinRecall)
+}
+
+// freshMinRecall is heldout2.tsv's recall when it was written (0.447),
+// rounded down: a floor against regressions, under the issue's goal of 0.9.
+const freshMinRecall = 0.44
+
+// measureHeldOut lints the sentences of file as one page with the example
+// contract, prints the families it holds, and fails below at least
+// sentences, precision heldOutMinPrecision or recall minRecall.
+func measureHeldOut(t *testing.T, file string, atLeast int, minRecall float64) {
+	ls := readHeldOut(t, file)
+	if len(ls) < atLeast {
+		t.Fatalf("only %d sentences in %s; the measurement needs at least %d", len(ls), file, atLeast)
+	}
+	fs := copylint.LintSource(exampleContract(t), file+".md", heldOutPage(ls))
+	per, notes := heldOutScore(t, ls, fs)
+	for _, n := range notes {
+		t.Log(n)
+	}
+	for fam, s := range per {
+		if s.claims+s.clean == 0 {
+			delete(per, fam)
+		}
+	}
+	table, p, r := heldOutTable(per)
+	fmt.Printf("copy held-out measurement: %d sentences (%s), example contract\n%s", len(ls), file, table)
+	if p < heldOutMinPrecision || r < minRecall {
+		t.Errorf("held-out precision %.3f / recall %.3f below the floor %.2f / %.2f", p, r, heldOutMinPrecision, minRecall)
+	}
+}

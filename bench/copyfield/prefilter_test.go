@@ -48,7 +48,7 @@ func TestFieldPrefilter(t *testing.T) {
 // in the repository), as Markdown, MDX, HTML and text, with and without
 // the example contract.
 func TestHeldOutPrefilter(t *testing.T) {
-	page := heldOutPage(readHeldOut(t))
+	page := heldOutPage(readHeldOut(t, "heldout.tsv"))
 	html := []byte("<p>" + strings.ReplaceAll(string(page), "\n\n", "</p>\n<p>") + "</p>\n")
 	for _, ct := range []*contract.Contract{nil, exampleContract(t)} {
 		for name, data := range map[string][]byte{"heldout.md": page, "heldout.mdx": page, "heldout.txt": page, "heldout.html": html} {

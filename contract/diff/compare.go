@@ -179,6 +179,8 @@ func contractFacts(c *contract.Contract) (head, tail *facts) {
 	h.elems(p+"derivation", Sequence, der)
 	h.text(p+"fingerprint", Enum, string(id.Fingerprint))
 	h.elems(p+"fingerprint_headers", Sequence, id.FingerprintHeaders)
+	h.elems(p+"fingerprint_fields.members", Sequence, id.FingerprintFields.Members)
+	h.flag(p+"fingerprint_fields.only", id.FingerprintFields.Only)
 	h.text(p+"claim.store", Enum, string(id.Claim.Store))
 	h.text(p+"claim.mechanism", Enum, string(id.Claim.Mechanism))
 	h.flag(p+"claim.fencing_tokens", id.Claim.FencingTokens)
@@ -200,6 +202,9 @@ func contractFacts(c *contract.Contract) (head, tail *facts) {
 		h.text(p+"conflicts."+cf.Name+".message", Text, cf.Message)
 	}
 	h.text(p+"stored_failures", Enum, string(id.StoredFailures))
+	// What is stored, as it follows from both fields: writing down the
+	// set stored_failures already implied changes nothing.
+	h.text(p+"stored_outcomes", Enum, string(id.Outcomes()))
 	h.text(p+"stored_response", Enum, string(id.StoredResponse))
 	h.span(p+"replay_window", id.ReplayWindow)
 	h.span(p+"reaper_after", id.ReaperAfter)

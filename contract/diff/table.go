@@ -132,6 +132,13 @@ var Table = []Row{
 	{Field: "idempotency.fingerprint_headers", Kind: Sequence, By: map[Direction]Outcome{
 		Changed: breaking("the headers that make a retry the same request changed from [{old}] to [{new}]: a retry that sends another value of a counted header is now refused as a different request (or one that was refused is now replayed)", "send the same values of [{new}] on every retry of one request"),
 	}},
+	{Field: "idempotency.fingerprint_fields.members", Kind: Sequence, By: map[Direction]Outcome{
+		Changed: breaking("the body members fingerprint_fields names changed from [{old}] to [{new}]: a retry that differs in one of them is now refused as a different request (or one that was refused is now replayed)", "send the same body on every retry of one request"),
+	}},
+	{Field: "idempotency.fingerprint_fields.only", Kind: Flag, By: map[Direction]Outcome{
+		Raised:  breaking("fingerprint_fields now names the only body members that count (only, was exclude): a retry that differs in another member is now replayed instead of refused", "send the same body on every retry of one request"),
+		Lowered: breaking("fingerprint_fields now names body members left out (exclude, was only): a retry that differs in another member is now refused as a different request", "send the same body on every retry of one request"),
+	}},
 	{Field: "idempotency.claim.store", Kind: Enum, By: map[Direction]Outcome{
 		Changed: notable("the server keeps keys in {new} instead of {old}; the guarantee is unchanged if the claim stays atomic", ""),
 	}},
@@ -157,7 +164,7 @@ var Table = []Row{
 		Removed: breaking("the server no longer distinguishes an unfinished key: a retry during the first attempt may run the effect twice", "keep retries of one intent sequential"),
 	}},
 	{Field: "idempotency.in_flight.response", Kind: Enum, By: map[Direction]Outcome{
-		Changed: breaking("the in-flight behaviour changed from {old} to {new}: a retry that hits an unfinished key now gets another kind of answer, which client code written for the old one mishandles", "handle the {new} in-flight behaviour (conflict: wait and retry; block: expect a slower answer; accepted: poll the status URL)"),
+		Changed: breaking("the in-flight behaviour changed from {old} to {new}: a retry that hits an unfinished key now gets another kind of answer, which client code written for the old one mishandles", "handle the {new} in-flight behaviour (conflict: wait and retry; block: expect a slower answer; accepted: on 202, retry with the same key after Retry-After)"),
 	}},
 	{Field: "idempotency.in_flight.lock_timeout", Kind: Span, By: map[Direction]Outcome{
 		Raised:  notable("an abandoned attempt is taken over after {new} instead of {old}; retries see the in-flight answer longer", "make sure your retry chain outlasts {new}"),
@@ -207,6 +214,9 @@ var Table = []Row{
 		Changed: breaking("a retried request whose first attempt failed is now handled by {new} instead of {old}: it either replays the stored failure or runs again", "re-read the stored-failures section: with replay, mint a new key to try again; with reattempt, the same key tries again"),
 		Added:   notable("the stored-failure policy is now stated: {new}", ""),
 		Removed: breaking("the stored-failure policy ({old}) is no longer stated; clients cannot tell whether a retry after a failure replays or runs again", "ask the API team which policy applies"),
+	}},
+	{Field: "idempotency.stored_outcomes", Kind: Enum, By: map[Direction]Outcome{
+		Changed: breaking("the answers a retry with the same key gets back changed from {old} to {new}: after some statuses a retry now runs the request again, or gets a stored answer where it ran again before", "re-read what a retry with the same key returns on the Idempotent requests page"),
 	}},
 	{Field: "idempotency.stored_response", Kind: Enum, By: map[Direction]Outcome{
 		Changed: notable("replays now return the {new} response instead of {old}", ""),

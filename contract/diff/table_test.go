@@ -46,7 +46,7 @@ var rowCases = []rowCase{
 	{path: "idempotency.scope", new: "global", rule: "to global", want: Breaking},
 	{path: "idempotency.scope", old: "global", new: "account", rule: "changed", want: Notable},
 	{path: "idempotency.derivation", new: "[{kind: uuid-reused}, {kind: event-derived}]", rule: "changed", want: Compatible},
-	{path: "idempotency.fingerprint", new: "none", rule: "changed", want: Breaking},
+	{path: "idempotency.fingerprint", rule: "changed", want: Breaking, mutate: func(c *contract.Contract) { c.Idempotency.Fingerprint = contract.FingerprintNone }},
 	{path: "idempotency.fingerprint_headers", rule: "changed", want: Breaking, mutate: func(c *contract.Contract) { c.Idempotency.FingerprintHeaders = []string{"Api-Version", "X-Tenant"} }},
 	{path: "idempotency.claim.store", new: "mysql", rule: "changed", want: Notable},
 	{path: "idempotency.claim.mechanism", new: "row-lock-serializable", rule: "changed", want: Notable},
@@ -82,6 +82,12 @@ var rowCases = []rowCase{
 	{path: "idempotency.stored_failures", new: "reattempt", rule: "changed", want: Breaking},
 	{path: "idempotency.stored_failures", old: absent, new: "replay", rule: "added", want: Notable},
 	{path: "idempotency.stored_failures", new: absent, rule: "removed", want: Breaking},
+	{path: "idempotency.stored_outcomes", rule: "changed", want: Breaking, mutate: func(c *contract.Contract) { c.Idempotency.StoredOutcomes = contract.Stored2xx }},
+	{path: "idempotency.fingerprint_fields.members", rule: "changed", want: Breaking, mutate: func(c *contract.Contract) {
+		c.Idempotency.FingerprintFields.Members = []string{"/trace_id", "/sent_at"}
+	}},
+	{path: "idempotency.fingerprint_fields", new: "{only: [/trace_id]}", row: "idempotency.fingerprint_fields.only", rule: "raised", want: Breaking},
+	{path: "idempotency.fingerprint_fields", old: "{only: [/trace_id]}", new: "{exclude: [/trace_id]}", row: "idempotency.fingerprint_fields.only", rule: "lowered", want: Breaking},
 	{path: "idempotency.stored_response", new: "summary", rule: "to summary", want: Breaking},
 	{path: "idempotency.stored_response", old: "summary", new: "verbatim", rule: "changed", want: Notable},
 	{path: "idempotency.replay_window", new: "12h", rule: "lowered", want: Breaking},

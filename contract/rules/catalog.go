@@ -255,5 +255,8 @@ var (
 	srcR4J                   = findings.Source{Title: "Resilience4j documentation, Retry and aspect order", URL: "https://resilience4j.readme.io/docs/getting-started-3"}
 	srcTenac                 = findings.Source{Title: "tenacity documentation", URL: "https://tenacity.readthedocs.io/"}
 	srcTreat                 = findings.Source{Title: "Tyler Treat, You Cannot Have Exactly-Once Delivery", URL: "https://bravenewgeek.com/you-cannot-have-exactly-once-delivery/"}
+	srcStripeShouldRetry     = findings.Source{Title: "stripe-ruby, APIRequestor should_retry? (a replayed 500 and Stripe-Should-Retry)", URL: "https://github.com/stripe/stripe-ruby/blob/master/lib/stripe/api_requestor.rb"}
+	srcCheckoutIdem          = findings.Source{Title: "Checkout.com API, Idempotency", URL: "https://www.checkout.com/docs/developer-resources/api/idempotency"}
+	srcRFC9110Gateway        = findings.Source{Title: "RFC 9110, HTTP Semantics, section 15.6.3 502 Bad Gateway", URL: "https://www.rfc-editor.org/rfc/rfc9110#section-15.6.3"}
 	srcGRPC                  = findings.Source{Title: "gRPC, Deadlines", URL: "https://grpc.io/docs/guides/deadlines/"}
 )

@@ -113,11 +113,15 @@ func TestIssue16Cases(t *testing.T) {
 			[]string{"PUT /v1/a/{id} is proposed as effect replace but not reviewed", "appends", "counter", "notification", "delete reviewed: false"}},
 		{"5 reviewed: true is the person's word", "endpoints:\n  - { operation: \"PUT /v1/a/{id}\", effect: replace, key: optional, external_calls: [], reviewed: true }\n", nil, "", "", nil},
 
-		// Issue 15 item 11: a class and an explicit cautious status.
-		{"15.11 5XX with 500 cautious", "retry:\n  statuses: [429, 5XX]\n  cautious_statuses: [500]\n", nil, "", "", nil},
+		// Issue 15 item 11: a class and an explicit cautious status. Under
+		// the starter's stored_failures: replay the class's other codes
+		// (501, ...) are stored and retried on every attempt.
+		{"15.11 5XX with 500 cautious", "retry:\n  statuses: [429, 5XX]\n  cautious_statuses: [500]\n",
+			[]string{"state/retried-status-replayed"}, "state/retried-status-replayed", "retry.statuses[1]", []string{"5XX, 501 included"}},
+		{"15.11 5XX with 500 cautious, 5xx not stored", "idempotency:\n  stored_failures: reattempt\nretry:\n  statuses: [429, 5XX]\n  cautious_statuses: [500]\n", nil, "", "", nil},
 		{"15.11 500 listed both ways is cautious", "retry:\n  statuses: [429, 500, 503]\n  cautious_statuses: [500]\n", nil, "", "", nil},
 		{"15.11 5XX without cautious 500 still warns", "retry:\n  statuses: [429, 5XX]\n  cautious_statuses: []\n",
-			[]string{"retry/500-not-cautious"}, "retry/500-not-cautious", "retry.statuses[1]", []string{"5XX, 500 included"}},
+			[]string{"retry/500-not-cautious", "state/retried-status-replayed"}, "retry/500-not-cautious", "retry.statuses[1]", []string{"5XX, 500 included"}},
 	}
 	runRuleCases(t, tests)
 }

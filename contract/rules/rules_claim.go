@@ -138,6 +138,12 @@ func singleWinner(store contract.Store) contract.Mechanism {
 	return contract.MechanismUniqueConstraint
 }
 
+// noTransactionStores commit one item at a time: no transaction can hold
+// a phase's writes and the key's recovery point together.
+var noTransactionStores = []contract.Store{contract.StoreMemcached, contract.StoreMemory}
+
+var srcMemcachedCAS = findings.Source{Title: "memcached wiki, Commands (cas: check and set on one item)", URL: "https://github.com/memcached/memcached/wiki/Commands"}
+
 var srcCosmosUnique = findings.Source{Title: "Azure Cosmos DB, Unique key constraints", URL: "https://learn.microsoft.com/azure/cosmos-db/unique-keys"}
 
 // claimAnswerRules compare the claim with where the data lives (issue 16).
@@ -162,6 +168,35 @@ var claimAnswerRules = []Rule{
 			return []findings.Finding{at(c, findings.Finding{Path: "idempotency.claim.data_store",
 				Message: fmt.Sprintf("the claim lives in %s but the data in %s: no transaction spans both, so same_transaction: true cannot hold", cl.Store, cl.DataStore),
 				Fix:     fmt.Sprintf("set store: %s and mechanism: %s: claim the key in the transaction that writes the data", cl.DataStore, singleWinner(cl.DataStore))})}
+		},
+	}, {
+		ID:       "claim/same-transaction-without-transactions",
+		Severity: findings.Error,
+		Scope:    ScopeContract,
+		Summary:  "same_transaction is promised on a store that cannot commit two writes as one",
+		Rationale: "same_transaction: true is the atomic-phases design: the claim commits alone before any effect, then each phase's " +
+			"writes commit in one transaction with the key's fenced recovery point, and the last phase's with the stored response. " +
+			"That needs the store holding the key's record and the endpoints' rows to commit several items together or not at all. " +
+			"Memcached cannot: every command, cas included, touches one item, so a crash between a phase's rows and its recovery " +
+			"point leaves a key that repeats the phase or skips it. Process memory has no transaction and is gone on restart. " +
+			"No server, the idempotency middleware included, can keep the promise there, whatever the flag says.",
+		Sources: []findings.Source{srcBrandur, srcAWSIdem, srcMemcachedCAS},
+		Fix:     "keep the key's record and the rows in a store with transactions: claim.store and claim.data_store postgres (or mysql, sqlite), mechanism unique-constraint",
+		Bad:     "idempotency:\n  claim:\n    store: memcached\n    mechanism: lock\n    fencing_tokens: true\n    same_transaction: true\n",
+		Good:    "idempotency:\n  claim:\n    store: redis\n    mechanism: lock\n    fencing_tokens: true\n    same_transaction: true\n",
+		Fixed:   "idempotency:\n  claim:\n    store: postgres\n    mechanism: unique-constraint\n    data_store: postgres\n",
+		Check: func(c *contract.Contract) []findings.Finding {
+			cl := c.Idempotency.Claim
+			store, path := cl.Store, "idempotency.claim.store"
+			if cl.DataStore != "" {
+				store, path = cl.DataStore, "idempotency.claim.data_store"
+			}
+			if !cl.SameTransaction || !slices.Contains(noTransactionStores, store) || (cl.DataStore != "" && cl.DataStore != cl.Store) {
+				return nil // claim/cross-store-transaction reports a record and rows in two stores
+			}
+			return []findings.Finding{at(c, findings.Finding{Path: path,
+				Message: fmt.Sprintf("the key's record and the endpoints' rows live in %s, which commits one item at a time: a phase's writes and its recovery point cannot commit as one, so same_transaction: true cannot hold", store),
+				Fix:     fmt.Sprintf("move the key's record and the rows to a store with transactions (store: postgres, mechanism: %s, data_store: postgres)", singleWinner(contract.StorePostgres))})}
 		},
 	}, {
 		ID:       "claim/row-lock-without-external-calls",

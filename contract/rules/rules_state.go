@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/retryspec/retryspec/contract"
 	"github.com/retryspec/retryspec/findings"
@@ -42,8 +43,8 @@ var stateRules = []Rule{
 		Scope:    ScopeContract,
 		Summary:  "a retry is let through to run again while (or because) the first request seems stuck",
 		Rationale: "A retry meeting an in-flight key is the client doing what it was told; letting it run because the first request " +
-			"\"seems stuck\" is the server's bug, exactly the duplicate the key exists to prevent: the first may still finish. An in-flight retry gets a conflict, waits for the bounded result, or gets 202 with a status " +
-			"URL; an abandoned claim is taken over only by an atomic conditional update on its lock time, resuming from the last " +
+			"\"seems stuck\" is the server's bug, exactly the duplicate the key exists to prevent: the first may still finish. An in-flight retry gets a conflict, waits for the bounded result, or gets 202 and repeats the " +
+			"request with the same key until the result is stored; an abandoned claim is taken over only by an atomic conditional update on its lock time, resuming from the last " +
 			"recovery point (Brandur Leach's reference design).",
 		Sources: []findings.Source{srcBrandur, srcIETF},
 		Fix:     "set in_flight.response: conflict and in_flight.takeover: conditional-update",
@@ -58,7 +59,7 @@ var stateRules = []Rule{
 			if in.Response == contract.InFlightPassThrough {
 				out = append(out, at(c, findings.Finding{Path: "idempotency.in_flight.response",
 					Message: "in_flight.response is pass-through: a retry that arrives while the first request runs executes the request a second time",
-					Fix:     "answer it with response: conflict (wait and retry), block, or accepted (202 with a status URL)"}))
+					Fix:     "answer it with response: conflict (wait and retry), block, or accepted (202, and the same key's retry gets the result)"}))
 			}
 			if in.Takeover == contract.TakeoverPassThrough {
 				out = append(out, at(c, findings.Finding{Path: "idempotency.in_flight.takeover",
@@ -103,13 +104,36 @@ var stateRules = []Rule{
 		Bad:     "idempotency:\n  stored_failures: ~   # absent\n",
 		Good:    "idempotency:\n  stored_failures: replay\n",
 		Check: func(c *contract.Contract) []findings.Finding {
-			if c.Idempotency.StoredFailures != "" {
+			// stored_outcomes decides it too: it says whether a 5xx is
+			// stored (replayed) or not (runs again).
+			if c.Idempotency.StoredFailures != "" || c.Idempotency.StoredOutcomes != "" {
 				return nil
 			}
 			return []findings.Finding{at(c, findings.Finding{Path: "idempotency.stored_failures",
 				Message: "stored_failures is not set: integrators cannot know whether retrying a failed request replays the failure or runs it again",
 				Fix:     "add stored_failures: replay (return the stored failure verbatim) or reattempt (run again without repeating side effects)"})}
 		},
+	},
+	{
+		ID:       "state/retried-status-replayed",
+		Severity: findings.Warning,
+		Scope:    ScopeContract,
+		Summary:  "the client retries, on every attempt, a status the server stores and replays to every retry with the key",
+		Rationale: "A retry with the same key gets the stored answer back for the whole replay window. When the client's policy " +
+			"retries a status the server stores, every attempt after the first gets the same answer: the retries cannot succeed, " +
+			"they only spend the attempt budget and the backoff, and the caller hears of the failure at the end of the schedule " +
+			"instead of at once. Stripe stores 5xx answers and, for that reason, tells its SDKs not to retry them " +
+			"(Stripe-Should-Retry); Checkout.com stores only successes, so a retry after a 4xx runs again; Azure re-executes a " +
+			"5xx. This rule reads both halves through the one function the middleware uses (idempotency.stored_outcomes, or " +
+			"what stored_failures implies). It leaves out what such a retry can still help with: 502 and 504, which a proxy or " +
+			"load balancer in front answers without reaching the key store (RFC 9110 defines them as a gateway's answers), and a " +
+			"status retried at most once (cautious_statuses), where one extra attempt is the documented price of telling a " +
+			"transient 500 from a bug; the statuses that say a request was not carried out (408, 425, 429, 503) are never stored.",
+		Sources: []findings.Source{srcStripe, srcStripeShouldRetry, srcCheckoutIdem, srcRFC9110Gateway},
+		Fix:     "stop retrying the status, retry it at most once (cautious_statuses), or stop storing it: stored_outcomes: 2xx-4xx (a 5xx runs again) or 2xx (only successes are stored)",
+		Bad:     "idempotency:\n  stored_failures: replay\nretry:\n  statuses: [429, 5XX]\n  cautious_statuses: [500]\n",
+		Good:    "idempotency:\n  stored_failures: reattempt\n  stored_outcomes: 2xx-4xx\nretry:\n  statuses: [429, 5XX]\n  cautious_statuses: [500]\n",
+		Check:   retriedStatusReplayed,
 	},
 	{
 		ID:       "state/response-not-verbatim",
@@ -132,6 +156,66 @@ var stateRules = []Rule{
 				Fix:     "store the full response (status, relevant headers, body) and set stored_response: verbatim"})}
 		},
 	},
+}
+
+// retriedStatusReplayed finds each retry.statuses entry that retries, on
+// every attempt, a status the server stores (contract.Idempotency.Stores)
+// for a keyed endpoint.
+func retriedStatusReplayed(c *contract.Contract) []findings.Finding {
+	if !slices.ContainsFunc(c.Endpoints, contract.Endpoint.Keyed) {
+		return nil
+	}
+	id, r := c.Idempotency, c.Retry
+	// replayed is the first status of s that the loop retries on every
+	// attempt and the server stores, 0 when none is.
+	replayed := func(s contract.StatusSpec) int {
+		lo, hi := s.Code, s.Code
+		if s.Class {
+			lo, hi = s.Code*100, s.Code*100+99
+		}
+		for st := lo; st <= hi; st++ {
+			if id.Stores(st) && !slices.Contains(gatewayStatuses, st) && r.Treatment(st) == contract.Retried {
+				return st
+			}
+		}
+		return 0
+	}
+	var out []findings.Finding
+	if r.AnyStatus {
+		if st := replayed(contract.StatusSpec{Code: 4, Class: true}); st != 0 {
+			out = append(out, replayedFinding(c, "retry.statuses", "any", st))
+		} else if st := replayed(contract.StatusSpec{Code: 5, Class: true}); st != 0 {
+			out = append(out, replayedFinding(c, "retry.statuses", "any", st))
+		}
+		return out
+	}
+	for i, s := range r.Statuses {
+		if st := replayed(s); st != 0 {
+			out = append(out, replayedFinding(c, fmt.Sprintf("retry.statuses[%d]", i), s.String(), st))
+		}
+	}
+	return out
+}
+
+// gatewayStatuses are answered by a gateway or proxy about the server
+// behind it (RFC 9110, 15.6.3 and 15.6.5): a retry of one usually meets an
+// answer the key store never saw.
+var gatewayStatuses = []int{502, 504}
+
+func replayedFinding(c *contract.Contract, path, entry string, st int) findings.Finding {
+	id := c.Idempotency
+	what := fmt.Sprintf("%d", st)
+	if entry != what {
+		what = fmt.Sprintf("%s, %d included,", entry, st)
+	}
+	fix := "stop retrying it, or store only successes: stored_outcomes: 2xx (as Checkout.com), with stored_failures: reattempt if it is set"
+	if st >= 500 {
+		fix = fmt.Sprintf("let a 5xx run again: stored_outcomes: 2xx-4xx with stored_failures: reattempt (as Azure), or retry %d at most once (cautious_statuses)", st)
+	}
+	return at(c, findings.Finding{Path: path,
+		Message: fmt.Sprintf("the client retries %s on every attempt, but the server stores a %d its handler answers (stored_outcomes %s) and replays it to every retry with the key for %s: the retries cannot succeed and only delay the failure",
+			what, st, id.Outcomes(), id.ReplayWindow),
+		Fix: fix})
 }
 
 // requestWorstCase is the longest one attempt may keep working: the

@@ -37,6 +37,10 @@ const (
 	// ReapedUnfinished counts keys the reaper deleted while still in
 	// flight: requests that never finished, each also logged.
 	ReapedUnfinished = "retryspec_idempotency_reaped_unfinished_total"
+	// CompleterSkipped counts abandoned keys the completer could not
+	// rebuild a request for, by kind (the Skip* kinds): each is logged and
+	// left to the client's retry or the reaper.
+	CompleterSkipped = "retryspec_idempotency_completer_skipped_total"
 )
 
 // Label names.
@@ -72,6 +76,16 @@ const (
 	StoreFinishUnacknowledged = "finish_unacknowledged"
 )
 
+// Completer skip kinds, the values of the kind label on CompleterSkipped.
+const (
+	// SkipNoTarget: the key was claimed before the store kept the
+	// request's target, and its endpoint's path has parameters.
+	SkipNoTarget = "no_request_target"
+	// SkipTargetMismatch: the stored target is not a path of the
+	// endpoint's contract path (a router that rewrote the path).
+	SkipTargetMismatch = "target_mismatch"
+)
+
 // Metrics lists every metric with its help text, in export order.
 var Metrics = []struct{ Name, Help string }{
 	{ClaimsWon, "Requests whose idempotency claim won (first attempts)."},
@@ -83,4 +97,5 @@ var Metrics = []struct{ Name, Help string }{
 	{BodiesNotStored, "Responses above the stored-body limit: their keys replay status and headers only."},
 	{AsyncCommitStarts, "Middleware starts on a store acknowledging commits before they are flushed (opted in). Should stay zero."},
 	{ReapedUnfinished, "In-flight keys the reaper deleted: requests that never finished."},
+	{CompleterSkipped, "Abandoned keys the completer could not rebuild a request for, by kind: left to the client's retry."},
 }

@@ -259,6 +259,9 @@ type capped struct {
 	buf bytes.Buffer
 	n   int64
 	max int
+	// ready, when set, is closed once the output holds readyMark.
+	ready     chan struct{}
+	readyMark []byte
 }
 
 func (c *capped) Write(p []byte) (int, error) {
@@ -266,8 +269,17 @@ func (c *capped) Write(p []byte) (int, error) {
 	if room := c.max - c.buf.Len(); room > 0 {
 		c.buf.Write(p[:min(room, len(p))])
 	}
+	if c.ready != nil && bytes.Contains(c.buf.Bytes(), c.readyMark) {
+		close(c.ready)
+		c.ready = nil
+	}
 	return len(p), nil
 }
+
+// servingMark is what `serve` logs once its signal handler is installed
+// and the site is built: the stop signal waits for it, so a start slowed
+// by a loaded machine is never killed by a SIGINT it cannot handle yet.
+var servingMark = []byte("retryspec: serving ")
 
 type result struct {
 	code           int
@@ -338,6 +350,8 @@ func runProcess(req spawnRequest) (spawnReply, error) {
 	cmd.Env = req.Env
 	var stdout, stderr capped
 	stdout.max, stderr.max = 1<<20, 1<<20
+	serving := make(chan struct{})
+	stderr.ready, stderr.readyMark = serving, servingMark
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
@@ -346,20 +360,24 @@ func runProcess(req spawnRequest) (spawnReply, error) {
 	done := make(chan struct{})
 	var hung atomic.Bool
 	go func() {
-		if req.StopAfter > 0 {
-			select {
-			case <-done:
-				return
-			case <-time.After(req.StopAfter):
-				cmd.Process.Signal(syscall.SIGINT)
-			}
-		}
 		tick := time.NewTicker(100 * time.Millisecond) // how often to look, not a bound
 		defer tick.Stop()
+		var stop <-chan time.Time
+		if req.StopAfter == 0 {
+			serving = nil // no stop signal: only the hang watchdog runs
+		}
 		for {
 			select {
 			case <-done:
 				return
+			case <-serving:
+				// StopAfter is how long the command serves before Ctrl-C,
+				// counted from its own "serving" line, not from its start.
+				serving = nil
+				stop = time.After(req.StopAfter)
+			case <-stop:
+				stop = nil
+				cmd.Process.Signal(syscall.SIGINT)
 			case <-tick.C:
 				if cpu, ok := runningCPU(cmd.Process.Pid); ok && cpu >= req.Hang {
 					hung.Store(true)

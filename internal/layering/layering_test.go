@@ -47,6 +47,7 @@ var mayImport = map[string][]string{
 	"idempotency/alerting": {"contract"},
 	"idempotency/stores":   {"contract", "idempotency"},
 	"verify":               {"contract", "contract/rules", "findings"},
+	"verify/client":        {"contract", "contract/rules", "findings", "snippets", "snippets/faultserver", "snippets/suite", "verify"},
 
 	// The CLI is the top: it wires every domain package to the terminal.
 	"cli":           {"*"},

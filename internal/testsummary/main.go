@@ -23,6 +23,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -213,15 +214,27 @@ func summarise(r io.Reader, w io.Writer) (summary, error) {
 			}
 			// The package failed: show what its unfinished tests printed
 			// (a panic or a timeout ends them without their own event),
-			// and name them.
-			var unfinished []string
+			// and name them. A benchmark that passed has no event of its
+			// own either: its result line says it finished, and its output
+			// was shown as it came.
+			pkgBuf := map[string][]string{}
 			for bk, lines := range buf {
 				if bk.pkg == e.Package {
-					printOutput(w, lines)
+					pkgBuf[bk.test] = lines
 					delete(buf, bk)
-					if bk.test != "" && !strings.Contains(bk.test, "/") {
-						unfinished = append(unfinished, bk.test)
+				}
+			}
+			var unfinished []string
+			for test, lines := range pkgBuf {
+				if strings.HasPrefix(test, "Benchmark") {
+					if benchUnfinished(test, pkgBuf) {
+						unfinished = append(unfinished, test)
 					}
+					continue
+				}
+				printOutput(w, lines)
+				if test != "" && !strings.Contains(test, "/") {
+					unfinished = append(unfinished, test)
 				}
 			}
 			sort.Strings(unfinished)
@@ -234,6 +247,43 @@ func summarise(r io.Reader, w io.Writer) (summary, error) {
 		}
 	}
 	return s, sc.Err()
+}
+
+// benchUnfinished reports whether benchmark test of a failed package
+// ended without finishing: neither it nor any of its sub-benchmarks
+// printed a result line, and it is not a sub-benchmark of one that is
+// named already (a parent with no result at all is named alone).
+func benchUnfinished(test string, buf map[string][]string) bool {
+	for t, lines := range buf {
+		if (t == test || strings.HasPrefix(t, test+"/")) && hasResult(t, lines) {
+			return false
+		}
+	}
+	parent, _, nested := cutLast(test, "/")
+	return !nested || !benchUnfinished(parent, buf)
+}
+
+func cutLast(s, sep string) (before, after string, found bool) {
+	if i := strings.LastIndex(s, sep); i >= 0 {
+		return s[:i], s[i+len(sep):], true
+	}
+	return s, "", false
+}
+
+// hasResult reports whether lines hold benchmark test's result line:
+// its name (with the -GOMAXPROCS suffix), the iteration count, then the
+// figures ("BenchmarkE-2   \t       1\t      1733 ns/op").
+func hasResult(test string, lines []string) bool {
+	for _, l := range lines {
+		f := strings.Fields(l)
+		if len(f) < 3 || (f[0] != test && !strings.HasPrefix(f[0], test+"-")) {
+			continue
+		}
+		if _, err := strconv.ParseInt(f[1], 10, 64); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 func printOutput(w io.Writer, lines []string) {

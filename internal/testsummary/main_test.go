@@ -130,3 +130,50 @@ func TestUnfinishedTestsNamed(t *testing.T) {
 		t.Errorf("failures (-want +got):\n%s", diff)
 	}
 }
+
+// TestFailedBenchmarkPackage: in a benchmark package that failed, a
+// benchmark that printed its result line finished (a passing benchmark has
+// no event of its own); only those with no result, in themselves or in a
+// sub-benchmark, are named as unfinished, and a sub-benchmark only when
+// its parent has results.
+func TestFailedBenchmarkPackage(t *testing.T) {
+	out := func(test, text string) string {
+		return `{"Action":"output","Package":"b","Test":"` + test + `","Output":"` + text + `\n"}` + "\n"
+	}
+	run := func(test string) string {
+		return `{"Action":"run","Package":"b","Test":"` + test + `"}` + "\n" + out(test, "=== RUN   "+test) + out(test, test)
+	}
+	result := func(test string) string { return out(test, test+`-2   \t       5\t      1733 ns/op`) }
+	end := `{"Action":"output","Package":"b","Output":"FAIL\tb\t1.0s\n"}` + "\n" + `{"Action":"fail","Package":"b"}` + "\n"
+	for _, tc := range []struct {
+		name   string
+		stream string
+		want   []string
+	}{
+		{"results printed, then a panic", run("BenchmarkA") + result("BenchmarkA") + run("BenchmarkB") + out("BenchmarkB", "panic: boom") + end,
+			[]string{"b BenchmarkB (did not finish: a panic or the -timeout)"}},
+		{"every benchmark has a result", run("BenchmarkA") + result("BenchmarkA") + run("BenchmarkB") + result("BenchmarkB") + end,
+			[]string{"b (failed outside any test: a build error, or a panic in init or TestMain)"}},
+		{"one sub-benchmark of two finished", run("BenchmarkA") + run("BenchmarkA/small") + result("BenchmarkA/small") + run("BenchmarkA/large") + end,
+			[]string{"b BenchmarkA/large (did not finish: a panic or the -timeout)"}},
+		{"no sub-benchmark finished", run("BenchmarkA") + run("BenchmarkA/small") + end,
+			[]string{"b BenchmarkA (did not finish: a panic or the -timeout)"}},
+		{"a failed benchmark beside one that finished", run("BenchmarkA") + result("BenchmarkA") + run("BenchmarkB") +
+			`{"Action":"fail","Package":"b","Test":"BenchmarkB"}` + "\n" + end,
+			[]string{"b BenchmarkB"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var w strings.Builder
+			s, err := summarise(strings.NewReader(tc.stream), &w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !s.failed {
+				t.Error("the failed package reported as passed")
+			}
+			if diff := cmp.Diff(tc.want, s.failures); diff != "" {
+				t.Errorf("failures (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -102,7 +102,7 @@ func inFlightLines(id contract.Idempotency) []string {
 	case "block":
 		return []string{"Claimed, no result yet.", "A retry waits for the first", "request's result."}
 	case "accepted":
-		return []string{"Claimed, no result yet.", "A retry gets 202 Accepted", "with a status URL to poll."}
+		return []string{"Claimed, no result yet.", "A retry gets 202 Accepted;", "retrying with the same key", "returns the result once stored."}
 	}
 	return []string{"Claimed, no result yet.", "A retry is let through", "(unsafe: runs twice)."}
 }

@@ -31,8 +31,10 @@ type Script []Step
 // Request is what the server saw of one request.
 type Request struct {
 	Arrived time.Time
-	// Answered is when the answer (or the reset) went out; zero when the
-	// client hung up first.
+	// Answered is when the answer (or the reset) started going out, taken
+	// before the first byte is written so no client can have seen it
+	// earlier: the gap to the next request is never shorter than the
+	// client's wait. Zero when the client hung up first.
 	Answered   time.Time
 	ClientGone bool
 	Method     string
@@ -56,6 +58,8 @@ type Server struct {
 	mu       sync.Mutex
 	next     int
 	sessions map[string]*Session
+	// root, when set, answers every request whatever its path.
+	root *Session
 }
 
 // Session is one scripted conversation, reached at its BaseURL.
@@ -115,6 +119,18 @@ func (s *Server) NewSession(script Script) *Session {
 	return sess
 }
 
+// NewRootSession serves script at the root of the server: every request,
+// whatever its path, belongs to it, and its BaseURL is the server's own
+// (http://127.0.0.1:PORT). It is for a program that takes a bare base URL,
+// as an SDK's host setting does, and calls the API's own paths; one root
+// session per server, so start a server per scripted program run.
+func (s *Server) NewRootSession(script Script) *Session {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.root = &Session{id: "", base: s.base, script: script}
+	return s.root
+}
+
 // BaseURL is the session's base URL: the snippet's path goes after it.
 func (sess *Session) BaseURL() string { return sess.base }
 
@@ -131,6 +147,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	id, path, _ := strings.Cut(rest, "/")
 	s.mu.Lock()
 	sess := s.sessions[id]
+	if s.root != nil {
+		sess, path = s.root, rest
+	}
 	s.mu.Unlock()
 	if sess == nil {
 		http.Error(w, `{"error":{"code":"unknown_session"}}`, http.StatusNotFound)
@@ -166,9 +185,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	record(false)
 	if step.Reset {
 		reset(w)
-		record(false)
 		return
 	}
 	if step.RetryAfter != "" {
@@ -182,7 +201,6 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Connection", "close")
 	w.WriteHeader(step.Status)
 	io.WriteString(w, b)
-	record(false)
 }
 
 // reset hijacks the connection and closes it with SO_LINGER 0, so the

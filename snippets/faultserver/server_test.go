@@ -109,3 +109,27 @@ func TestUnquoteSFString(t *testing.T) {
 		}
 	}
 }
+
+// TestRootSession: a root session answers at the server's bare base URL,
+// records the full path, and leaves no room for prefixed sessions' routing.
+func TestRootSession(t *testing.T) {
+	srv, err := Start("Idempotency-Key")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	sess := srv.NewRootSession(Script{{Status: 503}, {Status: 201}})
+	if sess.BaseURL() != srv.base {
+		t.Errorf("root session base %q, want the server's %q", sess.BaseURL(), srv.base)
+	}
+	for _, want := range []int{503, 201} {
+		resp, _, err := post(t, sess.BaseURL()+"/v1/transfers", "k", 5*time.Second)
+		if err != nil || resp.StatusCode != want {
+			t.Fatalf("root session: %v %v, want %d", resp, err, want)
+		}
+	}
+	reqs := sess.Requests()
+	if len(reqs) != 2 || reqs[0].Path != "/v1/transfers" || reqs[0].Answered.IsZero() || reqs[1].Arrived.Before(reqs[0].Answered) {
+		t.Errorf("recorded %+v", reqs)
+	}
+}

@@ -134,7 +134,7 @@ func TestEnvelope(t *testing.T) {
 	}
 	for _, tt := range tests {
 		p.Jitter = tt.jitter
-		lo, hi := envelope(p, tt.n, tt.prev)
+		lo, hi := Envelope(p, tt.n, tt.prev)
 		if lo != tt.lo || hi != tt.hi {
 			t.Errorf("envelope(%s, %d, %s) = [%s, %s], want [%s, %s]", tt.jitter, tt.n, tt.prev, lo, hi, tt.lo, tt.hi)
 		}

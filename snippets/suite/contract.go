@@ -17,11 +17,9 @@ const (
 	// JVM loading its HTTP client) on a busy two-core machine.
 	TestMaxElapsed     = 12 * time.Second
 	TestAttemptTimeout = 5 * time.Second
-	// Retry-After values (in seconds) the fault server sends: a short one to
-	// wait out, and a long one of which one wait fits in TestMaxElapsed and
-	// two do not.
-	TestRetryAfter     = 1
-	TestLongRetryAfter = 7
+	// TestRetryAfter is the short Retry-After (in seconds) the fault server
+	// sends, to wait out; the long one is LongRetryAfter (7 s here).
+	TestRetryAfter = 1
 )
 
 // TestContract returns a copy of c with the delays scaled down.

@@ -3,7 +3,10 @@ package suite
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/retryspec/retryspec/contract"
 	"github.com/retryspec/retryspec/snippets"
@@ -14,6 +17,7 @@ import (
 // client must do about it.
 type Scenario struct {
 	Name   string
+	Kind   Kind
 	Script faultserver.Script
 	// Requests is how many requests the server must see; Success whether
 	// the program must exit 0.
@@ -27,6 +31,30 @@ type Scenario struct {
 	WithinElapsed bool
 }
 
+// Kind is what a scenario proves, for callers that judge its runs by
+// their own table (verify client's gates) rather than by name.
+type Kind int
+
+const (
+	KindRecover           Kind = iota + 1 // a retried status, then success
+	KindGiveUp                            // a retried status on every attempt
+	KindClientError                       // a 4xx that fails the same way again
+	KindMismatch                          // the payload-mismatch conflict
+	KindRetryAfter                        // 429 with a Retry-After to wait out
+	KindMaxElapsed                        // Retry-After waits that cannot fit the deadline
+	KindInFlight                          // the in-flight conflict, then success
+	KindInFlightElsewhere                 // the in-flight code outside api.error_body's place
+	KindReset                             // a reset connection, then success
+	KindAttemptTimeout                    // a hung attempt, then success
+	KindCautious                          // a cautious status on every attempt
+)
+
+// LongRetryAfter is the Retry-After (in seconds) of the max_elapsed
+// scenario: one wait fits in the deadline and two do not.
+func LongRetryAfter(p snippets.Policy) int {
+	return int(p.MaxElapsed/2/time.Second) + 1
+}
+
 // errorBody is what the fault server answers with an error code: the body
 // contract.ErrorBody.Render gives (the API's own shape, api.error_body, or
 // the default one), the bytes the middleware sends, so each snippet is
@@ -35,6 +63,13 @@ type Scenario struct {
 func errorBody(p snippets.Policy, status int, code string) string {
 	b, _ := json.Marshal(p.ErrorBody.Render(status, code, "see docs"))
 	return string(b)
+}
+
+// statusBody is the API's error body for a retried or cautious status, as
+// the API itself would send it: an SDK that tells errors by their body
+// (Stripe's reads the error member, not the status) sees an error.
+func statusBody(p snippets.Policy, status int) string {
+	return errorBody(p, status, strings.ReplaceAll(strings.ToLower(http.StatusText(status)), " ", "_"))
 }
 
 // misplacedCodeBody carries the code, but in another member than the one
@@ -68,7 +103,7 @@ func Scenarios(p snippets.Policy) (list []Scenario, omitted []string) {
 	if transient == 0 {
 		omitted = append(omitted, "no retried status in the allowlist: recovery and max_attempts scenarios left out")
 	} else {
-		fail := faultserver.Step{Status: transient}
+		fail := faultserver.Step{Status: transient, Body: statusBody(p, transient)}
 		n := min(3, p.MaxAttempts)
 		script := faultserver.Script{}
 		for i := range n - 1 {
@@ -81,50 +116,50 @@ func Scenarios(p snippets.Policy) (list []Scenario, omitted []string) {
 			script = append(script, step)
 		}
 		list = append(list,
-			Scenario{Name: fmt.Sprintf("recover-after-%d", transient), Script: append(script, ok), Requests: n, Success: true},
-			Scenario{Name: "give-up-at-max-attempts", Script: faultserver.Script{fail}, Requests: p.MaxAttempts},
+			Scenario{Name: fmt.Sprintf("recover-after-%d", transient), Kind: KindRecover, Script: append(script, ok), Requests: n, Success: true},
+			Scenario{Name: "give-up-at-max-attempts", Kind: KindGiveUp, Script: faultserver.Script{fail}, Requests: p.MaxAttempts},
 		)
 	}
 	for _, s := range []int{400, 401} {
-		list = append(list, Scenario{Name: fmt.Sprintf("no-retry-%d", s), Script: faultserver.Script{{Status: s, Body: errorBody(p, s, "invalid_request")}}, Requests: 1})
+		list = append(list, Scenario{Name: fmt.Sprintf("no-retry-%d", s), Kind: KindClientError, Script: faultserver.Script{{Status: s, Body: errorBody(p, s, "invalid_request")}}, Requests: 1})
 	}
 	if p.MismatchStatus != 0 {
-		list = append(list, Scenario{Name: "no-retry-payload-mismatch",
+		list = append(list, Scenario{Name: "no-retry-payload-mismatch", Kind: KindMismatch,
 			Script: faultserver.Script{{Status: p.MismatchStatus, Body: errorBody(p, p.MismatchStatus, p.MismatchCode)}}, Requests: 1})
 	}
 	if contains(p.RetryAfterStatuses, 429) {
-		list = append(list, Scenario{Name: "429-retry-after",
-			Script: faultserver.Script{{Status: 429, RetryAfter: strconv.Itoa(TestRetryAfter)}, ok}, Requests: 2, Success: true})
+		list = append(list, Scenario{Name: "429-retry-after", Kind: KindRetryAfter,
+			Script: faultserver.Script{{Status: 429, RetryAfter: strconv.Itoa(TestRetryAfter), Body: statusBody(p, 429)}, ok}, Requests: 2, Success: true})
 		if p.MaxAttempts >= 3 {
 			// Two Retry-After waits cannot fit in the deadline: the client
 			// must give up before the second wait, not sleep past it.
-			list = append(list, Scenario{Name: "stop-at-max-elapsed",
-				Script: faultserver.Script{{Status: 429, RetryAfter: strconv.Itoa(TestLongRetryAfter)}}, Requests: 2, MinRequests: 1, WithinElapsed: true})
+			list = append(list, Scenario{Name: "stop-at-max-elapsed", Kind: KindMaxElapsed,
+				Script: faultserver.Script{{Status: 429, RetryAfter: strconv.Itoa(LongRetryAfter(p)), Body: statusBody(p, 429)}}, Requests: 2, MinRequests: 1, WithinElapsed: true})
 		}
 	} else {
 		omitted = append(omitted, "429 is not retried with Retry-After: 429 and max_elapsed scenarios left out")
 	}
 	if p.InFlight && p.MaxAttempts >= 2 {
-		list = append(list, Scenario{Name: "in-flight-conflict-retried",
+		list = append(list, Scenario{Name: "in-flight-conflict-retried", Kind: KindInFlight,
 			Script: faultserver.Script{{Status: p.InFlightStatus, Body: errorBody(p, p.InFlightStatus, p.InFlightCode)}, ok}, Requests: 2, Success: true})
 		if p.ErrorBody.Set() && p.InFlightCode != "" {
-			list = append(list, Scenario{Name: "in-flight-code-elsewhere-not-retried",
+			list = append(list, Scenario{Name: "in-flight-code-elsewhere-not-retried", Kind: KindInFlightElsewhere,
 				Script: faultserver.Script{{Status: p.InFlightStatus, Body: misplacedCodeBody(p, p.InFlightCode)}, ok}, Requests: 1})
 		}
 	} else {
 		omitted = append(omitted, "no in-flight conflict to wait out: in-flight scenario left out")
 	}
 	if p.RetryReset && p.MaxAttempts >= 2 {
-		list = append(list, Scenario{Name: "reset-connection-retried",
+		list = append(list, Scenario{Name: "reset-connection-retried", Kind: KindReset,
 			Script: faultserver.Script{{Reset: true}, ok}, Requests: 2, Success: true})
 	}
 	if p.RetryTimeout && p.MaxAttempts >= 2 {
-		list = append(list, Scenario{Name: "attempt-timeout-retried",
+		list = append(list, Scenario{Name: "attempt-timeout-retried", Kind: KindAttemptTimeout,
 			Script: faultserver.Script{{Status: 200, Delay: 5 * p.AttemptTimeout}, ok}, Requests: 2, Success: true})
 	}
 	if len(p.Cautious) > 0 && p.MaxAttempts >= 3 {
-		list = append(list, Scenario{Name: fmt.Sprintf("%d-retried-once-only", p.Cautious[0]),
-			Script: faultserver.Script{{Status: p.Cautious[0]}}, Requests: 2})
+		list = append(list, Scenario{Name: fmt.Sprintf("%d-retried-once-only", p.Cautious[0]), Kind: KindCautious,
+			Script: faultserver.Script{{Status: p.Cautious[0], Body: statusBody(p, p.Cautious[0])}}, Requests: 2})
 	}
 	return list, omitted
 }

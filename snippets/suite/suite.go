@@ -184,9 +184,9 @@ func Run(ctx context.Context, c *contract.Contract, opts Options) (Report, error
 	return rep, nil
 }
 
-// missingNeed checks the language's needs in order and returns the line
+// MissingNeed checks the language's needs in order and returns the line
 // for the first one missing, or "".
-func missingNeed(ctx context.Context, lang snippets.Language, opts Options, look func(string) (string, error)) string {
+func MissingNeed(ctx context.Context, lang snippets.Language, opts Options, look func(string) (string, error)) string {
 	expand := func(s string) string {
 		for k, v := range opts.Vars {
 			s = strings.ReplaceAll(s, "{"+k+"}", v)
@@ -239,7 +239,7 @@ func proveLanguage(ctx context.Context, tc *contract.Contract, p snippets.Policy
 	// What the snippet needs, checked first and reported once: one line
 	// naming the missing piece and how to install it, not a failure per
 	// scenario.
-	if msg := missingNeed(ctx, lang, opts, look); msg != "" {
+	if msg := MissingNeed(ctx, lang, opts, look); msg != "" {
 		fail("runtime", "%s", msg)
 		return
 	}
@@ -411,7 +411,7 @@ func check(p snippets.Policy, sc Scenario, res run.Result, reqs []faultserver.Re
 				bad("retry %d waited %s, want Retry-After %ss", i+1, wait, step.RetryAfter)
 			}
 		} else {
-			lo, hi := envelope(p, i+1, prev)
+			lo, hi := Envelope(p, i+1, prev)
 			if wait < lo-time.Millisecond || wait > hi+time.Millisecond {
 				bad("retry %d waited %s, outside the %s jitter envelope [%s, %s]", i+1, wait, p.Jitter, lo, hi)
 			}
@@ -455,10 +455,10 @@ func check(p snippets.Policy, sc Scenario, res run.Result, reqs []faultserver.Re
 	return problems, waits
 }
 
-// envelope is the range the contract's jitter formula allows for the wait
+// Envelope is the range the contract's jitter formula allows for the wait
 // after failed attempt n (1-based); prev is the previous wait, which
 // decorrelated jitter grows from.
-func envelope(p snippets.Policy, n int, prev time.Duration) (lo, hi time.Duration) {
+func Envelope(p snippets.Policy, n int, prev time.Duration) (lo, hi time.Duration) {
 	top := time.Duration(math.Min(float64(p.Cap), float64(p.Base)*math.Pow(p.Multiplier, float64(n-1))))
 	switch p.Jitter {
 	case "none":

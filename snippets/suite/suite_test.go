@@ -43,7 +43,7 @@ func available(t *testing.T, l snippets.Language) bool {
 		"tsc":       filepath.Join(cache, "node_modules", ".bin", "tsc"),
 		"typeroots": filepath.Join(cache, "node_modules", "@types"),
 	}}
-	if msg := missingNeed(context.Background(), l, opts, exec.LookPath); msg != "" {
+	if msg := MissingNeed(context.Background(), l, opts, exec.LookPath); msg != "" {
 		t.Run(l.Name, func(t *testing.T) { testenv.Missing(t, msg+" (or run .ci/install-snippets)") })
 		return false
 	}

@@ -18,11 +18,16 @@ CREATE TABLE IF NOT EXISTS idempotency_keys (
   response_body LONGBLOB, -- the stored body, replayed byte for byte
   created_at BIGINT NOT NULL, -- idempotency.replay_window 4d, idempotency.reaper_after 10d
   completed_at BIGINT,
+  request_target MEDIUMTEXT, -- the request's path and query, so the completer can rebuild it (NULL in rows from before this column)
   INDEX idempotency_keys_locked_at (locked_at), -- Stale
   INDEX idempotency_keys_created_at (created_at), -- Reap
   -- one row per key; the claim itself is LockKey's locked read in a SERIALIZABLE transaction (idempotency.claim.mechanism row-lock-serializable)
   CONSTRAINT idempotency_keys_claim UNIQUE (account_id, idempotency_key)
 ) ENGINE=InnoDB;
+
+-- A key table created by an earlier release lacks these columns; add each one it lacks
+-- (stores.Open with migrate does it). Rows written before hold NULL there.
+--   ALTER TABLE idempotency_keys ADD COLUMN request_target MEDIUMTEXT;
 
 -- name: Claim :execrows
 -- Claim the key inside the SERIALIZABLE transaction, after LockKey returned no row; the fencing token is 1.
@@ -30,16 +35,16 @@ CREATE TABLE IF NOT EXISTS idempotency_keys (
 -- roll back and run the transaction again from SetSerializable, where LockKey then returns the row.
 -- idempotency.claim.mechanism row-lock-serializable; idempotency.scope account.
 -- MySQL has no RETURNING: 1 row affected means this caller won, 0 that the key exists.
--- params: account_id, idempotency_key, operation, fingerprint, request_body, now, recovery_point, now
-INSERT IGNORE INTO idempotency_keys (account_id, idempotency_key, operation, fingerprint, request_body, fence, locked_at, recovery_point, downstream_keys, created_at)
-VALUES (?, ?, ?, ?, ?, 1, ?, ?, '{}', ?);
+-- params: account_id, idempotency_key, operation, fingerprint, request_body, request_target, now, recovery_point, now
+INSERT IGNORE INTO idempotency_keys (account_id, idempotency_key, operation, fingerprint, request_body, request_target, fence, locked_at, recovery_point, downstream_keys, created_at)
+VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, '{}', ?);
 
 -- name: Lookup :one
 -- A caller that lost the claim reads the row and branches on its state: complete
 -- (response_status set: compare idempotency.fingerprint, then replay), or in flight
 -- (idempotency.in_flight.response, or Takeover once idempotency.in_flight.lock_timeout passed).
 -- params: account_id, idempotency_key
-SELECT operation, fingerprint, request_body, fence, locked_at, recovery_point, downstream_keys, response_status, response_headers, response_body, created_at
+SELECT operation, fingerprint, request_body, fence, locked_at, recovery_point, downstream_keys, response_status, response_headers, response_body, created_at, request_target
 FROM idempotency_keys
 WHERE account_id = ? AND idempotency_key = ?;
 
@@ -53,7 +58,7 @@ SET TRANSACTION ISOLATION LEVEL SERIALIZABLE;
 -- Read the key's row and hold it locked until the transaction ends. No row: this caller claims with Claim in the same
 -- transaction. A row: branch on it as on Lookup's (replay, in-flight conflict, or Takeover once the lease expired).
 -- params: account_id, idempotency_key
-SELECT operation, fingerprint, request_body, fence, locked_at, recovery_point, downstream_keys, response_status, response_headers, response_body, created_at
+SELECT operation, fingerprint, request_body, fence, locked_at, recovery_point, downstream_keys, response_status, response_headers, response_body, created_at, request_target
 FROM idempotency_keys
 WHERE account_id = ? AND idempotency_key = ?
 FOR UPDATE;

@@ -18,26 +18,31 @@ CREATE TABLE IF NOT EXISTS idempotency_keys (
   response_body LONGBLOB, -- the stored body, replayed byte for byte
   created_at BIGINT NOT NULL, -- idempotency.replay_window 24h, idempotency.reaper_after 72h
   completed_at BIGINT,
+  request_target MEDIUMTEXT, -- the request's path and query, so the completer can rebuild it (NULL in rows from before this column)
   INDEX idempotency_keys_locked_at (locked_at), -- Stale
   INDEX idempotency_keys_created_at (created_at), -- Reap
   -- the claim: the database picks the single winner (idempotency.claim.mechanism unique-constraint)
   CONSTRAINT idempotency_keys_claim UNIQUE (account_id, idempotency_key)
 ) ENGINE=InnoDB;
 
+-- A key table created by an earlier release lacks these columns; add each one it lacks
+-- (stores.Open with migrate does it). Rows written before hold NULL there.
+--   ALTER TABLE idempotency_keys ADD COLUMN request_target MEDIUMTEXT;
+
 -- name: Claim :execrows
 -- Claim the key: one insert the unique constraint arbitrates; the fencing token is 1.
 -- idempotency.claim.mechanism unique-constraint; idempotency.scope account.
 -- MySQL has no RETURNING: 1 row affected means this caller won, 0 that the key exists.
--- params: account_id, idempotency_key, operation, fingerprint, request_body, now, recovery_point, now
-INSERT IGNORE INTO idempotency_keys (account_id, idempotency_key, operation, fingerprint, request_body, fence, locked_at, recovery_point, downstream_keys, created_at)
-VALUES (?, ?, ?, ?, ?, 1, ?, ?, '{}', ?);
+-- params: account_id, idempotency_key, operation, fingerprint, request_body, request_target, now, recovery_point, now
+INSERT IGNORE INTO idempotency_keys (account_id, idempotency_key, operation, fingerprint, request_body, request_target, fence, locked_at, recovery_point, downstream_keys, created_at)
+VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, '{}', ?);
 
 -- name: Lookup :one
 -- A caller that lost the claim reads the row and branches on its state: complete
 -- (response_status set: compare idempotency.fingerprint, then replay), or in flight
 -- (idempotency.in_flight.response, or Takeover once idempotency.in_flight.lock_timeout passed).
 -- params: account_id, idempotency_key
-SELECT operation, fingerprint, request_body, fence, locked_at, recovery_point, downstream_keys, response_status, response_headers, response_body, created_at
+SELECT operation, fingerprint, request_body, fence, locked_at, recovery_point, downstream_keys, response_status, response_headers, response_body, created_at, request_target
 FROM idempotency_keys
 WHERE account_id = ? AND idempotency_key = ?;
 

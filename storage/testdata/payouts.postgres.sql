@@ -18,6 +18,7 @@ CREATE TABLE IF NOT EXISTS idempotency_keys (
   response_body BYTEA, -- the stored body, replayed byte for byte
   created_at BIGINT NOT NULL, -- idempotency.replay_window 24h, idempotency.reaper_after 72h
   completed_at BIGINT,
+  request_target TEXT, -- the request's path and query, so the completer can rebuild it (NULL in rows from before this column)
   -- the claim: the database picks the single winner (idempotency.claim.mechanism unique-constraint)
   CONSTRAINT idempotency_keys_claim UNIQUE (account_id, idempotency_key)
 );
@@ -26,13 +27,17 @@ CREATE INDEX IF NOT EXISTS idempotency_keys_locked_at ON idempotency_keys (locke
 
 CREATE INDEX IF NOT EXISTS idempotency_keys_created_at ON idempotency_keys (created_at);
 
+-- A key table created by an earlier release lacks these columns; add each one it lacks
+-- (stores.Open with migrate does it). Rows written before hold NULL there.
+--   ALTER TABLE idempotency_keys ADD COLUMN request_target TEXT;
+
 -- name: Claim :one
 -- Claim the key: one insert the unique constraint arbitrates; the fencing token is 1.
 -- idempotency.claim.mechanism unique-constraint; idempotency.scope account.
 -- A returned row means this caller won; no row, that the key exists (read it with Lookup).
--- params: account_id, idempotency_key, operation, fingerprint, request_body, now, recovery_point, now
-INSERT INTO idempotency_keys (account_id, idempotency_key, operation, fingerprint, request_body, fence, locked_at, recovery_point, downstream_keys, created_at)
-VALUES ($1, $2, $3, $4, $5, 1, $6::bigint, $7, '{}', $8::bigint)
+-- params: account_id, idempotency_key, operation, fingerprint, request_body, request_target, now, recovery_point, now
+INSERT INTO idempotency_keys (account_id, idempotency_key, operation, fingerprint, request_body, request_target, fence, locked_at, recovery_point, downstream_keys, created_at)
+VALUES ($1, $2, $3, $4, $5, $6, 1, $7::bigint, $8, '{}', $9::bigint)
 ON CONFLICT (account_id, idempotency_key) DO NOTHING
 RETURNING fence;
 
@@ -41,7 +46,7 @@ RETURNING fence;
 -- (response_status set: compare idempotency.fingerprint, then replay), or in flight
 -- (idempotency.in_flight.response, or Takeover once idempotency.in_flight.lock_timeout passed).
 -- params: account_id, idempotency_key
-SELECT operation, fingerprint, request_body, fence, locked_at, recovery_point, downstream_keys, response_status, response_headers, response_body, created_at
+SELECT operation, fingerprint, request_body, fence, locked_at, recovery_point, downstream_keys, response_status, response_headers, response_body, created_at, request_target
 FROM idempotency_keys
 WHERE account_id = $1 AND idempotency_key = $2;
 
@@ -50,15 +55,15 @@ WHERE account_id = $1 AND idempotency_key = $2;
 -- won true: this caller holds token 1, the other columns are NULL. won false: the key exists and the
 -- columns are its row, or NULL when it was committed after this statement began (read it with Lookup).
 -- idempotency.claim.mechanism unique-constraint; idempotency.scope account.
--- params: account_id, idempotency_key, operation, fingerprint, request_body, now, recovery_point, now, account_id, idempotency_key
+-- params: account_id, idempotency_key, operation, fingerprint, request_body, request_target, now, recovery_point, now, account_id, idempotency_key
 WITH claimed AS (
-INSERT INTO idempotency_keys (account_id, idempotency_key, operation, fingerprint, request_body, fence, locked_at, recovery_point, downstream_keys, created_at)
-VALUES ($1, $2, $3, $4, $5, 1, $6::bigint, $7, '{}', $8::bigint)
+INSERT INTO idempotency_keys (account_id, idempotency_key, operation, fingerprint, request_body, request_target, fence, locked_at, recovery_point, downstream_keys, created_at)
+VALUES ($1, $2, $3, $4, $5, $6, 1, $7::bigint, $8, '{}', $9::bigint)
 ON CONFLICT (account_id, idempotency_key) DO NOTHING
 RETURNING fence)
-SELECT EXISTS (SELECT 1 FROM claimed) AS won, k.operation, k.fingerprint, k.request_body, k.fence, k.locked_at, k.recovery_point, k.downstream_keys, k.response_status, k.response_headers, k.response_body, k.created_at
+SELECT EXISTS (SELECT 1 FROM claimed) AS won, k.operation, k.fingerprint, k.request_body, k.fence, k.locked_at, k.recovery_point, k.downstream_keys, k.response_status, k.response_headers, k.response_body, k.created_at, k.request_target
 FROM (SELECT 1) AS one
-LEFT JOIN idempotency_keys AS k ON k.account_id = $9 AND k.idempotency_key = $10;
+LEFT JOIN idempotency_keys AS k ON k.account_id = $10 AND k.idempotency_key = $11;
 
 -- name: ClaimLookupBatch :many
 -- ClaimLookup for several keys in one statement, one round trip and one commit: the claims that arrive while
@@ -66,17 +71,17 @@ LEFT JOIN idempotency_keys AS k ON k.account_id = $9 AND k.idempotency_key = $10
 -- columns so that batches claiming the same keys lock them in one order. One row per key, in that order (ord from 1),
 -- with won and the row it lost to as ClaimLookup returns them.
 -- idempotency.claim.mechanism unique-constraint; idempotency.scope account.
--- params: batch_account_id, batch_idempotency_key, batch_operation, batch_fingerprint, batch_request_body, batch_recovery_point, batch_now
+-- params: batch_account_id, batch_idempotency_key, batch_operation, batch_fingerprint, batch_request_body, batch_request_target, batch_recovery_point, batch_now
 WITH input AS (
-  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bytea[], $6::text[], $7::bigint[]) WITH ORDINALITY AS i(account_id, idempotency_key, operation, fingerprint, request_body, recovery_point, now, ord)
+  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bytea[], $6::text[], $7::text[], $8::bigint[]) WITH ORDINALITY AS i(account_id, idempotency_key, operation, fingerprint, request_body, request_target, recovery_point, now, ord)
 ), claimed AS (
-INSERT INTO idempotency_keys (account_id, idempotency_key, operation, fingerprint, request_body, fence, locked_at, recovery_point, downstream_keys, created_at)
-SELECT i.account_id, i.idempotency_key, i.operation, i.fingerprint, i.request_body, 1, i.now, i.recovery_point, '{}', i.now
+INSERT INTO idempotency_keys (account_id, idempotency_key, operation, fingerprint, request_body, request_target, fence, locked_at, recovery_point, downstream_keys, created_at)
+SELECT i.account_id, i.idempotency_key, i.operation, i.fingerprint, i.request_body, i.request_target, 1, i.now, i.recovery_point, '{}', i.now
 FROM input AS i
 ORDER BY i.ord
 ON CONFLICT (account_id, idempotency_key) DO NOTHING
 RETURNING account_id, idempotency_key)
-SELECT i.ord, c.idempotency_key IS NOT NULL AS won, k.operation, k.fingerprint, k.request_body, k.fence, k.locked_at, k.recovery_point, k.downstream_keys, k.response_status, k.response_headers, k.response_body, k.created_at
+SELECT i.ord, c.idempotency_key IS NOT NULL AS won, k.operation, k.fingerprint, k.request_body, k.fence, k.locked_at, k.recovery_point, k.downstream_keys, k.response_status, k.response_headers, k.response_body, k.created_at, k.request_target
 FROM input AS i
 LEFT JOIN claimed AS c ON c.account_id = i.account_id AND c.idempotency_key = i.idempotency_key
 LEFT JOIN LATERAL (
@@ -91,12 +96,12 @@ ORDER BY i.ord;
 -- so that batches claiming the same keys lock them in one order. Returns the keys this caller won, token 1 each;
 -- a key it did not return exists already (read it with Lookup).
 -- idempotency.claim.mechanism unique-constraint; idempotency.scope account.
--- params: batch_account_id, batch_idempotency_key, batch_operation, batch_fingerprint, batch_request_body, batch_recovery_point, batch_now
+-- params: batch_account_id, batch_idempotency_key, batch_operation, batch_fingerprint, batch_request_body, batch_request_target, batch_recovery_point, batch_now
 WITH input AS (
-  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bytea[], $6::text[], $7::bigint[]) WITH ORDINALITY AS i(account_id, idempotency_key, operation, fingerprint, request_body, recovery_point, now, ord)
+  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bytea[], $6::text[], $7::text[], $8::bigint[]) WITH ORDINALITY AS i(account_id, idempotency_key, operation, fingerprint, request_body, request_target, recovery_point, now, ord)
 )
-INSERT INTO idempotency_keys (account_id, idempotency_key, operation, fingerprint, request_body, fence, locked_at, recovery_point, downstream_keys, created_at)
-SELECT i.account_id, i.idempotency_key, i.operation, i.fingerprint, i.request_body, 1, i.now, i.recovery_point, '{}', i.now
+INSERT INTO idempotency_keys (account_id, idempotency_key, operation, fingerprint, request_body, request_target, fence, locked_at, recovery_point, downstream_keys, created_at)
+SELECT i.account_id, i.idempotency_key, i.operation, i.fingerprint, i.request_body, i.request_target, 1, i.now, i.recovery_point, '{}', i.now
 FROM input AS i
 ORDER BY i.ord
 ON CONFLICT (account_id, idempotency_key) DO NOTHING

@@ -18,6 +18,7 @@ CREATE TABLE IF NOT EXISTS idempotency_keys (
   response_body BLOB, -- the stored body, replayed byte for byte
   created_at INTEGER NOT NULL, -- idempotency.replay_window 24h, idempotency.reaper_after 72h
   completed_at INTEGER,
+  request_target TEXT, -- the request's path and query, so the completer can rebuild it (NULL in rows from before this column)
   CHECK (length(idempotency_key) <= 255), -- idempotency.max_key_length
   -- the claim: the database picks the single winner (idempotency.claim.mechanism unique-constraint)
   CONSTRAINT idempotency_keys_claim UNIQUE (account_id, idempotency_key)
@@ -27,13 +28,17 @@ CREATE INDEX IF NOT EXISTS idempotency_keys_locked_at ON idempotency_keys (locke
 
 CREATE INDEX IF NOT EXISTS idempotency_keys_created_at ON idempotency_keys (created_at);
 
+-- A key table created by an earlier release lacks these columns; add each one it lacks
+-- (stores.Open with migrate does it). Rows written before hold NULL there.
+--   ALTER TABLE idempotency_keys ADD COLUMN request_target TEXT;
+
 -- name: Claim :one
 -- Claim the key: one insert the unique constraint arbitrates; the fencing token is 1.
 -- idempotency.claim.mechanism unique-constraint; idempotency.scope account.
 -- A returned row means this caller won; no row, that the key exists (read it with Lookup).
--- params: account_id, idempotency_key, operation, fingerprint, request_body, now, recovery_point, now
-INSERT INTO idempotency_keys (account_id, idempotency_key, operation, fingerprint, request_body, fence, locked_at, recovery_point, downstream_keys, created_at)
-VALUES (?, ?, ?, ?, ?, 1, ?, ?, '{}', ?)
+-- params: account_id, idempotency_key, operation, fingerprint, request_body, request_target, now, recovery_point, now
+INSERT INTO idempotency_keys (account_id, idempotency_key, operation, fingerprint, request_body, request_target, fence, locked_at, recovery_point, downstream_keys, created_at)
+VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, '{}', ?)
 ON CONFLICT (account_id, idempotency_key) DO NOTHING
 RETURNING fence;
 
@@ -42,7 +47,7 @@ RETURNING fence;
 -- (response_status set: compare idempotency.fingerprint, then replay), or in flight
 -- (idempotency.in_flight.response, or Takeover once idempotency.in_flight.lock_timeout passed).
 -- params: account_id, idempotency_key
-SELECT operation, fingerprint, request_body, fence, locked_at, recovery_point, downstream_keys, response_status, response_headers, response_body, created_at
+SELECT operation, fingerprint, request_body, fence, locked_at, recovery_point, downstream_keys, response_status, response_headers, response_body, created_at, request_target
 FROM idempotency_keys
 WHERE account_id = ? AND idempotency_key = ?;
 

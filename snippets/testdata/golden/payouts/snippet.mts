@@ -14,6 +14,8 @@
 // multiplier 2.0); at most 3 attempts within one overall deadline of
 // 60000 ms, each attempt's timeout cut to what is left of it.
 import { randomUUID } from "node:crypto";
+import { realpathSync } from "node:fs";
+import { pathToFileURL } from "node:url";
 
 const BASE_URL = process.env["RETRYSPEC_BASE_URL"] || "https://api.lumapay.example";
 const METHOD = "POST";
@@ -160,10 +162,14 @@ export async function postWithRetries(
   }
 }
 
-try {
-  const { status, body } = await postWithRetries({ amount: 1000, currency: "usd" }, process.argv[2] || undefined);
-  console.log(`HTTP ${status}: ${body}`);
-} catch (err) {
-  console.error((err as Error).message);
-  process.exitCode = 1;
+// Run as a program (node snippet.mjs [idempotency-key]); imported as a
+// module, it only exports postWithRetries.
+if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) {
+  try {
+    const { status, body } = await postWithRetries({ amount: 1000, currency: "usd" }, process.argv[2] || undefined);
+    console.log(`HTTP ${status}: ${body}`);
+  } catch (err) {
+    console.error((err as Error).message);
+    process.exitCode = 1;
+  }
 }
