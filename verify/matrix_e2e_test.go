@@ -177,8 +177,13 @@ func variantContract(t testing.TB, v variant) (*contract.Contract, string) {
 		}
 	}
 	if len(waive) > 0 {
+		// The short-lock contract already waives its test window; the
+		// variant's waivers join that list.
 		slices.Sort(waive)
-		src += "lint:\n  waive:\n" + strings.Join(waive, "")
+		if !strings.Contains(src, "\nlint:\n  waive:\n") {
+			t.Fatal("the short-lock contract no longer ends with a lint: waive: list")
+		}
+		src += strings.Join(waive, "")
 	}
 	file := filepath.Join(t.TempDir(), "retryspec.yaml")
 	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
@@ -197,6 +202,8 @@ func expectedSkips(v variant) map[string]bool {
 	if v["fingerprint"] == "none" {
 		skips[GateMismatch] = true
 	}
+	// The matrix keeps header_value: plain, where no key is in the wrong form.
+	skips[GateKeyForm] = true
 	return skips
 }
 

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 )
 
 // stub is the external-call stub: it stands in for the API's downstream
@@ -30,11 +31,16 @@ type stub struct {
 	// log is every arrival and answer since reset, in order: which calls a
 	// killed server had seen answered, and which it called again after.
 	log []stubEvent
+	// failCall, when set, is answered once with a 500 and not applied, to
+	// make the handler fail (the failed-attempt gate); failed counts those.
+	failCall string
+	failed   int
 }
 
 type stubEvent struct {
 	call     string
 	answered bool // false: the request arrived
+	at       time.Time
 }
 
 // killPhase is where in an external call a trap kills the server.
@@ -82,6 +88,22 @@ func (s *stub) reset() {
 	s.calls = map[string]int{}
 	s.armed = nil
 	s.log = nil
+	s.failCall, s.failed = "", 0
+}
+
+// failNext makes the next request for call fail with a 500 that applies
+// nothing, as a provider's outage does; "" disarms it.
+func (s *stub) failNext(call string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failCall = call
+}
+
+// failures is how many requests the stub failed since reset.
+func (s *stub) failures() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.failed
 }
 
 // mark is the log's current length.
@@ -113,6 +135,18 @@ func (s *stub) recordedBefore(n int) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// lastAnswer is when the stub last answered a call since reset (zero: none).
+func (s *stub) lastAnswer() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := len(s.log) - 1; i >= 0; i-- {
+		if s.log[i].answered {
+			return s.log[i].at
+		}
+	}
+	return time.Time{}
 }
 
 // arrivalsSince counts the requests per call after the first n events.
@@ -159,6 +193,15 @@ func (s *stub) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.calls[name]++
 	s.log = append(s.log, stubEvent{call: name})
+	if s.failCall == name {
+		s.failCall = ""
+		s.failed++
+		s.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusInternalServerError)
+		w.Write([]byte(`{"error":{"code":"provider_unavailable","message":"the stub failed this call on purpose; it applied nothing"}}`))
+		return
+	}
 	t := s.armed
 	if t != nil && t.call == name {
 		s.armed = nil
@@ -200,7 +243,7 @@ func (s *stub) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	// Logged before it is written, so it precedes any call it lets the
 	// server make next.
-	s.log = append(s.log, stubEvent{call: name, answered: true})
+	s.log = append(s.log, stubEvent{call: name, answered: true, at: time.Now()})
 	if t != nil {
 		t.at = len(s.log)
 	}
