@@ -1,0 +1,81 @@
+"""A payouts-like Django app whose POST /v1/transfers is wrapped by
+drf-idempotency (the library under test: its IdempotencyMiddleware and
+DatabaseBackend on SQLite), for retryspec's verify field suite
+(../README.md).
+
+    python3 verify/field/drf-idempotency/app.py --addr 127.0.0.1:8080 --db /tmp/idem.sqlite3 --effects /tmp/effects.jsonl
+
+Settings beyond the library's defaults: REQUIRE_KEY (the contract's
+key: required) and a 2-second LOCK_TTL_SECONDS, so that a killed
+request's claim is taken over within seconds (the contract's
+lock_timeout). SQLite runs in IMMEDIATE transaction mode, as Django
+advises for concurrent writers.
+"""
+
+import json
+import os
+import secrets
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.dont_write_bytecode = True  # nothing written into the repository
+sys.path[:0] = [os.path.join(HERE, "..", ".deps", "python"), os.path.join(HERE, "..")]
+
+import effects  # noqa: E402
+from django.conf import settings  # noqa: E402
+
+OPTS = effects.args(sys.argv[1:])
+
+settings.configure(
+    DEBUG=False,
+    ALLOWED_HOSTS=["127.0.0.1", "localhost"],
+    ROOT_URLCONF=__name__,
+    SECRET_KEY="field-suite-only",
+    MIDDLEWARE=["drf_idempotency.middleware.IdempotencyMiddleware"],
+    INSTALLED_APPS=["drf_idempotency"],
+    DATABASES={
+        "default": {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": OPTS["db"],
+            "OPTIONS": {"transaction_mode": "IMMEDIATE", "timeout": 20},
+        }
+    },
+    USE_TZ=True,
+    IDEMPOTENCY={"REQUIRE_KEY": True, "LOCK_TTL_SECONDS": 2},
+)
+
+import django  # noqa: E402
+
+django.setup()
+
+from django.http import JsonResponse  # noqa: E402
+from django.urls import path  # noqa: E402
+
+
+def transfers(request):
+    account = request.headers.get("Authorization", "")
+    if request.method == "GET":
+        key = request.GET.get("idempotency_key", "")
+        return JsonResponse({"count": effects.count(OPTS["effects"], account, key)})
+    body = json.loads(request.body)
+    key = request.headers.get("Idempotency-Key", "")
+    effects.record(OPTS["effects"], account, key, body["amount"])
+    bank = effects.charge_bank(key, body["amount"])
+    out = dict(body, id="tr_" + secrets.token_hex(8), bank=bank, status="paid")
+    return JsonResponse(out, status=201)
+
+
+def healthz(request):
+    return JsonResponse({"ok": True})
+
+
+urlpatterns = [path("v1/transfers", transfers), path("healthz", healthz)]
+
+if __name__ == "__main__":
+    from django.core.handlers.wsgi import WSGIHandler
+    from django.core.management import call_command
+    from django.core.servers.basehttp import run
+
+    call_command("migrate", verbosity=0)
+    host, port = OPTS["addr"].rsplit(":", 1)
+    run(host, int(port), WSGIHandler(), threading=True)

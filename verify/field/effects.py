@@ -1,0 +1,58 @@
+"""The effect log the field suite's Python apps share (see README.md).
+
+Every run of a transfer handler appends one JSON line to a file that
+survives a kill and a restart; verify's plans count a caller's lines for
+a key through GET /v1/transfers?idempotency_key=K. The bank call goes to
+verify's external-call stub (RETRYSPEC_EXTERNAL_URL) with a downstream key
+derived from the client's key, as a careful app would choose it.
+"""
+
+import json
+import os
+import urllib.request
+
+
+def record(path, account, key, amount):
+    line = json.dumps({"account": account, "key": key, "amount": amount}) + "\n"
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, line.encode())
+    finally:
+        os.close(fd)
+
+
+def count(path, account, key):
+    try:
+        with open(path, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+    except FileNotFoundError:
+        return 0
+    n = 0
+    for line in lines:
+        if line:
+            e = json.loads(line)
+            n += e["account"] == account and e["key"] == key
+    return n
+
+
+def charge_bank(key, amount):
+    base = os.environ.get("RETRYSPEC_EXTERNAL_URL")
+    if not base:
+        return "bank_offline"
+    req = urllib.request.Request(
+        base + "/charge_bank",
+        data=json.dumps({"amount": amount}).encode(),
+        headers={"Content-Type": "application/json", "Idempotency-Key": "charge-" + key},
+        method="POST",
+    )
+    with urllib.request.urlopen(req, timeout=10) as resp:
+        return json.load(resp)["id"]
+
+
+def args(argv):
+    """--addr HOST:PORT and --effects FILE (and --db FILE) from argv."""
+    out = {"addr": "127.0.0.1:8080", "effects": "effects.jsonl", "db": "idempotency.sqlite3"}
+    for i, a in enumerate(argv):
+        if a.startswith("--") and a[2:] in out and i + 1 < len(argv):
+            out[a[2:]] = argv[i + 1]
+    return out
