@@ -34,12 +34,18 @@ type verdict struct {
 }
 
 // library is one field library: its app's runtime, the installed files
-// that prove the pinned version is there, and the verdict of every gate.
+// that prove the pinned versions are there, and the verdict of every gate.
 type library struct {
 	dir      string // folder of the app, its contract and its plan
 	runtime  string // program the app runs on
-	installs []string
+	installs []pin
 	verdicts map[string]verdict
+}
+
+// pin is an installed file under deps; for an npm package.json, the
+// version it must state (a Python dist-info folder names its own).
+type pin struct {
+	path, version string
 }
 
 // deps is where .ci/install-verifyfield installs the libraries.
@@ -49,9 +55,9 @@ var libraries = []library{
 	{
 		dir:     "django-idempotency-key",
 		runtime: "python3",
-		installs: []string{
-			"python/django_idempotency_key-1.3.0.dist-info",
-			"python/django-5.2.19.dist-info",
+		installs: []pin{
+			{path: "python/django_idempotency_key-1.3.0.dist-info"},
+			{path: "python/django-5.2.19.dist-info"},
 		},
 		verdicts: map[string]verdict{
 			verify.GateMissingKey:    {pass, "process_view rejects a keyless POST with 400 {\"error\": \"Bad Request (400)\"}, no code (the contract's code: none)"},
@@ -67,10 +73,10 @@ var libraries = []library{
 	{
 		dir:     "drf-idempotency",
 		runtime: "python3",
-		installs: []string{
-			"python/drf_idempotency-1.0.0.dist-info",
-			"python/django-5.2.19.dist-info",
-			"python/djangorestframework-3.16.1.dist-info",
+		installs: []pin{
+			{path: "python/drf_idempotency-1.0.0.dist-info"},
+			{path: "python/django-5.2.19.dist-info"},
+			{path: "python/djangorestframework-3.16.1.dist-info"},
 		},
 		verdicts: map[string]verdict{
 			verify.GateMissingKey:    {pass, "REQUIRE_KEY: 400 {\"detail\": \"This request requires an Idempotency-Key header.\"}, no code"},
@@ -86,9 +92,10 @@ var libraries = []library{
 	{
 		dir:     "nestjs",
 		runtime: "node",
-		installs: []string{
-			"node/node_modules/@node-idempotency/nestjs/package.json",
-			"node/node_modules/@nestjs/core/package.json",
+		installs: []pin{
+			{"node/node_modules/@node-idempotency/nestjs/package.json", "1.0.4"},
+			{"node/node_modules/@node-idempotency/core/package.json", "1.0.7"},
+			{"node/node_modules/@nestjs/core/package.json", "10.4.9"},
 		},
 		verdicts: map[string]verdict{
 			verify.GateMissingKey:    {pass, "enforceIdempotency: 400 {\"statusCode\":400,\"message\":\"Idempotency-Key is missing\"}, no code"},
@@ -147,9 +154,17 @@ func TestFieldLibraries(t *testing.T) {
 func (lib library) check(t *testing.T) {
 	t.Helper()
 	testenv.LookPath(t, lib.runtime)
-	for _, f := range lib.installs {
-		if _, err := os.Stat(filepath.Join(deps, f)); err != nil {
-			testenv.Missing(t, lib.dir+"'s pinned library ("+filepath.Join(deps, f)+"; run bash .ci/install-verifyfield)")
+	for _, p := range lib.installs {
+		file := filepath.Join(deps, p.path)
+		got := ""
+		data, err := os.ReadFile(file)
+		if p.version != "" && err == nil {
+			var pkg struct{ Version string }
+			_ = json.Unmarshal(data, &pkg)
+			got = pkg.Version
+		}
+		if _, err := os.Stat(file); err != nil || got != p.version {
+			testenv.Missing(t, lib.dir+"'s pinned library ("+file+" "+p.version+"; run bash .ci/install-verifyfield)")
 		}
 	}
 }
