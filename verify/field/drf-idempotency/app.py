@@ -12,19 +12,17 @@ lock_timeout). SQLite runs in IMMEDIATE transaction mode, as Django
 advises for concurrent writers.
 """
 
-import json
 import os
-import secrets
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.dont_write_bytecode = True  # nothing written into the repository
 sys.path[:0] = [os.path.join(HERE, "..", ".deps", "python"), os.path.join(HERE, "..")]
 
-import effects  # noqa: E402
+import fieldapp  # noqa: E402
 from django.conf import settings  # noqa: E402
 
-OPTS = effects.args(sys.argv[1:])
+OPTS = fieldapp.args(sys.argv[1:])
 
 settings.configure(
     DEBUG=False,
@@ -48,34 +46,14 @@ import django  # noqa: E402
 
 django.setup()
 
-from django.http import JsonResponse  # noqa: E402
 from django.urls import path  # noqa: E402
 
-
-def transfers(request):
-    account = request.headers.get("Authorization", "")
-    if request.method == "GET":
-        key = request.GET.get("idempotency_key", "")
-        return JsonResponse({"count": effects.count(OPTS["effects"], account, key)})
-    body = json.loads(request.body)
-    key = request.headers.get("Idempotency-Key", "")
-    effects.record(OPTS["effects"], account, key, body["amount"])
-    bank = effects.charge_bank(key, body["amount"])
-    out = dict(body, id="tr_" + secrets.token_hex(8), bank=bank, status="paid")
-    return JsonResponse(out, status=201)
-
-
-def healthz(request):
-    return JsonResponse({"ok": True})
-
+transfers, healthz = fieldapp.views(OPTS["effects"])
 
 urlpatterns = [path("v1/transfers", transfers), path("healthz", healthz)]
 
 if __name__ == "__main__":
-    from django.core.handlers.wsgi import WSGIHandler
     from django.core.management import call_command
-    from django.core.servers.basehttp import run
 
     call_command("migrate", verbosity=0)
-    host, port = OPTS["addr"].rsplit(":", 1)
-    run(host, int(port), WSGIHandler(), threading=True)
+    fieldapp.serve(OPTS["addr"])

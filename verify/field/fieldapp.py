@@ -1,6 +1,7 @@
-"""The effect log the field suite's Python apps share (see README.md).
+"""What the field suite's Django apps share (see README.md): the views,
+the effect log and the server; each app adds only its library's settings.
 
-Every run of a transfer handler appends one JSON line to a file that
+Every run of the transfer view appends one JSON line to a file that
 survives a kill and a restart; verify's plans count a caller's lines for
 a key through GET /v1/transfers?idempotency_key=K. The bank call goes to
 verify's external-call stub (RETRYSPEC_EXTERNAL_URL) with a downstream key
@@ -9,6 +10,7 @@ derived from the client's key, as a careful app would choose it.
 
 import json
 import os
+import secrets
 import urllib.request
 
 
@@ -56,3 +58,37 @@ def args(argv):
         if a.startswith("--") and a[2:] in out and i + 1 < len(argv):
             out[a[2:]] = argv[i + 1]
     return out
+
+
+def views(effects_file):
+    """The transfer and health views, logging effects to effects_file.
+    Call after settings.configure and django.setup."""
+    from django.http import JsonResponse
+
+    def transfers(request):
+        account = request.headers.get("Authorization", "")
+        if request.method == "GET":
+            key = request.GET.get("idempotency_key", "")
+            return JsonResponse({"count": count(effects_file, account, key)})
+        body = json.loads(request.body)
+        key = request.headers.get("Idempotency-Key", "")
+        record(effects_file, account, key, body["amount"])
+        bank = charge_bank(key, body["amount"])
+        out = dict(body, id="tr_" + secrets.token_hex(8), bank=bank, status="paid")
+        return JsonResponse(out, status=201)
+
+    def healthz(request):
+        return JsonResponse({"ok": True})
+
+    return transfers, healthz
+
+
+def serve(addr):
+    """Serve the configured Django project on addr (HOST:PORT) with
+    Django's own threaded WSGI server, as runserver does, without the
+    autoreloader."""
+    from django.core.handlers.wsgi import WSGIHandler
+    from django.core.servers.basehttp import run
+
+    host, port = addr.rsplit(":", 1)
+    run(host, int(port), WSGIHandler(), threading=True)
