@@ -60,9 +60,25 @@ def args(argv):
     return out
 
 
+def configure(urlconf, **library_settings):
+    """Configure Django for one app (ROOT_URLCONF is urlconf, the module
+    that holds urlpatterns) with its library's settings, and set it up."""
+    import django
+    from django.conf import settings
+
+    settings.configure(
+        DEBUG=False,
+        ALLOWED_HOSTS=["127.0.0.1", "localhost"],
+        ROOT_URLCONF=urlconf,
+        SECRET_KEY="field-suite-only",
+        **library_settings,
+    )
+    django.setup()
+
+
 def views(effects_file):
     """The transfer and health views, logging effects to effects_file.
-    Call after settings.configure and django.setup."""
+    Call after configure."""
     from django.http import JsonResponse
 
     def transfers(request):

@@ -17,24 +17,16 @@ sys.dont_write_bytecode = True  # nothing written into the repository
 sys.path[:0] = [os.path.join(HERE, "..", ".deps", "python"), os.path.join(HERE, "..")]
 
 import fieldapp  # noqa: E402
-from django.conf import settings  # noqa: E402
 
 OPTS = fieldapp.args(sys.argv[1:])
 
-settings.configure(
-    DEBUG=False,
-    ALLOWED_HOSTS=["127.0.0.1", "localhost"],
-    ROOT_URLCONF=__name__,
-    SECRET_KEY="field-suite-only",
+fieldapp.configure(
+    __name__,
     MIDDLEWARE=["idempotency_key.middleware.IdempotencyKeyMiddleware"],
     INSTALLED_APPS=[],
     DATABASES={},
     IDEMPOTENCY_KEY={},  # the library's defaults, as its README starts
 )
-
-import django  # noqa: E402
-
-django.setup()
 
 from django.urls import path  # noqa: E402
 

@@ -20,15 +20,11 @@ sys.dont_write_bytecode = True  # nothing written into the repository
 sys.path[:0] = [os.path.join(HERE, "..", ".deps", "python"), os.path.join(HERE, "..")]
 
 import fieldapp  # noqa: E402
-from django.conf import settings  # noqa: E402
 
 OPTS = fieldapp.args(sys.argv[1:])
 
-settings.configure(
-    DEBUG=False,
-    ALLOWED_HOSTS=["127.0.0.1", "localhost"],
-    ROOT_URLCONF=__name__,
-    SECRET_KEY="field-suite-only",
+fieldapp.configure(
+    __name__,
     MIDDLEWARE=["drf_idempotency.middleware.IdempotencyMiddleware"],
     INSTALLED_APPS=["drf_idempotency"],
     DATABASES={
@@ -41,10 +37,6 @@ settings.configure(
     USE_TZ=True,
     IDEMPOTENCY={"REQUIRE_KEY": True, "LOCK_TTL_SECONDS": 2},
 )
-
-import django  # noqa: E402
-
-django.setup()
 
 from django.urls import path  # noqa: E402
 
