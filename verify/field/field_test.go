@@ -126,7 +126,16 @@ func TestFieldLibraries(t *testing.T) {
 		t.Run(lib.dir, func(t *testing.T) {
 			t.Parallel()
 			lib.check(t)
-			gates := runVerify(t, lib.dir)
+			gates, code := runVerify(t, lib.dir)
+			wantCode := 0
+			for _, v := range lib.verdicts {
+				if v.result == fail {
+					wantCode = cli.ExitFindings
+				}
+			}
+			if code != wantCode {
+				t.Errorf("retryspec verify exited %d, want %d", code, wantCode)
+			}
 			seen := map[string]bool{}
 			for _, g := range gates {
 				seen[g.Gate] = true
@@ -171,8 +180,8 @@ func (lib library) check(t *testing.T) {
 
 // runVerify runs `retryspec verify --format json` on the library's
 // contract and plan, with the app's state in a fresh folder, and returns
-// the gates it reported.
-func runVerify(t *testing.T, dir string) []verify.GateResult {
+// the gates it reported and its exit code.
+func runVerify(t *testing.T, dir string) ([]verify.GateResult, int) {
 	t.Helper()
 	state := t.TempDir()
 	var out, errOut bytes.Buffer
@@ -197,5 +206,5 @@ func runVerify(t *testing.T, dir string) []verify.GateResult {
 		t.Fatalf("verify aborted: %s", report.Aborted)
 	}
 	slices.SortFunc(report.Gates, func(a, b verify.GateResult) int { return strings.Compare(a.Gate, b.Gate) })
-	return report.Gates
+	return report.Gates, code
 }
