@@ -263,25 +263,46 @@ func (r *runner) externalCallsOnce(op Operation, kp killPoint) *failure {
 // retryAfterCrash repeats req until it completes, waiting out the in-flight
 // conflict (honouring Retry-After) for at most lock_timeout + crashMargin.
 func (r *runner) retryAfterCrash(op Operation, req Request, kp killPoint) (Response, int, *failure) {
-	var lockTimeout time.Duration
-	if r.c.Idempotency.InFlight != nil {
-		lockTimeout = r.c.Idempotency.InFlight.LockTimeout.D
+	last, conflicts, waited, f := r.retryUntilAnswered(req, "# after restart, the retry:", nil)
+	switch {
+	case f != nil:
+		return last, conflicts, f
+	case last.Err == nil && last.Status/100 == 2:
+		return last, conflicts, nil
+	case waited:
+		return last, conflicts, failf(r.epPath(op, "recovery_points"), "take over a claim whose lock is older than lock_timeout (in_flight.takeover) and resume from its recovery point",
+			"killed %s, restarted; the retry did not complete within lock_timeout + %s (%s); last answer: %s", kp, crashMargin, r.lockTimeout()+crashMargin, last.Describe())
 	}
-	deadline := time.Now().Add(lockTimeout + crashMargin)
-	conflicts := 0
+	return last, conflicts, failf(r.epPath(op, "recovery_points"), crashFix, "killed %s, restarted; the retry with the same key got %s instead of completing", kp, last.Describe())
+}
+
+func (r *runner) lockTimeout() time.Duration {
+	if r.c.Idempotency.InFlight != nil {
+		return r.c.Idempotency.InFlight.LockTimeout.D
+	}
+	return 0
+}
+
+// retryUntilAnswered repeats req while it gets the in-flight conflict, a
+// 429, a 503 or no answer, waiting between tries (honouring Retry-After),
+// for at most lock_timeout + crashMargin; stop, when set, ends the wait at
+// an answer it accepts. waitedOut is set when the time ran out; label
+// heads the retry in the reproduction.
+func (r *runner) retryUntilAnswered(req Request, label string, stop func(Response) bool) (last Response, conflicts int, waitedOut bool, _ *failure) {
+	deadline := time.Now().Add(r.lockTimeout() + crashMargin)
 	delay := 50 * time.Millisecond
 	for attempt := 0; ; attempt++ {
-		last := r.do(req)
+		last = r.do(req)
 		r.cur.res.Requests++
 		if attempt == 0 {
-			r.cur.repro = append(r.cur.repro, "# after restart, the retry:", r.red.String(req.Curl()))
+			r.cur.repro = append(r.cur.repro, label, r.red.String(req.Curl()))
 		}
-		if last.Err == nil && last.Status/100 == 2 {
-			return last, conflicts, nil
+		if last.Err == nil && last.Status/100 == 2 || stop != nil && stop(last) {
+			return last, conflicts, false, nil
 		}
 		inFlight := r.c.Idempotency.InFlight != nil && r.matches(last, r.c.Idempotency.Conflicts.InFlight)
 		if last.Err == nil && !inFlight && last.Status != 429 && last.Status != 503 {
-			return last, conflicts, failf(r.epPath(op, "recovery_points"), crashFix, "killed %s, restarted; the retry with the same key got %s instead of completing", kp, last.Describe())
+			return last, conflicts, false, nil
 		}
 		if inFlight {
 			conflicts++
@@ -292,15 +313,14 @@ func (r *runner) retryAfterCrash(op Operation, req Request, kp killPoint) (Respo
 		}
 		delay = min(delay*2, time.Second)
 		if remaining := time.Until(deadline); remaining <= 0 || attempt >= 10000 {
-			return last, conflicts, failf(r.epPath(op, "recovery_points"), "take over a claim whose lock is older than lock_timeout (in_flight.takeover) and resume from its recovery point",
-				"killed %s, restarted; the retry did not complete within lock_timeout + %s (%s); last answer: %s", kp, crashMargin, lockTimeout+crashMargin, last.Describe())
+			return last, conflicts, true, nil
 		} else if wait > remaining {
 			wait = remaining
 		}
 		select {
 		case <-time.After(wait):
 		case <-r.ctx.Done():
-			return last, conflicts, &failure{msg: "interrupted", err: r.ctx.Err()}
+			return last, conflicts, false, &failure{msg: "interrupted", err: r.ctx.Err()}
 		}
 	}
 }
@@ -341,6 +361,9 @@ func (r *runner) gateRestartReplay(op Operation) (string, *failure) {
 	again := r.send(r.opRequest(op, key, op.Body, primary), false)
 	if again.Err != nil {
 		return "", &failure{msg: again.Describe(), err: errUnresponsive}
+	}
+	if skip := r.pastWindow(r.cur.originalSent); skip != "" {
+		return skip, nil
 	}
 	after, _, f := r.settledCount(op, key, primary)
 	if f != nil {

@@ -34,7 +34,8 @@ func DryRun(o Options) []string {
 			if op.Effects == nil {
 				return nil
 			}
-			return []string{curl(Request{Method: op.Effects.Method, URL: r.base + fillTarget(op.Effects.Target, op.PathValues, key), Headers: r.headers(who)})}
+			vals, hs, _ := r.filled(op, key, who)
+			return []string{curl(Request{Method: op.Effects.Method, URL: r.base + fillTarget(op.Effects.Target, vals, key), Headers: hs})}
 		}
 		for _, g := range Gates {
 			if o.Only != nil && !slices.Contains(o.Only, g) {
@@ -86,6 +87,24 @@ func DryRun(o Options) []string {
 					if len(o.Plan.Crash.Delays) == 0 && o.Plan.Crash.Sweep > 0 {
 						reqs = append(reqs, fmt.Sprintf("# then %d kills spread over a measured request's duration, each with a fresh key, restart and retry as above", o.Plan.Crash.Sweep))
 					}
+				}
+			case GateKeyForm:
+				if r.c.Idempotency.HeaderValue == contract.HeaderSFString {
+					req := r.opRequest(op, "", op.Body, primary)
+					req.Headers = append(req.Headers, sentHeader{Name: r.c.Idempotency.Header, Value: key})
+					reqs = append(append(append(reqs, countReq(key, primary)...), "# the key without its sf-string quotes:", curl(req)), countReq(key, primary)...)
+				}
+			case GateAfterWindow:
+				if w, from := r.replayWindow(); w > 0 && w <= maxWindowWait {
+					reqs = append(append(reqs, send(key, op.Body, primary)), countReq(key, primary)...)
+					reqs = append(reqs, fmt.Sprintf("# wait %s (%s and a margin), then reuse the key:", w+windowMargin, from), send(key, op.Body, primary))
+					reqs = append(reqs, countReq(key, primary)...)
+				}
+			case GateFailedAttempt:
+				if o.Plan.Server != nil && o.BaseURL == "" && len(op.Endpoint.ExternalCalls) > 0 {
+					reqs = append(append(reqs, countReq(key, primary)...), fmt.Sprintf("# the stub answers %s with a 500 this once:", op.Endpoint.ExternalCalls[0]), send(key, op.Body, primary))
+					reqs = append(reqs, "# the retry with the same key (waiting out the in-flight conflict), judged by stored_failures:", send(key, op.Body, primary))
+					reqs = append(reqs, countReq(key, primary)...)
 				}
 			case GateRestartReplay:
 				if o.Plan.Server != nil && o.BaseURL == "" {

@@ -107,7 +107,7 @@ func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fakeError(w, 400, "missing_idempotency_key")
 		return
 	case len(key) > 255:
-		fakeError(w, 400, "key_too_long")
+		fakeError(w, 400, "invalid_idempotency_key")
 		return
 	}
 	fp := fmt.Sprintf("%x", sha256.Sum256(body))

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/retryspec/retryspec/contract"
 )
@@ -28,6 +29,7 @@ func (r *runner) observe(before, after int, ok bool, what string) {
 // original sends the operation's request with a fresh key and insists that
 // it succeeds: every later step compares against it.
 func (r *runner) original(op Operation, key string, who principal) (Response, *failure) {
+	r.cur.originalSent = time.Now()
 	resp := r.send(r.opRequest(op, key, op.Body, who), false)
 	if resp.Err != nil {
 		return resp, &failure{msg: resp.Describe(), err: errUnresponsive}
@@ -96,14 +98,19 @@ func (r *runner) gateKeyTooLong(op Operation) (string, *failure) {
 		return "", f
 	}
 	r.observe(before, after, ok, "")
-	fix := fmt.Sprintf("refuse keys longer than %d characters with a 400 before claiming them; never truncate a key", max)
-	if resp.Status/100 != 4 {
-		return "", failf("idempotency.max_key_length", fix, "a key of %d characters (max_key_length is %d) got %s; the contract promises a 4xx", max+1, max, resp.Describe())
+	want := r.c.Idempotency.Conflicts.InvalidKey
+	fix := fmt.Sprintf("refuse keys longer than %d characters with %s before claiming them; never truncate a key", max, conflictText(want))
+	if !r.matches(resp, want) {
+		what := "the contract promises " + conflictText(want) + " (idempotency.conflicts.invalid_key)"
+		if resp.Status/100 == 2 {
+			what = "it was accepted: a server that truncates makes two long keys one; " + what
+		}
+		return "", failf("idempotency.max_key_length", fix, "a key of %d characters (max_key_length is %d) got %s; %s", max+1, max, resp.Describe(), what)
 	}
 	if ok && after != before {
 		return "", failf("idempotency.max_key_length", fix, "a key of %d characters was refused (%d) but still caused %d effect(s)", max+1, resp.Status, after-before)
 	}
-	r.cur.res.Reason = fmt.Sprintf("refused with %d", resp.Status)
+	r.cur.res.Reason = "refused with " + conflictText(want)
 	return "", nil
 }
 
@@ -117,6 +124,9 @@ func (r *runner) gateReplay(op Operation) (string, *failure) {
 	again := r.send(r.opRequest(op, key, op.Body, primary), false)
 	if again.Err != nil {
 		return "", &failure{msg: again.Describe(), err: errUnresponsive}
+	}
+	if skip := r.pastWindow(r.cur.originalSent); skip != "" {
+		return skip, nil
 	}
 	after, _, f := r.settledCount(op, key, primary)
 	if f != nil {
@@ -201,6 +211,9 @@ func (r *runner) gateMismatch(op Operation) (string, *failure) {
 	if resp.Err != nil {
 		return "", &failure{msg: resp.Describe(), err: errUnresponsive}
 	}
+	if skip := r.pastWindow(r.cur.originalSent); skip != "" {
+		return skip, nil
+	}
 	after, _, f := r.settledCount(op, key, primary)
 	if f != nil {
 		return "", f
@@ -243,6 +256,9 @@ func (r *runner) gateScope(op Operation) (string, *failure) {
 	resp := r.send(r.opRequest(op, key, op.Body, other), false)
 	if resp.Err != nil {
 		return "", &failure{msg: resp.Describe(), err: errUnresponsive}
+	}
+	if skip := r.pastWindow(r.cur.originalSent); skip != "" && r.c.Idempotency.Scope == contract.ScopeGlobal {
+		return skip, nil
 	}
 	after, _, f := r.settledCount(op, key, primary)
 	if f != nil {

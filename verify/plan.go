@@ -36,9 +36,13 @@ type Plan struct {
 	RequestTimeout time.Duration
 	// Settle is how long after a request its effects are counted again
 	// (a server may apply effects after it answers); the later count is judged.
-	Settle     time.Duration
-	Operations []Operation
-	Server     *Server
+	Settle time.Duration
+	// ReplayWindow is the replay window the server under test runs when a
+	// test setup shortens the contract's (extension: replay_window); 0:
+	// the contract's. The after-window gate waits past it.
+	ReplayWindow time.Duration
+	Operations   []Operation
+	Server       *Server
 	// Crash tunes the crash gate's kill points and stub.
 	Crash Crash
 	// secrets are the values read from ${VAR}: never printed.
@@ -173,7 +177,7 @@ func (l *planLoader) err() error {
 	return &contract.LoadError{File: l.file, Source: l.src, Diagnostics: l.diags}
 }
 
-var planKeys = []string{"base_url", "headers", "other_principal", "concurrency", "request_timeout", "settle", "operations", "server", "crash"}
+var planKeys = []string{"base_url", "headers", "other_principal", "concurrency", "request_timeout", "settle", "replay_window", "operations", "server", "crash"}
 
 // DefaultSettle is the plan's settle when it gives none.
 const DefaultSettle = time.Second
@@ -212,6 +216,14 @@ func (l *planLoader) decode(root *yaml.Node, c *contract.Contract) {
 				l.errorf(v, "write a duration such as 1s (0s counts at once, for a server that applies every effect before it answers)", "settle must be a duration from 0s to 1m, not %q", v.Value)
 			}
 			p.Settle = d
+		case "replay_window":
+			d, err := contract.ParseDuration(v.Value)
+			if v.Kind != yaml.ScalarNode || err != nil || d <= 0 {
+				l.errorf(v, "write the window the server under test runs, such as 10s (start it with a short test window so verify can wait past it)", "replay_window must be a positive duration, not %q", v.Value)
+			} else if c != nil && c.Idempotency.ReplayWindow.D > 0 && d > c.Idempotency.ReplayWindow.D {
+				l.errorf(v, fmt.Sprintf("a test window is shorter than the contract's; remove replay_window to use the contract's %s", c.Idempotency.ReplayWindow.Text), "replay_window %s is longer than the contract's replay_window %s", v.Value, c.Idempotency.ReplayWindow.Text)
+			}
+			p.ReplayWindow = d
 		case "operations":
 			opsNode = v
 		case "server":

@@ -75,6 +75,8 @@ func TestBadPlans(t *testing.T) {
 		{"command without addr", "server:\n  command: [./api]\noperations:\n  \"POST /v1/transfers\":\n    body: {}\n", nil, 2, "has no {addr}"},
 		{"not yaml", "base_url: [\n", nil, 1, "not valid YAML"},
 		{"bad base url", "base_url: ftp://x\noperations:\n  \"POST /v1/transfers\":\n    body: {}\n", nil, 1, "not an absolute http"},
+		{"replay_window not a duration", "base_url: http://127.0.0.1:1\nreplay_window: soon\noperations:\n  \"POST /v1/transfers\":\n    body: {}\n", nil, 2, "replay_window must be a positive duration"},
+		{"replay_window over the contract's", "base_url: http://127.0.0.1:1\nreplay_window: 25h\noperations:\n  \"POST /v1/transfers\":\n    body: {}\n", nil, 2, "longer than the contract's replay_window 24h"},
 		{"alias in body", "base_url: http://127.0.0.1:1\nx: &a 1\noperations:\n  \"POST /v1/transfers\":\n    body: {n: *a}\n", nil, 5, "body is not JSON"},
 	}
 	for _, tc := range cases {

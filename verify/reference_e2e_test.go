@@ -26,7 +26,15 @@ var referenceFlaws = map[string]string{
 	"global-scope":         GateScope,
 	"missing-key-accepted": GateMissingKey,
 	"fresh-downstream-key": GateCrashRecovery,
+	"window-ignored":       GateAfterWindow,
+	"failure-replayed":     GateFailedAttempt,
 }
+
+// testWindow is the replay window of the reference servers under test:
+// long enough that every other gate's repeat lands inside it on a loaded
+// machine (a repeat that does not is skipped, never judged), short enough
+// for verify/after-window to wait out.
+const testWindow = "15s"
 
 var (
 	refOnce   sync.Once
@@ -61,8 +69,10 @@ func referenceServer(t testing.TB) string {
 // max_duration 2500ms (the lock must outlast the 2s attempt timeout and the
 // handler's max_duration: state/lock-timeout-below-request), passed to
 // both the server (--contract) and verify, so the crash gate's retries wait
-// three seconds for the takeover instead of two minutes. Everything else is
-// the example as written.
+// three seconds for the takeover instead of two minutes, and replay_window
+// testWindow (waived: it is shorter than the retry chain on purpose), so
+// verify/after-window can wait past it. Everything else is the example as
+// written.
 func shortLockContract(t testing.TB) (*contract.Contract, string) {
 	t.Helper()
 	src, err := os.ReadFile(filepath.Join(testenv.RepoRoot(t), "examples", "payouts", "retryspec.yaml"))
@@ -75,6 +85,15 @@ func shortLockContract(t testing.TB) (*contract.Contract, string) {
 	}
 	src = bytes.Replace(src, []byte(from), []byte("lock_timeout: 3s "), 1)
 	src = bytes.Replace(src, []byte("max_duration: 45s"), []byte("max_duration: 2500ms"), 1)
+	if !bytes.Contains(src, []byte("replay_window: 24h")) || bytes.Contains(src, []byte("\nlint:")) {
+		t.Fatal("examples/payouts/retryspec.yaml no longer says replay_window: 24h, or has a lint: section of its own")
+	}
+	src = bytes.Replace(src, []byte("replay_window: 24h"), []byte("replay_window: "+testWindow), 1)
+	src = append(src, []byte(`lint:
+  waive:
+    - rule: window/shorter-than-retry-chain
+      because: "a test contract: verify/after-window waits past the window, so it is seconds long"
+`)...)
 	file := filepath.Join(t.TempDir(), "retryspec.yaml")
 	if err := os.WriteFile(file, src, 0o644); err != nil {
 		t.Fatal(err)
@@ -151,8 +170,96 @@ func TestReferenceServer(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				checkGates(t, res, gate)
+				checkGates(t, res, gate, GateKeyForm)
 			})
 		}
+	}
+}
+
+// TestReferenceServerKeyForm: under header_value: sf-string the reference
+// server refuses a bare key with the contract's invalid_key answer and
+// still takes quoted keys; with --flaw key-form-lenient (a bare key taken
+// as if quoted) verify/key-form fails, and only it.
+func TestReferenceServerKeyForm(t *testing.T) {
+	bin := referenceServer(t)
+	_, file := shortLockContract(t)
+	c, file := contractVariant(t, file, "header_value: plain ", "header_value: sf-string ")
+	only := []string{GateKeyTooLong, GateKeyForm, GateReplay}
+	for _, flaw := range []string{"", "key-form-lenient"} {
+		t.Run("flaw="+flaw, func(t *testing.T) {
+			t.Parallel()
+			cmd := []string{bin, "--addr", "{addr}", "--store", "sqlite:" + filepath.Join(t.TempDir(), "payouts.db"), "--contract", file, "--jobs-every", "0"}
+			if flaw != "" {
+				cmd = append(cmd, "--flaw", flaw)
+			}
+			res, err := Run(context.Background(), Options{Contract: c, Plan: referencePlan(t, c, cmd), Env: os.Environ(), Only: only})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := map[string]string{GateKeyTooLong: "passed", GateKeyForm: "passed", GateReplay: "passed"}
+			if flaw != "" {
+				want[GateKeyForm] = "failed"
+			}
+			if got := results(res); !equalMaps(got, want) {
+				t.Errorf("gates = %v, want %v\n%s", got, want, text(t, res))
+			}
+		})
+	}
+}
+
+// contractVariant writes the contract at file with from replaced by to, to
+// a new file, and loads it.
+func contractVariant(t *testing.T, file, from, to string) (*contract.Contract, string) {
+	t.Helper()
+	src, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(src, []byte(from)) {
+		t.Fatalf("%s no longer says %q", file, from)
+	}
+	out := filepath.Join(t.TempDir(), "retryspec.yaml")
+	if err := os.WriteFile(out, bytes.Replace(src, []byte(from), []byte(to), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := contract.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, out
+}
+
+// TestReferenceServerExpiredKey: under after_window: error, a key reused
+// after the server's window gets the contract's expired answer and no
+// effect; with --flaw window-ignored it is replayed and verify/after-window
+// fails. Server and verify read the window (2s) from one contract file.
+func TestReferenceServerExpiredKey(t *testing.T) {
+	bin := referenceServer(t)
+	_, file := shortLockContract(t)
+	c, file := contractVariant(t, file, "after_window: new-request ", "after_window: error ")
+	c, file = contractVariant(t, file, "replay_window: "+testWindow, "replay_window: 2s")
+	c, file = contractVariant(t, file, "  waive:\n", "  waive:\n    - rule: window/expiry-errors\n      because: \"a test contract for the expired-key answer\"\n")
+	for _, flaw := range []string{"", "window-ignored"} {
+		t.Run("flaw="+flaw, func(t *testing.T) {
+			t.Parallel()
+			cmd := []string{bin, "--addr", "{addr}", "--store", "sqlite:" + filepath.Join(t.TempDir(), "payouts.db"), "--contract", file, "--jobs-every", "0"}
+			if flaw != "" {
+				cmd = append(cmd, "--flaw", flaw)
+			}
+			res, err := Run(context.Background(), Options{Contract: c, Plan: referencePlan(t, c, cmd), Env: os.Environ(), Only: []string{GateAfterWindow}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := map[string]string{GateAfterWindow: "passed"}
+			if flaw != "" {
+				want[GateAfterWindow] = "failed"
+			}
+			if got := results(res); !equalMaps(got, want) {
+				t.Errorf("gates = %v, want %v\n%s", got, want, text(t, res))
+			}
+			if flaw == "" && !strings.Contains(res.Gates[0].Reason, "idempotency_key_expired") {
+				t.Errorf("reason %q does not name the expired answer", res.Gates[0].Reason)
+			}
+		})
 	}
 }

@@ -29,12 +29,15 @@ const (
 	GateScope         = "verify/scope"
 	GateCrashRecovery = "verify/crash-recovery"
 	GateRestartReplay = "verify/restart-replay"
+	GateAfterWindow   = "verify/after-window"
+	GateFailedAttempt = "verify/failed-attempt"
+	GateKeyForm       = "verify/key-form"
 	// RuleEffectsUnobserved is the closing warning of a run that counted no effect.
 	RuleEffectsUnobserved = "verify/effects-unobserved"
 )
 
 // Gates lists every gate in run order.
-var Gates = []string{GateMissingKey, GateKeyTooLong, GateConcurrency, GateReplay, GateMismatch, GateScope, GateRestartReplay, GateCrashRecovery}
+var Gates = []string{GateMissingKey, GateKeyTooLong, GateKeyForm, GateConcurrency, GateReplay, GateMismatch, GateScope, GateFailedAttempt, GateRestartReplay, GateCrashRecovery, GateAfterWindow}
 
 // Options configure one run.
 type Options struct {
@@ -149,6 +152,9 @@ type runner struct {
 }
 
 type gateState struct {
+	// originalSent is when the gate's original request was sent: a key's
+	// replay window runs from about then.
+	originalSent time.Time
 	// settleNotes are counts that moved during a settle time.
 	settleNotes []string
 	res         GateResult
@@ -305,6 +311,12 @@ func (r *runner) runGate(gate string, op Operation) (GateResult, *Finding) {
 		skip, fail = r.gateCrash(op)
 	case GateRestartReplay:
 		skip, fail = r.gateRestartReplay(op)
+	case GateAfterWindow:
+		skip, fail = r.gateAfterWindow(op)
+	case GateFailedAttempt:
+		skip, fail = r.gateFailedAttempt(op)
+	case GateKeyForm:
+		skip, fail = r.gateKeyForm(op)
 	}
 	if r.aborted == nil && r.ctx.Err() != nil {
 		r.aborted = r.stopped()
@@ -391,6 +403,9 @@ var gatePaths = map[string]string{
 	GateScope:         "idempotency.scope",
 	GateCrashRecovery: "idempotency.recovery",
 	GateRestartReplay: "idempotency.stored_response",
+	GateAfterWindow:   "idempotency.after_window",
+	GateFailedAttempt: "idempotency.stored_failures",
+	GateKeyForm:       "idempotency.header_value",
 }
 
 // failure is a gate that did not hold: what was seen, where in the contract
@@ -483,19 +498,27 @@ func (r *runner) headers(who principal) []sentHeader {
 	return out
 }
 
-// opRequest builds the operation's request with key ("" for none) and body.
-func (r *runner) opRequest(op Operation, key string, body []byte, who principal) Request {
+// filled is the operation's path values and who's headers with the
+// placeholders drawn for key: the operation's request and its effects
+// request name the same resource.
+func (r *runner) filled(op Operation, key string, who principal) (map[string]string, []sentHeader, *strings.Replacer) {
 	rep := r.fills.replacer(key)
 	vals := make(map[string]string, len(op.PathValues))
 	for k, v := range op.PathValues {
 		vals[k] = rep.Replace(v)
 	}
-	if body != nil && hasPlaceholder(string(body)) {
-		body = []byte(rep.Replace(string(body)))
-	}
 	hs := r.headers(who)
 	for i := range hs {
 		hs[i].Value, hs[i].Shown = rep.Replace(hs[i].Value), rep.Replace(hs[i].Shown)
+	}
+	return vals, hs, rep
+}
+
+// opRequest builds the operation's request with key ("" for none) and body.
+func (r *runner) opRequest(op Operation, key string, body []byte, who principal) Request {
+	vals, hs, rep := r.filled(op, key, who)
+	if body != nil && hasPlaceholder(string(body)) {
+		body = []byte(rep.Replace(string(body)))
 	}
 	req := Request{Method: op.Endpoint.Method, URL: r.base + fillTarget(op.Endpoint.Path, vals, ""), Headers: hs, Body: body}
 	if key != "" {
@@ -562,7 +585,8 @@ func (r *runner) count(op Operation, key string, who principal) (n int, ok bool,
 	if op.Effects == nil {
 		return 0, false, nil
 	}
-	req := Request{Method: op.Effects.Method, URL: r.base + fillTarget(op.Effects.Target, op.PathValues, key), Headers: r.headers(who)}
+	vals, hs, _ := r.filled(op, key, who)
+	req := Request{Method: op.Effects.Method, URL: r.base + fillTarget(op.Effects.Target, vals, key), Headers: hs}
 	resp := r.send(req, false)
 	if resp.Err != nil {
 		return 0, true, &failure{msg: "the effects request got no answer: " + resp.Err.Error(), err: errUnresponsive}

@@ -30,6 +30,10 @@ type stub struct {
 	// log is every arrival and answer since reset, in order: which calls a
 	// killed server had seen answered, and which it called again after.
 	log []stubEvent
+	// failCall, when set, is answered once with a 500 and not applied, to
+	// make the handler fail (the failed-attempt gate); failed counts those.
+	failCall string
+	failed   int
 }
 
 type stubEvent struct {
@@ -82,6 +86,22 @@ func (s *stub) reset() {
 	s.calls = map[string]int{}
 	s.armed = nil
 	s.log = nil
+	s.failCall, s.failed = "", 0
+}
+
+// failNext makes the next request for call fail with a 500 that applies
+// nothing, as a provider's outage does; "" disarms it.
+func (s *stub) failNext(call string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failCall = call
+}
+
+// failures is how many requests the stub failed since reset.
+func (s *stub) failures() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.failed
 }
 
 // mark is the log's current length.
@@ -159,6 +179,15 @@ func (s *stub) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.calls[name]++
 	s.log = append(s.log, stubEvent{call: name})
+	if s.failCall == name {
+		s.failCall = ""
+		s.failed++
+		s.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusInternalServerError)
+		w.Write([]byte(`{"error":{"code":"provider_unavailable","message":"the stub failed this call on purpose; it applied nothing"}}`))
+		return
+	}
 	t := s.armed
 	if t != nil && t.call == name {
 		s.armed = nil

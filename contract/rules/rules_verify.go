@@ -30,16 +30,31 @@ var verifyRules = []Rule{
 		ID:       "verify/key-too-long",
 		Severity: findings.Error,
 		Scope:    ScopeVerify,
-		Summary:  "a key one character longer than max_key_length is accepted, or causes an effect",
-		Rationale: "Proves: the server enforces the contract's max_key_length with a 4xx and does no work for the request. Failing " +
+		Summary:  "a key one character longer than max_key_length is not refused with the contract's invalid_key answer, or causes an effect",
+		Rationale: "Proves: the server enforces the contract's max_key_length with the invalid_key status and code and does no work for the request. Failing " +
 			"means the stored key is not the key the client sent: a server that truncates makes two distinct long keys collide " +
 			"(one caller's retry replays another request's answer), and a column that silently cuts or errors late leaves half-done " +
 			"work. Usual cause in code: the key column is shorter than the documented length, or the handler truncates " +
 			"(key[:255]) instead of refusing.",
 		Sources: []findings.Source{srcStripe, srcIETF},
-		Fix:     "refuse a key longer than idempotency.max_key_length with a 400 before claiming it, and size the key column to exactly that length",
+		Fix:     "refuse a key longer than idempotency.max_key_length with idempotency.conflicts.invalid_key's status and code before claiming it, and size the key column to exactly that length",
 		Bad:     "POST /v1/transfers  Idempotency-Key: <256 characters>\n-> 201, one transfer created\n",
-		Good:    "POST /v1/transfers  Idempotency-Key: <256 characters>\n-> 400, nothing created\n",
+		Good:    "POST /v1/transfers  Idempotency-Key: <256 characters>\n-> 400 invalid_idempotency_key, nothing created\n",
+	},
+	{
+		ID:       "verify/key-form",
+		Severity: findings.Error,
+		Scope:    ScopeVerify,
+		Summary:  "with header_value: sf-string, a key sent without its quotes is not refused with the contract's invalid_key answer, or causes an effect",
+		Rationale: "Proves: the server reads the key in the form the contract documents (an RFC 8941 string, quoted, as the IETF " +
+			"draft sends it) and refuses any other form before doing work. Failing means the stored key depends on how a client " +
+			"happened to write the header: a client that quotes and one that does not get two different keys for one intent, or " +
+			"the raw value (quotes included) becomes the key. Skipped with header_value: plain, where the value as sent is the key. " +
+			"Usual cause in code: the middleware takes the header's raw value, or strips quotes when present and accepts a bare value too.",
+		Sources: []findings.Source{srcIETF},
+		Fix:     "parse the header as an RFC 8941 string, refuse a value that is not one with idempotency.conflicts.invalid_key before claiming anything, and use the parsed string as the key",
+		Bad:     "POST /v1/transfers  Idempotency-Key: k1   (no quotes)\n-> 201, a transfer created under the key k1\n",
+		Good:    "POST /v1/transfers  Idempotency-Key: k1   (no quotes)\n-> 400 invalid_idempotency_key, nothing created\n",
 	},
 	{
 		ID:       "verify/concurrency",
@@ -103,6 +118,25 @@ var verifyRules = []Rule{
 		Good:    "account A: POST Idempotency-Key: k1 -> 201 tr_1\naccount B: POST Idempotency-Key: k1 -> 201 tr_2\n",
 	},
 	{
+		ID:       "verify/failed-attempt",
+		Severity: findings.Error,
+		Scope:    ScopeVerify,
+		Summary:  "after the key's first attempt failed in the handler, the retry was not what stored_failures says: the stored failure replayed, or the request run again",
+		Rationale: "Proves: a key whose first attempt failed is neither poisoned nor silently rerun against the contract. verify " +
+			"fails the endpoint's first external call at its stub (a 500 that applies nothing, as a provider outage does), lets " +
+			"the handler answer, then retries the key, waiting out the in-flight conflict. A failure the contract stores (a 4xx, " +
+			"or a 5xx under stored_failures: replay) must come back verbatim with no new work; one it does not store (a 5xx " +
+			"under reattempt, and 408, 425, 429 and 503 always) must leave the key free, so the retry runs and completes with one " +
+			"effect. verify and the middleware read that rule from one function. Failing the second way means a transient outage " +
+			"poisons the key for the whole window: every retry the client makes gets the old failure, and the only way out is a " +
+			"new key, which is exactly the duplicate risk keys exist to remove. Usual cause in code: every response is stored, " +
+			"whatever its status, or the claim is left locked after the handler failed.",
+		Sources: []findings.Source{srcStripe, srcBrandur},
+		Fix:     "store the failed attempt's response only when idempotency.stored_failures says so (never a 408, 425, 429 or 503); otherwise release the key so the retry runs the request",
+		Bad:     "POST Idempotency-Key: k1 -> 503 (the bank was down)\nPOST Idempotency-Key: k1 -> 503 Idempotent-Replayed: true (for 24h)\n",
+		Good:    "POST Idempotency-Key: k1 -> 503 (the bank was down)\nPOST Idempotency-Key: k1 -> 201 tr_1, one transfer\n",
+	},
+	{
 		ID:       "verify/restart-replay",
 		Severity: findings.Error,
 		Scope:    ScopeVerify,
@@ -132,6 +166,24 @@ var verifyRules = []Rule{
 		Fix:     "record a recovery point and the downstream key for each external call before making it, resume from the last recovery point on retry, and take over a claim whose owner died (locked_at older than lock_timeout)",
 		Bad:     "POST Idempotency-Key: k1 -> server killed at charge_bank\nPOST Idempotency-Key: k1 -> 201; stub saw charge_bank with 2 different keys\n",
 		Good:    "POST Idempotency-Key: k1 -> server killed at charge_bank\nPOST Idempotency-Key: k1 -> 201; stub saw charge_bank once (same key repeated)\n",
+	},
+	{
+		ID:       "verify/after-window",
+		Severity: findings.Error,
+		Scope:    ScopeVerify,
+		Summary:  "a key reused after its replay window did not get what after_window says: a new request with a new effect, or the expired-key answer",
+		Rationale: "Proves: the server honours the end of the replay window the way the contract documents. verify completes a " +
+			"request, waits past the window the server runs (the contract's, or a short test window the plan states as " +
+			"replay_window, for a server started with one), and reuses the key. With after_window: new-request the reuse runs " +
+			"as a new request (a second effect); with after_window: error it gets idempotency.conflicts.expired and does no work. " +
+			"Skipped when the window is longer than verify can wait. Failing means the docs promise one thing about old keys and " +
+			"the server does another: a client that relies on a replay for ever charges again, or one that re-submits on purpose " +
+			"after the window gets a stale answer instead of a new payment. Usual cause in code: the window check is missing " +
+			"(keys replay until the reaper deletes them), or it answers an expired key without the documented code.",
+		Sources: []findings.Source{srcStripe, srcIETF},
+		Fix:     "compare the key's first use with replay_window on every lookup, and once it is older do what idempotency.after_window says: run the request as a new one, or answer idempotency.conflicts.expired",
+		Bad:     "after_window: new-request, replay_window: 10s\nPOST Idempotency-Key: k1 -> 201 tr_1\n(12s later) POST Idempotency-Key: k1 -> 201 tr_1 (replayed)\n",
+		Good:    "after_window: new-request, replay_window: 10s\nPOST Idempotency-Key: k1 -> 201 tr_1\n(12s later) POST Idempotency-Key: k1 -> 201 tr_2 (a new transfer)\n",
 	},
 	{
 		ID:       "verify/effects-unobserved",

@@ -26,6 +26,14 @@ over at once; a live one answers 409 concurrent_idempotent_requests.
                             the charge is recorded (verify/crash-recovery: no repeated call)
   forget-completed          completed keys are lost on restart, as an in-memory store's
                             are (verify/restart-replay)
+  window-ignored            a completed key replays for ever, past --replay-window
+                            (verify/after-window)
+  failure-stored            a failed attempt's 503 is stored and replayed to every
+                            retry, poisoning the key (verify/failed-attempt)
+
+Keys replay for --replay-window seconds (the contract's replay_window, 24h);
+after that a key is a new request (after_window: new-request). A test starts
+the server with a short window and states it in verify's plan.
 
 Run: python3 server.py --addr 127.0.0.1:8080 --db /tmp/payouts.sqlite
 """
@@ -54,6 +62,8 @@ FLAWS = [
     "retry-new-downstream-key",
     "recall-recorded",
     "forget-completed",
+    "window-ignored",
+    "failure-stored",
 ]
 MAX_KEY_LENGTH = 255
 LOCK_TIMEOUT = 120.0  # the contract's in_flight.lock_timeout: 2m
@@ -82,8 +92,12 @@ def init_db():
         " account TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL,"
         " state TEXT NOT NULL, recovery_point TEXT NOT NULL, owner TEXT NOT NULL, locked_at REAL NOT NULL,"
         " request BLOB NOT NULL, transfer_id TEXT, charge_key TEXT, charge_id TEXT, receipt_key TEXT, receipt_id TEXT,"
-        " status INTEGER, body BLOB" + key_constraint + ")"
+        " status INTEGER, body BLOB, created_at REAL NOT NULL DEFAULT 0" + key_constraint + ")"
     )
+    try:  # a database file from before the replay window
+        conn.execute("ALTER TABLE idempotency_keys ADD COLUMN created_at REAL NOT NULL DEFAULT 0")
+    except sqlite3.OperationalError:
+        pass
     if ARGS.flaw == "forget-completed":
         # the flaw: completed responses behave like an in-memory cache, lost on restart
         conn.execute("DELETE FROM idempotency_keys WHERE state = 'complete'")
@@ -165,7 +179,7 @@ class Handler(BaseHTTPRequestHandler):
             if ARGS.flaw == "key-truncated":
                 key = key[:MAX_KEY_LENGTH]
             else:
-                return self.reply(400, error_body("idempotency_key_too_long", "keys are at most %d characters" % MAX_KEY_LENGTH))
+                return self.reply(400, error_body("invalid_idempotency_key", "keys are at most %d characters" % MAX_KEY_LENGTH))
         try:
             req = json.loads(raw)
             amount, currency, destination = req["amount"], req["currency"], req["destination"]
@@ -181,6 +195,7 @@ class Handler(BaseHTTPRequestHandler):
 class Transfer:
     def __init__(self, account, key, fingerprint, raw):
         self.account, self.key, self.fingerprint, self.raw = account, key, fingerprint, raw
+        self.owned = False  # this attempt holds the claim (won it or took it over)
         self.conn = db()
 
     def where(self):
@@ -191,7 +206,7 @@ class Transfer:
     def row(self):
         w, args = self.where()
         return self.conn.execute(
-            "SELECT fingerprint, state, recovery_point, owner, locked_at, status, body, rowid FROM idempotency_keys WHERE "
+            "SELECT fingerprint, state, recovery_point, owner, locked_at, status, body, rowid, created_at FROM idempotency_keys WHERE "
             + w + " ORDER BY rowid LIMIT 1",
             args,
         ).fetchone()
@@ -199,21 +214,36 @@ class Transfer:
     def run(self):
         try:
             return self.claim_and_work()
-        except Exception as e:  # a downstream failure: the claim stays in flight for a retry to resume
+        except Exception as e:  # a downstream failure: released at its recovery point for a retry to resume
             if self.conn.in_transaction:
                 self.conn.execute("ROLLBACK")
             sys.stderr.write("transfer %s failed: %r\n" % (self.key, e))
-            return 503, error_body("unavailable", "try again with the same key"), {"Retry-After": "1"}
+            body = error_body("unavailable", "try again with the same key")
+            if self.owned:  # only the attempt that holds the claim may release it
+                if ARGS.flaw == "failure-stored":
+                    # the flaw: the 503 is kept as the key's outcome, so every retry gets it back
+                    sets, values = "state = 'complete', status = 503, body = ?", (body,)
+                else:
+                    sets, values = "owner = '', locked_at = 0", ()
+                self.conn.execute("UPDATE idempotency_keys SET " + sets + " WHERE rowid = ? AND owner = ?", values + (self.rowid, BOOT))
+            return 503, body, {"Retry-After": "1"}
         finally:
             self.conn.close()
 
     def claim_and_work(self):
+        for _ in range(3):  # once more after an expired key is forgotten
+            answer = self.claim_once()
+            if answer is not None:
+                return answer
+        return 503, error_body("unavailable", "try again with the same key"), {"Retry-After": "1"}
+
+    def claim_once(self):
         now = time.time()
         insert = (
-            "INSERT %s INTO idempotency_keys (account, key, fingerprint, state, recovery_point, owner, locked_at, request)"
-            " VALUES (?, ?, ?, 'in_flight', 'started', ?, ?, ?)"
+            "INSERT %s INTO idempotency_keys (account, key, fingerprint, state, recovery_point, owner, locked_at, request, created_at)"
+            " VALUES (?, ?, ?, 'in_flight', 'started', ?, ?, ?, ?)"
         )
-        values = (self.account, self.key, self.fingerprint, BOOT, now, self.raw)
+        values = (self.account, self.key, self.fingerprint, BOOT, now, self.raw, now)
         if ARGS.flaw == "select-then-insert":
             won = False
             if self.row() is None:
@@ -227,7 +257,13 @@ class Transfer:
             self.conn.execute("COMMIT")
         if not won:
             r = self.row()
-            fingerprint, state, _, owner, locked_at, status, body, self.rowid = r
+            if r is None:
+                return None  # forgotten since the claim: claim again
+            fingerprint, state, _, owner, locked_at, status, body, self.rowid, created_at = r
+            if state == "complete" and now - created_at >= ARGS.replay_window and ARGS.flaw != "window-ignored":
+                # after_window: new-request: the old outcome is forgotten and the key claimed anew
+                self.conn.execute("DELETE FROM idempotency_keys WHERE rowid = ? AND state = 'complete'", (self.rowid,))
+                return None
             if fingerprint != self.fingerprint and ARGS.flaw != "mismatch-ignored":
                 return 409, error_body("invalid_idempotent_request", "this key was used with another request body"), {}
             if state == "complete":
@@ -248,6 +284,7 @@ class Transfer:
                 return 409, error_body("concurrent_idempotent_requests", "a request with this key is in progress; retry later"), {"Retry-After": "1"}
         elif ARGS.flaw != "select-then-insert":
             time.sleep(ARGS.work_ms / 1000.0)  # the same work, inside the claim
+        self.owned = True
         return self.resume()
 
     def load(self):
@@ -333,6 +370,7 @@ def main():
     p.add_argument("--db", default="", help="SQLite file (default: one per port in the temp folder)")
     p.add_argument("--flaw", default="", choices=[""] + FLAWS)
     p.add_argument("--work-ms", type=int, default=25, help="time the ledger work takes per transfer")
+    p.add_argument("--replay-window", type=float, default=86400.0, help="seconds a key replays its outcome (the contract's replay_window, 24h)")
     p.add_argument("--verbose", action="store_true")
     ARGS = p.parse_args()
     host, _, port = ARGS.addr.rpartition(":")

@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"net/http"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -32,6 +33,8 @@ type app struct {
 	counters *idempotency.Counters
 	external external
 	log      *slog.Logger
+	// flaw is an app-level flaw (appFlaws), "" for none.
+	flaw string
 }
 
 func newApp(ctx context.Context, cfg config, externalURL string, log *slog.Logger) (*app, error) {
@@ -44,6 +47,14 @@ func newApp(ctx context.Context, cfg config, externalURL string, log *slog.Logge
 		return nil, err
 	}
 	a := &app{c: c, store: store, db: store.DB(), dialect: store.Schema().Dialect, counters: idempotency.NewCounters(), log: log}
+	mwFlaw := cfg.flaw
+	if slices.Contains(appFlaws, cfg.flaw) {
+		a.flaw, mwFlaw = cfg.flaw, ""
+	}
+	var keys idempotency.Store = store
+	if a.flaw == "window-ignored" {
+		keys = ageless{store}
+	}
 	if externalURL != "" {
 		a.external = &httpExternal{base: strings.TrimRight(externalURL, "/"), client: &http.Client{Timeout: 30 * time.Second}}
 	} else {
@@ -53,10 +64,10 @@ func newApp(ctx context.Context, cfg config, externalURL string, log *slog.Logge
 		store.DB().Close()
 		return nil, err
 	}
-	a.mw, err = idempotency.New(c, store, idempotency.Options{
+	a.mw, err = idempotency.New(c, keys, idempotency.Options{
 		Account: bearerAccount,
 		Metrics: a.counters,
-		Flaw:    cfg.flaw,
+		Flaw:    mwFlaw,
 		Log:     log,
 	})
 	if err != nil {
@@ -85,7 +96,7 @@ func (a *app) routes() http.Handler {
 	if err != nil {
 		panic(err) // the embedded contract lists the endpoint; a test covers it
 	}
-	mux.Handle("POST /v1/transfers", create)
+	mux.Handle("POST /v1/transfers", a.withAppFlaw(a.flaw, create))
 	mux.HandleFunc("GET /v1/transfers", a.countTransfers)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		if err := a.db.PingContext(r.Context()); err != nil {

@@ -1,0 +1,282 @@
+package verify
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/retryspec/retryspec/contract"
+)
+
+// This file holds the gates for what real idempotency libraries get wrong
+// beyond the definitional ones: a key reused after its replay window, a
+// key whose first attempt failed in the handler, and a key in the wrong
+// form.
+
+// maxWindowWait is the longest replay window the after-window gate waits out.
+const maxWindowWait = 5 * time.Minute
+
+// windowMargin is what the after-window gate waits beyond the window, for
+// the server's clock and its claim time.
+const windowMargin = time.Second
+
+// replayWindow is the window the server under test runs: the plan's test
+// window, else the contract's, and where it is stated.
+func (r *runner) replayWindow() (time.Duration, string) {
+	if r.plan.ReplayWindow > 0 {
+		return r.plan.ReplayWindow, fmt.Sprintf("the plan's replay_window (%s)", r.plan.ReplayWindow)
+	}
+	w := r.c.Idempotency.ReplayWindow
+	return w.D, fmt.Sprintf("the contract's replay_window (%s)", w.Text)
+}
+
+// pastWindow says why a gate that repeats a completed key cannot judge
+// the repeat, or "": the repeat came after the key's window, so the
+// server may rightly treat it as a new request (a short test window on a
+// slow machine).
+func (r *runner) pastWindow(originalSent time.Time) string {
+	w, from := r.replayWindow()
+	if w <= 0 || time.Since(originalSent) < w {
+		return ""
+	}
+	return fmt.Sprintf("cannot tell: the repeat came %s after the original, past %s, so the server may rightly treat it as a new request; state a longer replay_window in the plan (the server's test window) or run verify/after-window alone with --only",
+		time.Since(originalSent).Round(time.Millisecond), from)
+}
+
+func (r *runner) gateAfterWindow(op Operation) (string, *failure) {
+	w, from := r.replayWindow()
+	if w <= 0 {
+		return "the contract states no replay_window", nil
+	}
+	if w > maxWindowWait {
+		return fmt.Sprintf("%s is longer than the %s verify waits to reuse a key after its window; start the server with a short test window (a test contract with replay_window: 10s, or the server's own setting) and state it in the plan as replay_window: 10s", from, maxWindowWait), nil
+	}
+	if dl, ok := r.ctx.Deadline(); ok && time.Until(dl) < w+windowMargin+r.plan.RequestTimeout {
+		return fmt.Sprintf("%s is longer than this run has left of its --timeout (%s); raise --timeout", from, time.Until(dl).Round(time.Second)), nil
+	}
+	key := newKey(r.keyLen())
+	first, before, ok, f := r.completed(op, key)
+	if f != nil {
+		return "", f
+	}
+	// The window runs from the claim, which is before the answer: waiting
+	// it out from now is past it.
+	r.cur.repro = append(r.cur.repro, fmt.Sprintf("# wait %s (%s and a margin), then reuse the key:", w+windowMargin, from))
+	select {
+	case <-time.After(w + windowMargin):
+	case <-r.ctx.Done():
+		return "", &failure{msg: "interrupted", err: r.ctx.Err()}
+	}
+	r.resetStub()
+	again := r.send(r.opRequest(op, key, op.Body, primary), false)
+	if again.Err != nil {
+		return "", &failure{msg: again.Describe(), err: errUnresponsive}
+	}
+	after, _, f := r.settledCount(op, key, primary)
+	if f != nil {
+		return "", f
+	}
+	r.observe(before, after, ok, " the reuse after the window")
+	if r.c.Idempotency.AfterWindow == contract.AfterWindowError {
+		return r.expiredKey(again, before, after, ok, w)
+	}
+	return r.windowNewRequest(first, again, before, after, ok, w)
+}
+
+// expiredKey judges a key reused after the window under after_window: error.
+func (r *runner) expiredKey(again Response, before, after int, ok bool, w time.Duration) (string, *failure) {
+	want := r.c.Idempotency.Conflicts.Expired
+	fix := "compare the key's first use with replay_window on every lookup and answer " + conflictText(want) + " once it is older, before any work"
+	if !r.matches(again, want) {
+		return "", failf("idempotency.after_window", fix, "a key reused %s after its first use (window %s) got %s; with after_window: error the contract promises %s", w+windowMargin, w, again.Describe(), conflictText(want))
+	}
+	if ext := r.externalCalls(); ext != "" {
+		return "", failf("idempotency.after_window", fix, "the expired key was refused but made external calls (%s)", ext)
+	}
+	if ok && after != before {
+		return "", failf("idempotency.after_window", fix, "the expired key was refused but still caused %d effect(s)", after-before)
+	}
+	r.cur.res.Reason = "answered " + conflictText(want) + " after the window"
+	return "", nil
+}
+
+// windowNewRequest judges a key reused after the window under
+// after_window: new-request: the request runs again, as a new one.
+func (r *runner) windowNewRequest(first, again Response, before, after int, ok bool, w time.Duration) (string, *failure) {
+	fix := "compare the key's first use with replay_window on every lookup; once it is older, forget the stored response and run the request as a new one (or change the contract to after_window: error)"
+	h := r.c.Idempotency.ReplayHeader
+	replayed := h != "" && again.headerOr(h) != "" && again.headerOr(h) != "false"
+	if again.Status/100 != 2 {
+		return "", failf("idempotency.after_window", fix, "a key reused %s after its first use (window %s) got %s; with after_window: new-request the contract treats it as a new request, which succeeds as the first did", w+windowMargin, w, again.Describe())
+	}
+	switch {
+	case ok && after == before:
+		return "", failf("idempotency.after_window", fix, "a key reused %s after its first use (window %s) made no new effect (count %d -> %d) and got %s: the server still replays the key after its window; the contract says after_window: new-request", w+windowMargin, w, before, after, again.Describe())
+	case ok && after != before+1:
+		return "", failf("idempotency.after_window", fix, "a key reused after its window made %d effects, not one (count %d -> %d)", after-before, before, after)
+	case !ok && replayed:
+		return "", failf("idempotency.after_window", fix, "a key reused %s after its first use (window %s) was answered as a replay (%s: %s); the contract says after_window: new-request", w+windowMargin, w, h, again.headerOr(h))
+	case !ok && h == "" && again.SameBody(first):
+		return "cannot tell: the reuse got the first response's bytes and the contract names no replay_header, so a replay looks like a new request; add effects to the plan for this operation", nil
+	}
+	r.cur.res.Reason = "treated as a new request after the window"
+	if ok {
+		r.cur.res.Reason += ": one new effect"
+	}
+	return "", nil
+}
+
+// gateFailedAttempt makes the handler fail on a key's first attempt, by
+// failing the endpoint's first external call at the stub, then retries the
+// key: the contract's Stores(status), the middleware's rule too, says
+// whether the failure is replayed or the request runs again.
+func (r *runner) gateFailedAttempt(op Operation) (string, *failure) {
+	if skip := r.restartSkip(); skip != "" {
+		return "verify makes the handler fail by failing an external call at its stub, which only a server verify starts calls: " + skip, nil
+	}
+	if len(op.Endpoint.ExternalCalls) == 0 {
+		return "the endpoint has no external_calls, so verify has no call to fail to make its handler fail", nil
+	}
+	call := op.Endpoint.ExternalCalls[0]
+	key := newKey(r.keyLen())
+	before, ok, f := r.count(op, key, primary)
+	if f != nil {
+		return "", f
+	}
+	r.stub.reset()
+	r.stub.failNext(call)
+	req := r.opRequest(op, key, op.Body, primary)
+	r.cur.repro = append(r.cur.repro, fmt.Sprintf("# the stub answers %s with a 500 this once:", call))
+	failed := r.send(req, false)
+	r.stub.failNext("")
+	if failed.Err != nil {
+		return "", &failure{msg: failed.Describe(), err: errUnresponsive}
+	}
+	if r.stub.failures() == 0 {
+		return "", failf(r.epPath(op, "external_calls"), "make the endpoint call each external service through RETRYSPEC_EXTERNAL_URL/<call name>",
+			"the request (%s) never called %s at RETRYSPEC_EXTERNAL_URL/%s, so verify could not make it fail; the contract lists it in external_calls", failed.Describe(), call, call)
+	}
+	if failed.Status/100 == 2 {
+		return fmt.Sprintf("the server retried the failed %s call within the request and succeeded (%d), so no attempt failed and there is nothing to judge", call, failed.Status), nil
+	}
+	r.resetStub()
+	again, conflicts, waitedOut, f := r.retryUntilAnswered(req, "# the stub answers again; the retry with the same key:", r.replayedFailure(failed))
+	if f != nil {
+		return "", f
+	}
+	if again.Err != nil {
+		return "", &failure{msg: again.Describe(), err: errUnresponsive}
+	}
+	after, _, f := r.settledCount(op, key, primary)
+	if f != nil {
+		return "", f
+	}
+	r.observe(before, after, ok, " the failed attempt and its retry")
+	return r.judgeFailedAttempt(attempts{failed: failed, again: again, before: before, after: after, counted: ok, conflicts: conflicts, waitedOut: waitedOut})
+}
+
+// attempts is what the failed-attempt gate saw: the failed first attempt,
+// the retry's answer, and the key's effect counts around them.
+type attempts struct {
+	failed, again Response
+	before, after int
+	counted       bool
+	conflicts     int
+	waitedOut     bool
+}
+
+// replayedFailure reports whether a retry is the failed attempt replayed
+// although the contract does not store it (the replay header says so).
+func (r *runner) replayedFailure(failed Response) func(Response) bool {
+	h := r.c.Idempotency.ReplayHeader
+	stored := r.c.Idempotency.Stores(failed.Status)
+	return func(resp Response) bool {
+		return !stored && h != "" && resp.headerOr(h) != "" && resp.headerOr(h) != "false"
+	}
+}
+
+// judgeFailedAttempt is the failed-attempt gate's verdict: the contract's
+// Stores(status), the middleware's rule too, says whether the failure is
+// replayed or the request runs again.
+func (r *runner) judgeFailedAttempt(a attempts) (string, *failure) {
+	policy := string(r.c.Idempotency.StoredFailures)
+	if policy == "" {
+		policy = "undecided"
+	}
+	if r.c.Idempotency.Stores(a.failed.Status) {
+		return r.storedFailure(a.failed, a.again, a.before, a.after, a.counted, policy)
+	}
+	h := r.c.Idempotency.ReplayHeader
+	fix := "store no response for an attempt that failed with a status the contract does not store (a 5xx under stored_failures: reattempt; 408, 425, 429 and 503 always): release the key so the retry runs the request"
+	switch {
+	case r.replayedFailure(a.failed)(a.again):
+		return "", failf("idempotency.stored_failures", fix, "the first attempt failed with %d, which the contract does not store (stored_failures: %s), yet the retry got it replayed (%s: %s): the key is poisoned for the whole window", a.failed.Status, policy, h, a.again.headerOr(h))
+	case a.again.Status/100 != 2:
+		why := ""
+		if a.waitedOut {
+			why = fmt.Sprintf(" after retrying for lock_timeout + %s", crashMargin)
+		}
+		return "", failf("idempotency.stored_failures", fix, "the first attempt failed with %d, which the contract does not store (stored_failures: %s), so a retry must run the request again; the retry got %s%s", a.failed.Status, policy, a.again.Describe(), why)
+	case a.counted && a.after != a.before+1:
+		return "", failf("idempotency.stored_failures", fix, "the retry after a failed attempt completed, but the key made %d effects, not one (count %d -> %d)", a.after-a.before, a.before, a.after)
+	}
+	r.cur.res.Reason = fmt.Sprintf("the failure (%d) was not stored, as stored_failures: %s says; the retry ran the request and completed (%d in-flight answers waited out)", a.failed.Status, policy, a.conflicts)
+	return "", nil
+}
+
+// storedFailure judges the retry of a failure the contract stores: the
+// stored failure again, with no new work.
+func (r *runner) storedFailure(failed, again Response, before, after int, ok bool, policy string) (string, *failure) {
+	fix := fmt.Sprintf("store the failed attempt's status and body (stored_failures: %s stores a %d) and replay them to every retry with the key, running nothing", policy, failed.Status)
+	switch {
+	case again.Status != failed.Status || !again.sameValue(failed):
+		return "", failf("idempotency.stored_failures", fix, "the first attempt failed with %d, which stored_failures: %s stores and replays, but the retry got %s", failed.Status, policy, again.Describe())
+	case r.externalCalls() != "":
+		return "", failf("idempotency.stored_failures", fix, "the stored failure was replayed, but the retry made external calls again (%s): the handler ran again", r.externalCalls())
+	case ok && after != before:
+		return "", failf("idempotency.stored_failures", fix, "the stored failure was replayed, but the key's effects moved (count %d -> %d)", before, after)
+	}
+	r.cur.res.Reason = fmt.Sprintf("the failure (%d) was replayed, as stored_failures: %s says", failed.Status, policy)
+	return "", nil
+}
+
+// gateKeyForm sends a key that is not in the contract's header_value form
+// (an sf-string key without its quotes): the contract's invalid-key answer,
+// and no effect.
+func (r *runner) gateKeyForm(op Operation) (string, *failure) {
+	if r.c.Idempotency.HeaderValue != contract.HeaderSFString {
+		return fmt.Sprintf("the contract has header_value: %s, which takes the header's value as sent, so no key is in the wrong form (a key too long is verify/key-too-long's)", orPlain(r.c.Idempotency.HeaderValue)), nil
+	}
+	key := newKey(r.keyLen())
+	before, ok, f := r.count(op, key, primary)
+	if f != nil {
+		return "", f
+	}
+	req := r.opRequest(op, "", op.Body, primary)
+	req.Headers = append(req.Headers, sentHeader{Name: r.c.Idempotency.Header, Value: key})
+	resp := r.send(req, false)
+	if resp.Err != nil {
+		return "", &failure{msg: resp.Describe(), err: errUnresponsive}
+	}
+	after, _, f := r.settledCount(op, key, primary)
+	if f != nil {
+		return "", f
+	}
+	r.observe(before, after, ok, " the unquoted key")
+	want := r.c.Idempotency.Conflicts.InvalidKey
+	fix := "parse the header as an RFC 8941 string and refuse a value that is not one with " + conflictText(want) + ", before claiming anything; never take the raw value as the key"
+	if !r.matches(resp, want) {
+		return "", failf("idempotency.header_value", fix, "a key sent without the quotes of header_value: sf-string (%s: %s) got %s; the contract promises %s", r.c.Idempotency.Header, key, resp.Describe(), conflictText(want))
+	}
+	if ok && after != before {
+		return "", failf("idempotency.header_value", fix, "the unquoted key was refused but still caused %d effect(s)", after-before)
+	}
+	r.cur.res.Reason = "an unquoted key answered " + conflictText(want)
+	return "", nil
+}
+
+func orPlain(v contract.HeaderValue) contract.HeaderValue {
+	if v == "" {
+		return contract.HeaderPlain
+	}
+	return v
+}
