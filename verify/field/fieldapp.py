@@ -6,6 +6,12 @@ survives a kill and a restart; verify's plans count a caller's lines for
 a key through GET /v1/transfers?idempotency_key=K. The bank call goes to
 verify's external-call stub (RETRYSPEC_EXTERNAL_URL) with a downstream key
 derived from the client's key, as a careful app would choose it.
+
+When the bank call fails (verify/failed-attempt makes its stub answer 500
+once), the view has already written its effect: it writes an undo line,
+as a careful app rolls back or compensates its own write, and answers
+502. So a failed attempt that ran to its answer leaves no effect; one
+killed before it answered (the crash gates) leaves its effect in place.
 """
 
 import json
@@ -14,8 +20,11 @@ import secrets
 import urllib.request
 
 
-def record(path, account, key, amount):
-    line = json.dumps({"account": account, "key": key, "amount": amount}) + "\n"
+def record(path, account, key, amount, undo=False):
+    entry = {"account": account, "key": key, "amount": amount}
+    if undo:
+        entry["undo"] = True  # takes back one effect of this caller and key
+    line = json.dumps(entry) + "\n"
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
         os.write(fd, line.encode())
@@ -33,8 +42,13 @@ def count(path, account, key):
     for line in lines:
         if line:
             e = json.loads(line)
-            n += e["account"] == account and e["key"] == key
+            if e["account"] == account and e["key"] == key:
+                n += -1 if e.get("undo") else 1
     return n
+
+
+class BankError(Exception):
+    """The bank call did not succeed (an error status, a refused connection)."""
 
 
 def charge_bank(key, amount):
@@ -47,8 +61,11 @@ def charge_bank(key, amount):
         headers={"Content-Type": "application/json", "Idempotency-Key": "charge-" + key},
         method="POST",
     )
-    with urllib.request.urlopen(req, timeout=10) as resp:
-        return json.load(resp)["id"]
+    try:
+        with urllib.request.urlopen(req, timeout=10) as resp:
+            return json.load(resp)["id"]
+    except OSError as e:  # urllib's HTTPError and URLError, a timeout
+        raise BankError(str(e)) from e
 
 
 def args(argv):
@@ -89,7 +106,11 @@ def views(effects_file):
         body = json.loads(request.body)
         key = request.headers.get("Idempotency-Key", "")
         record(effects_file, account, key, body["amount"])
-        bank = charge_bank(key, body["amount"])
+        try:
+            bank = charge_bank(key, body["amount"])
+        except BankError as e:
+            record(effects_file, account, key, body["amount"], undo=True)
+            return JsonResponse({"error": "bank_unavailable", "detail": str(e)}, status=502)
         out = dict(body, id="tr_" + secrets.token_hex(8), bank=bank, status="paid")
         return JsonResponse(out, status=201)
 

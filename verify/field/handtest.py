@@ -29,6 +29,9 @@ APPS = {
     "drf-idempotency": ["python3", "verify/field/drf-idempotency/app.py"],
     "nestjs": ["node", "verify/field/nestjs/app.js"],
 }
+# The replay window each app runs (its library's setting), for the
+# after-window scenario; None: the library has no window to configure.
+WINDOWS = {"django-idempotency-key": None, "drf-idempotency": 15, "nestjs": 15}
 BODY = {"amount": 1000, "currency": "usd", "destination": "acct_1"}
 A, B = "Bearer acct_field_1", "Bearer acct_field_2"
 
@@ -36,6 +39,7 @@ A, B = "Bearer acct_field_1", "Bearer acct_field_2"
 class Bank(BaseHTTPRequestHandler):
     calls = []  # (call, key)
     on_arrival = None  # called with the key before the bank answers
+    fail_next = False  # answer the next call 500 (the failed-attempt scenario)
 
     def do_POST(self):
         self.rfile.read(int(self.headers.get("Content-Length", 0)))
@@ -45,8 +49,11 @@ class Bank(BaseHTTPRequestHandler):
             Bank.on_arrival = None
             hook(key)
         Bank.calls.append((self.path, key))
-        out = json.dumps({"id": "bank_%d" % len(Bank.calls)}).encode()
-        self.send_response(200)
+        status = 200
+        if Bank.fail_next:
+            Bank.fail_next, status = False, 500
+        out = json.dumps({"id": "bank_%d" % len(Bank.calls)} if status == 200 else {"error": "bank_down"}).encode()
+        self.send_response(status)
         self.send_header("Content-Length", str(len(out)))
         self.end_headers()
         try:
@@ -114,6 +121,33 @@ def show(label, resp):
     status, body, headers = resp
     replayed = headers.get("Idempotent-Replayed")
     print("  %s: %d %s%s" % (label, status, body.decode()[:160], "  [Idempotent-Replayed: %s]" % replayed if replayed else ""))
+
+
+def scenarios_of_the_new_gates(app, key):
+    """failed-attempt, key-form and after-window (last: it waits)."""
+    print("failed first attempt (the bank answers 500 once), then the same key again:")
+    k = key()
+    Bank.calls.clear()
+    Bank.fail_next = True
+    show("first attempt", app.post(k))
+    print("  effects after the failed attempt:", app.count(k))
+    show("retry", app.post(k))
+    print("  effects:", app.count(k), " bank calls:", len(Bank.calls))
+
+    print("key form (the same key bare and in sf-string quotes):")
+    k = key()
+    show("bare key", app.post(k))
+    show("quoted key", app.post('"%s"' % k))
+    print("  effects: bare", app.count(k), "quoted", app.count('"%s"' % k))
+
+    window = WINDOWS[app.name]
+    wait = (window or 15) + 1
+    print("after the window (%s), the same key again after %d s:" % ("%d s" % window if window else "the library has none", wait))
+    k = key()
+    show("first", app.post(k))
+    time.sleep(wait)
+    show("after the window", app.post(k))
+    print("  effects:", app.count(k))
 
 
 def main(name):
@@ -192,6 +226,8 @@ def main(name):
             break
         time.sleep(0.5)
     print("  effects:", app.count(k), " bank calls:", Bank.calls)
+
+    scenarios_of_the_new_gates(app, key)
     app.kill()
 
 

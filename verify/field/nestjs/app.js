@@ -9,7 +9,13 @@
 // charges the bank through verify's stub with a downstream key derived
 // from the client's key. GET /v1/transfers?idempotency_key=K counts the
 // caller's effects for K: {"count": n}. The caller is its Authorization
-// header. Plain JavaScript: the decorators are applied by hand, as the
+// header.
+//
+// When the bank call fails (verify/failed-attempt makes its stub answer
+// 500 once), the handler has already written its effect: it writes an
+// undo line, as a careful app compensates its own write, and answers 502;
+// a request killed before it answered (the crash gates) leaves its effect
+// in place. Plain JavaScript: the decorators are applied by hand, as the
 // TypeScript compiler would.
 "use strict";
 const path = require("path");
@@ -40,7 +46,7 @@ function countEffects(account, key) {
   for (const line of text.split("\n")) {
     if (!line) continue;
     const e = JSON.parse(line);
-    if (e.account === account && e.key === key) n++;
+    if (e.account === account && e.key === key) n += e.undo ? -1 : 1;
   }
   return n;
 }
@@ -61,8 +67,15 @@ class TransfersController {
   async create(req, body) {
     const account = req.headers["authorization"] || "";
     const key = req.headers["idempotency-key"] || "";
-    fs.appendFileSync(effectsFile, JSON.stringify({ account, key, amount: body.amount }) + "\n");
-    const bank = await chargeBank(key, body.amount);
+    const effect = { account, key, amount: body.amount };
+    fs.appendFileSync(effectsFile, JSON.stringify(effect) + "\n");
+    let bank;
+    try {
+      bank = await chargeBank(key, body.amount);
+    } catch (e) {
+      fs.appendFileSync(effectsFile, JSON.stringify({ ...effect, undo: true }) + "\n");
+      throw e instanceof common.HttpException ? e : new common.BadGatewayException("bank unreachable");
+    }
     return { id: "tr_" + crypto.randomBytes(8).toString("hex"), amount: body.amount, currency: body.currency, destination: body.destination, bank, status: "paid" };
   }
   count(req, key) {
@@ -88,7 +101,9 @@ common.Module({
   imports: [
     NodeIdempotencyModule.forRootAsync({
       storage: { adapter: "memory" },
-      cacheTTLMS: 10 * 60 * 1000, // the replay window, and how long an in-flight claim lives
+      // The replay window, and how long an in-flight claim lives: 15 s, a
+      // test window short enough for verify/after-window to wait out.
+      cacheTTLMS: 15 * 1000,
     }),
   ],
   controllers: [TransfersController],
