@@ -70,7 +70,7 @@ var libraries = []library{
 			verify.GateCrashRecovery: {fail, "nothing is stored before the view answers: killed at the bank call, the retry after a restart ran the view again (2 effects by hand)"},
 			verify.GateFailedAttempt: {pass, "process_response stores only 2xx (STORE_ON_STATUSES): the app's 502 after a failed bank call was not stored, the retry ran the view and got 201 (net 1 effect by hand)"},
 			verify.GateKeyForm:       {skip, "header_value: plain: the raw header is hashed as sent (a quoted key was another key by hand, 201 and its own effect)"},
-			verify.GateAfterWindow:   {skip, "MemoryKeyStorage never expires a key and has no setting for it, so the window is the contract's 24h, past what verify waits (the repeat 16 s later was still the 409 replay by hand)"},
+			verify.GateAfterWindow:   {skip, "MemoryKeyStorage never expires a key and has no setting for it, so the window is the contract's 24h, past what verify waits (the repeat 31 s later was still the 409 replay by hand)"},
 		},
 	},
 	{
@@ -92,7 +92,7 @@ var libraries = []library{
 			verify.GateCrashRecovery: {fail, "a killed request's in-progress record is reclaimed after LOCK_TTL_SECONDS and the view runs again from the start (409, then 201 and 2 effects by hand)"},
 			verify.GateFailedAttempt: {pass, "_finalize deletes the record on a 5xx (backend.fail): the app's 502 after a failed bank call was not stored, the retry ran the view and got 201 (net 1 effect by hand)"},
 			verify.GateKeyForm:       {skip, "header_value: plain: validate_key takes the raw header (a quoted key got 400 by hand: its quotes are outside [A-Za-z0-9._~:-])"},
-			verify.GateAfterWindow:   {pass, "TTL_SECONDS 15: _handle_existing deletes the expired completed record and claims the key anew; 16 s later the repeat got a new 201, Idempotent-Replayed: false, a second effect by hand"},
+			verify.GateAfterWindow:   {pass, "TTL_SECONDS 30: _handle_existing deletes the expired completed record and claims the key anew; 31 s later the repeat got a new 201, Idempotent-Replayed: false, a second effect by hand"},
 		},
 	},
 	{
@@ -114,7 +114,7 @@ var libraries = []library{
 			verify.GateCrashRecovery: {fail, "the in-progress entry dies with the process and the handler reruns on retry (2 effects by hand)"},
 			verify.GateFailedAttempt: {pass, "stored_failures: replay: handleNewRequest's catchError stores the app's 502 BadGatewayException; the retry got the same 502 and body, Idempotent-Replayed: true, no bank call (0 effects by hand)"},
 			verify.GateKeyForm:       {skip, "header_value: plain: the raw header goes into the cache key (a quoted key was another key by hand, 201 and its own effect)"},
-			verify.GateAfterWindow:   {pass, "cacheTTLMS 15 s: MemoryStorageAdapter.get drops the expired entry and onRequest runs the request as new; 16 s later the repeat got a new 201 and a second effect by hand"},
+			verify.GateAfterWindow:   {pass, "cacheTTLMS 30 s: MemoryStorageAdapter.get drops the expired entry and onRequest runs the request as new; 31 s later the repeat got a new 201 and a second effect by hand"},
 		},
 	},
 }

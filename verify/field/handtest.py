@@ -31,7 +31,7 @@ APPS = {
 }
 # The replay window each app runs (its library's setting), for the
 # after-window scenario; None: the library has no window to configure.
-WINDOWS = {"django-idempotency-key": None, "drf-idempotency": 15, "nestjs": 15}
+WINDOWS = {"django-idempotency-key": None, "drf-idempotency": 30, "nestjs": 30}
 BODY = {"amount": 1000, "currency": "usd", "destination": "acct_1"}
 A, B = "Bearer acct_field_1", "Bearer acct_field_2"
 
@@ -141,7 +141,7 @@ def scenarios_of_the_new_gates(app, key):
     print("  effects: bare", app.count(k), "quoted", app.count('"%s"' % k))
 
     window = WINDOWS[app.name]
-    wait = (window or 15) + 1
+    wait = (window or 30) + 1
     print("after the window (%s), the same key again after %d s:" % ("%d s" % window if window else "the library has none", wait))
     k = key()
     show("first", app.post(k))

@@ -101,9 +101,9 @@ common.Module({
   imports: [
     NodeIdempotencyModule.forRootAsync({
       storage: { adapter: "memory" },
-      // The replay window, and how long an in-flight claim lives: 15 s, a
+      // The replay window, and how long an in-flight claim lives: 30 s, a
       // test window short enough for verify/after-window to wait out.
-      cacheTTLMS: 15 * 1000,
+      cacheTTLMS: 30 * 1000,
     }),
   ],
   controllers: [TransfersController],
