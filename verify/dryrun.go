@@ -85,7 +85,7 @@ func DryRun(o Options) []string {
 						reqs = append(reqs, countReq(k, primary)...)
 					}
 					if len(o.Plan.Crash.Delays) == 0 && o.Plan.Crash.Sweep > 0 {
-						reqs = append(reqs, fmt.Sprintf("# then %d kills spread over a measured request's duration, each with a fresh key, restart and retry as above", o.Plan.Crash.Sweep))
+						reqs = append(reqs, fmt.Sprintf("# then %d kills spread over a measured request's duration, and one halfway from its last external call's answer to its response (the handler's last writes), each with a fresh key, restart and retry as above", o.Plan.Crash.Sweep))
 					}
 				}
 			case GateKeyForm:

@@ -109,3 +109,28 @@ func TestSharedCauseSaidFirst(t *testing.T) {
 		t.Errorf("a single gate's failure became a shared cause: %q", res.Causes)
 	}
 }
+
+// TestNoEffectsNeverSaidOfAPlanWithEffects: when the plan counts effects,
+// no gate, not even one that ended before it counted (the plan's request
+// refused) or was skipped, says the plan has none, and the run does not
+// close with the effects-unobserved warning.
+func TestNoEffectsNeverSaidOfAPlanWithEffects(t *testing.T) {
+	_, srv := newFakeAPI(t, "refuse-all")
+	res, err := Run(t.Context(), Options{Contract: payouts(t), Plan: fakePlan(t, srv.URL, "settle: 0s\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range res.Gates {
+		if strings.Contains(g.Effects+g.Reason, "no effects") {
+			t.Errorf("%s (%s): %q", g.Gate, g.Result, g.Effects)
+		}
+	}
+	for _, f := range res.Findings {
+		if f.Rule == RuleEffectsUnobserved || strings.Contains(f.Message, "no effects") {
+			t.Errorf("finding %s: %s", f.Rule, f.Message)
+		}
+	}
+	if out := text(t, res); strings.Contains(out, "no effects") {
+		t.Errorf("the report says the plan has no effects:\n%s", out)
+	}
+}

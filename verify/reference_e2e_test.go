@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/retryspec/retryspec/contract"
 	"github.com/retryspec/retryspec/internal/testenv"
@@ -171,6 +172,13 @@ func TestReferenceServer(t *testing.T) {
 					t.Fatal(err)
 				}
 				checkGates(t, res, gate, GateKeyForm)
+				for _, g := range res.Gates {
+					// The sweep's kill after the last external call answered
+					// ran, recovered or vacuous, and the report says which.
+					if g.Gate == GateCrashRecovery && g.Result == "passed" && !strings.Contains(g.Reason, "the handler's last writes)") {
+						t.Errorf("the crash gate's report lacks the last-writes kill point: %s", g.Reason)
+					}
+				}
 			})
 		}
 	}
@@ -188,14 +196,7 @@ func TestReferenceServerKeyForm(t *testing.T) {
 	for _, flaw := range []string{"", "key-form-lenient"} {
 		t.Run("flaw="+flaw, func(t *testing.T) {
 			t.Parallel()
-			cmd := []string{bin, "--addr", "{addr}", "--store", "sqlite:" + filepath.Join(t.TempDir(), "payouts.db"), "--contract", file, "--jobs-every", "0"}
-			if flaw != "" {
-				cmd = append(cmd, "--flaw", flaw)
-			}
-			res, err := Run(context.Background(), Options{Contract: c, Plan: referencePlan(t, c, cmd), Env: os.Environ(), Only: only})
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := runReference(t, bin, c, file, flaw, only)
 			want := map[string]string{GateKeyTooLong: "passed", GateKeyForm: "passed", GateReplay: "passed"}
 			if flaw != "" {
 				want[GateKeyForm] = "failed"
@@ -242,14 +243,7 @@ func TestReferenceServerExpiredKey(t *testing.T) {
 	for _, flaw := range []string{"", "window-ignored"} {
 		t.Run("flaw="+flaw, func(t *testing.T) {
 			t.Parallel()
-			cmd := []string{bin, "--addr", "{addr}", "--store", "sqlite:" + filepath.Join(t.TempDir(), "payouts.db"), "--contract", file, "--jobs-every", "0"}
-			if flaw != "" {
-				cmd = append(cmd, "--flaw", flaw)
-			}
-			res, err := Run(context.Background(), Options{Contract: c, Plan: referencePlan(t, c, cmd), Env: os.Environ(), Only: []string{GateAfterWindow}})
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := runReference(t, bin, c, file, flaw, []string{GateAfterWindow})
 			want := map[string]string{GateAfterWindow: "passed"}
 			if flaw != "" {
 				want[GateAfterWindow] = "failed"
@@ -262,4 +256,44 @@ func TestReferenceServerExpiredKey(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestVacuousKillSaysItTestedNothing: a delay kill point later than the
+// whole request (crash.delays: [1m]) lands after it completed; the crash
+// gate lists it as vacuous, a trial that tested nothing, apart from the
+// kill points that recovered.
+func TestVacuousKillSaysItTestedNothing(t *testing.T) {
+	bin := referenceServer(t)
+	c, file := shortLockContract(t)
+	cmd := []string{bin, "--addr", "{addr}", "--store", "sqlite:" + filepath.Join(t.TempDir(), "payouts.db"), "--contract", file, "--jobs-every", "0"}
+	p := referencePlan(t, c, cmd)
+	p.Crash.Delays = []time.Duration{time.Minute}
+	res, err := Run(context.Background(), Options{Contract: c, Plan: p, Env: os.Environ(), Only: []string{GateCrashRecovery}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := res.Gates[0]
+	if g.Result != "passed" {
+		t.Fatalf("%s: %s", g.Result, g.Reason)
+	}
+	for _, want := range []string{"6 kill points recovered", "1 vacuous (the request had completed before the kill, so they tested nothing): 1m0s after sending: the request had completed (201)"} {
+		if !strings.Contains(g.Reason, want) {
+			t.Errorf("reason lacks %q:\n%s", want, g.Reason)
+		}
+	}
+}
+
+// runReference runs the gates in only against the reference server on a
+// fresh SQLite store, started with contract file and flaw ("" for none).
+func runReference(t *testing.T, bin string, c *contract.Contract, file, flaw string, only []string) *Result {
+	t.Helper()
+	cmd := []string{bin, "--addr", "{addr}", "--store", "sqlite:" + filepath.Join(t.TempDir(), "payouts.db"), "--contract", file, "--jobs-every", "0"}
+	if flaw != "" {
+		cmd = append(cmd, "--flaw", flaw)
+	}
+	res, err := Run(context.Background(), Options{Contract: c, Plan: referencePlan(t, c, cmd), Env: os.Environ(), Only: only})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }

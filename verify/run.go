@@ -199,10 +199,12 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		defer st.close()
 		r.proc = &serverProc{spec: o.Plan.Server, env: append(slices.Clone(o.Env), "RETRYSPEC_EXTERNAL_URL="+st.URL()), logs: o.ServerLog}
 		if o.BaseURL == "" {
+			// Deferred before the start: a start that fails may leave
+			// the command's children running in its group.
+			defer r.proc.kill()
 			if err := r.proc.start(ctx); err != nil {
 				return nil, r.planStartError(err)
 			}
-			defer r.proc.kill()
 			r.base = "http://" + r.proc.addr
 			res.ServerCommand = o.Plan.Server.Shown
 		}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 )
 
 // stub is the external-call stub: it stands in for the API's downstream
@@ -39,6 +40,7 @@ type stub struct {
 type stubEvent struct {
 	call     string
 	answered bool // false: the request arrived
+	at       time.Time
 }
 
 // killPhase is where in an external call a trap kills the server.
@@ -135,6 +137,18 @@ func (s *stub) recordedBefore(n int) []string {
 	return out
 }
 
+// lastAnswer is when the stub last answered a call since reset (zero: none).
+func (s *stub) lastAnswer() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := len(s.log) - 1; i >= 0; i-- {
+		if s.log[i].answered {
+			return s.log[i].at
+		}
+	}
+	return time.Time{}
+}
+
 // arrivalsSince counts the requests per call after the first n events.
 func (s *stub) arrivalsSince(n int) map[string]int {
 	s.mu.Lock()
@@ -229,7 +243,7 @@ func (s *stub) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	// Logged before it is written, so it precedes any call it lets the
 	// server make next.
-	s.log = append(s.log, stubEvent{call: name, answered: true})
+	s.log = append(s.log, stubEvent{call: name, answered: true, at: time.Now()})
 	if t != nil {
 		t.at = len(s.log)
 	}
