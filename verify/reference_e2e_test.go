@@ -263,6 +263,7 @@ func TestReferenceServerExpiredKey(t *testing.T) {
 // gate lists it as vacuous, a trial that tested nothing, apart from the
 // kill points that recovered.
 func TestVacuousKillSaysItTestedNothing(t *testing.T) {
+	t.Parallel()
 	bin := referenceServer(t)
 	c, file := shortLockContract(t)
 	cmd := []string{bin, "--addr", "{addr}", "--store", "sqlite:" + filepath.Join(t.TempDir(), "payouts.db"), "--contract", file, "--jobs-every", "0"}
