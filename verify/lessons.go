@@ -158,6 +158,13 @@ func (r *runner) gateFailedAttempt(op Operation) (string, *failure) {
 	if failed.Status/100 == 2 {
 		return fmt.Sprintf("the server retried the failed %s call within the request and succeeded (%d), so no attempt failed and there is nothing to judge", call, failed.Status), nil
 	}
+	// The count between the attempts judges nothing (a server may leave a
+	// recovery point for the retry to resume); it says, in a failure, which
+	// attempt made an extra effect.
+	mid, _, f := r.settledCount(op, key, primary)
+	if f != nil {
+		return "", f
+	}
 	r.resetStub()
 	again, conflicts, why, f := r.awaitOutcome(req, "# the stub answers again; the retry with the same key:")
 	if f != nil {
@@ -172,17 +179,19 @@ func (r *runner) gateFailedAttempt(op Operation) (string, *failure) {
 		return "", f
 	}
 	r.observe(before, after, ok, " the failed attempt and its retry")
-	return r.judgeFailedAttempt(attempts{failed: failed, again: again, before: before, after: after, counted: ok, conflicts: conflicts, waitedOut: waitedOut})
+	return r.judgeFailedAttempt(attempts{failed: failed, again: again, before: before, mid: mid, after: after, counted: ok, conflicts: conflicts, waitedOut: waitedOut})
 }
 
 // attempts is what the failed-attempt gate saw: the failed first attempt,
 // the retry's answer, and the key's effect counts around them.
 type attempts struct {
 	failed, again Response
-	before, after int
-	counted       bool
-	conflicts     int
-	waitedOut     bool
+	// before, mid and after are the key's effect counts before the failed
+	// attempt, between it and the retry, and after the retry.
+	before, mid, after int
+	counted            bool
+	conflicts          int
+	waitedOut          bool
 }
 
 // replayedFailure reports whether a retry is the failed attempt replayed
@@ -201,7 +210,8 @@ func (r *runner) replayedFailure(failed Response) func(Response) bool {
 func (r *runner) judgeFailedAttempt(a attempts) (string, *failure) {
 	path, policy := r.storedRule()
 	if r.c.Idempotency.Stores(a.failed.Status) {
-		return r.storedFailure(a.failed, a.again, a.before, a.after, a.counted, path, policy)
+		skip, f := r.storedFailure(a.failed, a.again, a.before, a.after, a.counted, path, policy)
+		return skip, a.blameFailedAttempt(f)
 	}
 	h := r.c.Idempotency.ReplayHeader
 	fix := "store no response for an attempt that failed with a status the contract does not store (" + policy + "; 408, 425, 429 and 503 never): release the key so the retry runs the request"
@@ -215,10 +225,21 @@ func (r *runner) judgeFailedAttempt(a attempts) (string, *failure) {
 		}
 		return "", failf(path, fix, "the first attempt failed with %d, which the contract does not store (%s), so a retry must run the request again; the retry got %s%s", a.failed.Status, policy, a.again.Describe(), why)
 	case a.counted && a.after != a.before+1:
-		return "", failf(path, fix, "the retry after a failed attempt completed, but the key made %d effects, not one (count %d -> %d)", a.after-a.before, a.before, a.after)
+		return "", a.blameFailedAttempt(failf(path, fix, "the retry after a failed attempt completed, but the key made %d effects, not one (count %d -> %d)", a.after-a.before, a.before, a.after))
 	}
 	r.cur.res.Reason = fmt.Sprintf("the failure (%d) was not stored, as %s says; the retry ran the request and completed (%d in-flight answers waited out)", a.failed.Status, policy, a.conflicts)
 	return "", nil
+}
+
+// blameFailedAttempt adds to an effects failure what the count between
+// the attempts showed: an effect the failed attempt left is its own work,
+// not the retry's, and the fix differs.
+func (a attempts) blameFailedAttempt(f *failure) *failure {
+	if f == nil || !a.counted || a.mid == a.before {
+		return f
+	}
+	f.msg += fmt.Sprintf("; %d of those effects were already there after the failed attempt, before any retry (count %d -> %d): the attempt that answered %d left its work in place, so either roll it back when answering a failure or resume it on the retry instead of running it again", a.mid-a.before, a.before, a.mid, a.failed.Status)
+	return f
 }
 
 // storedRule is the contract value that says which answers are stored:

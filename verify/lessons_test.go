@@ -31,18 +31,22 @@ func TestFailedAttemptFollowsStores(t *testing.T) {
 		before int
 		after  int
 		want   string // "" passes; else a word of the failure
+		mid    int    // the count between the failed attempt and the retry; 0 unless set
 	}{
-		{"replay stores a 500: replayed", contract.FailuresReplay, fail500, fail500, 0, 0, ""},
-		{"replay stores a 500: run again", contract.FailuresReplay, fail500, done, 0, 1, "stores and replays"},
-		{"reattempt keeps no 500: run again", contract.FailuresReattempt, fail500, done, 0, 1, ""},
-		{"reattempt keeps no 500: replayed", contract.FailuresReattempt, fail500, resp(500, `{"error":{"code":"internal"}}`, "Idempotent-Replayed", "true"), 0, 0, "poisoned"},
-		{"reattempt keeps no 500: failed again", contract.FailuresReattempt, fail500, fail500, 0, 0, "must run the request again"},
-		{"a 503 is never stored, even under replay", contract.FailuresReplay, fail503, done, 0, 1, ""},
-		{"a 503 replayed under replay", contract.FailuresReplay, fail503, resp(503, `{"error":{"code":"unavailable"}}`, "Idempotent-Replayed", "true"), 0, 0, "poisoned"},
-		{"retried, two effects", contract.FailuresReattempt, fail503, done, 0, 2, "2 effects"},
-		{"a stored 500 replayed with a new effect", contract.FailuresReplay, fail500, fail500, 0, 1, "effects moved"},
-		{"stored_outcomes: 2xx keeps no 500 even under replay", "2xx", fail500, done, 0, 1, ""},
-		{"stored_outcomes: 2xx, the 500 replayed", "2xx", fail500, resp(500, `{"error":{"code":"internal"}}`, "Idempotent-Replayed", "true"), 0, 0, "stored_outcomes: 2xx"},
+		{"replay stores a 500: replayed", contract.FailuresReplay, fail500, fail500, 0, 0, "", 0},
+		{"replay stores a 500: run again", contract.FailuresReplay, fail500, done, 0, 1, "stores and replays", 0},
+		{"reattempt keeps no 500: run again", contract.FailuresReattempt, fail500, done, 0, 1, "", 0},
+		{"reattempt keeps no 500: replayed", contract.FailuresReattempt, fail500, resp(500, `{"error":{"code":"internal"}}`, "Idempotent-Replayed", "true"), 0, 0, "poisoned", 0},
+		{"reattempt keeps no 500: failed again", contract.FailuresReattempt, fail500, fail500, 0, 0, "must run the request again", 0},
+		{"a 503 is never stored, even under replay", contract.FailuresReplay, fail503, done, 0, 1, "", 0},
+		{"a 503 replayed under replay", contract.FailuresReplay, fail503, resp(503, `{"error":{"code":"unavailable"}}`, "Idempotent-Replayed", "true"), 0, 0, "poisoned", 0},
+		{"retried, two effects", contract.FailuresReattempt, fail503, done, 0, 2, "2 effects", 0},
+		{"a stored 500 replayed with a new effect", contract.FailuresReplay, fail500, fail500, 0, 1, "effects moved", 0},
+		{"a stored 500 replayed, the effect left by the failed attempt", contract.FailuresReplay, fail500, fail500, 0, 1, "already there after the failed attempt", 1},
+		{"retried, two effects, one left by the failed attempt", contract.FailuresReattempt, fail503, done, 0, 2, "already there after the failed attempt", 1},
+		{"retried, one effect, resumed from the failed attempt's recovery point", contract.FailuresReattempt, fail503, done, 0, 1, "", 1},
+		{"stored_outcomes: 2xx keeps no 500 even under replay", "2xx", fail500, done, 0, 1, "", 0},
+		{"stored_outcomes: 2xx, the 500 replayed", "2xx", fail500, resp(500, `{"error":{"code":"internal"}}`, "Idempotent-Replayed", "true"), 0, 0, "stored_outcomes: 2xx", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := payouts(t)
@@ -54,7 +58,7 @@ func TestFailedAttemptFollowsStores(t *testing.T) {
 				c.Idempotency.StoredFailures, c.Idempotency.StoredOutcomes = tc.policy, ""
 			}
 			r := &runner{c: c, plan: &Plan{}, cur: &gateState{}}
-			skip, f := r.judgeFailedAttempt(attempts{failed: tc.failed, again: tc.again, before: tc.before, after: tc.after, counted: true})
+			skip, f := r.judgeFailedAttempt(attempts{failed: tc.failed, again: tc.again, before: tc.before, mid: tc.mid, after: tc.after, counted: true})
 			if skip != "" {
 				t.Fatalf("skipped: %s", skip)
 			}
