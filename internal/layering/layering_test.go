@@ -48,6 +48,7 @@ var mayImport = map[string][]string{
 	"idempotency/stores":   {"contract", "idempotency"},
 	"verify":               {"contract", "contract/rules", "findings"},
 	"verify/client":        {"contract", "contract/rules", "findings", "snippets", "snippets/faultserver", "snippets/suite", "verify"},
+	"verify/field":         {}, // test files only: the field suite imports cli and verify from its test
 
 	// The CLI is the top: it wires every domain package to the terminal.
 	"cli":           {"*"},
