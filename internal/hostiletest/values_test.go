@@ -2,6 +2,7 @@ package hostiletest
 
 import (
 	"bytes"
+	"fmt"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -77,10 +78,20 @@ func TestContractValuesThatReachCodeAreChecked(t *testing.T) {
 // position; at the largest figures accepted, no page or chart prints a
 // negative duration.
 func TestFiguresNeverOverflow(t *testing.T) {
+	// Positions are read off the example, so a line added above them
+	// does not break the test.
+	src := readFile(t, filepath.Join(newSandbox(t).work, "retryspec.yaml"))
+	at := func(text string, col int) string {
+		i := strings.Index(src, text)
+		if i < 0 {
+			t.Fatalf("the example has no %q", text)
+		}
+		return fmt.Sprintf("retryspec.yaml:%d:%d:", strings.Count(src[:i], "\n")+1, col)
+	}
 	for _, c := range []struct{ old, new, want string }{
-		{"max_elapsed: 60s", "max_elapsed: 36500d", "retryspec.yaml:68:16: error: retry.max_elapsed"},
-		{"p99: 800ms", "p99: 20000d", "retryspec.yaml:70:10: error: retry.attempt_timeout.p99"},
-		{"p99: 800ms", "p99: 1500d", "retryspec.yaml:71:13: error: retry.attempt_timeout: p99 1500d × factor 2.5"},
+		{"max_elapsed: 60s", "max_elapsed: 36500d", at("max_elapsed: 60s", 16) + " error: retry.max_elapsed"},
+		{"p99: 800ms", "p99: 20000d", at("p99: 800ms", 10) + " error: retry.attempt_timeout.p99"},
+		{"p99: 800ms", "p99: 1500d", at("factor: 2.5", 13) + " error: retry.attempt_timeout: p99 1500d × factor 2.5"},
 		{"replay_window: 24h", "replay_window: 36500d", "error: idempotency.replay_window"},
 	} {
 		sb := withContract(t, c.old, c.new)
