@@ -21,7 +21,7 @@ func bigContract(n int) []byte {
 	for k := 0; k < n; k++ {
 		switch k % 3 {
 		case 0:
-			fmt.Fprintf(&b, "  - operation: POST /v1/r%d/items\n    effect: create\n    key: required\n    external_calls: [charge_card]\n    recovery_points: [started, card_charged]\n    max_duration: 30s\n    summary: Create an item of resource %d\n", k, k)
+			fmt.Fprintf(&b, "  - operation: POST /v1/r%d/items\n    effect: create\n    key: required\n    external_calls: [charge_card]\n    recovery_points: [started, card_charged]\n    max_duration: 30s\n    summary: Create an item of resource %d\n    example: {body: '{\"name\": \"item\"}'}\n", k, k)
 		case 1:
 			fmt.Fprintf(&b, "  - operation: GET /v1/r%d/items/{id}\n    effect: read\n    key: none\n", k)
 		case 2:
