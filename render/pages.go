@@ -253,8 +253,15 @@ type view struct {
 	CautiousCodes string
 	RetryAfter    bool
 	InFlightRetry bool
-	Unkeyed       []contract.Endpoint
-	Endpoints     []endpointRow
+	// InFlightPoll: under in_flight.response: accepted a repeat of a key
+	// still in flight gets AcceptedAnswer (contract.Reply's 202 and code,
+	// body AcceptedBody), which is not the result: the client polls with
+	// the same key on the backoff schedule, as the snippets do.
+	InFlightPoll   bool
+	AcceptedAnswer contract.Conflict
+	AcceptedBody   string
+	Unkeyed        []contract.Endpoint
+	Endpoints      []endpointRow
 	// EndpointGroups: the endpoints that change state, by path prefix.
 	EndpointGroups []endpointGroup
 	// Reads counts the endpoints left out of the key table (reads).

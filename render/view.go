@@ -87,6 +87,10 @@ func newView(in Inputs, libraryMarks []string) *view {
 	// function that renders them.
 	v.MismatchBody = c.Reply(contract.ReplyPayloadMismatch).Indented()
 	v.InFlightBody = c.Reply(contract.ReplyInFlight).Indented()
+	if id.InFlight != nil && id.InFlight.Response == contract.InFlightAccepted {
+		rep := c.Reply(contract.ReplyInFlightAccepted)
+		v.InFlightPoll, v.AcceptedAnswer, v.AcceptedBody = true, contract.Conflict{Status: rep.Status, Code: rep.Code}, rep.Indented()
+	}
 	v.ExampleRequest = exampleRequest(c)
 	v.ErrorMediaType = eb.MediaType()
 	v.StoredRows = storedRows(c.Idempotency)
