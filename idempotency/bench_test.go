@@ -85,13 +85,7 @@ func effectHandler(s *idempotency.SQLStore, sqlTx bool) http.Handler {
 			}
 			return
 		}
-		var err error
-		if native := s.Native(); native != nil {
-			_, err = native.Exec(ctx, insert, args)
-		} else {
-			_, err = s.DB().ExecContext(ctx, insert, args...)
-		}
-		if err != nil {
+		if err := idempotency.Exec(ctx, s, insert, args); err != nil {
 			panic(err)
 		}
 	})
@@ -254,13 +248,13 @@ func claimPath(b *testing.B, overHTTP bool) {
 						h = wrap(b, s, h)
 					}
 					run := fmt.Sprintf("%d-%d", time.Now().UnixNano(), clients)
-					claims0, writes0 := idempotency.Trips(s)
+					claims0, writes0 := s.Stats().ClaimTrips, s.Stats().WriteTrips
 					drive(b, clients, h, func(i int64) string { return fmt.Sprintf("k-%s-%d", run, i) }, overHTTP)
 					// How many requests shared each round trip of the claim
 					// and write batchers (PostgreSQL; FinishWrites only).
-					if claims, writes := idempotency.Trips(s); claims > claims0 && writes > writes0 {
-						b.ReportMetric(float64(b.N)/float64(claims-claims0), "claims/trip")
-						b.ReportMetric(float64(b.N)/float64(writes-writes0), "writes/trip")
+					if st := s.Stats(); st.ClaimTrips > claims0 && st.WriteTrips > writes0 {
+						b.ReportMetric(float64(b.N)/float64(st.ClaimTrips-claims0), "claims/trip")
+						b.ReportMetric(float64(b.N)/float64(st.WriteTrips-writes0), "writes/trip")
 					}
 				})
 			}
@@ -299,9 +293,9 @@ func replay(b *testing.B, overHTTP bool) {
 						b.Fatalf("seeding: %d %s", w.Code, w.Body)
 					}
 				}
-				claims0, _ := idempotency.Trips(s)
+				claims0 := s.Stats().ClaimTrips
 				drive(b, 16, h, func(i int64) string { return fmt.Sprintf("replay-%d", i%keys) }, overHTTP)
-				if claims, _ := idempotency.Trips(s); claims > claims0 {
+				if claims := s.Stats().ClaimTrips; claims > claims0 {
 					b.ReportMetric(float64(b.N)/float64(claims-claims0), "claims/trip")
 				}
 			})

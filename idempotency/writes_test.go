@@ -61,7 +61,7 @@ func TestWritesCommitWithTheKey(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			c := payoutsContract(t)
 			s := openStore(t, name, c).(*idempotency.SQLStore)
-			if native := s.Native() != nil; native != (name == "postgres") {
+			if native := idempotency.HasNative(s); native != (name == "postgres") {
 				t.Fatalf("%s store has a native client: %v", name, native)
 			}
 			insert, count := writesTable(t, s)

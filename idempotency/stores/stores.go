@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -28,6 +29,7 @@ import (
 
 	"github.com/retryspec/retryspec/contract"
 	"github.com/retryspec/retryspec/idempotency"
+	"github.com/retryspec/retryspec/idempotency/internal/native"
 )
 
 // Open connects to the store named by rawURL and checks its key table:
@@ -52,11 +54,16 @@ import (
 // postgres://...?async_commit=accept) to run on such a server anyway; the
 // store then reports the setting (SQLStore.AsyncCommit), the middleware
 // logs and counts it, and Open logs it at start either way.
+//
+// On PostgreSQL the store batches concurrent statements (docs/server.md,
+// sections 2 and 3); the URL's ClaimBatches, WriteBatches and MergedWrites
+// parameters (on or off) override its choices.
 func Open(ctx context.Context, rawURL string, c *contract.Contract, migrate bool) (*idempotency.SQLStore, error) {
-	rawURL, acceptAsync, err := asyncOptIn(rawURL)
+	rawURL, params, err := ownParams(rawURL)
 	if err != nil {
 		return nil, err
 	}
+	acceptAsync := params[AcceptAsyncCommit] == "accept"
 	driver, dsn, dialect, err := DSN(rawURL)
 	if err != nil {
 		return nil, err
@@ -96,24 +103,33 @@ func Open(ctx context.Context, rawURL string, c *contract.Contract, migrate bool
 	// An unreachable host must be an error at start-up, not a hang.
 	ctx, cancel := context.WithTimeout(ctx, StartTimeout)
 	defer cancel()
-	s, err := idempotency.NewSQLStore(ctx, db, dialect, c, migrate)
-	if err != nil {
+	// The settings below are read before the store is made: first say
+	// so if the server is not there at all.
+	if err := db.PingContext(ctx); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("%w (store %s)", err, redact(rawURL))
+		return nil, fmt.Errorf("idempotency: cannot reach the %s store: %w (store %s)", dialect, err, redact(rawURL))
 	}
+	opts := idempotency.SQLOptions{Migrate: migrate}
 	if pool != nil {
-		s.UseNative(pgxNative{pool, mergePool, &preparable{names: map[string]string{}}})
 		async, err := asyncCommits(ctx, pool)
 		if err != nil {
 			db.Close()
 			return nil, fmt.Errorf("idempotency: reading the server's commit settings: %w (store %s)", err, redact(rawURL))
 		}
-		s.BatchWrites(async)
+		opts.Native = &native.Config{Client: pgxNative{pool, mergePool, &preparable{names: map[string]string{}}},
+			BatchClaims: params[ClaimBatches] != "off", BatchWrites: params[WriteBatches] == "on" || async && params[WriteBatches] != "off",
+			MergeWrites: params[MergedWrites] != "off"}
 	}
-	setting, err := unflushedCommits(ctx, s.DB(), dialect)
+	setting, err := unflushedCommits(ctx, db, dialect)
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("idempotency: reading the server's commit settings: %w (store %s)", err, redact(rawURL))
+	}
+	opts.AsyncCommit = setting
+	s, err := idempotency.NewSQLStore(ctx, db, dialect, c, opts)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("%w (store %s)", err, redact(rawURL))
 	}
 	if setting != "" && !acceptAsync {
 		db.Close()
@@ -121,7 +137,6 @@ func Open(ctx context.Context, rawURL string, c *contract.Contract, migrate bool
 			"recovery points it acknowledged, and a retry then repeats an external effect; make commits durable, "+
 			"or add %s=accept to the store URL to accept that risk (store %s)", dialect, setting, AcceptAsyncCommit, redact(rawURL))
 	}
-	s.SetAsyncCommit(setting)
 	if setting != "" {
 		slog.Warn("idempotency store accepts commits acknowledged before they are flushed (opted in by URL)",
 			"dialect", dialect, "setting", setting, "store", redact(rawURL))
@@ -131,30 +146,65 @@ func Open(ctx context.Context, rawURL string, c *contract.Contract, migrate bool
 	return s, nil
 }
 
-// AcceptAsyncCommit is the store URL's query parameter that opts in, by
-// name, to a server whose commits are acknowledged before they are
-// flushed; its only value is "accept". Open removes it before connecting.
-const AcceptAsyncCommit = "async_commit"
+// The store URL's own query parameters, which Open removes before
+// connecting (PostgreSQL refuses a connection that names a setting it
+// does not know).
+const (
+	// AcceptAsyncCommit opts in, by name, to a server whose commits are
+	// acknowledged before they are flushed; its only value is "accept".
+	AcceptAsyncCommit = "async_commit"
+	// ClaimBatches=off sends every claim alone on PostgreSQL, where the
+	// claims that arrive while one is in flight otherwise go together.
+	ClaimBatches = "claim_batches"
+	// WriteBatches=on or off overrides whether concurrent write pipelines
+	// share round trips on PostgreSQL, by default only when commits do
+	// not wait for their WAL flush (synchronous_commit off).
+	WriteBatches = "write_batches"
+	// MergedWrites=off keeps each pipeline of a write batch its own
+	// transaction, for handlers that depend on their own transaction's
+	// now() or identity.
+	MergedWrites = "merged_writes"
+)
 
-// asyncOptIn removes AcceptAsyncCommit from the URL and reports whether
-// it was there.
-func asyncOptIn(rawURL string) (string, bool, error) {
+// ownParamValues are the values each of the store's own parameters takes.
+var ownParamValues = map[string][]string{
+	AcceptAsyncCommit: {"accept"},
+	ClaimBatches:      {"on", "off"},
+	WriteBatches:      {"on", "off"},
+	MergedWrites:      {"on", "off"},
+}
+
+// ownParams removes the store's own parameters from the URL and returns
+// their values.
+func ownParams(rawURL string) (string, map[string]string, error) {
+	got := map[string]string{}
 	i := strings.IndexByte(rawURL, '?')
 	if i < 0 {
-		return rawURL, false, nil
+		return rawURL, got, nil
 	}
 	q, err := url.ParseQuery(rawURL[i+1:])
-	if err != nil || !q.Has(AcceptAsyncCommit) {
-		return rawURL, false, nil
+	if err != nil {
+		return rawURL, got, nil
 	}
-	if v := q.Get(AcceptAsyncCommit); v != "accept" {
-		return "", false, fmt.Errorf("idempotency: %s=%q in the store URL: the only value is accept", AcceptAsyncCommit, v)
+	found := false
+	for name, values := range ownParamValues {
+		if !q.Has(name) {
+			continue
+		}
+		v := q.Get(name)
+		if !slices.Contains(values, v) {
+			return "", nil, fmt.Errorf("idempotency: %s=%q in the store URL: the only value%s %s", name, v, map[bool]string{true: " is", false: "s are"}[len(values) == 1], strings.Join(values, " and "))
+		}
+		got[name], found = v, true
+		q.Del(name)
 	}
-	q.Del(AcceptAsyncCommit)
+	if !found {
+		return rawURL, got, nil
+	}
 	if len(q) == 0 {
-		return rawURL[:i], true, nil
+		return rawURL[:i], got, nil
 	}
-	return rawURL[:i+1] + q.Encode(), true, nil
+	return rawURL[:i+1] + q.Encode(), got, nil
 }
 
 // unflushedCommits names the server setting under which a commit is
@@ -197,7 +247,7 @@ func unflushedCommits(ctx context.Context, db *sql.DB, dialect string) (string, 
 // asyncCommits reports whether a commit on the pool's connections returns
 // without waiting for its WAL flush (synchronous_commit off, for the
 // server or in the URL). Only then are concurrent write pipelines sent
-// together on one connection (SQLStore.BatchWrites): the transactions of
+// together on one connection (WriteBatches): the transactions of
 // a batch commit one after another, and with synchronous commits each
 // would wait for its own flush in turn, where transactions on separate
 // connections share one (group commit).
@@ -288,7 +338,7 @@ func (p pgxNative) Exec(ctx context.Context, query string, args []any) (int64, e
 	return tag.RowsAffected(), err
 }
 
-func (p pgxNative) Pipeline(ctx context.Context, stmts []idempotency.Write) (int, error) {
+func (p pgxNative) Pipeline(ctx context.Context, stmts []native.Stmt) (int, error) {
 	b := &pgx.Batch{}
 	for _, w := range stmts {
 		b.Queue(w.SQL, w.Args...)
@@ -310,10 +360,10 @@ func (p pgxNative) Pipeline(ctx context.Context, stmts []idempotency.Write) (int
 // use per connection) and encoded before anything is sent, so a group
 // whose statement cannot be prepared or encoded fails without a byte of it
 // reaching the server.
-func (p pgxNative) Pipelines(ctx context.Context, groups [][]idempotency.Write, out []idempotency.PipelineResult) {
+func (p pgxNative) Pipelines(ctx context.Context, groups [][]native.Stmt, out []native.Result) {
 	failAll := func(err error, which []int) {
 		for _, i := range which {
-			out[i] = idempotency.PipelineResult{Failed: -1, Err: err}
+			out[i] = native.Result{Failed: -1, Err: err}
 		}
 	}
 	all := make([]int, len(groups))
@@ -333,11 +383,11 @@ func (p pgxNative) Pipelines(ctx context.Context, groups [][]idempotency.Write, 
 	sent := make([]int, 0, len(groups))
 	k := 0
 	for i, g := range groups {
-		out[i] = idempotency.PipelineResult{Failed: -1}
+		out[i] = native.Result{Failed: -1}
 		ok := true
 		for j, w := range g {
 			if err := p.encode(ctx, conn, &enc[k+j], w); err != nil {
-				out[i] = idempotency.PipelineResult{Failed: j, Err: err}
+				out[i] = native.Result{Failed: j, Err: err}
 				ok = false
 				break
 			}
@@ -371,7 +421,7 @@ func (p pgxNative) Pipelines(ctx context.Context, groups [][]idempotency.Write, 
 	var stale []string
 	for x, i := range sent {
 		failed, err := readGroup(pl, len(groups[i]))
-		out[i] = idempotency.PipelineResult{Failed: failed, Err: err}
+		out[i] = native.Result{Failed: failed, Err: err}
 		if err == nil {
 			continue
 		}
@@ -394,6 +444,13 @@ func (p pgxNative) Pipelines(ctx context.Context, groups [][]idempotency.Write, 
 	}
 }
 
+// PoolStats reads the pool's figures for SQLStore.Stats.
+func (p pgxNative) PoolStats() native.PoolStats {
+	st := p.pool.Stat()
+	return native.PoolStats{MaxConns: st.MaxConns(), TotalConns: st.TotalConns(), IdleConns: st.IdleConns(), AcquiredConns: st.AcquiredConns(),
+		Acquires: st.AcquireCount(), EmptyAcquires: st.EmptyAcquireCount()}
+}
+
 // MergedLockTimeout is the lock_timeout of a merged transaction (Merged).
 // Its groups come from unrelated requests, in no order of theirs, so two
 // merged transactions can lock the same rows in opposite orders where the
@@ -412,7 +469,7 @@ const MergedLockTimeout = "20ms"
 // or encoded (nothing was sent), or the server reported an error and
 // rolled the transaction back. Without rolledBack the outcome is unknown
 // (the connection broke).
-func (p pgxNative) Merged(ctx context.Context, groups [][]idempotency.Write) (rolledBack bool, err error) {
+func (p pgxNative) Merged(ctx context.Context, groups [][]native.Stmt) (rolledBack bool, err error) {
 	pc, err := p.merge.Acquire(ctx)
 	if err != nil {
 		return true, err
@@ -455,7 +512,7 @@ func (p pgxNative) Merged(ctx context.Context, groups [][]idempotency.Write) (ro
 
 // encode prepares w on conn on its first use there, unless the store has
 // prepared enough statements, and encodes its arguments into e.
-func (p pgxNative) encode(ctx context.Context, conn *pgx.Conn, e *encoded, w idempotency.Write) error {
+func (p pgxNative) encode(ctx context.Context, conn *pgx.Conn, e *encoded, w native.Stmt) error {
 	e.sd, e.sql = nil, w.SQL
 	if name := p.prep.name(w.SQL); name != "" {
 		var err error
@@ -477,7 +534,7 @@ func (e *encoded) send(pl *pgconn.Pipeline) {
 
 // encoders returns one encoder per statement of groups from encodedPool,
 // and the function that puts them back.
-func encoders(groups [][]idempotency.Write) ([]encoded, func()) {
+func encoders(groups [][]native.Stmt) ([]encoded, func()) {
 	n := 0
 	for _, g := range groups {
 		n += len(g)
@@ -585,7 +642,7 @@ const StartTimeout = 30 * time.Second
 // parameter never reaches the driver (PostgreSQL refuses a connection
 // that names a setting it does not know).
 func DSN(rawURL string) (driver, dsn, dialect string, err error) {
-	if rawURL, _, err = asyncOptIn(rawURL); err != nil {
+	if rawURL, _, err = ownParams(rawURL); err != nil {
 		return "", "", "", err
 	}
 	switch {
