@@ -37,9 +37,9 @@ type fakeDB struct {
 	keys   map[Key]bool      // claimed keys
 	ran    []string          // statements run, by name, with their batch size
 
-	// merged and pipelines answer the write batches; nil merged commits.
-	merged    func(groups [][]native.Stmt) (bool, error)
-	pipelines func(groups [][]native.Stmt, out []native.Result)
+	// merged answers a merged write batch whose statements all succeed;
+	// nil commits it.
+	merged func(groups [][]native.Stmt) (bool, error)
 }
 
 func newFakeDB(t *testing.T, scope string) *fakeDB {

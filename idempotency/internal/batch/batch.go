@@ -164,5 +164,5 @@ func (b *Batcher[C]) Hold() {
 	b.mu.Unlock()
 }
 
-// Release: see Hold.
+// Release sends the queue a Hold kept as a returning batch would.
 func (b *Batcher[C]) Release() { b.handOff(nil) }
