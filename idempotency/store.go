@@ -70,6 +70,10 @@ type StaleKey struct {
 // Methods that take a *sql.Tx run inside it when it is not nil, so a
 // handler's own writes and the recovery point commit together. The
 // in-memory store has no transactions and is passed nil.
+//
+// A store that also has SQLStore's ClaimLookup, CheckpointWrites and
+// CompleteWrites methods (say, a wrapper embedding one) saves round trips:
+// the middleware then claims and commits through them.
 type Store interface {
 	// Claim inserts the key in flight with token 1; won is false when the
 	// key already exists (the unique constraint decided).
