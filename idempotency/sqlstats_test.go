@@ -3,6 +3,8 @@ package idempotency_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -66,5 +68,39 @@ func TestStats(t *testing.T) {
 				t.Errorf("pool: %d idle + %d in use != %d open", st.PoolIdleConns, st.PoolAcquiredConns, st.PoolTotalConns)
 			}
 		})
+	}
+}
+
+// TestStoreURLSwitches: the store URL's batching switches, which
+// stores.Open strips before connecting, turn each kind of batching off on
+// PostgreSQL (where all three are on under .ci/with-databases), and a
+// value other than on or off is refused with the values it takes.
+func TestStoreURLSwitches(t *testing.T) {
+	c := payoutsContract(t)
+	for _, param := range []string{stores.ClaimBatches, stores.WriteBatches, stores.MergedWrites} {
+		_, err := stores.Open(context.Background(), "sqlite:"+t.TempDir()+"/k.db?"+param+"=maybe", c, true)
+		if err == nil || !strings.Contains(err.Error(), param+`="maybe"`) || !strings.Contains(err.Error(), "the values are on and off") {
+			t.Errorf("%s=maybe: %v", param, err)
+		}
+	}
+	url := dbtest.Fresh(t, "postgres", os.Getenv)
+	for _, tc := range []struct {
+		params string
+		want   [3]bool // batching claims, batching writes, merging writes
+	}{
+		{stores.WriteBatches + "=on", [3]bool{true, true, true}},
+		{stores.WriteBatches + "=on&" + stores.ClaimBatches + "=off", [3]bool{false, true, true}},
+		{stores.WriteBatches + "=on&" + stores.MergedWrites + "=off", [3]bool{true, true, false}},
+		{stores.WriteBatches + "=off", [3]bool{true, false, false}},
+	} {
+		s, err := stores.Open(context.Background(), url+"&"+tc.params, c, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := s.Stats()
+		if got := [3]bool{st.BatchingClaims, st.BatchingWrites, st.MergingWrites}; got != tc.want {
+			t.Errorf("%s: batching claims, writes, merging %v, want %v", tc.params, got, tc.want)
+		}
+		s.DB().Close()
 	}
 }

@@ -166,12 +166,16 @@ const (
 	MergedWrites = "merged_writes"
 )
 
-// ownParamValues are the values each of the store's own parameters takes.
-var ownParamValues = map[string][]string{
-	AcceptAsyncCommit: {"accept"},
-	ClaimBatches:      {"on", "off"},
-	WriteBatches:      {"on", "off"},
-	MergedWrites:      {"on", "off"},
+// ownParamValues are the store's own parameters and the values each
+// takes, in the order they are checked.
+var ownParamValues = []struct {
+	name   string
+	values []string
+}{
+	{AcceptAsyncCommit, []string{"accept"}},
+	{ClaimBatches, []string{"on", "off"}},
+	{WriteBatches, []string{"on", "off"}},
+	{MergedWrites, []string{"on", "off"}},
 }
 
 // ownParams removes the store's own parameters from the URL and returns
@@ -187,13 +191,18 @@ func ownParams(rawURL string) (string, map[string]string, error) {
 		return rawURL, got, nil
 	}
 	found := false
-	for name, values := range ownParamValues {
+	for _, p := range ownParamValues {
+		name, values := p.name, p.values
 		if !q.Has(name) {
 			continue
 		}
 		v := q.Get(name)
 		if !slices.Contains(values, v) {
-			return "", nil, fmt.Errorf("idempotency: %s=%q in the store URL: the only value%s %s", name, v, map[bool]string{true: " is", false: "s are"}[len(values) == 1], strings.Join(values, " and "))
+			allowed := "the only value is " + values[0]
+			if len(values) > 1 {
+				allowed = "the values are " + strings.Join(values, " and ")
+			}
+			return "", nil, fmt.Errorf("idempotency: %s=%q in the store URL: %s", name, v, allowed)
 		}
 		got[name], found = v, true
 		q.Del(name)
