@@ -12,6 +12,7 @@ import (
 	"github.com/retryspec/retryspec/contract"
 	"github.com/retryspec/retryspec/idempotency"
 	"github.com/retryspec/retryspec/internal/dbtest"
+	"github.com/retryspec/retryspec/storage"
 )
 
 // writesTable is a handler's own table for the tests of CommitWrites and
@@ -23,7 +24,7 @@ func writesTable(t *testing.T, s *idempotency.SQLStore) (insert func(id string) 
 	}
 	q := "INSERT INTO effects (id, amount) VALUES (?, ?)"
 	sel := "SELECT count(*) FROM effects WHERE id = ?"
-	if s.Schema().Dialect == "postgres" {
+	if s.Schema().Dialect == storage.Postgres {
 		q = "INSERT INTO effects (id, amount) VALUES ($1, $2)"
 		sel = "SELECT count(*) FROM effects WHERE id = $1"
 	}

@@ -26,13 +26,13 @@ func TestGolden(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, d := range Dialects {
-			t.Run(name+"/"+d, func(t *testing.T) {
+			t.Run(name+"/"+string(d), func(t *testing.T) {
 				s, err := Generate(c, d)
 				if err != nil {
 					t.Fatal(err)
 				}
 				got := s.Render()
-				path := filepath.Join("testdata", name+"."+d+".sql")
+				path := filepath.Join("testdata", name+"."+string(d)+".sql")
 				golden.Check(t, path, []byte(got))
 				want, err := os.ReadFile(path)
 				if err != nil {
@@ -91,7 +91,7 @@ endpoints:
 		if strings.Contains(out, "account_id") {
 			t.Errorf("%s: scope global still has account_id", d)
 		}
-		key := map[string]string{"postgres": "VARCHAR(64)", "mysql": "VARBINARY(256)", "sqlite": "length(idempotency_key) <= 64"}[d]
+		key := map[Dialect]string{Postgres: "VARCHAR(64)", MySQL: "VARBINARY(256)", SQLite: "length(idempotency_key) <= 64"}[d]
 		if !strings.Contains(out, key) {
 			t.Errorf("%s: key length %q missing", d, key)
 		}
