@@ -30,11 +30,11 @@ var dollarMark = regexp.MustCompile(`\$(\d+)`)
 // abort on a lost fence gets SQL with none of them: no arrays, no casts,
 // no `?`, and only the statements every dialect has.
 func TestDialectGetsOnlyWhatItsRowHas(t *testing.T) {
-	for _, mech := range []string{"unique-constraint", "row-lock-serializable"} {
-		t.Run(mech, func(t *testing.T) {
+	for _, mech := range []contract.Mechanism{contract.MechanismUniqueConstraint, contract.MechanismRowLockSerializable} {
+		t.Run(string(mech), func(t *testing.T) {
 			s := generate(testContract(t, mech), newDialect)
 			want := []StatementName{Claim, Lookup, Takeover, Checkpoint, Complete, Release, Expire, Reap, Stale}
-			if mech == "row-lock-serializable" {
+			if mech == contract.MechanismRowLockSerializable {
 				want = slices.Insert(want, 2, SetSerializable, LockKey)
 			}
 			var got []StatementName
@@ -65,7 +65,7 @@ func TestDialectGetsOnlyWhatItsRowHas(t *testing.T) {
 // TestEachCapabilityAddsItsStatements: every optional statement comes
 // from its capability alone, whatever the placeholders.
 func TestEachCapabilityAddsItsStatements(t *testing.T) {
-	c := testContract(t, "unique-constraint")
+	c := testContract(t, contract.MechanismUniqueConstraint)
 	for _, tc := range []struct {
 		name string
 		set  func(*dialectRow)
@@ -146,12 +146,12 @@ func TestStatementNames(t *testing.T) {
 	}
 }
 
-func testContract(t *testing.T, mechanism string) *contract.Contract {
+func testContract(t *testing.T, mechanism contract.Mechanism) *contract.Contract {
 	t.Helper()
 	src := `retryspec: 1
 api: { name: T, base_url: https://api.t.example }
 idempotency:
-  claim: { store: postgres, mechanism: ` + mechanism + ` }
+  claim: { store: postgres, mechanism: ` + string(mechanism) + ` }
   in_flight: { response: conflict, lock_timeout: 2m }
 endpoints:
   - { operation: POST /v1/x, effect: create, key: required }

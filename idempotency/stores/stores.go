@@ -364,25 +364,44 @@ func (p pgxNative) Pipeline(ctx context.Context, stmts []idempotency.Write) (int
 // whose statement cannot be prepared or encoded fails without a byte of it
 // reaching the server.
 func (p pgxNative) Pipelines(ctx context.Context, groups [][]idempotency.Write, out []idempotency.PipelineResult) {
-	failAll := func(err error, which []int) {
-		for _, i := range which {
-			out[i] = idempotency.PipelineResult{Failed: -1, Err: err}
-		}
-	}
-	all := make([]int, len(groups))
-	for i := range all {
-		all[i] = i
-	}
 	pc, err := p.pool.Acquire(ctx)
 	if err != nil {
-		failAll(err, all)
+		for i := range groups {
+			out[i] = idempotency.PipelineResult{Failed: -1, Err: err}
+		}
 		return
 	}
 	defer pc.Release()
 	conn := pc.Conn()
-
 	enc, done := encoders(groups)
 	defer done()
+	sent := p.encodeGroups(ctx, conn, groups, enc, out)
+	if len(sent) == 0 {
+		return
+	}
+	pl := conn.PgConn().StartPipeline(ctx)
+	sendGroups(pl, groups, enc, sent)
+	if err := pl.Flush(); err != nil {
+		for _, i := range sent {
+			out[i] = idempotency.PipelineResult{Failed: -1, Err: err}
+		}
+		_ = pl.Close()
+		return
+	}
+	stale := readGroups(pl, groups, sent, out)
+	if err := pl.Close(); err != nil {
+		return
+	}
+	for _, sql := range stale {
+		_ = conn.Deallocate(ctx, p.prep.name(sql))
+	}
+}
+
+// encodeGroups encodes every statement of groups into enc, in order, and
+// returns the indexes of the groups that encoded whole. A group that did
+// not gets its failure in out, and is not sent; the others' results are
+// reset for readGroups.
+func (p pgxNative) encodeGroups(ctx context.Context, conn *pgx.Conn, groups [][]idempotency.Write, enc []encoded, out []idempotency.PipelineResult) []int {
 	sent := make([]int, 0, len(groups))
 	k := 0
 	for i, g := range groups {
@@ -400,12 +419,13 @@ func (p pgxNative) Pipelines(ctx context.Context, groups [][]idempotency.Write, 
 		}
 		k += len(g)
 	}
-	if len(sent) == 0 {
-		return
-	}
-	pl := conn.PgConn().StartPipeline(ctx)
-	k = 0
-	next := 0
+	return sent
+}
+
+// sendGroups queues the groups sent (indexes, ascending) on pl, each
+// ended by its own Sync: its own implicit transaction.
+func sendGroups(pl *pgconn.Pipeline, groups [][]idempotency.Write, enc []encoded, sent []int) {
+	k, next := 0, 0
 	for i, g := range groups {
 		if next < len(sent) && sent[next] == i {
 			next++
@@ -416,12 +436,13 @@ func (p pgxNative) Pipelines(ctx context.Context, groups [][]idempotency.Write, 
 		}
 		k += len(g)
 	}
-	if err := pl.Flush(); err != nil {
-		failAll(err, sent)
-		_ = pl.Close()
-		return
-	}
-	var stale []string
+}
+
+// readGroups reads the results of the groups sent, in order, into out,
+// and returns the texts of the statements that failed because they were
+// prepared before their table changed. When the connection breaks, the
+// groups not read yet get its error: their outcome is unknown.
+func readGroups(pl *pgconn.Pipeline, groups [][]idempotency.Write, sent []int, out []idempotency.PipelineResult) (stale []string) {
 	for x, i := range sent {
 		failed, err := readGroup(pl, len(groups[i]))
 		out[i] = idempotency.PipelineResult{Failed: failed, Err: err}
@@ -430,21 +451,16 @@ func (p pgxNative) Pipelines(ctx context.Context, groups [][]idempotency.Write, 
 		}
 		var pgErr *pgconn.PgError
 		if !errors.As(err, &pgErr) {
-			// The connection broke: the groups not read yet have no
-			// known outcome.
-			failAll(err, sent[x+1:])
-			break
+			for _, rest := range sent[x+1:] {
+				out[rest] = idempotency.PipelineResult{Failed: -1, Err: err}
+			}
+			return stale
 		}
-		if failed >= 0 && (pgErr.Code == "0A000" || pgErr.Code == "26000") {
-			stale = append(stale, groups[i][failed].SQL) // say, a table altered under a prepared statement
+		if failed >= 0 && preparedStale(pgErr) {
+			stale = append(stale, groups[i][failed].SQL)
 		}
 	}
-	if err := pl.Close(); err != nil {
-		return
-	}
-	for _, sql := range stale {
-		_ = conn.Deallocate(ctx, p.prep.name(sql))
-	}
+	return stale
 }
 
 // MergedLockTimeout is the lock_timeout of a merged transaction (Merged).
@@ -498,13 +514,26 @@ func (p pgxNative) Merged(ctx context.Context, groups [][]idempotency.Write) (ro
 	if cerr := pl.Close(); err == nil && cerr != nil {
 		return false, cerr // the results were read, but the connection broke after them
 	}
-	if rolledBack && failed >= 0 && (pgErr.Code == "0A000" || pgErr.Code == "26000") {
-		// A statement prepared before its table changed: prepare it anew
-		// next time, as Pipelines does on its own connections.
+	if rolledBack && failed >= 0 && preparedStale(pgErr) {
+		// Prepare it anew next time, as Pipelines does on its own
+		// connections.
 		_ = conn.Deallocate(ctx, p.prep.name(enc[failed].sql))
 	}
 	return rolledBack, err
 }
+
+// preparedStale reports the errors of a statement prepared before its
+// table changed (say, a column added under it).
+func preparedStale(err *pgconn.PgError) bool {
+	return err.Code == sqlStateFeatureNotSupported || err.Code == sqlStateInvalidStatementName
+}
+
+// The SQLSTATE codes of preparedStale, as PostgreSQL's errcodes.txt names
+// them.
+const (
+	sqlStateFeatureNotSupported  = "0A000" // "cached plan must not change result type"
+	sqlStateInvalidStatementName = "26000"
+)
 
 // encode prepares w on conn on its first use there, unless the store has
 // prepared enough statements, and encodes its arguments into e.
