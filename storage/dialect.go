@@ -47,7 +47,7 @@ var dialects = []dialectRow{
 		arrayBatches:     true,
 		abortOnLostFence: true,
 		boundedDelete:    deleteInSelect,
-		locked: lockedClaim{begin: SetSerializable, sql: "SET TRANSACTION ISOLATION LEVEL SERIALIZABLE",
+		locked: lockedClaim{begin: SetSerializable, sql: setSerializable,
 			doc:       "The first statement of the claim's transaction, right after BEGIN (before any query in it).",
 			forUpdate: "\nFOR UPDATE", retryOn: "SQLSTATE 40001 (serialization_failure) or 40P01 (deadlock_detected)"},
 	},
@@ -63,7 +63,7 @@ var dialects = []dialectRow{
 		tableOptions:  " ENGINE=InnoDB",
 		claim:         insertIgnore,
 		boundedDelete: deleteOrderLimit,
-		locked: lockedClaim{begin: SetSerializable, sql: "SET TRANSACTION ISOLATION LEVEL SERIALIZABLE",
+		locked: lockedClaim{begin: SetSerializable, sql: setSerializable,
 			doc:       "Sent on the connection just before START TRANSACTION: it sets the isolation of the next transaction only.",
 			forUpdate: "\nFOR UPDATE", retryOn: "error 1213 (deadlock, SQLSTATE 40001) or 1205 (lock wait timeout)"},
 	},
@@ -83,6 +83,10 @@ var dialects = []dialectRow{
 			retryOn: "SQLITE_BUSY (another writer held the lock past busy_timeout)"},
 	},
 }
+
+// setSerializable makes the next (MySQL) or current (PostgreSQL)
+// transaction SERIALIZABLE.
+const setSerializable = "SET TRANSACTION ISOLATION LEVEL SERIALIZABLE"
 
 // dialectRow is one dialect: every way its SQL differs from another's is
 // a named field. The zero value of each capability is its absence.
