@@ -214,7 +214,10 @@ func dialectList() string {
 // Rebind rewrites a query written with `?` placeholders into dialect d's
 // (PostgreSQL's $1, $2, ...), as sqlx's Rebind does, so a service writes
 // its own statements once for every dialect. A `?` inside a quoted string
-// or identifier is left as it is. Unknown dialects get the query unchanged.
+// or identifier is left as it is; any other is a placeholder, so write
+// PostgreSQL's jsonb operators ?, ?| and ?& as the functions jsonb_exists,
+// jsonb_exists_any and jsonb_exists_all. Unknown dialects get the query
+// unchanged.
 func Rebind(d Dialect, query string) string {
 	row, ok := d.row()
 	if !ok || row.placeholders == questionMarks {

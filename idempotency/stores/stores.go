@@ -42,7 +42,8 @@ import (
 // missing table is an error (the table is then a migration of yours,
 // applied from `retryspec storage`). The error names what is wrong (an
 // unreachable server, a missing table or column); nothing is served until
-// Open succeeds.
+// Open succeeds. ctx bounds all of it, the dial, the checks and the
+// migration, and StartTimeout bounds it when ctx has no earlier deadline.
 //
 // Open refuses a server that acknowledges a commit before it is flushed
 // to disk (PostgreSQL synchronous_commit = off or fsync = off; MySQL and
