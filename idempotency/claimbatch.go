@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sync/atomic"
 	"time"
+
+	"github.com/retryspec/retryspec/storage"
 )
 
 // NativeQuerier is a Native that can also read several rows. With it, and
@@ -182,7 +184,7 @@ func (s *SQLStore) claimBatch(calls []*claimCall) error {
 	sorted, vals := batchParams(calls)
 	n := len(sorted)
 	s.batches.Add(1)
-	st, args := s.args("ClaimBatch", vals)
+	st, args := s.args(storage.ClaimBatch, vals)
 	// A row is the key columns of one key won: the account and the key when
 	// keys are per account, the key alone when they are global (and the
 	// calls' accounts empty: claimLookupBatched).
@@ -219,7 +221,7 @@ func (s *SQLStore) claimLookupBatch(calls []*claimCall) error {
 	n := len(sorted)
 	s.batches.Add(1)
 	s.lookupBatches.Add(1)
-	st, args := s.args("ClaimLookupBatch", vals)
+	st, args := s.args(storage.ClaimLookupBatch, vals)
 	var ord int64
 	var won bool
 	var r rowScan
@@ -232,7 +234,7 @@ func (s *SQLStore) claimLookupBatch(calls []*claimCall) error {
 			c := sorted[ord-1]
 			c.won, c.rec = won, nil
 			if !won && r.operation.Valid {
-				rec, err := r.record("ClaimLookupBatch")
+				rec, err := r.record(storage.ClaimLookupBatch)
 				if err != nil {
 					return err
 				}

@@ -45,7 +45,7 @@ var mayImport = map[string][]string{
 	"storage":              {"contract"},
 	"idempotency":          {"contract", "contract/rules", "findings", "idempotency/alerting", "storage"},
 	"idempotency/alerting": {"contract"},
-	"idempotency/stores":   {"contract", "idempotency"},
+	"idempotency/stores":   {"contract", "idempotency", "storage"},
 	"verify":               {"contract", "contract/rules", "findings"},
 	"verify/client":        {"contract", "contract/rules", "findings", "snippets", "snippets/faultserver", "snippets/suite", "verify"},
 	"verify/field":         {}, // test files only: the field suite imports cli and verify from its test
@@ -55,7 +55,7 @@ var mayImport = map[string][]string{
 	"cmd/retryspec": {"cli"},
 
 	"examples/payouts":        {},
-	"examples/payouts/server": {"contract", "examples/payouts", "idempotency", "idempotency/stores"},
+	"examples/payouts/server": {"contract", "examples/payouts", "idempotency", "idempotency/stores", "storage"},
 
 	"internal/atomicwrite": {},
 	"internal/safeout":     {"internal/atomicwrite"},
