@@ -11,6 +11,7 @@ import (
 
 	"github.com/retryspec/retryspec/idempotency/internal/batch"
 	"github.com/retryspec/retryspec/idempotency/internal/native"
+	"github.com/retryspec/retryspec/storage"
 )
 
 // maxClaimBatch bounds the keys of one ClaimBatch or ClaimLookupBatch
@@ -161,7 +162,7 @@ func (s *SQLStore) claimBatch(calls []*claimCall) error {
 	sorted, vals := batchParams(calls)
 	n := len(sorted)
 	s.counts.batches.Add(1)
-	st, args := s.args("ClaimBatch", vals)
+	st, args := s.args(storage.ClaimBatch, vals)
 	// A row is the key columns of one key won: the account and the key when
 	// keys are per account, the key alone when they are global (and the
 	// calls' accounts empty: claimLookupBatched).
@@ -198,7 +199,7 @@ func (s *SQLStore) claimLookupBatch(calls []*claimCall) error {
 	n := len(sorted)
 	s.counts.batches.Add(1)
 	s.counts.lookupBatches.Add(1)
-	st, args := s.args("ClaimLookupBatch", vals)
+	st, args := s.args(storage.ClaimLookupBatch, vals)
 	var ord int64
 	var won bool
 	var r rowScan
@@ -211,7 +212,7 @@ func (s *SQLStore) claimLookupBatch(calls []*claimCall) error {
 			c := sorted[ord-1]
 			c.won, c.rec = won, nil
 			if !won && r.operation.Valid {
-				rec, err := r.record("ClaimLookupBatch")
+				rec, err := r.record(storage.ClaimLookupBatch)
 				if err != nil {
 					return err
 				}

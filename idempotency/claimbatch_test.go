@@ -12,6 +12,7 @@ import (
 
 	"github.com/retryspec/retryspec/idempotency"
 	"github.com/retryspec/retryspec/internal/dbtest"
+	"github.com/retryspec/retryspec/storage"
 )
 
 // TestClaimLookupBatched: concurrent claims, which PostgreSQL sends as
@@ -44,7 +45,7 @@ func TestClaimLookupBatched(t *testing.T) {
 			if ok, err := s.Complete(ctx, nil, done, 1, resp, "finished", now); err != nil || !ok {
 				t.Fatalf("complete: %v %v", ok, err)
 			}
-			batching := s.Schema().Dialect == "postgres"
+			batching := s.Schema().Dialect == storage.Postgres
 			for round := 0; round < 200; round++ {
 				var calls []idempotency.Key
 				for i := range 12 {

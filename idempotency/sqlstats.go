@@ -20,7 +20,7 @@ type SQLStats struct {
 
 	// Whether concurrent claims and write pipelines are sent together and
 	// a write batch may commit as one transaction, fixed when the store
-	// is made (docs/server.md, sections 2 and 3).
+	// is made (docs/server.md, "Under load").
 	BatchingClaims, BatchingWrites, MergingWrites bool
 
 	// Round trips of the claim and write batchers, of which ClaimBatches

@@ -22,11 +22,11 @@ import (
 // SQLite through modernc.org/sqlite (pure Go); package
 // idempotency/stores opens each from a URL, and on PostgreSQL runs the
 // statements of a request's path on pgx's pool, batching concurrent
-// claims and writes (docs/server.md, sections 2 and 3).
+// claims and writes (docs/server.md, "Under load").
 type SQLStore struct {
 	db          *sql.DB
 	schema      *storage.Schema
-	stmts       map[string]storage.Statement
+	stmts       map[storage.StatementName]storage.Statement
 	native      native.Client              // nil: database/sql only
 	asyncCommit string                     // SQLOptions.AsyncCommit
 	claims      *batch.Batcher[*claimCall] // nil: each claim is its own statement
@@ -69,7 +69,7 @@ type SQLOptions struct {
 // NewSQLStore checks that db holds the key table with every column the
 // contract's statements use (a missing one is an error naming it and the
 // fix), then returns a store running them.
-func NewSQLStore(ctx context.Context, db *sql.DB, dialect string, c *contract.Contract, opts SQLOptions) (*SQLStore, error) {
+func NewSQLStore(ctx context.Context, db *sql.DB, dialect storage.Dialect, c *contract.Contract, opts SQLOptions) (*SQLStore, error) {
 	schema, err := storage.Generate(c, dialect)
 	if err != nil {
 		return nil, err
@@ -97,7 +97,7 @@ func NewSQLStore(ctx context.Context, db *sql.DB, dialect string, c *contract.Co
 // newSQLStore sets up the store's statements and batchers; each batcher
 // is on only when the client can send its batches.
 func newSQLStore(db *sql.DB, schema *storage.Schema, opts SQLOptions) *SQLStore {
-	s := &SQLStore{db: db, schema: schema, stmts: map[string]storage.Statement{}, asyncCommit: opts.AsyncCommit}
+	s := &SQLStore{db: db, schema: schema, stmts: map[storage.StatementName]storage.Statement{}, asyncCommit: opts.AsyncCommit}
 	for _, st := range schema.Statements {
 		s.stmts[st.Name] = st
 	}
@@ -107,7 +107,7 @@ func newSQLStore(db *sql.DB, schema *storage.Schema, opts SQLOptions) *SQLStore 
 	}
 	s.native = n.Client
 	_, querier := n.Client.(native.Querier)
-	if _, ok := s.stmts["ClaimBatch"]; ok && querier && n.BatchClaims {
+	if _, ok := s.stmts[storage.ClaimBatch]; ok && querier && n.BatchClaims {
 		s.claims = s.newClaimBatcher()
 	}
 	if _, ok := n.Client.(native.Pipeliner); ok && n.BatchWrites {
@@ -196,7 +196,7 @@ type param struct {
 }
 
 // args orders the named values as the statement's placeholders.
-func (s *SQLStore) args(name string, vals []param) (storage.Statement, []any) {
+func (s *SQLStore) args(name storage.StatementName, vals []param) (storage.Statement, []any) {
 	st := s.stmts[name]
 	out := make([]any, len(st.Params))
 next:
@@ -207,12 +207,12 @@ next:
 				continue next
 			}
 		}
-		panic("idempotency: statement " + name + " needs parameter " + p) // a bug in this file, not input
+		panic("idempotency: statement " + name.String() + " needs parameter " + p) // a bug in this file, not input
 	}
 	return st, out
 }
 
-func (s *SQLStore) execRows(ctx context.Context, tx *sql.Tx, name string, vals []param) (int64, error) {
+func (s *SQLStore) execRows(ctx context.Context, tx *sql.Tx, name storage.StatementName, vals []param) (int64, error) {
 	st, args := s.args(name, vals)
 	if tx == nil && s.native != nil {
 		n, err := s.native.Exec(ctx, st.SQL, args)
@@ -243,12 +243,12 @@ func (s *SQLStore) queryRow(ctx context.Context, query string, args []any, dest 
 
 func (s *SQLStore) Claim(ctx context.Context, k Key, c NewClaim, now time.Time) (bool, error) {
 	vals := []param{{"idempotency_key", k.Key}, {"account_id", k.Account}, {"operation", c.Operation}, {"fingerprint", c.Fingerprint}, {"request_body", nonNil(c.RequestBody)}, {"request_target", c.RequestTarget}, {"now", micros(now)}, {"recovery_point", c.RecoveryPoint}}
-	st := s.stmts["Claim"]
+	st := s.stmts[storage.Claim]
 	if st.Kind == storage.KindExecRows {
-		n, err := s.execRows(ctx, nil, "Claim", vals)
+		n, err := s.execRows(ctx, nil, storage.Claim, vals)
 		return n == 1, err
 	}
-	_, args := s.args("Claim", vals)
+	_, args := s.args(storage.Claim, vals)
 	var fence int64
 	err := s.queryRow(ctx, st.SQL, args, &fence)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -261,7 +261,7 @@ func (s *SQLStore) Claim(ctx context.Context, k Key, c NewClaim, now time.Time) 
 }
 
 func (s *SQLStore) Lookup(ctx context.Context, k Key) (*Record, error) {
-	st, args := s.args("Lookup", []param{{"idempotency_key", k.Key}, {"account_id", k.Account}})
+	st, args := s.args(storage.Lookup, []param{{"idempotency_key", k.Key}, {"account_id", k.Account}})
 	var r rowScan
 	err := s.queryRow(ctx, st.SQL, args, r.dest()...)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -270,7 +270,7 @@ func (s *SQLStore) Lookup(ctx context.Context, k Key) (*Record, error) {
 	if err != nil {
 		return nil, fmt.Errorf("idempotency: Lookup: %w", err)
 	}
-	return r.record("Lookup")
+	return r.record(storage.Lookup)
 }
 
 // ClaimLookup claims the key and, when it loses, returns the row it lost
@@ -285,7 +285,7 @@ func (s *SQLStore) ClaimLookup(ctx context.Context, k Key, c NewClaim, now time.
 }
 
 func (s *SQLStore) claimLookupOne(ctx context.Context, k Key, c NewClaim, now time.Time) (won bool, rec *Record, err error) {
-	st, ok := s.stmts["ClaimLookup"]
+	st, ok := s.stmts[storage.ClaimLookup]
 	if !ok {
 		if won, err = s.Claim(ctx, k, c, now); err != nil || won {
 			return won, nil, err
@@ -293,7 +293,7 @@ func (s *SQLStore) claimLookupOne(ctx context.Context, k Key, c NewClaim, now ti
 		rec, err = s.Lookup(ctx, k)
 		return false, rec, err
 	}
-	_, args := s.args("ClaimLookup", []param{{"idempotency_key", k.Key}, {"account_id", k.Account}, {"operation", c.Operation}, {"fingerprint", c.Fingerprint}, {"request_body", nonNil(c.RequestBody)}, {"request_target", c.RequestTarget}, {"now", micros(now)}, {"recovery_point", c.RecoveryPoint}})
+	_, args := s.args(storage.ClaimLookup, []param{{"idempotency_key", k.Key}, {"account_id", k.Account}, {"operation", c.Operation}, {"fingerprint", c.Fingerprint}, {"request_body", nonNil(c.RequestBody)}, {"request_target", c.RequestTarget}, {"now", micros(now)}, {"recovery_point", c.RecoveryPoint}})
 	var r rowScan
 	if err := s.queryRow(ctx, st.SQL, args, append([]any{&won}, r.dest()...)...); err != nil {
 		return false, nil, fmt.Errorf("idempotency: ClaimLookup: %w", err)
@@ -301,7 +301,7 @@ func (s *SQLStore) claimLookupOne(ctx context.Context, k Key, c NewClaim, now ti
 	if won || !r.operation.Valid {
 		return won, nil, nil
 	}
-	rec, err = r.record("ClaimLookup")
+	rec, err = r.record(storage.ClaimLookup)
 	return false, rec, err
 }
 
@@ -318,7 +318,7 @@ func (r *rowScan) dest() []any {
 		&r.lockedAt, &r.recoveryPoint, &r.downstream, &r.status, &r.headers, &r.responseBody, &r.createdAt, &r.target}
 }
 
-func (r *rowScan) record(stmt string) (*Record, error) {
+func (r *rowScan) record(stmt storage.StatementName) (*Record, error) {
 	rec := &Record{
 		Operation: r.operation.String, Fingerprint: r.fingerprint.String, RequestBody: r.requestBody,
 		Fence: r.fence.Int64, LockedAt: fromMicros(r.lockedAt.Int64), RecoveryPoint: r.recoveryPoint.String,
@@ -342,7 +342,7 @@ func (r *rowScan) record(stmt string) (*Record, error) {
 }
 
 func (s *SQLStore) Takeover(ctx context.Context, k Key, fence int64, now time.Time) (bool, error) {
-	n, err := s.execRows(ctx, nil, "Takeover", []param{{"idempotency_key", k.Key}, {"account_id", k.Account}, {"fence", fence}, {"now", micros(now)}})
+	n, err := s.execRows(ctx, nil, storage.Takeover, []param{{"idempotency_key", k.Key}, {"account_id", k.Account}, {"fence", fence}, {"now", micros(now)}})
 	return n == 1, err
 }
 
@@ -351,7 +351,7 @@ func (s *SQLStore) Checkpoint(ctx context.Context, tx *sql.Tx, k Key, fence int6
 	if err != nil {
 		return false, err
 	}
-	n, err := s.execRows(ctx, tx, "Checkpoint", []param{{"idempotency_key", k.Key}, {"account_id", k.Account}, {"fence", fence}, {"now", micros(now)}, {"recovery_point", rp}, {"downstream_keys", string(keys)}})
+	n, err := s.execRows(ctx, tx, storage.Checkpoint, []param{{"idempotency_key", k.Key}, {"account_id", k.Account}, {"fence", fence}, {"now", micros(now)}, {"recovery_point", rp}, {"downstream_keys", string(keys)}})
 	return n == 1, err
 }
 
@@ -360,7 +360,7 @@ func (s *SQLStore) Complete(ctx context.Context, tx *sql.Tx, k Key, fence int64,
 	if err != nil {
 		return false, err
 	}
-	n, err := s.execRows(ctx, tx, "Complete", []param{{"idempotency_key", k.Key}, {"account_id", k.Account}, {"fence", fence}, {"now", micros(now)}, {"recovery_point", rp}, {"response_status", r.Status}, {"response_headers", headers}, {"response_body", nonNil(r.Body)}})
+	n, err := s.execRows(ctx, tx, storage.Complete, []param{{"idempotency_key", k.Key}, {"account_id", k.Account}, {"fence", fence}, {"now", micros(now)}, {"recovery_point", rp}, {"response_status", r.Status}, {"response_headers", headers}, {"response_body", nonNil(r.Body)}})
 	return n == 1, err
 }
 
@@ -372,7 +372,7 @@ func (s *SQLStore) CheckpointWrites(ctx context.Context, k Key, fence int64, rp 
 	if err != nil {
 		return false, err
 	}
-	return s.commitWrites(ctx, "Checkpoint", []param{{"idempotency_key", k.Key}, {"account_id", k.Account}, {"fence", fence}, {"now", micros(now)}, {"recovery_point", rp}, {"downstream_keys", string(keys)}}, writes)
+	return s.commitWrites(ctx, storage.Checkpoint, storage.CheckpointOrAbort, []param{{"idempotency_key", k.Key}, {"account_id", k.Account}, {"fence", fence}, {"now", micros(now)}, {"recovery_point", rp}, {"downstream_keys", string(keys)}}, writes)
 }
 
 // CompleteWrites commits the handler's writes with Complete, as
@@ -382,15 +382,15 @@ func (s *SQLStore) CompleteWrites(ctx context.Context, k Key, fence int64, r Res
 	if err != nil {
 		return false, err
 	}
-	return s.commitWrites(ctx, "Complete", []param{{"idempotency_key", k.Key}, {"account_id", k.Account}, {"fence", fence}, {"now", micros(now)}, {"recovery_point", rp}, {"response_status", r.Status}, {"response_headers", headers}, {"response_body", nonNil(r.Body)}}, writes)
+	return s.commitWrites(ctx, storage.Complete, storage.CompleteOrAbort, []param{{"idempotency_key", k.Key}, {"account_id", k.Account}, {"fence", fence}, {"now", micros(now)}, {"recovery_point", rp}, {"response_status", r.Status}, {"response_headers", headers}, {"response_body", nonNil(r.Body)}}, writes)
 }
 
 // sqlStateDivisionByZero is how CheckpointOrAbort and CompleteOrAbort
 // report a lost fence.
 const sqlStateDivisionByZero = "22012"
 
-func (s *SQLStore) commitWrites(ctx context.Context, name string, vals []param, writes []Write) (bool, error) {
-	if st, ok := s.stmts[name+"OrAbort"]; ok && s.native != nil {
+func (s *SQLStore) commitWrites(ctx context.Context, name, orAbort storage.StatementName, vals []param, writes []Write) (bool, error) {
+	if st, ok := s.stmts[orAbort]; ok && s.native != nil {
 		_, args := s.args(st.Name, vals)
 		stmts := make([]native.Stmt, len(writes)+1)
 		for i, w := range writes {
@@ -446,21 +446,21 @@ func sqlState(err error) string {
 }
 
 func (s *SQLStore) Release(ctx context.Context, k Key, fence int64) (bool, error) {
-	n, err := s.execRows(ctx, nil, "Release", []param{{"idempotency_key", k.Key}, {"account_id", k.Account}, {"fence", fence}})
+	n, err := s.execRows(ctx, nil, storage.Release, []param{{"idempotency_key", k.Key}, {"account_id", k.Account}, {"fence", fence}})
 	return n == 1, err
 }
 
 func (s *SQLStore) Expire(ctx context.Context, k Key, fence int64, now time.Time) (bool, error) {
-	n, err := s.execRows(ctx, nil, "Expire", []param{{"idempotency_key", k.Key}, {"account_id", k.Account}, {"fence", fence}, {"now", micros(now)}})
+	n, err := s.execRows(ctx, nil, storage.Expire, []param{{"idempotency_key", k.Key}, {"account_id", k.Account}, {"fence", fence}, {"now", micros(now)}})
 	return n == 1, err
 }
 
 func (s *SQLStore) Reap(ctx context.Context, now time.Time, limit int) (int64, error) {
-	return s.execRows(ctx, nil, "Reap", []param{{"now", micros(now)}, {"limit", limit}})
+	return s.execRows(ctx, nil, storage.Reap, []param{{"now", micros(now)}, {"limit", limit}})
 }
 
 func (s *SQLStore) Stale(ctx context.Context, now time.Time, limit int) ([]StaleKey, error) {
-	st, args := s.args("Stale", []param{{"now", micros(now)}, {"limit", limit}})
+	st, args := s.args(storage.Stale, []param{{"now", micros(now)}, {"limit", limit}})
 	rows, err := s.db.QueryContext(ctx, st.SQL, args...)
 	if err != nil {
 		return nil, fmt.Errorf("idempotency: Stale: %w", err)

@@ -33,7 +33,7 @@ type fakeDB struct {
 	refuse    string
 
 	mu     sync.Mutex
-	byName map[string]string // SQL text -> statement name
+	byName map[string]storage.StatementName // SQL text -> statement name
 	keys   map[Key]bool      // claimed keys
 	ran    []string          // statements run, by name, with their batch size
 
@@ -53,7 +53,7 @@ func newFakeDB(t *testing.T, scope string) *fakeDB {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fakeDB{byName: map[string]string{}, keys: map[Key]bool{}}
+	f := &fakeDB{byName: map[string]storage.StatementName{}, keys: map[Key]bool{}}
 	f.s = newSQLStore(sql.OpenDB(noConnector{}), schema, SQLOptions{Native: &native.Config{Client: f, BatchClaims: true, BatchWrites: true, MergeWrites: true}})
 	for _, st := range schema.Statements {
 		f.byName[st.SQL] = st.Name
@@ -62,15 +62,15 @@ func newFakeDB(t *testing.T, scope string) *fakeDB {
 }
 
 // arg is the value of the statement's parameter p.
-func (f *fakeDB) arg(name string, args []any, p string) any {
+func (f *fakeDB) arg(name storage.StatementName, args []any, p string) any {
 	i := slices.Index(f.s.stmts[name].Params, p)
 	if i < 0 {
-		panic(name + " has no parameter " + p)
+		panic(name.String() + " has no parameter " + p)
 	}
 	return args[i]
 }
 
-func (f *fakeDB) key(name string, args []any) Key {
+func (f *fakeDB) key(name storage.StatementName, args []any) Key {
 	k := Key{Key: f.arg(name, args, "idempotency_key").(string)}
 	if f.s.schema.Scoped {
 		k.Account = f.arg(name, args, "account_id").(string)
@@ -101,10 +101,10 @@ func (f *fakeDB) QueryRow(_ context.Context, query string, args []any, dest ...a
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	name := f.byName[query]
-	f.ran = append(f.ran, name)
+	f.ran = append(f.ran, name.String())
 	k := f.key(name, args)
 	switch name {
-	case "Claim":
+	case storage.Claim:
 		won, err := f.claim(k)
 		if err != nil {
 			return err
@@ -113,12 +113,12 @@ func (f *fakeDB) QueryRow(_ context.Context, query string, args []any, dest ...a
 			return sql.ErrNoRows
 		}
 		*dest[0].(*int64) = 1
-	case "Lookup":
+	case storage.Lookup:
 		if !f.keys[k] {
 			return sql.ErrNoRows
 		}
 		row(dest, k)
-	case "ClaimLookup":
+	case storage.ClaimLookup:
 		won, err := f.claim(k)
 		if err != nil {
 			return err
@@ -153,7 +153,7 @@ func (f *fakeDB) QueryRows(_ context.Context, query string, args []any, dest []a
 		}
 		won, _ := f.claim(k)
 		switch name {
-		case "ClaimBatch":
+		case storage.ClaimBatch:
 			if !won {
 				continue // ClaimBatch returns the keys won
 			}
@@ -162,7 +162,7 @@ func (f *fakeDB) QueryRows(_ context.Context, query string, args []any, dest []a
 			} else {
 				*dest[0].(*string) = k.Key
 			}
-		case "ClaimLookupBatch":
+		case storage.ClaimLookupBatch:
 			*dest[0].(*int64), *dest[1].(*bool) = int64(i+1), won
 			for _, d := range dest[2:] {
 				clearScan(d)

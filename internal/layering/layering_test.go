@@ -45,7 +45,7 @@ var mayImport = map[string][]string{
 	"storage":              {"contract"},
 	"idempotency":          {"contract", "contract/rules", "findings", "idempotency/alerting", "idempotency/internal/batch", "idempotency/internal/native", "storage"},
 	"idempotency/alerting": {"contract"},
-	"idempotency/stores":   {"contract", "idempotency", "idempotency/internal/native"},
+	"idempotency/stores":   {"contract", "idempotency", "idempotency/internal/native", "storage"},
 	// The SQL store's batching and its native-client hooks, apart from
 	// the API a service reads (issue 31 item 3).
 	"idempotency/internal/batch":  {},
@@ -59,7 +59,7 @@ var mayImport = map[string][]string{
 	"cmd/retryspec": {"cli"},
 
 	"examples/payouts":        {},
-	"examples/payouts/server": {"contract", "examples/payouts", "idempotency", "idempotency/stores"},
+	"examples/payouts/server": {"contract", "examples/payouts", "idempotency", "idempotency/stores", "storage"},
 
 	"internal/atomicwrite": {},
 	"internal/safeout":     {"internal/atomicwrite"},
