@@ -34,8 +34,8 @@ type fakeDB struct {
 
 	mu     sync.Mutex
 	byName map[string]storage.StatementName // SQL text -> statement name
-	keys   map[Key]bool      // claimed keys
-	ran    []string          // statements run, by name, with their batch size
+	keys   map[Key]bool                     // claimed keys
+	ran    []string                         // statements run, by name, with their batch size
 
 	// merged answers a merged write batch whose statements all succeed;
 	// nil commits it.
