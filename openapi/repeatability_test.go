@@ -6,8 +6,6 @@ import (
 	"testing"
 
 	"go.yaml.in/yaml/v3"
-
-	"github.com/retryspec/retryspec/contract"
 )
 
 // TestRepeatabilityAdditions (issue 32 items 2 and 4): with a first-sent
@@ -16,29 +14,11 @@ import (
 // the result header with the value contract.ResultValue gives each answer:
 // accepted on successes and the in-flight conflict, rejected on the others.
 func TestRepeatabilityAdditions(t *testing.T) {
-	const after = "  after_window: new-request\n"
-	src := mustRead(t, "testdata/contract.yaml")
-	if !strings.Contains(src, after) {
-		t.Fatalf("testdata/contract.yaml no longer says %q", after)
-	}
-	src = strings.Replace(src, after, after+`  first_sent: { header: Repeatability-First-Sent, window: 5m }
-  result_header: { name: Repeatability-Result }
-`, 1)
-	src = strings.Replace(src, "  conflicts:\n", "  conflicts:\n    too_old: { status: 412, code: none }\n", 1)
-	c, err := contract.Parse("contract.yaml", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := Load("testdata/small.yaml", LoadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	merged, err := Merged(s, NewPlan(c, s))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Parse("merged.yaml", merged, LoadOptions{}); err != nil {
-		t.Fatalf("merged spec does not validate: %v", err)
+	c, merged := mergedSmall(t,
+		[2]string{"  after_window: new-request\n", "  after_window: new-request\n  first_sent: { header: Repeatability-First-Sent, window: 5m }\n  result_header: { name: Repeatability-Result }\n"},
+		[2]string{"  conflicts:\n", "  conflicts:\n    too_old: { status: 412, code: none }\n"})
+	if !c.Idempotency.FirstSent.Set() {
+		t.Fatal("the edited contract has no first-sent window")
 	}
 	type header struct {
 		Schema struct {
