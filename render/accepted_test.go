@@ -21,10 +21,13 @@ func TestAcceptedPagesSayWhatSnippetsDo(t *testing.T) {
 		name string
 		mode contract.InFlightMode
 		code string
-		want []string // per page, "page: text"
-		not  []string
+		// result names a result header (Repeatability-Result), whose
+		// column the 202's row fills as the server sends it.
+		result bool
+		want   []string // per page, "page: text"
+		not    []string
 	}{
-		{"accepted", contract.InFlightAccepted, "concurrent_idempotent_requests", []string{
+		{"accepted", contract.InFlightAccepted, "concurrent_idempotent_requests", false, []string{
 			"idempotency.md: | Same key while the first request is still running | 202 | `concurrent_idempotent_requests` | Not the result. Wait, then send the same request with the same key and body, following the backoff schedule, until the stored result comes back. |",
 			"idempotency.md: gets `202 Accepted` with the `concurrent_idempotent_requests` code: the first request is still running, and this answer is not its result.",
 			"idempotency.md: the repeat with the same key is the poll. Wait, following the backoff schedule,",
@@ -32,12 +35,15 @@ func TestAcceptedPagesSayWhatSnippetsDo(t *testing.T) {
 			"errors.md: | `concurrent_idempotent_requests` | 202 | A request with this key is still being processed; this answer is not its result. | Yes:",
 			"retrying.md: | `202 concurrent_idempotent_requests`, a success in form only | yes, after a wait |",
 		}, []string{"idempotency.md: Retry-After` header", "retrying.md: | `409 concurrent_idempotent_requests` |", "errors.md: | `concurrent_idempotent_requests` | 409 |"}},
-		{"accepted, code none", contract.InFlightAccepted, "", []string{
+		{"accepted, code none", contract.InFlightAccepted, "", false, []string{
 			"idempotency.md: | Same key while the first request is still running | 202 | none (status only) |",
 			"idempotency.md: This answer carries no code, so a client takes every 202 from a keyed endpoint for it.",
 			"retrying.md: | `202`, a success in form only | yes, after a wait |",
 		}, []string{"idempotency.md: with the `", "idempotency.md: endpoint's own answer"}},
-		{"conflict", contract.InFlightConflict, "concurrent_idempotent_requests", []string{
+		{"accepted, result header", contract.InFlightAccepted, "concurrent_idempotent_requests", true, []string{
+			"idempotency.md: | Same key while the first request is still running | 202 | `concurrent_idempotent_requests` | Not the result. Wait, then send the same request with the same key and body, following the backoff schedule, until the stored result comes back. | `accepted` |",
+		}, nil},
+		{"conflict", contract.InFlightConflict, "concurrent_idempotent_requests", false, []string{
 			"retrying.md: | `409 concurrent_idempotent_requests` | yes, after a wait |",
 		}, []string{"retrying.md: 202", "idempotency.md: 202", "errors.md: 202"}},
 	} {
@@ -45,6 +51,9 @@ func TestAcceptedPagesSayWhatSnippetsDo(t *testing.T) {
 			c := load(t, filepath.Join(testenv.RepoRoot(t), "examples", "payouts", "retryspec.yaml"))
 			c.Idempotency.InFlight.Response = tt.mode
 			c.Idempotency.Conflicts.InFlight.Code = tt.code
+			if tt.result {
+				c.Idempotency.ResultHeader = contract.ResultHeader{Name: "Repeatability-Result", Accepted: "accepted", Rejected: "rejected"}
+			}
 			p, err := snippets.NewPolicy(c)
 			if err != nil {
 				t.Fatal(err)

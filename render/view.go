@@ -92,6 +92,7 @@ func newView(in Inputs, libraryMarks []string) *view {
 		v.InFlightPoll, v.AcceptedAnswer, v.AcceptedBody = true, contract.Conflict{Status: rep.Status, Code: rep.Code}, rep.Indented()
 	}
 	v.ExampleRequest = exampleRequest(c)
+	v.Repeat = newRepeatView(c)
 	v.ErrorMediaType = eb.MediaType()
 	v.StoredRows = storedRows(c.Idempotency)
 	if c.SDK != nil {

@@ -44,7 +44,11 @@ func exampleRequest(c *contract.Contract) string {
 	b.WriteString(ep.Method + " " + prefix + ep.ExamplePath() + " HTTP/1.1\n")
 	b.WriteString("Host: " + host + "\n")
 	b.WriteString("Content-Type: application/json\n")
-	b.WriteString(header + ": " + key + "\n\n")
+	b.WriteString(header + ": " + key + "\n")
+	if fs := c.Idempotency.FirstSent; fs.Set() && fs.Header != "" {
+		b.WriteString(fs.Header + ": " + contract.FirstSentExample + "\n")
+	}
+	b.WriteString("\n")
 	b.WriteString(indented.String() + "\n")
 	return b.String()
 }
