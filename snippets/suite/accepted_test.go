@@ -23,6 +23,20 @@ func acceptedExample(t *testing.T) *contract.Contract {
 	return c
 }
 
+// acceptedVariants are accepted-mode contracts and the in-flight scenarios
+// each gets: the default error body (the code looked for anywhere), the
+// code at api.error_body's place, and `code: none`.
+var acceptedVariants = []struct {
+	name      string
+	mutate    func(c *contract.Contract)
+	scenarios []string
+}{
+	{"default error body", func(*contract.Contract) {}, []string{"in-flight-202-polled", "handler-202-is-the-result"}},
+	{"stripe-like error body", func(c *contract.Contract) { c.API.ErrorBody = errorBodyShapes[0].body },
+		[]string{"in-flight-202-polled", "handler-202-is-the-result", "in-flight-code-elsewhere-is-the-result"}},
+	{"code none", func(c *contract.Contract) { c.Idempotency.Conflicts.InFlight.Code = "" }, []string{"in-flight-202-polled"}},
+}
+
 // TestAcceptedScenarios: under accepted the fault server answers the
 // in-flight 202 as the middleware does (contract.Reply's status and code,
 // the code at api.error_body's place) before the stored result, and a 202
@@ -34,16 +48,7 @@ func TestAcceptedScenarios(t *testing.T) {
 		}
 		return out
 	}
-	for _, tt := range []struct {
-		name   string
-		mutate func(c *contract.Contract)
-		want   []string
-	}{
-		{"default error body", func(*contract.Contract) {}, []string{"in-flight-202-polled", "handler-202-is-the-result"}},
-		{"stripe-like error body", func(c *contract.Contract) { c.API.ErrorBody = errorBodyShapes[0].body },
-			[]string{"in-flight-202-polled", "handler-202-is-the-result", "in-flight-code-elsewhere-is-the-result"}},
-		{"code none", func(c *contract.Contract) { c.Idempotency.Conflicts.InFlight.Code = "" }, []string{"in-flight-202-polled"}},
-	} {
+	for _, tt := range acceptedVariants {
 		t.Run(tt.name, func(t *testing.T) {
 			c := acceptedExample(t)
 			tt.mutate(c)
@@ -58,8 +63,8 @@ func TestAcceptedScenarios(t *testing.T) {
 					got = append(got, sc)
 				}
 			}
-			if strings.Join(names(got), " ") != strings.Join(tt.want, " ") {
-				t.Fatalf("in-flight scenarios %q, want %q", names(got), tt.want)
+			if strings.Join(names(got), " ") != strings.Join(tt.scenarios, " ") {
+				t.Fatalf("in-flight scenarios %q, want %q", names(got), tt.scenarios)
 			}
 			rep := c.Reply(contract.ReplyInFlightAccepted)
 			polled := got[0]
@@ -91,8 +96,7 @@ func TestAcceptedScenarios(t *testing.T) {
 // TestAcceptedInFlightProven runs every language's snippet of an
 // accepted-mode contract: the 202 with the in-flight code is polled with
 // the same key until the stored result comes back, a handler's own 202 is
-// the result; with the code at api.error_body's place, and with `code:
-// none`, where the status alone marks the in-flight 202.
+// the result; for each of acceptedVariants.
 func TestAcceptedInFlightProven(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every snippet in its runtime")
@@ -101,15 +105,7 @@ func TestAcceptedInFlightProven(t *testing.T) {
 	if len(langs) == 0 {
 		return
 	}
-	for _, tt := range []struct {
-		name      string
-		mutate    func(c *contract.Contract)
-		scenarios []string
-	}{
-		{"stripe-like error body", func(c *contract.Contract) { c.API.ErrorBody = errorBodyShapes[0].body },
-			[]string{"in-flight-202-polled", "handler-202-is-the-result", "in-flight-code-elsewhere-is-the-result"}},
-		{"code none", func(c *contract.Contract) { c.Idempotency.Conflicts.InFlight.Code = "" }, []string{"in-flight-202-polled"}},
-	} {
+	for _, tt := range acceptedVariants {
 		t.Run(tt.name, func(t *testing.T) {
 			c := acceptedExample(t)
 			tt.mutate(c)
