@@ -64,6 +64,14 @@ func NewPlan(c *contract.Contract, s *Spec) *Plan {
 	ops := index(s.Operations())
 	b.countSharedResponses(ops)
 	for i, e := range c.Endpoints {
+		if e.Method == contract.MethodQuery {
+			// Never keyed (the loader refuses a key), and OpenAPI 3.0 and
+			// 3.1 have no query operation to describe it on: x-retry at
+			// the top is all that applies to it.
+			p.Skipped = append(p.Skipped, Note{Operation: e.Operation, File: c.File, Line: c.PosOf(fmt.Sprintf("endpoints[%d].operation", i)).Line,
+				Message: "a QUERY: OpenAPI 3.0 and 3.1 have no query operation, and a QUERY is safe and takes no key; nothing added for it"})
+			continue
+		}
 		op, ok := ops[shape(e.Method, e.Path)]
 		if !ok {
 			if e.Keyed() || e.UnsafeToRetry != "" {
