@@ -1,6 +1,7 @@
 package contract
 
 import (
+	"slices"
 	"strconv"
 
 	"go.yaml.in/yaml/v3"
@@ -104,6 +105,15 @@ func (d *decoder) decodeKeyIn(f map[string]*yaml.Node, path string, id *Idempote
 			d.errorf(d.resolve(v), path+".key_field", "write a JSON pointer to an object member, e.g. /idempotency_key", "%s.key_field: %v", path, err)
 			return
 		}
+		if len(t) > 1 {
+			// The snippets that send the body as JSON text (Java, curl) put
+			// the key in as the object's first member; a nested member would
+			// need a JSON library they do not have. The pointer form keeps
+			// the door open without renaming the field.
+			d.errorf(d.resolve(v), path+".key_field", "name a member of the body's top-level object, e.g. /idempotency_key",
+				"%s.key_field %s is nested; the key travels in a member of the body's top-level object", path, s)
+			return
+		}
 		id.KeyField = t
 	}
 }
@@ -127,7 +137,7 @@ func (d *decoder) decodeEndpointKeyLength(f map[string]*yaml.Node, path string, 
 }
 
 // WithKey is body with key at key_field: the member replaced where the
-// body already has it, else added last to its object, with any object on
+// body already has it, else added first to its object, with any object on
 // the way created. The one function behind the key's place in the docs'
 // example request and in the snippets that send the body as JSON text. A
 // header key leaves body as it is; so does a body whose way to the member
@@ -165,7 +175,9 @@ func withMember(v JSONValue, tokens []string, leaf JSONValue) (JSONValue, bool) 
 	if len(tokens) > 1 {
 		next, _ = withMember(JSONValue{Kind: JSONObject}, tokens[1:], leaf)
 	}
-	return JSONValue{Kind: JSONObject, Members: append(members, JSONMember{Name: tokens[0], Value: next})}, true
+	// First, where a reader sees it, and where the snippets that send the
+	// body as JSON text put it.
+	return JSONValue{Kind: JSONObject, Members: append([]JSONMember{{Name: tokens[0], Value: next}}, members...)}, true
 }
 
 // bodylessMethods carry no request body a server reads (RFC 9110 gives a
@@ -234,4 +246,66 @@ func (d *decoder) checkKeyLength(n *yaml.Node, path string, max int, id Idempote
 			return
 		}
 	}
+}
+
+// WithoutKey is body without the key_field member: the example body the
+// snippets start from, which their code then gives the key (a body that
+// already held a sample key would otherwise send it twice or stale).
+func (id Idempotency) WithoutKey(body JSONValue) JSONValue {
+	if !id.InBody() || len(id.KeyField) != 1 || body.Kind != JSONObject {
+		return body
+	}
+	out := JSONValue{Kind: JSONObject}
+	for _, m := range body.Members {
+		if m.Name != id.KeyField[0] {
+			out.Members = append(out.Members, m)
+		}
+	}
+	return out
+}
+
+// KeyMember is the body member that carries the key (idempotency_key for
+// /idempotency_key); "" when the key travels in a header.
+func (id Idempotency) KeyMember() string {
+	if !id.InBody() || len(id.KeyField) == 0 {
+		return ""
+	}
+	return id.KeyField[len(id.KeyField)-1]
+}
+
+// endpointKeyBounds reports whether some keyed endpoint takes shorter keys
+// than idempotency.max_key_length.
+func (c *Contract) endpointKeyBounds() bool {
+	for _, e := range c.Endpoints {
+		if e.Keyed() && e.MaxKeyLength > 0 && e.MaxKeyLength < c.Idempotency.MaxKeyLength {
+			return true
+		}
+	}
+	return false
+}
+
+// KeyBound is the bound of the endpoints that take shorter keys than the
+// API-wide max_key_length, for the pages and the OpenAPI description.
+type KeyBound struct {
+	Length     int
+	Operations []string
+}
+
+// KeyBounds lists the endpoints' own bounds, shortest first, each with its
+// operations in contract order; nil when every endpoint takes the API's.
+func (c *Contract) KeyBounds() []KeyBound {
+	var out []KeyBound
+	for _, e := range c.Endpoints {
+		if !e.Keyed() || e.MaxKeyLength == 0 || e.MaxKeyLength >= c.Idempotency.MaxKeyLength {
+			continue
+		}
+		i := slices.IndexFunc(out, func(b KeyBound) bool { return b.Length == e.MaxKeyLength })
+		if i < 0 {
+			out = append(out, KeyBound{Length: e.MaxKeyLength})
+			i = len(out) - 1
+		}
+		out[i].Operations = append(out[i].Operations, e.Operation)
+	}
+	slices.SortStableFunc(out, func(a, b KeyBound) int { return a.Length - b.Length })
+	return out
 }

@@ -27,10 +27,11 @@ func loadExample(t *testing.T) *contract.Contract {
 }
 
 // TestGolden pins every language's snippet of each example contract:
-// payouts, and two APIs that are not payouts (email, inventory), whose
-// snippets send their own example request to their own path.
+// payouts, and three APIs that are not payouts (email, inventory, and
+// Square's payments, whose key travels in the JSON body), whose snippets
+// send their own example request to their own path.
 func TestGolden(t *testing.T) {
-	for _, name := range []string{"payouts", "email", "inventory"} {
+	for _, name := range []string{"payouts", "email", "inventory", "square-payments"} {
 		c, err := contract.Load(filepath.Join(testenv.RepoRoot(t), "examples", name, "retryspec.yaml"))
 		if err != nil {
 			t.Fatal(err)
