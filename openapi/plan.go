@@ -109,6 +109,9 @@ type planner struct {
 	// errorRef is api.error_body.schema_ref once the spec is known to
 	// define it, "" otherwise (errorbody.go).
 	errorRef string
+	// bodyKeyDone marks shared request schemas already given the key
+	// property (bodykey.go).
+	bodyKeyDone map[string]bool
 }
 
 func (b *planner) add(target []string, node *yaml.Node, key string, v any) {
@@ -182,8 +185,11 @@ func (b *planner) keyed(e contract.Endpoint, op Operation) {
 	t := b.opTarget(op)
 
 	// The header parameter, unless the operation or its path item already
-	// declares it (reused, or a contradiction: existingHeader reports which).
-	if !b.existingHeader(e, op) {
+	// declares it (reused, or a contradiction: existingHeader reports which);
+	// a key that travels in the body is a property of the request schema.
+	if id.InBody() {
+		b.bodyKey(e, op)
+	} else if !b.existingHeader(e, op) {
 		if params := deref(mapGet(op.node, "parameters")); params != nil && params.Kind == yaml.SequenceNode {
 			b.add(append(t, "parameters"), params, "", HeaderParameter(b.c, e))
 		} else {
@@ -259,11 +265,12 @@ func (b *planner) existingHeader(e contract.Endpoint, op Operation) bool {
 			contradicts := false
 			if schema, _ := b.s.resolveRef(mapGet(param, "schema")); schema != nil {
 				if ml := mapGet(schema, "maxLength"); ml != nil {
-					if n, err := strconv.Atoi(ml.Value); err == nil && n != id.MaxKeyLength {
+					if n, err := strconv.Atoi(ml.Value); err == nil && n != b.c.MaxKeyLengthFor(e) {
 						contradicts = true
+						max := b.c.MaxKeyLengthFor(e)
 						b.contradiction(ml, "idempotency.max_key_length",
-							fmt.Sprintf("make maxLength %d in the spec, or set idempotency.max_key_length: %d in the contract", id.MaxKeyLength, n),
-							"%s: the spec's %s header allows %d characters but the contract's max_key_length is %d", e.Operation, name, n, id.MaxKeyLength)
+							fmt.Sprintf("make maxLength %d in the spec, or set idempotency.max_key_length: %d in the contract", max, n),
+							"%s: the spec's %s header allows %d characters but the contract's max_key_length is %d", e.Operation, name, n, max)
 					}
 				}
 			}
