@@ -1,7 +1,6 @@
 package contract
 
 import (
-	"strings"
 	"testing"
 )
 
@@ -40,17 +39,7 @@ func TestKeyPlaceDiagnostics(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			le := loadErrOf(t, tt.src)
-			d := le.Diagnostics[0]
-			if d.Pos.Line != tt.line || d.Pos.Column != tt.col {
-				t.Errorf("at %d:%d, want %d:%d (%s)", d.Pos.Line, d.Pos.Column, tt.line, tt.col, d.Message)
-			}
-			if !strings.Contains(d.Message, tt.message) {
-				t.Errorf("message %q lacks %q", d.Message, tt.message)
-			}
-			if !strings.Contains(d.Fix, tt.fix) {
-				t.Errorf("fix %q lacks %q", d.Fix, tt.fix)
-			}
+			wantDiagnostic(t, tt.src, tt.line, tt.col, tt.message, tt.fix)
 		})
 	}
 }

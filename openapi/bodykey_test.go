@@ -103,14 +103,7 @@ func TestBodyKeyAdditions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p := NewPlan(c, s)
-			merged, err := Merged(s, p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := Parse("merged.yaml", merged, LoadOptions{}); err != nil {
-				t.Fatalf("merged spec does not validate: %v\n%s", err, merged)
-			}
+			p, merged := validMerge(t, c, s)
 			var doc struct {
 				Paths map[string]map[string]struct {
 					Parameters  []map[string]any `yaml:"parameters"`
@@ -208,4 +201,19 @@ func sameSet(got []string, want ...string) bool {
 		}
 	}
 	return true
+}
+
+// validMerge plans c's additions to s and merges them; the merged spec
+// must validate.
+func validMerge(t *testing.T, c *contract.Contract, s *Spec) (*Plan, []byte) {
+	t.Helper()
+	p := NewPlan(c, s)
+	merged, err := Merged(s, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Parse("merged.yaml", merged, LoadOptions{}); err != nil {
+		t.Fatalf("merged spec does not validate: %v\n%s", err, merged)
+	}
+	return p, merged
 }
