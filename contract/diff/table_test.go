@@ -42,7 +42,7 @@ var rowCases = []rowCase{
 	{path: "idempotency.key_in", rule: "changed", want: Breaking, mutate: keyInHeader},
 	{path: "idempotency.key_field", rule: "added", want: Breaking, mutateOld: keyInHeader, mutate: func(*contract.Contract) {}},
 	{path: "idempotency.key_field", rule: "removed", want: Breaking, mutate: keyInHeader},
-	{path: "idempotency.key_field", new: "/payment/idempotency_key", rule: "changed", want: Breaking},
+	{path: "idempotency.key_field", new: "/payment_key", rule: "changed", want: Breaking},
 	{path: "endpoints[0].max_key_length", new: "40", rule: "lowered", want: Breaking},
 	{path: "endpoints[0].max_key_length", new: "100", rule: "raised", want: Notable},
 	{path: "idempotency.header_value", new: "sf-string", rule: "changed", want: Breaking},
