@@ -351,7 +351,7 @@ func check(p snippets.Policy, sc Scenario, res run.Result, reqs []faultserver.Re
 	}
 	key := reqs[0].Key
 	if key == "" {
-		bad("request 1 carries no key in %s", placeName(p))
+		bad("request 1 carries no %s", placeName(p))
 	}
 	if p.MaxKeyLength > 0 && len(key) > p.MaxKeyLength {
 		bad("key %q is longer than max_key_length %d", key, p.MaxKeyLength)
@@ -505,9 +505,9 @@ func keyPlace(p snippets.Policy) faultserver.KeyPlace {
 
 func placeName(p snippets.Policy) string {
 	if p.KeyInBody {
-		return "the body member " + p.KeyField
+		return "key in the body member " + p.KeyField
 	}
-	return "the " + p.Header + " header"
+	return p.Header + " header"
 }
 
 // wantBody is the request body the snippet must send with key: the
