@@ -217,3 +217,48 @@ func validMerge(t *testing.T, c *contract.Contract, s *Spec) (*Plan, []byte) {
 	}
 	return p, merged
 }
+
+// TestBodyKeySkipsNonObjectExamples: with the key in the body, a spec's
+// request example that is not a JSON object (it cannot hold the key
+// member) is not taken; an object example is.
+func TestBodyKeySkipsNonObjectExamples(t *testing.T) {
+	c, err := contract.Parse("retryspec.yaml", []byte(bodyKeyContract))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := `openapi: 3.1.0
+info: {title: Pay, version: "1"}
+paths:
+  /v2/refunds:
+    post:
+      requestBody:
+        content:
+          application/json:
+            example: [{"amount": 1}]
+      responses:
+        "200": {description: ok}
+  /v2/orders/{id}/pay:
+    post:
+      parameters:
+        - {name: id, in: path, required: true, schema: {type: string}}
+      requestBody:
+        content:
+          application/json:
+            example: {"tip": 1}
+      responses:
+        "200": {description: ok}
+`
+	s, err := Parse("spec.yaml", []byte(spec), LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := ApplyRequestExamples(c, s); n != 1 {
+		t.Errorf("took %d examples, want 1 (the object, not the list)", n)
+	}
+	if _, stated := c.Endpoints[1].ExampleBody(); stated {
+		t.Error("the list example was taken for POST /v2/refunds, whose key travels in the body")
+	}
+	if b, stated := c.Endpoints[3].ExampleBody(); !stated || b.String() != `{"tip": 1}` {
+		t.Errorf("the object example was not taken: %s", b.String())
+	}
+}
