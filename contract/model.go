@@ -112,6 +112,12 @@ type Idempotency struct {
 	LongestRetryChain RetryChain
 	AfterWindow       AfterWindow
 	Recovery          Recovery
+	// FirstSent is a window measured from the client's first-sent time
+	// (OASIS Repeatable Requests, as Azure); zero when absent.
+	FirstSent FirstSent
+	// ResultHeader is the response header that reports whether the server
+	// accepted or rejected a keyed request; zero when absent.
+	ResultHeader ResultHeader
 }
 
 // FingerprintFields are JSON pointers (RFC 6901, object members only, such
@@ -180,6 +186,9 @@ type Conflicts struct {
 	InvalidKey Conflict
 	// Expired answers a key reused after the window under after_window: error.
 	Expired Conflict
+	// TooOld answers a request whose first-sent time is older than the
+	// first-sent window; only a contract with first_sent uses it.
+	TooOld Conflict
 }
 
 // NamedConflict is one conflict with its name in the contract file.
@@ -193,7 +202,7 @@ type NamedConflict struct {
 func (cs Conflicts) All() []NamedConflict {
 	return []NamedConflict{
 		{"payload_mismatch", cs.PayloadMismatch}, {"in_flight", cs.InFlight}, {"missing_key", cs.MissingKey},
-		{"invalid_key", cs.InvalidKey}, {"expired", cs.Expired},
+		{"invalid_key", cs.InvalidKey}, {"expired", cs.Expired}, {"too_old", cs.TooOld},
 	}
 }
 

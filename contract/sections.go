@@ -28,6 +28,7 @@ func defaultConflicts() Conflicts {
 		MissingKey:      Conflict{Status: 400, Code: "missing_idempotency_key"},
 		InvalidKey:      Conflict{Status: 400, Code: "invalid_idempotency_key"},
 		Expired:         Conflict{Status: 422, Code: "idempotency_key_expired"},
+		TooOld:          defaultTooOld,
 	}
 }
 
@@ -161,7 +162,7 @@ func (d *decoder) decodeIdempotency(n *yaml.Node, c *Contract) {
 	const p = "idempotency"
 	f := d.object(n, p, "header", "header_value", "replay_header", "key_source", "max_key_length", "scope",
 		"derivation", "fingerprint", "fingerprint_headers", "fingerprint_fields", "claim", "in_flight", "conflicts", "stored_failures", "stored_outcomes", "stored_response",
-		"replay_window", "reaper_after", "longest_retry_chain", "after_window", "recovery", "key_in", "key_field")
+		"replay_window", "reaper_after", "longest_retry_chain", "after_window", "recovery", "first_sent", "result_header", "key_in", "key_field")
 	id := &c.Idempotency
 	*id = defaultIdempotency()
 	if f == nil {
@@ -232,6 +233,7 @@ func (d *decoder) decodeIdempotency(n *yaml.Node, c *Contract) {
 	if v, ok := f["recovery"]; ok {
 		d.decodeRecovery(v, p+".recovery", &id.Recovery)
 	}
+	d.decodeRepeatability(f, p, id)
 	if v, ok := f["max_key_length"]; ok && id.InBody() && id.MaxKeyLength > 0 {
 		d.checkKeyLength(d.resolve(v), p+".max_key_length", id.MaxKeyLength, *id)
 	}
@@ -314,12 +316,12 @@ func (d *decoder) decodeInFlight(v *yaml.Node, path string) *InFlight {
 }
 
 func (d *decoder) decodeConflicts(v *yaml.Node, path string, cs *Conflicts) {
-	g := d.object(v, path, "payload_mismatch", "in_flight", "missing_key", "invalid_key", "expired")
+	g := d.object(v, path, "payload_mismatch", "in_flight", "missing_key", "invalid_key", "expired", "too_old")
 	for _, c := range []struct {
 		key string
 		dst *Conflict
 	}{{"payload_mismatch", &cs.PayloadMismatch}, {"in_flight", &cs.InFlight}, {"missing_key", &cs.MissingKey},
-		{"invalid_key", &cs.InvalidKey}, {"expired", &cs.Expired}} {
+		{"invalid_key", &cs.InvalidKey}, {"expired", &cs.Expired}, {"too_old", &cs.TooOld}} {
 		if x, ok := g[c.key]; ok {
 			d.decodeConflict(x, path+"."+c.key, c.dst)
 		}

@@ -280,7 +280,7 @@ func (h *endpointHandler) serveKey(w http.ResponseWriter, r *http.Request, k Key
 			if rec, err = m.store.Lookup(ctx, k); err == nil && rec == nil {
 				won, err = m.store.Claim(ctx, k, claim, now)
 			}
-		} else if cl, ok := m.store.(ClaimLookuper); ok && m.opts.Flaw != "check-then-insert" {
+		} else if cl, ok := m.store.(claimLookuper); ok && m.opts.Flaw != "check-then-insert" {
 			won, rec, err = cl.ClaimLookup(ctx, k, claim, now)
 		} else if m.opts.Flaw == "check-then-insert" {
 			// The flaw: look first, insert after, and trust the look.

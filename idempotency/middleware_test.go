@@ -418,12 +418,12 @@ func TestAfterWindowError(t *testing.T) {
 // lostClaims is the in-memory store, telling each lost claim on lost: the
 // event that a second request for a key in flight is there and waiting.
 type lostClaims struct {
-	*idempotency.MemoryStore
+	idempotency.Store
 	lost chan struct{}
 }
 
 func (s lostClaims) Claim(ctx context.Context, k idempotency.Key, c idempotency.NewClaim, now time.Time) (bool, error) {
-	won, err := s.MemoryStore.Claim(ctx, k, c, now)
+	won, err := s.Store.Claim(ctx, k, c, now)
 	if err == nil && !won {
 		select {
 		case s.lost <- struct{}{}:

@@ -106,10 +106,11 @@ func conflictResponse(c *contract.Contract, g conflictGroup, ref string) Obj {
 	if g.status/100 == 2 {
 		kind = "Idempotency: not finished yet. "
 	}
-	return obj(
-		"description", kind+strings.Join(desc, " "),
-		"content", obj(eb.MediaType(), obj("schema", schema, "examples", examples)),
-	)
+	resp := obj("description", kind+strings.Join(desc, " "))
+	if h := conflictHeaders(c, g); h != nil {
+		resp = append(resp, KV{"headers", h})
+	}
+	return append(resp, KV{"content", obj(eb.MediaType(), obj("schema", schema, "examples", examples))})
 }
 
 // conflictMeaning is what a conflict means and what the integrator does.
@@ -140,6 +141,8 @@ func conflictMeaning(c *contract.Contract, kind string) (what, todo string) {
 	case "expired":
 		return fmt.Sprintf("this %s was first used longer ago than the %s replay window.", h, c.Idempotency.ReplayWindow.String()),
 			"Use a new key for a new request."
+	case "too_old":
+		return tooOldMeaning(c)
 	}
 	if c.Idempotency.InBody() {
 		return fmt.Sprintf("this operation requires the %s member in its JSON body.", h),
@@ -208,6 +211,7 @@ func IdempotencyExtension(c *contract.Contract, e contract.Endpoint) Obj {
 	if id.ReplayHeader != "" {
 		x = append(x, KV{"replay-header", id.ReplayHeader})
 	}
+	x = append(x, repeatabilityExtension(c)...)
 	x = append(x, KV{"effect", e.Effect})
 	return x
 }

@@ -279,9 +279,12 @@ type view struct {
 	// ExampleRequest is the keyed request the Idempotent requests page
 	// shows (view_example.go), "" without a keyed endpoint.
 	ExampleRequest string
-	SDKRows        []languageRow
-	Changelog      string
-	NoSnippets     string
+	// Repeat is the first-sent window and the result header
+	// (view_repeatability.go); its zero value when the contract has neither.
+	Repeat     repeatView
+	SDKRows    []languageRow
+	Changelog  string
+	NoSnippets string
 	// RetryingQuoted: a library note on the Retrying page carries a marker.
 	RetryingQuoted bool
 	// CodeAt is the JSON pointer to the code in the API's error bodies

@@ -91,6 +91,7 @@ func newView(in Inputs, libraryMarks []string) *view {
 	v.MismatchBody = c.Reply(contract.ReplyPayloadMismatch).Indented()
 	v.InFlightBody = c.Reply(contract.ReplyInFlight).Indented()
 	v.ExampleRequest = exampleRequest(c)
+	v.Repeat = newRepeatView(c)
 	v.ErrorMediaType = eb.MediaType()
 	v.StoredRows = storedRows(c.Idempotency)
 	if c.SDK != nil {

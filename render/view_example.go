@@ -48,6 +48,9 @@ func exampleRequest(c *contract.Contract) string {
 	if !c.Idempotency.InBody() {
 		b.WriteString(header + ": " + key + "\n")
 	}
+	if fs := c.Idempotency.FirstSent; fs.Set() && fs.Header != "" {
+		b.WriteString(fs.Header + ": " + contract.FirstSentExample + "\n")
+	}
 	b.WriteString("\n")
 	b.WriteString(indented.String() + "\n")
 	return b.String()

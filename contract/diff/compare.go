@@ -195,6 +195,13 @@ func contractFacts(c *contract.Contract) (head, tail *facts) {
 		h.text(p+"in_flight.takeover", Enum, string(in.Takeover))
 	}
 	for _, cf := range id.Conflicts.All() {
+		if cf.Status == 0 {
+			// too_old in a contract without a first-sent window: absent.
+			h.text(p+"conflicts."+cf.Name+".status", Enum, "")
+			h.text(p+"conflicts."+cf.Name+".code", Text, "")
+			h.text(p+"conflicts."+cf.Name+".message", Text, "")
+			continue
+		}
 		code := cf.Code
 		if code == "" {
 			code = contract.NoCode
@@ -215,6 +222,11 @@ func contractFacts(c *contract.Contract) (head, tail *facts) {
 	h.text(p+"after_window", Enum, string(id.AfterWindow))
 	h.flag(p+"recovery.completer", id.Recovery.Completer)
 	h.flag(p+"recovery.reaper", id.Recovery.Reaper)
+	h.text(p+"first_sent.header", Text, id.FirstSent.Header)
+	h.span(p+"first_sent.window", id.FirstSent.Window)
+	h.text(p+"result_header.name", Text, id.ResultHeader.Name)
+	h.text(p+"result_header.accepted", Text, id.ResultHeader.Accepted)
+	h.text(p+"result_header.rejected", Text, id.ResultHeader.Rejected)
 
 	r := c.Retry
 	const q = "retry."
