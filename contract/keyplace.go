@@ -11,9 +11,9 @@ import (
 // (idempotency.key_in). It names a place the way OpenAPI's parameter `in`
 // does, so the next places extend this list without renaming anything: a
 // first-sent header beside the key header (Azure's Repeatability-Request-Id
-// with Repeatability-First-Sent) stays `key_in: header` with a sibling
-// first_sent_header field, and a GraphQL argument or directive becomes a
-// value of its own (`key_in: graphql`) with its own sibling field.
+// with Repeatability-First-Sent) stays `key_in: header` with the sibling
+// first_sent section, and a GraphQL argument or directive becomes a value
+// of its own (`key_in: graphql`) with its own sibling field.
 type KeyIn string
 
 const (
