@@ -81,7 +81,11 @@ type API struct {
 
 // Idempotency is the server half: how keys are sent, claimed, stored and replayed.
 type Idempotency struct {
-	Header       string // RFC 9110 token, default Idempotency-Key
+	// KeyIn is where the key travels: the Header (the default) or the JSON
+	// body member at KeyField (keyplace.go).
+	KeyIn        KeyIn
+	KeyField     []string // key_field's tokens; nil unless KeyIn is body
+	Header       string   // RFC 9110 token, default Idempotency-Key
 	HeaderValue  HeaderValue
 	ReplayHeader string // optional; "" when absent
 	KeySource    KeySource
@@ -240,6 +244,9 @@ type Endpoint struct {
 	// Example is the request the docs and snippets show (example:); nil
 	// when the contract states none.
 	Example *ExampleRequest
+	// MaxKeyLength is this endpoint's own bound on the key, 0 when it
+	// takes idempotency.max_key_length (Contract.MaxKeyLengthFor).
+	MaxKeyLength int
 }
 
 // Keyed reports whether the endpoint accepts an idempotency key.

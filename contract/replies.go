@@ -114,8 +114,21 @@ func (c *Contract) DefaultMessage(k ReplyKind) string {
 	case ReplyInFlightAccepted:
 		return "A request with this idempotency key is still being processed. Retry with the same key to get its result."
 	case ReplyMissingKey:
+		if id.InBody() {
+			return fmt.Sprintf("This endpoint requires an idempotency key in the %s member of the JSON body. Send a key you reuse on every retry of this request.", id.KeyMember())
+		}
 		return fmt.Sprintf("This endpoint requires the %s header. Send a key you reuse on every retry of this request.", id.Header)
 	case ReplyInvalidKey:
+		if id.InBody() || c.endpointKeyBounds() {
+			fewer := ""
+			if c.endpointKeyBounds() {
+				fewer = " (fewer on some endpoints)"
+			}
+			if id.InBody() {
+				return fmt.Sprintf("The %s member of the body must be a string of 1 to %d characters%s.", id.KeyMember(), id.MaxKeyLength, fewer)
+			}
+			return fmt.Sprintf("The %s header must be 1 to %d characters%s.", id.Header, id.MaxKeyLength, fewer)
+		}
 		return c.invalidKeyMessage()
 	case ReplyExpired:
 		return fmt.Sprintf("This idempotency key was first used more than %s ago. Send a new key.", id.ReplayWindow.String())

@@ -162,7 +162,7 @@ func (d *decoder) decodeIdempotency(n *yaml.Node, c *Contract) {
 	const p = "idempotency"
 	f := d.object(n, p, "header", "header_value", "replay_header", "key_source", "max_key_length", "scope",
 		"derivation", "fingerprint", "fingerprint_headers", "fingerprint_fields", "claim", "in_flight", "conflicts", "stored_failures", "stored_outcomes", "stored_response",
-		"replay_window", "reaper_after", "longest_retry_chain", "after_window", "recovery", "first_sent", "result_header")
+		"replay_window", "reaper_after", "longest_retry_chain", "after_window", "recovery", "first_sent", "result_header", "key_in", "key_field")
 	id := &c.Idempotency
 	*id = defaultIdempotency()
 	if f == nil {
@@ -171,6 +171,7 @@ func (d *decoder) decodeIdempotency(n *yaml.Node, c *Contract) {
 	if v, ok := f["header"]; ok {
 		id.Header = d.headerName(v, p+".header")
 	}
+	d.decodeKeyIn(f, p, id)
 	if v, ok := f["header_value"]; ok {
 		id.HeaderValue = HeaderValue(d.enum(v, p+".header_value", HeaderValues...))
 	}
@@ -233,13 +234,16 @@ func (d *decoder) decodeIdempotency(n *yaml.Node, c *Contract) {
 		d.decodeRecovery(v, p+".recovery", &id.Recovery)
 	}
 	d.decodeRepeatability(f, p, id)
+	if v, ok := f["max_key_length"]; ok && id.InBody() && id.MaxKeyLength > 0 {
+		d.checkKeyLength(d.resolve(v), p+".max_key_length", id.MaxKeyLength, *id)
+	}
 }
 
 // defaultIdempotency is the idempotency section's values before the
 // contract's own are decoded over them.
 func defaultIdempotency() Idempotency {
 	return Idempotency{
-		Header: "Idempotency-Key", HeaderValue: HeaderPlain, KeySource: KeyFromClient, MaxKeyLength: 255, Scope: ScopeAccount,
+		KeyIn: KeyInHeader, Header: "Idempotency-Key", HeaderValue: HeaderPlain, KeySource: KeyFromClient, MaxKeyLength: 255, Scope: ScopeAccount,
 		Fingerprint: FingerprintSHA256Body, Claim: Claim{Store: StorePostgres, Mechanism: MechanismUniqueConstraint, SameTransaction: true},
 		Conflicts: defaultConflicts(), StoredResponse: StoredVerbatim, ReplayWindow: Duration{D: 24 * time.Hour, Text: "24h"}, AfterWindow: AfterWindowNewRequest,
 		Derivation: []Derivation{{Kind: DerivationEventDerived}, {Kind: DerivationRequestScoped}, {Kind: DerivationUUIDReused}},
@@ -390,7 +394,7 @@ func (d *decoder) decodeEndpoints(n *yaml.Node, c *Contract) {
 	// Sized once: growing by doubling keeps two copies alive at the peak.
 	c.Endpoints = make([]Endpoint, 0, min(items, MaxEndpoints))
 	d.list(n, "endpoints", MaxEndpoints, func(item *yaml.Node, p string) {
-		f := d.object(item, p, "operation", "effect", "key", "unsafe_to_retry", "external_calls", "recovery_points", "single_transaction", "summary", "max_duration", "reviewed", "example")
+		f := d.object(item, p, "operation", "effect", "key", "unsafe_to_retry", "external_calls", "recovery_points", "single_transaction", "summary", "max_duration", "reviewed", "example", "max_key_length")
 		e := Endpoint{Key: KeyNone}
 		if f == nil {
 			c.Endpoints = append(c.Endpoints, e)
@@ -437,9 +441,11 @@ func (d *decoder) decodeEndpoints(n *yaml.Node, c *Contract) {
 			e.Summary = d.text(v, p+".summary", 200)
 		}
 		d.decodeEndpointAnswers(f, p, &e)
+		d.decodeEndpointKeyLength(f, p, &e, c.Idempotency)
 		if v, ok := f["example"]; ok {
 			d.decodeExample(v, p+".example", &e)
 		}
+		d.checkEndpointKey(item, f, p, e, c.Idempotency)
 		c.Endpoints = append(c.Endpoints, e)
 	})
 }

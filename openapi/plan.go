@@ -64,6 +64,14 @@ func NewPlan(c *contract.Contract, s *Spec) *Plan {
 	ops := index(s.Operations())
 	b.countSharedResponses(ops)
 	for i, e := range c.Endpoints {
+		if e.Method == contract.MethodQuery {
+			// Never keyed (the loader refuses a key), and OpenAPI 3.0 and
+			// 3.1 have no query operation to describe it on: x-retry at
+			// the top is all that applies to it.
+			p.Skipped = append(p.Skipped, Note{Operation: e.Operation, File: c.File, Line: c.PosOf(fmt.Sprintf("endpoints[%d].operation", i)).Line,
+				Message: "a QUERY: OpenAPI 3.0 and 3.1 have no query operation, and a QUERY is safe and takes no key; nothing added for it"})
+			continue
+		}
 		op, ok := ops[shape(e.Method, e.Path)]
 		if !ok {
 			if e.Keyed() || e.UnsafeToRetry != "" {
@@ -101,6 +109,9 @@ type planner struct {
 	// errorRef is api.error_body.schema_ref once the spec is known to
 	// define it, "" otherwise (errorbody.go).
 	errorRef string
+	// bodyKeyDone marks shared request schemas already given the key
+	// property (bodykey.go).
+	bodyKeyDone map[string]bool
 }
 
 func (b *planner) add(target []string, node *yaml.Node, key string, v any) {
@@ -174,9 +185,12 @@ func (b *planner) keyed(e contract.Endpoint, op Operation) {
 	t := b.opTarget(op)
 
 	// The header parameter, unless the operation or its path item already
-	// declares it (reused, or a contradiction: existingHeader reports which).
+	// declares it (reused, or a contradiction: existingHeader reports which);
+	// a key that travels in the body is a property of the request schema.
 	var params []any
-	if !b.existingHeader(e, op) {
+	if id.InBody() {
+		b.bodyKey(e, op)
+	} else if !b.existingHeader(e, op) {
 		params = append(params, HeaderParameter(b.c, e))
 	}
 	if fs, ok := b.firstSentParameter(e, op); ok {
@@ -265,11 +279,12 @@ func (b *planner) existingHeader(e contract.Endpoint, op Operation) bool {
 			contradicts := false
 			if schema, _ := b.s.resolveRef(mapGet(param, "schema")); schema != nil {
 				if ml := mapGet(schema, "maxLength"); ml != nil {
-					if n, err := strconv.Atoi(ml.Value); err == nil && n != id.MaxKeyLength {
+					if n, err := strconv.Atoi(ml.Value); err == nil && n != b.c.MaxKeyLengthFor(e) {
 						contradicts = true
+						max := b.c.MaxKeyLengthFor(e)
 						b.contradiction(ml, "idempotency.max_key_length",
-							fmt.Sprintf("make maxLength %d in the spec, or set idempotency.max_key_length: %d in the contract", id.MaxKeyLength, n),
-							"%s: the spec's %s header allows %d characters but the contract's max_key_length is %d", e.Operation, name, n, id.MaxKeyLength)
+							fmt.Sprintf("make maxLength %d in the spec, or set idempotency.max_key_length: %d in the contract", max, n),
+							"%s: the spec's %s header allows %d characters but the contract's max_key_length is %d", e.Operation, name, n, max)
 					}
 				}
 			}

@@ -264,8 +264,10 @@ type view struct {
 	Endpoints      []endpointRow
 	// EndpointGroups: the endpoints that change state, by path prefix.
 	EndpointGroups []endpointGroup
-	// Reads counts the endpoints left out of the key table (reads).
+	// Reads counts the endpoints left out of the key table (reads);
+	// Queries lists the QUERY operations among them.
 	Reads         int
+	Queries       []string
 	MethodTrusted bool
 	Derivations   []derivationRow
 

@@ -68,6 +68,9 @@ func newView(in Inputs, libraryMarks []string) *view {
 			// freely, so on a large API they would only bury the rows
 			// that need a decision.
 			v.Reads++
+			if e.Method == contract.MethodQuery {
+				v.Queries = append(v.Queries, e.Operation)
+			}
 		} else {
 			changing = append(changing, row)
 		}

@@ -42,12 +42,19 @@ type Policy struct {
 	// placeholder, which BodyPlaceholder marks.
 	Body            contract.JSONValue
 	BodyPlaceholder bool
-	// Header is the idempotency header; SFString quotes its value as an RFC
-	// 8941 string (idempotency.header_value: sf-string).
+	// Header is the idempotency header (unused when KeyInBody); SFString
+	// quotes its value as an RFC 8941 string (idempotency.header_value:
+	// sf-string).
 	Header   string
 	SFString bool
-	// MaxKeyLength is the longest key the server accepts.
+	// MaxKeyLength is the longest key the endpoint accepts.
 	MaxKeyLength int
+	// KeyInBody sends the key as the member KeyField of the JSON body's
+	// top-level object (idempotency.key_in: body) instead of in Header;
+	// Body then holds the example without that member, which the snippet
+	// adds once the key is minted.
+	KeyInBody bool
+	KeyField  string
 
 	// Statuses are retried normally; StatusClasses are classes (5 for 5XX).
 	Statuses      []int
@@ -119,7 +126,8 @@ func NewPolicy(c *contract.Contract) (Policy, error) {
 		Path:           ep.ExamplePath(),
 		Header:         c.Idempotency.Header,
 		SFString:       c.Idempotency.HeaderValue == contract.HeaderSFString,
-		MaxKeyLength:   c.Idempotency.MaxKeyLength,
+		MaxKeyLength:   c.MaxKeyLengthFor(ep),
+		KeyInBody:      c.Idempotency.InBody(),
 		ErrorBody:      c.API.ErrorBody,
 		MismatchStatus: c.Idempotency.Conflicts.PayloadMismatch.Status,
 		MismatchCode:   c.Idempotency.Conflicts.PayloadMismatch.Code,
@@ -137,6 +145,10 @@ func NewPolicy(c *contract.Contract) (Policy, error) {
 	var stated bool
 	p.Body, stated = ep.ExampleBody()
 	p.BodyPlaceholder = !stated
+	if p.KeyInBody {
+		p.KeyField = c.Idempotency.KeyField[0]
+		p.Body = c.Idempotency.WithoutKey(p.Body)
+	}
 	if p.Header == "" {
 		p.Header = "Idempotency-Key"
 	}

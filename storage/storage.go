@@ -145,7 +145,7 @@ func (g *gen) columns() []column {
 		cols = append(cols, column{"account_id", t.account + " NOT NULL", "idempotency.scope: account, so keys are per caller"})
 	}
 	return append(cols,
-		column{"idempotency_key", t.key(idem.MaxKeyLength) + " NOT NULL", fmt.Sprintf("idempotency.header %s; idempotency.max_key_length %d", idem.Header, idem.MaxKeyLength)},
+		column{"idempotency_key", t.key(idem.MaxKeyLength) + " NOT NULL", keyColumnNote(idem)},
 		column{"operation", t.shortText + " NOT NULL", "endpoints[].operation the key was first used on"},
 		column{"fingerprint", t.shortText + " NOT NULL", "idempotency.fingerprint " + string(idem.Fingerprint) + " (empty when none)"},
 		column{"request_body", t.blob, "the request, so the completer can resume it"},
@@ -254,4 +254,13 @@ func prefixed(alias string, cols []string) []string {
 		out[i] = alias + "." + c
 	}
 	return out
+}
+
+// keyColumnNote says where the key column's values come from: the header,
+// or the body member under idempotency.key_in: body.
+func keyColumnNote(idem contract.Idempotency) string {
+	if idem.InBody() {
+		return fmt.Sprintf("idempotency.key_field %s; idempotency.max_key_length %d", idem.KeyFieldPointer(), idem.MaxKeyLength)
+	}
+	return fmt.Sprintf("idempotency.header %s; idempotency.max_key_length %d", idem.Header, idem.MaxKeyLength)
 }

@@ -100,6 +100,14 @@ var Table = []Row{
 	}},
 
 	// Idempotency: what a client sends and what it gets back.
+	{Field: "idempotency.key_in", Kind: Enum, By: map[Direction]Outcome{
+		Changed: breaking("the key now travels in the request's {new} instead of its {old}: clients still sending it the old way send no key the server reads, so their retries are no longer deduplicated", "send the key in the request's {new}, as the Idempotent requests page shows"),
+	}},
+	{Field: "idempotency.key_field", Kind: Text, By: map[Direction]Outcome{
+		Added:   breaking("the key now travels in the JSON body member {new}", "put the key in the body member {new}"),
+		Removed: breaking("the key no longer travels in the JSON body member {old}", "send the key where the Idempotent requests page now says"),
+		Changed: breaking("the key moved from the body member {old} to {new}; clients still filling {old} send no key the server reads", "put the key in the body member {new} instead of {old}"),
+	}},
 	{Field: "idempotency.header", Kind: Text, By: map[Direction]Outcome{
 		Changed: breaking("clients still sending {old} send no key the server reads, so their retries are no longer deduplicated", "send the key in the {new} header"),
 	}},
@@ -335,6 +343,10 @@ var Table = []Row{
 	}},
 	{Field: "endpoints[].max_duration", Kind: Span, By: map[Direction]Outcome{
 		Changed: notable("the endpoint's handler may now run up to {new} instead of {old}; an in-flight retry may see the conflict answer that long", "keep retrying an in-flight conflict for at least {new}"),
+	}},
+	{Field: "endpoints[].max_key_length", Kind: Number, By: map[Direction]Outcome{
+		Lowered: breaking("the endpoint now refuses keys longer than {new} characters, accepted up to {old} before", "keep keys for this endpoint at {new} characters or fewer"),
+		Raised:  notable("the endpoint now accepts keys of up to {new} characters instead of {old}", ""),
 	}},
 	{Field: "endpoints[].reviewed", Kind: Flag, By: map[Direction]Outcome{
 		Raised:  compatible("a person confirmed the endpoint's effect"),

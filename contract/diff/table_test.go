@@ -17,6 +17,9 @@ type rowCase struct {
 	row, rule      string
 	want           Class
 	mutate         func(c *contract.Contract)
+	// mutateOld edits the old model the same way, for an old state the
+	// format refuses to load from an edit alone.
+	mutateOld func(c *contract.Contract)
 }
 
 const newEndpoint = "{operation: POST /v1/refunds, effect: create, key: required}"
@@ -36,6 +39,12 @@ var rowCases = []rowCase{
 	{path: "api.error_body.schema_ref", new: absent, rule: "removed", want: Compatible},
 	{path: "api.error_body.schema_ref", new: "\"#/components/schemas/ApiError\"", rule: "changed", want: Compatible},
 	{path: "idempotency.header", new: "X-Idempotency-Key", rule: "changed", want: Breaking},
+	{path: "idempotency.key_in", rule: "changed", want: Breaking, mutate: keyInHeader},
+	{path: "idempotency.key_field", rule: "added", want: Breaking, mutateOld: keyInHeader, mutate: func(*contract.Contract) {}},
+	{path: "idempotency.key_field", rule: "removed", want: Breaking, mutate: keyInHeader},
+	{path: "idempotency.key_field", new: "/payment_key", rule: "changed", want: Breaking},
+	{path: "endpoints[0].max_key_length", new: "40", rule: "lowered", want: Breaking},
+	{path: "endpoints[0].max_key_length", new: "100", rule: "raised", want: Notable},
 	{path: "idempotency.header_value", new: "sf-string", rule: "changed", want: Breaking},
 	{path: "idempotency.replay_header", old: absent, new: "Idempotent-Replayed", rule: "added", want: Notable},
 	{path: "idempotency.replay_header", new: absent, rule: "removed", want: Breaking},
@@ -138,8 +147,8 @@ var rowCases = []rowCase{
 	{path: "endpoints[1].effect", new: "increment", rule: "to increment", want: Breaking},
 	{path: "endpoints[1].effect", new: "decrement", rule: "to decrement", want: Breaking},
 	{path: "endpoints[1].effect", new: "action", rule: "to action", want: Breaking},
-	{path: "endpoints[1].key", new: "required", rule: "to required", want: Breaking},
-	{path: "endpoints[1].key", old: "optional", new: "required", rule: "to required", want: Breaking},
+	{path: "endpoints[2].key", new: "required", rule: "to required", want: Breaking},
+	{path: "endpoints[2].key", old: "optional", new: "required", rule: "to required", want: Breaking},
 	{path: "endpoints[0].key", new: "none", rule: "to none", want: Breaking},
 	{path: "endpoints[0].key", new: "optional", rule: "changed", want: Notable},
 	{path: "endpoints[2].unsafe_to_retry", new: "Archiving twice sends the owner two emails.", rule: "changed", want: Compatible},
@@ -208,6 +217,11 @@ var rowCases = []rowCase{
 	{path: "changes", new: absent, rule: "removed", want: Compatible},
 }
 
+// keyInHeader moves the key from full.yaml's body member back to a header.
+func keyInHeader(c *contract.Contract) {
+	c.Idempotency.KeyIn, c.Idempotency.KeyField = contract.KeyInHeader, nil
+}
+
 func TestRows(t *testing.T) {
 	full := readTestdata(t, "full.yaml")
 	used := map[string]bool{}
@@ -222,6 +236,9 @@ func TestRows(t *testing.T) {
 				src = edit(t, full, tc.path, tc.old)
 			}
 			old := parse(t, "old.yaml", src)
+			if tc.mutateOld != nil {
+				tc.mutateOld(old)
+			}
 			new := parse(t, "new.yaml", src)
 			if tc.mutate != nil {
 				tc.mutate(new)
