@@ -201,7 +201,8 @@ func qualifiedAt(re *gatedRE, sent []byte) []int {
 	}
 }
 
-var reNegatedBound = regexp.MustCompile(`(\b(without|no|not|alternative to|instead of|rather than)\b|n't\b)[^,;]*$`)
+// ("never need to send a key": the obligation lifted, not a bound)
+var reNegatedBound = regexp.MustCompile(`(\b(without|no|not|alternative to|instead of|rather than|never (need|needs|have|has) to)\b|n't\b)[^,;]*$`)
 
 // sourceText is the prose of the source range [start, end) as a reader
 // sees it on one line: markup gone, white space runs one space.

@@ -66,6 +66,32 @@ func TestFamiliesJudgedByContract(t *testing.T) {
 		{"The client makes two more attempts after the first.", "", false},
 		{"The idempotency key is optional for GET /v1/transfers/{id}.", "", true},
 		{"The retry runs again, and a crash leaves a key that says the phase ran.", "", true},
+		// The promise read by its parts (issue 29, heldout3's misses
+		// generalised; none of these sentences is in a labelled set): a
+		// retry-safety predicate with a universal over what is retried;
+		// an obligation to send a key lifted, a keyless retry by its own
+		// word, a server said to match repeats by content; a quantified
+		// noun phrase of the API, idempotency built into every route;
+		// a duration in any wording; a loop length said with "keeps
+		// trying" or "re-attempted"; a count said as "a dozen".
+		{"Each of our endpoints tolerates retries.", "endpoints[0].key (POST /v1/transfers)", true},
+		{"Retrying any Lumapay call is always fine.", "endpoints[0].key (POST /v1/transfers)", true},
+		{"Resending whatever you posted carries no risk.", "endpoints[0].key (POST /v1/transfers)", true},
+		{"Each transfer retry with the same key carries no risk.", "", true},
+		{"Retries carry no risk for reads.", "", true},
+		{"You will never need to send a key when you retry a payout.", "endpoints[0].key (POST /v1/transfers)", true},
+		{"Key-less resends are supported.", "endpoints[0].key (POST /v1/transfers)", true},
+		{"Repeats are deduplicated automatically by their payload.", "endpoints[0].key (POST /v1/transfers)", true},
+		{"You don't have to attach a key yourself when you retry: the SDK adds one.", "", true},
+		{"Retries are deduplicated automatically by their Idempotency-Key.", "", true},
+		{"All public Lumapay routes are idempotent.", "endpoints[2].effect (POST /v1/reports/{id}/archive)", true},
+		{"Idempotency is baked into every route.", "endpoints[2].effect (POST /v1/reports/{id}/archive)", true},
+		{"All read endpoints are idempotent.", "", true},
+		{"Stored results stay available for a whole month.", "idempotency.replay_window", true},
+		{"Keys are honoured for one full day.", "", false},
+		{"The client keeps trying a payout for about ten minutes.", "retry.max_elapsed", false},
+		{"Failed transfers are re-attempted for as long as two hours.", "retry.max_elapsed", false},
+		{"Each request gets a dozen retries.", "retry.max_attempts", false},
 	} {
 		fs := LintSource(payouts, "page.md", []byte(tc.text+"\n"))
 		var paths []string
@@ -99,5 +125,53 @@ func TestEveryClaimReported(t *testing.T) {
 	want := []string{RuleContradicts + "@1", RuleContradicts + "@34", RuleAbsoluteGuarantee + "@84", RuleAbsoluteGuarantee + "@111"}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("findings %v, want %v", got, want)
+	}
+}
+
+// TestEveryFamilyClaimReported (issue 29 item 2): one paragraph holding a
+// claim of each family, over two lines and three sentences, gives one
+// finding per claim at the claim's own line and column, each naming the
+// contract value it contradicts.
+func TestEveryFamilyClaimReported(t *testing.T) {
+	c := prefilterContract(t)
+	text := "Every single route tolerates retries, idempotency keys stay valid for a full week, and keyless retries are fully supported.\n" +
+		"Double payouts are gone for good; all Lumapay operations are idempotent. The client keeps trying for an hour.\n"
+	fs := LintSource(c, "page.md", []byte(text))
+	var got []string
+	for _, f := range fs {
+		got = append(got, f.Rule+"@"+itoa(f.Line)+":"+itoa(f.Column)+" "+f.Path)
+	}
+	want := []string{
+		RuleContradicts + "@1:20 endpoints[0].key (POST /v1/transfers)",
+		RuleContradicts + "@1:71 idempotency.replay_window",
+		RuleContradicts + "@1:88 endpoints[0].key (POST /v1/transfers)",
+		RuleAbsoluteGuarantee + "@2:1 ",
+		RuleContradicts + "@2:35 endpoints[2].effect (POST /v1/reports/{id}/archive)",
+		RuleContradicts + "@2:85 retry.max_elapsed",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("findings\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestMarkupInWordHidesNoFamilyClaim (issue 29 item 4): empty markup
+// inside a family's anchor word ("idem<span></span>potent",
+// "fore<!-- -->ver", MDX "dupli{/* */}cate") hides no claim, in Markdown,
+// HTML and MDX, when it is the file's only claim (so the byte prefilter
+// alone would pass the file).
+func TestMarkupInWordHidesNoFamilyClaim(t *testing.T) {
+	c := prefilterContract(t)
+	for _, tc := range []struct{ name, text, rule string }{
+		{"a.md", "# API\n\nEvery endpoint is idem<span></span>potent.\n", RuleContradicts},
+		{"b.md", "# SDK\n\nOur SDK retries a payout fore<!-- -->ver.\n", RuleContradicts},
+		{"c.html", "<h1>API</h1>\n<p>Every endpoint is idem<!-- -->potent.</p>\n", RuleContradicts},
+		{"d.html", "<h1>Pay</h1>\n<p>No dupli<span></span>cate payouts, ever.</p>\n", RuleAbsoluteGuarantee},
+		{"e.mdx", "# SDK\n\nOur SDK retries a payout fore{/* */}ver.\n", RuleContradicts},
+		{"f.mdx", "# Pay\n\nNo dupli{/* */}cate payouts, ever.\n", RuleAbsoluteGuarantee},
+	} {
+		fs := LintSource(c, tc.name, []byte(tc.text))
+		if len(fs) != 1 || fs[0].Rule != tc.rule || fs[0].Line != 3-btoi(strings.HasSuffix(tc.name, ".html")) {
+			t.Errorf("%s: want one %s finding on the claim's line, got %v", tc.name, tc.rule, fs)
+		}
 	}
 }
