@@ -106,6 +106,12 @@ func (c *clauseRules) judge(r *compiledRule, sent []byte, start, end int, memo *
 	if r.clause && bytes.HasSuffix(bytes.TrimRight(sent, " \"')"), []byte("?")) {
 		return vMention, nil
 	}
+	// A question joined to its answer (sentences, answerFollows): a match
+	// inside the question asks; one that reaches the answer is what the
+	// answer promises.
+	if q := bytes.IndexByte(sent[end:], '?'); q >= 0 && (r.clause || end+q+1 < len(bytes.TrimRight(sent, " \"')"))) {
+		return vHonest, nil
+	}
 	before := c.clauseBefore(sent, start)
 	if r.clause && (c.mention.Match(before) || c.mentionAfter.Match(sent[end:]) || c.isTopic(sent, start, end)) {
 		return vMention, nil

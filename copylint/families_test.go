@@ -92,6 +92,14 @@ func TestFamiliesJudgedByContract(t *testing.T) {
 		{"The client keeps trying a payout for about ten minutes.", "retry.max_elapsed", false},
 		{"Failed transfers are re-attempted for as long as two hours.", "retry.max_elapsed", false},
 		{"Each request gets a dozen retries.", "retry.max_attempts", false},
+		// A question and its answer are one promise: the answer's subject
+		// is the question's.
+		{"FAQ: How long are keys stored? Forty-eight hours.", "idempotency.replay_window", false},
+		{"Q: Which requests may I safely retry? A: Every one.", "endpoints[0].key (POST /v1/transfers)", true},
+		{"Do we need an idempotency key to resend a payout? Nope.", "endpoints[0].key (POST /v1/transfers)", true},
+		{"Q: Can I retry without a key? A: No, a retry without its key is a new transfer.", "", true},
+		{"How long do you keep keys? 24 hours, then the key starts a new transfer.", "", false},
+		{"Which calls can I retry? Only reads, and transfers with their original key.", "", true},
 	} {
 		fs := LintSource(payouts, "page.md", []byte(tc.text+"\n"))
 		var paths []string
