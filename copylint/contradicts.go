@@ -124,7 +124,7 @@ var (
 
 	reRetryish = regexp.MustCompile(`\b(retr\w*|re-?sen\w*|resubmit\w*|attempt\w*|tries|trying|backoff|wait\w*|delay\w*|give up|gives up)\b`)
 	// Attempt counts: "up to 5 attempts", "3 retries", "retry 4 times".
-	reAttempts = regexp.MustCompile(`\b(up to|at most|a maximum of|maximum of|max(?:imum)?|no more than|a total of|total of|after|limit of|limited to)( a total of)? (?P<count>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|a dozen|dozen) (total )?(attempts|tries)\b|\b(?P<countfirst>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|a dozen|dozen) (total )?(attempts|tries) (in total|total|at most|max(imum)?|per (call|request|operation))\b|\b(makes?|making|sends?|gets?|allows?) (?P<countmade>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|a dozen|dozen) (total )?(attempts|tries)\b`)
+	reAttempts = regexp.MustCompile(`\b(up to|at most|a maximum of|maximum of|max(?:imum)?|no more than|a total of|total of|after|limit of|limited to)( a total of)? (?P<count>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|a dozen|dozen) (total )?(attempts|tries)\b|\b(?P<countfirst>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|a dozen|dozen) (total )?(attempts|tries) (in total|total|at most|max(imum)?|per (call|request|operation))\b|\b(?:attempts?|attempted|tries|tried) (?:it |them |the request |a request |each request |every request |the call |a call |each call |every call )?(?:up to |at most |a maximum of |no more than |as many as )?(?P<counttimes>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|a dozen|dozen) times\b|\b(makes?|making|sends?|gets?|allows?) (?P<countmade>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|a dozen|dozen) (total )?(attempts|tries)\b`)
 	reRetries  = regexp.MustCompile(`\b(?P<count>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|a dozen|dozen) (more |automatic )?(retries|retry attempts)\b|\bretr(?:y|ies|ied)(?: it| them| the request| a request| requests| each request| every request| the call| a call| each call| failed requests| a failed request| the failed request| each failed request)? (?:up to |at most |a maximum of |no more than |as many as )?(?P<times>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|a dozen|dozen) (?:more )?times\b|\b(?:makes?|making|gets?|sends?|tries|adds?|allows?) (?P<more>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|a dozen|dozen) more\b(?: (?:attempts|tries|times|retries))?`)
 
 	reBaseDelay = regexp.MustCompile(`\b(initial|base|first|starting) (retry )?(delay|backoff|wait|interval)( is| of| at|:)? (?:about |around )?(?P<delay>` + durationAlt + `)|\bstart(?:s|ing)? (?:at|with|from) (?:a )?(?P<startdelay>` + durationAlt + `)( delay| wait| backoff)?`)
@@ -430,7 +430,7 @@ func (x *sentence) attempts() {
 		return
 	}
 	if m := findSub(reAttempts, sent, str); m != nil {
-		n := groupAt(reAttempts, m, "count", "countfirst", "countmade")
+		n := groupAt(reAttempts, m, "count", "countfirst", "countmade", "counttimes")
 		if v, ok := proseNumber(str[n[0]:n[1]]); ok && int(v) != r.MaxAttempts {
 			x.add(m[0:2], "retry.max_attempts",
 				fmt.Sprintf("says %d attempts, but the contract's max_attempts is %d (the first request included)", int(v), r.MaxAttempts),

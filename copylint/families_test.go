@@ -100,6 +100,26 @@ func TestFamiliesJudgedByContract(t *testing.T) {
 		{"Q: Can I retry without a key? A: No, a retry without its key is a new transfer.", "", true},
 		{"How long do you keep keys? 24 hours, then the key starts a new transfer.", "", false},
 		{"Which calls can I retry? Only reads, and transfers with their original key.", "", true},
+		// More parts of each promise: a loop kept up "until" anything or
+		// around the clock, a retry budget said unlimited, a count of
+		// times something is attempted; a resend said as "hit again", a
+		// universal as "whatever the route"; any name said fully
+		// idempotent (a named endpoint is not the whole API); "No key?
+		// No worries"; replays that "apply" for a time.
+		{"The Ruby gem keeps re-sending a refund until the card network says yes.", "retry.max_attempts", false},
+		{"Retries carry on round the clock.", "retry.max_attempts", false},
+		{"Lumapay's attempt budget is unlimited.", "retry.max_attempts", false},
+		{"Our PHP client will attempt a call up to 6 times.", "retry.max_attempts", false},
+		{"Our PHP client will attempt a call up to 3 times.", "", false},
+		{"Keep polling the status endpoint until it reports paid.", "", true},
+		{"Each Lumapay route can be hit again safely.", "endpoints[0].key (POST /v1/transfers)", true},
+		{"It is safe to press retry, whatever the route.", "endpoints[0].key (POST /v1/transfers)", true},
+		{"Retries are safe whatever the endpoint, as long as each carries its key.", "", true},
+		{"Acme is 100% idempotent.", "endpoints[2].effect (POST /v1/reports/{id}/archive)", true},
+		{"The refunds endpoint is fully idempotent.", "", true},
+		{"Stripe's API is fully idempotent for POST requests with keys.", "", true},
+		{"No idempotency key? No worries.", "endpoints[0].key (POST /v1/transfers)", true},
+		{"Replays apply for up to two weeks.", "idempotency.replay_window", false},
 	} {
 		fs := LintSource(payouts, "page.md", []byte(tc.text+"\n"))
 		var paths []string
