@@ -227,6 +227,8 @@ var claimPartsCorpus = []struct {
 	{"Our promise: \"no duplicate payouts, ever\".", RuleAbsoluteGuarantee},
 	{"The HTTP spec guarantees that a DELETE can be replayed without side effects.", RuleMethodIdempotency},
 	{"RFC 9110 lists PUT and DELETE among the idempotent methods.", ""},
+	{"Nothing you send can ever be booked twice.", RuleAbsoluteGuarantee},
+	{"A refund can never be made twice.", RuleAbsoluteGuarantee},
 }
 
 func TestClaimCorpus(t *testing.T) {

@@ -120,6 +120,12 @@ func TestFamiliesJudgedByContract(t *testing.T) {
 		{"Stripe's API is fully idempotent for POST requests with keys.", "", true},
 		{"No idempotency key? No worries.", "endpoints[0].key (POST /v1/transfers)", true},
 		{"Replays apply for up to two weeks.", "idempotency.replay_window", false},
+		{"Our SDK re-sends each failed call ten times.", "retry.max_attempts", false},
+		{"Our SDK re-sends each failed call twice.", "", false},
+		{"Every route of ours behaves idempotently everywhere.", "endpoints[2].effect (POST /v1/reports/{id}/archive)", true},
+		{"Each and every Lumapay route is idempotent.", "endpoints[2].effect (POST /v1/reports/{id}/archive)", true},
+		{"When a call times out, resend whatever you like.", "endpoints[0].key (POST /v1/transfers)", true},
+		{"Keys stick around for ninety days.", "idempotency.replay_window", false},
 	} {
 		fs := LintSource(payouts, "page.md", []byte(tc.text+"\n"))
 		var paths []string
