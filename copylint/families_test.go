@@ -126,6 +126,8 @@ func TestFamiliesJudgedByContract(t *testing.T) {
 		{"Each and every Lumapay route is idempotent.", "endpoints[2].effect (POST /v1/reports/{id}/archive)", true},
 		{"When a call times out, resend whatever you like.", "endpoints[0].key (POST /v1/transfers)", true},
 		{"Keys stick around for ninety days.", "idempotency.replay_window", false},
+		// retryspec's own copy: a keyless request refused is the rule.
+		{"The server refuses a keyless retry of a transfer with 428.", "", true},
 	} {
 		fs := LintSource(payouts, "page.md", []byte(tc.text+"\n"))
 		var paths []string
