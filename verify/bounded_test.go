@@ -19,7 +19,7 @@ func TestReplayComparesWholeBody(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g := res.Gates[0]; g.Result != "failed" || !strings.Contains(g.Reason, "byte-identical") {
+	if g := res.Gates[0]; g.Result != Failed || !strings.Contains(g.Reason, "byte-identical") {
 		t.Fatalf("replay gate = %+v", g)
 	}
 }
@@ -104,7 +104,7 @@ func TestRunTimeoutBoundsTheRun(t *testing.T) {
 				t.Fatalf("aborted = %v, want %v", res.Aborted, tc.want)
 			}
 			for _, g := range res.Gates {
-				if g.Result == "passed" || strings.Contains(g.Reason, "crashed") {
+				if g.Result == Passed || strings.Contains(g.Reason, "crashed") {
 					t.Errorf("%s: %s %s", g.Gate, g.Result, g.Reason)
 				}
 			}

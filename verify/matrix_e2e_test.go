@@ -291,12 +291,12 @@ func runVariant(t *testing.T, bin, store string, v variant, flaw, want string) i
 	for _, g := range res.Gates {
 		n += g.Requests
 		seen[g.Gate] = true
-		wantResult := "passed"
+		wantResult := Passed
 		switch {
 		case g.Gate == want:
-			wantResult = "failed"
+			wantResult = Failed
 		case skips[g.Gate]:
-			wantResult = "skipped"
+			wantResult = Skipped
 		}
 		if g.Result != wantResult {
 			t.Errorf("%s: %s %s, want %s: %s", v, g.Gate, g.Result, wantResult, g.Reason)
@@ -304,7 +304,7 @@ func runVariant(t *testing.T, bin, store string, v variant, flaw, want string) i
 			t.Logf("%s %s: %s", g.Gate, g.Result, g.Reason)
 		}
 	}
-	for _, g := range Gates {
+	for _, g := range IDs() {
 		if !seen[g] {
 			t.Errorf("%s: gate %s did not run", v, g)
 		}

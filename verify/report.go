@@ -25,11 +25,11 @@ func (res *Result) Summarize() Summary {
 	var s Summary
 	for _, g := range res.Gates {
 		switch g.Result {
-		case "passed":
+		case Passed:
 			s.Passed++
-		case "failed":
+		case Failed:
 			s.Failed++
-		case "skipped":
+		case Skipped:
 			s.Skipped++
 		}
 	}
@@ -105,7 +105,7 @@ func encodeText(w io.Writer, res *Result, base findings.Report) error {
 	fmt.Fprintln(tw, "GATE\tOPERATION\tRESULT\tREQUESTS\tTIME\tNOTE")
 	for _, g := range res.Gates {
 		note := g.Reason
-		if g.Result != "skipped" {
+		if g.Result != Skipped {
 			note = strings.TrimSpace(firstLine(note) + "; effects " + g.Effects)
 			note = strings.TrimPrefix(note, "; ")
 		}
@@ -234,14 +234,14 @@ func encodeJUnit(w io.Writer, res *Result) error {
 		s := &out.Suites[i]
 		c := junitCase{Name: g.Gate, Classname: g.Operation, Time: fmt.Sprintf("%.3f", g.Seconds), SystemOut: "effects " + g.Effects}
 		switch g.Result {
-		case "failed":
+		case Failed:
 			text := g.Reason
 			if len(g.Reproduction) > 0 {
 				text += "\n\nreproduce:\n" + strings.Join(g.Reproduction, "\n")
 			}
 			c.Failure = &junitMessage{Message: firstLine(g.Reason), Type: g.Gate, Text: text}
 			s.Failures++
-		case "skipped":
+		case Skipped:
 			c.Skipped = &junitMessage{Message: g.Reason}
 			s.Skipped++
 		default:
