@@ -285,7 +285,8 @@ func (r *runner) storedFailure(failed, again Response, before, after int, ok boo
 // and no effect.
 func (r *runner) skipKeyForm(Operation) string {
 	if r.c.Idempotency.HeaderValue != contract.HeaderSFString {
-		return fmt.Sprintf("the contract has header_value: %s, which takes the header's value as sent, so no key is in the wrong form (a key too long is %s's)", orPlain(r.c.Idempotency.HeaderValue), GateKeyTooLong)
+		// Any other value is plain, stated or by default (the loader refuses the rest).
+		return fmt.Sprintf("the contract has header_value: %s, which takes the header's value as sent, so no key is in the wrong form (a key too long is %s's)", contract.HeaderPlain, GateKeyTooLong)
 	}
 	return ""
 }
@@ -317,11 +318,4 @@ func (r *runner) gateKeyForm(op Operation) (string, *failure) {
 	}
 	r.cur.res.Reason = "an unquoted key answered " + conflictText(want)
 	return "", nil
-}
-
-func orPlain(v contract.HeaderValue) contract.HeaderValue {
-	if v == "" {
-		return contract.HeaderPlain
-	}
-	return v
 }
