@@ -74,7 +74,7 @@ func TestHeaderFloodIsBounded(t *testing.T) {
 	defer c.Close()
 	cn := newConn(c)
 	raw, _ := Request{Method: "GET", URL: "http://" + addr + "/"}.wire()
-	if resp := cn.roundTrip(raw, 30*time.Second, nil); !errors.Is(resp.Err, errHeaderTooLarge) {
+	if resp := cn.roundTrip(context.Background(), raw, 30*time.Second, nil); !errors.Is(resp.Err, errHeaderTooLarge) {
 		t.Errorf("raw connection: err = %v, want errHeaderTooLarge", resp.Err)
 	}
 }
