@@ -1,8 +1,6 @@
 package verify
 
 import (
-	"flag"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -10,9 +8,8 @@ import (
 	"time"
 
 	"github.com/retryspec/retryspec/contract"
+	"github.com/retryspec/retryspec/internal/golden"
 )
-
-var updateDryRun = flag.Bool("update-dryrun", false, "rewrite testdata/dryrun/*.golden")
 
 // drawnKey matches the keys a dry run draws at random: the gate keys
 // (40 characters) and the key one past max_key_length.
@@ -27,43 +24,22 @@ func TestDryRunGolden(t *testing.T) {
 	sf := payouts(t)
 	sf.Idempotency.HeaderValue = contract.HeaderSFString
 	sf.Idempotency.Fingerprint = contract.FingerprintNone
+	sfPlan := referencePlan(t, sf, []string{"./server", "--addr", "{addr}"})
+	sfPlan.ReplayWindow = 2 * time.Second
+	sfPlan.Crash.Delays = []time.Duration{300 * time.Millisecond}
+	sfPlan.OtherPrincipal = nil
 	for _, tc := range []struct {
 		name string
 		o    Options
 	}{
 		{"base-url", Options{Contract: payouts(t), Plan: fakePlan(t, "http://127.0.0.1:8080", "concurrency: 4\n")}},
 		{"server", Options{Contract: payouts(t), Plan: referencePlan(t, payouts(t), []string{"./server", "--addr", "{addr}"})}},
-		{"server-sf-string", Options{Contract: sf, Plan: withPlan(t, referencePlan(t, sf, []string{"./server", "--addr", "{addr}"}), func(p *Plan) {
-			p.ReplayWindow = 2 * time.Second
-			p.Crash.Delays = []time.Duration{300 * time.Millisecond}
-			p.OtherPrincipal = nil
-		})}},
+		{"server-sf-string", Options{Contract: sf, Plan: sfPlan}},
 		{"only", Options{Contract: payouts(t), Plan: fakePlan(t, "http://127.0.0.1:8080", ""), Only: []string{GateReplay, GateScope}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := drawnKey.ReplaceAllString(strings.Join(DryRun(tc.o), "\n")+"\n", "KEY")
-			file := filepath.Join("testdata", "dryrun", tc.name+".golden")
-			if *updateDryRun || os.Getenv("RETRYSPEC_UPDATE") != "" {
-				if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got != string(want) {
-				t.Errorf("dry run differs from %s:\n%s", file, got)
-			}
+			golden.Check(t, filepath.Join("testdata", "dryrun", tc.name+".golden"), []byte(got))
 		})
 	}
-}
-
-func withPlan(t *testing.T, p *Plan, edit func(*Plan)) *Plan {
-	t.Helper()
-	edit(p)
-	return p
 }
