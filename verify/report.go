@@ -12,8 +12,19 @@ import (
 	"github.com/retryspec/retryspec/findings"
 )
 
-// Formats are verify's output formats: the findings formats plus junit.
-var Formats = []string{"text", "json", "sarif", "github", "junit"}
+// Formats are verify's output formats: the findings formats (whose table
+// is findings.Formats) plus junit.
+var Formats = append(findings.FormatNames(), "junit")
+
+// ownEncoders are the formats verify writes itself: text and json carry
+// the gate table, junit is verify's alone. Every other format is the
+// findings format of that name, given the findings with their
+// reproductions in the message.
+var ownEncoders = map[string]func(io.Writer, *Result, findings.Report) error{
+	"text":  encodeText,
+	"json":  func(w io.Writer, res *Result, _ findings.Report) error { return encodeJSON(w, res) },
+	"junit": func(w io.Writer, res *Result, _ findings.Report) error { return encodeJUnit(w, res) },
+}
 
 // Summary counts gate results.
 type Summary struct {
@@ -74,14 +85,10 @@ func (res *Result) plain() []findings.Finding {
 // measured, so only the JSON and junit shapes (not their times) are stable
 // across runs.
 func Encode(w io.Writer, format string, res *Result, base findings.Report) error {
-	switch format {
-	case "text":
-		return encodeText(w, res, base)
-	case "json":
-		return encodeJSON(w, res)
-	case "junit":
-		return encodeJUnit(w, res)
-	case "sarif", "github":
+	if enc, ok := ownEncoders[format]; ok {
+		return enc(w, res, base)
+	}
+	if _, ok := findings.LookupFormat(format); ok {
 		base.Findings = res.plain()
 		return findings.Encode(w, format, base)
 	}
