@@ -43,16 +43,7 @@ func newVerifyCmd(sys *IO, runF func(context.Context, *verifyOptions) error) *co
 the contract's idempotency promises (see docs/verify.md and
 ` + "`retryspec explain verify/concurrency`" + `):
 
-  verify/missing-key     a key: required endpoint refuses a keyless request
-  verify/key-too-long    a key of max_key_length + 1 characters gets a 4xx, no effect
-  verify/concurrency     N identical requests with one key, released at one instant
-                         on warm connections, make exactly one effect
-  verify/replay          a repeat gets the original bytes, the replay header, no effect
-  verify/mismatch        the same key with another body gets payload_mismatch
-  verify/scope           the same key from other_principal behaves as scope says
-  verify/crash-recovery  killed at each external call and restarted, the retry
-                         completes with one effect and each external call once
-
+` + gateHelp() + `
 What to send is in the plan (--plan, default retryspec.verify.yaml beside the
 contract; ` + "`retryspec verify init`" + ` writes one). verify creates real effects:
 a base URL that is not loopback needs --yes. --dry-run prints every request
@@ -68,9 +59,9 @@ printed).`,
 				return usageErrorf("unknown --format %q (one of %s)", opts.Format, strings.Join(verify.Formats, ", "))
 			}
 			for _, g := range opts.Only {
-				if !slices.Contains(verify.Gates, g) && !slices.Contains(verify.Gates, "verify/"+g) {
-					hint := "gates: " + strings.Join(verify.Gates, ", ")
-					if s := contract.DidYouMean("verify/"+strings.TrimPrefix(g, "verify/"), verify.Gates); s != "" {
+				if _, ok := verify.GateByID(gateID(g)); !ok {
+					hint := "gates: " + strings.Join(verify.IDs(), ", ")
+					if s := contract.DidYouMean(gateID(g), verify.IDs()); s != "" {
 						hint = "did you mean " + s + "?"
 					}
 					return usageErrorf("--only: unknown gate %q; %s", g, hint)
@@ -101,10 +92,25 @@ printed).`,
 		return verify.Formats, cobra.ShellCompDirectiveNoFileComp
 	})
 	_ = cmd.RegisterFlagCompletionFunc("only", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return verify.Gates, cobra.ShellCompDirectiveNoFileComp
+		return verify.IDs(), cobra.ShellCompDirectiveNoFileComp
 	})
 	cmd.AddCommand(newVerifyInitCmd(sys, nil), newVerifyClientCmd(sys, nil))
 	return cmd
+}
+
+// gateID is the gate --only names, with or without its verify/ prefix.
+func gateID(g string) string {
+	return "verify/" + strings.TrimPrefix(g, "verify/")
+}
+
+// gateHelp lists the gates in run order, one row of the gate table each,
+// for verify's --help.
+func gateHelp() string {
+	var b strings.Builder
+	for _, g := range verify.Gates {
+		fmt.Fprintf(&b, "  %-24s%s\n", g.ID, strings.TrimPrefix(wrap(g.Help, 78, strings.Repeat(" ", 26)), strings.Repeat(" ", 26)))
+	}
+	return b.String()
 }
 
 func defaultPlan(contractFile string) string {
@@ -131,10 +137,7 @@ func runVerify(ctx context.Context, opts *verifyOptions) error {
 	}
 	var only []string
 	for _, g := range opts.Only {
-		if !strings.HasPrefix(g, "verify/") {
-			g = "verify/" + g
-		}
-		only = append(only, g)
+		only = append(only, gateID(g))
 	}
 	vo := verify.Options{Contract: c, Plan: plan, BaseURL: opts.BaseURL, Only: only, Concurrency: opts.Concurrency, Yes: opts.Yes, CrashTrials: opts.CrashTrials, Timeout: opts.Timeout}
 	if opts.DryRun {

@@ -16,7 +16,7 @@ import (
 func TestAcceptedInFlight(t *testing.T) {
 	c := payouts(t)
 	c.Idempotency.InFlight.Response = contract.InFlightAccepted
-	for flaw, want := range map[string]string{"accepted": "passed", "accepted-runs-anyway": "failed"} {
+	for flaw, want := range map[string]Outcome{"accepted": Passed, "accepted-runs-anyway": Failed} {
 		t.Run(flaw, func(t *testing.T) {
 			_, srv := newFakeAPI(t, flaw)
 			res, err := Run(context.Background(), Options{Contract: c, Plan: fakePlan(t, srv.URL, ""), Only: []string{GateConcurrency}})
@@ -28,12 +28,12 @@ func TestAcceptedInFlight(t *testing.T) {
 			}
 			g := res.Gates[0]
 			switch want {
-			case "passed":
+			case Passed:
 				// The copies met the key in flight: the 202 was seen, and waited out.
 				if !strings.Contains(g.Reason, "in-flight 202s") || strings.Contains(g.Reason, " 0 in-flight 202s") {
 					t.Errorf("the gate saw no in-flight 202: %s", g.Reason)
 				}
-			case "failed":
+			case Failed:
 				if !strings.Contains(g.Reason, "effects, not 1") {
 					t.Errorf("failed for another reason than the second effect: %s", g.Reason)
 				}

@@ -21,7 +21,7 @@ func BenchmarkConcurrencySpread(b *testing.B) {
 	var spreads []float64
 	for b.Loop() {
 		res, err := Run(context.Background(), Options{Contract: c, Plan: p, Env: os.Environ(), Only: []string{GateConcurrency}, Concurrency: 64})
-		if err != nil || res.Gates[0].SpreadMS == nil || res.Gates[0].Result != "passed" {
+		if err != nil || res.Gates[0].SpreadMS == nil || res.Gates[0].Result != Passed {
 			b.Fatalf("%v %+v", err, res)
 		}
 		spreads = append(spreads, *res.Gates[0].SpreadMS)
@@ -48,7 +48,7 @@ func BenchmarkReferenceServer(b *testing.B) {
 			b.Fatalf("%v %v", err, res)
 		}
 		for _, g := range res.Gates {
-			if g.Result != "passed" && g.Gate != GateKeyForm {
+			if g.Result != Passed && g.Gate != GateKeyForm {
 				b.Fatalf("%s %s: %s", g.Gate, g.Result, g.Reason)
 			}
 			if g.SpreadMS != nil {

@@ -2,6 +2,7 @@ package verify
 
 import (
 	"bufio"
+	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
@@ -45,6 +46,9 @@ func (q *quotaReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// dial opens a connection to u's host with the run's context, so an
+// interrupted run does not wait out a dial (or a TLS handshake) that
+// hangs until request_timeout.
 func (r *runner) dial(u *url.URL) (*conn, error) {
 	host := u.Host
 	if u.Port() == "" {
@@ -58,9 +62,10 @@ func (r *runner) dial(u *url.URL) (*conn, error) {
 	var c net.Conn
 	var err error
 	if u.Scheme == "https" {
-		c, err = tls.DialWithDialer(d, "tcp", host, &tls.Config{ServerName: u.Hostname(), NextProtos: []string{"http/1.1"}})
+		td := &tls.Dialer{NetDialer: d, Config: &tls.Config{ServerName: u.Hostname(), NextProtos: []string{"http/1.1"}}}
+		c, err = td.DialContext(r.ctx, "tcp", host)
 	} else {
-		c, err = d.Dial("tcp", host)
+		c, err = d.DialContext(r.ctx, "tcp", host)
 	}
 	if err != nil {
 		return nil, err
@@ -73,9 +78,12 @@ func newConn(c net.Conn) *conn {
 	return &conn{c: c, br: bufio.NewReader(q), quota: q}
 }
 
-// roundTrip writes raw request bytes and reads one response.
-func (c *conn) roundTrip(raw []byte, timeout time.Duration, started *time.Time) Response {
+// roundTrip writes raw request bytes and reads one response, within
+// timeout or until ctx ends.
+func (c *conn) roundTrip(ctx context.Context, raw []byte, timeout time.Duration, started *time.Time) Response {
 	c.c.SetDeadline(time.Now().Add(timeout))
+	// A deadline in the past wakes a blocked read or write at once.
+	defer context.AfterFunc(ctx, func() { c.c.SetDeadline(time.Unix(1, 0)) })()
 	if started != nil {
 		*started = time.Now()
 	}
@@ -156,7 +164,7 @@ func (r *runner) fire(op Operation, req Request, n int) ([]Response, time.Durati
 					errs[i] = err
 					continue
 				}
-				resp := c.roundTrip(warmRaw, r.plan.RequestTimeout, nil)
+				resp := c.roundTrip(r.ctx, warmRaw, r.plan.RequestTimeout, nil)
 				if resp.Err != nil || resp.Header.Get("X-Retryspec-Closed") != "" {
 					c.c.Close()
 					errs[i] = fmt.Errorf("warm-up %s %s: %s (the server closes the connection after each request)", warm.Method, warm.URL, resp.Describe())
@@ -192,7 +200,7 @@ func (r *runner) fire(op Operation, req Request, n int) ([]Response, time.Durati
 			defer done.Done()
 			ready.Done()
 			<-release
-			resps[i] = conns[i].roundTrip(raw, r.plan.RequestTimeout, &starts[i])
+			resps[i] = conns[i].roundTrip(r.ctx, raw, r.plan.RequestTimeout, &starts[i])
 			resps[i].Started = starts[i]
 		}()
 	}
@@ -256,6 +264,10 @@ func (r *runner) concurrencyRound(op Operation) (string, *failure) {
 		r.stub.reset()
 	}
 	resps, spread, err := r.fire(op, req, n)
+	if err != nil && r.ctx.Err() != nil {
+		r.aborted = r.stopped()
+		return "", &failure{msg: "interrupted", err: r.ctx.Err()}
+	}
 	if err != nil {
 		r.aborted = fmt.Errorf("%w: could not open %d connections for the concurrency gate: %s", errUnresponsive, n, r.red.String(err.Error()))
 		return "", &failure{msg: r.aborted.Error(), err: errUnresponsive}

@@ -54,13 +54,19 @@ func callKillPoints(op Operation) []killPoint {
 	return out
 }
 
-func (r *runner) gateCrash(op Operation) (string, *failure) {
+func (r *runner) skipCrash(op Operation) string {
 	switch {
-	case r.restartSkip() != "":
-		return r.restartSkip(), nil
+	case r.restartSkip(op) != "":
+		return r.restartSkip(op)
 	case !canKillGroups:
-		return "this system has no process groups to kill the server with", nil
+		return "this system has no process groups to kill the server with"
+	case r.c.Idempotency.InFlight != nil && r.c.Idempotency.InFlight.Takeover == contract.TakeoverNone:
+		return "the contract has in_flight.takeover: none, so a claim whose server was killed is never taken over: by the contract's own terms a retry after a crash gets the in-flight conflict for ever, and the gate has no recovery to test (check reports the missing takeover)"
 	}
+	return ""
+}
+
+func (r *runner) gateCrash(op Operation) (string, *failure) {
 	if skip := r.crashBudget(); skip != "" {
 		return skip, nil
 	}
@@ -140,15 +146,13 @@ func (r *runner) delayKillPoints(op Operation) ([]killPoint, *failure) {
 	return out, nil
 }
 
-// crashBudget says why the crash gate cannot reach a verdict in this run,
-// from what the contract itself implies about a killed request, or "".
+// crashBudget says why the crash gate cannot reach a verdict in what is
+// left of this run, from the lock_timeout a killed request's claim holds
+// for, or "".
 func (r *runner) crashBudget() string {
 	in := r.c.Idempotency.InFlight
 	if in == nil {
 		return ""
-	}
-	if in.Takeover == contract.TakeoverNone {
-		return "the contract has in_flight.takeover: none, so a claim whose server was killed is never taken over: by the contract's own terms a retry after a crash gets the in-flight conflict for ever, and the gate has no recovery to test (check reports the missing takeover)"
 	}
 	wait := in.LockTimeout.D + crashMargin
 	if dl, ok := r.ctx.Deadline(); ok && time.Until(dl) < wait {
@@ -293,9 +297,10 @@ func (r *runner) retryAfterCrash(op Operation, req Request, kp killPoint) (Respo
 }
 
 // restartSkip says why verify cannot kill and restart the server, or "".
-func (r *runner) restartSkip() string {
+// It is the restart-replay gate's skip.
+func (r *runner) restartSkip(Operation) string {
 	switch {
-	case r.proc == nil:
+	case r.plan.Server == nil:
 		return "the plan has no server: section, so verify cannot kill and restart the server"
 	case r.o.BaseURL != "":
 		return "--base-url was given, so verify did not start the server and cannot kill it"
@@ -306,9 +311,6 @@ func (r *runner) restartSkip() string {
 // gateRestartReplay completes a request, kills and restarts the server,
 // and replays: a store that lives in the process's memory forgets the key.
 func (r *runner) gateRestartReplay(op Operation) (string, *failure) {
-	if skip := r.restartSkip(); skip != "" {
-		return skip, nil
-	}
 	key := newKey(r.keyLen())
 	first, before, ok, f := r.completed(op, key)
 	if f != nil {

@@ -88,7 +88,7 @@ func (resp Response) SameBody(o Response) bool {
 func (r Request) Curl() string {
 	var b strings.Builder
 	b.WriteString("curl -sS -i")
-	if r.Method != "GET" {
+	if r.Method != http.MethodGet {
 		b.WriteString(" -X " + r.Method)
 	}
 	b.WriteString(" " + shellQuote(r.URL))

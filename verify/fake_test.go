@@ -218,8 +218,8 @@ request_timeout: 5s
 	return p
 }
 
-func results(res *Result) map[string]string {
-	out := map[string]string{}
+func results(res *Result) map[string]Outcome {
+	out := map[string]Outcome{}
 	for _, g := range res.Gates {
 		out[g.Gate] = g.Result
 	}

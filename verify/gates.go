@@ -54,10 +54,14 @@ func (r *runner) completed(op Operation, key string) (Response, int, bool, *fail
 	return first, before, ok, f
 }
 
-func (r *runner) gateMissingKey(op Operation) (string, *failure) {
+func (r *runner) skipMissingKey(op Operation) string {
 	if op.Endpoint.Key != contract.KeyRequired {
-		return "the endpoint has key: " + string(op.Endpoint.Key) + "; a request without a key is allowed", nil
+		return "the endpoint has key: " + string(op.Endpoint.Key) + "; a request without a key is allowed"
 	}
+	return ""
+}
+
+func (r *runner) gateMissingKey(op Operation) (string, *failure) {
 	want := r.c.Idempotency.Conflicts.MissingKey
 	r.cur.res.Effects = "not observed: a request without a key cannot be counted by key"
 	resp := r.send(r.opRequest(op, "", op.Body, primary), false)
@@ -79,11 +83,15 @@ func (r *runner) gateMissingKey(op Operation) (string, *failure) {
 	return "", nil
 }
 
+func (r *runner) skipKeyTooLong(Operation) string {
+	if max := r.c.Idempotency.MaxKeyLength; max <= 0 || max >= 8192 {
+		return "the contract sets no usable max_key_length"
+	}
+	return ""
+}
+
 func (r *runner) gateKeyTooLong(op Operation) (string, *failure) {
 	max := r.c.Idempotency.MaxKeyLength
-	if max <= 0 || max >= 8192 {
-		return "the contract sets no usable max_key_length", nil
-	}
 	key := newKey(max + 1)
 	before, ok, f := r.count(op, key, primary)
 	if f != nil {
@@ -189,17 +197,27 @@ func clip(b []byte) string {
 	return s
 }
 
+func (r *runner) skipMismatch(op Operation) string {
+	switch {
+	case r.c.Idempotency.Fingerprint == contract.FingerprintNone:
+		return "the contract has fingerprint: none, so a mismatched body is not detected by design"
+	case mismatchBody(op) == nil:
+		return "the body has no number to change; set mismatch_body in the plan"
+	}
+	return ""
+}
+
+// mismatchBody is the body the mismatch gate sends under a used key: the
+// plan's mismatch_body, else the body with its first number changed.
+func mismatchBody(op Operation) []byte {
+	if op.MismatchBody != nil {
+		return op.MismatchBody
+	}
+	return incrementFirstNumber(op.Body)
+}
+
 func (r *runner) gateMismatch(op Operation) (string, *failure) {
-	if r.c.Idempotency.Fingerprint == contract.FingerprintNone {
-		return "the contract has fingerprint: none, so a mismatched body is not detected by design", nil
-	}
-	other := op.MismatchBody
-	if other == nil {
-		other = incrementFirstNumber(op.Body)
-		if other == nil {
-			return "the body has no number to change; set mismatch_body in the plan", nil
-		}
-	}
+	other := mismatchBody(op)
 	want := r.c.Idempotency.Conflicts.PayloadMismatch
 	key := newKey(r.keyLen())
 	first, before, ok, f := r.completed(op, key)
@@ -240,10 +258,14 @@ func (r *runner) gateMismatch(op Operation) (string, *failure) {
 	return "", nil
 }
 
-func (r *runner) gateScope(op Operation) (string, *failure) {
+func (r *runner) skipScope(Operation) string {
 	if r.plan.OtherPrincipal == nil {
-		return "the plan has no other_principal, so there is no second caller to test the key's scope with", nil
+		return "the plan has no other_principal, so there is no second caller to test the key's scope with"
 	}
+	return ""
+}
+
+func (r *runner) gateScope(op Operation) (string, *failure) {
 	key := newKey(r.keyLen())
 	first, before, ok, f := r.completed(op, key)
 	if f != nil {

@@ -41,12 +41,19 @@ func (r *runner) inFlight(resp Response) bool {
 	return r.matches(resp, r.c.Idempotency.Conflicts.InFlight)
 }
 
-// awaitOutcome's verdicts besides a completion.
+// awaitEnd is why awaitOutcome stopped.
+type awaitEnd int
+
 const (
-	outcomeCompleted = ""
-	outcomeRefused   = "refused"
-	outcomeTimedOut  = "timed out"
+	outcomeCompleted awaitEnd = iota // a 2xx that is not the in-flight 202
+	outcomeRefused                   // another answer
+	outcomeTimedOut                  // still in flight (or 429, 503) after awaitBound
 )
+
+// String is how a failure message names the end: "refused", "timed out".
+func (e awaitEnd) String() string {
+	return [...]string{outcomeCompleted: "completed", outcomeRefused: "refused", outcomeTimedOut: "timed out"}[e]
+}
 
 // awaitBound is how long awaitOutcome waits for a key in flight: the
 // contract's lock_timeout, after which a sound server takes an abandoned
@@ -65,7 +72,7 @@ func (r *runner) awaitBound() time.Duration {
 // answer, how many in-flight answers it waited out, and why it stopped
 // short of a completion (outcomeRefused: another answer; outcomeTimedOut).
 // label heads the reproduction of its first request.
-func (r *runner) awaitOutcome(req Request, label string) (last Response, waits int, why string, _ *failure) {
+func (r *runner) awaitOutcome(req Request, label string) (last Response, waits int, why awaitEnd, _ *failure) {
 	deadline := time.Now().Add(r.awaitBound())
 	delay := 50 * time.Millisecond
 	for attempt := 0; ; attempt++ {
@@ -97,7 +104,7 @@ func (r *runner) awaitOutcome(req Request, label string) (last Response, waits i
 		select {
 		case <-time.After(wait):
 		case <-r.ctx.Done():
-			return last, waits, "", &failure{msg: "interrupted", err: r.ctx.Err()}
+			return last, waits, outcomeTimedOut, &failure{msg: "interrupted", err: r.ctx.Err()}
 		}
 	}
 }

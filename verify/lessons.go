@@ -42,14 +42,19 @@ func (r *runner) pastWindow(originalSent time.Time) string {
 		time.Since(originalSent).Round(time.Millisecond), from)
 }
 
-func (r *runner) gateAfterWindow(op Operation) (string, *failure) {
+func (r *runner) skipAfterWindow(Operation) string {
 	w, from := r.replayWindow()
 	if w <= 0 {
-		return "the contract states no replay_window", nil
+		return "the contract states no replay_window"
 	}
 	if w > maxWindowWait {
-		return fmt.Sprintf("%s is longer than the %s verify waits to reuse a key after its window; start the server with a short test window (a test contract with replay_window: 10s, or the server's own setting) and state it in the plan as replay_window: 10s", from, maxWindowWait), nil
+		return fmt.Sprintf("%s is longer than the %s verify waits to reuse a key after its window; start the server with a short test window (a test contract with replay_window: 10s, or the server's own setting) and state it in the plan as replay_window: 10s", from, maxWindowWait)
 	}
+	return ""
+}
+
+func (r *runner) gateAfterWindow(op Operation) (string, *failure) {
+	w, from := r.replayWindow()
 	if dl, ok := r.ctx.Deadline(); ok && time.Until(dl) < w+windowMargin+r.plan.RequestTimeout {
 		return fmt.Sprintf("%s is longer than this run has left of its --timeout (%s); raise --timeout", from, time.Until(dl).Round(time.Second)), nil
 	}
@@ -129,13 +134,17 @@ func (r *runner) windowNewRequest(first, again Response, before, after int, ok b
 // failing the endpoint's first external call at the stub, then retries the
 // key: the contract's Stores(status), the middleware's rule too, says
 // whether the failure is replayed or the request runs again.
-func (r *runner) gateFailedAttempt(op Operation) (string, *failure) {
-	if skip := r.restartSkip(); skip != "" {
-		return "verify makes the handler fail by failing an external call at its stub, which only a server verify starts calls: " + skip, nil
+func (r *runner) skipFailedAttempt(op Operation) string {
+	if skip := r.restartSkip(op); skip != "" {
+		return "verify makes the handler fail by failing an external call at its stub, which only a server verify starts calls: " + skip
 	}
 	if len(op.Endpoint.ExternalCalls) == 0 {
-		return "the endpoint has no external_calls, so verify has no call to fail to make its handler fail", nil
+		return "the endpoint has no external_calls, so verify has no call to fail to make its handler fail"
 	}
+	return ""
+}
+
+func (r *runner) gateFailedAttempt(op Operation) (string, *failure) {
 	call := op.Endpoint.ExternalCalls[0]
 	key := newKey(r.keyLen())
 	before, ok, f := r.count(op, key, primary)
@@ -274,10 +283,15 @@ func (r *runner) storedFailure(failed, again Response, before, after int, ok boo
 // gateKeyForm sends a key that is not in the contract's header_value form
 // (an sf-string key without its quotes): the contract's invalid-key answer,
 // and no effect.
-func (r *runner) gateKeyForm(op Operation) (string, *failure) {
+func (r *runner) skipKeyForm(Operation) string {
 	if r.c.Idempotency.HeaderValue != contract.HeaderSFString {
-		return fmt.Sprintf("the contract has header_value: %s, which takes the header's value as sent, so no key is in the wrong form (a key too long is verify/key-too-long's)", orPlain(r.c.Idempotency.HeaderValue)), nil
+		// Any other value is plain, stated or by default (the loader refuses the rest).
+		return fmt.Sprintf("the contract has header_value: %s, which takes the header's value as sent, so no key is in the wrong form (a key too long is %s's)", contract.HeaderPlain, GateKeyTooLong)
 	}
+	return ""
+}
+
+func (r *runner) gateKeyForm(op Operation) (string, *failure) {
 	key := newKey(r.keyLen())
 	before, ok, f := r.count(op, key, primary)
 	if f != nil {
@@ -304,11 +318,4 @@ func (r *runner) gateKeyForm(op Operation) (string, *failure) {
 	}
 	r.cur.res.Reason = "an unquoted key answered " + conflictText(want)
 	return "", nil
-}
-
-func orPlain(v contract.HeaderValue) contract.HeaderValue {
-	if v == "" {
-		return contract.HeaderPlain
-	}
-	return v
 }

@@ -25,7 +25,7 @@ func TestFailedAttemptFollowsStores(t *testing.T) {
 	done := resp(201, `{"id":"tr_1"}`)
 	for _, tc := range []struct {
 		name   string
-		policy contract.FailurePolicy
+		policy any // a contract.FailurePolicy (stored_failures) or contract.StoredOutcomes
 		failed Response
 		again  Response
 		before int
@@ -45,17 +45,20 @@ func TestFailedAttemptFollowsStores(t *testing.T) {
 		{"a stored 500 replayed, the effect left by the failed attempt", contract.FailuresReplay, fail500, fail500, 0, 1, "already there after the failed attempt", 1},
 		{"retried, two effects, one left by the failed attempt", contract.FailuresReattempt, fail503, done, 0, 2, "already there after the failed attempt", 1},
 		{"retried, one effect, resumed from the failed attempt's recovery point", contract.FailuresReattempt, fail503, done, 0, 1, "", 1},
-		{"stored_outcomes: 2xx keeps no 500 even under replay", "2xx", fail500, done, 0, 1, "", 0},
-		{"stored_outcomes: 2xx, the 500 replayed", "2xx", fail500, resp(500, `{"error":{"code":"internal"}}`, "Idempotent-Replayed", "true"), 0, 0, "stored_outcomes: 2xx", 0},
+		{"stored_outcomes: 2xx keeps no 500 even under replay", contract.Stored2xx, fail500, done, 0, 1, "", 0},
+		{"stored_outcomes: 2xx, the 500 replayed", contract.Stored2xx, fail500, resp(500, `{"error":{"code":"internal"}}`, "Idempotent-Replayed", "true"), 0, 0, "stored_outcomes: 2xx", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := payouts(t)
 			wantPath := "idempotency.stored_failures"
-			if tc.policy == "2xx" {
-				c.Idempotency.StoredFailures, c.Idempotency.StoredOutcomes = contract.FailuresReplay, contract.Stored2xx
+			switch p := tc.policy.(type) {
+			case contract.StoredOutcomes:
+				c.Idempotency.StoredFailures, c.Idempotency.StoredOutcomes = contract.FailuresReplay, p
 				wantPath = "idempotency.stored_outcomes"
-			} else {
-				c.Idempotency.StoredFailures, c.Idempotency.StoredOutcomes = tc.policy, ""
+			case contract.FailurePolicy:
+				c.Idempotency.StoredFailures, c.Idempotency.StoredOutcomes = p, ""
+			default:
+				t.Fatalf("policy %T", p)
 			}
 			r := &runner{c: c, plan: &Plan{}, cur: &gateState{}}
 			skip, f := r.judgeFailedAttempt(attempts{failed: tc.failed, again: tc.again, before: tc.before, mid: tc.mid, after: tc.after, counted: true})

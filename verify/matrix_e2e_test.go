@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -13,6 +14,8 @@ import (
 	"testing"
 
 	"github.com/retryspec/retryspec/contract"
+	"github.com/retryspec/retryspec/contract/rules"
+	"github.com/retryspec/retryspec/findings"
 	"github.com/retryspec/retryspec/internal/dbtest"
 	"github.com/retryspec/retryspec/internal/testenv"
 )
@@ -20,12 +23,14 @@ import (
 // The contract variant matrix (issue 26, item 13): the reference payouts
 // server (examples/payouts/server) runs under each variant of the contract
 // a team may choose, and every gate of verify holds against it. The full
-// cross product of the six fields is 3*2*2*3*3*2 = 216 runs of about half a
-// minute each (the crash gate waits out lock_timeout once per kill point),
-// so the matrix is a pairwise covering design: every pair of values of any
-// two fields runs together in at least one row, in 9 rows, the least any
-// design can do with three fields of three values. TestVariantMatrixCovers
-// checks that property; a field added to the matrix must keep it.
+// cross product of the seven fields is 3*2*2*3*3*2*4 = 864 runs (less the
+// pairs the loader refuses) of about half a minute each (the crash gate
+// waits out lock_timeout once per kill point), so the matrix is a pairwise
+// covering design: every pair of values of any two fields that a contract
+// may hold together runs in at least one row, in 12 rows, the least any
+// design can do with a field of four values beside fields of three.
+// TestVariantMatrixCovers checks that property; a field added to the
+// matrix must keep it.
 //
 // in_flight.response: pass-through is left out: the contract lint refuses
 // it (state/pass-through) and so does idempotency.New.
@@ -38,33 +43,60 @@ type variantField struct {
 }
 
 var variantFields = []variantField{
-	{"in_flight.response", []string{"conflict", "block", "accepted"}},
-	{"scope", []string{"account", "global"}},
-	{"stored_failures", []string{"replay", "reattempt"}},
+	{"in_flight.response", names(contract.InFlightConflict, contract.InFlightBlock, contract.InFlightAccepted)},
+	{"scope", names(contract.ScopeAccount, contract.ScopeGlobal)},
+	{"stored_failures", names(contract.FailuresReplay, contract.FailuresReattempt)},
 	{"error_body", []string{"default", "nested", "problem+json"}},
-	{"fingerprint", []string{"sha256-body", "canonical-json", "none"}},
-	{"after_window", []string{"new-request", "error"}},
+	{"fingerprint", names(contract.FingerprintSHA256Body, contract.FingerprintCanonicalJSON, contract.FingerprintNone)},
+	{"after_window", names(contract.AfterWindowNewRequest, contract.AfterWindowError)},
+	// unset: stored_failures alone decides, as in the example contract.
+	{"stored_outcomes", append([]string{unset}, names(contract.Stored2xx, contract.Stored2xxTo4xx, contract.Stored2xxTo5xx)...)},
+}
+
+// unset is the matrix value of a field the contract leaves out.
+const unset = "unset"
+
+func names[T ~string](vs ...T) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = string(v)
+	}
+	return out
+}
+
+// refusedPairs are the values the contract loader refuses together:
+// stored_failures: replay returns a server error again, so stored_outcomes
+// must store 5xx; reattempt runs it again, so it must not. The matrix has
+// no row with them and owes no run for them.
+var refusedPairs = map[[2]string]bool{
+	{"stored_failures=replay", "stored_outcomes=2xx"}:        true,
+	{"stored_failures=replay", "stored_outcomes=2xx-4xx"}:    true,
+	{"stored_failures=reattempt", "stored_outcomes=2xx-5xx"}: true,
 }
 
 // variantRows are the matrix: each row picks a value index per field, in
 // variantFields' order. Row 0 is the example contract as written.
 var variantRows = [][]int{
-	{0, 0, 0, 0, 0, 0},
-	{0, 0, 1, 1, 1, 1},
-	{0, 1, 0, 2, 2, 0},
-	{1, 1, 0, 0, 1, 1},
-	{1, 0, 0, 1, 2, 0},
-	{1, 0, 1, 2, 0, 1},
-	{2, 0, 1, 0, 2, 1},
-	{2, 1, 1, 1, 0, 0},
-	{2, 0, 0, 2, 1, 0},
+	{0, 0, 0, 0, 0, 0, 0},
+	{2, 0, 0, 0, 2, 0, 3},
+	{1, 1, 1, 1, 2, 1, 0},
+	{0, 0, 1, 2, 2, 1, 1},
+	{0, 1, 1, 0, 2, 1, 2},
+	{1, 0, 1, 2, 1, 0, 2},
+	{0, 1, 0, 1, 1, 1, 3},
+	{2, 1, 1, 1, 0, 1, 2},
+	{1, 1, 1, 0, 1, 0, 1},
+	{2, 0, 1, 1, 0, 0, 1},
+	{2, 0, 0, 2, 1, 0, 0},
+	{1, 1, 0, 2, 0, 1, 3},
 }
 
 // acceptedRow is the row the reference server's flaws run under besides
 // the default one (which TestReferenceServer covers): in_flight.response:
 // accepted, with every field a flaw breaks left on (account scope, a
-// fingerprint), so each flaw's gate still has something to catch.
-const acceptedRow = 8
+// fingerprint, stored_failures: replay alone), so each flaw's gate still
+// has something to catch.
+const acceptedRow = 10
 
 type variant map[string]string
 
@@ -98,15 +130,46 @@ func (v variant) name() string {
 	return strings.Join(parts, ",")
 }
 
-// TestVariantMatrixCovers: every pair of values of two fields appears in
-// at least one row, and row 0 is the example contract's own values.
+// TestVariantMatrixCovers: every pair of values of two fields that a
+// contract may hold together appears in at least one row, no row holds a
+// refused pair, and row 0 is the example contract's own values.
 func TestVariantMatrixCovers(t *testing.T) {
 	if missing := uncoveredPairs(variantRows); len(missing) > 0 {
 		t.Fatalf("the variant matrix leaves %d pairs untested: %s", len(missing), strings.Join(missing, "; "))
 	}
+	for _, row := range variantRows {
+		if p, bad := refusedPair(row); bad {
+			t.Errorf("row %v holds %s with %s, which the loader refuses", row, p[0], p[1])
+		}
+	}
 	for i, x := range variantRows[0] {
 		if x != 0 {
 			t.Errorf("row 0 is not the example contract: %s is %s", variantFields[i].name, variantFields[i].values[x])
+		}
+	}
+	// Every row is a contract the middleware takes: it loads, and check
+	// finds no error it does not waive.
+	// Each loaded contract holds the row's values.
+	loaded := map[string]func(contract.Idempotency) string{
+		"in_flight.response": func(id contract.Idempotency) string { return string(id.InFlight.Response) },
+		"scope":              func(id contract.Idempotency) string { return string(id.Scope) },
+		"stored_failures":    func(id contract.Idempotency) string { return string(id.StoredFailures) },
+		"fingerprint":        func(id contract.Idempotency) string { return string(id.Fingerprint) },
+		"after_window":       func(id contract.Idempotency) string { return string(id.AfterWindow) },
+		"stored_outcomes":    func(id contract.Idempotency) string { return cmp.Or(string(id.StoredOutcomes), unset) },
+	}
+	for _, row := range variantRows {
+		v := rowVariant(row)
+		c, _ := variantContract(t, v)
+		for field, get := range loaded {
+			if got := get(c.Idempotency); got != v[field] {
+				t.Errorf("%s: the loaded contract has %s %s", v, field, got)
+			}
+		}
+		for _, f := range rules.Run(c) {
+			if f.Severity == findings.Error && !f.Waived {
+				t.Errorf("%s: %s: %s", v, f.Rule, f.Message)
+			}
 		}
 	}
 	// The check itself can fail: drop a row and a pair goes missing.
@@ -115,12 +178,28 @@ func TestVariantMatrixCovers(t *testing.T) {
 	}
 }
 
+// refusedPair finds a pair of the row's values the loader refuses together.
+func refusedPair(row []int) ([2]string, bool) {
+	for i := range variantFields {
+		for j := i + 1; j < len(variantFields); j++ {
+			p := [2]string{variantFields[i].name + "=" + variantFields[i].values[row[i]], variantFields[j].name + "=" + variantFields[j].values[row[j]]}
+			if refusedPairs[p] {
+				return p, true
+			}
+		}
+	}
+	return [2]string{}, false
+}
+
 func uncoveredPairs(rows [][]int) []string {
 	var missing []string
 	for i := range variantFields {
 		for j := i + 1; j < len(variantFields); j++ {
 			for a := range variantFields[i].values {
 				for b := range variantFields[j].values {
+					if refusedPairs[[2]string{variantFields[i].name + "=" + variantFields[i].values[a], variantFields[j].name + "=" + variantFields[j].values[b]}] {
+						continue
+					}
 					found := false
 					for _, r := range rows {
 						if r[i] == a && r[j] == b {
@@ -160,6 +239,9 @@ func variantContract(t testing.TB, v variant) (*contract.Contract, string) {
 	set("  stored_failures: replay ", "  stored_failures: "+v["stored_failures"]+" ")
 	set("  fingerprint: sha256-body ", "  fingerprint: "+v["fingerprint"]+" ")
 	set("  after_window: new-request ", "  after_window: "+v["after_window"]+" ")
+	if o := v["stored_outcomes"]; o != unset {
+		set("  stored_response: verbatim ", "  stored_outcomes: "+o+"\n  stored_response: verbatim ")
+	}
 	switch v["error_body"] {
 	case "nested":
 		set("  base_url: https://api.lumapay.example\n", "  base_url: https://api.lumapay.example\n  error_body: {code_at: /error/code, message_at: /error/message}\n")
@@ -199,7 +281,7 @@ func variantContract(t testing.TB, v variant) (*contract.Contract, string) {
 // expectedSkips are the gates a variant's own terms leave nothing to judge.
 func expectedSkips(v variant) map[string]bool {
 	skips := map[string]bool{}
-	if v["fingerprint"] == "none" {
+	if v["fingerprint"] == string(contract.FingerprintNone) {
 		skips[GateMismatch] = true
 	}
 	// The matrix keeps header_value: plain, where no key is in the wrong form.
@@ -214,7 +296,7 @@ func expectedSkips(v variant) map[string]bool {
 // itself says there is nothing to judge. On SQLite each --flaw also runs
 // under the accepted row and must be caught by its gate, and by no other.
 //
-// The work is counted, not timed: 9 sound runs per store and 7 flaw runs,
+// The work is counted, not timed: 12 sound runs per store and a run per flaw,
 // each one verify run (about 160 requests, 8 server starts); the test logs
 // the requests each run sent. A run spends most of its time asleep (the
 // crash gate waits out lock_timeout at each kill point) and little CPU, so
@@ -291,12 +373,12 @@ func runVariant(t *testing.T, bin, store string, v variant, flaw, want string) i
 	for _, g := range res.Gates {
 		n += g.Requests
 		seen[g.Gate] = true
-		wantResult := "passed"
+		wantResult := Passed
 		switch {
 		case g.Gate == want:
-			wantResult = "failed"
+			wantResult = Failed
 		case skips[g.Gate]:
-			wantResult = "skipped"
+			wantResult = Skipped
 		}
 		if g.Result != wantResult {
 			t.Errorf("%s: %s %s, want %s: %s", v, g.Gate, g.Result, wantResult, g.Reason)
@@ -304,7 +386,7 @@ func runVariant(t *testing.T, bin, store string, v variant, flaw, want string) i
 			t.Logf("%s %s: %s", g.Gate, g.Result, g.Reason)
 		}
 	}
-	for _, g := range Gates {
+	for _, g := range IDs() {
 		if !seen[g] {
 			t.Errorf("%s: gate %s did not run", v, g)
 		}

@@ -30,7 +30,7 @@ func TestPlaceholdersPerKey(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, g := range res.Gates {
-			if (g.Result == "passed") != tc.pass {
+			if (g.Result == Passed) != tc.pass {
 				t.Errorf("body %s: %s %s %s", tc.body, g.Gate, g.Result, g.Reason)
 			}
 		}
@@ -107,7 +107,7 @@ operations:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Gates[0].Result != "passed" {
+	if res.Gates[0].Result != Passed {
 		t.Fatalf("%s: %s", res.Gates[0].Result, res.Gates[0].Reason)
 	}
 	byKey := map[string][]seen{}

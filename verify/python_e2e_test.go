@@ -96,12 +96,12 @@ func checkGates(t *testing.T, res *Result, want string, skipped ...string) {
 	if len(got) != len(Gates) {
 		t.Errorf("ran %d gates, want %d", len(got), len(Gates))
 	}
-	for _, g := range Gates {
-		wantResult := "passed"
+	for _, g := range IDs() {
+		wantResult := Passed
 		if g == want {
-			wantResult = "failed"
+			wantResult = Failed
 		} else if slices.Contains(skipped, g) {
-			wantResult = "skipped"
+			wantResult = Skipped
 		}
 		if got[g] != wantResult {
 			t.Errorf("%s: %s, want %s", g, got[g], wantResult)

@@ -175,7 +175,7 @@ func TestReferenceServer(t *testing.T) {
 				for _, g := range res.Gates {
 					// The sweep's kill after the last external call answered
 					// ran, recovered or vacuous, and the report says which.
-					if g.Gate == GateCrashRecovery && g.Result == "passed" && !strings.Contains(g.Reason, "the handler's last writes)") {
+					if g.Gate == GateCrashRecovery && g.Result == Passed && !strings.Contains(g.Reason, "the handler's last writes)") {
 						t.Errorf("the crash gate's report lacks the last-writes kill point: %s", g.Reason)
 					}
 				}
@@ -197,9 +197,9 @@ func TestReferenceServerKeyForm(t *testing.T) {
 		t.Run("flaw="+flaw, func(t *testing.T) {
 			t.Parallel()
 			res := runReference(t, bin, c, file, flaw, only)
-			want := map[string]string{GateKeyTooLong: "passed", GateKeyForm: "passed", GateReplay: "passed"}
+			want := map[string]Outcome{GateKeyTooLong: Passed, GateKeyForm: Passed, GateReplay: Passed}
 			if flaw != "" {
-				want[GateKeyForm] = "failed"
+				want[GateKeyForm] = Failed
 			}
 			if got := results(res); !equalMaps(got, want) {
 				t.Errorf("gates = %v, want %v\n%s", got, want, text(t, res))
@@ -244,9 +244,9 @@ func TestReferenceServerExpiredKey(t *testing.T) {
 		t.Run("flaw="+flaw, func(t *testing.T) {
 			t.Parallel()
 			res := runReference(t, bin, c, file, flaw, []string{GateAfterWindow})
-			want := map[string]string{GateAfterWindow: "passed"}
+			want := map[string]Outcome{GateAfterWindow: Passed}
 			if flaw != "" {
-				want[GateAfterWindow] = "failed"
+				want[GateAfterWindow] = Failed
 			}
 			if got := results(res); !equalMaps(got, want) {
 				t.Errorf("gates = %v, want %v\n%s", got, want, text(t, res))
@@ -274,7 +274,7 @@ func TestVacuousKillSaysItTestedNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	g := res.Gates[0]
-	if g.Result != "passed" {
+	if g.Result != Passed {
 		t.Fatalf("%s: %s", g.Result, g.Reason)
 	}
 	for _, want := range []string{"6 kill points recovered", "1 vacuous (the request had completed before the kill, so they tested nothing): 1m0s after sending: the request had completed (201)"} {

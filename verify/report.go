@@ -12,8 +12,19 @@ import (
 	"github.com/retryspec/retryspec/findings"
 )
 
-// Formats are verify's output formats: the findings formats plus junit.
-var Formats = []string{"text", "json", "sarif", "github", "junit"}
+// Formats are verify's output formats: the findings formats (whose table
+// is findings.Formats) plus junit.
+var Formats = append(findings.FormatNames(), "junit")
+
+// ownEncoders are the formats verify writes itself: text and json carry
+// the gate table, junit is verify's alone. Every other format is the
+// findings format of that name, given the findings with their
+// reproductions in the message.
+var ownEncoders = map[string]func(io.Writer, *Result, findings.Report) error{
+	"text":  encodeText,
+	"json":  func(w io.Writer, res *Result, _ findings.Report) error { return encodeJSON(w, res) },
+	"junit": func(w io.Writer, res *Result, _ findings.Report) error { return encodeJUnit(w, res) },
+}
 
 // Summary counts gate results.
 type Summary struct {
@@ -25,11 +36,11 @@ func (res *Result) Summarize() Summary {
 	var s Summary
 	for _, g := range res.Gates {
 		switch g.Result {
-		case "passed":
+		case Passed:
 			s.Passed++
-		case "failed":
+		case Failed:
 			s.Failed++
-		case "skipped":
+		case Skipped:
 			s.Skipped++
 		}
 	}
@@ -74,14 +85,10 @@ func (res *Result) plain() []findings.Finding {
 // measured, so only the JSON and junit shapes (not their times) are stable
 // across runs.
 func Encode(w io.Writer, format string, res *Result, base findings.Report) error {
-	switch format {
-	case "text":
-		return encodeText(w, res, base)
-	case "json":
-		return encodeJSON(w, res)
-	case "junit":
-		return encodeJUnit(w, res)
-	case "sarif", "github":
+	if enc, ok := ownEncoders[format]; ok {
+		return enc(w, res, base)
+	}
+	if _, ok := findings.LookupFormat(format); ok {
 		base.Findings = res.plain()
 		return findings.Encode(w, format, base)
 	}
@@ -105,7 +112,7 @@ func encodeText(w io.Writer, res *Result, base findings.Report) error {
 	fmt.Fprintln(tw, "GATE\tOPERATION\tRESULT\tREQUESTS\tTIME\tNOTE")
 	for _, g := range res.Gates {
 		note := g.Reason
-		if g.Result != "skipped" {
+		if g.Result != Skipped {
 			note = strings.TrimSpace(firstLine(note) + "; effects " + g.Effects)
 			note = strings.TrimPrefix(note, "; ")
 		}
@@ -234,14 +241,14 @@ func encodeJUnit(w io.Writer, res *Result) error {
 		s := &out.Suites[i]
 		c := junitCase{Name: g.Gate, Classname: g.Operation, Time: fmt.Sprintf("%.3f", g.Seconds), SystemOut: "effects " + g.Effects}
 		switch g.Result {
-		case "failed":
+		case Failed:
 			text := g.Reason
 			if len(g.Reproduction) > 0 {
 				text += "\n\nreproduce:\n" + strings.Join(g.Reproduction, "\n")
 			}
 			c.Failure = &junitMessage{Message: firstLine(g.Reason), Type: g.Gate, Text: text}
 			s.Failures++
-		case "skipped":
+		case Skipped:
 			c.Skipped = &junitMessage{Message: g.Reason}
 			s.Skipped++
 		default:

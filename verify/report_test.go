@@ -22,10 +22,10 @@ func sampleResult() *Result {
 		BaseURL:       "http://127.0.0.1:8080",
 		ServerCommand: []string{"./bin/api", "--addr", "{addr}"},
 		Gates: []GateResult{
-			{Gate: GateMissingKey, Operation: "POST /v1/transfers", Result: "passed", Reason: "answered 400 missing_idempotency_key", Requests: 1, Seconds: 0.01, Effects: "not observed: a request without a key cannot be counted by key"},
-			{Gate: GateConcurrency, Operation: "POST /v1/transfers", Result: "failed", Reason: "16 identical requests with one key made 3 effects, not 1 <&>", Requests: 18, Seconds: 0.25, Effects: "observed: 0 before, 3 after", SpreadMS: &spread,
+			{Gate: GateMissingKey, Operation: "POST /v1/transfers", Result: Passed, Reason: "answered 400 missing_idempotency_key", Requests: 1, Seconds: 0.01, Effects: "not observed: a request without a key cannot be counted by key"},
+			{Gate: GateConcurrency, Operation: "POST /v1/transfers", Result: Failed, Reason: "16 identical requests with one key made 3 effects, not 1 <&>", Requests: 18, Seconds: 0.25, Effects: "observed: 0 before, 3 after", SpreadMS: &spread,
 				Reproduction: []string{"# 16 at once, on warm connections:", "for i in $(seq 16); do curl -sS -i -X POST 'http://127.0.0.1:8080/v1/transfers' -H 'Authorization: ***' & done; wait"}},
-			{Gate: GateScope, Operation: "POST /v1/transfers", Result: "skipped", Reason: "the plan has no other_principal", Effects: "not observed: gate skipped"},
+			{Gate: GateScope, Operation: "POST /v1/transfers", Result: Skipped, Reason: "the plan has no other_principal", Effects: "not observed: gate skipped"},
 		},
 		Findings: []Finding{{
 			Finding: findings.Finding{Rule: GateConcurrency, Severity: findings.Error, Message: "POST /v1/transfers: 16 identical requests with one key made 3 effects, not 1 <&>",

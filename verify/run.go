@@ -19,26 +19,6 @@ import (
 	"github.com/retryspec/retryspec/findings"
 )
 
-// Gate IDs, in the order they run.
-const (
-	GateMissingKey    = "verify/missing-key"
-	GateKeyTooLong    = "verify/key-too-long"
-	GateConcurrency   = "verify/concurrency"
-	GateReplay        = "verify/replay"
-	GateMismatch      = "verify/mismatch"
-	GateScope         = "verify/scope"
-	GateCrashRecovery = "verify/crash-recovery"
-	GateRestartReplay = "verify/restart-replay"
-	GateAfterWindow   = "verify/after-window"
-	GateFailedAttempt = "verify/failed-attempt"
-	GateKeyForm       = "verify/key-form"
-	// RuleEffectsUnobserved is the closing warning of a run that counted no effect.
-	RuleEffectsUnobserved = "verify/effects-unobserved"
-)
-
-// Gates lists every gate in run order.
-var Gates = []string{GateMissingKey, GateKeyTooLong, GateKeyForm, GateConcurrency, GateReplay, GateMismatch, GateScope, GateFailedAttempt, GateRestartReplay, GateCrashRecovery, GateAfterWindow}
-
 // Options configure one run.
 type Options struct {
 	Contract *contract.Contract
@@ -78,7 +58,7 @@ var (
 type GateResult struct {
 	Gate      string  `json:"gate"`
 	Operation string  `json:"operation"`
-	Result    string  `json:"result"` // passed | failed | skipped
+	Result    Outcome `json:"result"`
 	Reason    string  `json:"reason"`
 	Requests  int     `json:"requests"`
 	Seconds   float64 `json:"seconds"`
@@ -217,7 +197,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 
 	for _, op := range o.Plan.Operations {
 		for _, g := range Gates {
-			if o.Only != nil && !slices.Contains(o.Only, g) {
+			if o.Only != nil && !slices.Contains(o.Only, g.ID) {
 				continue
 			}
 			if r.aborted == nil && ctx.Err() != nil {
@@ -292,33 +272,12 @@ func (r *runner) planStartError(err error) error {
 
 // runGate runs one gate of one operation, timing it and turning a failure
 // into a finding at the contract line the gate checks.
-func (r *runner) runGate(gate string, op Operation) (GateResult, *Finding) {
-	r.cur = &gateState{res: GateResult{Gate: gate, Operation: op.Name}, start: time.Now()}
+func (r *runner) runGate(gate Gate, op Operation) (GateResult, *Finding) {
+	r.cur = &gateState{res: GateResult{Gate: gate.ID, Operation: op.Name}, start: time.Now()}
+	skip := gate.skipReason(r, op)
 	var fail *failure
-	var skip string
-	switch gate {
-	case GateMissingKey:
-		skip, fail = r.gateMissingKey(op)
-	case GateKeyTooLong:
-		skip, fail = r.gateKeyTooLong(op)
-	case GateConcurrency:
-		skip, fail = r.gateConcurrency(op)
-	case GateReplay:
-		skip, fail = r.gateReplay(op)
-	case GateMismatch:
-		skip, fail = r.gateMismatch(op)
-	case GateScope:
-		skip, fail = r.gateScope(op)
-	case GateCrashRecovery:
-		skip, fail = r.gateCrash(op)
-	case GateRestartReplay:
-		skip, fail = r.gateRestartReplay(op)
-	case GateAfterWindow:
-		skip, fail = r.gateAfterWindow(op)
-	case GateFailedAttempt:
-		skip, fail = r.gateFailedAttempt(op)
-	case GateKeyForm:
-		skip, fail = r.gateKeyForm(op)
+	if skip == "" {
+		skip, fail = gate.run(r, op)
 	}
 	if r.aborted == nil && r.ctx.Err() != nil {
 		r.aborted = r.stopped()
@@ -334,37 +293,37 @@ func (r *runner) runGate(gate string, op Operation) (GateResult, *Finding) {
 	switch {
 	case r.aborted != nil && fail != nil && (errors.Is(r.aborted, ErrRunTimeout) || errors.Is(r.aborted, ErrInterrupted)):
 		// Cut off, not judged: neither a pass nor a crashed handler.
-		g.Result, g.Reason, g.Effects = "skipped", "not finished: "+r.aborted.Error(), "not observed: the gate did not finish"
+		g.Result, g.Reason, g.Effects = Skipped, "not finished: "+r.aborted.Error(), "not observed: the gate did not finish"
 		return g, nil
 	case r.aborted != nil && fail != nil && errors.Is(fail.err, errUnresponsive):
-		g.Result, g.Reason = "failed", r.red.String(fail.msg)
+		g.Result, g.Reason = Failed, r.red.String(fail.msg)
 		return g, nil
 	case fail != nil:
 		if fail.cause != "" {
-			r.causes = append(r.causes, gateCause{gate, fail.cause})
+			r.causes = append(r.causes, gateCause{gate.ID, fail.cause})
 		}
 		if fail.path == "" {
 			// A request that got no answer while the server still runs: the
 			// handler broke on it (a panic, a dropped connection).
-			fail.path = gatePaths[gate]
+			fail.path = gate.Path
 			fail.msg += " while the server still answers other requests: the handler likely crashed on this request (see the server's log)"
 			fail.fix = "make the endpoint answer this request; run verify with --server-output to see the server's log"
 		}
-		g.Result, g.Reason = "failed", r.red.String(fail.msg)
+		g.Result, g.Reason = Failed, r.red.String(fail.msg)
 		g.Reproduction = r.cur.repro
 		path := fail.path
 		f := Finding{Finding: findings.Finding{
-			Rule: gate, Severity: findings.Error, File: r.c.File, Path: path,
+			Rule: gate.ID, Severity: findings.Error, File: r.c.File, Path: path,
 			Message: op.Name + ": " + r.red.String(fail.msg), Fix: fail.fix,
 		}, Reproduction: r.cur.repro}
 		p := r.c.PosOf(path)
 		f.Line, f.Column = p.Line, p.Column
 		return g, &f
 	case skip != "":
-		g.Result, g.Reason = "skipped", skip
+		g.Result, g.Reason = Skipped, skip
 		g.Effects = "not observed: gate skipped"
 	default:
-		g.Result = "passed"
+		g.Result = Passed
 	}
 	return g, nil
 }
@@ -392,22 +351,6 @@ func sharedCauses(op string, cs []gateCause) []string {
 		}
 	}
 	return out
-}
-
-// gatePaths is the contract value each gate checks, for findings that have
-// no more precise place.
-var gatePaths = map[string]string{
-	GateMissingKey:    "idempotency.conflicts.missing_key",
-	GateKeyTooLong:    "idempotency.max_key_length",
-	GateConcurrency:   "idempotency.claim.mechanism",
-	GateReplay:        "idempotency.stored_response",
-	GateMismatch:      "idempotency.conflicts.payload_mismatch",
-	GateScope:         "idempotency.scope",
-	GateCrashRecovery: "idempotency.recovery",
-	GateRestartReplay: "idempotency.stored_response",
-	GateAfterWindow:   "idempotency.after_window",
-	GateFailedAttempt: "idempotency.stored_failures",
-	GateKeyForm:       "idempotency.header_value",
 }
 
 // failure is a gate that did not hold: what was seen, where in the contract

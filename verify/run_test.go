@@ -17,14 +17,14 @@ func TestFakeSoundPassesEveryGate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{GateMissingKey: "passed", GateKeyTooLong: "passed", GateConcurrency: "passed", GateReplay: "passed",
-		GateMismatch: "passed", GateScope: "passed", GateRestartReplay: "skipped", GateCrashRecovery: "skipped",
-		GateKeyForm: "skipped", GateFailedAttempt: "skipped", GateAfterWindow: "skipped"}
+	want := map[string]Outcome{GateMissingKey: Passed, GateKeyTooLong: Passed, GateConcurrency: Passed, GateReplay: Passed,
+		GateMismatch: Passed, GateScope: Passed, GateRestartReplay: Skipped, GateCrashRecovery: Skipped,
+		GateKeyForm: Skipped, GateFailedAttempt: Skipped, GateAfterWindow: Skipped}
 	if got := results(res); !equalMaps(got, want) {
 		t.Errorf("gates = %v, want %v\n%s", got, want, text(t, res))
 	}
 	for _, g := range res.Gates {
-		if g.Result == "passed" && g.Gate != GateMissingKey && !strings.HasPrefix(g.Effects, "observed:") {
+		if g.Result == Passed && g.Gate != GateMissingKey && !strings.HasPrefix(g.Effects, "observed:") {
 			t.Errorf("%s: effects %q", g.Gate, g.Effects)
 		}
 	}
@@ -37,7 +37,7 @@ func TestFakeRaceCaughtByConcurrencyOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	for gate, r := range results(res) {
-		if (r == "failed") != (gate == GateConcurrency) {
+		if (r == Failed) != (gate == GateConcurrency) {
 			t.Errorf("%s %s\n%s", gate, r, text(t, res))
 		}
 	}
@@ -63,7 +63,7 @@ func TestConcurrencyReleasesAllAtOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	g := res.Gates[0]
-	if g.Result != "passed" || g.SpreadMS == nil {
+	if g.Result != Passed || g.SpreadMS == nil {
 		t.Fatalf("gate = %+v", g)
 	}
 	if n := f.posts.Load(); n != 256*ConcurrencyRounds {
@@ -81,7 +81,7 @@ func TestSecretsNeverPrinted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if results(res)[GateMissingKey] != "failed" {
+	if results(res)[GateMissingKey] != Failed {
 		t.Fatalf("missing-key did not fail: %v", results(res))
 	}
 	for _, format := range Formats {
@@ -147,7 +147,7 @@ func TestUnresponsiveServer(t *testing.T) {
 	if !errors.Is(res.Aborted, errUnresponsive) {
 		t.Fatalf("Aborted = %v", res.Aborted)
 	}
-	if len(res.Gates) != 1 || res.Gates[0].Result != "failed" {
+	if len(res.Gates) != 1 || res.Gates[0].Result != Failed {
 		t.Errorf("gates = %+v", res.Gates)
 	}
 	var b bytes.Buffer
@@ -200,7 +200,7 @@ func TestNonLoopbackNeedsYes(t *testing.T) {
 	}
 }
 
-func equalMaps(a, b map[string]string) bool {
+func equalMaps(a, b map[string]Outcome) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -231,7 +231,7 @@ func TestEffectsUnobserved(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, g := range res.Gates {
-		if g.Result != "passed" || !strings.HasPrefix(g.Effects, "not observed") {
+		if g.Result != Passed || !strings.HasPrefix(g.Effects, "not observed") {
 			t.Errorf("%s: %s, effects %q", g.Gate, g.Result, g.Effects)
 		}
 	}

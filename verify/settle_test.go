@@ -16,7 +16,7 @@ func TestLateEffectCaughtAfterSettle(t *testing.T) {
 		t.Fatal(err)
 	}
 	g := res.Gates[0]
-	if g.Result != "failed" || !strings.Contains(g.Reason, "new effect (count 1 -> 2)") {
+	if g.Result != Failed || !strings.Contains(g.Reason, "new effect (count 1 -> 2)") {
 		t.Fatalf("replay gate = %+v", g)
 	}
 	if !strings.Contains(g.Effects, "1 at once, 2 after settle 10ms") {
@@ -35,17 +35,18 @@ func TestScopeJudgedByEffects(t *testing.T) {
 	}
 	keep := func(p *Plan) *Plan { return p }
 	for _, tc := range []struct {
-		flaw       string
-		plan       func(*Plan) *Plan
-		want, note string
+		flaw string
+		plan func(*Plan) *Plan
+		want Outcome
+		note string
 	}{
-		{"constant-body", keep, "passed", "one effect of its own"},
-		{"constant-body", noEffects, "skipped", "cannot tell"},
-		{"leak", keep, "failed", "leaked"},
-		{"leak", noEffects, "failed", "leaked"},
-		{"", noEffects, "passed", "judged by the body"},
+		{"constant-body", keep, Passed, "one effect of its own"},
+		{"constant-body", noEffects, Skipped, "cannot tell"},
+		{"leak", keep, Failed, "leaked"},
+		{"leak", noEffects, Failed, "leaked"},
+		{"", noEffects, Passed, "judged by the body"},
 	} {
-		t.Run(tc.flaw+"/"+tc.want, func(t *testing.T) {
+		t.Run(tc.flaw+"/"+string(tc.want), func(t *testing.T) {
 			_, srv := newFakeAPI(t, tc.flaw)
 			res, err := Run(context.Background(), Options{Contract: payouts(t), Plan: tc.plan(fakePlan(t, srv.URL, "settle: 0s\n")), Only: []string{GateScope}})
 			if err != nil {

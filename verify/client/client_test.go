@@ -184,9 +184,9 @@ func TestBrokenClientFailsItsGates(t *testing.T) {
 	res := verifyClient(t, client.Options{Contract: c, Command: []string{"python3", file}, Dir: dir})
 	broken := []string{"client/same-key", "client/jitter", "client/no-retry-client-error"}
 	for id, g := range results(t, res) {
-		want := "passed"
+		want := verify.Passed
 		if slices.Contains(broken, id) {
-			want = "failed"
+			want = verify.Failed
 		}
 		if g.Result != want {
 			t.Errorf("%s %s, want %s: %s", id, g.Result, want, g.Reason)

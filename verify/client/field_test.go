@@ -61,7 +61,7 @@ func runFieldSDK(t *testing.T, sdk fieldSDK) {
 	}
 	res := verifyClient(t, client.Options{Contract: c, Command: []string{"node", sdk.program}, Dir: dir, Runs: 5})
 	for id, g := range results(t, res) {
-		if w, ok := sdk.want[id]; ok && g.Result != w {
+		if w, ok := sdk.want[id]; ok && string(g.Result) != w {
 			t.Errorf("%s %s, want %s: %s", id, g.Result, w, g.Reason)
 		}
 	}

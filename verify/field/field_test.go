@@ -22,15 +22,16 @@ import (
 
 // The results verify reports for a gate.
 const (
-	pass = "passed"
-	fail = "failed"
-	skip = "skipped"
+	pass = verify.Passed
+	fail = verify.Failed
+	skip = verify.Skipped
 )
 
 // verdict is the truth about one gate on one library: what verify must
 // report, and why (the evidence in one line; README.md has the rest).
 type verdict struct {
-	result, why string
+	result verify.Outcome
+	why    string
 }
 
 // library is one field library: its app's runtime, the installed files
