@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/retryspec/retryspec/contract"
+	"github.com/retryspec/retryspec/verify"
 	"github.com/retryspec/retryspec/verify/client"
 )
 
@@ -24,12 +25,12 @@ func TestInFlightGateUnderAccepted(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
 		edits  []string
-		result string
+		result verify.Outcome
 		reason string
 	}{
-		{"snippet", nil, "passed", ""},
-		{"takes the 202 for the result", []string{"if not in_flight(status, payload):", "if True:"}, "failed", "the server saw 1 attempt, want 3"},
-		{"polls every 202", []string{"status == IN_FLIGHT_STATUS and has_code(payload, IN_FLIGHT_CODE)", "status == IN_FLIGHT_STATUS"}, "failed", "handler-202-is-the-result"},
+		{"snippet", nil, verify.Passed, ""},
+		{"takes the 202 for the result", []string{"if not in_flight(status, payload):", "if True:"}, verify.Failed, "the server saw 1 attempt, want 3"},
+		{"polls every 202", []string{"status == IN_FLIGHT_STATUS and has_code(payload, IN_FLIGHT_CODE)", "status == IN_FLIGHT_STATUS"}, verify.Failed, "handler-202-is-the-result"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -43,7 +44,7 @@ func TestInFlightGateUnderAccepted(t *testing.T) {
 				if g.Result != tt.result {
 					t.Errorf("client/in-flight %s, want %s: %s", g.Result, tt.result, g.Reason)
 				}
-				if tt.result == "failed" && !strings.Contains(g.Reason, tt.reason) {
+				if tt.result == verify.Failed && !strings.Contains(g.Reason, tt.reason) {
 					t.Errorf("reason %q lacks %q", g.Reason, tt.reason)
 				}
 				return
