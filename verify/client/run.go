@@ -192,6 +192,9 @@ func Run(ctx context.Context, o Options) (*verify.Result, error) {
 	if len(o.Command) == 0 {
 		return nil, inputErrorf("no program to run: give it after --, e.g. -- python3 client.py")
 	}
+	if gaps := o.Contract.ClientGaps(); len(gaps) > 0 {
+		return nil, inputErrorf("verify client cannot judge this contract yet: it does not check %s, so a client that ignores them would pass (issue 32)", strings.Join(gaps, ", "))
+	}
 	pl, err := newPlan(o)
 	if err != nil {
 		return nil, err
