@@ -49,6 +49,17 @@ func TestPythonServer(t *testing.T) {
 			if flaw != "" {
 				args += fmt.Sprintf(", \"--flaw\", %q", flaw)
 			}
+			sweep := 1
+			if flaw == "forget-completed" {
+				// A delay kill that lands after the key's completion
+				// committed but before its answer arrived (likely on a
+				// loaded machine) makes this server run the request
+				// again after the restart: a true crash-recovery
+				// failure, caused by the flaw restart-replay names. Only
+				// the kills at the external calls, before the commit,
+				// keep this expectation exact.
+				sweep = 0
+			}
 			src := `headers:
   Authorization: "Bearer ${PAYOUTS_TOKEN}"
 other_principal:
@@ -61,7 +72,7 @@ operations:
       count: /count
 settle: 50ms
 replay_window: ` + testWindow + `
-crash: {sweep: 1}
+crash: {sweep: ` + fmt.Sprint(sweep) + `}
 server:
   command: ` + args + `]
   ready: "GET /healthz"
