@@ -73,9 +73,10 @@ func (s *Step) Reached(point string) bool {
 // before it is returned, so a retry after a crash sends the same key and
 // the external service applies the call once.
 func (s *Step) DownstreamKey(ctx context.Context, call string) (string, error) {
-	if s.h.m.opts.Flaw == "fresh-downstream-key" {
-		return randomKey(), nil // the flaw: a new key per attempt, never stored
-	}
+	return s.h.m.path.downstreamKey(s, ctx, call)
+}
+
+func (s *Step) downstreamKey(ctx context.Context, call string) (string, error) {
 	if !slices.Contains(s.h.ep.ExternalCalls, call) {
 		return "", fmt.Errorf("idempotency: %q is not an external call of %s in the contract", call, s.h.ep.Operation)
 	}

@@ -13,7 +13,6 @@ import (
 	"log/slog"
 	"net/http"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -34,7 +33,7 @@ type app struct {
 	external external
 	log      *slog.Logger
 	// flaw is an app-level flaw (appFlaws), "" for none.
-	flaw string
+	flaw appFlaw
 }
 
 func newApp(ctx context.Context, cfg config, externalURL string, log *slog.Logger) (*app, error) {
@@ -47,14 +46,9 @@ func newApp(ctx context.Context, cfg config, externalURL string, log *slog.Logge
 		return nil, err
 	}
 	a := &app{c: c, store: store, db: store.DB(), dialect: store.Schema().Dialect, counters: idempotency.NewCounters(), log: log}
-	mwFlaw := cfg.flaw
-	if slices.Contains(appFlaws, cfg.flaw) {
-		a.flaw, mwFlaw = cfg.flaw, ""
-	}
-	var keys idempotency.Store = store
-	if a.flaw == "window-ignored" {
-		keys = ageless{store}
-	}
+	var mwFlaw idempotency.Flaw
+	a.flaw, mwFlaw = parseFlaw(cfg.flaw)
+	keys := a.flaw.keyStore(store)
 	if externalURL != "" {
 		a.external = &httpExternal{base: strings.TrimRight(externalURL, "/"), client: &http.Client{Timeout: 30 * time.Second}}
 	} else {
@@ -288,16 +282,13 @@ func (a *app) unkeyed(w http.ResponseWriter, r *http.Request, account string, re
 	t := &transfer{ID: "tr_" + randomHex(12), Object: "transfer", Amount: req.Amount, Currency: req.Currency,
 		Destination: req.Destination, Status: "succeeded", Created: time.Now().Unix()}
 	var err error
-	for _, call := range []string{"charge_bank", "send_receipt"} {
+	for _, call := range []struct {
+		name string
+		id   *string
+	}{{"charge_bank", &t.ChargeID}, {"send_receipt", &t.ReceiptID}} {
 		body, _ := json.Marshal(map[string]any{"transfer": t.ID, "amount": t.Amount})
-		var id string
-		if id, err = a.external.Call(ctx, call, randomHex(16), body); err != nil {
+		if *call.id, err = a.external.Call(ctx, call.name, randomHex(16), body); err != nil {
 			break
-		}
-		if call == "charge_bank" {
-			t.ChargeID = id
-		} else {
-			t.ReceiptID = id
 		}
 	}
 	if err == nil {

@@ -26,14 +26,12 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/retryspec/retryspec/contract"
 	"github.com/retryspec/retryspec/examples/payouts"
-	"github.com/retryspec/retryspec/idempotency"
 )
 
 func main() {
@@ -55,7 +53,7 @@ func run(ctx context.Context, args []string, stderr io.Writer, getenv func(strin
 	fs.StringVar(&cfg.addr, "addr", "127.0.0.1:8080", "listen `ADDRESS` (loopback by default)")
 	fs.StringVar(&cfg.store, "store", "sqlite:payouts.db", "key store `URL`: sqlite:FILE, postgres://... or mysql://...")
 	fs.StringVar(&cfg.contractFile, "contract", "", "contract `FILE` (default: the embedded examples/payouts/retryspec.yaml)")
-	fs.StringVar(&cfg.flaw, "flaw", "", "switch in one mistake, for verify's tests: "+strings.Join(append(slices.Clone(idempotency.Flaws), appFlaws...), ", "))
+	fs.StringVar(&cfg.flaw, "flaw", "", "switch in one mistake, for verify's tests: "+flawNames())
 	fs.BoolVar(&cfg.migrate, "migrate", true, "create the key and transfer tables when missing")
 	fs.DurationVar(&cfg.jobsEvery, "jobs-every", 30*time.Second, "how often the completer and reaper run (0: never)")
 	if err := fs.Parse(args); err != nil {
