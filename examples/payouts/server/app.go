@@ -231,35 +231,35 @@ func (a *app) createTransfer(w http.ResponseWriter, r *http.Request) {
 		// pipeline on PostgreSQL, one transaction elsewhere.
 		err := step.CommitWrites(ctx, "transfer_created", idempotency.Write{SQL: a.q(`INSERT INTO transfers (id, account_id, idempotency_key, amount, currency, destination, status, created_at)
 VALUES (?, ?, ?, ?, ?, ?, 'pending', ?)`), Args: []any{id, account, key, req.Amount, req.Currency, req.Destination, time.Now().Unix()}})
-		if a.failed(w, step, err) {
+		if a.failed(ctx, w, step, err) {
 			return
 		}
 	}
 	t, err := a.latest(ctx, account, key)
-	if a.failed(w, step, err) {
+	if a.failed(ctx, w, step, err) {
 		return
 	}
 	// Phase 2: charge the bank, then record the charge.
 	if !step.Reached("bank_charged") {
 		id, err := a.call(ctx, step, "charge_bank", t)
-		if a.failed(w, step, err) {
+		if a.failed(ctx, w, step, err) {
 			return
 		}
 		t.ChargeID = id
 		err = step.CommitWrites(ctx, "bank_charged", idempotency.Write{SQL: a.q(`UPDATE transfers SET charge_id = ? WHERE id = ?`), Args: []any{id, t.ID}})
-		if a.failed(w, step, err) {
+		if a.failed(ctx, w, step, err) {
 			return
 		}
 	}
 	// Phase 3: send the receipt, then record it.
 	if !step.Reached("receipt_sent") {
 		id, err := a.call(ctx, step, "send_receipt", t)
-		if a.failed(w, step, err) {
+		if a.failed(ctx, w, step, err) {
 			return
 		}
 		t.ReceiptID = id
 		err = step.CommitWrites(ctx, "receipt_sent", idempotency.Write{SQL: a.q(`UPDATE transfers SET receipt_id = ? WHERE id = ?`), Args: []any{id, t.ID}})
-		if a.failed(w, step, err) {
+		if a.failed(ctx, w, step, err) {
 			return
 		}
 	}
@@ -305,7 +305,7 @@ VALUES (?, ?, '', ?, ?, ?, ?, ?, 'succeeded', ?)`), t.ID, account, t.Amount, t.C
 // failed answers a phase's error. The key is released, not completed: the
 // outcome of an external call that failed is unknown, and a retry resumes
 // from the last recovery point with the same downstream keys.
-func (a *app) failed(w http.ResponseWriter, step *idempotency.Step, err error) bool {
+func (a *app) failed(ctx context.Context, w http.ResponseWriter, step *idempotency.Step, err error) bool {
 	if err == nil {
 		return false
 	}
@@ -313,7 +313,11 @@ func (a *app) failed(w http.ResponseWriter, step *idempotency.Step, err error) b
 		return true
 	}
 	a.log.Error("transfer phase failed", "err", err, "recovery_point", step.RecoveryPoint())
-	_ = step.Release(context.WithoutCancel(context.Background()))
+	// Detached from the caller on purpose: a caller that gave up (often
+	// the reason the phase failed) must not leave the key held until
+	// lock_timeout, so the release outlives the request; it keeps the
+	// request's values (trace and log attributes).
+	_ = step.Release(context.WithoutCancel(ctx))
 	w.Header().Set("Retry-After", "1")
 	writeJSON(w, http.StatusServiceUnavailable, map[string]string{"code": "temporarily_unavailable",
 		"message": "The transfer could not be finished now. Retry with the same idempotency key; it resumes where it stopped."})

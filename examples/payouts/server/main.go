@@ -79,7 +79,9 @@ func run(ctx context.Context, args []string, stderr io.Writer, getenv func(strin
 	go app.jobs(ctx, cfg.jobsEvery)
 	go func() {
 		<-ctx.Done()
-		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		// ctx has ended (the signal): the requests in flight get a grace
+		// period of their own to finish and store their responses.
+		shut, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
 		_ = srv.Shutdown(shut)
 	}()
