@@ -611,3 +611,91 @@ func TestCompleterAndReaper(t *testing.T) {
 		})
 	}
 }
+
+// TestKeyReusedOnAnotherOperation: a key completed on one operation and
+// sent with the same body to another is the contract's payload mismatch,
+// not a replay of the first operation's response nor a run of the
+// second; under fingerprint: none the operation alone tells them apart.
+func TestKeyReusedOnAnotherOperation(t *testing.T) {
+	for _, fp := range []string{"sha256-body", "none"} {
+		t.Run(fp, func(t *testing.T) {
+			waive := "docs:\n"
+			if fp == "none" {
+				waive = "lint:\n  waive:\n    - rule: key/no-fingerprint\n      because: the test needs a contract without a fingerprint\ndocs:\n"
+			}
+			c := payoutsContract(t, "fingerprint: sha256-body", "fingerprint: "+fp, "docs:\n", waive, "  - operation: GET /v1/transfers/{id}",
+				"  - operation: "+payoutsOp+"\n    effect: create\n    key: required\n    external_calls: [pay_out]\n    recovery_points: [payout_created, paid]\n    max_duration: 45s\n  - operation: GET /v1/transfers/{id}")
+			f := newFixture(t, c, idempotency.NewMemoryStore(c), idempotency.Options{})
+			p := &payoutsHandler{}
+			h, err := f.mw.Handle(payoutsOp, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mux := http.NewServeMux()
+			mux.Handle(payoutsOp, h)
+			if w := f.do("shared", "acct_a", body); w.Code != http.StatusCreated {
+				t.Fatalf("first use: %d %s", w.Code, w.Body)
+			}
+			w := postPayout(mux, "shared")
+			if w.Code != http.StatusConflict || code(t, w) != "invalid_idempotent_request" || p.runs != 0 {
+				t.Errorf("the key reused on %s: %d %s after %d runs, want the payload mismatch", payoutsOp, w.Code, w.Body, p.runs)
+			}
+		})
+	}
+}
+
+// TestBodyTooLarge: a body above MaxBodyBytes gets the contract's 413 and
+// runs nothing.
+func TestBodyTooLarge(t *testing.T) {
+	c := payoutsContract(t)
+	f := newFixture(t, c, idempotency.NewMemoryStore(c), idempotency.Options{MaxBodyBytes: int64(len(body)) - 1})
+	if w := f.do("big", "acct_a", body); w.Code != http.StatusRequestEntityTooLarge || f.handler.runs.Load() != 0 {
+		t.Errorf("a body above MaxBodyBytes: %d %s after %d runs", w.Code, w.Body, f.handler.runs.Load())
+	}
+}
+
+// TestPanicReleasesTheKey: a handler that panics leaves its key to the
+// next retry at once, which runs instead of meeting a key in flight.
+func TestPanicReleasesTheKey(t *testing.T) {
+	c := payoutsContract(t)
+	f := newFixture(t, c, idempotency.NewMemoryStore(c), idempotency.Options{})
+	f.handler.onRun = func(*idempotency.Step) {
+		if f.handler.runs.Load() == 1 {
+			panic("the handler failed")
+		}
+	}
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("the handler's panic did not reach the server")
+			}
+		}()
+		f.do("panics", "acct_a", body)
+	}()
+	if w := f.do("panics", "acct_a", body); w.Code != http.StatusCreated || f.handler.runs.Load() != 2 {
+		t.Errorf("the retry after a panic: %d %s after %d runs", w.Code, w.Body, f.handler.runs.Load())
+	}
+}
+
+// vanishing is a store where every claim loses and every row has gone by
+// the time it is read: Claim and Lookup disagree for ever.
+type vanishing struct{ *idempotency.MemoryStore }
+
+func (vanishing) Claim(context.Context, idempotency.Key, idempotency.NewClaim, time.Time) (bool, error) {
+	return false, nil
+}
+
+func (vanishing) Lookup(context.Context, idempotency.Key) (*idempotency.Record, error) {
+	return nil, nil
+}
+
+// TestClaimRoundsAreBounded: a store whose claim and read disagree for
+// ever gets a 503 and a counted store failure, not a request that loops.
+func TestClaimRoundsAreBounded(t *testing.T) {
+	c := payoutsContract(t)
+	f := newFixture(t, c, vanishing{idempotency.NewMemoryStore(c)}, idempotency.Options{})
+	w := f.do("vanishing", "acct_a", body)
+	if w.Code != http.StatusServiceUnavailable || f.handler.runs.Load() != 0 || f.metrics.Get(alerting.StoreFailures, "", alerting.StoreLookup) != 1 {
+		t.Errorf("a key whose row keeps vanishing: %d %s after %d runs", w.Code, w.Body, f.handler.runs.Load())
+	}
+}
