@@ -204,12 +204,8 @@ var currencyRE = regexp.MustCompile(`^[a-z]{3}$`)
 func (a *app) createTransfer(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	step := idempotency.FromContext(ctx)
-	var req transferRequest
-	dec := json.NewDecoder(r.Body)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil || req.Amount <= 0 || !currencyRE.MatchString(req.Currency) || req.Destination == "" || len(req.Destination) > 255 {
-		writeJSON(w, http.StatusBadRequest, map[string]string{"code": "invalid_request",
-			"message": `Send {"amount": positive integer, "currency": three lower-case letters, "destination": account id}.`})
+	req, ok := decodeTransfer(w, r)
+	if !ok {
 		return
 	}
 	account, ok := bearerAccount(r)
@@ -226,12 +222,7 @@ func (a *app) createTransfer(w http.ResponseWriter, r *http.Request) {
 
 	// Phase 1: the transfer row.
 	if !step.Reached("transfer_created") {
-		id := "tr_" + randomHex(12)
-		// Each phase's writes commit with its recovery point: one
-		// pipeline on PostgreSQL, one transaction elsewhere.
-		err := step.CommitWrites(ctx, "transfer_created", idempotency.Write{SQL: a.q(`INSERT INTO transfers (id, account_id, idempotency_key, amount, currency, destination, status, created_at)
-VALUES (?, ?, ?, ?, ?, ?, 'pending', ?)`), Args: []any{id, account, key, req.Amount, req.Currency, req.Destination, time.Now().Unix()}})
-		if a.failed(ctx, w, step, err) {
+		if a.failed(ctx, w, step, a.createRow(ctx, step, account, req)) {
 			return
 		}
 	}
@@ -241,24 +232,14 @@ VALUES (?, ?, ?, ?, ?, ?, 'pending', ?)`), Args: []any{id, account, key, req.Amo
 	}
 	// Phase 2: charge the bank, then record the charge.
 	if !step.Reached("bank_charged") {
-		id, err := a.call(ctx, step, "charge_bank", t)
-		if a.failed(ctx, w, step, err) {
-			return
-		}
-		t.ChargeID = id
-		err = step.CommitWrites(ctx, "bank_charged", idempotency.Write{SQL: a.q(`UPDATE transfers SET charge_id = ? WHERE id = ?`), Args: []any{id, t.ID}})
+		t.ChargeID, err = a.callPhase(ctx, step, "bank_charged", "charge_bank", `UPDATE transfers SET charge_id = ? WHERE id = ?`, t)
 		if a.failed(ctx, w, step, err) {
 			return
 		}
 	}
 	// Phase 3: send the receipt, then record it.
 	if !step.Reached("receipt_sent") {
-		id, err := a.call(ctx, step, "send_receipt", t)
-		if a.failed(ctx, w, step, err) {
-			return
-		}
-		t.ReceiptID = id
-		err = step.CommitWrites(ctx, "receipt_sent", idempotency.Write{SQL: a.q(`UPDATE transfers SET receipt_id = ? WHERE id = ?`), Args: []any{id, t.ID}})
+		t.ReceiptID, err = a.callPhase(ctx, step, "receipt_sent", "send_receipt", `UPDATE transfers SET receipt_id = ? WHERE id = ?`, t)
 		if a.failed(ctx, w, step, err) {
 			return
 		}
@@ -273,6 +254,37 @@ VALUES (?, ?, ?, ?, ?, ?, 'pending', ?)`), Args: []any{id, account, key, req.Amo
 	if err != nil {
 		a.log.Error("finishing transfer", "err", err)
 	}
+}
+
+// createRow is the first phase: the transfer's row, committed with its
+// recovery point (one pipeline on PostgreSQL, one transaction elsewhere).
+func (a *app) createRow(ctx context.Context, step *idempotency.Step, account string, req transferRequest) error {
+	return step.CommitWrites(ctx, "transfer_created", idempotency.Write{SQL: a.q(`INSERT INTO transfers (id, account_id, idempotency_key, amount, currency, destination, status, created_at)
+VALUES (?, ?, ?, ?, ?, ?, 'pending', ?)`), Args: []any{"tr_" + randomHex(12), account, step.Key(), req.Amount, req.Currency, req.Destination, time.Now().Unix()}})
+}
+
+// decodeTransfer reads the request body; ok=false: the request has its 400.
+func decodeTransfer(w http.ResponseWriter, r *http.Request) (req transferRequest, ok bool) {
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil || req.Amount <= 0 || !currencyRE.MatchString(req.Currency) || req.Destination == "" || len(req.Destination) > 255 {
+		writeJSON(w, http.StatusBadRequest, map[string]string{"code": "invalid_request",
+			"message": `Send {"amount": positive integer, "currency": three lower-case letters, "destination": account id}.`})
+		return req, false
+	}
+	return req, true
+}
+
+// callPhase is a phase around one external call: it makes the call under
+// the call's downstream key, then commits record (an UPDATE of the
+// transfer, given the id the call returned and the transfer's id) with
+// the next recovery point, and returns that id.
+func (a *app) callPhase(ctx context.Context, step *idempotency.Step, point, call, record string, t *transfer) (string, error) {
+	id, err := a.call(ctx, step, call, t)
+	if err != nil {
+		return "", err
+	}
+	return id, step.CommitWrites(ctx, point, idempotency.Write{SQL: a.q(record), Args: []any{id, t.ID}})
 }
 
 // unkeyed is the transfer without idempotency (--flaw missing-key-accepted):
