@@ -147,14 +147,8 @@ func New(c *contract.Contract, store Store, opts Options) (*Middleware, error) {
 	if c == nil || store == nil {
 		return nil, errors.New("idempotency: New needs a contract and a store")
 	}
-	var bad []string
-	for _, f := range rules.Run(c) {
-		if f.Severity == findings.Error && !f.Waived {
-			bad = append(bad, fmt.Sprintf("%s:%d:%d: %s: %s", f.File, f.Line, f.Column, f.Rule, f.Message))
-		}
-	}
-	if len(bad) > 0 {
-		return nil, fmt.Errorf("idempotency: the contract has errors (run `retryspec check`):\n  %s", strings.Join(bad, "\n  "))
+	if err := contractErrors(c); err != nil {
+		return nil, err
 	}
 	if c.Idempotency.Scope != contract.ScopeGlobal && opts.Account == nil {
 		return nil, errors.New("idempotency: scope: account needs Options.Account to name each request's caller")
@@ -163,18 +157,7 @@ func New(c *contract.Contract, store Store, opts Options) (*Middleware, error) {
 		return nil, err
 	}
 	opts.Account = opts.Flaw.account(opts.Account)
-	if opts.MaxBodyBytes <= 0 {
-		opts.MaxBodyBytes = 1 << 20
-	}
-	if opts.MaxResponseBytes <= 0 {
-		opts.MaxResponseBytes = DefaultMaxResponseBytes
-	}
-	if opts.ReplayCache == 0 {
-		opts.ReplayCache = DefaultReplayCache
-	}
-	if opts.ReplayCacheBytes <= 0 {
-		opts.ReplayCacheBytes = DefaultReplayCacheBytes
-	}
+	opts = opts.withDefaults()
 	m := &Middleware{c: c, store: store, opts: opts, metrics: opts.Metrics, now: opts.Now, handlers: map[string]*endpointHandler{}, backoff: map[Key]completerBackoff{},
 		path: opts.Flaw.path()}
 	if m.metrics == nil {
@@ -198,6 +181,38 @@ func New(c *contract.Contract, store Store, opts Options) (*Middleware, error) {
 		m.cache = newReplayCache(opts.ReplayCache, opts.ReplayCacheBytes, w-min(time.Minute, w/10))
 	}
 	return m, nil
+}
+
+// contractErrors is New's refusal of a contract with errors: every
+// unwaived error-severity finding of `retryspec check`, with its position.
+func contractErrors(c *contract.Contract) error {
+	var bad []string
+	for _, f := range rules.Run(c) {
+		if f.Severity == findings.Error && !f.Waived {
+			bad = append(bad, fmt.Sprintf("%s:%d:%d: %s: %s", f.File, f.Line, f.Column, f.Rule, f.Message))
+		}
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("idempotency: the contract has errors (run `retryspec check`):\n  %s", strings.Join(bad, "\n  "))
+	}
+	return nil
+}
+
+// withDefaults fills the bounds o leaves at zero.
+func (o Options) withDefaults() Options {
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = 1 << 20
+	}
+	if o.MaxResponseBytes <= 0 {
+		o.MaxResponseBytes = DefaultMaxResponseBytes
+	}
+	if o.ReplayCache == 0 {
+		o.ReplayCache = DefaultReplayCache
+	}
+	if o.ReplayCacheBytes <= 0 {
+		o.ReplayCacheBytes = DefaultReplayCacheBytes
+	}
+	return o
 }
 
 // Handle wraps the handler of one contract operation ("POST /v1/transfers").
@@ -578,49 +593,15 @@ func (h *endpointHandler) run(w http.ResponseWriter, r *http.Request, k Key, fen
 	m := h.m
 	rec := &recorder{header: http.Header{}, max: m.opts.MaxResponseBytes}
 	step := &Step{h: h, k: k, fence: fence, point: rp, resumed: rp != h.firstPoint(), downstream: downstream, rec: rec}
-	released := false
-	defer func() {
-		// A panicking handler leaves its key to the next retry at once.
-		if p := recover(); p != nil {
-			if !step.done && !step.lost {
-				_, _ = m.store.Release(context.WithoutCancel(r.Context()), k, step.fence)
-			}
-			released = true
-			panic(p)
-		}
-	}()
-	r2 := r.WithContext(context.WithValue(r.Context(), stepKey{}, step))
-	r2.Body = io.NopCloser(bytes.NewReader(body))
-	h.next.ServeHTTP(rec, r2)
-	if released {
-		return nil
-	}
+	h.runHandler(r, step, body)
+	// Detached from the caller on purpose: the handler's work may have
+	// committed, and its outcome is stored (or the key released) even
+	// when the caller has left, so a retry replays or resumes at once.
 	ctx := context.WithoutCancel(r.Context())
 	resp := rec.response()
-	var stored *Response
-	switch {
-	case step.done:
-		stored = step.stored
-	case step.lost || step.finishErr != nil:
-		return h.settle(w, ctx, k, step)
-	case step.released:
-	case !m.c.Idempotency.Stores(resp.Status):
-		// Not stored (contract.Idempotency.Stores): the key is released and
-		// a retry with it runs the request.
-		if _, err := m.store.Release(ctx, k, step.fence); err != nil {
-			m.storeError(w, h.ep.Operation, k, alerting.StoreRelease, err)
-			return nil
-		}
-	default:
-		ok, err := m.store.Complete(ctx, nil, k, step.fence, resp, h.lastPoint(), m.now())
-		if err != nil {
-			m.storeError(w, h.ep.Operation, k, alerting.StoreComplete, err)
-			return nil
-		}
-		if !ok {
-			return h.settle(w, ctx, k, step)
-		}
-		stored = &resp
+	stored, answered := h.keepOutcome(w, ctx, step, resp)
+	if answered {
+		return stored
 	}
 	if resp.Headers[BodyNotStoredHeader] != nil {
 		m.metrics.Count(alerting.BodiesNotStored, h.ep.Operation, "")
@@ -630,6 +611,56 @@ func (h *endpointHandler) run(w http.ResponseWriter, r *http.Request, k Key, fen
 	// The caller gets the whole body the handler wrote, stored or not.
 	writeStored(w, Response{Status: resp.Status, Headers: resp.Headers, Body: rec.body.Bytes()})
 	return stored
+}
+
+// runHandler runs the wrapped handler with step in the request's context
+// and body as the request's body. A panicking handler leaves its key to
+// the next retry at once; the panic goes on to the server.
+func (h *endpointHandler) runHandler(r *http.Request, step *Step, body []byte) {
+	defer func() {
+		if p := recover(); p != nil {
+			if !step.done && !step.lost {
+				_, _ = h.m.store.Release(context.WithoutCancel(r.Context()), step.k, step.fence)
+			}
+			panic(p)
+		}
+	}()
+	r2 := r.WithContext(context.WithValue(r.Context(), stepKey{}, step))
+	r2.Body = io.NopCloser(bytes.NewReader(body))
+	h.next.ServeHTTP(step.rec, r2)
+}
+
+// keepOutcome stores the handler's response resp, or releases the key,
+// as the step left it. answered: the request already has its answer (a
+// store failure, or what settle sent); otherwise run sends resp. stored
+// is the response the key now holds, nil when it holds none.
+func (h *endpointHandler) keepOutcome(w http.ResponseWriter, ctx context.Context, step *Step, resp Response) (stored *Response, answered bool) {
+	m, k := h.m, step.k
+	switch {
+	case step.done:
+		return step.stored, false
+	case step.lost || step.finishErr != nil:
+		return h.settle(w, ctx, k, step), true
+	case step.released:
+		return nil, false
+	case !m.c.Idempotency.Stores(resp.Status):
+		// Not stored (contract.Idempotency.Stores): the key is released and
+		// a retry with it runs the request.
+		if _, err := m.store.Release(ctx, k, step.fence); err != nil {
+			m.storeError(w, h.ep.Operation, k, alerting.StoreRelease, err)
+			return nil, true
+		}
+		return nil, false
+	}
+	ok, err := m.store.Complete(ctx, nil, k, step.fence, resp, h.lastPoint(), m.now())
+	if err != nil {
+		m.storeError(w, h.ep.Operation, k, alerting.StoreComplete, err)
+		return nil, true
+	}
+	if !ok {
+		return h.settle(w, ctx, k, step), true
+	}
+	return &resp, false
 }
 
 // settle answers a run whose outcome its own writes cannot tell: its last
