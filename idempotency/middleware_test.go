@@ -623,16 +623,8 @@ func TestKeyReusedOnAnotherOperation(t *testing.T) {
 			if fp == "none" {
 				waive = "lint:\n  waive:\n    - rule: key/no-fingerprint\n      because: the test needs a contract without a fingerprint\ndocs:\n"
 			}
-			c := payoutsContract(t, "fingerprint: sha256-body", "fingerprint: "+fp, "docs:\n", waive, "  - operation: GET /v1/transfers/{id}",
-				"  - operation: "+payoutsOp+"\n    effect: create\n    key: required\n    external_calls: [pay_out]\n    recovery_points: [payout_created, paid]\n    max_duration: 45s\n  - operation: GET /v1/transfers/{id}")
-			f := newFixture(t, c, idempotency.NewMemoryStore(c), idempotency.Options{})
-			p := &payoutsHandler{}
-			h, err := f.mw.Handle(payoutsOp, p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			mux := http.NewServeMux()
-			mux.Handle(payoutsOp, h)
+			memory := func(c *contract.Contract) idempotency.Store { return idempotency.NewMemoryStore(c) }
+			f, p, mux := payoutsFixture(t, memory, idempotency.Options{}, "fingerprint: sha256-body", "fingerprint: "+fp, "docs:\n", waive)
 			if w := f.do("shared", "acct_a", body); w.Code != http.StatusCreated {
 				t.Fatalf("first use: %d %s", w.Code, w.Body)
 			}
