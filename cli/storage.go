@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -20,12 +19,13 @@ import (
 type storageOptions struct {
 	IO       *IO
 	Contract string
-	Dialect  string
+	Dialect  storage.Dialect
 	Out      string
 }
 
 func newStorageCmd(sys *IO, runF func(context.Context, *storageOptions) error) *cobra.Command {
 	opts := &storageOptions{IO: sys}
+	var dialect string
 	cmd := &cobra.Command{
 		Use:   "storage [-c FILE] --dialect postgres|mysql|sqlite [--out DIR]",
 		Short: "Print the idempotency key table and its claim statements as SQL",
@@ -41,22 +41,33 @@ func newStorageCmd(sys *IO, runF func(context.Context, *storageOptions) error) *
 			"wrong command line.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if !slices.Contains(storage.Dialects, opts.Dialect) {
-				if opts.Dialect == "" {
-					return usageErrorf("--dialect is required (one of %s)", strings.Join(storage.Dialects, ", "))
-				}
-				return usageErrorf("unknown --dialect %q (one of %s)", opts.Dialect, strings.Join(storage.Dialects, ", "))
+			if dialect == "" {
+				return usageErrorf("--dialect is required (one of %s)", strings.Join(dialectNames(), ", "))
 			}
+			d, err := storage.ParseDialect(dialect)
+			if err != nil {
+				return usageErrorf("unknown --dialect %q (one of %s)", dialect, strings.Join(dialectNames(), ", "))
+			}
+			opts.Dialect = d
 			return runCommand(cmd.Context(), sys, defaultMemory, opts, runF, runStorage)
 		},
 	}
 	cmd.Flags().StringVarP(&opts.Contract, "contract", "c", "retryspec.yaml", "the contract `FILE`")
-	cmd.Flags().StringVar(&opts.Dialect, "dialect", "", "SQL `DIALECT`: "+strings.Join(storage.Dialects, ", "))
+	cmd.Flags().StringVar(&dialect, "dialect", "", "SQL `DIALECT`: "+strings.Join(dialectNames(), ", "))
 	cmd.Flags().StringVar(&opts.Out, "out", "", "write `DIR`/<dialect>.schema.sql and <dialect>.queries.sql instead of printing")
 	_ = cmd.RegisterFlagCompletionFunc("dialect", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return storage.Dialects, cobra.ShellCompDirectiveNoFileComp
+		return dialectNames(), cobra.ShellCompDirectiveNoFileComp
 	})
 	return cmd
+}
+
+// dialectNames are the values --dialect takes.
+func dialectNames() []string {
+	names := make([]string, len(storage.Dialects))
+	for i, d := range storage.Dialects {
+		names[i] = string(d)
+	}
+	return names
 }
 
 func runStorage(_ context.Context, opts *storageOptions) error {
@@ -89,8 +100,8 @@ func runStorage(_ context.Context, opts *storageOptions) error {
 	// user's, and is refused.
 	schema, queries := s.Files()
 	files := []safeout.File{
-		{Name: opts.Dialect + ".schema.sql", Data: []byte(schema)},
-		{Name: opts.Dialect + ".queries.sql", Data: []byte(queries)},
+		{Name: string(opts.Dialect) + ".schema.sql", Data: []byte(schema)},
+		{Name: string(opts.Dialect) + ".queries.sql", Data: []byte(queries)},
 	}
 	if err := safeout.WriteFiles(opts.Out, files); err != nil {
 		return inputError(err)

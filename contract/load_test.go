@@ -97,6 +97,25 @@ func TestDefaults(t *testing.T) {
 
 // TestDiagnostics covers wrong keys, types and grammars: each points at the
 // offending key or value with a message and, where one exists, a fix.
+// wantDiagnostic loads src and checks its first diagnostic: in
+// retryspec.yaml at line:col, its message and fix holding the given text.
+func wantDiagnostic(t *testing.T, src string, line, col int, message, fix string) {
+	t.Helper()
+	d := loadErrOf(t, src).Diagnostics[0]
+	if d.Pos.Line != line || d.Pos.Column != col {
+		t.Errorf("at %d:%d, want %d:%d (%s)", d.Pos.Line, d.Pos.Column, line, col, d.Message)
+	}
+	if !strings.Contains(d.Message, message) {
+		t.Errorf("message %q lacks %q", d.Message, message)
+	}
+	if !strings.Contains(d.Fix, fix) {
+		t.Errorf("fix %q lacks %q", d.Fix, fix)
+	}
+	if d.File != "retryspec.yaml" {
+		t.Errorf("file %q", d.File)
+	}
+}
+
 func TestDiagnostics(t *testing.T) {
 	tests := []struct {
 		name      string
@@ -152,20 +171,7 @@ func TestDiagnostics(t *testing.T) {
 			continue
 		}
 		t.Run(tt.name, func(t *testing.T) {
-			le := loadErrOf(t, minimal+tt.add)
-			d := le.Diagnostics[0]
-			if d.Pos.Line != tt.line || d.Pos.Column != tt.col {
-				t.Errorf("at %d:%d, want %d:%d (%s)", d.Pos.Line, d.Pos.Column, tt.line, tt.col, d.Message)
-			}
-			if !strings.Contains(d.Message, tt.message) {
-				t.Errorf("message %q lacks %q", d.Message, tt.message)
-			}
-			if !strings.Contains(d.Fix, tt.fix) {
-				t.Errorf("fix %q lacks %q", d.Fix, tt.fix)
-			}
-			if d.File != "retryspec.yaml" {
-				t.Errorf("file %q", d.File)
-			}
+			wantDiagnostic(t, minimal+tt.add, tt.line, tt.col, tt.message, tt.fix)
 		})
 	}
 	t.Run("base url", func(t *testing.T) {

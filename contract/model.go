@@ -81,7 +81,11 @@ type API struct {
 
 // Idempotency is the server half: how keys are sent, claimed, stored and replayed.
 type Idempotency struct {
-	Header       string // RFC 9110 token, default Idempotency-Key
+	// KeyIn is where the key travels: the Header (the default) or the JSON
+	// body member at KeyField (keyplace.go).
+	KeyIn        KeyIn
+	KeyField     []string // key_field's tokens; nil unless KeyIn is body
+	Header       string   // RFC 9110 token, default Idempotency-Key
 	HeaderValue  HeaderValue
 	ReplayHeader string // optional; "" when absent
 	KeySource    KeySource
@@ -108,6 +112,12 @@ type Idempotency struct {
 	LongestRetryChain RetryChain
 	AfterWindow       AfterWindow
 	Recovery          Recovery
+	// FirstSent is a window measured from the client's first-sent time
+	// (OASIS Repeatable Requests, as Azure); zero when absent.
+	FirstSent FirstSent
+	// ResultHeader is the response header that reports whether the server
+	// accepted or rejected a keyed request; zero when absent.
+	ResultHeader ResultHeader
 }
 
 // FingerprintFields are JSON pointers (RFC 6901, object members only, such
@@ -176,6 +186,9 @@ type Conflicts struct {
 	InvalidKey Conflict
 	// Expired answers a key reused after the window under after_window: error.
 	Expired Conflict
+	// TooOld answers a request whose first-sent time is older than the
+	// first-sent window; only a contract with first_sent uses it.
+	TooOld Conflict
 }
 
 // NamedConflict is one conflict with its name in the contract file.
@@ -189,7 +202,7 @@ type NamedConflict struct {
 func (cs Conflicts) All() []NamedConflict {
 	return []NamedConflict{
 		{"payload_mismatch", cs.PayloadMismatch}, {"in_flight", cs.InFlight}, {"missing_key", cs.MissingKey},
-		{"invalid_key", cs.InvalidKey}, {"expired", cs.Expired},
+		{"invalid_key", cs.InvalidKey}, {"expired", cs.Expired}, {"too_old", cs.TooOld},
 	}
 }
 
@@ -231,6 +244,9 @@ type Endpoint struct {
 	// Example is the request the docs and snippets show (example:); nil
 	// when the contract states none.
 	Example *ExampleRequest
+	// MaxKeyLength is this endpoint's own bound on the key, 0 when it
+	// takes idempotency.max_key_length (Contract.MaxKeyLengthFor).
+	MaxKeyLength int
 }
 
 // Keyed reports whether the endpoint accepts an idempotency key.

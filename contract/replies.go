@@ -29,6 +29,9 @@ const (
 	ReplyUnauthenticated
 	ReplyBodyTooLarge
 	ReplyUnreadableBody
+	// ReplyTooOld is conflicts.too_old: the request's first-sent time is
+	// older than first_sent.window.
+	ReplyTooOld
 )
 
 // Reply is one answer: status, code ("" for none), message and body.
@@ -75,6 +78,8 @@ func (c *Contract) Reply(k ReplyKind) Reply {
 		cf = &cs.InvalidKey
 	case ReplyExpired:
 		cf = &cs.Expired
+	case ReplyTooOld:
+		cf = &cs.TooOld
 	case ReplyStoreUnavailable:
 		r.Status, r.Code = 503, "idempotency_store_unavailable"
 	case ReplyUnauthenticated:
@@ -109,12 +114,22 @@ func (c *Contract) DefaultMessage(k ReplyKind) string {
 	case ReplyInFlightAccepted:
 		return "A request with this idempotency key is still being processed. Retry with the same key to get its result."
 	case ReplyMissingKey:
+		if id.InBody() {
+			return fmt.Sprintf("This endpoint requires an idempotency key in the %s member of the JSON body. Send a key you reuse on every retry of this request.", id.KeyMember())
+		}
 		return fmt.Sprintf("This endpoint requires the %s header. Send a key you reuse on every retry of this request.", id.Header)
 	case ReplyInvalidKey:
-		if id.HeaderValue == HeaderSFString {
-			return fmt.Sprintf("The %s header must be a quoted string of 1 to %d characters.", id.Header, id.MaxKeyLength)
+		if id.InBody() || c.endpointKeyBounds() {
+			fewer := ""
+			if c.endpointKeyBounds() {
+				fewer = " (fewer on some endpoints)"
+			}
+			if id.InBody() {
+				return fmt.Sprintf("The %s member of the body must be a string of 1 to %d characters%s.", id.KeyMember(), id.MaxKeyLength, fewer)
+			}
+			return fmt.Sprintf("The %s header must be 1 to %d characters%s.", id.Header, id.MaxKeyLength, fewer)
 		}
-		return fmt.Sprintf("The %s header must be 1 to %d characters.", id.Header, id.MaxKeyLength)
+		return c.invalidKeyMessage()
 	case ReplyExpired:
 		return fmt.Sprintf("This idempotency key was first used more than %s ago. Send a new key.", id.ReplayWindow.String())
 	case ReplyStoreUnavailable:
@@ -125,6 +140,8 @@ func (c *Contract) DefaultMessage(k ReplyKind) string {
 		return "The request body is too large."
 	case ReplyUnreadableBody:
 		return "The request body could not be read."
+	case ReplyTooOld:
+		return c.tooOldMessage()
 	}
 	return ""
 }
@@ -148,11 +165,15 @@ func InFlightDistinct(cs Conflicts) bool {
 }
 
 // AnsweredConflicts are the conflicts this contract's server can answer:
-// all of them but the expired-key one, which only after_window: error uses.
+// all of them but the expired-key one, which only after_window: error
+// uses, and the too-old one, which only a first_sent window uses.
 func (c *Contract) AnsweredConflicts() []NamedConflict {
 	var out []NamedConflict
 	for _, cf := range c.Idempotency.Conflicts.All() {
 		if cf.Name == "expired" && c.Idempotency.AfterWindow != AfterWindowError {
+			continue
+		}
+		if cf.Name == "too_old" && !c.Idempotency.FirstSent.Set() {
 			continue
 		}
 		out = append(out, cf)

@@ -28,6 +28,7 @@ func defaultConflicts() Conflicts {
 		MissingKey:      Conflict{Status: 400, Code: "missing_idempotency_key"},
 		InvalidKey:      Conflict{Status: 400, Code: "invalid_idempotency_key"},
 		Expired:         Conflict{Status: 422, Code: "idempotency_key_expired"},
+		TooOld:          defaultTooOld,
 	}
 }
 
@@ -161,7 +162,7 @@ func (d *decoder) decodeIdempotency(n *yaml.Node, c *Contract) {
 	const p = "idempotency"
 	f := d.object(n, p, "header", "header_value", "replay_header", "key_source", "max_key_length", "scope",
 		"derivation", "fingerprint", "fingerprint_headers", "fingerprint_fields", "claim", "in_flight", "conflicts", "stored_failures", "stored_outcomes", "stored_response",
-		"replay_window", "reaper_after", "longest_retry_chain", "after_window", "recovery")
+		"replay_window", "reaper_after", "longest_retry_chain", "after_window", "recovery", "first_sent", "result_header", "key_in", "key_field")
 	id := &c.Idempotency
 	*id = defaultIdempotency()
 	if f == nil {
@@ -170,6 +171,7 @@ func (d *decoder) decodeIdempotency(n *yaml.Node, c *Contract) {
 	if v, ok := f["header"]; ok {
 		id.Header = d.headerName(v, p+".header")
 	}
+	d.decodeKeyIn(f, p, id)
 	if v, ok := f["header_value"]; ok {
 		id.HeaderValue = HeaderValue(d.enum(v, p+".header_value", HeaderValues...))
 	}
@@ -231,13 +233,17 @@ func (d *decoder) decodeIdempotency(n *yaml.Node, c *Contract) {
 	if v, ok := f["recovery"]; ok {
 		d.decodeRecovery(v, p+".recovery", &id.Recovery)
 	}
+	d.decodeRepeatability(f, p, id)
+	if v, ok := f["max_key_length"]; ok && id.InBody() && id.MaxKeyLength > 0 {
+		d.checkKeyLength(d.resolve(v), p+".max_key_length", id.MaxKeyLength, *id)
+	}
 }
 
 // defaultIdempotency is the idempotency section's values before the
 // contract's own are decoded over them.
 func defaultIdempotency() Idempotency {
 	return Idempotency{
-		Header: "Idempotency-Key", HeaderValue: HeaderPlain, KeySource: KeyFromClient, MaxKeyLength: 255, Scope: ScopeAccount,
+		KeyIn: KeyInHeader, Header: "Idempotency-Key", HeaderValue: HeaderPlain, KeySource: KeyFromClient, MaxKeyLength: 255, Scope: ScopeAccount,
 		Fingerprint: FingerprintSHA256Body, Claim: Claim{Store: StorePostgres, Mechanism: MechanismUniqueConstraint, SameTransaction: true},
 		Conflicts: defaultConflicts(), StoredResponse: StoredVerbatim, ReplayWindow: Duration{D: 24 * time.Hour, Text: "24h"}, AfterWindow: AfterWindowNewRequest,
 		Derivation: []Derivation{{Kind: DerivationEventDerived}, {Kind: DerivationRequestScoped}, {Kind: DerivationUUIDReused}},
@@ -310,12 +316,12 @@ func (d *decoder) decodeInFlight(v *yaml.Node, path string) *InFlight {
 }
 
 func (d *decoder) decodeConflicts(v *yaml.Node, path string, cs *Conflicts) {
-	g := d.object(v, path, "payload_mismatch", "in_flight", "missing_key", "invalid_key", "expired")
+	g := d.object(v, path, "payload_mismatch", "in_flight", "missing_key", "invalid_key", "expired", "too_old")
 	for _, c := range []struct {
 		key string
 		dst *Conflict
 	}{{"payload_mismatch", &cs.PayloadMismatch}, {"in_flight", &cs.InFlight}, {"missing_key", &cs.MissingKey},
-		{"invalid_key", &cs.InvalidKey}, {"expired", &cs.Expired}} {
+		{"invalid_key", &cs.InvalidKey}, {"expired", &cs.Expired}, {"too_old", &cs.TooOld}} {
 		if x, ok := g[c.key]; ok {
 			d.decodeConflict(x, path+"."+c.key, c.dst)
 		}
@@ -388,7 +394,7 @@ func (d *decoder) decodeEndpoints(n *yaml.Node, c *Contract) {
 	// Sized once: growing by doubling keeps two copies alive at the peak.
 	c.Endpoints = make([]Endpoint, 0, min(items, MaxEndpoints))
 	d.list(n, "endpoints", MaxEndpoints, func(item *yaml.Node, p string) {
-		f := d.object(item, p, "operation", "effect", "key", "unsafe_to_retry", "external_calls", "recovery_points", "single_transaction", "summary", "max_duration", "reviewed", "example")
+		f := d.object(item, p, "operation", "effect", "key", "unsafe_to_retry", "external_calls", "recovery_points", "single_transaction", "summary", "max_duration", "reviewed", "example", "max_key_length")
 		e := Endpoint{Key: KeyNone}
 		if f == nil {
 			c.Endpoints = append(c.Endpoints, e)
@@ -435,9 +441,11 @@ func (d *decoder) decodeEndpoints(n *yaml.Node, c *Contract) {
 			e.Summary = d.text(v, p+".summary", 200)
 		}
 		d.decodeEndpointAnswers(f, p, &e)
+		d.decodeEndpointKeyLength(f, p, &e, c.Idempotency)
 		if v, ok := f["example"]; ok {
 			d.decodeExample(v, p+".example", &e)
 		}
+		d.checkEndpointKey(item, f, p, e, c.Idempotency)
 		c.Endpoints = append(c.Endpoints, e)
 	})
 }

@@ -52,7 +52,7 @@ type StarterOptions struct {
 // endpoint/method-trusted rule exists for that mistake).
 func StarterDefaults(method string) (effect, key string) {
 	switch strings.ToUpper(method) {
-	case "GET", "HEAD", "OPTIONS":
+	case "GET", "HEAD", "OPTIONS", MethodQuery:
 		return "read", "none"
 	case "PUT":
 		return "replace", "optional"

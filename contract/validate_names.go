@@ -97,7 +97,12 @@ func pathParams(path string) []string {
 }
 
 // HTTPMethods are the methods an endpoint may use.
-var HTTPMethods = []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}
+var HTTPMethods = []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", MethodQuery}
+
+// MethodQuery is the HTTP QUERY method (draft-ietf-httpbis-safe-method-w-body):
+// a safe, idempotent request with a body, as a GET whose query does not fit
+// in the URL. It never takes a key.
+const MethodQuery = "QUERY"
 
 func validHeader(s string) error {
 	if headerToken(s) {

@@ -209,9 +209,31 @@ var claimCorpus = []struct {
 	{"To provide exactly-once delivery, the broker wraps every write in a transaction.", RuleExactlyOnceBounded},
 }
 
+// claimPartsCorpus (issue 29): promises read by their parts in words no
+// older form read, and the quotes and attributions that must pass. It
+// joins claimCorpus in TestClaimCorpus.
+var claimPartsCorpus = []struct {
+	text string
+	rule string
+}{
+	{"Duplicate refunds are now history.", RuleAbsoluteGuarantee},
+	{"Double bookings are gone for good.", RuleAbsoluteGuarantee},
+	{"Duplicate refunds are gone within the 24-hour replay window.", ""},
+	{"Our worker resubmits a failed job in a cycle that never stops.", RuleRetryAnyError},
+	{"The client retries on a never-ending loop.", RuleRetryAnyError},
+	{"We retired the old \"retry until it succeeds\" option.", ""},
+	{"Please never write \"no duplicate payouts, ever\" in a launch post.", ""},
+	{"Marketing wanted the slogan \"no duplicate payouts, ever\".", ""},
+	{"Our promise: \"no duplicate payouts, ever\".", RuleAbsoluteGuarantee},
+	{"The HTTP spec guarantees that a DELETE can be replayed without side effects.", RuleMethodIdempotency},
+	{"RFC 9110 lists PUT and DELETE among the idempotent methods.", ""},
+	{"Nothing you send can ever be booked twice.", RuleAbsoluteGuarantee},
+	{"A refund can never be made twice.", RuleAbsoluteGuarantee},
+}
+
 func TestClaimCorpus(t *testing.T) {
 	pos, neg := 0, 0
-	for _, tc := range claimCorpus {
+	for _, tc := range append(claimCorpus[:len(claimCorpus):len(claimCorpus)], claimPartsCorpus...) {
 		if tc.rule == "" {
 			neg++
 		} else {

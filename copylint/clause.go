@@ -36,11 +36,13 @@ type clauseData struct {
 	Instruct   string `yaml:"instruction"`
 	Topic      string `yaml:"topic"`
 	TopicEnd   string `yaml:"topic_end"`
+	Quoted     string `yaml:"quoted"`
 }
 
 type clauseRules struct {
 	boundaries, mention, mentionAfter, modal, purpose *gatedRE
 	instruction, topic, topicEnd                      *gatedRE
+	quoted                                            *gatedRE
 }
 
 var (
@@ -60,6 +62,7 @@ func clauseAnalysis() *clauseRules {
 			instruction:  newGatedRE(regexp.MustCompile(d.Instruct)),
 			topic:        newGatedRE(regexp.MustCompile(d.Topic)),
 			topicEnd:     newGatedRE(regexp.MustCompile(d.TopicEnd)),
+			quoted:       newGatedRE(regexp.MustCompile(d.Quoted)),
 		}
 	})
 	return clauseRE
@@ -103,11 +106,20 @@ func (c *clauseRules) judge(r *compiledRule, sent []byte, start, end int, memo *
 	if r.clause && bytes.HasSuffix(bytes.TrimRight(sent, " \"')"), []byte("?")) {
 		return vMention, nil
 	}
+	// A question joined to its answer (sentences, answerFollows): a match
+	// inside the question asks; one that reaches the answer is what the
+	// answer promises.
+	if q := bytes.IndexByte(sent[end:], '?'); q >= 0 && (r.clause || end+q+1 < len(bytes.TrimRight(sent, " \"')"))) {
+		return vHonest, nil
+	}
 	before := c.clauseBefore(sent, start)
 	if r.clause && (c.mention.Match(before) || c.mentionAfter.Match(sent[end:]) || c.isTopic(sent, start, end)) {
 		return vMention, nil
 	}
 	if r.denyBefore != nil && r.denyBefore.Match(before) {
+		return vHonest, nil
+	}
+	if r.clause && c.quotedPhrase(sent, before, start, end) {
 		return vHonest, nil
 	}
 	if r.denyAfter != nil && r.denyAfter.Match(sent[end:]) {
@@ -145,6 +157,25 @@ func (c *clauseRules) judge(r *compiledRule, sent []byte, start, end int, memo *
 	return vClaim, nil
 }
 
+// quotedPhrase says the match is a phrase in quotation marks that the
+// clause names as wording said, written or removed ('we never say "no
+// duplicates, ever"', 'we removed the old "retry until it succeeds"
+// mode'): a quote of the claim, not the claim. The quote must hold the
+// match and little else, so a quoted term inside a promise ('we offer
+// "exactly-once" delivery') stays a claim: its clause names no wording.
+func (c *clauseRules) quotedPhrase(sent, before []byte, start, end int) bool {
+	const slack = 12 // words of the quote outside the match
+	open := bytes.LastIndexByte(before, '"')
+	if open < 0 || len(before)-open-1 > slack {
+		return false
+	}
+	after := sent[end:]
+	if i := bytes.IndexByte(after, '"'); i < 0 || i > slack {
+		return false
+	}
+	return c.quoted.Match(before[:open])
+}
+
 // isTopic says the sentence is a title naming the term as a topic: the
 // term beside a problem or in a comparison, and at most a noun after it.
 func (c *clauseRules) isTopic(sent []byte, start, end int) bool {
@@ -176,7 +207,8 @@ func qualifiedAt(re *gatedRE, sent []byte) []int {
 	}
 }
 
-var reNegatedBound = regexp.MustCompile(`(\b(without|no|not|alternative to|instead of|rather than)\b|n't\b)[^,;]*$`)
+// ("never need to send a key": the obligation lifted, not a bound)
+var reNegatedBound = regexp.MustCompile(`(\b(without|no|not|alternative to|instead of|rather than|never (need|needs|have|has) to)\b|n't\b)[^,;]*$`)
 
 // sourceText is the prose of the source range [start, end) as a reader
 // sees it on one line: markup gone, white space runs one space.

@@ -86,11 +86,11 @@ func (k *contractChecks) anchors() []anchorGroup {
 	}
 	num := []string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "one", "two", "three", "four", "five", "six",
 		"seven", "eight", "nine", "ten", "twelve", "fifteen", "twenty", "thirty", "sixty", "ninety", "forty",
-		"seventy", "fourteen", "day", "week", "hour", "minute", "month", "year", "fortnight"}
+		"seventy", "fourteen", "dozen", "day", "week", "hour", "minute", "month", "year", "fortnight"}
 	return []anchorGroup{
 		{tagCIdem, idem},
 		{tagCKey, []string{"key"}},
-		{tagCRetry, []string{"retr", "attempt", "tries", "backoff", "wait", "delay", "give up", "gives up", "resubmit", "resen", "re-sen"}},
+		{tagCRetry, []string{"retr", "attempt", "tries", "trying", "backoff", "wait", "delay", "give up", "gives up", "resubmit", "resen", "re-sen"}},
 		{tagCOther, []string{"expir", "window", "ttl", "stop retrying"}},
 		{tagCIdemW, []string{"idempot"}},
 		{tagCReplay, []string{"replay"}},
@@ -105,12 +105,12 @@ var aboutSets sync.Map // header -> *anchorSet
 // aboutWords are the words of a sentence the checks read: one about keys,
 // windows or retrying. A sentence without one ("replay messages at the
 // rate they arrived, 1 minute apart") states no figure of the contract.
-var aboutWords = []string{"idempoten", "key", "expir", "window", "ttl", "attempt", "retr", "tries", "backoff", "delay", "wait", "give up", "gives up", "stop retrying", "resubmit", "resen", "re-sen"}
+var aboutWords = []string{"idempoten", "key", "expir", "window", "ttl", "attempt", "retr", "tries", "trying", "backoff", "delay", "wait", "give up", "gives up", "stop retrying", "resubmit", "resen", "re-sen"}
 
 var (
 	// A duration in prose: "24 hours", "24-hour", "72h", "7d", "one week",
 	// "a day", "250ms", "1.5 seconds".
-	reDuration = regexp.MustCompile(`\b(?:(?P<num>\d+(?:\.\d+)?)[ -]?(?P<unit>milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|w|fortnights?|months?|years?)|(?P<word>an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fourteen|fifteen|twenty|twenty-four|thirty|forty-eight|sixty|seventy-two|ninety)[ -](?P<wordunit>milliseconds?|seconds?|minutes?|hours?|days?|weeks?|fortnights?|months?|years?))\b`)
+	reDuration = regexp.MustCompile(`\b(?:(?P<num>\d+(?:\.\d+)?)[ -]?(?P<unit>milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|w|fortnights?|months?|years?)|(?P<word>an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fourteen|fifteen|twenty|twenty-four|thirty|forty-eight|sixty|seventy-two|ninety)[ -](?:full |whole |entire |single )?(?P<wordunit>milliseconds?|seconds?|minutes?|hours?|days?|weeks?|fortnights?|months?|years?))\b`)
 
 	// A time without end, said about keys: "kept forever".
 	reForever = regexp.MustCompile(`\b(forever|for ever|permanently|indefinitely|never expir\w*|no expir\w*|without (an )?expir\w*)\b`)
@@ -122,10 +122,10 @@ var (
 	reNotKeyLife = regexp.MustCompile(`\b(timeouts?|backoff|lock\w*|rate[ -]limit\w*|delay\w*|jitter|p99|latency|deadline|wait\w*|sleep\w*|attempts?|in[ -]flight|abandoned)\b`)
 	reReaper     = regexp.MustCompile(`\b(reap\w*|purg\w*|delet\w*|clean\w*|recover\w*|retain\w*|retention|garbage)\b`)
 
-	reRetryish = regexp.MustCompile(`\b(retr\w*|re-?sen\w*|resubmit\w*|attempt\w*|tries|backoff|wait\w*|delay\w*|give up|gives up)\b`)
+	reRetryish = regexp.MustCompile(`\b(retr\w*|re-?sen\w*|resubmit\w*|attempt\w*|tries|trying|backoff|wait\w*|delay\w*|give up|gives up)\b`)
 	// Attempt counts: "up to 5 attempts", "3 retries", "retry 4 times".
-	reAttempts = regexp.MustCompile(`\b(up to|at most|a maximum of|maximum of|max(?:imum)?|no more than|a total of|total of|after|limit of|limited to)( a total of)? (?P<count>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty) (total )?(attempts|tries)\b|\b(?P<countfirst>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty) (total )?(attempts|tries) (in total|total|at most|max(imum)?|per (call|request|operation))\b|\b(makes?|making|sends?|gets?|allows?) (?P<countmade>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty) (total )?(attempts|tries)\b`)
-	reRetries  = regexp.MustCompile(`\b(?P<count>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty) (more |automatic )?(retries|retry attempts)\b|\bretr(?:y|ies|ied)(?: it| them| the request| a request| requests| each request| every request| the call| a call| each call| failed requests| a failed request| the failed request| each failed request)? (?:up to |at most |a maximum of |no more than |as many as )?(?P<times>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty) (?:more )?times\b|\b(?:makes?|making|gets?|sends?|tries|adds?|allows?) (?P<more>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty) more\b(?: (?:attempts|tries|times|retries))?`)
+	reAttempts = regexp.MustCompile(`\b(up to|at most|a maximum of|maximum of|max(?:imum)?|no more than|a total of|total of|after|limit of|limited to)( a total of)? (?P<count>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|a dozen|dozen) (total )?(attempts|tries)\b|\b(?P<countfirst>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|a dozen|dozen) (total )?(attempts|tries) (in total|total|at most|max(imum)?|per (call|request|operation))\b|\b(?:attempts?|attempted|tries|tried) (?:it |them |the request |a request |each request |every request |the call |a call |each call |every call )?(?:up to |at most |a maximum of |no more than |as many as )?(?P<counttimes>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|a dozen|dozen) times\b|\b(makes?|making|sends?|gets?|allows?) (?P<countmade>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|a dozen|dozen) (total )?(attempts|tries)\b`)
+	reRetries  = regexp.MustCompile(`\b(?P<count>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|a dozen|dozen) (more |automatic )?(retries|retry attempts)\b|\b(?:retr(?:y|ies|ied)|re-?sen(?:d|ds|t)|resubmit(?:s|ted)?)(?: it| them|(?: (?:the|a|an|each|every|any|failed|failing|timed-out)){1,2} (?:requests?|calls?|transfers?|payouts?|payments?|operations?)| requests| calls)? (?:up to |at most |a maximum of |no more than |as many as )?(?P<times>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|a dozen|dozen) (?:more )?times\b|\b(?:makes?|making|gets?|sends?|tries|adds?|allows?) (?P<more>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|a dozen|dozen) more\b(?: (?:attempts|tries|times|retries))?`)
 
 	reBaseDelay = regexp.MustCompile(`\b(initial|base|first|starting) (retry )?(delay|backoff|wait|interval)( is| of| at|:)? (?:about |around )?(?P<delay>` + durationAlt + `)|\bstart(?:s|ing)? (?:at|with|from) (?:a )?(?P<startdelay>` + durationAlt + `)( delay| wait| backoff)?`)
 	reCapDelay  = regexp.MustCompile(`\b(capped at|caps? (?:out )?at|cap of|maximum (?:retry )?(?:delay|backoff|wait|interval)(?: is| of|:)?|max(?:imum)? (?:delay|backoff|wait) (?:is |of )?|never (?:waits? )?(?:longer|more) than|no (?:longer|more) than) (?:about )?(?P<delay>` + durationAlt + `)`)
@@ -135,7 +135,7 @@ var (
 	// The retry may be any verb of sending again ("attempted again for up
 	// to four hours"), or the duration may come first ("ten minutes of
 	// retries").
-	reRetryFor = regexp.MustCompile(`\b(?:retr(?:y|ies|ied|ying)|re-?submit(?:s|ted|ting)?|re-?sen(?:d|ds|t|ding)|re-?attempt(?:s|ed|ing)?|(?:attempt|tri|submitt|sent|post)(?:ed)? again|keeps? (?:on )?(?:retrying|trying|resubmitting|resending))(?: [a-z0-9'-]+){0,4}? (?:for|over) (?:up to |at most |as long as |a total of |the next |roughly |about |around )?(?P<elapsed>` + durationAlt + `)|\b(?P<elapsedof>` + durationAlt + `) of (?:retries|retrying|retry attempts|re-?tries|resending|resubmission)\b`)
+	reRetryFor = regexp.MustCompile(`\b(?:retr(?:y|ies|ied|ying)|re-?submit(?:s|ted|ting)?|re-?sen(?:d|ds|t|ding)|re-?attempt(?:s|ed|ing)?|(?:attempt|tri|submitt|sent|post)(?:ed)? again|keeps? (?:on )?(?:retrying|trying|resubmitting|resending))(?: [a-z0-9'-]+){0,4}? (?:for|over) (?:up to |at most |as long as |as much as |a total of |the next |roughly |about |around |nearly |almost )?(?P<elapsed>` + durationAlt + `)|\b(?P<elapsedof>` + durationAlt + `) of (?:retries|retrying|retry attempts|re-?tries|resending|resubmission)\b`)
 	reGiveUp   = regexp.MustCompile(`\b(?:give up|gives up|stop retrying|stops retrying|retrying stops) (?:after|within|at) (?P<elapsed>` + durationAlt + `)`)
 
 	// A sentence whose subject is another provider quotes that provider's
@@ -182,12 +182,12 @@ func can(re *regexp.Regexp, b []byte) bool {
 }
 
 // durationAlt is reDuration's body for use inside other patterns.
-const durationAlt = `(?:\d+(?:\.\d+)?[ -]?(?:milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|w|fortnights?|months?|years?)|(?:an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fourteen|fifteen|twenty|twenty-four|thirty|forty-eight|sixty|seventy-two|ninety)[ -](?:milliseconds?|seconds?|minutes?|hours?|days?|weeks?|fortnights?|months?|years?))\b`
+const durationAlt = `(?:\d+(?:\.\d+)?[ -]?(?:milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|w|fortnights?|months?|years?)|(?:an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fourteen|fifteen|twenty|twenty-four|thirty|forty-eight|sixty|seventy-two|ninety)[ -](?:full |whole |entire |single )?(?:milliseconds?|seconds?|minutes?|hours?|days?|weeks?|fortnights?|months?|years?))\b`
 
 var numberWords = map[string]float64{
 	"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
 	"eight": 8, "nine": 9, "ten": 10, "twelve": 12, "fourteen": 14, "fifteen": 15, "twenty": 20,
-	"twenty-four": 24, "thirty": 30, "forty-eight": 48, "sixty": 60, "seventy-two": 72, "ninety": 90,
+	"twenty-four": 24, "thirty": 30, "dozen": 12, "a dozen": 12, "forty-eight": 48, "sixty": 60, "seventy-two": 72, "ninety": 90,
 }
 
 func proseNumber(s string) (float64, bool) {
@@ -270,7 +270,7 @@ func (k *contractChecks) matchSentence(n *normText, s span, tags uint64, hits []
 	keyLife := x.keyLife(hasNumber)
 	x.header()
 	x.errorCode()
-	if !hasNumber || keyLife || tags&tagCRetry == 0 || !has(sent, "retr", "attempt", "tries", "backoff", "wait", "delay", "give up", "gives up", "resubmit", "resen", "re-sen") {
+	if !hasNumber || keyLife || tags&tagCRetry == 0 || !has(sent, "retr", "attempt", "tries", "trying", "backoff", "wait", "delay", "give up", "gives up", "resubmit", "resen", "re-sen") {
 		return x.hits
 	}
 	// Every pattern of attempts states a count before a word about
@@ -430,7 +430,7 @@ func (x *sentence) attempts() {
 		return
 	}
 	if m := findSub(reAttempts, sent, str); m != nil {
-		n := groupAt(reAttempts, m, "count", "countfirst", "countmade")
+		n := groupAt(reAttempts, m, "count", "countfirst", "countmade", "counttimes")
 		if v, ok := proseNumber(str[n[0]:n[1]]); ok && int(v) != r.MaxAttempts {
 			x.add(m[0:2], "retry.max_attempts",
 				fmt.Sprintf("says %d attempts, but the contract's max_attempts is %d (the first request included)", int(v), r.MaxAttempts),
@@ -453,7 +453,7 @@ func (x *sentence) delays() {
 	sent, str, r := x.sent, x.str, &x.k.c.Retry
 	b := &r.Backoff
 	schedule := x.k.schedule
-	if !has(sent, "initial", "base", "first", "start", "cap", "max", "never", "no longer", "no more", "give", "stop", "retry ", "retries ", "retrying ", "retried ", "keep", "wait", "sleep", "pause", "resubmit", "resen", "re-sen", " again", " of retr") {
+	if !has(sent, "initial", "base", "first", "start", "cap", "max", "never", "no longer", "no more", "give", "stop", "retry ", "retries ", "retrying ", "retried ", "attempt", "keep", "wait", "sleep", "pause", "resubmit", "resen", "re-sen", " again", " of retr") {
 		return
 	}
 	if !has(sent, "initial", "base", "first", "start") || !baseDelayMay(sent) {
@@ -593,8 +593,8 @@ func retryish(s []byte) bool {
 				return true // attempt\w*\b: "attempted again for four hours"
 			}
 		case 't':
-			if bytes.HasPrefix(rest, []byte("tries")) && wordEnds(s, i+5) {
-				return true
+			if bytes.HasPrefix(rest, []byte("tries")) && wordEnds(s, i+5) || bytes.HasPrefix(rest, []byte("trying")) && wordEnds(s, i+6) {
+				return true // "keeps trying for an hour"
 			}
 		case 'b':
 			if bytes.HasPrefix(rest, []byte("backoff")) && wordEnds(s, i+7) {
@@ -618,7 +618,7 @@ func isWordByte(b byte) bool {
 func wordEnds(s []byte, i int) bool { return i >= len(s) || !isWordByte(s[i]) }
 
 // countNumberWords are the spelled-out counts of reAttempts and reRetries.
-var countNumberWords = []string{"one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "twelve", "fifteen", "twenty"}
+var countNumberWords = []string{"one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "twelve", "fifteen", "twenty", "dozen"}
 
 // countBeforeAttemptWord reports whether s may match reAttempts or
 // reRetries: each of their forms holds a count (digits or a number word)
@@ -689,8 +689,13 @@ func hasDuration(s []byte) bool {
 			if !unit {
 				continue
 			}
+			// "a full week": the number word is before the qualifier.
+			before := s[:i]
+			for _, q := range []string{" full", " whole", " entire", " single"} {
+				before = bytes.TrimSuffix(before, []byte(q))
+			}
 			for _, n := range durationNumberWords {
-				if bytes.HasSuffix(s[:i], []byte(n)) {
+				if bytes.HasSuffix(before, []byte(n)) {
 					return true
 				}
 			}
@@ -791,7 +796,8 @@ func hasDigitOrNumberWord(s []byte) bool { return numberWordSet.match(s) }
 var numberWordSet = func() *anchorSet {
 	words := []string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "one ", "two ", "three ", "four ", "five ", "six ",
 		"seven ", "eight ", "nine ", "ten ", "twelve ", "fifteen ", "twenty", "thirty ", "sixty ", "ninety ", "forty",
-		"seventy", "fourteen ", "a day", "a week", "an hour", "a minute", "a month", "a year", "a fortnight"}
+		"seventy", "fourteen ", "dozen", "a day", "a week", "an hour", "a minute", "a month", "a year", "a fortnight",
+		" full ", " whole ", " entire ", " single "}
 	tags := make([]uint64, len(words))
 	for i := range tags {
 		tags[i] = 1

@@ -66,6 +66,68 @@ func TestFamiliesJudgedByContract(t *testing.T) {
 		{"The client makes two more attempts after the first.", "", false},
 		{"The idempotency key is optional for GET /v1/transfers/{id}.", "", true},
 		{"The retry runs again, and a crash leaves a key that says the phase ran.", "", true},
+		// The promise read by its parts (issue 29, heldout3's misses
+		// generalised; none of these sentences is in a labelled set): a
+		// retry-safety predicate with a universal over what is retried;
+		// an obligation to send a key lifted, a keyless retry by its own
+		// word, a server said to match repeats by content; a quantified
+		// noun phrase of the API, idempotency built into every route;
+		// a duration in any wording; a loop length said with "keeps
+		// trying" or "re-attempted"; a count said as "a dozen".
+		{"Each of our endpoints tolerates retries.", "endpoints[0].key (POST /v1/transfers)", true},
+		{"Retrying any Lumapay call is always fine.", "endpoints[0].key (POST /v1/transfers)", true},
+		{"Resending whatever you posted carries no risk.", "endpoints[0].key (POST /v1/transfers)", true},
+		{"Each transfer retry with the same key carries no risk.", "", true},
+		{"Retries carry no risk for reads.", "", true},
+		{"You will never need to send a key when you retry a payout.", "endpoints[0].key (POST /v1/transfers)", true},
+		{"Key-less resends are supported.", "endpoints[0].key (POST /v1/transfers)", true},
+		{"Repeats are deduplicated automatically by their payload.", "endpoints[0].key (POST /v1/transfers)", true},
+		{"You don't have to attach a key yourself when you retry: the SDK adds one.", "", true},
+		{"Retries are deduplicated automatically by their Idempotency-Key.", "", true},
+		{"All public Lumapay routes are idempotent.", "endpoints[2].effect (POST /v1/reports/{id}/archive)", true},
+		{"Idempotency is baked into every route.", "endpoints[2].effect (POST /v1/reports/{id}/archive)", true},
+		{"All read endpoints are idempotent.", "", true},
+		{"Stored results stay available for a whole month.", "idempotency.replay_window", true},
+		{"Keys are honoured for one full day.", "", false},
+		{"The client keeps trying a payout for about ten minutes.", "retry.max_elapsed", false},
+		{"Failed transfers are re-attempted for as long as two hours.", "retry.max_elapsed", false},
+		{"Each request gets a dozen retries.", "retry.max_attempts", false},
+		// A question and its answer are one promise: the answer's subject
+		// is the question's.
+		{"FAQ: How long are keys stored? Forty-eight hours.", "idempotency.replay_window", false},
+		{"Q: Which requests may I safely retry? A: Every one.", "endpoints[0].key (POST /v1/transfers)", true},
+		{"Do we need an idempotency key to resend a payout? Nope.", "endpoints[0].key (POST /v1/transfers)", true},
+		{"Q: Can I retry without a key? A: No, a retry without its key is a new transfer.", "", true},
+		{"How long do you keep keys? 24 hours, then the key starts a new transfer.", "", false},
+		{"Which calls can I retry? Only reads, and transfers with their original key.", "", true},
+		// More parts of each promise: a loop kept up "until" anything or
+		// around the clock, a retry budget said unlimited, a count of
+		// times something is attempted; a resend said as "hit again", a
+		// universal as "whatever the route"; any name said fully
+		// idempotent (a named endpoint is not the whole API); "No key?
+		// No worries"; replays that "apply" for a time.
+		{"The Ruby gem keeps re-sending a refund until the card network says yes.", "retry.max_attempts", false},
+		{"Retries carry on round the clock.", "retry.max_attempts", false},
+		{"Lumapay's attempt budget is unlimited.", "retry.max_attempts", false},
+		{"Our PHP client will attempt a call up to 6 times.", "retry.max_attempts", false},
+		{"Our PHP client will attempt a call up to 3 times.", "", false},
+		{"Keep polling the status endpoint until it reports paid.", "", true},
+		{"Each Lumapay route can be hit again safely.", "endpoints[0].key (POST /v1/transfers)", true},
+		{"It is safe to press retry, whatever the route.", "endpoints[0].key (POST /v1/transfers)", true},
+		{"Retries are safe whatever the endpoint, as long as each carries its key.", "", true},
+		{"Acme is 100% idempotent.", "endpoints[2].effect (POST /v1/reports/{id}/archive)", true},
+		{"The refunds endpoint is fully idempotent.", "", true},
+		{"Stripe's API is fully idempotent for POST requests with keys.", "", true},
+		{"No idempotency key? No worries.", "endpoints[0].key (POST /v1/transfers)", true},
+		{"Replays apply for up to two weeks.", "idempotency.replay_window", false},
+		{"Our SDK re-sends each failed call ten times.", "retry.max_attempts", false},
+		{"Our SDK re-sends each failed call twice.", "", false},
+		{"Every route of ours behaves idempotently everywhere.", "endpoints[2].effect (POST /v1/reports/{id}/archive)", true},
+		{"Each and every Lumapay route is idempotent.", "endpoints[2].effect (POST /v1/reports/{id}/archive)", true},
+		{"When a call times out, resend whatever you like.", "endpoints[0].key (POST /v1/transfers)", true},
+		{"Keys stick around for ninety days.", "idempotency.replay_window", false},
+		// retryspec's own copy: a keyless request refused is the rule.
+		{"The server refuses a keyless retry of a transfer with 428.", "", true},
 	} {
 		fs := LintSource(payouts, "page.md", []byte(tc.text+"\n"))
 		var paths []string
@@ -99,5 +161,53 @@ func TestEveryClaimReported(t *testing.T) {
 	want := []string{RuleContradicts + "@1", RuleContradicts + "@34", RuleAbsoluteGuarantee + "@84", RuleAbsoluteGuarantee + "@111"}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("findings %v, want %v", got, want)
+	}
+}
+
+// TestEveryFamilyClaimReported (issue 29 item 2): one paragraph holding a
+// claim of each family, over two lines and three sentences, gives one
+// finding per claim at the claim's own line and column, each naming the
+// contract value it contradicts.
+func TestEveryFamilyClaimReported(t *testing.T) {
+	c := prefilterContract(t)
+	text := "Every single route tolerates retries, idempotency keys stay valid for a full week, and keyless retries are fully supported.\n" +
+		"Double payouts are gone for good; all Lumapay operations are idempotent. The client keeps trying for an hour.\n"
+	fs := LintSource(c, "page.md", []byte(text))
+	var got []string
+	for _, f := range fs {
+		got = append(got, f.Rule+"@"+itoa(f.Line)+":"+itoa(f.Column)+" "+f.Path)
+	}
+	want := []string{
+		RuleContradicts + "@1:20 endpoints[0].key (POST /v1/transfers)",
+		RuleContradicts + "@1:71 idempotency.replay_window",
+		RuleContradicts + "@1:88 endpoints[0].key (POST /v1/transfers)",
+		RuleAbsoluteGuarantee + "@2:1 ",
+		RuleContradicts + "@2:35 endpoints[2].effect (POST /v1/reports/{id}/archive)",
+		RuleContradicts + "@2:85 retry.max_elapsed",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("findings\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestMarkupInWordHidesNoFamilyClaim (issue 29 item 4): empty markup
+// inside a family's anchor word ("idem<span></span>potent",
+// "fore<!-- -->ver", MDX "dupli{/* */}cate") hides no claim, in Markdown,
+// HTML and MDX, when it is the file's only claim (so the byte prefilter
+// alone would pass the file).
+func TestMarkupInWordHidesNoFamilyClaim(t *testing.T) {
+	c := prefilterContract(t)
+	for _, tc := range []struct{ name, text, rule string }{
+		{"a.md", "# API\n\nEvery endpoint is idem<span></span>potent.\n", RuleContradicts},
+		{"b.md", "# SDK\n\nOur SDK retries a payout fore<!-- -->ver.\n", RuleContradicts},
+		{"c.html", "<h1>API</h1>\n<p>Every endpoint is idem<!-- -->potent.</p>\n", RuleContradicts},
+		{"d.html", "<h1>Pay</h1>\n<p>No dupli<span></span>cate payouts, ever.</p>\n", RuleAbsoluteGuarantee},
+		{"e.mdx", "# SDK\n\nOur SDK retries a payout fore{/* */}ver.\n", RuleContradicts},
+		{"f.mdx", "# Pay\n\nNo dupli{/* */}cate payouts, ever.\n", RuleAbsoluteGuarantee},
+	} {
+		fs := LintSource(c, tc.name, []byte(tc.text))
+		if len(fs) != 1 || fs[0].Rule != tc.rule || fs[0].Line != 3-btoi(strings.HasSuffix(tc.name, ".html")) {
+			t.Errorf("%s: want one %s finding on the claim's line, got %v", tc.name, tc.rule, fs)
+		}
 	}
 }

@@ -1,6 +1,10 @@
 package copylint
 
-import "unicode/utf8"
+import (
+	"bytes"
+	"regexp"
+	"unicode/utf8"
+)
 
 // normText is one prose block in matching form: ASCII lower case, each run
 // of white space one space, Unicode dashes "-", curly apostrophes "'", the
@@ -198,6 +202,9 @@ func sentences(text []byte, out []span) []span {
 		if c != '.' && c != '!' && c != '?' && c != ';' {
 			continue
 		}
+		if c == '?' && answerFollows(text[i+1:]) {
+			continue
+		}
 		if i+1 < len(text) && text[i+1] != ' ' && text[i+1] != '"' && text[i+1] != ')' {
 			continue
 		}
@@ -216,6 +223,19 @@ func sentences(text []byte, out []span) []span {
 	}
 	return out
 }
+
+// answerFollows reports whether the text after a question mark is its
+// answer, marked as one ("A:", "Answer:") or opening with a short reply
+// ("Yes", "No", "Nope", "Nothing", "All of them", a figure): the answer
+// takes its subject from the question ("Which calls can I retry? All of
+// them."), so the two are one sentence. The clause analysis still reads
+// a match inside the question as a question (clause.go).
+func answerFollows(rest []byte) bool {
+	rest = bytes.TrimLeft(rest, " \"')")
+	return reAnswer.Match(rest)
+}
+
+var reAnswer = regexp.MustCompile(`^(a|answer|ans)\s*:|^(yes|yep|yeah|no|nope|not really|nothing|none|all|any|every|forever|always|never|sure|absolutely|of course)\b|^(about |roughly |for |up to )?(\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fourteen|fifteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|a day|a week|a month|a year)\b`)
 
 func isAbbrev(before []byte) bool {
 	j := len(before)

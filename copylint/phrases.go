@@ -119,13 +119,25 @@ func headerPattern(header string) string {
 	return "(?:" + common + "|" + regexp.QuoteMeta(h) + ")"
 }
 
+// durationPattern is {duration} in phrases.yaml: a span of time in
+// digits or words, as reDuration reads it (families.go judges the match
+// with reDuration), in groups that capture nothing so the forms' own
+// groups keep their numbers.
+const durationPattern = `(?:\d+(?:\.\d+)?[ -]?(?:seconds?|minutes?|hours?|days?|weeks?|fortnights?|months?|years?|h|d|w)|(?:an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fourteen|fifteen|twenty|twenty-four|thirty|forty-eight|sixty|seventy-two|ninety)[ -](?:full |whole |entire |single )?(?:seconds?|minutes?|hours?|days?|weeks?|fortnights?|months?|years?))`
+
+// expandPattern fills a phrases.yaml pattern's placeholders: {header}
+// with hp (headerPattern), {duration} with durationPattern.
+func expandPattern(s, hp string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "{header}", hp), "{duration}", durationPattern)
+}
+
 func compilePhrases(rules []phraseRule, header string) ([]compiledRule, error) {
 	hp := headerPattern(header)
 	re := func(s string) (*regexp.Regexp, error) {
 		if s == "" {
 			return nil, nil
 		}
-		return regexp.Compile(strings.ReplaceAll(s, "{header}", hp))
+		return regexp.Compile(expandPattern(s, hp))
 	}
 	var out []compiledRule
 	for _, r := range rules {

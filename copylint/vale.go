@@ -81,7 +81,7 @@ func ExportVale(dir string, c *contract.Contract) (notCarried []string, err erro
 		return nil, err
 	}
 	hp := headerPattern(header)
-	sub := func(s string) string { return valeRegexp(strings.ReplaceAll(s, "{header}", hp)) }
+	sub := func(s string) string { return valeRegexp(expandPattern(s, hp)) }
 	cl := loadPhraseFile().Clause
 	// The clause analysis' "before" patterns end in $ (the end of the text
 	// before the match); inside a look-behind that re-reads the match, the

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/retryspec/retryspec/idempotency/internal/native"
 	"github.com/retryspec/retryspec/storage"
 )
 
@@ -22,9 +23,9 @@ func TestQueuedCallGivesUp(t *testing.T) {
 	}{{
 		name: "claim",
 		queue: func(s *SQLStore) func() int {
-			s.batch = s.newClaimBatcher()
-			s.batch.busy = maxClaimsInFlight
-			return func() int { return len(s.batch.queue) }
+			s.claims = s.newClaimBatcher()
+			s.claims.Hold()
+			return s.claims.Queued
 		},
 		call: func(ctx context.Context, s *SQLStore) (any, error) {
 			won, rec, err := s.claimLookupBatched(ctx, Key{Key: "k"}, NewClaim{}, time.Now())
@@ -35,11 +36,11 @@ func TestQueuedCallGivesUp(t *testing.T) {
 		name: "pipeline",
 		queue: func(s *SQLStore) func() int {
 			s.writes = s.newWriteBatcher()
-			s.writes.busy = maxWritesInFlight
-			return func() int { return len(s.writes.queue) }
+			s.writes.Hold()
+			return s.writes.Queued
 		},
 		call: func(ctx context.Context, s *SQLStore) (any, error) {
-			return s.pipelineBatched(ctx, []Write{{SQL: "INSERT INTO t VALUES (1)"}})
+			return s.pipelineBatched(ctx, []native.Stmt{{SQL: "INSERT INTO t VALUES (1)"}})
 		},
 		want: -1, // no statement failed: none ran
 	}} {

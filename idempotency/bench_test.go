@@ -21,19 +21,20 @@ import (
 	"github.com/retryspec/retryspec/idempotency"
 	"github.com/retryspec/retryspec/idempotency/stores"
 	"github.com/retryspec/retryspec/internal/dbtest"
+	"github.com/retryspec/retryspec/storage"
 )
 
 // benchStores are the stores the benchmarks measure (MariaDB is covered
 // by the tests; the issue asks for SQLite and PostgreSQL figures).
-var benchStores = []string{"sqlite", "postgres"}
+var benchStores = []storage.Dialect{storage.SQLite, storage.Postgres}
 
-func benchStore(b *testing.B, name string) *idempotency.SQLStore {
+func benchStore(b *testing.B, name storage.Dialect) *idempotency.SQLStore {
 	b.Helper()
 	c := payoutsContract(b)
 	// stores.Open logs its commit settings at start; on stderr that line
 	// would split a result line of `go test -bench` that bench/server reads.
 	slog.SetDefault(slog.New(slog.DiscardHandler))
-	s, err := stores.Open(context.Background(), dbtest.Fresh(b, name, os.Getenv), c, true)
+	s, err := stores.Open(context.Background(), dbtest.Fresh(b, string(name), os.Getenv), c, true)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -42,13 +43,6 @@ func benchStore(b *testing.B, name string) *idempotency.SQLStore {
 		b.Fatal(err)
 	}
 	return s
-}
-
-func placeholders(dialect string) string {
-	if dialect == "postgres" {
-		return "$1, $2, $3"
-	}
-	return "?, ?, ?"
 }
 
 // effectHandler does one INSERT of its own. Under the middleware it writes
@@ -60,7 +54,7 @@ func placeholders(dialect string) string {
 // middleware's handler uses Step.Finish and its *sql.Tx instead (BEGIN,
 // the insert, Complete, COMMIT: four round trips after the claim).
 func effectHandler(s *idempotency.SQLStore, sqlTx bool) http.Handler {
-	insert := "INSERT INTO bench_effects (id, account_id, amount) VALUES (" + placeholders(s.Schema().Dialect) + ")"
+	insert := storage.Rebind(s.Schema().Dialect, "INSERT INTO bench_effects (id, account_id, amount) VALUES (?, ?, ?)")
 	var n atomic.Int64
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
@@ -85,13 +79,7 @@ func effectHandler(s *idempotency.SQLStore, sqlTx bool) http.Handler {
 			}
 			return
 		}
-		var err error
-		if native := s.Native(); native != nil {
-			_, err = native.Exec(ctx, insert, args)
-		} else {
-			_, err = s.DB().ExecContext(ctx, insert, args...)
-		}
-		if err != nil {
+		if err := idempotency.Exec(ctx, s, insert, args); err != nil {
 			panic(err)
 		}
 	})
@@ -242,7 +230,7 @@ func BenchmarkClaimPathHTTP(b *testing.B) { claimPath(b, true) }
 func claimPath(b *testing.B, overHTTP bool) {
 	for _, name := range benchStores {
 		modes := []string{"bare", "middleware"}
-		if name == "postgres" {
+		if name == storage.Postgres {
 			modes = append(modes, "middleware-sqltx") // SQLite's FinishWrites is that transaction already
 		}
 		for _, mode := range modes {
@@ -254,13 +242,13 @@ func claimPath(b *testing.B, overHTTP bool) {
 						h = wrap(b, s, h)
 					}
 					run := fmt.Sprintf("%d-%d", time.Now().UnixNano(), clients)
-					claims0, writes0 := idempotency.Trips(s)
+					claims0, writes0 := s.Stats().ClaimTrips, s.Stats().WriteTrips
 					drive(b, clients, h, func(i int64) string { return fmt.Sprintf("k-%s-%d", run, i) }, overHTTP)
 					// How many requests shared each round trip of the claim
 					// and write batchers (PostgreSQL; FinishWrites only).
-					if claims, writes := idempotency.Trips(s); claims > claims0 && writes > writes0 {
-						b.ReportMetric(float64(b.N)/float64(claims-claims0), "claims/trip")
-						b.ReportMetric(float64(b.N)/float64(writes-writes0), "writes/trip")
+					if st := s.Stats(); st.ClaimTrips > claims0 && st.WriteTrips > writes0 {
+						b.ReportMetric(float64(b.N)/float64(st.ClaimTrips-claims0), "claims/trip")
+						b.ReportMetric(float64(b.N)/float64(st.WriteTrips-writes0), "writes/trip")
 					}
 				})
 			}
@@ -282,7 +270,7 @@ func replay(b *testing.B, overHTTP bool) {
 	const keys = 256
 	for _, name := range benchStores {
 		for _, mode := range []string{"", "cache/"} {
-			b.Run(name+"/"+mode+"clients=16", func(b *testing.B) {
+			b.Run(string(name)+"/"+mode+"clients=16", func(b *testing.B) {
 				s := benchStore(b, name)
 				cache := -1 // every replay reads the store
 				if mode != "" {
@@ -299,9 +287,9 @@ func replay(b *testing.B, overHTTP bool) {
 						b.Fatalf("seeding: %d %s", w.Code, w.Body)
 					}
 				}
-				claims0, _ := idempotency.Trips(s)
+				claims0 := s.Stats().ClaimTrips
 				drive(b, 16, h, func(i int64) string { return fmt.Sprintf("replay-%d", i%keys) }, overHTTP)
-				if claims, _ := idempotency.Trips(s); claims > claims0 {
+				if claims := s.Stats().ClaimTrips; claims > claims0 {
 					b.ReportMetric(float64(b.N)/float64(claims-claims0), "claims/trip")
 				}
 			})
@@ -351,7 +339,7 @@ func fill(b *testing.B, s *idempotency.SQLStore, n int) {
 	var q string
 	cols := "account_id, idempotency_key, operation, fingerprint, request_body, fence, locked_at, recovery_point, downstream_keys, response_status, response_headers, response_body, created_at"
 	switch s.Schema().Dialect {
-	case "postgres":
+	case storage.Postgres:
 		q = fmt.Sprintf(`INSERT INTO idempotency_keys (%s)
 SELECT 'acct_' || (g %% 1000), 'key-' || g, 'POST /v1/transfers', md5(g::text), '\x7b7d'::bytea, 1, NULL, 'finished', '{}', 201, '{}', '\x7b7d'::bytea, 0
 FROM generate_series(1, %d) g`, cols, n)

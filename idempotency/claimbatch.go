@@ -8,26 +8,22 @@ import (
 	"slices"
 	"sync/atomic"
 	"time"
-)
 
-// NativeQuerier is a Native that can also read several rows. With it, and
-// a dialect that has ClaimBatch and ClaimLookupBatch (PostgreSQL), an
-// SQLStore sends the claims that arrive while another is in flight as one
-// statement.
-type NativeQuerier interface {
-	// QueryRows runs a statement and, for each row, scans it into dest
-	// and calls each.
-	QueryRows(ctx context.Context, query string, args []any, dest []any, each func() error) error
-}
+	"github.com/retryspec/retryspec/idempotency/internal/batch"
+	"github.com/retryspec/retryspec/idempotency/internal/native"
+	"github.com/retryspec/retryspec/storage"
+)
 
 // maxClaimBatch bounds the keys of one ClaimBatch or ClaimLookupBatch
 // statement.
 const maxClaimBatch = 64
 
 // maxClaimsInFlight is how many claim statements run at once before
-// further claims queue for the next batch. One used the least CPU per
-// claim at 16 clients on PostgreSQL (2 and 3 cost 10-35% more, with no
-// gain in throughput or latency: smaller batches, more commits).
+// further claims queue for the next batch. It is one: more claims in
+// flight make smaller batches and more commits, for no gain in throughput
+// or latency and at more CPU per claim (BENCHMARKS.md, "Claim batching
+// and the default replay cache" and "Merged write batches, light HTTP
+// clients, and the first replay from memory").
 const maxClaimsInFlight = 1
 
 // Claims are grouped by a batcher, the way a database groups commits. A
@@ -43,8 +39,8 @@ const maxClaimsInFlight = 1
 // and gets the row it lost to, and two claims of one key never share a
 // batch (the second waits for the next), so each learns the first one's
 // outcome as it would have on its own.
-func (s *SQLStore) newClaimBatcher() *batcher[*claimCall] {
-	return &batcher[*claimCall]{maxInFlight: maxClaimsInFlight, take: takeDistinctKeys, send: s.sendClaims}
+func (s *SQLStore) newClaimBatcher() *batch.Batcher[*claimCall] {
+	return batch.Distinct(maxClaimsInFlight, maxClaimBatch, func(c *claimCall) Key { return c.k }, s.sendClaims)
 }
 
 type claimCall struct {
@@ -67,7 +63,7 @@ func (s *SQLStore) claimLookupBatched(ctx context.Context, k Key, c NewClaim, no
 		k.Account = ""
 	}
 	call := &claimCall{ctx: ctx, k: k, c: c, now: now}
-	if err := s.batch.do(ctx, call); err != nil {
+	if err := s.claims.Do(ctx, call); err != nil {
 		return false, nil, err // gave up while queued: claimed nothing
 	}
 	if call.alone {
@@ -83,38 +79,22 @@ func (s *SQLStore) claimLookupBatched(ctx context.Context, k Key, c NewClaim, no
 	return false, rec, err
 }
 
-// takeDistinctKeys takes at most maxClaimBatch queued claims, one per key,
-// in queue order.
-func takeDistinctKeys(queue []*queued[*claimCall]) (next, rest []*queued[*claimCall]) {
-	seen := make(map[Key]bool, len(queue))
-	rest = queue[:0]
-	for _, q := range queue {
-		if seen[q.call.k] || len(next) == maxClaimBatch {
-			rest = append(rest, q)
-			continue
-		}
-		seen[q.call.k] = true
-		next = append(next, q)
-	}
-	return next, rest
-}
-
 // Which statement claims: a claim that also reads the row it lost to
 // (ClaimLookup, ClaimLookupBatch) saves a loser the round trip of Lookup,
-// but costs every winner the lookup's part of the statement, about a fifth
-// more database CPU per claim at 16 clients (pgbench, batches of four).
-// First attempts win and retries of finished keys lose, so the batcher
-// follows the recent share of lost claims (a moving average over about
-// eight round trips) and reads rows in the claim only while more than
+// but costs every winner the lookup's part of the statement. First
+// attempts win and retries of finished keys lose, so the batcher follows
+// the recent share of lost claims (a moving average over about eight
+// round trips) and reads rows in the claim only while more than
 // lookupAbove of them lose: around there one Lookup round trip per loser
-// costs what the lookups cost the winners. Both ways give each caller the
-// same answer.
+// costs what the lookups cost the winners (BENCHMARKS.md, "Claims without
+// the lookup, and the benchmarks over HTTP"). Both ways give each caller
+// the same answer.
 const lookupAbove = 1024 * 15 / 100
 
 // sendClaims runs one batch of claims and sets each call's outcome.
 func (s *SQLStore) sendClaims(batch []*claimCall) {
-	s.claimTrips.Add(1)
-	withLookup := s.claimLoss.Load() > lookupAbove
+	s.counts.claimTrips.Add(1)
+	withLookup := s.counts.claimLoss.Load() > lookupAbove
 	var err error
 	switch {
 	case len(batch) == 1 && withLookup:
@@ -129,7 +109,7 @@ func (s *SQLStore) sendClaims(batch []*claimCall) {
 		err = s.claimBatch(batch)
 	}
 	if err != nil {
-		s.batchFailures.Add(1)
+		s.counts.batchFailures.Add(1)
 		// One bad key (say, text the column refuses) must not fail the
 		// others: each runs alone and gets its own answer.
 		for _, c := range batch {
@@ -145,7 +125,7 @@ func (s *SQLStore) sendClaims(batch []*claimCall) {
 	}
 	// With more than one batch in flight two updates may race and one be
 	// lost: the average is a hint, not a count.
-	addToShare(&s.claimLoss, lost*1024/len(batch))
+	addToShare(&s.counts.claimLoss, lost*1024/len(batch))
 }
 
 // addToShare adds sample (in 1/1024) to a moving average of a share kept
@@ -181,8 +161,8 @@ func batchParams(calls []*claimCall) ([]*claimCall, []param) {
 func (s *SQLStore) claimBatch(calls []*claimCall) error {
 	sorted, vals := batchParams(calls)
 	n := len(sorted)
-	s.batches.Add(1)
-	st, args := s.args("ClaimBatch", vals)
+	s.counts.batches.Add(1)
+	st, args := s.args(storage.ClaimBatch, vals)
 	// A row is the key columns of one key won: the account and the key when
 	// keys are per account, the key alone when they are global (and the
 	// calls' accounts empty: claimLookupBatched).
@@ -195,7 +175,7 @@ func (s *SQLStore) claimBatch(calls []*claimCall) error {
 	for _, c := range sorted {
 		byKey[c.k] = c
 	}
-	err := s.native.(NativeQuerier).QueryRows(context.WithoutCancel(calls[0].ctx), st.SQL, args, dest, func() error {
+	err := s.native.(native.Querier).QueryRows(context.WithoutCancel(calls[0].ctx), st.SQL, args, dest, func() error {
 		c := byKey[won]
 		if c == nil || c.won {
 			return fmt.Errorf("returned %q, not one of the %d keys sent", won.Key, n)
@@ -217,14 +197,14 @@ func (s *SQLStore) claimLookupBatch(calls []*claimCall) error {
 	// ord maps each row back to its call.
 	sorted, vals := batchParams(calls)
 	n := len(sorted)
-	s.batches.Add(1)
-	s.lookupBatches.Add(1)
-	st, args := s.args("ClaimLookupBatch", vals)
+	s.counts.batches.Add(1)
+	s.counts.lookupBatches.Add(1)
+	st, args := s.args(storage.ClaimLookupBatch, vals)
 	var ord int64
 	var won bool
 	var r rowScan
 	got := 0
-	err := s.native.(NativeQuerier).QueryRows(context.WithoutCancel(calls[0].ctx), st.SQL, args,
+	err := s.native.(native.Querier).QueryRows(context.WithoutCancel(calls[0].ctx), st.SQL, args,
 		append([]any{&ord, &won}, r.dest()...), func() error {
 			if ord < 1 || ord > int64(n) {
 				return fmt.Errorf("row %d of %d keys", ord, n)
@@ -232,7 +212,7 @@ func (s *SQLStore) claimLookupBatch(calls []*claimCall) error {
 			c := sorted[ord-1]
 			c.won, c.rec = won, nil
 			if !won && r.operation.Valid {
-				rec, err := r.record("ClaimLookupBatch")
+				rec, err := r.record(storage.ClaimLookupBatch)
 				if err != nil {
 					return err
 				}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/retryspec/retryspec/idempotency"
 	"github.com/retryspec/retryspec/internal/dbtest"
+	"github.com/retryspec/retryspec/storage"
 )
 
 // TestClaimLookupBatched: concurrent claims, which PostgreSQL sends as
@@ -44,7 +45,7 @@ func TestClaimLookupBatched(t *testing.T) {
 			if ok, err := s.Complete(ctx, nil, done, 1, resp, "finished", now); err != nil || !ok {
 				t.Fatalf("complete: %v %v", ok, err)
 			}
-			batching := s.Schema().Dialect == "postgres"
+			batching := s.Schema().Dialect == storage.Postgres
 			for round := 0; round < 200; round++ {
 				var calls []idempotency.Key
 				for i := range 12 {
@@ -96,7 +97,7 @@ func TestClaimLookupBatched(t *testing.T) {
 						t.Fatalf("round %d: %v has %d winners, want 1", round, k, winners[k])
 					}
 				}
-				sent, failed := idempotency.ClaimBatches(s)
+				sent, failed := claimBatches(s)
 				if !batching {
 					if sent != 0 {
 						t.Fatalf("%s sent %d batches; only PostgreSQL has ClaimBatch", name, sent)
@@ -106,14 +107,14 @@ func TestClaimLookupBatched(t *testing.T) {
 				// Both statements: the first batches go as ClaimBatch (no
 				// claim lost yet), the later ones, with most claims losing,
 				// as ClaimLookupBatch.
-				lookups := idempotency.LookupBatches(s)
+				lookups := s.Stats().LookupBatches
 				if failed > 0 && lookups > 0 && sent > lookups {
 					t.Logf("round %d: %d batches sent (%d ClaimLookupBatch), %d failed and were claimed one by one", round, sent, lookups, failed)
 					return
 				}
 			}
-			sent, failed := idempotency.ClaimBatches(s)
-			t.Fatalf("200 rounds of 33 concurrent claims: %d batches (%d ClaimLookupBatch), %d failed; want a failure and both statements", sent, idempotency.LookupBatches(s), failed)
+			sent, failed := claimBatches(s)
+			t.Fatalf("200 rounds of 33 concurrent claims: %d batches (%d ClaimLookupBatch), %d failed; want a failure and both statements", sent, s.Stats().LookupBatches, failed)
 		})
 	}
 }
@@ -162,23 +163,23 @@ func TestClaimStatementFollowsLosses(t *testing.T) {
 			}
 		}
 		finished = append(finished, keys...)
-		if sent, _ := idempotency.ClaimBatches(s); sent > 0 && r >= 10 {
+		if sent, _ := claimBatches(s); sent > 0 && r >= 10 {
 			break
 		}
 	}
-	sent, _ := idempotency.ClaimBatches(s)
-	if sent == 0 || idempotency.LookupBatches(s) != 0 {
-		t.Fatalf("only winning claims: %d batches, %d of them ClaimLookupBatch; want some, none", sent, idempotency.LookupBatches(s))
+	sent, _ := claimBatches(s)
+	if sent == 0 || s.Stats().LookupBatches != 0 {
+		t.Fatalf("only winning claims: %d batches, %d of them ClaimLookupBatch; want some, none", sent, s.Stats().LookupBatches)
 	}
 	// Losing: retries of the finished keys switch to ClaimLookupBatch.
-	for r := 0; idempotency.LookupBatches(s) == 0; r++ {
+	for r := 0; s.Stats().LookupBatches == 0; r++ {
 		if r == 200 {
 			t.Fatal("200 rounds of retries and no ClaimLookupBatch")
 		}
 		round(finished[(r*16)%len(finished):][:16], false)
 	}
 	// Winning again: back to ClaimBatch.
-	plain := func() int64 { sent, _ := idempotency.ClaimBatches(s); return sent - idempotency.LookupBatches(s) }
+	plain := func() int64 { sent, _ := claimBatches(s); return sent - s.Stats().LookupBatches }
 	before := plain()
 	for r := 0; plain() == before; r++ {
 		if r == 200 {
@@ -225,7 +226,7 @@ func TestClaimBatchGlobalKeys(t *testing.T) {
 				t.Fatalf("round %d: %s has %d winners across two accounts, want 1", round, k.Key, winners[k.Key])
 			}
 		}
-		if sent, _ := idempotency.ClaimBatches(s); sent > 0 && round >= 10 {
+		if sent, _ := claimBatches(s); sent > 0 && round >= 10 {
 			return
 		}
 	}
@@ -257,4 +258,11 @@ func claimAll(ctx context.Context, s *idempotency.SQLStore, keys []idempotency.K
 	start.Done()
 	wg.Wait()
 	return results
+}
+
+// claimBatches reports how many ClaimBatch and ClaimLookupBatch statements
+// s sent and how many of them failed.
+func claimBatches(s *idempotency.SQLStore) (sent, failed int64) {
+	st := s.Stats()
+	return st.ClaimBatches, st.FailedClaimBatches
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/retryspec/retryspec/idempotency"
 	"github.com/retryspec/retryspec/internal/dbtest"
+	"github.com/retryspec/retryspec/storage"
 )
 
 // TestClaimLookup: the claim that also reads the row it lost to returns
@@ -19,8 +20,8 @@ func TestClaimLookup(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			c := payoutsContract(t)
 			s := openStore(t, name, c).(*idempotency.SQLStore)
-			_, one := s.Schema().Statement("ClaimLookup")
-			if want := s.Schema().Dialect == "postgres"; one != want {
+			_, one := s.Schema().Statement(storage.ClaimLookup)
+			if want := s.Schema().Dialect == storage.Postgres; one != want {
 				t.Fatalf("%s has a ClaimLookup statement: %v, want %v", s.Schema().Dialect, one, want)
 			}
 			ctx := context.Background()

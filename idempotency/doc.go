@@ -9,10 +9,10 @@
 // Stores run the SQL that package storage generates (`retryspec storage`):
 // SQLStore on database/sql for PostgreSQL, MySQL/MariaDB and SQLite (opened
 // from a URL by package stores, which runs PostgreSQL's per-request
-// statements on pgx's pool through the Native interface, pipelining a
-// handler's writes with the completion), and MemoryStore for unit tests only. Metric
-// names live in package alerting, which `retryspec build` also reads for the
-// alerting rules.
+// statements on pgx's pool, pipelining a handler's writes with the
+// completion), and NewMemoryStore's for unit tests only. A custom store
+// implements Store. Metric names live in package alerting, which
+// `retryspec build` also reads for the alerting rules.
 //
 // It must not import the CLI, the renderers or any database driver (the
 // drivers are in package stores).

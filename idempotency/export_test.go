@@ -1,42 +1,29 @@
 package idempotency
 
-// ClaimBatches reports how many ClaimBatch and ClaimLookupBatch statements
-// s sent and how many of them failed, for the tests.
-func ClaimBatches(s *SQLStore) (sent, failed int64) {
-	return s.batches.Load(), s.batchFailures.Load()
-}
-
-// LookupBatches reports how many of those were ClaimLookupBatch.
-func LookupBatches(s *SQLStore) int64 { return s.lookupBatches.Load() }
-
-// WriteBatches reports how many batches of several pipelines s sent, and
-// MergedBatches how many of them committed as one transaction.
-func WriteBatches(s *SQLStore) int64 { return s.writeBatches.Load() }
-
-func MergedBatches(s *SQLStore) int64 { return s.mergedBatches.Load() }
+import "context"
 
 // HoldWrites makes the pipelines s is given queue as if one were in flight;
 // Queued counts them and ReleaseWrites sends them, in the order they
 // queued, as one batch, as the pipeline in flight would on its return.
-func HoldWrites(s *SQLStore) {
-	s.writes.mu.Lock()
-	s.writes.busy = maxWritesInFlight
-	s.writes.mu.Unlock()
+func HoldWrites(s *SQLStore) { s.writes.Hold() }
+
+func Queued(s *SQLStore) int { return s.writes.Queued() }
+
+func ReleaseWrites(s *SQLStore) { s.writes.Release() }
+
+// HasNative reports whether s runs its statements on a native client.
+func HasNative(s *SQLStore) bool { return s.native != nil }
+
+// Exec runs a statement of the benchmarks' own on s's native client when
+// it has one, as a service's handler would, else on its *sql.DB.
+func Exec(ctx context.Context, s *SQLStore, query string, args []any) error {
+	if s.native != nil {
+		_, err := s.native.Exec(ctx, query, args)
+		return err
+	}
+	_, err := s.db.ExecContext(ctx, query, args...)
+	return err
 }
-
-func Queued(s *SQLStore) int {
-	s.writes.mu.Lock()
-	defer s.writes.mu.Unlock()
-	return len(s.writes.queue)
-}
-
-func ReleaseWrites(s *SQLStore) { s.writes.handOff(nil) }
-
-// Trips reports the round trips of s's claim and write batchers.
-func Trips(s *SQLStore) (claims, writes int64) { return s.claimTrips.Load(), s.writeTrips.Load() }
-
-// BatchingWrites reports whether s sends concurrent write pipelines together.
-func BatchingWrites(s *SQLStore) bool { return s.writes != nil }
 
 // PathValues is pathValues, for its table test.
 var PathValues = pathValues

@@ -23,7 +23,7 @@ func TestStoresRunTheGoldenStatements(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer s.DB().Close()
-			golden, err := os.ReadFile("../storage/testdata/payouts." + s.Schema().Dialect + ".sql")
+			golden, err := os.ReadFile("../storage/testdata/payouts." + string(s.Schema().Dialect) + ".sql")
 			if err != nil {
 				t.Fatal(err)
 			}

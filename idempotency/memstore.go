@@ -11,12 +11,8 @@ import (
 	"github.com/retryspec/retryspec/contract"
 )
 
-// MemoryStore keeps keys in a map. It is for unit tests of handlers only:
-// it is lost on restart and not shared between processes, so it cannot
-// arbitrate a claim between the instances of a real service (the contract
-// rule claim/mechanism-store-mismatch says the same of `store: memory`).
-// It has no transactions: Step.Commit passes its function a nil *sql.Tx.
-type MemoryStore struct {
+// memoryStore is NewMemoryStore's.
+type memoryStore struct {
 	mu           sync.Mutex
 	rows         map[Key]*Record
 	lockTimeout  time.Duration
@@ -24,9 +20,14 @@ type MemoryStore struct {
 	reaperAfter  time.Duration
 }
 
-// NewMemoryStore returns an empty store with the contract's horizons.
-func NewMemoryStore(c *contract.Contract) *MemoryStore {
-	m := &MemoryStore{rows: map[Key]*Record{}, replayWindow: c.Idempotency.ReplayWindow.D, reaperAfter: c.Idempotency.ReaperAfter.D}
+// NewMemoryStore returns an empty store keeping keys in a map, for unit
+// tests of handlers only: lost on restart and not shared between
+// processes, it cannot arbitrate a claim between the instances of a real
+// service (the contract rule claim/mechanism-store-mismatch says the same
+// of `store: memory`). Without transactions, it refuses a phase with
+// writes: Step.Commit and its kin return an error, never a nil *sql.Tx.
+func NewMemoryStore(c *contract.Contract) Store {
+	m := &memoryStore{rows: map[Key]*Record{}, replayWindow: c.Idempotency.ReplayWindow.D, reaperAfter: c.Idempotency.ReaperAfter.D}
 	if c.Idempotency.InFlight != nil {
 		m.lockTimeout = c.Idempotency.InFlight.LockTimeout.D
 	}
@@ -36,7 +37,7 @@ func NewMemoryStore(c *contract.Contract) *MemoryStore {
 	return m
 }
 
-func (m *MemoryStore) Claim(_ context.Context, k Key, c NewClaim, now time.Time) (bool, error) {
+func (m *memoryStore) Claim(_ context.Context, k Key, c NewClaim, now time.Time) (bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, ok := m.rows[k]; ok {
@@ -47,7 +48,7 @@ func (m *MemoryStore) Claim(_ context.Context, k Key, c NewClaim, now time.Time)
 	return true, nil
 }
 
-func (m *MemoryStore) Lookup(_ context.Context, k Key) (*Record, error) {
+func (m *memoryStore) Lookup(_ context.Context, k Key) (*Record, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	r, ok := m.rows[k]
@@ -60,7 +61,7 @@ func (m *MemoryStore) Lookup(_ context.Context, k Key) (*Record, error) {
 }
 
 // current returns the row when it is in flight under fence.
-func (m *MemoryStore) current(k Key, fence int64) *Record {
+func (m *memoryStore) current(k Key, fence int64) *Record {
 	r, ok := m.rows[k]
 	if !ok || r.Fence != fence || r.Complete() {
 		return nil
@@ -68,7 +69,7 @@ func (m *MemoryStore) current(k Key, fence int64) *Record {
 	return r
 }
 
-func (m *MemoryStore) Takeover(_ context.Context, k Key, fence int64, now time.Time) (bool, error) {
+func (m *memoryStore) Takeover(_ context.Context, k Key, fence int64, now time.Time) (bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	r := m.current(k, fence)
@@ -80,7 +81,7 @@ func (m *MemoryStore) Takeover(_ context.Context, k Key, fence int64, now time.T
 	return true, nil
 }
 
-func (m *MemoryStore) Checkpoint(_ context.Context, _ *sql.Tx, k Key, fence int64, rp string, downstream map[string]string, now time.Time) (bool, error) {
+func (m *memoryStore) Checkpoint(_ context.Context, _ *sql.Tx, k Key, fence int64, rp string, downstream map[string]string, now time.Time) (bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	r := m.current(k, fence)
@@ -91,7 +92,7 @@ func (m *MemoryStore) Checkpoint(_ context.Context, _ *sql.Tx, k Key, fence int6
 	return true, nil
 }
 
-func (m *MemoryStore) Complete(_ context.Context, _ *sql.Tx, k Key, fence int64, resp Response, rp string, _ time.Time) (bool, error) {
+func (m *memoryStore) Complete(_ context.Context, _ *sql.Tx, k Key, fence int64, resp Response, rp string, _ time.Time) (bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	r := m.current(k, fence)
@@ -102,7 +103,7 @@ func (m *MemoryStore) Complete(_ context.Context, _ *sql.Tx, k Key, fence int64,
 	return true, nil
 }
 
-func (m *MemoryStore) Release(_ context.Context, k Key, fence int64) (bool, error) {
+func (m *memoryStore) Release(_ context.Context, k Key, fence int64) (bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	r := m.current(k, fence)
@@ -113,7 +114,7 @@ func (m *MemoryStore) Release(_ context.Context, k Key, fence int64) (bool, erro
 	return true, nil
 }
 
-func (m *MemoryStore) Expire(_ context.Context, k Key, fence int64, now time.Time) (bool, error) {
+func (m *memoryStore) Expire(_ context.Context, k Key, fence int64, now time.Time) (bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	r, ok := m.rows[k]
@@ -124,7 +125,7 @@ func (m *MemoryStore) Expire(_ context.Context, k Key, fence int64, now time.Tim
 	return true, nil
 }
 
-func (m *MemoryStore) Reap(_ context.Context, now time.Time, limit int) (int64, error) {
+func (m *memoryStore) Reap(_ context.Context, now time.Time, limit int) (int64, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var n int64
@@ -140,7 +141,7 @@ func (m *MemoryStore) Reap(_ context.Context, now time.Time, limit int) (int64, 
 	return n, nil
 }
 
-func (m *MemoryStore) Stale(_ context.Context, now time.Time, limit int) ([]StaleKey, error) {
+func (m *memoryStore) Stale(_ context.Context, now time.Time, limit int) ([]StaleKey, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var out []StaleKey
@@ -158,4 +159,4 @@ func (m *MemoryStore) Stale(_ context.Context, now time.Time, limit int) ([]Stal
 	return out, nil
 }
 
-func (m *MemoryStore) Begin(context.Context) (*sql.Tx, error) { return nil, nil }
+func (m *memoryStore) Begin(context.Context) (*sql.Tx, error) { return nil, nil }

@@ -81,11 +81,11 @@ func (s series) label() string {
 // every metric with its HELP and TYPE even before its first count.
 func (c *Counters) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4")
-	c.WriteText(w)
+	c.writeText(w)
 }
 
-// WriteText writes the Prometheus text format.
-func (c *Counters) WriteText(w io.Writer) {
+// writeText writes the Prometheus text format.
+func (c *Counters) writeText(w io.Writer) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, m := range alerting.Metrics {

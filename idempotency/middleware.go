@@ -382,7 +382,7 @@ func (h *endpointHandler) claimKey(q *keyRequest, now time.Time) (won bool, rec 
 // claim claims the key in one statement; rec is the key's row when the
 // store reads it in the same statement (ClaimLookuper).
 func (h *endpointHandler) claim(q *keyRequest, now time.Time) (won bool, rec *Record, err error) {
-	if cl, ok := h.m.store.(ClaimLookuper); ok {
+	if cl, ok := h.m.store.(claimLookuper); ok {
 		return cl.ClaimLookup(q.r.Context(), q.k, q.claim, now)
 	}
 	won, err = h.m.store.Claim(q.r.Context(), q.k, q.claim, now)

@@ -422,7 +422,7 @@ func TestAfterWindowError(t *testing.T) {
 // lostClaims is the in-memory store, counting the claims it refuses and
 // telling each on lost.
 type lostClaims struct {
-	*idempotency.MemoryStore
+	idempotency.Store
 	n    *atomic.Int64
 	lost chan struct{}
 }
@@ -432,7 +432,7 @@ func newLostClaims(c *contract.Contract) lostClaims {
 }
 
 func (s lostClaims) Claim(ctx context.Context, k idempotency.Key, c idempotency.NewClaim, now time.Time) (bool, error) {
-	won, err := s.MemoryStore.Claim(ctx, k, c, now)
+	won, err := s.Store.Claim(ctx, k, c, now)
 	if err == nil && !won {
 		s.n.Add(1)
 		select {
@@ -671,7 +671,7 @@ func TestPanicReleasesTheKey(t *testing.T) {
 
 // vanishing is a store where every claim loses and every row has gone by
 // the time it is read: Claim and Lookup disagree for ever.
-type vanishing struct{ *idempotency.MemoryStore }
+type vanishing struct{ idempotency.Store }
 
 func (vanishing) Claim(context.Context, idempotency.Key, idempotency.NewClaim, time.Time) (bool, error) {
 	return false, nil

@@ -6,12 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/retryspec/retryspec/contract"
+	"github.com/retryspec/retryspec/idempotency/internal/batch"
+	"github.com/retryspec/retryspec/idempotency/internal/native"
 	"github.com/retryspec/retryspec/storage"
 )
 
@@ -19,117 +20,65 @@ import (
 // dialect on a database/sql handle. PostgreSQL goes through pgx v5's
 // database/sql driver, MySQL and MariaDB through go-sql-driver/mysql,
 // SQLite through modernc.org/sqlite (pure Go); package
-// idempotency/stores opens each from a URL.
+// idempotency/stores opens each from a URL, and on PostgreSQL runs the
+// statements of a request's path on pgx's pool, batching concurrent
+// claims and writes (docs/server.md, "Under load").
 type SQLStore struct {
-	db     *sql.DB
-	schema *storage.Schema
-	stmts  map[string]storage.Statement
-	native Native
-	// asyncCommit is the setting under which commits are acknowledged
-	// before they are flushed, "" when durable (SetAsyncCommit).
-	asyncCommit string
-	batch       *batcher[*claimCall] // nil: each claim is its own statement
-	writes      *batcher[*writeCall] // nil: each pipeline is its own round trip
+	db          *sql.DB
+	schema      *storage.Schema
+	stmts       map[storage.StatementName]storage.Statement
+	native      native.Client              // nil: database/sql only
+	asyncCommit string                     // SQLOptions.AsyncCommit
+	claims      *batch.Batcher[*claimCall] // nil: each claim is its own statement
+	writes      *batch.Batcher[*writeCall] // nil: each pipeline is its own round trip
+	mergeWrites bool                       // a write batch may commit as one transaction (writebatch.go)
+	counts      sqlCounts
+}
+
+// sqlCounts are the batchers' figures, which Stats reports.
+type sqlCounts struct {
 	// batches and batchFailures count the ClaimBatch and ClaimLookupBatch
 	// statements sent and those that failed (their keys then claimed one
 	// by one), lookupBatches the ClaimLookupBatch ones; writeBatches the
 	// batches of several pipelines (one round trip each, two when a
-	// merged attempt was rolled back); claimTrips and
-	// writeTrips every round trip of the two batchers.
-	batches, batchFailures, lookupBatches, writeBatches, claimTrips, writeTrips atomic.Int64
-	// claimLoss is the recent share of lost claims, in 1/1024 (claimbatch.go).
-	claimLoss atomic.Int64
-	// mergeWrites: a batch's pipelines may commit as one transaction;
-	// mergedBatches counts those that did, writeFailures is the recent
-	// share of batches with a failing pipeline, in 1/1024 (writebatch.go).
-	mergeWrites   bool
-	mergedBatches atomic.Int64
-	writeFailures atomic.Int64
+	// merged attempt was rolled back), mergedBatches those that committed
+	// as one transaction; claimTrips and writeTrips every round trip of
+	// the two batchers.
+	batches, batchFailures, lookupBatches, writeBatches, mergedBatches, claimTrips, writeTrips atomic.Int64
+	// claimLoss is the recent share of lost claims, in 1/1024
+	// (claimbatch.go); writeFailures the recent share of write batches
+	// with a failing pipeline (writebatch.go).
+	claimLoss, writeFailures atomic.Int64
 }
 
-// Native is a database's own client, which an SQLStore runs the
-// statements of a request's path on instead of database/sql when one is
-// set (UseNative): package stores sets pgx's connection pool for
-// PostgreSQL, which prepares each statement once per connection and
-// pipelines a handler's writes with the fenced write. Statements inside a
-// handler's *sql.Tx still go through that transaction.
-type Native interface {
-	// QueryRow runs a statement returning at most one row into dest;
-	// no row is sql.ErrNoRows.
-	QueryRow(ctx context.Context, query string, args []any, dest ...any) error
-	// Exec runs a statement and returns the number of rows it affected.
-	Exec(ctx context.Context, query string, args []any) (int64, error)
-	// Pipeline sends the statements in one round trip, to run as one
-	// transaction: all commit or none does. On failure, failed is the
-	// index of the statement that failed.
-	Pipeline(ctx context.Context, stmts []Write) (failed int, err error)
-}
-
-// UseNative makes the store run its per-request statements on n, which
-// must reach the same database as the store's *sql.DB. Call it before the
-// store serves.
-func (s *SQLStore) UseNative(n Native) {
-	s.native = n
-	s.BatchClaims(true)
-	s.BatchWrites(true)
-	s.MergeWrites(true)
-}
-
-// MergeWrites turns on (the default with a native client that is a
-// NativeMerger, on PostgreSQL) or off the committing of a write batch's
-// pipelines as one transaction (see writebatch.go); off, each stays its
-// own transaction. It matters only while writes are batched
-// (BatchWrites). Call it before the store serves.
-func (s *SQLStore) MergeWrites(on bool) {
-	_, ok := s.native.(NativeMerger)
-	s.mergeWrites = ok && on
-}
-
-// BatchWrites turns on or off the grouping of concurrent CommitWrites and
-// FinishWrites pipelines into one round trip, each with its own outcome
-// (see writebatch.go); it needs a native client that is a
-// NativePipeliner. UseNative turns it on; package stores then leaves it on
-// only when the server's commits do not wait for a WAL flush
-// (synchronous_commit off), since a batch sent as separate transactions
-// (MergeWrites off, or after a failed merge) commits them one after
-// another. Call it before the store serves.
-func (s *SQLStore) BatchWrites(on bool) {
-	s.writes = nil
-	if _, ok := s.native.(NativePipeliner); ok && on {
-		s.writes = s.newWriteBatcher()
-	}
-}
-
-// BatchClaims turns on (the default with a native client that is a
-// NativeQuerier, on PostgreSQL) or off the grouping of concurrent claims
-// into one ClaimBatch statement (see claimbatch.go). Call it before
-// the store serves.
-func (s *SQLStore) BatchClaims(on bool) {
-	s.batch = nil
-	if _, ok := s.native.(NativeQuerier); ok && on {
-		if _, ok := s.stmts["ClaimBatch"]; ok {
-			s.batch = s.newClaimBatcher()
-		}
-	}
+// SQLOptions configure an SQLStore when it is made; nothing changes them
+// later. The zero value runs every statement on the *sql.DB.
+type SQLOptions struct {
+	// Migrate creates the key table or the columns it lacks; without it
+	// either is an error naming what is missing.
+	Migrate bool
+	// AsyncCommit is the server setting under which commits are
+	// acknowledged before they are flushed ("" when durable), which the
+	// middleware logs and counts.
+	AsyncCommit string
+	// Native is the database's own client and what it batches: package
+	// stores sets pgx's pool on PostgreSQL.
+	Native *native.Config
 }
 
 // NewSQLStore checks that db holds the key table with every column the
-// contract's statements use, then returns a store running them. A missing
-// table or column is an error naming it, with the command that prints the
-// DDL; Migrate creates the table first instead.
-func NewSQLStore(ctx context.Context, db *sql.DB, dialect string, c *contract.Contract, migrate bool) (*SQLStore, error) {
+// contract's statements use (a missing one is an error naming it and the
+// fix), then returns a store running them.
+func NewSQLStore(ctx context.Context, db *sql.DB, dialect storage.Dialect, c *contract.Contract, opts SQLOptions) (*SQLStore, error) {
 	schema, err := storage.Generate(c, dialect)
 	if err != nil {
 		return nil, err
 	}
-	s := &SQLStore{db: db, schema: schema, stmts: map[string]storage.Statement{}}
-	for _, st := range schema.Statements {
-		s.stmts[st.Name] = st
-	}
+	s := newSQLStore(db, schema, opts)
 	if err := db.PingContext(ctx); err != nil {
 		return nil, fmt.Errorf("idempotency: cannot reach the %s store: %w", dialect, err)
 	}
-	if migrate {
+	if opts.Migrate {
 		for _, ddl := range schema.DDL {
 			if _, err := db.ExecContext(ctx, ddl); err != nil {
 				return nil, fmt.Errorf("idempotency: creating the key table: %w", err)
@@ -145,20 +94,35 @@ func NewSQLStore(ctx context.Context, db *sql.DB, dialect string, c *contract.Co
 	return s, nil
 }
 
-// SetAsyncCommit records the server setting under which the store's
-// commits are acknowledged before they are flushed ("" when durable);
-// stores.Open sets it after the caller opted in.
-func (s *SQLStore) SetAsyncCommit(setting string) { s.asyncCommit = setting }
+// newSQLStore sets up the store's statements and batchers; each batcher
+// is on only when the client can send its batches.
+func newSQLStore(db *sql.DB, schema *storage.Schema, opts SQLOptions) *SQLStore {
+	s := &SQLStore{db: db, schema: schema, stmts: map[storage.StatementName]storage.Statement{}, asyncCommit: opts.AsyncCommit}
+	for _, st := range schema.Statements {
+		s.stmts[st.Name] = st
+	}
+	n := opts.Native
+	if n == nil || n.Client == nil {
+		return s
+	}
+	s.native = n.Client
+	_, querier := n.Client.(native.Querier)
+	if _, ok := s.stmts[storage.ClaimBatch]; ok && querier && n.BatchClaims {
+		s.claims = s.newClaimBatcher()
+	}
+	if _, ok := n.Client.(native.Pipeliner); ok && n.BatchWrites {
+		s.writes = s.newWriteBatcher()
+		_, merger := n.Client.(native.Merger)
+		s.mergeWrites = merger && n.MergeWrites
+	}
+	return s
+}
 
-// AsyncCommit is that setting, "" when commits are durable.
+// AsyncCommit is SQLOptions.AsyncCommit.
 func (s *SQLStore) AsyncCommit() string { return s.asyncCommit }
 
 // Schema is the generated schema the store runs.
 func (s *SQLStore) Schema() *storage.Schema { return s.schema }
-
-// Native is the native client UseNative set, or nil: a service's own
-// statements outside the middleware can use it too.
-func (s *SQLStore) Native() Native { return s.native }
 
 // DB is the database handle, for the service's own tables.
 func (s *SQLStore) DB() *sql.DB { return s.db }
@@ -232,7 +196,7 @@ type param struct {
 }
 
 // args orders the named values as the statement's placeholders.
-func (s *SQLStore) args(name string, vals []param) (storage.Statement, []any) {
+func (s *SQLStore) args(name storage.StatementName, vals []param) (storage.Statement, []any) {
 	st := s.stmts[name]
 	out := make([]any, len(st.Params))
 next:
@@ -243,12 +207,12 @@ next:
 				continue next
 			}
 		}
-		panic("idempotency: statement " + name + " needs parameter " + p) // a bug in this file, not input
+		panic("idempotency: statement " + name.String() + " needs parameter " + p) // a bug in this file, not input
 	}
 	return st, out
 }
 
-func (s *SQLStore) execRows(ctx context.Context, tx *sql.Tx, name string, vals []param) (int64, error) {
+func (s *SQLStore) execRows(ctx context.Context, tx *sql.Tx, name storage.StatementName, vals []param) (int64, error) {
 	st, args := s.args(name, vals)
 	if tx == nil && s.native != nil {
 		n, err := s.native.Exec(ctx, st.SQL, args)
@@ -279,12 +243,12 @@ func (s *SQLStore) queryRow(ctx context.Context, query string, args []any, dest 
 
 func (s *SQLStore) Claim(ctx context.Context, k Key, c NewClaim, now time.Time) (bool, error) {
 	vals := []param{{"idempotency_key", k.Key}, {"account_id", k.Account}, {"operation", c.Operation}, {"fingerprint", c.Fingerprint}, {"request_body", nonNil(c.RequestBody)}, {"request_target", c.RequestTarget}, {"now", micros(now)}, {"recovery_point", c.RecoveryPoint}}
-	st := s.stmts["Claim"]
+	st := s.stmts[storage.Claim]
 	if st.Kind == storage.KindExecRows {
-		n, err := s.execRows(ctx, nil, "Claim", vals)
+		n, err := s.execRows(ctx, nil, storage.Claim, vals)
 		return n == 1, err
 	}
-	_, args := s.args("Claim", vals)
+	_, args := s.args(storage.Claim, vals)
 	var fence int64
 	err := s.queryRow(ctx, st.SQL, args, &fence)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -297,7 +261,7 @@ func (s *SQLStore) Claim(ctx context.Context, k Key, c NewClaim, now time.Time) 
 }
 
 func (s *SQLStore) Lookup(ctx context.Context, k Key) (*Record, error) {
-	st, args := s.args("Lookup", []param{{"idempotency_key", k.Key}, {"account_id", k.Account}})
+	st, args := s.args(storage.Lookup, []param{{"idempotency_key", k.Key}, {"account_id", k.Account}})
 	var r rowScan
 	err := s.queryRow(ctx, st.SQL, args, r.dest()...)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -306,27 +270,22 @@ func (s *SQLStore) Lookup(ctx context.Context, k Key) (*Record, error) {
 	if err != nil {
 		return nil, fmt.Errorf("idempotency: Lookup: %w", err)
 	}
-	return r.record("Lookup")
+	return r.record(storage.Lookup)
 }
 
 // ClaimLookup claims the key and, when it loses, returns the row it lost
-// to, in one round trip where the dialect has the ClaimLookup statement
-// (PostgreSQL); elsewhere it runs Claim, then Lookup. rec is nil when the
-// claim was won, or lost to a row too new for the statement's snapshot:
-// the caller then reads it with Lookup.
-//
-// Concurrent calls on PostgreSQL share one ClaimBatch or ClaimLookupBatch
-// statement when one is already in flight (BatchClaims); a loser of a
-// ClaimBatch gets its row from Lookup.
+// to (nil when the row is too new for the statement: read it with
+// Lookup), in one statement on PostgreSQL, where concurrent claims share
+// one (claimbatch.go); elsewhere it runs Claim, then Lookup.
 func (s *SQLStore) ClaimLookup(ctx context.Context, k Key, c NewClaim, now time.Time) (won bool, rec *Record, err error) {
-	if s.batch != nil {
+	if s.claims != nil {
 		return s.claimLookupBatched(ctx, k, c, now)
 	}
 	return s.claimLookupOne(ctx, k, c, now)
 }
 
 func (s *SQLStore) claimLookupOne(ctx context.Context, k Key, c NewClaim, now time.Time) (won bool, rec *Record, err error) {
-	st, ok := s.stmts["ClaimLookup"]
+	st, ok := s.stmts[storage.ClaimLookup]
 	if !ok {
 		if won, err = s.Claim(ctx, k, c, now); err != nil || won {
 			return won, nil, err
@@ -334,7 +293,7 @@ func (s *SQLStore) claimLookupOne(ctx context.Context, k Key, c NewClaim, now ti
 		rec, err = s.Lookup(ctx, k)
 		return false, rec, err
 	}
-	_, args := s.args("ClaimLookup", []param{{"idempotency_key", k.Key}, {"account_id", k.Account}, {"operation", c.Operation}, {"fingerprint", c.Fingerprint}, {"request_body", nonNil(c.RequestBody)}, {"request_target", c.RequestTarget}, {"now", micros(now)}, {"recovery_point", c.RecoveryPoint}})
+	_, args := s.args(storage.ClaimLookup, []param{{"idempotency_key", k.Key}, {"account_id", k.Account}, {"operation", c.Operation}, {"fingerprint", c.Fingerprint}, {"request_body", nonNil(c.RequestBody)}, {"request_target", c.RequestTarget}, {"now", micros(now)}, {"recovery_point", c.RecoveryPoint}})
 	var r rowScan
 	if err := s.queryRow(ctx, st.SQL, args, append([]any{&won}, r.dest()...)...); err != nil {
 		return false, nil, fmt.Errorf("idempotency: ClaimLookup: %w", err)
@@ -342,7 +301,7 @@ func (s *SQLStore) claimLookupOne(ctx context.Context, k Key, c NewClaim, now ti
 	if won || !r.operation.Valid {
 		return won, nil, nil
 	}
-	rec, err = r.record("ClaimLookup")
+	rec, err = r.record(storage.ClaimLookup)
 	return false, rec, err
 }
 
@@ -359,7 +318,7 @@ func (r *rowScan) dest() []any {
 		&r.lockedAt, &r.recoveryPoint, &r.downstream, &r.status, &r.headers, &r.responseBody, &r.createdAt, &r.target}
 }
 
-func (r *rowScan) record(stmt string) (*Record, error) {
+func (r *rowScan) record(stmt storage.StatementName) (*Record, error) {
 	rec := &Record{
 		Operation: r.operation.String, Fingerprint: r.fingerprint.String, RequestBody: r.requestBody,
 		Fence: r.fence.Int64, LockedAt: fromMicros(r.lockedAt.Int64), RecoveryPoint: r.recoveryPoint.String,
@@ -383,7 +342,7 @@ func (r *rowScan) record(stmt string) (*Record, error) {
 }
 
 func (s *SQLStore) Takeover(ctx context.Context, k Key, fence int64, now time.Time) (bool, error) {
-	n, err := s.execRows(ctx, nil, "Takeover", []param{{"idempotency_key", k.Key}, {"account_id", k.Account}, {"fence", fence}, {"now", micros(now)}})
+	n, err := s.execRows(ctx, nil, storage.Takeover, []param{{"idempotency_key", k.Key}, {"account_id", k.Account}, {"fence", fence}, {"now", micros(now)}})
 	return n == 1, err
 }
 
@@ -392,7 +351,7 @@ func (s *SQLStore) Checkpoint(ctx context.Context, tx *sql.Tx, k Key, fence int6
 	if err != nil {
 		return false, err
 	}
-	n, err := s.execRows(ctx, tx, "Checkpoint", []param{{"idempotency_key", k.Key}, {"account_id", k.Account}, {"fence", fence}, {"now", micros(now)}, {"recovery_point", rp}, {"downstream_keys", string(keys)}})
+	n, err := s.execRows(ctx, tx, storage.Checkpoint, []param{{"idempotency_key", k.Key}, {"account_id", k.Account}, {"fence", fence}, {"now", micros(now)}, {"recovery_point", rp}, {"downstream_keys", string(keys)}})
 	return n == 1, err
 }
 
@@ -401,7 +360,7 @@ func (s *SQLStore) Complete(ctx context.Context, tx *sql.Tx, k Key, fence int64,
 	if err != nil {
 		return false, err
 	}
-	n, err := s.execRows(ctx, tx, "Complete", []param{{"idempotency_key", k.Key}, {"account_id", k.Account}, {"fence", fence}, {"now", micros(now)}, {"recovery_point", rp}, {"response_status", r.Status}, {"response_headers", headers}, {"response_body", nonNil(r.Body)}})
+	n, err := s.execRows(ctx, tx, storage.Complete, []param{{"idempotency_key", k.Key}, {"account_id", k.Account}, {"fence", fence}, {"now", micros(now)}, {"recovery_point", rp}, {"response_status", r.Status}, {"response_headers", headers}, {"response_body", nonNil(r.Body)}})
 	return n == 1, err
 }
 
@@ -413,7 +372,7 @@ func (s *SQLStore) CheckpointWrites(ctx context.Context, k Key, fence int64, rp 
 	if err != nil {
 		return false, err
 	}
-	return s.commitWrites(ctx, "Checkpoint", []param{{"idempotency_key", k.Key}, {"account_id", k.Account}, {"fence", fence}, {"now", micros(now)}, {"recovery_point", rp}, {"downstream_keys", string(keys)}}, writes)
+	return s.commitWrites(ctx, storage.Checkpoint, storage.CheckpointOrAbort, []param{{"idempotency_key", k.Key}, {"account_id", k.Account}, {"fence", fence}, {"now", micros(now)}, {"recovery_point", rp}, {"downstream_keys", string(keys)}}, writes)
 }
 
 // CompleteWrites commits the handler's writes with Complete, as
@@ -423,17 +382,21 @@ func (s *SQLStore) CompleteWrites(ctx context.Context, k Key, fence int64, r Res
 	if err != nil {
 		return false, err
 	}
-	return s.commitWrites(ctx, "Complete", []param{{"idempotency_key", k.Key}, {"account_id", k.Account}, {"fence", fence}, {"now", micros(now)}, {"recovery_point", rp}, {"response_status", r.Status}, {"response_headers", headers}, {"response_body", nonNil(r.Body)}}, writes)
+	return s.commitWrites(ctx, storage.Complete, storage.CompleteOrAbort, []param{{"idempotency_key", k.Key}, {"account_id", k.Account}, {"fence", fence}, {"now", micros(now)}, {"recovery_point", rp}, {"response_status", r.Status}, {"response_headers", headers}, {"response_body", nonNil(r.Body)}}, writes)
 }
 
 // sqlStateDivisionByZero is how CheckpointOrAbort and CompleteOrAbort
 // report a lost fence.
 const sqlStateDivisionByZero = "22012"
 
-func (s *SQLStore) commitWrites(ctx context.Context, name string, vals []param, writes []Write) (bool, error) {
-	if st, ok := s.stmts[name+"OrAbort"]; ok && s.native != nil {
+func (s *SQLStore) commitWrites(ctx context.Context, name, orAbort storage.StatementName, vals []param, writes []Write) (bool, error) {
+	if st, ok := s.stmts[orAbort]; ok && s.native != nil {
 		_, args := s.args(st.Name, vals)
-		stmts := append(slices.Clip(writes), Write{SQL: st.SQL, Args: args})
+		stmts := make([]native.Stmt, len(writes)+1)
+		for i, w := range writes {
+			stmts[i] = native.Stmt(w)
+		}
+		stmts[len(writes)] = native.Stmt{SQL: st.SQL, Args: args}
 		var failed int
 		var err error
 		if s.writes != nil {
@@ -483,21 +446,21 @@ func sqlState(err error) string {
 }
 
 func (s *SQLStore) Release(ctx context.Context, k Key, fence int64) (bool, error) {
-	n, err := s.execRows(ctx, nil, "Release", []param{{"idempotency_key", k.Key}, {"account_id", k.Account}, {"fence", fence}})
+	n, err := s.execRows(ctx, nil, storage.Release, []param{{"idempotency_key", k.Key}, {"account_id", k.Account}, {"fence", fence}})
 	return n == 1, err
 }
 
 func (s *SQLStore) Expire(ctx context.Context, k Key, fence int64, now time.Time) (bool, error) {
-	n, err := s.execRows(ctx, nil, "Expire", []param{{"idempotency_key", k.Key}, {"account_id", k.Account}, {"fence", fence}, {"now", micros(now)}})
+	n, err := s.execRows(ctx, nil, storage.Expire, []param{{"idempotency_key", k.Key}, {"account_id", k.Account}, {"fence", fence}, {"now", micros(now)}})
 	return n == 1, err
 }
 
 func (s *SQLStore) Reap(ctx context.Context, now time.Time, limit int) (int64, error) {
-	return s.execRows(ctx, nil, "Reap", []param{{"now", micros(now)}, {"limit", limit}})
+	return s.execRows(ctx, nil, storage.Reap, []param{{"now", micros(now)}, {"limit", limit}})
 }
 
 func (s *SQLStore) Stale(ctx context.Context, now time.Time, limit int) ([]StaleKey, error) {
-	st, args := s.args("Stale", []param{{"now", micros(now)}, {"limit", limit}})
+	st, args := s.args(storage.Stale, []param{{"now", micros(now)}, {"limit", limit}})
 	rows, err := s.db.QueryContext(ctx, st.SQL, args...)
 	if err != nil {
 		return nil, fmt.Errorf("idempotency: Stale: %w", err)

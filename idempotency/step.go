@@ -168,7 +168,7 @@ func (s *Step) CommitWrites(ctx context.Context, next string, writes ...Write) e
 	if s.lost {
 		return ErrFenceLost
 	}
-	wc, ok := s.h.m.store.(WriteCommitter)
+	wc, ok := s.h.m.store.(writeCommitter)
 	if !ok {
 		return s.Commit(ctx, next, execWrites(ctx, writes))
 	}
@@ -191,7 +191,7 @@ func (s *Step) FinishWrites(ctx context.Context, writes ...Write) error {
 		return err
 	}
 	m := s.h.m
-	wc, ok := m.store.(WriteCommitter)
+	wc, ok := m.store.(writeCommitter)
 	if !ok {
 		return s.Finish(ctx, execWrites(ctx, writes))
 	}

@@ -70,6 +70,10 @@ type StaleKey struct {
 // Methods that take a *sql.Tx run inside it when it is not nil, so a
 // handler's own writes and the recovery point commit together. The
 // in-memory store has no transactions and is passed nil.
+//
+// A store that also has SQLStore's ClaimLookup, CheckpointWrites and
+// CompleteWrites methods (say, a wrapper embedding one) saves round trips:
+// the middleware then claims and commits through them.
 type Store interface {
 	// Claim inserts the key in flight with token 1; won is false when the
 	// key already exists (the unique constraint decided).
@@ -95,11 +99,13 @@ type Store interface {
 	Begin(ctx context.Context) (*sql.Tx, error)
 }
 
-// ClaimLookuper is a Store that can claim a key and, when the claim loses,
+// claimLookuper is a Store that can claim a key and, when the claim loses,
 // return the row it lost to in the same round trip, so a replay costs one
 // statement. rec may be nil after a lost claim (the row was too new to be
-// read with it); the middleware then calls Lookup. SQLStore implements it.
-type ClaimLookuper interface {
+// read with it); the middleware then calls Lookup. SQLStore implements it,
+// and so does a wrapper that embeds one (its own ClaimLookup, if it has
+// one, is used).
+type claimLookuper interface {
 	ClaimLookup(ctx context.Context, k Key, c NewClaim, now time.Time) (won bool, rec *Record, err error)
 }
 
@@ -124,12 +130,12 @@ type Write struct {
 	Args []any
 }
 
-// WriteCommitter is a Store that commits a handler's writes together with
+// writeCommitter is a Store that commits a handler's writes together with
 // the fenced Checkpoint or Complete itself, in as few round trips as its
 // driver allows: SQLStore on PostgreSQL through pgx sends them and the
 // fenced write in one pipeline (one round trip, one transaction). ok is
 // false, and nothing committed, when the fence was lost.
-type WriteCommitter interface {
+type writeCommitter interface {
 	CheckpointWrites(ctx context.Context, k Key, fence int64, recoveryPoint string, downstream map[string]string, now time.Time, writes []Write) (ok bool, err error)
 	CompleteWrites(ctx context.Context, k Key, fence int64, r Response, recoveryPoint string, now time.Time, writes []Write) (ok bool, err error)
 }

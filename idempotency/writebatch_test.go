@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/retryspec/retryspec/contract"
 	"github.com/retryspec/retryspec/idempotency"
 	"github.com/retryspec/retryspec/idempotency/stores"
 	"github.com/retryspec/retryspec/internal/dbtest"
@@ -23,11 +24,10 @@ import (
 // its own outcome, and the others commit their writes with their keys.
 func TestWriteBatchFailsAlone(t *testing.T) {
 	c := payoutsContract(t)
-	s := openStore(t, "postgres", c).(*idempotency.SQLStore)
-	if _, ok := s.Native().(idempotency.NativePipeliner); !ok {
-		t.Fatal("the PostgreSQL store's native client cannot send several pipelines together")
+	s := openPostgres(t, c, stores.WriteBatches+"=on") // on whatever the server's synchronous_commit
+	if !s.Stats().BatchingWrites {
+		t.Fatal("the PostgreSQL store does not send several pipelines together")
 	}
-	s.BatchWrites(true) // on whatever the server's synchronous_commit
 	insert, count := writesTable(t, s)
 	ctx := context.Background()
 	now := time.UnixMicro(1_700_000_000_000_000)
@@ -43,7 +43,7 @@ func TestWriteBatchFailsAlone(t *testing.T) {
 	resp := func(id string) idempotency.Response {
 		return idempotency.Response{Status: 201, Headers: map[string][]string{"Content-Type": {"application/json"}}, Body: []byte(`{"id":"` + id + `"}`)}
 	}
-	before := idempotency.WriteBatches(s)
+	before := s.Stats().WriteBatches
 	got := sendTogether(s,
 		func() (bool, error) { // the handler's insert breaks the unique constraint
 			return s.CompleteWrites(ctx, keys[0], 1, resp("dup"), "finished", now, []idempotency.Write{insert("e0"), insert("dup")})
@@ -61,7 +61,7 @@ func TestWriteBatchFailsAlone(t *testing.T) {
 			return s.CompleteWrites(ctx, keys[4], 1, resp("e4"), "finished", now, []idempotency.Write{insert("e4"), {SQL: "INSERT INTO no_such_table (id) VALUES (1)"}})
 		},
 	)
-	if n := idempotency.WriteBatches(s) - before; n != 1 {
+	if n := s.Stats().WriteBatches - before; n != 1 {
 		t.Fatalf("%d batches of several pipelines, want 1", n)
 	}
 
@@ -122,12 +122,14 @@ func TestWriteBatchingNeedsAsyncCommits(t *testing.T) {
 	for _, tc := range []struct {
 		param string
 		want  bool
-	}{{"off", true}, {"on", false}, {"local", false}} {
+	}{{"off", true}, {"on", false}, {"local", false},
+		// The URL's own parameter overrides the choice either way.
+		{"on&" + stores.WriteBatches + "=on", true}, {"off&" + stores.WriteBatches + "=off", false}} {
 		s, err := stores.Open(context.Background(), url+"&synchronous_commit="+tc.param, c, true)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := idempotency.BatchingWrites(s); got != tc.want {
+		if got := s.Stats().BatchingWrites; got != tc.want {
 			t.Errorf("synchronous_commit=%s: batching writes %v, want %v", tc.param, got, tc.want)
 		}
 		s.DB().Close()
@@ -138,12 +140,10 @@ func TestWriteBatchingNeedsAsyncCommits(t *testing.T) {
 // merges each batch into one transaction, with writesTable's table.
 func mergingStore(t *testing.T) (*idempotency.SQLStore, func(id string) idempotency.Write, func(id string) int) {
 	t.Helper()
-	s := openStore(t, "postgres", payoutsContract(t)).(*idempotency.SQLStore)
-	if _, ok := s.Native().(idempotency.NativeMerger); !ok {
-		t.Fatal("the PostgreSQL store's native client cannot merge pipelines")
+	s := openPostgres(t, payoutsContract(t), stores.WriteBatches+"=on&"+stores.MergedWrites+"=on")
+	if st := s.Stats(); !st.BatchingWrites || !st.MergingWrites {
+		t.Fatal("the PostgreSQL store does not merge its write batches")
 	}
-	s.BatchWrites(true)
-	s.MergeWrites(true)
 	insert, count := writesTable(t, s)
 	return s, insert, count
 }
@@ -208,7 +208,7 @@ func TestMergedWrites(t *testing.T) {
 	}
 	// The lock_timeout, written down by the transaction itself.
 	setting := idempotency.Write{SQL: "INSERT INTO effects (id, amount) VALUES (current_setting('lock_timeout'), 1)"}
-	trips := func() int64 { _, w := idempotency.Trips(s); return w }
+	trips := func() int64 { return s.Stats().WriteTrips }
 	mustCommit := func(got []outcome) {
 		t.Helper()
 		for i, o := range got {
@@ -218,9 +218,9 @@ func TestMergedWrites(t *testing.T) {
 		}
 	}
 
-	merged, trips0 := idempotency.MergedBatches(s), trips()
+	merged, trips0 := s.Stats().MergedWriteBatches, trips()
 	mustCommit(sendTogether(s, complete(claim(), 1, insert("a1")), complete(claim(), 1, setting), complete(claim(), 1, insert("a3"))))
-	if got := idempotency.MergedBatches(s) - merged; got != 1 {
+	if got := s.Stats().MergedWriteBatches - merged; got != 1 {
 		t.Fatalf("merged batches: %d, want 1", got)
 	}
 	if got := trips() - trips0; got != 1 {
@@ -237,7 +237,7 @@ func TestMergedWrites(t *testing.T) {
 	// A lost fence in the middle: the merged attempt rolls back, the
 	// batch goes again as three transactions, and only the middle one
 	// commits nothing.
-	merged, trips0 = idempotency.MergedBatches(s), trips()
+	merged, trips0 = s.Stats().MergedWriteBatches, trips()
 	stale := claim()
 	got := sendTogether(s, complete(claim(), 1, insert("b1")), complete(stale, 7, insert("b2")), complete(claim(), 1, insert("b3")))
 	if !got[0].ok || got[0].err != nil || got[1].ok || got[1].err != nil || !got[2].ok || got[2].err != nil {
@@ -249,16 +249,16 @@ func TestMergedWrites(t *testing.T) {
 	if rec, err := s.Lookup(ctx, stale); err != nil || rec.Complete() {
 		t.Errorf("the fenced-out key: %+v %v; want still in flight", rec, err)
 	}
-	if m, tr := idempotency.MergedBatches(s)-merged, trips()-trips0; m != 0 || tr != 2 {
+	if m, tr := s.Stats().MergedWriteBatches-merged, trips()-trips0; m != 0 || tr != 2 {
 		t.Errorf("merged batches %d, round trips %d; want 0 and 2 (the rolled-back attempt, then the groups alone)", m, tr)
 	}
 
 	// Right after a failure the store sends batches separately, and it
 	// merges again once the failure has faded from its average.
 	for i := 1; ; i++ {
-		merged = idempotency.MergedBatches(s)
+		merged = s.Stats().MergedWriteBatches
 		mustCommit(sendTogether(s, complete(claim(), 1, insert(fmt.Sprintf("c%d-1", i))), complete(claim(), 1, insert(fmt.Sprintf("c%d-2", i)))))
-		if idempotency.MergedBatches(s) > merged {
+		if s.Stats().MergedWriteBatches > merged {
 			if i == 1 {
 				t.Fatal("the batch right after a failed one merged")
 			}
@@ -282,13 +282,11 @@ func TestMergedWritesHotRows(t *testing.T) {
 	url := dbtest.Fresh(t, "postgres", os.Getenv)
 	instances := make([]*idempotency.SQLStore, 2)
 	for i := range instances {
-		s, err := stores.Open(context.Background(), url, c, true)
+		s, err := stores.Open(context.Background(), url+"&"+stores.WriteBatches+"=on", c, true)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { s.DB().Close() })
-		s.BatchWrites(true)
-		s.MergeWrites(true)
 		instances[i] = s
 	}
 	if _, err := instances[0].DB().Exec(`CREATE TABLE hot (id TEXT PRIMARY KEY, n BIGINT NOT NULL); INSERT INTO hot VALUES ('h0', 0), ('h1', 0)`); err != nil {
@@ -333,7 +331,7 @@ func TestMergedWritesHotRows(t *testing.T) {
 		t.Errorf("increments: %d, want %d", total, clients*each)
 	}
 	for i, s := range instances {
-		t.Logf("instance %d: %d batches of several pipelines, %d of them merged", i, idempotency.WriteBatches(s), idempotency.MergedBatches(s))
+		t.Logf("instance %d: %d batches of several pipelines, %d of them merged", i, s.Stats().WriteBatches, s.Stats().MergedWriteBatches)
 	}
 }
 
@@ -368,16 +366,16 @@ func TestMergedWritesAfterSchemaChange(t *testing.T) {
 	for range 4 {
 		batch()
 	}
-	if idempotency.MergedBatches(s) == 0 {
+	if s.Stats().MergedWriteBatches == 0 {
 		t.Fatal("no batch merged")
 	}
 	if _, err := s.DB().Exec(`ALTER TABLE effects ADD COLUMN note TEXT`); err != nil {
 		t.Fatal(err)
 	}
 	for i := 1; ; i++ {
-		merged := idempotency.MergedBatches(s)
+		merged := s.Stats().MergedWriteBatches
 		batch()
-		if idempotency.MergedBatches(s) > merged {
+		if s.Stats().MergedWriteBatches > merged {
 			break
 		}
 		if i == 40 {
@@ -387,4 +385,15 @@ func TestMergedWritesAfterSchemaChange(t *testing.T) {
 	if got := count(fmt.Sprintf("sc-%d", n)); got != 1 {
 		t.Errorf("the last key's row: %d, want 1", got)
 	}
+}
+
+// openPostgres opens a fresh PostgreSQL store whose URL adds params.
+func openPostgres(t *testing.T, c *contract.Contract, params string) *idempotency.SQLStore {
+	t.Helper()
+	s, err := stores.Open(context.Background(), dbtest.Fresh(t, "postgres", os.Getenv)+"&"+params, c, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.DB().Close() })
+	return s
 }

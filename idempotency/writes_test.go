@@ -12,6 +12,7 @@ import (
 	"github.com/retryspec/retryspec/contract"
 	"github.com/retryspec/retryspec/idempotency"
 	"github.com/retryspec/retryspec/internal/dbtest"
+	"github.com/retryspec/retryspec/storage"
 )
 
 // writesTable is a handler's own table for the tests of CommitWrites and
@@ -21,12 +22,8 @@ func writesTable(t *testing.T, s *idempotency.SQLStore) (insert func(id string) 
 	if _, err := s.DB().Exec(`CREATE TABLE effects (id VARCHAR(64) PRIMARY KEY, amount BIGINT NOT NULL)`); err != nil {
 		t.Fatal(err)
 	}
-	q := "INSERT INTO effects (id, amount) VALUES (?, ?)"
-	sel := "SELECT count(*) FROM effects WHERE id = ?"
-	if s.Schema().Dialect == "postgres" {
-		q = "INSERT INTO effects (id, amount) VALUES ($1, $2)"
-		sel = "SELECT count(*) FROM effects WHERE id = $1"
-	}
+	q := storage.Rebind(s.Schema().Dialect, "INSERT INTO effects (id, amount) VALUES (?, ?)")
+	sel := storage.Rebind(s.Schema().Dialect, "SELECT count(*) FROM effects WHERE id = ?")
 	insert = func(id string) idempotency.Write { return idempotency.Write{SQL: q, Args: []any{id, 1000}} }
 	count = func(id string) int {
 		t.Helper()
@@ -61,7 +58,7 @@ func TestWritesCommitWithTheKey(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			c := payoutsContract(t)
 			s := openStore(t, name, c).(*idempotency.SQLStore)
-			if native := s.Native() != nil; native != (name == "postgres") {
+			if native := idempotency.HasNative(s); native != (name == "postgres") {
 				t.Fatalf("%s store has a native client: %v", name, native)
 			}
 			insert, count := writesTable(t, s)

@@ -3,7 +3,6 @@ package openapi
 import (
 	"encoding/json"
 	"reflect"
-	"strings"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
@@ -16,27 +15,7 @@ import (
 // the body contract.Reply renders, not the in-flight 409; the 202 carries
 // no replay header, and x-idempotency gives the in-flight status as 202.
 func TestAcceptedInFlightResponse(t *testing.T) {
-	const from = "    response: conflict\n"
-	src := mustRead(t, "testdata/contract.yaml")
-	if !strings.Contains(src, from) {
-		t.Fatalf("testdata/contract.yaml no longer says %q", from)
-	}
-	c, err := contract.Parse("contract.yaml", []byte(strings.Replace(src, from, "    response: accepted\n", 1)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := Load("testdata/small.yaml", LoadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := NewPlan(c, s)
-	merged, err := Merged(s, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Parse("merged.yaml", merged, LoadOptions{}); err != nil {
-		t.Fatalf("merged spec does not validate: %v", err)
-	}
+	c, merged := mergedSmall(t, [2]string{"    response: conflict\n", "    response: accepted\n"})
 	type operation struct {
 		Responses map[string]struct {
 			Headers map[string]any `yaml:"headers"`

@@ -18,15 +18,31 @@ func HeaderParameter(c *contract.Contract, e contract.Endpoint) Obj {
 		"name", id.Header,
 		"in", "header",
 		"required", e.Key == contract.KeyRequired,
-		"description", headerDescription(c),
-		"schema", obj("type", "string", "maxLength", id.MaxKeyLength),
+		"description", headerDescription(c, e),
+		"schema", obj("type", "string", "maxLength", c.MaxKeyLengthFor(e)),
 	)
 }
 
-func headerDescription(c *contract.Contract) string {
+// BodyKeyProperty is the request body member that carries the key of one
+// endpoint (idempotency.key_in: body): a string of at most the endpoint's
+// max_key_length, described as the header parameter is.
+func BodyKeyProperty(c *contract.Contract, e contract.Endpoint) Obj {
+	return obj(
+		"type", "string",
+		"minLength", 1,
+		"maxLength", c.MaxKeyLengthFor(e),
+		"description", keyDescription(c, c.MaxKeyLengthFor(e)),
+	)
+}
+
+func headerDescription(c *contract.Contract, e contract.Endpoint) string {
+	return keyDescription(c, c.MaxKeyLengthFor(e))
+}
+
+func keyDescription(c *contract.Contract, max int) string {
 	id := c.Idempotency
 	var b strings.Builder
-	fmt.Fprintf(&b, "A key the client mints once per logical request (at most %d characters) and sends unchanged on every retry of that request.", id.MaxKeyLength)
+	fmt.Fprintf(&b, "A key the client mints once per logical request (at most %d characters) and sends unchanged on every retry of that request.", max)
 	if id.HeaderValue == contract.HeaderSFString {
 		b.WriteString(` Send it as a quoted structured-field string, e.g. "abc-123" with the quotes.`)
 	}
@@ -90,15 +106,19 @@ func conflictResponse(c *contract.Contract, g conflictGroup, ref string) Obj {
 	if g.status/100 == 2 {
 		kind = "Idempotency: not finished yet. "
 	}
-	return obj(
-		"description", kind+strings.Join(desc, " "),
-		"content", obj(eb.MediaType(), obj("schema", schema, "examples", examples)),
-	)
+	resp := obj("description", kind+strings.Join(desc, " "))
+	if h := conflictHeaders(c, g); h != nil {
+		resp = append(resp, KV{"headers", h})
+	}
+	return append(resp, KV{"content", obj(eb.MediaType(), obj("schema", schema, "examples", examples))})
 }
 
 // conflictMeaning is what a conflict means and what the integrator does.
 func conflictMeaning(c *contract.Contract, kind string) (what, todo string) {
 	h := c.Idempotency.Header
+	if c.Idempotency.InBody() {
+		h = c.Idempotency.KeyMember()
+	}
 	switch kind {
 	case "payload_mismatch":
 		return fmt.Sprintf("this %s was already used with a different request.", h),
@@ -113,11 +133,20 @@ func conflictMeaning(c *contract.Contract, kind string) (what, todo string) {
 		}
 		return fmt.Sprintf("a request with this %s is still being processed.", h), todo
 	case "invalid_key":
+		if c.Idempotency.InBody() {
+			return fmt.Sprintf("the %s member of the body is not a string, or is longer than this operation's maxLength.", h), "Send a valid key."
+		}
 		return fmt.Sprintf("the %s header is longer than %d characters or not in its form.", h, c.Idempotency.MaxKeyLength),
 			"Send a valid key."
 	case "expired":
 		return fmt.Sprintf("this %s was first used longer ago than the %s replay window.", h, c.Idempotency.ReplayWindow.String()),
 			"Use a new key for a new request."
+	case "too_old":
+		return tooOldMeaning(c)
+	}
+	if c.Idempotency.InBody() {
+		return fmt.Sprintf("this operation requires the %s member in its JSON body.", h),
+			"Add a key and send the request again."
 	}
 	return fmt.Sprintf("this operation requires the %s header.", h),
 		"Add a key and send the request again."
@@ -138,7 +167,7 @@ func IdempotencyExtension(c *contract.Contract, e contract.Endpoint) Obj {
 		"safe-to-retry", true,
 		"header", id.Header,
 		"key", e.Key,
-		"max-key-length", id.MaxKeyLength,
+		"max-key-length", c.MaxKeyLengthFor(e),
 		"window", id.ReplayWindow.String(),
 		"window-seconds", int(id.ReplayWindow.D.Seconds()),
 		"after-window", id.AfterWindow,
@@ -150,6 +179,11 @@ func IdempotencyExtension(c *contract.Contract, e contract.Endpoint) Obj {
 	}
 	if id.StoredOutcomes != "" {
 		x = append(x, KV{"stored-outcomes", id.StoredOutcomes})
+	}
+	if id.InBody() {
+		// The key is no header here: the extension says where it is.
+		x[1] = KV{"key-in", string(contract.KeyInBody)}
+		x = append(x[:2], append(Obj{{"key-field", id.KeyFieldPointer()}}, x[2:]...)...)
 	}
 	x = append(x, KV{"stored-response", id.StoredResponse})
 	if in := id.InFlight; in != nil {
@@ -177,6 +211,7 @@ func IdempotencyExtension(c *contract.Contract, e contract.Endpoint) Obj {
 	if id.ReplayHeader != "" {
 		x = append(x, KV{"replay-header", id.ReplayHeader})
 	}
+	x = append(x, repeatabilityExtension(c)...)
 	x = append(x, KV{"effect", e.Effect})
 	return x
 }

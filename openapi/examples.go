@@ -55,7 +55,8 @@ func (s *Spec) RequestExample(method, path string) (body []byte, ok bool) {
 // example body the spec's request example for its operation, so the docs
 // and snippets show the API's own request: the contract's example wins,
 // and an example the contract's limits refuse (see
-// contract.ParseExampleBody) is left out, for the placeholder. It returns
+// contract.ParseExampleBody), or that is not a JSON object while the key
+// travels in the body, is left out, for the placeholder. It returns
 // how many endpoints it filled.
 func ApplyRequestExamples(c *contract.Contract, s *Spec) int {
 	n := 0
@@ -73,6 +74,11 @@ func ApplyRequestExamples(c *contract.Contract, s *Spec) int {
 		}
 		body, err := contract.ParseExampleBody(data)
 		if err != nil {
+			continue
+		}
+		if c.Idempotency.InBody() && body.Kind != contract.JSONObject {
+			// A key in the body needs an object to be a member of: the
+			// snippets would not compile or send broken JSON around it.
 			continue
 		}
 		if e.Example == nil {

@@ -58,7 +58,7 @@ func propose(op Operation) ProposedEndpoint {
 		p.Effect, p.Key, p.Reason = effect, key, sure+": "+reason
 	}
 	switch op.Method {
-	case "GET", "HEAD", "OPTIONS":
+	case "GET", "HEAD", "OPTIONS", contract.MethodQuery:
 		set("read", "none", "sure", op.Method+" reads")
 	case "PUT":
 		set("replace", "none", "likely", "PUT replaces the resource; check it does not append or count")

@@ -64,6 +64,14 @@ func NewPlan(c *contract.Contract, s *Spec) *Plan {
 	ops := index(s.Operations())
 	b.countSharedResponses(ops)
 	for i, e := range c.Endpoints {
+		if e.Method == contract.MethodQuery {
+			// Never keyed (the loader refuses a key), and OpenAPI 3.0 and
+			// 3.1 have no query operation to describe it on: x-retry at
+			// the top is all that applies to it.
+			p.Skipped = append(p.Skipped, Note{Operation: e.Operation, File: c.File, Line: c.PosOf(fmt.Sprintf("endpoints[%d].operation", i)).Line,
+				Message: "a QUERY: OpenAPI 3.0 and 3.1 have no query operation, and a QUERY is safe and takes no key; nothing added for it"})
+			continue
+		}
 		op, ok := ops[shape(e.Method, e.Path)]
 		if !ok {
 			if e.Keyed() || e.UnsafeToRetry != "" {
@@ -101,6 +109,9 @@ type planner struct {
 	// errorRef is api.error_body.schema_ref once the spec is known to
 	// define it, "" otherwise (errorbody.go).
 	errorRef string
+	// bodyKeyDone marks shared request schemas already given the key
+	// property (bodykey.go).
+	bodyKeyDone map[string]bool
 }
 
 func (b *planner) add(target []string, node *yaml.Node, key string, v any) {
@@ -174,13 +185,23 @@ func (b *planner) keyed(e contract.Endpoint, op Operation) {
 	t := b.opTarget(op)
 
 	// The header parameter, unless the operation or its path item already
-	// declares it (reused, or a contradiction: existingHeader reports which).
-	if !b.existingHeader(e, op) {
-		if params := deref(mapGet(op.node, "parameters")); params != nil && params.Kind == yaml.SequenceNode {
-			b.add(append(t, "parameters"), params, "", HeaderParameter(b.c, e))
-		} else {
-			b.add(t, op.node, "parameters", []any{HeaderParameter(b.c, e)})
+	// declares it (reused, or a contradiction: existingHeader reports which);
+	// a key that travels in the body is a property of the request schema.
+	var params []any
+	if id.InBody() {
+		b.bodyKey(e, op)
+	} else if !b.existingHeader(e, op) {
+		params = append(params, HeaderParameter(b.c, e))
+	}
+	if fs, ok := b.firstSentParameter(e, op); ok {
+		params = append(params, fs)
+	}
+	if list := deref(mapGet(op.node, "parameters")); list != nil && list.Kind == yaml.SequenceNode {
+		for _, p := range params {
+			b.add(append(t, "parameters"), list, "", p)
 		}
+	} else if len(params) > 0 {
+		b.add(t, op.node, "parameters", params)
 	}
 
 	// Conflict responses, grouped by status (409 for both is common).
@@ -202,14 +223,21 @@ func (b *planner) keyed(e contract.Endpoint, op Operation) {
 		b.add(t, op.node, "responses", missing)
 	}
 
-	// The replay header on every success response.
-	if id.ReplayHeader != "" && responses != nil && responses.Kind == yaml.MappingNode {
+	// The replay header and the result header on every success response.
+	if (id.ReplayHeader != "" || id.ResultHeader.Set()) && responses != nil && responses.Kind == yaml.MappingNode {
 		for i := 0; i+1 < len(responses.Content); i += 2 {
 			k, v := responses.Content[i], responses.Content[i+1]
 			if !strings.HasPrefix(k.Value, "2") {
 				continue
 			}
-			b.replayHeader(e, append(t, "responses", k.Value), k, deref(v))
+			var decls Obj
+			if id.ReplayHeader != "" {
+				decls = append(decls, KV{id.ReplayHeader, ReplayHeader(b.c)})
+			}
+			if rh := id.ResultHeader; rh.Set() {
+				decls = append(decls, KV{rh.Name, ResultHeader(b.c, rh.Accepted)})
+			}
+			b.responseHeaders(e, append(t, "responses", k.Value), k, deref(v), decls)
 		}
 	}
 
@@ -251,11 +279,12 @@ func (b *planner) existingHeader(e contract.Endpoint, op Operation) bool {
 			contradicts := false
 			if schema, _ := b.s.resolveRef(mapGet(param, "schema")); schema != nil {
 				if ml := mapGet(schema, "maxLength"); ml != nil {
-					if n, err := strconv.Atoi(ml.Value); err == nil && n != id.MaxKeyLength {
+					if n, err := strconv.Atoi(ml.Value); err == nil && n != b.c.MaxKeyLengthFor(e) {
 						contradicts = true
+						max := b.c.MaxKeyLengthFor(e)
 						b.contradiction(ml, "idempotency.max_key_length",
-							fmt.Sprintf("make maxLength %d in the spec, or set idempotency.max_key_length: %d in the contract", id.MaxKeyLength, n),
-							"%s: the spec's %s header allows %d characters but the contract's max_key_length is %d", e.Operation, name, n, id.MaxKeyLength)
+							fmt.Sprintf("make maxLength %d in the spec, or set idempotency.max_key_length: %d in the contract", max, n),
+							"%s: the spec's %s header allows %d characters but the contract's max_key_length is %d", e.Operation, name, n, max)
 					}
 				}
 			}
@@ -288,29 +317,33 @@ func (b *planner) endpointIndex(e contract.Endpoint) int {
 	return 0
 }
 
-// replayHeader declares the replay header on one success response.
-func (b *planner) replayHeader(e contract.Endpoint, target []string, key, resp *yaml.Node) {
-	name := b.c.Idempotency.ReplayHeader
+// responseHeaders declares headers (the replay header, the result header)
+// on one success response, in one edit each: a response without a headers
+// map gets one map holding them all.
+func (b *planner) responseHeaders(e contract.Endpoint, target []string, key, resp *yaml.Node, decls Obj) {
 	r, ref := b.s.resolveRef(resp)
-	if r == nil || r.Kind != yaml.MappingNode {
+	if r == nil || r.Kind != yaml.MappingNode || len(decls) == 0 {
 		return
 	}
 	headers := deref(mapGet(r, "headers"))
-	if headers != nil && headers.Kind == yaml.MappingNode {
-		for i := 0; i+1 < len(headers.Content); i += 2 {
-			if strings.EqualFold(headers.Content[i].Value, name) {
-				b.reused(e.Operation, headers.Content[i], "response %s already declares %s; reused", key.Value, name)
-				return
-			}
+	var missing Obj
+	for _, d := range decls {
+		if k := headerKey(headers, d.K); k != nil {
+			b.reused(e.Operation, k, "response %s already declares %s; reused", key.Value, d.K)
+			continue
 		}
+		missing = append(missing, d)
+	}
+	if len(missing) == 0 {
+		return
 	}
 	if ref != "" {
-		// A shared response gets the header only when every operation
+		// A shared response gets the headers only when every operation
 		// using it is keyed: otherwise it would claim replays for
 		// operations that never replay.
 		if b.sharedUsers[ref] != b.keyedUsers[ref] {
 			b.skipped(e.Operation, key, "response %s is the shared component %s, also used by %d operations without a key; %s not declared on it",
-				key.Value, ref, b.sharedUsers[ref]-b.keyedUsers[ref], name)
+				key.Value, ref, b.sharedUsers[ref]-b.keyedUsers[ref], strings.Join(missing.keys(), ", "))
 			return
 		}
 		if b.sharedDone[ref] {
@@ -320,10 +353,25 @@ func (b *planner) replayHeader(e contract.Endpoint, target []string, key, resp *
 		target = refKeys(ref)
 	}
 	if headers != nil && headers.Kind == yaml.MappingNode {
-		b.add(append(target, "headers"), headers, name, ReplayHeader(b.c))
+		for _, d := range missing {
+			b.add(append(target, "headers"), headers, d.K, d.V)
+		}
 	} else {
-		b.add(target, r, "headers", obj(name, ReplayHeader(b.c)))
+		b.add(target, r, "headers", missing)
 	}
+}
+
+// headerKey finds a header, case-insensitively, in a response's headers map.
+func headerKey(headers *yaml.Node, name string) *yaml.Node {
+	if headers == nil || headers.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(headers.Content); i += 2 {
+		if strings.EqualFold(headers.Content[i].Value, name) {
+			return headers.Content[i]
+		}
+	}
+	return nil
 }
 
 // countSharedResponses finds which shared success responses are used by
@@ -386,7 +434,7 @@ type conflictGroup struct {
 }
 
 type conflictKind struct {
-	name  string // payload_mismatch | in_flight | missing_key | invalid_key | expired
+	name  string // payload_mismatch | in_flight | missing_key | invalid_key | expired | too_old
 	c     contract.Conflict
 	reply contract.ReplyKind
 }
@@ -438,6 +486,9 @@ func conflictGroups(c *contract.Contract, e contract.Endpoint) []conflictGroup {
 	kinds = append(kinds, conflictKind{"invalid_key", cf.InvalidKey, contract.ReplyInvalidKey})
 	if c.Idempotency.AfterWindow == contract.AfterWindowError {
 		kinds = append(kinds, conflictKind{"expired", cf.Expired, contract.ReplyExpired})
+	}
+	if c.Idempotency.FirstSent.Set() {
+		kinds = append(kinds, conflictKind{"too_old", cf.TooOld, contract.ReplyTooOld})
 	}
 	var groups []conflictGroup
 	for _, k := range kinds {

@@ -253,12 +253,21 @@ type view struct {
 	CautiousCodes string
 	RetryAfter    bool
 	InFlightRetry bool
-	Unkeyed       []contract.Endpoint
-	Endpoints     []endpointRow
+	// InFlightPoll: under in_flight.response: accepted a repeat of a key
+	// still in flight gets AcceptedAnswer (contract.Reply's 202 and code,
+	// body AcceptedBody), which is not the result: the client polls with
+	// the same key on the backoff schedule, as the snippets do.
+	InFlightPoll   bool
+	AcceptedAnswer contract.Conflict
+	AcceptedBody   string
+	Unkeyed        []contract.Endpoint
+	Endpoints      []endpointRow
 	// EndpointGroups: the endpoints that change state, by path prefix.
 	EndpointGroups []endpointGroup
-	// Reads counts the endpoints left out of the key table (reads).
+	// Reads counts the endpoints left out of the key table (reads);
+	// Queries lists the QUERY operations among them.
 	Reads         int
+	Queries       []string
 	MethodTrusted bool
 	Derivations   []derivationRow
 
@@ -277,9 +286,12 @@ type view struct {
 	// ExampleRequest is the keyed request the Idempotent requests page
 	// shows (view_example.go), "" without a keyed endpoint.
 	ExampleRequest string
-	SDKRows        []languageRow
-	Changelog      string
-	NoSnippets     string
+	// Repeat is the first-sent window and the result header
+	// (view_repeatability.go); its zero value when the contract has neither.
+	Repeat     repeatView
+	SDKRows    []languageRow
+	Changelog  string
+	NoSnippets string
 	// RetryingQuoted: a library note on the Retrying page carries a marker.
 	RetryingQuoted bool
 	// CodeAt is the JSON pointer to the code in the API's error bodies

@@ -68,6 +68,9 @@ func newView(in Inputs, libraryMarks []string) *view {
 			// freely, so on a large API they would only bury the rows
 			// that need a decision.
 			v.Reads++
+			if e.Method == contract.MethodQuery {
+				v.Queries = append(v.Queries, e.Operation)
+			}
 		} else {
 			changing = append(changing, row)
 		}
@@ -87,7 +90,12 @@ func newView(in Inputs, libraryMarks []string) *view {
 	// function that renders them.
 	v.MismatchBody = c.Reply(contract.ReplyPayloadMismatch).Indented()
 	v.InFlightBody = c.Reply(contract.ReplyInFlight).Indented()
+	if id.InFlight != nil && id.InFlight.Response == contract.InFlightAccepted {
+		rep := c.Reply(contract.ReplyInFlightAccepted)
+		v.InFlightPoll, v.AcceptedAnswer, v.AcceptedBody = true, contract.Conflict{Status: rep.Status, Code: rep.Code}, rep.Indented()
+	}
 	v.ExampleRequest = exampleRequest(c)
+	v.Repeat = newRepeatView(c)
 	v.ErrorMediaType = eb.MediaType()
 	v.StoredRows = storedRows(c.Idempotency)
 	if c.SDK != nil {

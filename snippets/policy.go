@@ -42,12 +42,19 @@ type Policy struct {
 	// placeholder, which BodyPlaceholder marks.
 	Body            contract.JSONValue
 	BodyPlaceholder bool
-	// Header is the idempotency header; SFString quotes its value as an RFC
-	// 8941 string (idempotency.header_value: sf-string).
+	// Header is the idempotency header (unused when KeyInBody); SFString
+	// quotes its value as an RFC 8941 string (idempotency.header_value:
+	// sf-string).
 	Header   string
 	SFString bool
-	// MaxKeyLength is the longest key the server accepts.
+	// MaxKeyLength is the longest key the endpoint accepts.
 	MaxKeyLength int
+	// KeyInBody sends the key as the member KeyField of the JSON body's
+	// top-level object (idempotency.key_in: body) instead of in Header;
+	// Body then holds the example without that member, which the snippet
+	// adds once the key is minted.
+	KeyInBody bool
+	KeyField  string
 
 	// Statuses are retried normally; StatusClasses are classes (5 for 5XX).
 	Statuses      []int
@@ -58,12 +65,20 @@ type Policy struct {
 	// the contract retries them and honor_retry_after is on.
 	RetryAfterStatuses []int
 	// InFlight is set when the contract answers a request for a key that is
-	// still being processed with a conflict the client should wait out and
-	// can tell apart from the others. InFlightCode is "" when the API
+	// still being processed with an answer the client should wait out and
+	// can tell apart from the others: the in-flight conflict
+	// (in_flight.response: conflict), or the 202 that is not the result
+	// (accepted), which InFlightAccepted marks. InFlightStatus and
+	// InFlightCode are that answer's, from contract.Reply, the function
+	// behind the middleware's bytes; InFlightCode is "" when the API
 	// answers it by status only.
 	InFlight       bool
 	InFlightStatus int
 	InFlightCode   string
+	// InFlightAccepted: the in-flight answer is a 2xx, so a snippet checks
+	// its successes for it and polls with the same key until the stored
+	// result arrives, instead of taking "still processing" for the result.
+	InFlightAccepted bool
 	// ErrorBody is where the API's error bodies carry their code
 	// (api.error_body): set, a snippet reads the in-flight code at exactly
 	// that place; unset, it looks for the code anywhere in the body.
@@ -111,7 +126,8 @@ func NewPolicy(c *contract.Contract) (Policy, error) {
 		Path:           ep.ExamplePath(),
 		Header:         c.Idempotency.Header,
 		SFString:       c.Idempotency.HeaderValue == contract.HeaderSFString,
-		MaxKeyLength:   c.Idempotency.MaxKeyLength,
+		MaxKeyLength:   c.MaxKeyLengthFor(ep),
+		KeyInBody:      c.Idempotency.InBody(),
 		ErrorBody:      c.API.ErrorBody,
 		MismatchStatus: c.Idempotency.Conflicts.PayloadMismatch.Status,
 		MismatchCode:   c.Idempotency.Conflicts.PayloadMismatch.Code,
@@ -129,6 +145,10 @@ func NewPolicy(c *contract.Contract) (Policy, error) {
 	var stated bool
 	p.Body, stated = ep.ExampleBody()
 	p.BodyPlaceholder = !stated
+	if p.KeyInBody {
+		p.KeyField = c.Idempotency.KeyField[0]
+		p.Body = c.Idempotency.WithoutKey(p.Body)
+	}
 	if p.Header == "" {
 		p.Header = "Idempotency-Key"
 	}
@@ -172,13 +192,37 @@ func NewPolicy(c *contract.Contract) (Policy, error) {
 			}
 		}
 	}
-	if in := c.Idempotency.InFlight; in != nil && in.Response == contract.InFlightConflict && c.Idempotency.Conflicts.InFlight.Status != 0 &&
-		contract.InFlightDistinct(c.Idempotency.Conflicts) {
-		p.InFlight = true
-		p.InFlightStatus = c.Idempotency.Conflicts.InFlight.Status
-		p.InFlightCode = c.Idempotency.Conflicts.InFlight.Code
-	}
+	p.setInFlight(c)
 	return p, nil
+}
+
+// setInFlight fills the in-flight answer a snippet waits out, as
+// contract.Reply renders it for the middleware, the docs and verify.
+// Under conflict the in-flight conflict is waited out only when a client
+// can tell it apart (state/ambiguous-in-flight). Under accepted the 202
+// is never the result: the repeat with the same key is the poll. A 202
+// carrying the in-flight code is that answer and any other 202 is the
+// handler's own; with `code: none` the contract marks it by its status
+// alone, as verify reads it, so every 202 is polled.
+func (p *Policy) setInFlight(c *contract.Contract) {
+	in, cs := c.Idempotency.InFlight, c.Idempotency.Conflicts
+	if in == nil {
+		return
+	}
+	var rep contract.Reply
+	switch in.Response {
+	case contract.InFlightConflict:
+		if cs.InFlight.Status == 0 || !contract.InFlightDistinct(cs) {
+			return
+		}
+		rep = c.Reply(contract.ReplyInFlight)
+	case contract.InFlightAccepted:
+		rep = c.Reply(contract.ReplyInFlightAccepted)
+		p.InFlightAccepted = true
+	default:
+		return
+	}
+	p.InFlight, p.InFlightStatus, p.InFlightCode = true, rep.Status, rep.Code
 }
 
 func clientError(code int, class bool) bool {

@@ -27,13 +27,20 @@ func loadExample(t *testing.T) *contract.Contract {
 }
 
 // TestGolden pins every language's snippet of each example contract:
-// payouts, and two APIs that are not payouts (email, inventory), whose
-// snippets send their own example request to their own path.
+// payouts, three APIs that are not payouts (email, inventory, and
+// Square's payments, whose key travels in the JSON body), whose snippets
+// send their own example request to their own path; and payouts under
+// in_flight.response: accepted, whose snippets poll the in-flight 202 with
+// the same key instead of taking it for the result.
 func TestGolden(t *testing.T) {
-	for _, name := range []string{"payouts", "email", "inventory"} {
-		c, err := contract.Load(filepath.Join(testenv.RepoRoot(t), "examples", name, "retryspec.yaml"))
+	for _, name := range []string{"payouts", "email", "inventory", "square-payments", "payouts-accepted"} {
+		example, accepted := strings.CutSuffix(name, "-accepted")
+		c, err := contract.Load(filepath.Join(testenv.RepoRoot(t), "examples", example, "retryspec.yaml"))
 		if err != nil {
 			t.Fatal(err)
+		}
+		if accepted {
+			c.Idempotency.InFlight.Response = contract.InFlightAccepted
 		}
 		ep, _ := c.FirstRequiredKeyEndpoint()
 		body, stated := ep.ExampleBody()

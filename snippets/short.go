@@ -71,6 +71,13 @@ func retriedText(p Policy) (all, also string) {
 		all += "; " + ints(p.Cautious) + " at most once"
 		also += "; " + ints(p.Cautious) + " at most once"
 	}
+	if p.InFlightAccepted {
+		// A 2xx the loop does not return: the short form says so, as
+		// the full program does.
+		poll := "; the in-flight " + strconv.Itoa(p.InFlightStatus) + " polled until the result"
+		all += poll
+		also += poll
+	}
 	return all, also
 }
 

@@ -59,3 +59,19 @@ func TestShortForms(t *testing.T) {
 		}
 	}
 }
+
+// TestShortSaysAcceptedIsPolled: under in_flight.response: accepted every
+// short form says the in-flight 202 is polled, as its full program does.
+func TestShortSaysAcceptedIsPolled(t *testing.T) {
+	c := loadExample(t)
+	c.Idempotency.InFlight.Response = contract.InFlightAccepted
+	for _, l := range Languages() {
+		short, err := Short(c, l.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(short, []byte("the in-flight 202 polled until the result")) {
+			t.Errorf("%s: the short form does not say the in-flight 202 is polled:\n%s", l.Name, short)
+		}
+	}
+}

@@ -41,9 +41,9 @@ func TestRowLockClaimOnRealDatabases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range dbtest.Names {
-		t.Run(name, func(t *testing.T) {
-			driver, dsn, _, err := stores.DSN(dbtest.Fresh(t, name, os.Getenv))
+	for _, dialect := range storage.Dialects {
+		t.Run(string(dialect), func(t *testing.T) {
+			driver, dsn, _, err := stores.DSN(dbtest.Fresh(t, string(dialect), os.Getenv))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -52,7 +52,7 @@ func TestRowLockClaimOnRealDatabases(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer db.Close()
-			s, err := storage.Generate(c, name)
+			s, err := storage.Generate(c, dialect)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -79,10 +79,10 @@ func TestRowLockClaimOnRealDatabases(t *testing.T) {
 						// SQLite's BEGIN IMMEDIATE makes the second caller
 						// wait for the first's commit: no rendezvous there.
 						rendezvous := func() {}
-						if name != "sqlite" && attempt == 0 {
+						if dialect != storage.SQLite && attempt == 0 {
 							rendezvous = func() { once(); arrived.Wait() }
 						}
-						outcome, err := claimLocked(t, db, s, name, rendezvous)
+						outcome, err := claimLocked(t, db, s, rendezvous)
 						mu.Lock()
 						switch {
 						case err == nil && outcome:
@@ -106,24 +106,24 @@ func TestRowLockClaimOnRealDatabases(t *testing.T) {
 			if won != 1 || lost != callers-1 {
 				t.Errorf("won %d, lost %d; want 1 and %d", won, lost, callers-1)
 			}
-			if name != "sqlite" && refusals == 0 {
+			if dialect != storage.SQLite && refusals == 0 {
 				t.Errorf("no caller was refused with a serialization failure: the locked read did not serialize the claims")
 			}
-			t.Logf("%s: %d refusals retried", name, refusals)
+			t.Logf("%s: %d refusals retried", dialect, refusals)
 		})
 	}
 }
 
 // claimLocked runs one claim transaction from the generated statements and
 // reports whether this caller won. rendezvous runs after LockKey found no row.
-func claimLocked(t *testing.T, db *sql.DB, s *storage.Schema, dialect string, rendezvous func()) (bool, error) {
+func claimLocked(t *testing.T, db *sql.DB, s *storage.Schema, rendezvous func()) (bool, error) {
 	ctx := context.Background()
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return false, err
 	}
 	defer conn.Close()
-	stmt := func(name string) storage.Statement {
+	stmt := func(name storage.StatementName) storage.Statement {
 		st, ok := s.Statement(name)
 		if !ok {
 			t.Fatalf("no %s statement", name)
@@ -131,13 +131,15 @@ func claimLocked(t *testing.T, db *sql.DB, s *storage.Schema, dialect string, re
 		return st
 	}
 	var begin []string
-	switch dialect {
-	case "postgres":
-		begin = []string{"BEGIN", stmt("SetSerializable").SQL}
-	case "mysql":
-		begin = []string{stmt("SetSerializable").SQL, "START TRANSACTION"}
+	switch s.Dialect {
+	case storage.Postgres:
+		begin = []string{"BEGIN", stmt(storage.SetSerializable).SQL}
+	case storage.MySQL:
+		begin = []string{stmt(storage.SetSerializable).SQL, "START TRANSACTION"}
+	case storage.SQLite:
+		begin = []string{stmt(storage.BeginImmediate).SQL}
 	default:
-		begin = []string{stmt("BeginImmediate").SQL}
+		t.Fatalf("no transaction start for %s", s.Dialect)
 	}
 	for _, b := range begin {
 		if _, err := conn.ExecContext(ctx, b); err != nil {
@@ -145,7 +147,7 @@ func claimLocked(t *testing.T, db *sql.DB, s *storage.Schema, dialect string, re
 		}
 	}
 	won, err := func() (bool, error) {
-		if dialect == "postgres" {
+		if s.Dialect == storage.Postgres {
 			var level string
 			if err := conn.QueryRowContext(ctx, "SHOW transaction_isolation").Scan(&level); err != nil || level != "serializable" {
 				t.Errorf("isolation %q (%v), want serializable", level, err)
@@ -160,7 +162,7 @@ func claimLocked(t *testing.T, db *sql.DB, s *storage.Schema, dialect string, re
 			}
 			return out
 		}
-		lock := stmt("LockKey")
+		lock := stmt(storage.LockKey)
 		rows, err := conn.QueryContext(ctx, lock.SQL, args(lock)...)
 		if err != nil {
 			return false, err
@@ -173,7 +175,7 @@ func claimLocked(t *testing.T, db *sql.DB, s *storage.Schema, dialect string, re
 			return false, nil
 		}
 		rendezvous()
-		claim := stmt("Claim")
+		claim := stmt(storage.Claim)
 		if claim.Kind == storage.KindExecRows {
 			res, err := conn.ExecContext(ctx, claim.SQL, args(claim)...)
 			if err != nil {

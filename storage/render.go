@@ -94,7 +94,11 @@ func Parse(text string) ([]Statement, error) {
 			if len(f) != 2 {
 				return nil, fmt.Errorf("line %d: want `-- name: Name :kind`", line)
 			}
-			cur = &Statement{Name: f[0], Kind: f[1]}
+			name, ok := parseStatementName(f[0])
+			if !ok {
+				return nil, fmt.Errorf("line %d: no statement is called %q", line, f[0])
+			}
+			cur = &Statement{Name: name, Kind: Kind(f[1])}
 		case cur == nil:
 		case strings.HasPrefix(l, "-- params: "):
 			cur.Params = strings.Split(strings.TrimPrefix(l, "-- params: "), ", ")

@@ -3,6 +3,8 @@ package storage
 import (
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -26,13 +28,13 @@ func TestGolden(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, d := range Dialects {
-			t.Run(name+"/"+d, func(t *testing.T) {
+			t.Run(name+"/"+string(d), func(t *testing.T) {
 				s, err := Generate(c, d)
 				if err != nil {
 					t.Fatal(err)
 				}
 				got := s.Render()
-				path := filepath.Join("testdata", name+"."+d+".sql")
+				path := filepath.Join("testdata", name+"."+string(d)+".sql")
 				golden.Check(t, path, []byte(got))
 				want, err := os.ReadFile(path)
 				if err != nil {
@@ -91,7 +93,7 @@ endpoints:
 		if strings.Contains(out, "account_id") {
 			t.Errorf("%s: scope global still has account_id", d)
 		}
-		key := map[string]string{"postgres": "VARCHAR(64)", "mysql": "VARBINARY(256)", "sqlite": "length(idempotency_key) <= 64"}[d]
+		key := map[Dialect]string{Postgres: "VARCHAR(64)", MySQL: "VARBINARY(256)", SQLite: "length(idempotency_key) <= 64"}[d]
 		if !strings.Contains(out, key) {
 			t.Errorf("%s: key length %q missing", d, key)
 		}
@@ -121,6 +123,54 @@ func TestCommentsStayComments(t *testing.T) {
 			if strings.HasPrefix(line, "DROP") {
 				t.Errorf("%s: a contract value escaped its comment: %q", d, line)
 			}
+		}
+	}
+}
+
+// TestPgbenchScriptKeepsStepWithTheStatements: bench/server-pgbench runs
+// the generated PostgreSQL statements by hand, with pgbench variables in
+// place of the parameters. Each of its inserts into the key table names
+// every column the middleware's claim writes, and each of its reads of a
+// key selects every column Lookup does, so a column added to the
+// statements cannot be left out of the benchmark.
+func TestPgbenchScriptKeepsStepWithTheStatements(t *testing.T) {
+	script, err := os.ReadFile("../bench/server-pgbench")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := contract.Load("../examples/payouts/retryspec.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Generate(c, Postgres)
+	if err != nil {
+		t.Fatal(err)
+	}
+	claim, _ := s.Statement(Claim)
+	lookup, _ := s.Statement(Lookup)
+	inserted := regexp.MustCompile(`INSERT INTO ` + Table + ` \(([^)]*)\)`)
+	want := strings.Split(inserted.FindStringSubmatch(claim.SQL)[1], ", ")
+	inserts := inserted.FindAllStringSubmatch(string(script), -1)
+	if len(inserts) == 0 {
+		t.Fatal("no insert into the key table in bench/server-pgbench")
+	}
+	for _, m := range inserts {
+		cols := strings.Split(m[1], ", ")
+		for _, col := range want {
+			if !slices.Contains(cols, col) {
+				t.Errorf("bench/server-pgbench inserts (%s) without %s, which Claim writes", m[1], col)
+			}
+		}
+	}
+	// The reads: Lookup's select list, and ClaimLookup's with k. before each.
+	selected := regexp.MustCompile(`(?m)^SELECT (?:EXISTS \(SELECT 1 FROM claimed\) AS won, )?((?:k\.)?operation, [^\n]*)\nFROM`)
+	reads := selected.FindAllStringSubmatch(string(script), -1)
+	if len(reads) == 0 {
+		t.Fatal("no read of a key in bench/server-pgbench")
+	}
+	for _, m := range reads {
+		if got := strings.ReplaceAll(m[1], "k.", ""); got != strings.Join(lookup.Columns, ", ") {
+			t.Errorf("bench/server-pgbench reads %s; Lookup reads %s", got, strings.Join(lookup.Columns, ", "))
 		}
 	}
 }

@@ -200,18 +200,42 @@ const freshMinRecall = 0.97
 // TestHeldOutThird measures the lint on heldout3.tsv: sentences of every
 // claim family in other authorship styles (FAQ answers, changelogs,
 // support replies), written before the rule changes that looked at
-// heldout2.tsv's misses and never used to make them. Like
-// TestHeldOutFresh, its floors are regression floors: the figures measured
-// when the set was written, rounded down (BENCHMARKS.md has them).
+// heldout2.tsv's misses and never used to make them; since the change
+// that reads a promise by its parts it is a development set too. Like
+// TestHeldOutFresh, its floors are regression floors: the figures last
+// measured, rounded down (BENCHMARKS.md has them).
 func TestHeldOutThird(t *testing.T) {
 	measureHeldOut(t, "heldout3.tsv", 60, thirdMinPrecision, thirdMinRecall)
 }
 
 // thirdMinPrecision and thirdMinRecall are regression floors on
-// heldout3.tsv, under the issue's goals of 0.95 and 0.9: 0.842 / 0.381
-// when it was written, 0.846 / 0.524 after the recognisers developed on
-// heldout2.tsv (rounded down).
-const thirdMinPrecision, thirdMinRecall = 0.84, 0.52
+// heldout3.tsv: 0.842 / 0.381 when it was written, 0.846 / 0.524 after
+// the recognisers developed on heldout2.tsv, 0.977 / 1.000 on 2026-12-03
+// after the families read a promise by its parts and an FAQ answer with
+// its question (rounded down). heldout3.tsv was the development set of
+// that change, so these figures no longer measure generalisation: a set
+// written after it does. The one false positive left is line 40, "each
+// API call it makes is retried no more than three times", which the
+// attempt check reads as 3 retries (4 attempts) against max_attempts 3,
+// as the contract counts.
+const thirdMinPrecision, thirdMinRecall = 0.97, 1.00
+
+// TestHeldOutFourth measures the lint on heldout4.tsv: 80 sentences in
+// yet other authorship styles (dashboard text, API reference fields,
+// onboarding emails, status posts, partner guides), written by another
+// author before the Session 11 rule changes, kept out of the repository
+// and out of that engineer's sight until they were done, and never used
+// to write them. Its floors are regression floors: the figures measured
+// on the merged changes, rounded down, under the issue's goals
+// (BENCHMARKS.md has them). Rules tuned on its misses make it a
+// development set like the others; a fifth set then measures.
+func TestHeldOutFourth(t *testing.T) {
+	measureHeldOut(t, "heldout4.tsv", 60, fourthMinPrecision, fourthMinRecall)
+}
+
+// fourthMinPrecision and fourthMinRecall: 0.893 / 0.543 before the
+// Session 11 rule changes, 0.914 / 0.696 after them.
+const fourthMinPrecision, fourthMinRecall = 0.91, 0.69
 
 // measureHeldOut lints the sentences of file as one page with the example
 // contract, prints the families it holds, and fails below at least

@@ -1,84 +1,121 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/retryspec/retryspec/internal/testenv"
 )
 
-// TestFreshCloneStaysClean (issue 28): the repository's committed tree,
-// cloned into a temporary folder with nothing beside it (no ../shared),
-// runs README command 1 and is still clean: `git status --porcelain`
-// prints nothing (the build writes only inside its ignored output
-// folder), and a binary built there after it reports its commit, not a
-// dirty tree. It tests what is committed: uncommitted edits in this
-// checkout are not in the clone.
-func TestFreshCloneStaysClean(t *testing.T) {
+// TestFreshClone runs testdata/script/*.txtar: a clone of this checkout in
+// a temporary folder with nothing beside it, as a new user would have it
+// (issue 28). The scripts get $REPO, the go and git on PATH, and the Go
+// caches of this machine, so the clone builds offline.
+func TestFreshClone(t *testing.T) {
 	if testing.Short() {
 		t.Skip("SKIPPED: clones the repository and builds the site; not with -short")
 	}
-	git := testenv.LookPath(t, "git")
-	goBin := testenv.LookPath(t, "go")
+	testenv.LookPath(t, "git")
+	testenv.LookPath(t, "go")
 	root := testenv.RepoRoot(t)
-	tmp := t.TempDir()
-	clone := filepath.Join(tmp, "retryspec")
-	if out, err := exec.Command(git, "clone", "--quiet", "--no-hardlinks", root, clone).CombinedOutput(); err != nil {
-		t.Skipf("SKIPPED: cannot clone %s (not a git checkout with a commit?): %v\n%s", root, err, out)
+	if _, err := os.Stat(filepath.Join(root, ".git")); err != nil {
+		t.Skipf("SKIPPED: %s is not a git checkout: %v", root, err)
 	}
-	if _, err := os.Stat(filepath.Join(tmp, "shared")); err == nil {
-		t.Fatal("the clone has a ../shared beside it")
-	}
-	readme, err := os.ReadFile(filepath.Join(clone, "README.md"))
+	testscript.Run(t, testscript.Params{
+		Dir: filepath.Join("testdata", "script"),
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("REPO", root)
+			for _, name := range []string{"GOCACHE", "GOMODCACHE", "GOPATH", "GOPROXY", "GOTOOLCHAIN"} {
+				env.Setenv(name, goEnv(t, name))
+			}
+			// The machine's GOFLAGS may turn VCS stamping off; the
+			// version check needs it on.
+			env.Setenv("GOFLAGS", "-buildvcs=true")
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"readme-command":  readmeCommand,
+			"stdout-has-head": stdoutHasHead,
+		},
+	})
+}
+
+// goEnv is `go env NAME` of the machine running the test.
+func goEnv(t *testing.T, name string) string {
+	t.Helper()
+	out, err := exec.Command("go", "env", name).Output()
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("go env %s: %v", name, err)
 	}
-	argv := readmeCommand1(t, string(readme))
+	return strings.TrimSpace(string(out))
+}
+
+// readmeCommand N runs the README's Nth command (the Nth line of its first
+// sh block, comment dropped) in the script's folder. Only go commands run.
+func readmeCommand(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: readme-command N")
+	}
+	n, err := strconv.Atoi(args[0])
+	if err != nil || n < 1 {
+		ts.Fatalf("readme-command: %q is not a line number", args[0])
+	}
+	argv, err := readmeLine(ts.ReadFile("README.md"), n)
+	if err != nil {
+		ts.Fatalf("README.md: %v", err)
+	}
 	if argv[0] != "go" {
-		t.Fatalf("README command 1 is %q; the test runs only go commands", argv)
+		ts.Fatalf("README command %d is %q; only go commands run here", n, argv)
 	}
-	// The machine's GOFLAGS may turn VCS stamping off; the version check
-	// below needs it on.
-	env := append(os.Environ(), "GOFLAGS=-buildvcs=true")
-	run := func(name string, args ...string) string {
-		t.Helper()
-		cmd := exec.Command(name, args...)
-		cmd.Dir, cmd.Env = clone, env
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
-		}
-		return string(out)
+	ts.Logf("README command %d: %s", n, strings.Join(argv, " "))
+	ts.Check(ts.Exec(argv[0], argv[1:]...))
+}
+
+// readmeLine is line n of the README's first sh block, its comment
+// dropped, as arguments.
+func readmeLine(readme string, n int) ([]string, error) {
+	_, block, ok := strings.Cut(readme, "```sh\n")
+	if !ok {
+		return nil, errNoBlock
 	}
-	run(goBin, argv[1:]...)
-	if st := run(git, "status", "--porcelain"); st != "" {
-		t.Errorf("after README command 1 (%s) the clone is not clean:\n%s", strings.Join(argv, " "), st)
+	block, _, _ = strings.Cut(block, "```")
+	lines := strings.Split(strings.TrimRight(block, "\n"), "\n")
+	if n > len(lines) {
+		return nil, errShortBlock
 	}
-	bin := filepath.Join(tmp, "retryspec-bin")
-	run(goBin, "build", "-o", bin, "./cmd/retryspec")
-	head := strings.TrimSpace(run(git, "rev-parse", "HEAD"))
-	version := run(bin, "version")
-	if strings.Contains(version, "dirty") || !strings.Contains(version, head[:12]) {
-		t.Errorf("retryspec version in the clean clone at %s:\n%s\nwant its commit, not dirty", head[:12], version)
+	line, _, _ := strings.Cut(lines[n-1], "#")
+	argv := strings.Fields(line)
+	if len(argv) == 0 {
+		return nil, errShortBlock
+	}
+	return argv, nil
+}
+
+// stdoutHasHead fails unless the last command's stdout names the commit
+// the script's folder is at (its first 12 hex digits).
+func stdoutHasHead(ts *testscript.TestScript, neg bool, args []string) {
+	out, err := exec.Command("git", "-C", ts.MkAbs("."), "rev-parse", "HEAD").Output()
+	if err != nil {
+		ts.Fatalf("git rev-parse HEAD: %v", err)
+	}
+	head := strings.TrimSpace(string(out))[:12]
+	has := strings.Contains(ts.ReadFile("stdout"), head)
+	switch {
+	case has && neg:
+		ts.Fatalf("stdout names the commit %s", head)
+	case !has && !neg:
+		ts.Fatalf("stdout does not name the commit %s", head)
 	}
 }
 
-// readmeCommand1 is the first line of the README's first sh block, its
-// comment dropped, as arguments.
-func readmeCommand1(t *testing.T, readme string) []string {
-	t.Helper()
-	_, block, ok := strings.Cut(readme, "```sh\n")
-	if !ok {
-		t.Fatal("README has no sh block")
-	}
-	line, _, _ := strings.Cut(block, "\n")
-	line, _, _ = strings.Cut(line, "#")
-	argv := strings.Fields(line)
-	if len(argv) == 0 {
-		t.Fatal("README's first sh block starts with an empty line")
-	}
-	return argv
-}
+var (
+	errNoBlock    = errors.New("no sh block")
+	errShortBlock = errors.New("the first sh block has no such command")
+)

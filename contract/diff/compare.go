@@ -162,6 +162,8 @@ func contractFacts(c *contract.Contract) (head, tail *facts) {
 
 	id := c.Idempotency
 	const p = "idempotency."
+	h.text(p+"key_in", Enum, string(id.KeyIn))
+	h.text(p+"key_field", Text, id.KeyFieldPointer())
 	h.text(p+"header", Text, id.Header)
 	h.text(p+"header_value", Enum, string(id.HeaderValue))
 	h.text(p+"replay_header", Text, id.ReplayHeader)
@@ -193,6 +195,13 @@ func contractFacts(c *contract.Contract) (head, tail *facts) {
 		h.text(p+"in_flight.takeover", Enum, string(in.Takeover))
 	}
 	for _, cf := range id.Conflicts.All() {
+		if cf.Status == 0 {
+			// too_old in a contract without a first-sent window: absent.
+			h.text(p+"conflicts."+cf.Name+".status", Enum, "")
+			h.text(p+"conflicts."+cf.Name+".code", Text, "")
+			h.text(p+"conflicts."+cf.Name+".message", Text, "")
+			continue
+		}
 		code := cf.Code
 		if code == "" {
 			code = contract.NoCode
@@ -213,6 +222,11 @@ func contractFacts(c *contract.Contract) (head, tail *facts) {
 	h.text(p+"after_window", Enum, string(id.AfterWindow))
 	h.flag(p+"recovery.completer", id.Recovery.Completer)
 	h.flag(p+"recovery.reaper", id.Recovery.Reaper)
+	h.text(p+"first_sent.header", Text, id.FirstSent.Header)
+	h.span(p+"first_sent.window", id.FirstSent.Window)
+	h.text(p+"result_header.name", Text, id.ResultHeader.Name)
+	h.text(p+"result_header.accepted", Text, id.ResultHeader.Accepted)
+	h.text(p+"result_header.rejected", Text, id.ResultHeader.Rejected)
 
 	r := c.Retry
 	const q = "retry."
@@ -311,7 +325,7 @@ func endpointFacts(e contract.Endpoint, prefix string) *facts {
 // Their facts are only built then: eight facts fit one map group, and a
 // 50,000-endpoint Compare would otherwise carry three more per endpoint.
 func answersDiffer(a, b contract.Endpoint) bool {
-	return a.ExternalCallsStated != b.ExternalCallsStated || a.MaxDuration.D != b.MaxDuration.D || a.Unreviewed != b.Unreviewed ||
+	return a.ExternalCallsStated != b.ExternalCallsStated || a.MaxDuration.D != b.MaxDuration.D || a.Unreviewed != b.Unreviewed || a.MaxKeyLength != b.MaxKeyLength ||
 		exampleBody(a) != exampleBody(b) || examplePath(a) != examplePath(b)
 }
 
@@ -339,8 +353,10 @@ func examplePath(e contract.Endpoint) string {
 
 // addAnswerFacts adds the endpoint's answers: whether external_calls is
 // written at all ([] answers "none", a missing list answers nothing), the
-// handler's max_duration, and whether its effect was reviewed.
-func addAnswerFacts(fs *facts, e contract.Endpoint, prefix string) *facts {
+// handler's max_duration, whether its effect was reviewed, and the longest
+// key it takes (maxKey: its own max_key_length, else the API-wide one).
+func addAnswerFacts(fs *facts, e contract.Endpoint, prefix string, maxKey int) *facts {
+	fs.number(prefix+".max_key_length", float64(maxKey))
 	fs.flag(prefix+".external_calls_stated", e.ExternalCallsStated)
 	fs.span(prefix+".max_duration", e.MaxDuration)
 	fs.flag(prefix+".reviewed", !e.Unreviewed)
@@ -374,8 +390,8 @@ func compareEndpoints(old, new *contract.Contract) []Change {
 		// Old facts carry the new index so paths line up.
 		of, nf := endpointFacts(old.Endpoints[j], field), endpointFacts(e, field)
 		if answersDiffer(old.Endpoints[j], e) {
-			addAnswerFacts(of, old.Endpoints[j], field)
-			addAnswerFacts(nf, e, field)
+			addAnswerFacts(of, old.Endpoints[j], field, old.MaxKeyLengthFor(old.Endpoints[j]))
+			addAnswerFacts(nf, e, field, new.MaxKeyLengthFor(e))
 		}
 		cs := compareFacts(of, nf, new)
 		for k := range cs {

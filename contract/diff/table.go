@@ -100,6 +100,14 @@ var Table = []Row{
 	}},
 
 	// Idempotency: what a client sends and what it gets back.
+	{Field: "idempotency.key_in", Kind: Enum, By: map[Direction]Outcome{
+		Changed: breaking("the key now travels in the request's {new} instead of its {old}: clients still sending it the old way send no key the server reads, so their retries are no longer deduplicated", "send the key in the request's {new}, as the Idempotent requests page shows"),
+	}},
+	{Field: "idempotency.key_field", Kind: Text, By: map[Direction]Outcome{
+		Added:   breaking("the key now travels in the JSON body member {new}", "put the key in the body member {new}"),
+		Removed: breaking("the key no longer travels in the JSON body member {old}", "send the key where the Idempotent requests page now says"),
+		Changed: breaking("the key moved from the body member {old} to {new}; clients still filling {old} send no key the server reads", "put the key in the body member {new} instead of {old}"),
+	}},
 	{Field: "idempotency.header", Kind: Text, By: map[Direction]Outcome{
 		Changed: breaking("clients still sending {old} send no key the server reads, so their retries are no longer deduplicated", "send the key in the {new} header"),
 	}},
@@ -205,6 +213,17 @@ var Table = []Row{
 	{Field: "idempotency.conflicts.expired.code", Kind: Text, By: map[Direction]Outcome{
 		Changed: breaking("the expired-key error code was renamed from {old} to {new}", "match {new} where you matched {old}"),
 	}},
+	{Field: "idempotency.conflicts.too_old.status", Kind: Enum, By: map[Direction]Outcome{
+		Changed: breaking("a request older than the first-sent window is now answered {new} instead of {old}", "match the too-old error on status {new}, and check whether the first attempt took effect before sending a new request"),
+		Added:   notable("a request older than the first-sent window is answered {new}", "on {new}, check whether the first attempt took effect before sending a new request"),
+		Removed: notable("the too-old answer ({old}) is gone with the first-sent window", ""),
+	}},
+	{Field: "idempotency.conflicts.too_old.code", Kind: Text, By: map[Direction]Outcome{
+		Changed: breaking("the too-old error code was renamed from {old} to {new}", "match {new} where you matched {old}"),
+		Added:   compatible("the too-old answer carries the code {new}"),
+		Removed: compatible("the too-old answer and its code {old} are gone with the first-sent window"),
+	}},
+	{Field: "idempotency.conflicts.too_old.message", Kind: Text, By: proseOnly},
 	{Field: "idempotency.conflicts.payload_mismatch.message", Kind: Text, By: proseOnly},
 	{Field: "idempotency.conflicts.in_flight.message", Kind: Text, By: proseOnly},
 	{Field: "idempotency.conflicts.missing_key.message", Kind: Text, By: proseOnly},
@@ -226,6 +245,32 @@ var Table = []Row{
 	{Field: "idempotency.replay_window", Kind: Span, By: map[Direction]Outcome{
 		Lowered: breaking("keys are remembered for {new} instead of {old}: a retry sent after {new} runs as a new request and repeats the effect", "finish every retry chain well within {new}"),
 		Raised:  notable("keys are remembered for {new} instead of {old}", ""),
+	}},
+	{Field: "idempotency.first_sent.header", Kind: Text, By: map[Direction]Outcome{
+		Added:   breaking("requests must now carry the time they were first sent in {new}; a request without it is refused", "stamp {new} with the first attempt's time (an HTTP date) and repeat it unchanged on every retry"),
+		Removed: notable("the first-sent header {old} is no longer read", "stop sending {old}"),
+		Changed: breaking("the first-sent time moved from {old} to {new}; clients sending the old name are refused", "send the first-sent time in {new}"),
+	}},
+	{Field: "idempotency.first_sent.window", Kind: Span, By: map[Direction]Outcome{
+		Added:   breaking("a request first sent more than {new} ago is now refused instead of run", "finish every retry of a request within {new} of its first attempt"),
+		Removed: breaking("a request is no longer refused for an old first-sent time: a late retry after the key's record is gone runs again", "finish every retry within the replay window"),
+		Lowered: breaking("a request first sent more than {new} ago (up to {old} before) is now refused", "finish every retry of a request within {new} of its first attempt"),
+		Raised:  notable("a request may now be retried up to {new} after it was first sent, instead of {old}", ""),
+	}},
+	{Field: "idempotency.result_header.name", Kind: Text, By: map[Direction]Outcome{
+		Added:   notable("responses to keyed requests now say in {new} whether the server accepted or rejected the request", "optionally read {new}"),
+		Removed: breaking("responses no longer carry {old}; clients that branch on it see nothing", "branch on the status and code instead of {old}"),
+		Changed: breaking("the result header moved from {old} to {new}; clients reading the old name never see it", "read {new} instead of {old}"),
+	}},
+	{Field: "idempotency.result_header.accepted", Kind: Text, By: map[Direction]Outcome{
+		Changed: breaking("the result header's accepted value changed from {old} to {new}; clients comparing with {old} miss it", "compare with {new}"),
+		Added:   notable("the result header says {new} for an accepted request", ""),
+		Removed: notable("the result header and its value {old} are gone", ""),
+	}},
+	{Field: "idempotency.result_header.rejected", Kind: Text, By: map[Direction]Outcome{
+		Changed: breaking("the result header's rejected value changed from {old} to {new}; clients comparing with {old} miss it", "compare with {new}"),
+		Added:   notable("the result header says {new} for a rejected request", ""),
+		Removed: notable("the result header and its value {old} are gone", ""),
 	}},
 	{Field: "idempotency.reaper_after", Kind: Span, By: map[Direction]Outcome{
 		Changed: notable("records are kept for human recovery for {new} instead of {old}", ""),
@@ -298,6 +343,10 @@ var Table = []Row{
 	}},
 	{Field: "endpoints[].max_duration", Kind: Span, By: map[Direction]Outcome{
 		Changed: notable("the endpoint's handler may now run up to {new} instead of {old}; an in-flight retry may see the conflict answer that long", "keep retrying an in-flight conflict for at least {new}"),
+	}},
+	{Field: "endpoints[].max_key_length", Kind: Number, By: map[Direction]Outcome{
+		Lowered: breaking("the endpoint now refuses keys longer than {new} characters, accepted up to {old} before", "keep keys for this endpoint at {new} characters or fewer"),
+		Raised:  notable("the endpoint now accepts keys of up to {new} characters instead of {old}", ""),
 	}},
 	{Field: "endpoints[].reviewed", Kind: Flag, By: map[Direction]Outcome{
 		Raised:  compatible("a person confirmed the endpoint's effect"),

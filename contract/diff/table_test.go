@@ -17,6 +17,9 @@ type rowCase struct {
 	row, rule      string
 	want           Class
 	mutate         func(c *contract.Contract)
+	// mutateOld edits the old model the same way, for an old state the
+	// format refuses to load from an edit alone.
+	mutateOld func(c *contract.Contract)
 }
 
 const newEndpoint = "{operation: POST /v1/refunds, effect: create, key: required}"
@@ -36,6 +39,12 @@ var rowCases = []rowCase{
 	{path: "api.error_body.schema_ref", new: absent, rule: "removed", want: Compatible},
 	{path: "api.error_body.schema_ref", new: "\"#/components/schemas/ApiError\"", rule: "changed", want: Compatible},
 	{path: "idempotency.header", new: "X-Idempotency-Key", rule: "changed", want: Breaking},
+	{path: "idempotency.key_in", rule: "changed", want: Breaking, mutate: keyInHeader},
+	{path: "idempotency.key_field", rule: "added", want: Breaking, mutateOld: keyInHeader, mutate: func(*contract.Contract) {}},
+	{path: "idempotency.key_field", rule: "removed", want: Breaking, mutate: keyInHeader},
+	{path: "idempotency.key_field", new: "/payment_key", rule: "changed", want: Breaking},
+	{path: "endpoints[0].max_key_length", new: "40", rule: "lowered", want: Breaking},
+	{path: "endpoints[0].max_key_length", new: "100", rule: "raised", want: Notable},
 	{path: "idempotency.header_value", new: "sf-string", rule: "changed", want: Breaking},
 	{path: "idempotency.replay_header", old: absent, new: "Idempotent-Replayed", rule: "added", want: Notable},
 	{path: "idempotency.replay_header", new: absent, rule: "removed", want: Breaking},
@@ -78,6 +87,29 @@ var rowCases = []rowCase{
 	{path: "idempotency.conflicts.missing_key.message", rule: "changed", want: Compatible, mutate: func(c *contract.Contract) { c.Idempotency.Conflicts.MissingKey.Message = "Key?" }},
 	{path: "idempotency.conflicts.invalid_key.message", rule: "changed", want: Compatible, mutate: func(c *contract.Contract) { c.Idempotency.Conflicts.InvalidKey.Message = "Bad key." }},
 	{path: "idempotency.conflicts.expired.message", rule: "changed", want: Compatible, mutate: func(c *contract.Contract) { c.Idempotency.Conflicts.Expired.Message = "Too old." }},
+	{path: "idempotency.conflicts.too_old.status", rule: "changed", want: Breaking, mutate: func(c *contract.Contract) { c.Idempotency.Conflicts.TooOld.Status = 422 }},
+	{path: "idempotency.conflicts.too_old.code", rule: "changed", want: Breaking, mutate: func(c *contract.Contract) { c.Idempotency.Conflicts.TooOld.Code = "" }},
+	{path: "idempotency.conflicts.too_old.message", rule: "changed", want: Compatible, mutate: func(c *contract.Contract) { c.Idempotency.Conflicts.TooOld.Message = "Too old." }},
+	{path: "idempotency.first_sent", new: absent, row: "idempotency.conflicts.too_old.status", rule: "removed", want: Notable},
+	{path: "idempotency.first_sent", new: absent, row: "idempotency.conflicts.too_old.code", rule: "removed", want: Compatible},
+	{path: "idempotency.first_sent", new: absent, row: "idempotency.first_sent.window", rule: "removed", want: Breaking},
+	{path: "idempotency.first_sent", new: absent, row: "idempotency.first_sent.header", rule: "removed", want: Notable},
+	{path: "idempotency.first_sent", old: absent, new: "{header: Repeatability-First-Sent, window: 5m}", row: "idempotency.conflicts.too_old.status", rule: "added", want: Notable},
+	{path: "idempotency.first_sent", old: absent, new: "{header: Repeatability-First-Sent, window: 5m}", row: "idempotency.conflicts.too_old.code", rule: "added", want: Compatible},
+	{path: "idempotency.first_sent", old: absent, new: "{header: Repeatability-First-Sent, window: 5m}", row: "idempotency.first_sent.window", rule: "added", want: Breaking},
+	{path: "idempotency.first_sent", old: absent, new: "{header: Repeatability-First-Sent, window: 5m}", row: "idempotency.first_sent.header", rule: "added", want: Breaking},
+	{path: "idempotency.first_sent.header", new: "X-First-Sent", rule: "changed", want: Breaking},
+	{path: "idempotency.first_sent.window", new: "2m", rule: "lowered", want: Breaking},
+	{path: "idempotency.first_sent.window", new: "10m", rule: "raised", want: Notable},
+	{path: "idempotency.result_header", old: absent, new: "{name: Repeatability-Result}", row: "idempotency.result_header.name", rule: "added", want: Notable},
+	{path: "idempotency.result_header", old: absent, new: "{name: Repeatability-Result}", row: "idempotency.result_header.accepted", rule: "added", want: Notable},
+	{path: "idempotency.result_header", old: absent, new: "{name: Repeatability-Result}", row: "idempotency.result_header.rejected", rule: "added", want: Notable},
+	{path: "idempotency.result_header", new: absent, row: "idempotency.result_header.name", rule: "removed", want: Breaking},
+	{path: "idempotency.result_header", new: absent, row: "idempotency.result_header.accepted", rule: "removed", want: Notable},
+	{path: "idempotency.result_header", new: absent, row: "idempotency.result_header.rejected", rule: "removed", want: Notable},
+	{path: "idempotency.result_header.name", new: "X-Result", rule: "changed", want: Breaking},
+	{path: "idempotency.result_header.accepted", new: "ok", rule: "changed", want: Breaking},
+	{path: "idempotency.result_header.rejected", new: "refused", rule: "changed", want: Breaking},
 	{path: "api.error_body.format", rule: "changed", want: Breaking, mutate: func(c *contract.Contract) { c.API.ErrorBody.Format = contract.ErrorFormatProblem }},
 	{path: "idempotency.stored_failures", new: "reattempt", rule: "changed", want: Breaking},
 	{path: "idempotency.stored_failures", old: absent, new: "replay", rule: "added", want: Notable},
@@ -115,8 +147,8 @@ var rowCases = []rowCase{
 	{path: "endpoints[1].effect", new: "increment", rule: "to increment", want: Breaking},
 	{path: "endpoints[1].effect", new: "decrement", rule: "to decrement", want: Breaking},
 	{path: "endpoints[1].effect", new: "action", rule: "to action", want: Breaking},
-	{path: "endpoints[1].key", new: "required", rule: "to required", want: Breaking},
-	{path: "endpoints[1].key", old: "optional", new: "required", rule: "to required", want: Breaking},
+	{path: "endpoints[2].key", new: "required", rule: "to required", want: Breaking},
+	{path: "endpoints[2].key", old: "optional", new: "required", rule: "to required", want: Breaking},
 	{path: "endpoints[0].key", new: "none", rule: "to none", want: Breaking},
 	{path: "endpoints[0].key", new: "optional", rule: "changed", want: Notable},
 	{path: "endpoints[2].unsafe_to_retry", new: "Archiving twice sends the owner two emails.", rule: "changed", want: Compatible},
@@ -185,6 +217,11 @@ var rowCases = []rowCase{
 	{path: "changes", new: absent, rule: "removed", want: Compatible},
 }
 
+// keyInHeader moves the key from full.yaml's body member back to a header.
+func keyInHeader(c *contract.Contract) {
+	c.Idempotency.KeyIn, c.Idempotency.KeyField = contract.KeyInHeader, nil
+}
+
 func TestRows(t *testing.T) {
 	full := readTestdata(t, "full.yaml")
 	used := map[string]bool{}
@@ -199,6 +236,9 @@ func TestRows(t *testing.T) {
 				src = edit(t, full, tc.path, tc.old)
 			}
 			old := parse(t, "old.yaml", src)
+			if tc.mutateOld != nil {
+				tc.mutateOld(old)
+			}
 			new := parse(t, "new.yaml", src)
 			if tc.mutate != nil {
 				tc.mutate(new)

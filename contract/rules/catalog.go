@@ -86,7 +86,7 @@ func (r Rule) Doc() findings.RuleDoc {
 // table is every rule, one family per file, sorted by ID once.
 var table = sortedRules(slices.Concat(
 	claimRules, claimAnswerRules, copyRules, endpointRules, endpointAnswerRules, firstRunRules, keyRules, lintRules, openapiRules,
-	keyAnswerRules, recoveryRules, retryRules, retryAnswerRules, sdkRules, stateRules, stateAnswerRules, replyRules, verifyRules, windowRules, windowAnswerRules,
+	keyAnswerRules, recoveryRules, retryRules, retryAnswerRules, sdkRules, stateRules, stateAnswerRules, replyRules, verifyRules, windowRules, windowAnswerRules, firstSentRules,
 ))
 
 func sortedRules(rs []Rule) []Rule {

@@ -2,6 +2,7 @@ package faultserver
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -39,8 +40,9 @@ type Request struct {
 	ClientGone bool
 	Method     string
 	Path       string
-	// Key is the idempotency header's value as sent, RawKey unquoted when it
-	// is an RFC 8941 string.
+	// RawKey is the idempotency key as sent (the header's value, or the
+	// body member's string), Key the same unquoted when it is an RFC 8941
+	// string.
 	RawKey      string
 	Key         string
 	ContentType string
@@ -48,12 +50,35 @@ type Request struct {
 	Step        Step
 }
 
+// KeyPlace is where requests carry the idempotency key: a header, or the
+// member Field of the JSON body's top-level object when Field is set.
+type KeyPlace struct {
+	Header string
+	Field  string
+}
+
+// key reads the key from r as sent, and its JSON text body.
+func (kp KeyPlace) key(r *http.Request, body []byte) string {
+	if kp.Field == "" {
+		return r.Header.Get(kp.Header)
+	}
+	var members map[string]json.RawMessage
+	if json.Unmarshal(body, &members) != nil {
+		return ""
+	}
+	var key string
+	if json.Unmarshal(members[kp.Field], &key) != nil {
+		return ""
+	}
+	return key
+}
+
 // Server serves scripted sessions on 127.0.0.1.
 type Server struct {
-	header string
-	srv    *http.Server
-	ln     net.Listener
-	base   string
+	place KeyPlace
+	srv   *http.Server
+	ln    net.Listener
+	base  string
 
 	mu       sync.Mutex
 	next     int
@@ -82,6 +107,12 @@ func Start(header string) (*Server, error) {
 // sessions at http://[::1]:PORT, so the snippets are proven to build
 // their requests from an IPv6 literal base URL too.
 func StartOn(header, host string) (*Server, error) {
+	return StartAt(KeyPlace{Header: header}, host)
+}
+
+// StartAt is StartOn for a key that travels in place: a header, or a
+// member of the JSON body (idempotency.key_in: body).
+func StartAt(place KeyPlace, host string) (*Server, error) {
 	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
 		return nil, fmt.Errorf("fault server: %q is not a loopback address", host)
 	}
@@ -90,7 +121,7 @@ func StartOn(header, host string) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{
-		header:   header,
+		place:    place,
 		ln:       ln,
 		base:     "http://" + ln.Addr().String(),
 		sessions: map[string]*Session{},
@@ -156,10 +187,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
-	raw := r.Header.Get(s.header)
+	raw := s.place.key(r, body)
 	req := Request{
 		Arrived: arrived, Method: r.Method, Path: "/" + path,
-		RawKey: raw, Key: unquoteSFString(raw), Body: body, ContentType: r.Header.Get("Content-Type"),
+		RawKey: raw, Key: raw, Body: body, ContentType: r.Header.Get("Content-Type"),
+	}
+	if s.place.Field == "" {
+		req.Key = unquoteSFString(raw)
 	}
 	sess.mu.Lock()
 	n := len(sess.requests)

@@ -133,3 +133,36 @@ func TestRootSession(t *testing.T) {
 		t.Errorf("recorded %+v", reqs)
 	}
 }
+
+// TestKeyInBody: with key_in: body the server reads the key from the JSON
+// body's member, as sent (quotes are part of a body key, not an sf-string),
+// and not from a header of the same name.
+func TestKeyInBody(t *testing.T) {
+	srv, err := StartAt(KeyPlace{Header: "Idempotency-Key", Field: "idempotency_key"}, "127.0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	sess := srv.NewSession(Script{{Status: 201}})
+	for _, body := range []string{`{"amount": 1, "idempotency_key": "\"k-1\""}`, `{"amount": 1}`, `not json`, `{"idempotency_key": 7}`} {
+		req, _ := http.NewRequest("POST", sess.BaseURL()+"/v2/payments", strings.NewReader(body))
+		req.Header.Set("Idempotency-Key", "from-the-header")
+		resp, err := (&http.Client{Transport: &http.Transport{DisableKeepAlives: true}}).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	reqs := sess.Requests()
+	if len(reqs) != 4 {
+		t.Fatalf("recorded %d requests, want 4", len(reqs))
+	}
+	if r := reqs[0]; r.Key != `"k-1"` || r.RawKey != `"k-1"` {
+		t.Errorf("body key read as %q (raw %q), want \"k-1\" with its quotes", r.Key, r.RawKey)
+	}
+	for i, r := range reqs[1:] {
+		if r.Key != "" {
+			t.Errorf("request %d (%s) has key %q, want none: the key travels in the body only", i+2, r.Body, r.Key)
+		}
+	}
+}

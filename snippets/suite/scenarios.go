@@ -42,8 +42,8 @@ const (
 	KindMismatch                          // the payload-mismatch conflict
 	KindRetryAfter                        // 429 with a Retry-After to wait out
 	KindMaxElapsed                        // Retry-After waits that cannot fit the deadline
-	KindInFlight                          // the in-flight conflict, then success
-	KindInFlightElsewhere                 // the in-flight code outside api.error_body's place
+	KindInFlight                          // the in-flight answer (the conflict, or accepted's 202), then success
+	KindInFlightElsewhere                 // the in-flight status without the in-flight answer: its code outside api.error_body's place, or a handler's own 202
 	KindReset                             // a reset connection, then success
 	KindAttemptTimeout                    // a hung attempt, then success
 	KindCautious                          // a cautious status on every attempt
@@ -139,7 +139,9 @@ func Scenarios(p snippets.Policy) (list []Scenario, omitted []string) {
 	} else {
 		omitted = append(omitted, "429 is not retried with Retry-After: 429 and max_elapsed scenarios left out")
 	}
-	if p.InFlight && p.MaxAttempts >= 2 {
+	if p.InFlightAccepted && p.MaxAttempts >= 2 {
+		list = append(list, acceptedScenarios(p, ok)...)
+	} else if p.InFlight && p.MaxAttempts >= 2 {
 		list = append(list, Scenario{Name: "in-flight-conflict-retried", Kind: KindInFlight,
 			Script: faultserver.Script{{Status: p.InFlightStatus, Body: errorBody(p, p.InFlightStatus, p.InFlightCode)}, ok}, Requests: 2, Success: true})
 		if p.ErrorBody.Set() && p.InFlightCode != "" {
@@ -162,6 +164,37 @@ func Scenarios(p snippets.Policy) (list []Scenario, omitted []string) {
 			Script: faultserver.Script{{Status: p.Cautious[0], Body: statusBody(p, p.Cautious[0])}}, Requests: 2})
 	}
 	return list, omitted
+}
+
+// acceptedScenarios are the in-flight scenarios of in_flight.response:
+// accepted. The repeat of a key whose first request still runs gets 202
+// with the in-flight code, which is not the result: the client polls with
+// the same key and the backoff schedule until the stored result comes
+// back. A 202 that is not that answer (the handler's own, or the code
+// outside api.error_body's place) is the result, taken at once. With
+// `code: none` the contract tells the in-flight 202 by its status alone,
+// so there is no other 202 to take.
+func acceptedScenarios(p snippets.Policy, stored faultserver.Step) []Scenario {
+	polled := faultserver.Step{Status: p.InFlightStatus, Body: errorBody(p, p.InFlightStatus, p.InFlightCode)}
+	n := min(3, p.MaxAttempts)
+	script := faultserver.Script{}
+	for range n - 1 {
+		script = append(script, polled)
+	}
+	list := []Scenario{{Name: fmt.Sprintf("in-flight-%d-polled", p.InFlightStatus), Kind: KindInFlight,
+		Script: append(script, stored), Requests: n, Success: true}}
+	if p.InFlightCode == "" {
+		return list
+	}
+	own := faultserver.Step{Status: p.InFlightStatus, Body: `{"id":"tr_1","status":"pending"}`}
+	list = append(list, Scenario{Name: fmt.Sprintf("handler-%d-is-the-result", p.InFlightStatus), Kind: KindInFlightElsewhere,
+		Script: faultserver.Script{own, stored}, Requests: 1, Success: true})
+	if p.ErrorBody.Set() {
+		elsewhere := faultserver.Step{Status: p.InFlightStatus, Body: misplacedCodeBody(p, p.InFlightCode)}
+		list = append(list, Scenario{Name: "in-flight-code-elsewhere-is-the-result", Kind: KindInFlightElsewhere,
+			Script: faultserver.Script{elsewhere, stored}, Requests: 1, Success: true})
+	}
+	return list
 }
 
 func contains(xs []int, x int) bool {

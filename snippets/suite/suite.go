@@ -124,7 +124,7 @@ func Run(ctx context.Context, c *contract.Contract, opts Options) (Report, error
 	if host == "" {
 		host = "127.0.0.1"
 	}
-	srv, err := faultserver.StartOn(p.Header, host)
+	srv, err := faultserver.StartAt(keyPlace(p), host)
 	if err != nil {
 		return Report{}, fmt.Errorf("starting the fault server: %w", err)
 	}
@@ -351,16 +351,17 @@ func check(p snippets.Policy, sc Scenario, res run.Result, reqs []faultserver.Re
 	}
 	key := reqs[0].Key
 	if key == "" {
-		bad("request 1 carries no %s header", p.Header)
+		bad("request 1 carries no %s", placeName(p))
 	}
 	if p.MaxKeyLength > 0 && len(key) > p.MaxKeyLength {
 		bad("key %q is longer than max_key_length %d", key, p.MaxKeyLength)
 	}
 	if !json.Valid(reqs[0].Body) || !strings.HasPrefix(reqs[0].ContentType, "application/json") {
 		bad("request 1 is not a JSON body (Content-Type %q, body %q)", reqs[0].ContentType, reqs[0].Body)
-	} else if want := p.Body.String(); !sameJSON(reqs[0].Body, []byte(want)) {
+	} else if want := wantBody(p, key); !sameJSON(reqs[0].Body, []byte(want)) {
 		// The language's literal of the example body, as its runtime
-		// serialises it, is the contract's request: member for member.
+		// serialises it, is the contract's request: member for member
+		// (with the key in it when it travels in the body).
 		bad("request 1 sent %s, not the contract's example request %s", reqs[0].Body, want)
 	}
 	if p.SFString && !strings.HasPrefix(reqs[0].RawKey, `"`) {
@@ -492,4 +493,29 @@ func sameJSON(a, b []byte) bool {
 		return false
 	}
 	return reflect.DeepEqual(x, y)
+}
+
+// keyPlace is where the fault server reads the key the snippets send.
+func keyPlace(p snippets.Policy) faultserver.KeyPlace {
+	if p.KeyInBody {
+		return faultserver.KeyPlace{Field: p.KeyField}
+	}
+	return faultserver.KeyPlace{Header: p.Header}
+}
+
+func placeName(p snippets.Policy) string {
+	if p.KeyInBody {
+		return "key in the body member " + p.KeyField
+	}
+	return p.Header + " header"
+}
+
+// wantBody is the request body the snippet must send with key: the
+// example body, with the key as its member when the key travels there.
+func wantBody(p snippets.Policy, key string) string {
+	if !p.KeyInBody {
+		return p.Body.String()
+	}
+	id := contract.Idempotency{KeyIn: contract.KeyInBody, KeyField: []string{p.KeyField}}
+	return id.WithKey(p.Body, key).String()
 }

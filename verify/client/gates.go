@@ -146,17 +146,22 @@ var Gates = []Gate{
 	},
 	{
 		Doc: doc("client/in-flight",
-			"the client gives up on the in-flight conflict, or retries a conflict that only looks like it",
-			"Proves the client waits out the contract's in-flight conflict (another attempt with the same key is still running) "+
-				"and retries with the same key, and that it tells that conflict by the status and the code at the place "+
-				"api.error_body names, not by the status alone.",
-			"retry the in_flight conflict (status and code, read where api.error_body says) with the same key after a backoff wait",
-			"409 concurrent_idempotent_requests -> give up\n", "409 concurrent_idempotent_requests -> 201\n", srcStripe),
+			"the client gives up on the in-flight answer, takes accepted's 202 for the result, or retries an answer that only looks like it",
+			"Proves the client waits out the contract's in-flight answer (another attempt with the same key is still running) "+
+				"and retries with the same key, and that it tells that answer by the status and the code at the place "+
+				"api.error_body names, not by the status alone. Under in_flight.response: accepted the answer is a 202 "+
+				"with the in-flight code, which is not the result: the repeat with the same key is the poll, so the client "+
+				"polls on its backoff schedule until the stored result comes back, and takes a 202 without the code (the "+
+				"handler's own) as the result. A client that reports the 202 as the outcome tells its caller the operation "+
+				"is done while it is still running, and may yet fail.",
+			"retry the in_flight answer (status and code, read where api.error_body says; under accepted, the 202 with that code) with the same key after a backoff wait",
+			"409 concurrent_idempotent_requests -> give up\n202 concurrent_idempotent_requests -> exit 0 (\"still processing\" reported as the result)\n",
+			"409 concurrent_idempotent_requests -> 201\n202 concurrent_idempotent_requests -> 202 concurrent_idempotent_requests -> 201\n", srcStripe),
 		Path:   "idempotency.conflicts.in_flight",
 		Kinds:  []suite.Kind{suite.KindInFlight, suite.KindInFlightElsewhere},
-		Needs:  "no in-flight conflict to wait out, or max_attempts under 2",
-		DryRun: "the in-flight conflict is retried and the program exits 0; the code outside its place is not retried",
-		judge:  outcomes("in-flight conflict waited out", 0),
+		Needs:  "no in-flight answer to wait out (in_flight.response is not conflict or accepted, or the conflict cannot be told apart), or max_attempts under 2",
+		DryRun: "the in-flight answer (under accepted, the 202 with the in-flight code) is retried with the same key until the result and the program exits 0; the same status without the in-flight answer is not retried",
+		judge:  outcomes("in-flight answer waited out", 0),
 	},
 	{
 		Doc: doc("client/no-retry-mismatch",

@@ -13,7 +13,6 @@ import (
 	"log/slog"
 	"net/http"
 	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -21,13 +20,14 @@ import (
 	"github.com/retryspec/retryspec/contract"
 	"github.com/retryspec/retryspec/idempotency"
 	"github.com/retryspec/retryspec/idempotency/stores"
+	"github.com/retryspec/retryspec/storage"
 )
 
 type app struct {
 	c        *contract.Contract
 	store    *idempotency.SQLStore
 	db       *sql.DB
-	dialect  string
+	dialect  storage.Dialect
 	mw       *idempotency.Middleware
 	counters *idempotency.Counters
 	external external
@@ -132,7 +132,7 @@ func (a *app) jobs(ctx context.Context, every time.Duration) {
 // The transfers table: one row per transfer, the effect verify counts.
 func (a *app) migrate(ctx context.Context, create bool) error {
 	text, key := "VARCHAR(255)", "VARCHAR(1024)"
-	if a.dialect == "mysql" {
+	if a.dialect == storage.MySQL {
 		text, key = "VARBINARY(255)", "VARBINARY(1024)"
 	}
 	ddl := fmt.Sprintf(`CREATE TABLE IF NOT EXISTS transfers (
@@ -158,23 +158,8 @@ func (a *app) migrate(ctx context.Context, create bool) error {
 	return nil
 }
 
-// q rewrites ? placeholders as $n for PostgreSQL.
-func (a *app) q(query string) string {
-	if a.dialect != "postgres" {
-		return query
-	}
-	var b strings.Builder
-	n := 0
-	for _, r := range query {
-		if r == '?' {
-			n++
-			b.WriteString("$" + strconv.Itoa(n))
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
+// q writes the query's ? placeholders as the store's dialect does.
+func (a *app) q(query string) string { return storage.Rebind(a.dialect, query) }
 
 type transferRequest struct {
 	Amount      int64  `json:"amount"`

@@ -83,9 +83,14 @@ function retryAfterMs(value: string | null): number | null {
   return Number.isNaN(at) ? null : Math.max(0, at - Date.now());
 }
 
+// Whether the answer says the first request with this key is still running.
+function inFlight(status: number, text: string): boolean {
+  return IN_FLIGHT !== null && status === IN_FLIGHT.status && hasCode(text, IN_FLIGHT.code);
+}
+
 function classifyStatus(status: number, headers: Headers, text: string): AttemptFailed {
   const error = `HTTP ${status}`;
-  if (IN_FLIGHT && status === IN_FLIGHT.status && hasCode(text, IN_FLIGHT.code)) {
+  if (IN_FLIGHT && inFlight(status, text)) {
     return new AttemptFailed(`${error} ${IN_FLIGHT.code}`, { retryable: true });
   }
   // Checked before the allowlist, so a 5XX class cannot lift its limit.

@@ -102,9 +102,14 @@ def retry_after_seconds(value):
         return None
 
 
+def in_flight(status, payload):
+    """Whether the answer says the first request with this key is still running."""
+    return IN_FLIGHT_STATUS is not None and status == IN_FLIGHT_STATUS and has_code(payload, IN_FLIGHT_CODE)
+
+
 def classify_status(status, headers, payload):
     error = f"HTTP {status}"
-    if IN_FLIGHT_STATUS is not None and status == IN_FLIGHT_STATUS and has_code(payload, IN_FLIGHT_CODE):
+    if in_flight(status, payload):
         return AttemptFailed(f"{error} {IN_FLIGHT_CODE}", retryable=True)
     # Checked before the allowlist, so a 5XX class cannot lift its limit.
     if status in CAUTIOUS_STATUSES:

@@ -47,6 +47,12 @@ ATTEMPT_TIMEOUT_MS=2400 # per attempt, never past the deadline
 
 has_word() { case "$1" in *" $2 "*) return 0 ;; esac; return 1; }
 
+# Whether the answer (status $1, body in $body_file) says the first request
+# with this key is still running.
+in_flight() {
+	[ "$1" -eq "$IN_FLIGHT_STATUS" ] && grep -qE "\"$CODE_MEMBER\"[[:space:]]*:[[:space:]]*\"$IN_FLIGHT_CODE\"" "$body_file"
+}
+
 # A uniform random fraction in [0, 1] from the kernel's generator (awk's
 # srand() seeds from the clock in whole seconds: runs would repeat).
 random_fraction() {
@@ -105,7 +111,7 @@ while :; do
 		case $rc in
 		0)
 			error="HTTP $status"
-			if [ "$status" -eq "$IN_FLIGHT_STATUS" ] && grep -qE "\"$CODE_MEMBER\"[[:space:]]*:[[:space:]]*\"$IN_FLIGHT_CODE\"" "$body_file"; then
+			if in_flight "$status"; then
 				error="$error $IN_FLIGHT_CODE"
 				retryable=1
 			# Checked before the allowlist, so a 5XX class cannot lift its limit.

@@ -87,11 +87,17 @@ public class Snippet {
         }
     }
 
+    /** Whether the answer says the first request with this key is still running. */
+    static boolean inFlight(HttpResponse<String> response) {
+        int status = response.statusCode();
+        // The JDK has no JSON parser; the code's member is matched by name.
+        return IN_FLIGHT_STATUS != 0 && status == IN_FLIGHT_STATUS && IN_FLIGHT_CODE_MEMBER.matcher(response.body()).find();
+    }
+
     static Failure classify(HttpResponse<String> response) {
         int status = response.statusCode();
         String error = "HTTP " + status;
-        // The JDK has no JSON parser; the code's member is matched by name.
-        if (IN_FLIGHT_STATUS != 0 && status == IN_FLIGHT_STATUS && IN_FLIGHT_CODE_MEMBER.matcher(response.body()).find()) {
+        if (inFlight(response)) {
             return new Failure(error + " " + IN_FLIGHT_CODE, true, false, -1);
         }
         // Checked before the allowlist, so a 5XX class cannot lift its limit.

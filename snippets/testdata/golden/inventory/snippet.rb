@@ -85,10 +85,15 @@ rescue ArgumentError
   nil
 end
 
+# Whether the answer says the first request with this key is still running.
+def in_flight?(response)
+  IN_FLIGHT_STATUS && response.code.to_i == IN_FLIGHT_STATUS && code?(response.body.to_s, IN_FLIGHT_CODE)
+end
+
 def classify_status(response)
   status = response.code.to_i
   error = "HTTP #{status}"
-  if IN_FLIGHT_STATUS && status == IN_FLIGHT_STATUS && code?(response.body.to_s, IN_FLIGHT_CODE)
+  if in_flight?(response)
     return AttemptFailed.new("#{error} #{IN_FLIGHT_CODE}", retryable: true)
   end
   # Checked before the allowlist, so a 5XX class cannot lift its limit.

@@ -83,12 +83,18 @@ public class Snippet {
         }
     }
 
+    /** Whether the answer says the first request with this key is still running. */
+    static boolean inFlight(HttpResponse<String> response) {
+        int status = response.statusCode();
+        // The JDK has no JSON parser; error codes are plain identifiers, so
+        // finding the quoted code in the body is exact enough.
+        return IN_FLIGHT_STATUS != 0 && status == IN_FLIGHT_STATUS && response.body().contains("\"" + IN_FLIGHT_CODE + "\"");
+    }
+
     static Failure classify(HttpResponse<String> response) {
         int status = response.statusCode();
         String error = "HTTP " + status;
-        // The JDK has no JSON parser; error codes are plain identifiers, so
-        // finding the quoted code in the body is exact enough.
-        if (IN_FLIGHT_STATUS != 0 && status == IN_FLIGHT_STATUS && response.body().contains("\"" + IN_FLIGHT_CODE + "\"")) {
+        if (inFlight(response)) {
             return new Failure(error + " " + IN_FLIGHT_CODE, true, false, -1);
         }
         // Checked before the allowlist, so a 5XX class cannot lift its limit.

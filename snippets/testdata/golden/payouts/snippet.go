@@ -115,10 +115,16 @@ func parseRetryAfter(v string) time.Duration {
 	return -1
 }
 
+// inFlight reports whether the answer says the first request with this key
+// is still running.
+func inFlight(status int, body []byte) bool {
+	return inFlightStatus != 0 && status == inFlightStatus && hasCode(body, inFlightCode)
+}
+
 func classifyStatus(status int, h http.Header, body []byte) *attemptError {
 	e := &attemptError{msg: fmt.Sprintf("HTTP %d", status), retryAfter: -1}
 	switch {
-	case inFlightStatus != 0 && status == inFlightStatus && hasCode(body, inFlightCode):
+	case inFlight(status, body):
 		e.msg += " " + inFlightCode
 		e.retryable = true
 	// Checked before the allowlist, so a 5XX class cannot lift its limit.
