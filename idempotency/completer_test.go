@@ -57,11 +57,12 @@ func (p *payoutsHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // payoutsFixture is the transfers fixture with payoutsOp in the contract
-// and its handler behind a ServeMux.
-func payoutsFixture(t *testing.T, store func(*contract.Contract) idempotency.Store, opts idempotency.Options) (*fixture, *payoutsHandler, *http.ServeMux) {
+// and its handler behind a ServeMux; replace are more replacements for
+// payoutsContract.
+func payoutsFixture(t *testing.T, store func(*contract.Contract) idempotency.Store, opts idempotency.Options, replace ...string) (*fixture, *payoutsHandler, *http.ServeMux) {
 	t.Helper()
-	c := payoutsContract(t, "  - operation: GET /v1/transfers/{id}",
-		"  - operation: "+payoutsOp+"\n    effect: create\n    key: required\n    external_calls: [pay_out]\n    recovery_points: [payout_created, paid]\n    max_duration: 45s\n  - operation: GET /v1/transfers/{id}")
+	c := payoutsContract(t, append(replace, "  - operation: GET /v1/transfers/{id}",
+		"  - operation: "+payoutsOp+"\n    effect: create\n    key: required\n    external_calls: [pay_out]\n    recovery_points: [payout_created, paid]\n    max_duration: 45s\n  - operation: GET /v1/transfers/{id}")...)
 	f := newFixture(t, c, store(c), opts)
 	p := &payoutsHandler{}
 	h, err := f.mw.Handle(payoutsOp, p)

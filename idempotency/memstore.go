@@ -24,8 +24,8 @@ type memoryStore struct {
 // tests of handlers only: lost on restart and not shared between
 // processes, it cannot arbitrate a claim between the instances of a real
 // service (the contract rule claim/mechanism-store-mismatch says the same
-// of `store: memory`). Without transactions, Step.Commit passes its
-// function a nil *sql.Tx.
+// of `store: memory`). Without transactions, it refuses a phase with
+// writes: Step.Commit and its kin return an error, never a nil *sql.Tx.
 func NewMemoryStore(c *contract.Contract) Store {
 	m := &memoryStore{rows: map[Key]*Record{}, replayWindow: c.Idempotency.ReplayWindow.D, reaperAfter: c.Idempotency.ReaperAfter.D}
 	if c.Idempotency.InFlight != nil {

@@ -3,7 +3,6 @@ package idempotency
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -71,7 +70,7 @@ type Options struct {
 	// Flaw switches in one classic mistake. It exists so the reference
 	// server can prove that `retryspec verify` catches each one; never set
 	// it in a real service. See Flaws.
-	Flaw string
+	Flaw Flaw
 }
 
 // NotStarted is the recovery point of a claimed key none of whose phases
@@ -97,18 +96,6 @@ const (
 // status and headers but no body.
 const BodyNotStoredHeader = "Idempotency-Body-Not-Stored"
 
-// Flaws are the mistakes Options.Flaw can switch in, each named for the
-// property it breaks (docs/server.md, "Prove it"; docs/verify.md).
-var Flaws = []string{
-	"check-then-insert",    // read the key, insert after: two concurrent firsts both run
-	"no-in-flight",         // a key in flight counts as absent: a concurrent retry runs again
-	"no-fingerprint",       // a different body under the same key is replayed, not refused
-	"replay-not-verbatim",  // the replay is re-encoded, not the stored bytes
-	"global-scope",         // keys are shared across accounts
-	"missing-key-accepted", // a request without a key runs without idempotency
-	"fresh-downstream-key", // each attempt sends a new key to external calls
-}
-
 // Middleware keeps one contract's idempotency promise for net/http handlers.
 type Middleware struct {
 	c       *contract.Contract
@@ -122,6 +109,28 @@ type Middleware struct {
 	handlers map[string]*endpointHandler
 	backoff  map[Key]completerBackoff // the completer's, under mu
 	cache    *replayCache             // nil without Options.ReplayCache
+	path     keyPath
+}
+
+// keyPath holds the steps of serving a key that a Flaw replaces: the
+// claim, the in-flight handler, the same-request check, the replayed bytes
+// and the downstream key. New sets the real ones (realPath); flaws.go
+// holds the flawed ones, so the request path never asks whether a flaw
+// is on.
+type keyPath struct {
+	claim         func(h *endpointHandler, q *keyRequest, now time.Time) (won bool, rec *Record, err error)
+	inFlight      func(h *endpointHandler, q *keyRequest, rec *Record, now time.Time) next
+	sameRequest   func(h *endpointHandler, q *keyRequest, rec *Record) bool
+	replayBody    func(stored []byte) []byte
+	downstreamKey func(s *Step, ctx context.Context, call string) (string, error)
+}
+
+var realPath = keyPath{
+	claim:         (*endpointHandler).claim,
+	inFlight:      (*endpointHandler).serveInFlight,
+	sameRequest:   (*endpointHandler).sameRequest,
+	replayBody:    func(stored []byte) []byte { return stored },
+	downstreamKey: (*Step).downstreamKey,
 }
 
 type endpointHandler struct {
@@ -138,34 +147,19 @@ func New(c *contract.Contract, store Store, opts Options) (*Middleware, error) {
 	if c == nil || store == nil {
 		return nil, errors.New("idempotency: New needs a contract and a store")
 	}
-	var bad []string
-	for _, f := range rules.Run(c) {
-		if f.Severity == findings.Error && !f.Waived {
-			bad = append(bad, fmt.Sprintf("%s:%d:%d: %s: %s", f.File, f.Line, f.Column, f.Rule, f.Message))
-		}
-	}
-	if len(bad) > 0 {
-		return nil, fmt.Errorf("idempotency: the contract has errors (run `retryspec check`):\n  %s", strings.Join(bad, "\n  "))
+	if err := contractErrors(c); err != nil {
+		return nil, err
 	}
 	if c.Idempotency.Scope != contract.ScopeGlobal && opts.Account == nil {
 		return nil, errors.New("idempotency: scope: account needs Options.Account to name each request's caller")
 	}
-	if opts.Flaw != "" && !slices.Contains(Flaws, opts.Flaw) {
-		return nil, fmt.Errorf("idempotency: unknown flaw %q (one of %s)", opts.Flaw, strings.Join(Flaws, ", "))
+	if err := opts.Flaw.check(); err != nil {
+		return nil, err
 	}
-	if opts.MaxBodyBytes <= 0 {
-		opts.MaxBodyBytes = 1 << 20
-	}
-	if opts.MaxResponseBytes <= 0 {
-		opts.MaxResponseBytes = DefaultMaxResponseBytes
-	}
-	if opts.ReplayCache == 0 {
-		opts.ReplayCache = DefaultReplayCache
-	}
-	if opts.ReplayCacheBytes <= 0 {
-		opts.ReplayCacheBytes = DefaultReplayCacheBytes
-	}
-	m := &Middleware{c: c, store: store, opts: opts, metrics: opts.Metrics, now: opts.Now, handlers: map[string]*endpointHandler{}, backoff: map[Key]completerBackoff{}}
+	opts.Account = opts.Flaw.account(opts.Account)
+	opts = opts.withDefaults()
+	m := &Middleware{c: c, store: store, opts: opts, metrics: opts.Metrics, now: opts.Now, handlers: map[string]*endpointHandler{}, backoff: map[Key]completerBackoff{},
+		path: opts.Flaw.path()}
 	if m.metrics == nil {
 		m.metrics = nopMetrics{}
 	}
@@ -189,6 +183,38 @@ func New(c *contract.Contract, store Store, opts Options) (*Middleware, error) {
 	return m, nil
 }
 
+// contractErrors is New's refusal of a contract with errors: every
+// unwaived error-severity finding of `retryspec check`, with its position.
+func contractErrors(c *contract.Contract) error {
+	var bad []string
+	for _, f := range rules.Run(c) {
+		if f.Severity == findings.Error && !f.Waived {
+			bad = append(bad, fmt.Sprintf("%s:%d:%d: %s: %s", f.File, f.Line, f.Column, f.Rule, f.Message))
+		}
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("idempotency: the contract has errors (run `retryspec check`):\n  %s", strings.Join(bad, "\n  "))
+	}
+	return nil
+}
+
+// withDefaults fills the bounds o leaves at zero.
+func (o Options) withDefaults() Options {
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = 1 << 20
+	}
+	if o.MaxResponseBytes <= 0 {
+		o.MaxResponseBytes = DefaultMaxResponseBytes
+	}
+	if o.ReplayCache == 0 {
+		o.ReplayCache = DefaultReplayCache
+	}
+	if o.ReplayCacheBytes <= 0 {
+		o.ReplayCacheBytes = DefaultReplayCacheBytes
+	}
+	return o
+}
+
 // Handle wraps the handler of one contract operation ("POST /v1/transfers").
 // An operation the contract does not list, or lists with key: none, is an
 // error: wrapping it would promise what the docs do not.
@@ -204,40 +230,26 @@ func (m *Middleware) Handle(operation string, next http.Handler) (http.Handler, 
 		m.mu.Lock()
 		m.handlers[ep.Operation] = h
 		m.mu.Unlock()
-		return h, nil
+		return m.opts.Flaw.handler(h), nil
 	}
 	return nil, fmt.Errorf("idempotency: %s is not an endpoint of the contract", operation)
 }
 
 func (h *endpointHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	m, idem := h.m, h.m.c.Idempotency
-	op := h.ep.Operation
 	raw, present := readKey(r, idem.Header)
 	if !present {
-		if h.ep.Key == contract.KeyOptional || m.opts.Flaw == "missing-key-accepted" {
+		if h.ep.Key == contract.KeyOptional {
 			h.next.ServeHTTP(w, r)
 			return
 		}
-		m.metrics.Count(alerting.Conflicts, op, alerting.KindMissingKey)
+		m.metrics.Count(alerting.Conflicts, h.ep.Operation, alerting.KindMissingKey)
 		m.reply(w, contract.ReplyMissingKey)
 		return
 	}
-	key, ok := parseKey(raw, string(idem.HeaderValue))
-	if !ok || utf8.RuneCountInString(key) > idem.MaxKeyLength {
-		m.metrics.Count(alerting.Conflicts, op, alerting.KindInvalidKey)
-		m.reply(w, contract.ReplyInvalidKey)
+	k, ok := h.scopedKey(w, r, raw)
+	if !ok {
 		return
-	}
-	k := Key{Key: key}
-	if idem.Scope != contract.ScopeGlobal {
-		acct, ok := m.opts.Account(r)
-		if !ok {
-			m.reply(w, contract.ReplyUnauthenticated)
-			return
-		}
-		if m.opts.Flaw != "global-scope" {
-			k.Account = acct
-		}
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, m.opts.MaxBodyBytes+1))
 	if err != nil {
@@ -255,153 +267,257 @@ func (h *endpointHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.serveKey(w, r, k, fp, body)
 }
 
-func (h *endpointHandler) serveKey(w http.ResponseWriter, r *http.Request, k Key, fp string, body []byte) {
-	m, idem, op := h.m, h.m.c.Idempotency, h.ep.Operation
-	ctx := r.Context()
-	claim := NewClaim{Operation: op, Fingerprint: fp, RequestBody: body, RequestTarget: r.URL.RequestURI(), RecoveryPoint: h.firstPoint()}
-	blockedSince := time.Time{}
-	for attempt := 0; ; attempt++ {
-		if attempt > 1000 {
-			// Claim and Lookup disagree for ever: a store bug, not a request to serve.
-			m.storeError(w, op, k, alerting.StoreLookup, errors.New("the key's row keeps changing"))
-			return
-		}
-		now := m.now()
-		var won bool
-		var rec *Record
-		var err error
-		if cached := m.cache.get(k, now); cached != nil {
-			rec = cached // complete and inside the window: no statement
-		} else if m.opts.Flaw == "no-in-flight" {
-			// The flaw: with no in-flight state a service looks for a
-			// stored response and runs whenever there is none, so every
-			// concurrent retry looks at once, not after the first claim;
-			// the key is only claimed when it is not there at all.
-			if rec, err = m.store.Lookup(ctx, k); err == nil && rec == nil {
-				won, err = m.store.Claim(ctx, k, claim, now)
-			}
-		} else if cl, ok := m.store.(claimLookuper); ok && m.opts.Flaw != "check-then-insert" {
-			won, rec, err = cl.ClaimLookup(ctx, k, claim, now)
-		} else if m.opts.Flaw == "check-then-insert" {
-			// The flaw: look first, insert after, and trust the look.
-			var rec *Record
-			if rec, err = m.store.Lookup(ctx, k); err == nil && rec == nil {
-				// In a real service the check and the insert are two round
-				// trips apart, often with application work between them;
-				// a pause of that size makes the race as easy to hit here
-				// (on a single-connection SQLite store too) as it is there.
-				time.Sleep(2 * time.Millisecond)
-				_, err = m.store.Claim(ctx, k, claim, now)
-				won = true
-			}
-		} else {
-			won, err = m.store.Claim(ctx, k, claim, now)
-		}
-		if err != nil {
-			m.storeError(w, op, k, alerting.StoreClaim, err)
-			return
-		}
-		if won {
-			m.metrics.Count(alerting.ClaimsWon, op, "")
-			stored := h.run(w, r, k, 1, claim.RecoveryPoint, map[string]string{}, body)
-			// The claim's row holds now to the microsecond.
-			h.cacheCompleted(k, fp, 1, stored, time.UnixMicro(now.UnixMicro()))
-			return
-		}
-		if rec == nil {
-			if rec, err = m.store.Lookup(ctx, k); err != nil {
-				m.storeError(w, op, k, alerting.StoreLookup, err)
-				return
-			}
-		}
-		if rec == nil {
-			continue // reaped or expired since the claim: claim again
-		}
-		mismatch := m.opts.Flaw != "no-fingerprint" &&
-			(rec.Operation != op || (idem.Fingerprint != contract.FingerprintNone && rec.Fingerprint != fp))
-		if rec.Complete() {
-			if !rec.CreatedAt.After(now.Add(-idem.ReplayWindow.D)) {
-				if idem.AfterWindow == contract.AfterWindowError {
-					m.metrics.Count(alerting.Conflicts, op, alerting.KindExpired)
-					m.reply(w, contract.ReplyExpired)
-					return
-				}
-				if _, err := m.store.Expire(ctx, k, rec.Fence, now); err != nil {
-					m.storeError(w, op, k, alerting.StoreExpire, err)
-					return
-				}
-				continue // a new request: claim again
-			}
-			if mismatch {
-				h.mismatch(w)
-				return
-			}
-			m.metrics.Count(alerting.Replays, op, "")
-			m.cache.put(k, rec)
-			h.replay(w, rec)
-			return
-		}
-		if mismatch {
-			h.mismatch(w)
-			return
-		}
-		if m.opts.Flaw == "no-in-flight" {
-			// The flaw: a key without a response counts as absent.
-			h.run(w, r, k, rec.Fence, rec.RecoveryPoint, rec.DownstreamKeys, body)
-			return
-		}
-		inf := idem.InFlight
-		lockTimeout := time.Duration(0)
-		if inf != nil {
-			lockTimeout = inf.LockTimeout.D
-		}
-		if inf != nil && inf.Takeover == contract.TakeoverConditionalUpdate && !rec.LockedAt.After(now.Add(-lockTimeout)) {
-			ok, err := m.store.Takeover(ctx, k, rec.Fence, now)
-			if err != nil {
-				m.storeError(w, op, k, alerting.StoreTakeover, err)
-				return
-			}
-			if ok {
-				m.metrics.Count(alerting.Takeovers, op, "")
-				stored := h.run(w, r, k, rec.Fence+1, rec.RecoveryPoint, rec.DownstreamKeys, body)
-				h.cacheCompleted(k, fp, rec.Fence+1, stored, rec.CreatedAt)
-				return
-			}
-			continue // another worker took it over first: read again
-		}
-		mode := contract.InFlightConflict
-		if inf != nil && inf.Response != "" {
-			mode = inf.Response
-		}
-		switch mode {
-		case contract.InFlightBlock:
-			if blockedSince.IsZero() {
-				blockedSince = now
-			}
-			if now.Sub(blockedSince) < max(lockTimeout, time.Second) {
-				select {
-				case <-ctx.Done():
-					// The caller gave up (or the server is shutting
-					// down): it gets the contract's in-flight answer,
-					// never an empty 200 it did not ask for.
-					m.metrics.Count(alerting.Conflicts, op, alerting.KindInFlight)
-					m.log.Info("idempotency: a request waiting for its key in flight ended first",
-						"operation", op, "key", k.Key, "account", k.Account, "err", ctx.Err())
-					h.inFlight(w)
-					return
-				case <-time.After(pollInterval(now.Sub(blockedSince))):
-				}
-				continue
-			}
-		case contract.InFlightAccepted:
-			m.metrics.Count(alerting.Conflicts, op, alerting.KindInFlight)
-			m.reply(w, contract.ReplyInFlightAccepted)
-			return
-		}
-		m.metrics.Count(alerting.Conflicts, op, alerting.KindInFlight)
-		h.inFlight(w)
-		return
+// scopedKey reads the key the request sent (raw) as the contract's
+// header_value says, scoped to the caller's account unless the contract's
+// scope is global. ok=false: the request has its answer (400 or 401).
+func (h *endpointHandler) scopedKey(w http.ResponseWriter, r *http.Request, raw string) (k Key, ok bool) {
+	m, idem := h.m, h.m.c.Idempotency
+	key, ok := parseKey(raw, idem.HeaderValue)
+	if !ok || utf8.RuneCountInString(key) > idem.MaxKeyLength {
+		m.metrics.Count(alerting.Conflicts, h.ep.Operation, alerting.KindInvalidKey)
+		m.reply(w, contract.ReplyInvalidKey)
+		return Key{}, false
 	}
+	k = Key{Key: key}
+	if idem.Scope != contract.ScopeGlobal {
+		if k.Account, ok = m.opts.Account(r); !ok {
+			m.reply(w, contract.ReplyUnauthenticated)
+			return Key{}, false
+		}
+	}
+	return k, true
+}
+
+// keyRequest is one request for a key, as the claim step and the state
+// handlers see it.
+type keyRequest struct {
+	w     http.ResponseWriter
+	r     *http.Request
+	k     Key
+	fp    string
+	body  []byte
+	claim NewClaim
+	// blockedSince is when the request began to wait for the key in
+	// flight (in_flight.response: block); zero until it does.
+	blockedSince time.Time
+}
+
+// keyState is the state a request finds its key in after the claim step.
+type keyState int
+
+const (
+	keyAbsent    keyState = iota // the claim won: this request owns the key
+	keyGone                      // claimed by another, then reaped or expired before the read
+	keyInFlight                  // another request holds it and has not completed it
+	keyCompleted                 // completed inside the replay window
+	keyExpired                   // completed, and the replay window has passed
+)
+
+// next is what serveKey does after a state handler.
+type next bool
+
+const (
+	answered   next = false // the request has its answer
+	claimAgain next = true  // the key changed under the request: claim it again
+)
+
+// maxClaimRounds bounds the claims one request makes: a key that keeps
+// changing (expired, reaped, taken over, waited for) is claimed again, but
+// a store whose Claim and Lookup disagree for ever has a bug, and the
+// request is refused rather than served.
+const maxClaimRounds = 1000
+
+// serveKey serves a keyed request the way its key's state says: the claim
+// step, then one handler per state, until one of them answers.
+func (h *endpointHandler) serveKey(w http.ResponseWriter, r *http.Request, k Key, fp string, body []byte) {
+	q := &keyRequest{w: w, r: r, k: k, fp: fp, body: body, claim: NewClaim{Operation: h.ep.Operation, Fingerprint: fp,
+		RequestBody: body, RequestTarget: r.URL.RequestURI(), RecoveryPoint: h.firstPoint()}}
+	for range maxClaimRounds + 1 {
+		now := h.m.now()
+		won, rec, ok := h.claimKey(q, now)
+		if !ok {
+			return
+		}
+		then := claimAgain
+		switch h.state(won, rec, now) {
+		case keyAbsent:
+			then = h.serveAbsent(q, now)
+		case keyInFlight:
+			then = h.m.path.inFlight(h, q, rec, now)
+		case keyCompleted:
+			then = h.serveCompleted(q, rec)
+		case keyExpired:
+			then = h.serveExpired(q, rec, now)
+		}
+		if then == answered {
+			return
+		}
+	}
+	h.m.storeError(w, h.ep.Operation, k, alerting.StoreLookup, errors.New("the key's row keeps changing"))
+}
+
+// claimKey is the claim step: the request wins the key, or rec is the row
+// of the request that holds it (from the replay cache, the combined claim
+// and lookup, or a read after the lost claim). !ok: the store failed and
+// the request has its answer.
+func (h *endpointHandler) claimKey(q *keyRequest, now time.Time) (won bool, rec *Record, ok bool) {
+	if rec := h.m.cache.get(q.k, now); rec != nil {
+		return false, rec, true // complete and inside the window: no statement
+	}
+	won, rec, err := h.m.path.claim(h, q, now)
+	if err != nil {
+		h.m.storeError(q.w, h.ep.Operation, q.k, alerting.StoreClaim, err)
+		return false, nil, false
+	}
+	if won || rec != nil {
+		return won, rec, true
+	}
+	if rec, err = h.m.store.Lookup(q.r.Context(), q.k); err != nil {
+		h.m.storeError(q.w, h.ep.Operation, q.k, alerting.StoreLookup, err)
+		return false, nil, false
+	}
+	return false, rec, true
+}
+
+// claim claims the key in one statement; rec is the key's row when the
+// store reads it in the same statement (ClaimLookuper).
+func (h *endpointHandler) claim(q *keyRequest, now time.Time) (won bool, rec *Record, err error) {
+	if cl, ok := h.m.store.(claimLookuper); ok {
+		return cl.ClaimLookup(q.r.Context(), q.k, q.claim, now)
+	}
+	won, err = h.m.store.Claim(q.r.Context(), q.k, q.claim, now)
+	return won, nil, err
+}
+
+func (h *endpointHandler) state(won bool, rec *Record, now time.Time) keyState {
+	switch {
+	case won:
+		return keyAbsent
+	case rec == nil:
+		return keyGone
+	case !rec.Complete():
+		return keyInFlight
+	case !rec.CreatedAt.After(now.Add(-h.m.c.Idempotency.ReplayWindow.D)):
+		return keyExpired
+	}
+	return keyCompleted
+}
+
+// serveAbsent runs the request as the owner of the key it just claimed:
+// fence 1, from the first recovery point.
+func (h *endpointHandler) serveAbsent(q *keyRequest, now time.Time) next {
+	h.m.metrics.Count(alerting.ClaimsWon, h.ep.Operation, "")
+	stored := h.run(q.w, q.r, q.k, 1, q.claim.RecoveryPoint, map[string]string{}, q.body)
+	// The claim's row holds now to the microsecond.
+	h.cacheCompleted(q.k, q.fp, 1, stored, time.UnixMicro(now.UnixMicro()))
+	return answered
+}
+
+// serveCompleted replays the stored response, unless the request is not
+// the one the key was first used for.
+func (h *endpointHandler) serveCompleted(q *keyRequest, rec *Record) next {
+	if !h.m.path.sameRequest(h, q, rec) {
+		h.mismatch(q.w)
+		return answered
+	}
+	h.m.metrics.Count(alerting.Replays, h.ep.Operation, "")
+	h.m.cache.put(q.k, rec)
+	h.replay(q.w, rec)
+	return answered
+}
+
+// serveExpired answers a key past its replay window as after_window says:
+// the contract's error, or (a new request) the key is expired and claimed
+// again.
+func (h *endpointHandler) serveExpired(q *keyRequest, rec *Record, now time.Time) next {
+	if h.m.c.Idempotency.AfterWindow == contract.AfterWindowError {
+		h.m.metrics.Count(alerting.Conflicts, h.ep.Operation, alerting.KindExpired)
+		h.m.reply(q.w, contract.ReplyExpired)
+		return answered
+	}
+	if _, err := h.m.store.Expire(q.r.Context(), q.k, rec.Fence, now); err != nil {
+		h.m.storeError(q.w, h.ep.Operation, q.k, alerting.StoreExpire, err)
+		return answered
+	}
+	return claimAgain
+}
+
+// serveInFlight answers a request whose key another request holds: a
+// lock older than lock_timeout is taken over (takeover:
+// conditional-update); otherwise in_flight.response says whether the
+// request waits (block), is accepted (202) or refused (409).
+func (h *endpointHandler) serveInFlight(q *keyRequest, rec *Record, now time.Time) next {
+	if !h.m.path.sameRequest(h, q, rec) {
+		h.mismatch(q.w)
+		return answered
+	}
+	inf := h.m.c.Idempotency.InFlight
+	if inf == nil {
+		inf = &contract.InFlight{Response: contract.InFlightConflict}
+	}
+	if inf.Takeover == contract.TakeoverConditionalUpdate && !rec.LockedAt.After(now.Add(-inf.LockTimeout.D)) {
+		return h.takeOver(q, rec, now)
+	}
+	switch inf.Response {
+	case contract.InFlightBlock:
+		if q.blockedSince.IsZero() {
+			q.blockedSince = now
+		}
+		if now.Sub(q.blockedSince) < max(inf.LockTimeout.D, time.Second) {
+			return h.waitInFlight(q, now)
+		}
+	case contract.InFlightAccepted:
+		h.m.metrics.Count(alerting.Conflicts, h.ep.Operation, alerting.KindInFlight)
+		h.m.reply(q.w, contract.ReplyInFlightAccepted)
+		return answered
+	}
+	h.m.metrics.Count(alerting.Conflicts, h.ep.Operation, alerting.KindInFlight)
+	h.inFlight(q.w)
+	return answered
+}
+
+// takeOver claims a key whose holder's lock has run out and resumes its
+// request from the last recovery point, under the next fence.
+func (h *endpointHandler) takeOver(q *keyRequest, rec *Record, now time.Time) next {
+	ok, err := h.m.store.Takeover(q.r.Context(), q.k, rec.Fence, now)
+	if err != nil {
+		h.m.storeError(q.w, h.ep.Operation, q.k, alerting.StoreTakeover, err)
+		return answered
+	}
+	if !ok {
+		return claimAgain // another worker took it over first: read again
+	}
+	h.m.metrics.Count(alerting.Takeovers, h.ep.Operation, "")
+	stored := h.run(q.w, q.r, q.k, rec.Fence+1, rec.RecoveryPoint, rec.DownstreamKeys, q.body)
+	h.cacheCompleted(q.k, q.fp, rec.Fence+1, stored, rec.CreatedAt)
+	return answered
+}
+
+// waitInFlight holds a request for a key in flight (in_flight.response:
+// block) until the next look at the key, or answers the contract's
+// in-flight conflict when its caller gives up first.
+func (h *endpointHandler) waitInFlight(q *keyRequest, now time.Time) next {
+	select {
+	case <-q.r.Context().Done():
+		// The caller gave up (or the server is shutting down): it gets
+		// the contract's in-flight answer, never an empty 200 it did not
+		// ask for.
+		h.m.metrics.Count(alerting.Conflicts, h.ep.Operation, alerting.KindInFlight)
+		h.m.log.Info("idempotency: a request waiting for its key in flight ended first",
+			"operation", h.ep.Operation, "key", q.k.Key, "account", q.k.Account, "err", q.r.Context().Err())
+		h.inFlight(q.w)
+		return answered
+	case <-time.After(pollInterval(now.Sub(q.blockedSince))):
+		return claimAgain
+	}
+}
+
+// sameRequest reports whether the request is the one the key was first
+// used for: the same operation and, unless the contract fingerprints
+// nothing, the same fingerprint.
+func (h *endpointHandler) sameRequest(q *keyRequest, rec *Record) bool {
+	return rec.Operation == h.ep.Operation &&
+		(h.m.c.Idempotency.Fingerprint == contract.FingerprintNone || rec.Fingerprint == q.fp)
 }
 
 func pollInterval(waited time.Duration) time.Duration {
@@ -436,18 +552,10 @@ func (h *endpointHandler) inFlight(w http.ResponseWriter) {
 // replay writes the stored response: the same status, headers and bytes,
 // with the contract's replay_header.
 func (h *endpointHandler) replay(w http.ResponseWriter, rec *Record) {
-	body := rec.Body
-	if h.m.opts.Flaw == "replay-not-verbatim" {
-		// The flaw: re-encode the stored JSON instead of sending its bytes.
-		var v any
-		if json.Unmarshal(body, &v) == nil {
-			body, _ = json.MarshalIndent(v, "", "  ")
-		}
-	}
 	if rh := h.m.c.Idempotency.ReplayHeader; rh != "" {
 		w.Header().Set(rh, "true")
 	}
-	writeStored(w, Response{Status: rec.Status, Headers: rec.Headers, Body: body})
+	writeStored(w, Response{Status: rec.Status, Headers: rec.Headers, Body: h.m.path.replayBody(rec.Body)})
 }
 
 func writeStored(w http.ResponseWriter, r Response) {
@@ -485,49 +593,15 @@ func (h *endpointHandler) run(w http.ResponseWriter, r *http.Request, k Key, fen
 	m := h.m
 	rec := &recorder{header: http.Header{}, max: m.opts.MaxResponseBytes}
 	step := &Step{h: h, k: k, fence: fence, point: rp, resumed: rp != h.firstPoint(), downstream: downstream, rec: rec}
-	released := false
-	defer func() {
-		// A panicking handler leaves its key to the next retry at once.
-		if p := recover(); p != nil {
-			if !step.done && !step.lost {
-				_, _ = m.store.Release(context.WithoutCancel(r.Context()), k, step.fence)
-			}
-			released = true
-			panic(p)
-		}
-	}()
-	r2 := r.WithContext(context.WithValue(r.Context(), stepKey{}, step))
-	r2.Body = io.NopCloser(bytes.NewReader(body))
-	h.next.ServeHTTP(rec, r2)
-	if released {
-		return nil
-	}
+	h.runHandler(r, step, body)
+	// Detached from the caller on purpose: the handler's work may have
+	// committed, and its outcome is stored (or the key released) even
+	// when the caller has left, so a retry replays or resumes at once.
 	ctx := context.WithoutCancel(r.Context())
 	resp := rec.response()
-	var stored *Response
-	switch {
-	case step.done:
-		stored = step.stored
-	case step.lost || step.finishErr != nil:
-		return h.settle(w, ctx, k, step)
-	case step.released:
-	case !m.c.Idempotency.Stores(resp.Status):
-		// Not stored (contract.Idempotency.Stores): the key is released and
-		// a retry with it runs the request.
-		if _, err := m.store.Release(ctx, k, step.fence); err != nil {
-			m.storeError(w, h.ep.Operation, k, alerting.StoreRelease, err)
-			return nil
-		}
-	default:
-		ok, err := m.store.Complete(ctx, nil, k, step.fence, resp, h.lastPoint(), m.now())
-		if err != nil {
-			m.storeError(w, h.ep.Operation, k, alerting.StoreComplete, err)
-			return nil
-		}
-		if !ok {
-			return h.settle(w, ctx, k, step)
-		}
-		stored = &resp
+	stored, answered := h.keepOutcome(w, ctx, step, resp)
+	if answered {
+		return stored
 	}
 	if resp.Headers[BodyNotStoredHeader] != nil {
 		m.metrics.Count(alerting.BodiesNotStored, h.ep.Operation, "")
@@ -537,6 +611,56 @@ func (h *endpointHandler) run(w http.ResponseWriter, r *http.Request, k Key, fen
 	// The caller gets the whole body the handler wrote, stored or not.
 	writeStored(w, Response{Status: resp.Status, Headers: resp.Headers, Body: rec.body.Bytes()})
 	return stored
+}
+
+// runHandler runs the wrapped handler with step in the request's context
+// and body as the request's body. A panicking handler leaves its key to
+// the next retry at once; the panic goes on to the server.
+func (h *endpointHandler) runHandler(r *http.Request, step *Step, body []byte) {
+	defer func() {
+		if p := recover(); p != nil {
+			if !step.done && !step.lost {
+				_, _ = h.m.store.Release(context.WithoutCancel(r.Context()), step.k, step.fence)
+			}
+			panic(p)
+		}
+	}()
+	r2 := r.WithContext(context.WithValue(r.Context(), stepKey{}, step))
+	r2.Body = io.NopCloser(bytes.NewReader(body))
+	h.next.ServeHTTP(step.rec, r2)
+}
+
+// keepOutcome stores the handler's response resp, or releases the key,
+// as the step left it. answered: the request already has its answer (a
+// store failure, or what settle sent); otherwise run sends resp. stored
+// is the response the key now holds, nil when it holds none.
+func (h *endpointHandler) keepOutcome(w http.ResponseWriter, ctx context.Context, step *Step, resp Response) (stored *Response, answered bool) {
+	m, k := h.m, step.k
+	switch {
+	case step.done:
+		return step.stored, false
+	case step.lost || step.finishErr != nil:
+		return h.settle(w, ctx, k, step), true
+	case step.released:
+		return nil, false
+	case !m.c.Idempotency.Stores(resp.Status):
+		// Not stored (contract.Idempotency.Stores): the key is released and
+		// a retry with it runs the request.
+		if _, err := m.store.Release(ctx, k, step.fence); err != nil {
+			m.storeError(w, h.ep.Operation, k, alerting.StoreRelease, err)
+			return nil, true
+		}
+		return nil, false
+	}
+	ok, err := m.store.Complete(ctx, nil, k, step.fence, resp, h.lastPoint(), m.now())
+	if err != nil {
+		m.storeError(w, h.ep.Operation, k, alerting.StoreComplete, err)
+		return nil, true
+	}
+	if !ok {
+		return h.settle(w, ctx, k, step), true
+	}
+	return &resp, false
 }
 
 // settle answers a run whose outcome its own writes cannot tell: its last
@@ -678,8 +802,8 @@ func readKey(r *http.Request, header string) (string, bool) {
 
 // parseKey reads the key as the contract's header_value says: as sent
 // (plain), or as an RFC 8941 sf-string ("quoted", with \" and \\).
-func parseKey(v, form string) (string, bool) {
-	if form == "sf-string" {
+func parseKey(v string, form contract.HeaderValue) (string, bool) {
+	if form == contract.HeaderSFString {
 		if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
 			return "", false
 		}

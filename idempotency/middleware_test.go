@@ -83,7 +83,11 @@ func (h *counted) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Run", fmt.Sprint(n))
 	w.WriteHeader(status)
-	fmt.Fprintf(w, `{"id":"tr_%d","account":%q}`, n, idempotency.FromContext(r.Context()).Account())
+	account := "" // no Step: a request the middleware let through without a key
+	if s := idempotency.FromContext(r.Context()); s != nil {
+		account = s.Account()
+	}
+	fmt.Fprintf(w, `{"id":"tr_%d","account":%q}`, n, account)
 }
 
 type fixture struct {
@@ -415,41 +419,67 @@ func TestAfterWindowError(t *testing.T) {
 	}
 }
 
-// lostClaims is the in-memory store, telling each lost claim on lost: the
-// event that a second request for a key in flight is there and waiting.
+// lostClaims is the in-memory store, counting the claims it refuses and
+// telling each on lost.
 type lostClaims struct {
 	idempotency.Store
+	n    *atomic.Int64
 	lost chan struct{}
+}
+
+func newLostClaims(c *contract.Contract) lostClaims {
+	return lostClaims{idempotency.NewMemoryStore(c), new(atomic.Int64), make(chan struct{}, 1)}
 }
 
 func (s lostClaims) Claim(ctx context.Context, k idempotency.Key, c idempotency.NewClaim, now time.Time) (bool, error) {
 	won, err := s.Store.Claim(ctx, k, c, now)
 	if err == nil && !won {
+		s.n.Add(1)
 		select {
 		case s.lost <- struct{}{}:
-		default:
+		default: // one wake-up pending is enough: the waiter reads n
 		}
 	}
 	return won, err
 }
 
-// TestBlockMode: under in_flight.response: block a retry that arrives
-// while the first attempt runs waits for it and answers its response. The
-// gate opens only once the retry has lost its claim (an event, not a
-// sleep), so with blocking removed the retry has already answered 409.
-func TestBlockMode(t *testing.T) {
-	c := payoutsContract(t, "response: conflict", "response: block")
-	store := lostClaims{idempotency.NewMemoryStore(c), make(chan struct{}, 1)}
-	f := newFixture(t, c, store, idempotency.Options{})
-	f.handler.gate, f.handler.gatedRuns = make(chan struct{}), 1
-	first := make(chan *httptest.ResponseRecorder)
-	go func() { first <- f.do("b", "acct_a", body) }()
-	for f.handler.runs.Load() == 0 {
+// awaitWaiting returns once a request for a key in flight is provably
+// waiting for it: it lost its claim, found the key in flight and, instead
+// of answering, claimed it again (the poll of in_flight.response: block).
+// An answer before that fails the test: the request did not wait.
+func awaitWaiting(t *testing.T, store lostClaims, answer <-chan *httptest.ResponseRecorder) {
+	t.Helper()
+	for store.n.Load() < 2 {
+		select {
+		case <-store.lost:
+		case w := <-answer:
+			t.Fatalf("the request for a key in flight answered %d %s without waiting for it", w.Code, w.Body)
+		}
+	}
+}
+
+// awaitRun returns once the handler has started its first run.
+func awaitRun(h *counted) {
+	for h.runs.Load() == 0 {
 		time.Sleep(time.Millisecond) // waits for the run to start; not a time bound
 	}
-	second := make(chan *httptest.ResponseRecorder)
+}
+
+// TestBlockMode: under in_flight.response: block a retry that arrives
+// while the first attempt runs waits for it and answers its response. The
+// first run is held until the retry is provably waiting (it claimed the
+// key a second time: an event, not a sleep), so with blocking removed the
+// retry answers 409 first and the test fails every time.
+func TestBlockMode(t *testing.T) {
+	c := payoutsContract(t, "response: conflict", "response: block")
+	store := newLostClaims(c)
+	f := newFixture(t, c, store, idempotency.Options{})
+	f.handler.gate, f.handler.gatedRuns = make(chan struct{}), 1
+	first, second := make(chan *httptest.ResponseRecorder, 1), make(chan *httptest.ResponseRecorder, 1)
+	go func() { first <- f.do("b", "acct_a", body) }()
+	awaitRun(f.handler)
 	go func() { second <- f.do("b", "acct_a", body) }()
-	<-store.lost
+	awaitWaiting(t, store, second)
 	close(f.handler.gate)
 	a, b := <-first, <-second
 	if a.Code != 201 || b.Code != 201 || !bytes.Equal(a.Body.Bytes(), b.Body.Bytes()) || f.handler.runs.Load() != 1 {
@@ -461,24 +491,26 @@ func TestBlockMode(t *testing.T) {
 // the contract's in-flight conflict, never an empty 200.
 func TestBlockModeCallerGone(t *testing.T) {
 	c := payoutsContract(t, "response: conflict", "response: block")
-	store := lostClaims{idempotency.NewMemoryStore(c), make(chan struct{}, 1)}
+	store := newLostClaims(c)
 	f := newFixture(t, c, store, idempotency.Options{})
 	f.handler.gate, f.handler.gatedRuns = make(chan struct{}), 1
 	defer close(f.handler.gate)
 	go f.do("gone", "acct_a", body)
-	for f.handler.runs.Load() == 0 {
-		time.Sleep(time.Millisecond) // waits for the run to start; not a time bound
-	}
+	awaitRun(f.handler)
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	r := httptest.NewRequest("POST", "/v1/transfers", strings.NewReader(body)).WithContext(ctx)
 	r.Header.Set("Idempotency-Key", "gone")
 	r.Header.Set("X-Account", "acct_a")
-	w := httptest.NewRecorder()
-	done := make(chan struct{})
-	go func() { defer close(done); f.h.ServeHTTP(w, r) }()
-	<-store.lost
+	answer := make(chan *httptest.ResponseRecorder, 1)
+	go func() {
+		w := httptest.NewRecorder()
+		f.h.ServeHTTP(w, r)
+		answer <- w
+	}()
+	awaitWaiting(t, store, answer)
 	cancel()
-	<-done
+	w := <-answer
 	if w.Code != 409 || code(t, w) != "concurrent_idempotent_requests" || w.Header().Get("Retry-After") == "" {
 		t.Errorf("blocked request whose caller left: %d %q %v", w.Code, w.Body, w.Header())
 	}
@@ -577,5 +609,85 @@ func TestCompleterAndReaper(t *testing.T) {
 				t.Errorf("key still stored after the reaper")
 			}
 		})
+	}
+}
+
+// TestKeyReusedOnAnotherOperation: a key completed on one operation and
+// sent with the same body to another is the contract's payload mismatch,
+// not a replay of the first operation's response nor a run of the
+// second; under fingerprint: none the operation alone tells them apart.
+func TestKeyReusedOnAnotherOperation(t *testing.T) {
+	for _, fp := range []string{"sha256-body", "none"} {
+		t.Run(fp, func(t *testing.T) {
+			waive := "docs:\n"
+			if fp == "none" {
+				waive = "lint:\n  waive:\n    - rule: key/no-fingerprint\n      because: the test needs a contract without a fingerprint\ndocs:\n"
+			}
+			memory := func(c *contract.Contract) idempotency.Store { return idempotency.NewMemoryStore(c) }
+			f, p, mux := payoutsFixture(t, memory, idempotency.Options{}, "fingerprint: sha256-body", "fingerprint: "+fp, "docs:\n", waive)
+			if w := f.do("shared", "acct_a", body); w.Code != http.StatusCreated {
+				t.Fatalf("first use: %d %s", w.Code, w.Body)
+			}
+			w := postPayout(mux, "shared")
+			if w.Code != http.StatusConflict || code(t, w) != "invalid_idempotent_request" || p.runs != 0 {
+				t.Errorf("the key reused on %s: %d %s after %d runs, want the payload mismatch", payoutsOp, w.Code, w.Body, p.runs)
+			}
+		})
+	}
+}
+
+// TestBodyTooLarge: a body above MaxBodyBytes gets the contract's 413 and
+// runs nothing.
+func TestBodyTooLarge(t *testing.T) {
+	c := payoutsContract(t)
+	f := newFixture(t, c, idempotency.NewMemoryStore(c), idempotency.Options{MaxBodyBytes: int64(len(body)) - 1})
+	if w := f.do("big", "acct_a", body); w.Code != http.StatusRequestEntityTooLarge || f.handler.runs.Load() != 0 {
+		t.Errorf("a body above MaxBodyBytes: %d %s after %d runs", w.Code, w.Body, f.handler.runs.Load())
+	}
+}
+
+// TestPanicReleasesTheKey: a handler that panics leaves its key to the
+// next retry at once, which runs instead of meeting a key in flight.
+func TestPanicReleasesTheKey(t *testing.T) {
+	c := payoutsContract(t)
+	f := newFixture(t, c, idempotency.NewMemoryStore(c), idempotency.Options{})
+	f.handler.onRun = func(*idempotency.Step) {
+		if f.handler.runs.Load() == 1 {
+			panic("the handler failed")
+		}
+	}
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("the handler's panic did not reach the server")
+			}
+		}()
+		f.do("panics", "acct_a", body)
+	}()
+	if w := f.do("panics", "acct_a", body); w.Code != http.StatusCreated || f.handler.runs.Load() != 2 {
+		t.Errorf("the retry after a panic: %d %s after %d runs", w.Code, w.Body, f.handler.runs.Load())
+	}
+}
+
+// vanishing is a store where every claim loses and every row has gone by
+// the time it is read: Claim and Lookup disagree for ever.
+type vanishing struct{ idempotency.Store }
+
+func (vanishing) Claim(context.Context, idempotency.Key, idempotency.NewClaim, time.Time) (bool, error) {
+	return false, nil
+}
+
+func (vanishing) Lookup(context.Context, idempotency.Key) (*idempotency.Record, error) {
+	return nil, nil
+}
+
+// TestClaimRoundsAreBounded: a store whose claim and read disagree for
+// ever gets a 503 and a counted store failure, not a request that loops.
+func TestClaimRoundsAreBounded(t *testing.T) {
+	c := payoutsContract(t)
+	f := newFixture(t, c, vanishing{idempotency.NewMemoryStore(c)}, idempotency.Options{})
+	w := f.do("vanishing", "acct_a", body)
+	if w.Code != http.StatusServiceUnavailable || f.handler.runs.Load() != 0 || f.metrics.Get(alerting.StoreFailures, "", alerting.StoreLookup) != 1 {
+		t.Errorf("a key whose row keeps vanishing: %d %s after %d runs", w.Code, w.Body, f.handler.runs.Load())
 	}
 }

@@ -73,9 +73,10 @@ func (s *Step) Reached(point string) bool {
 // before it is returned, so a retry after a crash sends the same key and
 // the external service applies the call once.
 func (s *Step) DownstreamKey(ctx context.Context, call string) (string, error) {
-	if s.h.m.opts.Flaw == "fresh-downstream-key" {
-		return randomKey(), nil // the flaw: a new key per attempt, never stored
-	}
+	return s.h.m.path.downstreamKey(s, ctx, call)
+}
+
+func (s *Step) downstreamKey(ctx context.Context, call string) (string, error) {
 	if !slices.Contains(s.h.ep.ExternalCalls, call) {
 		return "", fmt.Errorf("idempotency: %q is not an external call of %s in the contract", call, s.h.ep.Operation)
 	}
@@ -95,8 +96,11 @@ func (s *Step) DownstreamKey(ctx context.Context, call string) (string, error) {
 }
 
 // Commit runs fn in one transaction with the fenced write of the next
-// recovery point: both commit or neither does. fn gets nil with the
-// in-memory store. ErrFenceLost means another worker owns the key now:
+// recovery point: both commit or neither does. fn is never handed a nil
+// *sql.Tx: on a store without transactions (the in-memory one, for unit
+// tests) a non-nil fn is refused with an error before it runs, and a nil
+// fn (a phase without writes) commits the recovery point alone.
+// ErrFenceLost means another worker owns the key now:
 // return without further effects.
 func (s *Step) Commit(ctx context.Context, next string, fn func(tx *sql.Tx) error) error {
 	if !slices.Contains(s.h.ep.RecoveryPoints, next) {
@@ -221,12 +225,16 @@ func (s *Step) refuseUnstored(ctx context.Context) error {
 	return fmt.Errorf("%w (status %d, stored_outcomes %s)", ErrNotStored, status, id.Outcomes())
 }
 
+// errNoTransactions refuses a phase's writes on a store that has no
+// transactions to run them in.
+var errNoTransactions = errors.New("idempotency: this store has no transactions to run the handler's writes in (the in-memory store is for unit tests; use a SQL store)")
+
 // execWrites runs writes in a Commit or Finish transaction.
 func execWrites(ctx context.Context, writes []Write) func(tx *sql.Tx) error {
+	if len(writes) == 0 {
+		return nil // nothing to run: a store without transactions will do
+	}
 	return func(tx *sql.Tx) error {
-		if tx == nil && len(writes) > 0 {
-			return errors.New("idempotency: this store has no transactions to run the handler's writes in (the in-memory store is for unit tests)")
-		}
 		for _, w := range writes {
 			if _, err := tx.ExecContext(ctx, w.SQL, w.Args...); err != nil {
 				return err
@@ -258,6 +266,11 @@ func (s *Step) inTx(ctx context.Context, fn, then func(tx *sql.Tx) error) error 
 	tx, err := s.h.m.store.Begin(ctx)
 	if err != nil {
 		return err
+	}
+	if tx == nil && fn != nil {
+		// A store without transactions (the in-memory one) has nowhere
+		// to run fn's writes: refuse before fn sees a nil *sql.Tx.
+		return errNoTransactions
 	}
 	if fn != nil {
 		if err := fn(tx); err != nil {

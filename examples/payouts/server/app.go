@@ -13,7 +13,6 @@ import (
 	"log/slog"
 	"net/http"
 	"regexp"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -34,7 +33,7 @@ type app struct {
 	external external
 	log      *slog.Logger
 	// flaw is an app-level flaw (appFlaws), "" for none.
-	flaw string
+	flaw appFlaw
 }
 
 func newApp(ctx context.Context, cfg config, externalURL string, log *slog.Logger) (*app, error) {
@@ -47,14 +46,9 @@ func newApp(ctx context.Context, cfg config, externalURL string, log *slog.Logge
 		return nil, err
 	}
 	a := &app{c: c, store: store, db: store.DB(), dialect: store.Schema().Dialect, counters: idempotency.NewCounters(), log: log}
-	mwFlaw := cfg.flaw
-	if slices.Contains(appFlaws, cfg.flaw) {
-		a.flaw, mwFlaw = cfg.flaw, ""
-	}
-	var keys idempotency.Store = store
-	if a.flaw == "window-ignored" {
-		keys = ageless{store}
-	}
+	var mwFlaw idempotency.Flaw
+	a.flaw, mwFlaw = parseFlaw(cfg.flaw)
+	keys := a.flaw.keyStore(store)
 	if externalURL != "" {
 		a.external = &httpExternal{base: strings.TrimRight(externalURL, "/"), client: &http.Client{Timeout: 30 * time.Second}}
 	} else {
@@ -195,12 +189,8 @@ var currencyRE = regexp.MustCompile(`^[a-z]{3}$`)
 func (a *app) createTransfer(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	step := idempotency.FromContext(ctx)
-	var req transferRequest
-	dec := json.NewDecoder(r.Body)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil || req.Amount <= 0 || !currencyRE.MatchString(req.Currency) || req.Destination == "" || len(req.Destination) > 255 {
-		writeJSON(w, http.StatusBadRequest, map[string]string{"code": "invalid_request",
-			"message": `Send {"amount": positive integer, "currency": three lower-case letters, "destination": account id}.`})
+	req, ok := decodeTransfer(w, r)
+	if !ok {
 		return
 	}
 	account, ok := bearerAccount(r)
@@ -217,40 +207,25 @@ func (a *app) createTransfer(w http.ResponseWriter, r *http.Request) {
 
 	// Phase 1: the transfer row.
 	if !step.Reached("transfer_created") {
-		id := "tr_" + randomHex(12)
-		// Each phase's writes commit with its recovery point: one
-		// pipeline on PostgreSQL, one transaction elsewhere.
-		err := step.CommitWrites(ctx, "transfer_created", idempotency.Write{SQL: a.q(`INSERT INTO transfers (id, account_id, idempotency_key, amount, currency, destination, status, created_at)
-VALUES (?, ?, ?, ?, ?, ?, 'pending', ?)`), Args: []any{id, account, key, req.Amount, req.Currency, req.Destination, time.Now().Unix()}})
-		if a.failed(w, step, err) {
+		if a.failed(ctx, w, step, a.createRow(ctx, step, account, req)) {
 			return
 		}
 	}
 	t, err := a.latest(ctx, account, key)
-	if a.failed(w, step, err) {
+	if a.failed(ctx, w, step, err) {
 		return
 	}
 	// Phase 2: charge the bank, then record the charge.
 	if !step.Reached("bank_charged") {
-		id, err := a.call(ctx, step, "charge_bank", t)
-		if a.failed(w, step, err) {
-			return
-		}
-		t.ChargeID = id
-		err = step.CommitWrites(ctx, "bank_charged", idempotency.Write{SQL: a.q(`UPDATE transfers SET charge_id = ? WHERE id = ?`), Args: []any{id, t.ID}})
-		if a.failed(w, step, err) {
+		t.ChargeID, err = a.callPhase(ctx, step, "bank_charged", "charge_bank", `UPDATE transfers SET charge_id = ? WHERE id = ?`, t)
+		if a.failed(ctx, w, step, err) {
 			return
 		}
 	}
 	// Phase 3: send the receipt, then record it.
 	if !step.Reached("receipt_sent") {
-		id, err := a.call(ctx, step, "send_receipt", t)
-		if a.failed(w, step, err) {
-			return
-		}
-		t.ReceiptID = id
-		err = step.CommitWrites(ctx, "receipt_sent", idempotency.Write{SQL: a.q(`UPDATE transfers SET receipt_id = ? WHERE id = ?`), Args: []any{id, t.ID}})
-		if a.failed(w, step, err) {
+		t.ReceiptID, err = a.callPhase(ctx, step, "receipt_sent", "send_receipt", `UPDATE transfers SET receipt_id = ? WHERE id = ?`, t)
+		if a.failed(ctx, w, step, err) {
 			return
 		}
 	}
@@ -266,6 +241,37 @@ VALUES (?, ?, ?, ?, ?, ?, 'pending', ?)`), Args: []any{id, account, key, req.Amo
 	}
 }
 
+// createRow is the first phase: the transfer's row, committed with its
+// recovery point (one pipeline on PostgreSQL, one transaction elsewhere).
+func (a *app) createRow(ctx context.Context, step *idempotency.Step, account string, req transferRequest) error {
+	return step.CommitWrites(ctx, "transfer_created", idempotency.Write{SQL: a.q(`INSERT INTO transfers (id, account_id, idempotency_key, amount, currency, destination, status, created_at)
+VALUES (?, ?, ?, ?, ?, ?, 'pending', ?)`), Args: []any{"tr_" + randomHex(12), account, step.Key(), req.Amount, req.Currency, req.Destination, time.Now().Unix()}})
+}
+
+// decodeTransfer reads the request body; ok=false: the request has its 400.
+func decodeTransfer(w http.ResponseWriter, r *http.Request) (req transferRequest, ok bool) {
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil || req.Amount <= 0 || !currencyRE.MatchString(req.Currency) || req.Destination == "" || len(req.Destination) > 255 {
+		writeJSON(w, http.StatusBadRequest, map[string]string{"code": "invalid_request",
+			"message": `Send {"amount": positive integer, "currency": three lower-case letters, "destination": account id}.`})
+		return req, false
+	}
+	return req, true
+}
+
+// callPhase is a phase around one external call: it makes the call under
+// the call's downstream key, then commits record (an UPDATE of the
+// transfer, given the id the call returned and the transfer's id) with
+// the next recovery point, and returns that id.
+func (a *app) callPhase(ctx context.Context, step *idempotency.Step, point, call, record string, t *transfer) (string, error) {
+	id, err := a.call(ctx, step, call, t)
+	if err != nil {
+		return "", err
+	}
+	return id, step.CommitWrites(ctx, point, idempotency.Write{SQL: a.q(record), Args: []any{id, t.ID}})
+}
+
 // unkeyed is the transfer without idempotency (--flaw missing-key-accepted):
 // every external call gets a fresh key, so every retry is a new transfer.
 func (a *app) unkeyed(w http.ResponseWriter, r *http.Request, account string, req transferRequest) {
@@ -273,16 +279,13 @@ func (a *app) unkeyed(w http.ResponseWriter, r *http.Request, account string, re
 	t := &transfer{ID: "tr_" + randomHex(12), Object: "transfer", Amount: req.Amount, Currency: req.Currency,
 		Destination: req.Destination, Status: "succeeded", Created: time.Now().Unix()}
 	var err error
-	for _, call := range []string{"charge_bank", "send_receipt"} {
+	for _, call := range []struct {
+		name string
+		id   *string
+	}{{"charge_bank", &t.ChargeID}, {"send_receipt", &t.ReceiptID}} {
 		body, _ := json.Marshal(map[string]any{"transfer": t.ID, "amount": t.Amount})
-		var id string
-		if id, err = a.external.Call(ctx, call, randomHex(16), body); err != nil {
+		if *call.id, err = a.external.Call(ctx, call.name, randomHex(16), body); err != nil {
 			break
-		}
-		if call == "charge_bank" {
-			t.ChargeID = id
-		} else {
-			t.ReceiptID = id
 		}
 	}
 	if err == nil {
@@ -299,7 +302,7 @@ VALUES (?, ?, '', ?, ?, ?, ?, ?, 'succeeded', ?)`), t.ID, account, t.Amount, t.C
 // failed answers a phase's error. The key is released, not completed: the
 // outcome of an external call that failed is unknown, and a retry resumes
 // from the last recovery point with the same downstream keys.
-func (a *app) failed(w http.ResponseWriter, step *idempotency.Step, err error) bool {
+func (a *app) failed(ctx context.Context, w http.ResponseWriter, step *idempotency.Step, err error) bool {
 	if err == nil {
 		return false
 	}
@@ -307,7 +310,11 @@ func (a *app) failed(w http.ResponseWriter, step *idempotency.Step, err error) b
 		return true
 	}
 	a.log.Error("transfer phase failed", "err", err, "recovery_point", step.RecoveryPoint())
-	_ = step.Release(context.WithoutCancel(context.Background()))
+	// Detached from the caller on purpose: a caller that gave up (often
+	// the reason the phase failed) must not leave the key held until
+	// lock_timeout, so the release outlives the request; it keeps the
+	// request's values (trace and log attributes).
+	_ = step.Release(context.WithoutCancel(ctx))
 	w.Header().Set("Retry-After", "1")
 	writeJSON(w, http.StatusServiceUnavailable, map[string]string{"code": "temporarily_unavailable",
 		"message": "The transfer could not be finished now. Retry with the same idempotency key; it resumes where it stopped."})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -12,19 +13,55 @@ import (
 	"github.com/retryspec/retryspec/idempotency"
 )
 
-// appFlaws are the mistakes this server switches in around the middleware
-// (the others are the middleware's own, idempotency.Flaws), each caught by
-// one verify gate (docs/verify.md):
-//
-//   - window-ignored: a completed key replays for ever, as a store whose
-//     reads never compare the key's age with replay_window does
-//     (verify/after-window);
-//   - failure-replayed: a cache in front of the route keeps every 5xx
-//     answer and replays it to each retry with the key, so a transient
-//     outage poisons the key (verify/failed-attempt);
-//   - key-form-lenient: a bare key is taken as if it were quoted, under
-//     header_value: sf-string (verify/key-form).
-var appFlaws = []string{"window-ignored", "failure-replayed", "key-form-lenient"}
+// appFlaw is a mistake this server switches in around the middleware (the
+// others are the middleware's own, idempotency.Flaws), each caught by one
+// verify gate (docs/verify.md).
+type appFlaw string
+
+const (
+	// windowIgnored: a completed key replays for ever, as a store whose
+	// reads never compare the key's age with replay_window does
+	// (verify/after-window).
+	windowIgnored appFlaw = "window-ignored"
+	// failureReplayed: a cache in front of the route keeps every 5xx
+	// answer and replays it to each retry with the key, so a transient
+	// outage poisons the key (verify/failed-attempt).
+	failureReplayed appFlaw = "failure-replayed"
+	// keyFormLenient: a bare key is taken as if it were quoted, under
+	// header_value: sf-string (verify/key-form).
+	keyFormLenient appFlaw = "key-form-lenient"
+)
+
+var appFlaws = []appFlaw{windowIgnored, failureReplayed, keyFormLenient}
+
+// flawNames lists every --flaw: the middleware's, then this server's.
+func flawNames() string {
+	var names []string
+	for _, f := range idempotency.Flaws {
+		names = append(names, string(f))
+	}
+	for _, f := range appFlaws {
+		names = append(names, string(f))
+	}
+	return strings.Join(names, ", ")
+}
+
+// parseFlaw splits --flaw into this server's flaw or the middleware's; the
+// middleware refuses a name that is neither (idempotency.New).
+func parseFlaw(name string) (appFlaw, idempotency.Flaw) {
+	if slices.Contains(appFlaws, appFlaw(name)) {
+		return appFlaw(name), ""
+	}
+	return "", idempotency.Flaw(name)
+}
+
+// keyStore is the key store under f: window-ignored's ageless one, or s.
+func (f appFlaw) keyStore(s *idempotency.SQLStore) idempotency.Store {
+	if f == windowIgnored {
+		return ageless{s}
+	}
+	return s
+}
 
 // ageless is the key store of window-ignored: every record it reads looks
 // first used just now, so no key ever leaves its replay window.
@@ -94,16 +131,16 @@ func lenientKey(header string, next http.Handler) http.Handler {
 }
 
 // withAppFlaw wraps the keyed route in the app-level flaw, if any.
-func (a *app) withAppFlaw(flaw string, h http.Handler) http.Handler {
+func (a *app) withAppFlaw(flaw appFlaw, h http.Handler) http.Handler {
 	id := a.c.Idempotency
 	switch flaw {
-	case "failure-replayed":
+	case failureReplayed:
 		replay := id.ReplayHeader
 		if replay == "" {
 			replay = "Idempotent-Replayed"
 		}
 		return &failureCache{header: id.Header, replayHeader: replay, next: h, kept: map[string]*httptest.ResponseRecorder{}}
-	case "key-form-lenient":
+	case keyFormLenient:
 		return lenientKey(id.Header, h)
 	}
 	return h

@@ -26,14 +26,12 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/retryspec/retryspec/contract"
 	"github.com/retryspec/retryspec/examples/payouts"
-	"github.com/retryspec/retryspec/idempotency"
 )
 
 func main() {
@@ -49,20 +47,8 @@ type config struct {
 }
 
 func run(ctx context.Context, args []string, stderr io.Writer, getenv func(string) string) int {
-	fs := flag.NewFlagSet("server", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var cfg config
-	fs.StringVar(&cfg.addr, "addr", "127.0.0.1:8080", "listen `ADDRESS` (loopback by default)")
-	fs.StringVar(&cfg.store, "store", "sqlite:payouts.db", "key store `URL`: sqlite:FILE, postgres://... or mysql://...")
-	fs.StringVar(&cfg.contractFile, "contract", "", "contract `FILE` (default: the embedded examples/payouts/retryspec.yaml)")
-	fs.StringVar(&cfg.flaw, "flaw", "", "switch in one mistake, for verify's tests: "+strings.Join(append(slices.Clone(idempotency.Flaws), appFlaws...), ", "))
-	fs.BoolVar(&cfg.migrate, "migrate", true, "create the key and transfer tables when missing")
-	fs.DurationVar(&cfg.jobsEvery, "jobs-every", 30*time.Second, "how often the completer and reaper run (0: never)")
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "server: unexpected argument %q\n", fs.Arg(0))
+	cfg, ok := parseFlags(args, stderr)
+	if !ok {
 		return 2
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
@@ -81,7 +67,9 @@ func run(ctx context.Context, args []string, stderr io.Writer, getenv func(strin
 	go app.jobs(ctx, cfg.jobsEvery)
 	go func() {
 		<-ctx.Done()
-		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		// ctx has ended (the signal): the requests in flight get a grace
+		// period of their own to finish and store their responses.
+		shut, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
 		_ = srv.Shutdown(shut)
 	}()
@@ -91,6 +79,26 @@ func run(ctx context.Context, args []string, stderr io.Writer, getenv func(strin
 		return 1
 	}
 	return 0
+}
+
+// parseFlags reads the command line; ok=false: the error is on stderr.
+func parseFlags(args []string, stderr io.Writer) (cfg config, ok bool) {
+	fs := flag.NewFlagSet("server", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&cfg.addr, "addr", "127.0.0.1:8080", "listen `ADDRESS` (loopback by default)")
+	fs.StringVar(&cfg.store, "store", "sqlite:payouts.db", "key store `URL`: sqlite:FILE, postgres://... or mysql://...")
+	fs.StringVar(&cfg.contractFile, "contract", "", "contract `FILE` (default: the embedded examples/payouts/retryspec.yaml)")
+	fs.StringVar(&cfg.flaw, "flaw", "", "switch in one mistake, for verify's tests: "+flawNames())
+	fs.BoolVar(&cfg.migrate, "migrate", true, "create the key and transfer tables when missing")
+	fs.DurationVar(&cfg.jobsEvery, "jobs-every", 30*time.Second, "how often the completer and reaper run (0: never)")
+	if err := fs.Parse(args); err != nil {
+		return cfg, false
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "server: unexpected argument %q\n", fs.Arg(0))
+		return cfg, false
+	}
+	return cfg, true
 }
 
 func storeKind(u string) string {
