@@ -60,8 +60,8 @@ func TestAcceptedModeAsDocumented(t *testing.T) {
 			continue
 		}
 		md := string(p.Markdown)
-		if strings.Contains(md, "URL to poll for the result") || !strings.Contains(md, "`202 Accepted` with a `Retry-After` header") ||
-			!strings.Contains(md, c.Idempotency.Conflicts.InFlight.Code) {
+		if strings.Contains(md, "URL to poll for the result") || !strings.Contains(md, "`202 Accepted` with the `"+c.Idempotency.Conflicts.InFlight.Code+"` code") ||
+			!strings.Contains(md, "the repeat with the same key is the poll") {
 			t.Errorf("the Idempotent requests page does not say what the middleware does:\n%s", md)
 		}
 		return
