@@ -41,6 +41,10 @@ func TestAnswersAgreeWithDocsAndSpec(t *testing.T) {
 		for _, v := range variants {
 			t.Run(filepath.Base(filepath.Dir(file))+"/"+v.name, func(t *testing.T) {
 				c := loadVariant(t, file, v.edit)
+				if gaps := c.ServerGaps(); len(gaps) > 0 {
+					refusesGaps(t, c, gaps)
+					return
+				}
 				got := middlewareAnswers(t, c)
 				docs := docsBodies(t, c)
 				spec := specExamples(t, c)
@@ -110,6 +114,20 @@ type answer struct {
 }
 
 // middlewareAnswers sends the requests the middleware answers itself.
+// refusesGaps checks that New refuses a contract with fields the
+// middleware does not act on yet, naming each of them.
+func refusesGaps(t *testing.T, c *contract.Contract, gaps []string) {
+	t.Helper()
+	_, err := idempotency.New(c, idempotency.NewMemoryStore(c), idempotency.Options{
+		Account: func(*http.Request) (string, bool) { return "acct_1", true },
+	})
+	for _, g := range gaps {
+		if err == nil || !strings.Contains(err.Error(), g) {
+			t.Errorf("New = %v, want a refusal naming %s", err, g)
+		}
+	}
+}
+
 func middlewareAnswers(t *testing.T, c *contract.Contract) map[contract.ReplyKind]answer {
 	t.Helper()
 	ep, ok := c.FirstRequiredKeyEndpoint()
