@@ -6,15 +6,8 @@ package contract
 // by rules it does not state, and verifying one would judge a sound server
 // by requests it refuses, so both refuse the contract and name these.
 func (c *Contract) ServerGaps() []string {
-	var gaps []string
-	id := c.Idempotency
-	if id.InBody() {
-		gaps = append(gaps, "idempotency.key_in: body (the key in the JSON request body)")
-	}
-	if id.FirstSent.Set() {
-		gaps = append(gaps, "idempotency.first_sent (a window measured from the client's first-sent time)")
-	}
-	if id.ResultHeader.Set() {
+	gaps := c.ClientGaps()
+	if c.Idempotency.ResultHeader.Set() {
 		gaps = append(gaps, "idempotency.result_header (a header that reports the result)")
 	}
 	return gaps
@@ -25,11 +18,10 @@ func (c *Contract) ServerGaps() []string {
 // what it asks, so verify client refuses the contract and names these.
 func (c *Contract) ClientGaps() []string {
 	var gaps []string
-	id := c.Idempotency
-	if id.InBody() {
+	if c.Idempotency.InBody() {
 		gaps = append(gaps, "idempotency.key_in: body (the key in the JSON request body)")
 	}
-	if id.FirstSent.Set() {
+	if c.Idempotency.FirstSent.Set() {
 		gaps = append(gaps, "idempotency.first_sent (a window measured from the client's first-sent time)")
 	}
 	return gaps
