@@ -5,12 +5,15 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/retryspec/retryspec/contract"
 	"github.com/retryspec/retryspec/internal/testenv"
 	"github.com/retryspec/retryspec/snippets"
+	"github.com/retryspec/retryspec/snippets/faultserver"
 	"github.com/retryspec/retryspec/snippets/run"
 )
 
@@ -136,5 +139,66 @@ func TestFirstSentCatchesBrokenClients(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCheckFirstSent: the suite's first-sent check against recorded
+// histories, each breaking one thing a real client could get wrong.
+func TestCheckFirstSent(t *testing.T) {
+	p := testPolicy()
+	p.FirstSentHeader = "Repeatability-First-Sent"
+	start := time.Date(2026, 12, 3, 8, 49, 37, 400e6, time.UTC)
+	arrived := start.Add(800 * time.Millisecond)
+	good := "Thu, 03 Dec 2026 08:49:37 GMT"
+	tests := []struct {
+		name  string
+		sent  []string
+		want  string // "" passes
+		drop  bool   // no first-sent header in the contract
+		start time.Time
+	}{
+		{name: "stamped once", sent: []string{good, good, good}},
+		{name: "no first_sent in the contract", sent: []string{"", ""}, drop: true},
+		{name: "missing", sent: []string{"", ""}, want: "request 1 carries no Repeatability-First-Sent header"},
+		{name: "missing on a retry", sent: []string{good, ""}, want: "request 2 carries no Repeatability-First-Sent header"},
+		{name: "restamped", sent: []string{good, "Thu, 03 Dec 2026 08:49:38 GMT"}, want: "stamped once per logical request"},
+		{name: "day not padded", sent: []string{"Thu, 3 Dec 2026 08:49:37 GMT"}, want: "is not an HTTP date"},
+		{name: "numeric zone", sent: []string{"Thu, 03 Dec 2026 08:49:37 -0000"}, want: "is not an HTTP date"},
+		{name: "obsolete RFC 850 form", sent: []string{"Thursday, 03-Dec-26 08:49:37 GMT"}, want: "is not an IMF-fixdate"},
+		{name: "a fixed date", sent: []string{"Sun, 06 Nov 1994 08:49:37 GMT"}, want: "stamp the time of the first attempt"},
+		{name: "after the first arrival", sent: []string{"Thu, 03 Dec 2026 08:49:39 GMT"}, want: "stamp the time of the first attempt"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := p
+			if tt.drop {
+				p.FirstSentHeader = ""
+			}
+			var reqs []faultserver.Request
+			for i, v := range tt.sent {
+				reqs = append(reqs, faultserver.Request{Arrived: arrived.Add(time.Duration(i) * time.Second), FirstSent: v})
+			}
+			got := strings.Join(checkFirstSent(p, start, reqs), "\n")
+			if tt.want == "" && got != "" || !strings.Contains(got, tt.want) {
+				t.Errorf("problems %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestTooOldNeverRetried: the too-old answer is left out of the retried
+// and cautious statuses even when the contract gives it a status that the
+// retry allowlist names (a retry carries the same first-sent time).
+func TestTooOldNeverRetried(t *testing.T) {
+	for _, status := range []int{503, 500} {
+		c := azureExample(t)
+		c.Idempotency.Conflicts.TooOld.Status = status
+		p, err := snippets.NewPolicy(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.TooOldStatus != status || slices.Contains(p.Statuses, status) || slices.Contains(p.Cautious, status) {
+			t.Errorf("too_old %d: policy too-old %d, retried %v, cautious %v; want it in neither list", status, p.TooOldStatus, p.Statuses, p.Cautious)
+		}
 	}
 }
