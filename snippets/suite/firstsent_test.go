@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/retryspec/retryspec/contract"
-	"github.com/retryspec/retryspec/internal/testenv"
 	"github.com/retryspec/retryspec/snippets"
 	"github.com/retryspec/retryspec/snippets/faultserver"
 	"github.com/retryspec/retryspec/snippets/run"
@@ -21,11 +20,7 @@ import (
 // window runs from the client's first-sent time (idempotency.first_sent).
 func azureExample(t *testing.T) *contract.Contract {
 	t.Helper()
-	c, err := contract.Load(filepath.Join(testenv.RepoRoot(t), "examples", "azure-email", "retryspec.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return loadNamed(t, "azure-email")
 }
 
 // fileMutations edits each language's rendered source by its file name,
