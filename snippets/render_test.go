@@ -160,6 +160,7 @@ func hostile(jitter string, sf bool) Policy {
 	return Policy{
 		APIName: evil, BaseURL: "http://127.0.0.1:1/" + evil, Method: "POST" + evil,
 		Operation: evil, Path: "/p" + evil, Header: "X-" + evil, SFString: sf,
+		FirstSentHeader: "X-Sent-" + evil, TooOldStatus: 412,
 		Statuses: []int{429, 503}, StatusClasses: []int{5}, Cautious: []int{500},
 		RetryAfterStatuses: []int{429, 503},
 		InFlight:           true, InFlightStatus: 409, InFlightCode: evil, MismatchStatus: 409, MismatchCode: evil,
