@@ -55,6 +55,18 @@ type Policy struct {
 	// adds once the key is minted.
 	KeyInBody bool
 	KeyField  string
+	// FirstSentHeader is the header carrying the first-sent time
+	// (idempotency.first_sent.header), "" when the contract measures no
+	// window from a client time. A snippet stamps the time once per logical
+	// request, before the first attempt, as an IMF-fixdate HTTP date, and
+	// sends it unchanged on every attempt, as the key.
+	FirstSentHeader string
+	// TooOldStatus and TooOldCode are the answer to a request older than
+	// the first-sent window (contract.Reply(contract.ReplyTooOld)); never
+	// retried, since a retry keeps the original first-sent time and is
+	// older still. Zero when FirstSentHeader is "".
+	TooOldStatus int
+	TooOldCode   string
 
 	// Statuses are retried normally; StatusClasses are classes (5 for 5XX).
 	Statuses      []int
@@ -164,19 +176,25 @@ func NewPolicy(c *contract.Contract) (Policy, error) {
 	// A client error other than 429 fails the same way on every attempt
 	// (the payload-mismatch conflict included), so it is never retried even
 	// if the contract lists it; `check` reports such a contract
-	// (retry/client-error).
+	// (retry/client-error). So does the too-old answer, whatever its
+	// status: a retry carries the same first-sent time, older still.
 	// Classes and cautious statuses are reconciled by contract.Retry.Plan,
 	// the one place the rules and the docs also read: a status listed both
 	// ways is cautious, and a cautious code wins over a class that covers
 	// it (templates test cautious statuses before a 5XX class).
+	if fs := c.Idempotency.FirstSent; fs.Set() && fs.Header != "" {
+		p.FirstSentHeader = fs.Header
+		rep := c.Reply(contract.ReplyTooOld)
+		p.TooOldStatus, p.TooOldCode = rep.Status, rep.Code
+	}
 	plan := r.Plan()
 	for _, s := range plan.Cautious {
-		if !clientError(s, false) {
+		if !clientError(s, false) && s != p.TooOldStatus {
 			p.Cautious = append(p.Cautious, s)
 		}
 	}
 	for _, s := range plan.Codes {
-		if !clientError(s, false) {
+		if !clientError(s, false) && s != p.TooOldStatus {
 			p.Statuses = append(p.Statuses, s)
 		}
 	}

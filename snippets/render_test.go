@@ -31,9 +31,11 @@ func loadExample(t *testing.T) *contract.Contract {
 // Square's payments, whose key travels in the JSON body), whose snippets
 // send their own example request to their own path; and payouts under
 // in_flight.response: accepted, whose snippets poll the in-flight 202 with
-// the same key instead of taking it for the result.
+// the same key instead of taking it for the result; and Azure's email,
+// whose snippets stamp the first-sent time once and send it on every
+// attempt (idempotency.first_sent).
 func TestGolden(t *testing.T) {
-	for _, name := range []string{"payouts", "email", "inventory", "square-payments", "payouts-accepted"} {
+	for _, name := range []string{"payouts", "email", "inventory", "square-payments", "payouts-accepted", "azure-email"} {
 		example, accepted := strings.CutSuffix(name, "-accepted")
 		c, err := contract.Load(filepath.Join(testenv.RepoRoot(t), "examples", example, "retryspec.yaml"))
 		if err != nil {
@@ -158,6 +160,7 @@ func hostile(jitter string, sf bool) Policy {
 	return Policy{
 		APIName: evil, BaseURL: "http://127.0.0.1:1/" + evil, Method: "POST" + evil,
 		Operation: evil, Path: "/p" + evil, Header: "X-" + evil, SFString: sf,
+		FirstSentHeader: "X-Sent-" + evil, TooOldStatus: 412,
 		Statuses: []int{429, 503}, StatusClasses: []int{5}, Cautious: []int{500},
 		RetryAfterStatuses: []int{429, 503},
 		InFlight:           true, InFlightStatus: 409, InFlightCode: evil, MismatchStatus: 409, MismatchCode: evil,

@@ -48,6 +48,9 @@ type Request struct {
 	ContentType string
 	Body        []byte
 	Step        Step
+	// FirstSent is the first-sent header's value as sent, "" when absent
+	// or when the key place names no first-sent header.
+	FirstSent string
 }
 
 // KeyPlace is where requests carry the idempotency key: a header, or the
@@ -55,6 +58,10 @@ type Request struct {
 type KeyPlace struct {
 	Header string
 	Field  string
+	// FirstSent names the header carrying the first-sent time
+	// (idempotency.first_sent.header), recorded beside the key; "" when
+	// the contract has none.
+	FirstSent string
 }
 
 // key reads the key from r as sent, and its JSON text body.
@@ -191,6 +198,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	req := Request{
 		Arrived: arrived, Method: r.Method, Path: "/" + path,
 		RawKey: raw, Key: raw, Body: body, ContentType: r.Header.Get("Content-Type"),
+	}
+	if s.place.FirstSent != "" {
+		req.FirstSent = r.Header.Get(s.place.FirstSent)
 	}
 	if s.place.Field == "" {
 		req.Key = unquoteSFString(raw)

@@ -166,3 +166,31 @@ func TestKeyInBody(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordsFirstSent: a key place naming a first-sent header records
+// its value with each request; without one nothing is recorded.
+func TestRecordsFirstSent(t *testing.T) {
+	for _, place := range []KeyPlace{{Header: "Idempotency-Key", FirstSent: "Repeatability-First-Sent"}, {Header: "Idempotency-Key"}} {
+		srv, err := StartAt(place, "127.0.0.1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		sess := srv.NewSession(Script{{Status: 201}})
+		req, _ := http.NewRequest("POST", sess.BaseURL()+"/emails:send", strings.NewReader(`{}`))
+		req.Header.Set("Idempotency-Key", "k")
+		req.Header.Set("Repeatability-First-Sent", "Thu, 03 Dec 2026 08:49:37 GMT")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		srv.Close()
+		want := ""
+		if place.FirstSent != "" {
+			want = "Thu, 03 Dec 2026 08:49:37 GMT"
+		}
+		if got := sess.Requests()[0].FirstSent; got != want {
+			t.Errorf("place %+v recorded first-sent %q, want %q", place, got, want)
+		}
+	}
+}

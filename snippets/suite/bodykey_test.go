@@ -1,13 +1,11 @@
 package suite
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/retryspec/retryspec/contract"
-	"github.com/retryspec/retryspec/internal/testenv"
 	"github.com/retryspec/retryspec/snippets"
 	"github.com/retryspec/retryspec/snippets/faultserver"
 	"github.com/retryspec/retryspec/snippets/run"
@@ -17,11 +15,7 @@ import (
 // (idempotency.key_in: body, key_field: /idempotency_key).
 func loadSquare(t *testing.T) *contract.Contract {
 	t.Helper()
-	c, err := contract.Load(filepath.Join(testenv.RepoRoot(t), "examples", "square-payments", "retryspec.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return loadNamed(t, "square-payments")
 }
 
 // TestCheckBodyKey: with the key in the body, the check reads it there:

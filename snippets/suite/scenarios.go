@@ -127,6 +127,12 @@ func Scenarios(p snippets.Policy) (list []Scenario, omitted []string) {
 		list = append(list, Scenario{Name: "no-retry-payload-mismatch", Kind: KindMismatch,
 			Script: faultserver.Script{{Status: p.MismatchStatus, Body: errorBody(p, p.MismatchStatus, p.MismatchCode)}}, Requests: 1})
 	}
+	if p.FirstSentHeader != "" {
+		// Older than the first-sent window: a retry carries the same
+		// first-sent time and is refused the same way.
+		list = append(list, Scenario{Name: "no-retry-too-old", Kind: KindClientError,
+			Script: faultserver.Script{{Status: p.TooOldStatus, Body: errorBody(p, p.TooOldStatus, p.TooOldCode)}}, Requests: 1})
+	}
 	if contains(p.RetryAfterStatuses, 429) {
 		list = append(list, Scenario{Name: "429-retry-after", Kind: KindRetryAfter,
 			Script: faultserver.Script{{Status: 429, RetryAfter: strconv.Itoa(TestRetryAfter), Body: statusBody(p, 429)}, ok}, Requests: 2, Success: true})

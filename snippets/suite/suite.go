@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net/http"
 	"os/exec"
 	"path/filepath"
 	"reflect"
@@ -364,6 +365,7 @@ func check(p snippets.Policy, sc Scenario, res run.Result, reqs []faultserver.Re
 		// (with the key in it when it travels in the body).
 		bad("request 1 sent %s, not the contract's example request %s", reqs[0].Body, want)
 	}
+	problems = append(problems, checkFirstSent(p, res.Started, reqs)...)
 	if p.SFString && !strings.HasPrefix(reqs[0].RawKey, `"`) {
 		bad("header value %q is not an sf-string (idempotency.header_value: sf-string)", reqs[0].RawKey)
 	}
@@ -461,6 +463,45 @@ func check(p snippets.Policy, sc Scenario, res run.Result, reqs []faultserver.Re
 	return problems, waits
 }
 
+// checkFirstSent checks the first-sent header of a contract that has one
+// (idempotency.first_sent): every attempt carries it, as an IMF-fixdate
+// HTTP date (the form http.TimeFormat writes; RFC 9110 requires senders to
+// use it), stamped around the first attempt rather than a fixed date, and
+// the same on every attempt of the call, as the key.
+func checkFirstSent(p snippets.Policy, started time.Time, reqs []faultserver.Request) (problems []string) {
+	if p.FirstSentHeader == "" {
+		return nil
+	}
+	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	first := reqs[0].FirstSent
+	for i, r := range reqs {
+		switch {
+		case r.FirstSent == "":
+			bad("request %d carries no %s header (idempotency.first_sent)", i+1, p.FirstSentHeader)
+		case r.FirstSent != first:
+			bad("request %d carries %s %q, request 1 carried %q: the first-sent time is stamped once per logical request", i+1, p.FirstSentHeader, r.FirstSent, first)
+		}
+	}
+	if first == "" {
+		return problems
+	}
+	at, err := http.ParseTime(first)
+	if err != nil {
+		return append(problems, fmt.Sprintf("%s %q is not an HTTP date: %v", p.FirstSentHeader, first, err))
+	}
+	if fixed := at.UTC().Format(http.TimeFormat); fixed != first {
+		bad("%s %q is not an IMF-fixdate, want the form %q", p.FirstSentHeader, first, fixed)
+	}
+	// The stamp falls between the program's start and the first request's
+	// arrival, both on this machine's clock; an HTTP date drops the
+	// fraction of its second, hence the second's margin below.
+	if at.Before(started.Add(-time.Second)) || at.After(reqs[0].Arrived) {
+		bad("%s %q is not a time between the program's start (%s) and request 1's arrival (%s): stamp the time of the first attempt",
+			p.FirstSentHeader, first, started.UTC().Format(http.TimeFormat), reqs[0].Arrived.UTC().Format(http.TimeFormat))
+	}
+	return problems
+}
+
 // Envelope is the range the contract's jitter formula allows for the wait
 // after failed attempt n (1-based); prev is the previous wait, which
 // decorrelated jitter grows from.
@@ -498,9 +539,9 @@ func sameJSON(a, b []byte) bool {
 // keyPlace is where the fault server reads the key the snippets send.
 func keyPlace(p snippets.Policy) faultserver.KeyPlace {
 	if p.KeyInBody {
-		return faultserver.KeyPlace{Field: p.KeyField}
+		return faultserver.KeyPlace{Field: p.KeyField, FirstSent: p.FirstSentHeader}
 	}
-	return faultserver.KeyPlace{Header: p.Header}
+	return faultserver.KeyPlace{Header: p.Header, FirstSent: p.FirstSentHeader}
 }
 
 func placeName(p snippets.Policy) string {

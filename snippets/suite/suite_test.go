@@ -16,7 +16,13 @@ import (
 
 func loadExample(t *testing.T) *contract.Contract {
 	t.Helper()
-	c, err := contract.Load(filepath.Join(testenv.RepoRoot(t), "examples", "payouts", "retryspec.yaml"))
+	return loadNamed(t, "payouts")
+}
+
+// loadNamed loads the contract of examples/NAME.
+func loadNamed(t *testing.T, name string) *contract.Contract {
+	t.Helper()
+	c, err := contract.Load(filepath.Join(testenv.RepoRoot(t), "examples", name, "retryspec.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
