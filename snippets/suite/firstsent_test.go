@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -27,14 +28,18 @@ func azureExample(t *testing.T) *contract.Contract {
 // so one suite run breaks every language at once.
 type fileMutations struct {
 	run.Runner
-	edits   map[string]struct{ Old, New string } // by snippet file name
+	edits map[string]struct{ Old, New string } // by snippet file name
+
+	mu      sync.Mutex // the suite prepares languages in parallel
 	applied map[string]bool
 }
 
 func (m *fileMutations) Prepare(ctx context.Context, p run.Program) (run.Prepared, error) {
 	if e, ok := m.edits[p.FileName]; ok {
 		src := string(p.Source)
+		m.mu.Lock()
 		m.applied[p.FileName] = strings.Contains(src, e.Old)
+		m.mu.Unlock()
 		p.Source = []byte(strings.Replace(src, e.Old, e.New, 1))
 	}
 	return m.Runner.Prepare(ctx, p)
