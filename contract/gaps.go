@@ -1,28 +1,61 @@
 package contract
 
-// ServerGaps names the fields of c that the Go middleware and `retryspec
-// verify` do not act on yet (issue 32 added them for the docs, the OpenAPI
-// additions and the snippets first). Serving such a contract would answer
-// by rules it does not state, and verifying one would judge a sound server
-// by requests it refuses, so both refuse the contract and name these.
-func (c *Contract) ServerGaps() []string {
-	gaps := c.ClientGaps()
+// Issue 32 added fields for the docs, the OpenAPI additions and the
+// snippets before the server half acted on them. Each consumer that does
+// not act on a field yet refuses a contract that sets it and names the
+// field: serving such a contract would answer by rules it does not state,
+// and verifying one would judge a sound server (or client) by requests it
+// refuses. Each consumer has its own list, so one catching up does not
+// silently let the others through.
+
+// MiddlewareGaps names the fields of c that the Go middleware
+// (idempotency.New) does not act on yet.
+func (c *Contract) MiddlewareGaps() []string {
+	var gaps []string
+	if c.Idempotency.InBody() {
+		gaps = append(gaps, gapBodyKey)
+	}
+	if c.Idempotency.FirstSent.Set() {
+		gaps = append(gaps, gapFirstSent)
+	}
 	if c.Idempotency.ResultHeader.Set() {
-		gaps = append(gaps, "idempotency.result_header (a header that reports the result)")
+		gaps = append(gaps, gapResultHeader)
+	}
+	return gaps
+}
+
+// VerifyGaps names the fields of c that `retryspec verify` does not send
+// or judge yet.
+func (c *Contract) VerifyGaps() []string {
+	var gaps []string
+	if c.Idempotency.InBody() {
+		gaps = append(gaps, gapBodyKey)
+	}
+	if c.Idempotency.FirstSent.Set() {
+		gaps = append(gaps, gapFirstSent)
+	}
+	if c.Idempotency.ResultHeader.Set() {
+		gaps = append(gaps, gapResultHeader)
 	}
 	return gaps
 }
 
 // ClientGaps names the fields of c that `retryspec verify client` does not
 // judge yet: a client run against such a contract could pass without doing
-// what it asks, so verify client refuses the contract and names these.
+// what it asks.
 func (c *Contract) ClientGaps() []string {
 	var gaps []string
 	if c.Idempotency.InBody() {
-		gaps = append(gaps, "idempotency.key_in: body (the key in the JSON request body)")
+		gaps = append(gaps, gapBodyKey)
 	}
 	if c.Idempotency.FirstSent.Set() {
-		gaps = append(gaps, "idempotency.first_sent (a window measured from the client's first-sent time)")
+		gaps = append(gaps, gapFirstSent)
 	}
 	return gaps
 }
+
+const (
+	gapBodyKey      = "idempotency.key_in: body (the key in the JSON request body)"
+	gapFirstSent    = "idempotency.first_sent (a window measured from the client's first-sent time)"
+	gapResultHeader = "idempotency.result_header (a header that reports the result)"
+)

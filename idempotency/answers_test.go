@@ -41,7 +41,7 @@ func TestAnswersAgreeWithDocsAndSpec(t *testing.T) {
 		for _, v := range variants {
 			t.Run(filepath.Base(filepath.Dir(file))+"/"+v.name, func(t *testing.T) {
 				c := loadVariant(t, file, v.edit)
-				if gaps := c.ServerGaps(); len(gaps) > 0 {
+				if gaps := c.MiddlewareGaps(); len(gaps) > 0 {
 					refusesGaps(t, c, gaps)
 					return
 				}

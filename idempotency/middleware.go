@@ -195,7 +195,7 @@ func contractErrors(c *contract.Contract) error {
 	if len(bad) > 0 {
 		return fmt.Errorf("idempotency: the contract has errors (run `retryspec check`):\n  %s", strings.Join(bad, "\n  "))
 	}
-	if gaps := c.ServerGaps(); len(gaps) > 0 {
+	if gaps := c.MiddlewareGaps(); len(gaps) > 0 {
 		// Serving it would answer by rules the contract does not state:
 		// a body key read as missing, a first-sent window not enforced.
 		return fmt.Errorf("idempotency: the middleware does not act on %s yet; it cannot serve this contract", strings.Join(gaps, ", "))

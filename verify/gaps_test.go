@@ -28,7 +28,7 @@ func TestRefusesWhatItCannotCheck(t *testing.T) {
 			t.Errorf("%s: Run = %v, want a refusal naming %s", name, err, want)
 		}
 	}
-	if gaps := payouts(t).ServerGaps(); len(gaps) != 0 {
+	if gaps := payouts(t).VerifyGaps(); len(gaps) != 0 {
 		t.Errorf("payouts has gaps %v", gaps)
 	}
 }

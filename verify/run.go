@@ -150,7 +150,7 @@ var errUnresponsive = errors.New("server stopped answering")
 // gate request; a server that stops answering mid-run ends the run with
 // Result.Aborted set and the gates observed so far.
 func Run(ctx context.Context, o Options) (*Result, error) {
-	if gaps := o.Contract.ServerGaps(); len(gaps) > 0 {
+	if gaps := o.Contract.VerifyGaps(); len(gaps) > 0 {
 		return nil, fmt.Errorf("verify cannot check this contract yet: it does not act on %s; a sound server would be judged by requests it refuses (issue 32)", strings.Join(gaps, ", "))
 	}
 	if o.Timeout <= 0 {
