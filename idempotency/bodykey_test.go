@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -77,12 +78,32 @@ type served struct {
 	echo    map[string]*echo
 	clock   *clock
 	metrics *idempotency.Counters
+	// logs holds what the middleware logged, as slog text.
+	logs *syncBuffer
+}
+
+// syncBuffer is a bytes.Buffer safe for the handlers' goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }
 
 func serve(t testing.TB, c *contract.Contract, store idempotency.Store, opts idempotency.Options, operations ...string) *served {
 	t.Helper()
-	s := &served{c: c, store: store, h: map[string]http.Handler{}, echo: map[string]*echo{}, clock: newClock(), metrics: idempotency.NewCounters()}
-	opts.Now, opts.Metrics = s.clock.Now, s.metrics
+	s := &served{c: c, store: store, h: map[string]http.Handler{}, echo: map[string]*echo{}, clock: newClock(), metrics: idempotency.NewCounters(), logs: &syncBuffer{}}
+	opts.Now, opts.Metrics, opts.Log = s.clock.Now, s.metrics, slog.New(slog.NewTextHandler(s.logs, nil))
 	opts.Account = func(r *http.Request) (string, bool) {
 		a := r.Header.Get("X-Account")
 		return a, a != "" && a != "anonymous"
@@ -207,6 +228,9 @@ func TestBodyKey(t *testing.T) {
 				}
 				if row.kind != "" && s.metrics.Get(alerting.Conflicts, pay, row.kind) != conflicts+1 {
 					t.Errorf("%s: %s{kind=%q} did not count it", row.name, alerting.Conflicts, row.kind)
+				}
+				if row.kind != "" && row.kind != alerting.KindPayloadMismatch && !strings.Contains(s.logs.String(), "kind="+row.kind) {
+					t.Errorf("%s: no log line with kind=%s:\n%s", row.name, row.kind, s.logs)
 				}
 			}
 

@@ -121,6 +121,9 @@ func TestFirstSentRefusedBeforeTheClaim(t *testing.T) {
 				if s.metrics.Get(alerting.Conflicts, sendEmail, row.kind) != conflicts+1 {
 					t.Errorf("%s: not counted under kind %s", row.name, row.kind)
 				}
+				if !strings.Contains(s.logs.String(), "kind="+row.kind+" why=") || !strings.Contains(s.logs.String(), "key="+key) {
+					t.Errorf("%s: no log line for the refusal:\n%s", row.name, s.logs)
+				}
 				if rec, err := s.store.Lookup(context.Background(), idempotency.Key{Key: key, Account: "acct_a"}); err != nil || rec != nil {
 					t.Errorf("%s: the key has a record (%+v, %v); a refused request claims nothing", row.name, rec, err)
 				}
