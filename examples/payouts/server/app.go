@@ -54,7 +54,11 @@ func newApp(ctx context.Context, cfg config, externalURL string, log *slog.Logge
 	} else {
 		a.external = &simulatedExternal{seen: map[string]string{}}
 	}
-	if err := a.migrate(ctx, cfg.migrate); err != nil {
+	migrate := a.migrate
+	if !servesTransfers(c) {
+		migrate = a.migrateEffects // another contract: the generic handler (effects.go)
+	}
+	if err := migrate(ctx, cfg.migrate); err != nil {
 		store.DB().Close()
 		return nil, err
 	}
@@ -86,12 +90,16 @@ func bearerAccount(r *http.Request) (string, bool) {
 
 func (a *app) routes() http.Handler {
 	mux := http.NewServeMux()
-	create, err := a.mw.Handle("POST /v1/transfers", http.HandlerFunc(a.createTransfer))
-	if err != nil {
-		panic(err) // the embedded contract lists the endpoint; a test covers it
+	if servesTransfers(a.c) {
+		create, err := a.mw.Handle(transfersOperation, http.HandlerFunc(a.createTransfer))
+		if err != nil {
+			panic(err) // the contract lists the endpoint (servesTransfers); a test covers it
+		}
+		mux.Handle(transfersOperation, a.withAppFlaw(a.flaw, create))
+		mux.HandleFunc("GET /v1/transfers", a.countTransfers)
+	} else if err := a.effectRoutes(mux); err != nil {
+		panic(err) // every keyed endpoint is the contract's own
 	}
-	mux.Handle("POST /v1/transfers", a.withAppFlaw(a.flaw, create))
-	mux.HandleFunc("GET /v1/transfers", a.countTransfers)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		if err := a.db.PingContext(r.Context()); err != nil {
 			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "store unreachable"})
