@@ -257,3 +257,16 @@ func TestBodyKey(t *testing.T) {
 		})
 	}
 }
+
+// TestEndpointKeyBoundOnHeader: a header key is held to its endpoint's
+// own max_key_length too, not only to the API-wide one.
+func TestEndpointKeyBoundOnHeader(t *testing.T) {
+	c := payoutsContract(t, "    key: required                 # required | optional | none", "    key: required\n    max_key_length: 40")
+	f := newFixture(t, c, idempotency.NewMemoryStore(c), idempotency.Options{})
+	if w := f.do(strings.Repeat("k", 41), "acct_a", body); w.Code != 400 || code(t, w) != c.Idempotency.Conflicts.InvalidKey.Code {
+		t.Errorf("41 characters on an endpoint taking 40: %d %s", w.Code, w.Body)
+	}
+	if w := f.do(strings.Repeat("k", 40), "acct_a", body); w.Code != 201 {
+		t.Errorf("40 characters: %d %s", w.Code, w.Body)
+	}
+}
