@@ -354,14 +354,8 @@ func (a *app) call(ctx context.Context, step *idempotency.Step, name string, t *
 // countTransfers is the effect count verify reads: how many transfers the
 // caller's key made (it should never be more than one).
 func (a *app) countTransfers(w http.ResponseWriter, r *http.Request) {
-	account, ok := bearerAccount(r)
+	account, key, ok := countQuery(w, r)
 	if !ok {
-		writeJSON(w, http.StatusUnauthorized, map[string]string{"code": "unauthorized", "message": "Send Authorization: Bearer TOKEN."})
-		return
-	}
-	key := r.URL.Query().Get("idempotency_key")
-	if key == "" {
-		writeJSON(w, http.StatusBadRequest, map[string]string{"code": "invalid_request", "message": "Pass ?idempotency_key=KEY."})
 		return
 	}
 	rows, err := a.db.QueryContext(r.Context(), a.q(`SELECT id FROM transfers WHERE account_id = ? AND idempotency_key = ? ORDER BY created_at, id`), account, key)
@@ -378,6 +372,22 @@ func (a *app) countTransfers(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"idempotency_key": key, "count": len(ids), "data": ids})
+}
+
+// countQuery reads an effect count's caller and ?idempotency_key=;
+// ok=false: the request has its 401 or 400.
+func countQuery(w http.ResponseWriter, r *http.Request) (account, key string, ok bool) {
+	account, ok = bearerAccount(r)
+	if !ok {
+		writeJSON(w, http.StatusUnauthorized, map[string]string{"code": "unauthorized", "message": "Send Authorization: Bearer TOKEN."})
+		return "", "", false
+	}
+	key = r.URL.Query().Get("idempotency_key")
+	if key == "" {
+		writeJSON(w, http.StatusBadRequest, map[string]string{"code": "invalid_request", "message": "Pass ?idempotency_key=KEY."})
+		return "", "", false
+	}
+	return account, key, true
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

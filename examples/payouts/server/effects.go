@@ -145,14 +145,8 @@ func (a *app) effect(e contract.Endpoint) http.HandlerFunc {
 // countEffects is the effect count verify reads: how many runs the
 // caller's key made, on every endpoint.
 func (a *app) countEffects(w http.ResponseWriter, r *http.Request) {
-	account, ok := bearerAccount(r)
+	account, key, ok := countQuery(w, r)
 	if !ok {
-		writeJSON(w, http.StatusUnauthorized, map[string]string{"code": "unauthorized", "message": "Send Authorization: Bearer TOKEN."})
-		return
-	}
-	key := r.URL.Query().Get("idempotency_key")
-	if key == "" {
-		writeJSON(w, http.StatusBadRequest, map[string]string{"code": "invalid_request", "message": "Pass ?idempotency_key=KEY."})
 		return
 	}
 	var n int
