@@ -242,34 +242,8 @@ func (m *Middleware) Handle(operation string, next http.Handler) (http.Handler, 
 
 func (h *endpointHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	m, idem := h.m, h.m.c.Idempotency
-	var body []byte
-	if idem.InBody() {
-		// The key is in the body: read it first (within MaxBodyBytes,
-		// with the same answers as below), and hand the handler the
-		// same bytes.
-		var ok bool
-		if body, ok = h.readBody(w, r); !ok {
-			return
-		}
-	}
-	sent := h.readSentKey(r, body)
-	if sent.state == keyNotSent && h.ep.Key == contract.KeyOptional {
-		// No key on an endpoint that takes one optionally: the request
-		// runs without idempotency, and its answer is the handler's
-		// alone (no result header).
-		if idem.InBody() {
-			r.Body = io.NopCloser(bytes.NewReader(body))
-		}
-		h.next.ServeHTTP(w, r)
-		return
-	}
-	if sent.state != keySentOK || h.tooLong(sent.key) {
-		kind, reply := keyConflict(sent)
-		why := sent.why
-		if sent.state == keySentOK {
-			why = fmt.Sprintf("the key is longer than %d characters", m.c.MaxKeyLengthFor(h.ep))
-		}
-		h.refuse(w, Key{}, refusal{kind, reply, why}) // the key is not logged: it is no key
+	key, body, done := h.admitKey(w, r)
+	if done {
 		return
 	}
 	var firstSent time.Time
@@ -278,11 +252,11 @@ func (h *endpointHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// stores anything, and gets no stored answer either.
 		var no *refusal
 		if firstSent, no = h.firstSent(r, m.now()); no != nil {
-			h.refuse(w, Key{Key: sent.key}, *no)
+			h.refuse(w, Key{Key: key}, *no)
 			return
 		}
 	}
-	k, ok := h.scopedKey(w, r, sent.key)
+	k, ok := h.scopedKey(w, r, key)
 	if !ok {
 		return
 	}
@@ -302,6 +276,40 @@ func (h *endpointHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fp = fingerprint(idem, r, body)
 	}
 	h.serveKey(w, r, k, fp, body, firstSent)
+}
+
+// admitKey reads the request's key where the contract's key_in says it
+// travels, and refuses a missing or invalid one with the contract's
+// answer. With the key in the body, the body is read first (within
+// MaxBodyBytes, with the same answers as a header key's body) and
+// returned, and the handler gets the same bytes. done: the request has
+// its answer, refused, or run without a key on a key: optional endpoint
+// (its answer is then the handler's alone, with no result header).
+func (h *endpointHandler) admitKey(w http.ResponseWriter, r *http.Request) (key string, body []byte, done bool) {
+	if h.m.c.Idempotency.InBody() {
+		var ok bool
+		if body, ok = h.readBody(w, r); !ok {
+			return "", nil, true
+		}
+	}
+	sent := h.readSentKey(r, body)
+	if sent.state == keyNotSent && h.ep.Key == contract.KeyOptional {
+		if body != nil {
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		h.next.ServeHTTP(w, r)
+		return "", nil, true
+	}
+	if sent.state != keySentOK || h.tooLong(sent.key) {
+		kind, reply := keyConflict(sent)
+		why := sent.why
+		if sent.state == keySentOK {
+			why = fmt.Sprintf("the key is longer than %d characters", h.m.c.MaxKeyLengthFor(h.ep))
+		}
+		h.refuse(w, Key{}, refusal{kind, reply, why}) // not logged: it is no key
+		return "", nil, true
+	}
+	return sent.key, body, false
 }
 
 // readBody reads the request body within Options.MaxBodyBytes. ok=false:
