@@ -34,7 +34,9 @@ type Options struct {
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// MaxBodyBytes bounds the request body read for the fingerprint and
-	// stored for the completer (default 1 MiB); a larger body gets 413.
+	// stored for the completer, and, with key_in: body, read for the key
+	// (then on a key: optional endpoint's unkeyed requests too) (default
+	// 1 MiB); a larger body gets 413.
 	MaxBodyBytes int64
 	// Log receives store failures; nil means slog.Default().
 	Log *slog.Logger
