@@ -137,11 +137,6 @@ func (r *runner) fire(op Operation, req Request, n int) ([]Response, time.Durati
 	if err != nil {
 		return nil, 0, err
 	}
-	warm := r.warmRequest(op)
-	warmRaw, err := warm.wire()
-	if err != nil {
-		return nil, 0, err
-	}
 	conns := make([]*conn, n)
 	defer func() {
 		for _, c := range conns {
@@ -150,47 +145,76 @@ func (r *runner) fire(op Operation, req Request, n int) ([]Response, time.Durati
 			}
 		}
 	}()
-	// Open and warm in parallel (bounded), so N = 256 does not take N round trips.
+	if err := r.warmConns(op, u, conns); err != nil {
+		return nil, 0, err
+	}
+	resps, starts := r.releaseAll(conns, raw)
+	return resps, startSpread(starts), nil
+}
+
+// warmConns fills conns with connections to u, each warmed by one
+// warmRequest. It opens them in parallel (bounded), so N = 256 does not
+// take N round trips, and fails with the first connection that would not
+// open.
+func (r *runner) warmConns(op Operation, u *url.URL, conns []*conn) error {
+	warm := r.warmRequest(op)
+	warmRaw, err := warm.wire()
+	if err != nil {
+		return err
+	}
 	var wg sync.WaitGroup
-	errs := make([]error, n)
+	errs := make([]error, len(conns))
 	sem := make(chan struct{}, 32)
-	for i := range n {
+	for i := range conns {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			for try := 0; try < 3; try++ {
-				c, err := r.dial(u)
-				if err != nil {
-					errs[i] = err
-					continue
-				}
-				resp := c.roundTrip(r.ctx, warmRaw, r.plan.RequestTimeout, nil)
-				if resp.Err != nil || resp.Header.Get("X-Retryspec-Closed") != "" {
-					c.c.Close()
-					errs[i] = fmt.Errorf("warm-up %s %s: %s (the server closes the connection after each request)", warm.Method, warm.URL, resp.Describe())
-					if resp.Err == nil {
-						// A server without keep-alive: use a fresh, unwarmed connection.
-						if c2, err := r.dial(u); err == nil {
-							conns[i], errs[i] = c2, nil
-							return
-						}
-					}
-					continue
-				}
-				conns[i], errs[i] = c, nil
-				return
-			}
+			conns[i], errs[i] = r.warmConn(u, warm, warmRaw)
 		}()
 	}
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
-			return nil, 0, err
+			return err
 		}
 	}
+	return nil
+}
 
+// warmConn opens one connection and sends the warm-up request on it, in up
+// to three tries.
+func (r *runner) warmConn(u *url.URL, warm Request, warmRaw []byte) (*conn, error) {
+	var err error
+	for try := 0; try < 3; try++ {
+		c, dialErr := r.dial(u)
+		if dialErr != nil {
+			err = dialErr
+			continue
+		}
+		resp := c.roundTrip(r.ctx, warmRaw, r.plan.RequestTimeout, nil)
+		if resp.Err != nil || resp.Header.Get("X-Retryspec-Closed") != "" {
+			c.c.Close()
+			err = fmt.Errorf("warm-up %s %s: %s (the server closes the connection after each request)", warm.Method, warm.URL, resp.Describe())
+			if resp.Err == nil {
+				// A server without keep-alive: use a fresh, unwarmed connection.
+				if c2, err := r.dial(u); err == nil {
+					return c2, nil
+				}
+			}
+			continue
+		}
+		return c, nil
+	}
+	return nil, err
+}
+
+// releaseAll sends raw on every connection at one instant: each goroutine
+// is started and waiting on release before it is closed. It returns the
+// answers and when each request began.
+func (r *runner) releaseAll(conns []*conn, raw []byte) ([]Response, []time.Time) {
+	n := len(conns)
 	resps := make([]Response, n)
 	starts := make([]time.Time, n)
 	release := make(chan struct{})
@@ -209,6 +233,11 @@ func (r *runner) fire(op Operation, req Request, n int) ([]Response, time.Durati
 	ready.Wait()
 	close(release)
 	done.Wait()
+	return resps, starts
+}
+
+// startSpread is the time between the first and the last start.
+func startSpread(starts []time.Time) time.Duration {
 	first, last := starts[0], starts[0]
 	for _, s := range starts[1:] {
 		if s.Before(first) {
@@ -218,7 +247,7 @@ func (r *runner) fire(op Operation, req Request, n int) ([]Response, time.Durati
 			last = s
 		}
 	}
-	return resps, last.Sub(first), nil
+	return last.Sub(first)
 }
 
 // ConcurrencyRounds is how many times the concurrency gate fires its N
