@@ -139,7 +139,7 @@ func (h *endpointHandler) claimIfAbsent(q *keyRequest, now time.Time) (won bool,
 // fence.
 func (h *endpointHandler) runInFlight(q *keyRequest, rec *Record, _ time.Time) next {
 	if !h.m.path.sameRequest(h, q, rec) {
-		h.mismatch(q.w)
+		h.mismatch(q)
 		return answered
 	}
 	h.run(q.w, q.r, q.k, rec.Fence, rec.RecoveryPoint, rec.DownstreamKeys, q.body)

@@ -308,7 +308,7 @@ func (h *endpointHandler) admitKey(w http.ResponseWriter, r *http.Request) (key 
 		if sent.state == keySentOK {
 			why = fmt.Sprintf("the key is longer than %d characters", h.m.c.MaxKeyLengthFor(h.ep))
 		}
-		h.refuse(w, Key{}, refusal{kind, reply, why}) // not logged: it is no key
+		h.refuse(w, Key{}, refusal{kind, reply, why}) // no key to log: why says what was sent
 		return "", nil, true
 	}
 	return sent.key, body, false
@@ -320,11 +320,12 @@ func (h *endpointHandler) readBody(w http.ResponseWriter, r *http.Request) (body
 	m := h.m
 	body, err := io.ReadAll(io.LimitReader(r.Body, m.opts.MaxBodyBytes+1))
 	if err != nil {
-		m.reply(w, contract.ReplyUnreadableBody)
+		h.refuse(w, Key{}, refusal{alerting.KindUnreadableBody, contract.ReplyUnreadableBody, "reading the body failed: " + err.Error()})
 		return nil, false
 	}
 	if int64(len(body)) > m.opts.MaxBodyBytes {
-		m.reply(w, contract.ReplyBodyTooLarge)
+		h.refuse(w, Key{}, refusal{alerting.KindBodyTooLarge, contract.ReplyBodyTooLarge,
+			fmt.Sprintf("the body is longer than MaxBodyBytes (%d)", m.opts.MaxBodyBytes)})
 		return nil, false
 	}
 	return body, true
@@ -337,7 +338,7 @@ func (h *endpointHandler) scopedKey(w http.ResponseWriter, r *http.Request, key 
 	k = Key{Key: key}
 	if idem.Scope != contract.ScopeGlobal {
 		if k.Account, ok = m.opts.Account(r); !ok {
-			m.reply(w, contract.ReplyUnauthenticated)
+			h.refuse(w, k, refusal{alerting.KindUnauthenticated, contract.ReplyUnauthenticated, "Options.Account named no caller"})
 			return Key{}, false
 		}
 	}
@@ -345,8 +346,10 @@ func (h *endpointHandler) scopedKey(w http.ResponseWriter, r *http.Request, key 
 }
 
 // refuse answers a keyed request with one of the contract's conflicts
-// without running it: counted under alerting.Conflicts by kind, and
-// logged with why.
+// (or a refused body or caller) without running it: counted under
+// alerting.Conflicts by kind, and logged at Info (the client's to mend)
+// with the kind and why. Every answer the middleware gives a client's
+// request goes through it, so none is counted without a log line.
 func (h *endpointHandler) refuse(w http.ResponseWriter, k Key, no refusal) {
 	h.m.metrics.Count(alerting.Conflicts, h.ep.Operation, no.kind)
 	h.m.log.Info("idempotency: request refused", "operation", h.ep.Operation, "kind", no.kind, "why", no.why,
@@ -486,7 +489,7 @@ func (h *endpointHandler) serveAbsent(q *keyRequest, now time.Time) next {
 // the one the key was first used for.
 func (h *endpointHandler) serveCompleted(q *keyRequest, rec *Record) next {
 	if !h.m.path.sameRequest(h, q, rec) {
-		h.mismatch(q.w)
+		h.mismatch(q)
 		return answered
 	}
 	h.m.metrics.Count(alerting.Replays, h.ep.Operation, "")
@@ -519,7 +522,7 @@ func (h *endpointHandler) serveExpired(q *keyRequest, rec *Record, now time.Time
 // request waits (block), is accepted (202) or refused (409).
 func (h *endpointHandler) serveInFlight(q *keyRequest, rec *Record, now time.Time) next {
 	if !h.m.path.sameRequest(h, q, rec) {
-		h.mismatch(q.w)
+		h.mismatch(q)
 		return answered
 	}
 	inf := h.m.c.Idempotency.InFlight
@@ -538,12 +541,10 @@ func (h *endpointHandler) serveInFlight(q *keyRequest, rec *Record, now time.Tim
 			return h.waitInFlight(q, now)
 		}
 	case contract.InFlightAccepted:
-		h.m.metrics.Count(alerting.Conflicts, h.ep.Operation, alerting.KindInFlight)
-		h.m.reply(q.w, contract.ReplyInFlightAccepted)
+		h.refuse(q.w, q.k, refusal{alerting.KindInFlight, contract.ReplyInFlightAccepted, "the key is in flight (in_flight.response: accepted)"})
 		return answered
 	}
-	h.m.metrics.Count(alerting.Conflicts, h.ep.Operation, alerting.KindInFlight)
-	h.inFlight(q.w)
+	h.refuse(q.w, q.k, refusal{alerting.KindInFlight, contract.ReplyInFlight, "the key is in flight"})
 	return answered
 }
 
@@ -573,10 +574,8 @@ func (h *endpointHandler) waitInFlight(q *keyRequest, now time.Time) next {
 		// The caller gave up (or the server is shutting down): it gets
 		// the contract's in-flight answer, never an empty 200 it did not
 		// ask for.
-		h.m.metrics.Count(alerting.Conflicts, h.ep.Operation, alerting.KindInFlight)
-		h.m.log.Info("idempotency: a request waiting for its key in flight ended first",
-			"operation", h.ep.Operation, "key", q.k.Key, "account", q.k.Account, "err", q.r.Context().Err())
-		h.inFlight(q.w)
+		h.refuse(q.w, q.k, refusal{alerting.KindInFlight, contract.ReplyInFlight,
+			"the request ended while it waited for its key in flight: " + q.r.Context().Err().Error()})
 		return answered
 	case <-time.After(pollInterval(now.Sub(q.blockedSince))):
 		return claimAgain
@@ -611,13 +610,8 @@ func (h *endpointHandler) lastPoint() string {
 	return "finished"
 }
 
-func (h *endpointHandler) mismatch(w http.ResponseWriter) {
-	h.m.metrics.Count(alerting.Conflicts, h.ep.Operation, alerting.KindPayloadMismatch)
-	h.m.reply(w, contract.ReplyPayloadMismatch)
-}
-
-func (h *endpointHandler) inFlight(w http.ResponseWriter) {
-	h.m.reply(w, contract.ReplyInFlight)
+func (h *endpointHandler) mismatch(q *keyRequest) {
+	h.refuse(q.w, q.k, refusal{alerting.KindPayloadMismatch, contract.ReplyPayloadMismatch, "the key was first used with another request"})
 }
 
 // replay writes the stored response: the same status, headers and bytes,
@@ -671,11 +665,13 @@ func (h *endpointHandler) run(w http.ResponseWriter, r *http.Request, k Key, fen
 	m := h.m
 	rec := &recorder{header: http.Header{}, max: m.opts.MaxResponseBytes}
 	step := &Step{h: h, k: k, fence: fence, point: rp, resumed: rp != h.firstPoint(), downstream: downstream, rec: rec}
-	h.runHandler(r, step, body)
 	// Detached from the caller on purpose: the handler's work may have
 	// committed, and its outcome is stored (or the key released) even
 	// when the caller has left, so a retry replays or resumes at once.
 	ctx := context.WithoutCancel(r.Context())
+	if p := h.runHandler(r, step, body); p != nil {
+		return h.panicked(w, ctx, step, p)
+	}
 	resp := rec.response()
 	stored, answered := h.keepOutcome(w, ctx, step, resp)
 	if answered {
@@ -692,20 +688,47 @@ func (h *endpointHandler) run(w http.ResponseWriter, r *http.Request, k Key, fen
 }
 
 // runHandler runs the wrapped handler with step in the request's context
-// and body as the request's body. A panicking handler leaves its key to
-// the next retry at once; the panic goes on to the server.
-func (h *endpointHandler) runHandler(r *http.Request, step *Step, body []byte) {
+// and body as the request's body, and returns what it panicked with (nil
+// when it returned). http.ErrAbortHandler, the handler's own request to
+// abort the response, releases the key and goes on to the server.
+func (h *endpointHandler) runHandler(r *http.Request, step *Step, body []byte) (panicked any) {
 	defer func() {
-		if p := recover(); p != nil {
+		if panicked = recover(); panicked == http.ErrAbortHandler {
 			if !step.done && !step.lost {
 				_, _ = h.m.store.Release(context.WithoutCancel(r.Context()), step.k, step.fence)
 			}
-			panic(p)
+			panic(panicked)
 		}
 	}()
 	r2 := r.WithContext(context.WithValue(r.Context(), stepKey{}, step))
 	r2.Body = io.NopCloser(bytes.NewReader(body))
 	h.next.ServeHTTP(step.rec, r2)
+	return nil
+}
+
+// panicked answers a run whose handler panicked with p, instead of
+// letting net/http close the connection on the caller without an answer.
+// Nothing the handler wrote is sent or stored: a handler that finished
+// before it panicked has its stored response sent (the key holds it);
+// otherwise the key is released, so the retry resumes from the last
+// recovery point, and the caller gets the contract's 503 ("retry with the
+// same key"). One Error line and alerting.HandlerPanics, whichever way.
+func (h *endpointHandler) panicked(w http.ResponseWriter, ctx context.Context, step *Step, p any) *Response {
+	m, k := h.m, step.k
+	m.metrics.Count(alerting.HandlerPanics, h.ep.Operation, "")
+	attrs := []any{"operation", h.ep.Operation, "key", k.Key, "account", k.Account, "panic", fmt.Sprint(p)}
+	if step.done {
+		m.log.Error("idempotency: the handler panicked after it finished; sending the stored response", attrs...)
+		m.writeStored(w, *step.stored)
+		return step.stored
+	}
+	var releaseErr error
+	if !step.lost && !step.released {
+		_, releaseErr = m.store.Release(ctx, k, step.fence)
+	}
+	m.log.Error("idempotency: the handler panicked; the key is left to the retry", append(attrs, "release_err", releaseErr)...)
+	m.reply(w, contract.ReplyStoreUnavailable)
+	return nil
 }
 
 // keepOutcome stores the handler's response resp, or releases the key,
@@ -788,7 +811,7 @@ func (h *endpointHandler) settle(w http.ResponseWriter, ctx context.Context, k K
 	m.metrics.Count(alerting.DuplicateEffects, op, "")
 	m.log.Error("idempotency: the key was taken over while its handler ran; possible duplicate effect",
 		"operation", op, "key", k.Key, "account", k.Account, "fence", step.fence)
-	h.inFlight(w)
+	m.reply(w, contract.ReplyInFlight)
 	return nil
 }
 

@@ -41,6 +41,10 @@ const (
 	// rebuild a request for, by kind (the Skip* kinds): each is logged and
 	// left to the client's retry or the reaper.
 	CompleterSkipped = "retryspec_idempotency_completer_skipped_total"
+	// HandlerPanics counts requests whose handler panicked: the key was
+	// released for the retry (or, when the handler had already finished,
+	// its stored response sent) and the caller got the contract's 503.
+	HandlerPanics = "retryspec_idempotency_handler_panics_total"
 )
 
 // Label names.
@@ -61,7 +65,20 @@ const (
 	// far-future first-sent time counts under KindInvalidKey, the answer
 	// it gets.
 	KindTooOld = "too_old"
+	// KindBodyTooLarge: the request body is above Options.MaxBodyBytes
+	// (413), KindUnreadableBody: it could not be read (400),
+	// KindUnauthenticated: Options.Account named no caller under scope:
+	// account (401). Each is refused before the claim.
+	KindBodyTooLarge    = "body_too_large"
+	KindUnreadableBody  = "unreadable_body"
+	KindUnauthenticated = "unauthenticated"
 )
+
+// ConflictKinds lists every kind label value of Conflicts.
+var ConflictKinds = []string{
+	KindInFlight, KindPayloadMismatch, KindMissingKey, KindInvalidKey, KindExpired, KindTooOld,
+	KindBodyTooLarge, KindUnreadableBody, KindUnauthenticated,
+}
 
 // Store failure kinds, the values of the kind label on StoreFailures: the
 // statement that failed.
@@ -80,6 +97,11 @@ const (
 	// response was sent.
 	StoreFinishUnacknowledged = "finish_unacknowledged"
 )
+
+// StoreKinds lists every kind label value of StoreFailures.
+var StoreKinds = []string{
+	StoreClaim, StoreLookup, StoreTakeover, StoreExpire, StoreComplete, StoreRelease, StoreFinish, StoreFinishUnacknowledged,
+}
 
 // Completer skip kinds, the values of the kind label on CompleterSkipped.
 const (
@@ -103,4 +125,5 @@ var Metrics = []struct{ Name, Help string }{
 	{AsyncCommitStarts, "Middleware starts on a store acknowledging commits before they are flushed (opted in). Should stay zero."},
 	{ReapedUnfinished, "In-flight keys the reaper deleted: requests that never finished."},
 	{CompleterSkipped, "Abandoned keys the completer could not rebuild a request for, by kind: left to the client's retry."},
+	{HandlerPanics, "Requests whose handler panicked: the key was released for the retry and the caller answered 503."},
 }
