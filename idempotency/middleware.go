@@ -438,14 +438,14 @@ func (h *endpointHandler) claimKey(q *keyRequest, now time.Time) (won bool, rec 
 	}
 	won, rec, err := h.m.path.claim(h, q, now)
 	if err != nil {
-		h.m.storeError(q.w, h.ep.Operation, q.k, alerting.StoreClaim, err)
+		h.storeFailed(q, alerting.StoreClaim, err)
 		return false, nil, false
 	}
 	if won || rec != nil {
 		return won, rec, true
 	}
 	if rec, err = h.m.store.Lookup(q.r.Context(), q.k); err != nil {
-		h.m.storeError(q.w, h.ep.Operation, q.k, alerting.StoreLookup, err)
+		h.storeFailed(q, alerting.StoreLookup, err)
 		return false, nil, false
 	}
 	return false, rec, true
@@ -510,7 +510,7 @@ func (h *endpointHandler) serveExpired(q *keyRequest, rec *Record, now time.Time
 		return answered
 	}
 	if _, err := h.m.store.Expire(q.r.Context(), q.k, rec.Fence, now); err != nil {
-		h.m.storeError(q.w, h.ep.Operation, q.k, alerting.StoreExpire, err)
+		h.storeFailed(q, alerting.StoreExpire, err)
 		return answered
 	}
 	return claimAgain
@@ -553,7 +553,7 @@ func (h *endpointHandler) serveInFlight(q *keyRequest, rec *Record, now time.Tim
 func (h *endpointHandler) takeOver(q *keyRequest, rec *Record, now time.Time) next {
 	ok, err := h.m.store.Takeover(q.r.Context(), q.k, rec.Fence, now)
 	if err != nil {
-		h.m.storeError(q.w, h.ep.Operation, q.k, alerting.StoreTakeover, err)
+		h.storeFailed(q, alerting.StoreTakeover, err)
 		return answered
 	}
 	if !ok {
@@ -789,7 +789,7 @@ func (h *endpointHandler) settle(w http.ResponseWriter, ctx context.Context, k K
 		if step.finishErr != nil {
 			m.metrics.Count(alerting.StoreFailures, op, alerting.StoreFinishUnacknowledged)
 			m.log.Warn("idempotency: the last transaction reported an error but committed; sending the stored response",
-				"operation", op, "key", k.Key, "account", k.Account, "err", step.finishErr)
+				"operation", op, "key", k.Key, "account", k.Account, "kind", alerting.StoreFinishUnacknowledged, "err", step.finishErr)
 		}
 		resp := Response{Status: rec.Status, Headers: rec.Headers, Body: rec.Body}
 		m.writeStored(w, resp)
@@ -930,6 +930,22 @@ func parseKey(v string, form contract.HeaderValue) (string, bool) {
 		return "", false
 	}
 	return v, true
+}
+
+// storeFailed is storeError for a statement run under the request's own
+// context (the claim, the read, the expiry and the takeover; the writes
+// after the handler run detached from it). When that context has ended
+// (the caller left, the server is shutting down), the statement's failure
+// says nothing about the store: the request gets the same 503, but it is
+// counted as the caller's (alerting.KindCancelled) and logged at Info, so
+// the store-failure alert does not page for clients that hung up.
+func (h *endpointHandler) storeFailed(q *keyRequest, kind string, err error) {
+	if ctxErr := q.r.Context().Err(); ctxErr != nil {
+		h.refuse(q.w, q.k, refusal{alerting.KindCancelled, contract.ReplyStoreUnavailable,
+			fmt.Sprintf("the request ended (%v) before the store answered its %s: %v", ctxErr, kind, err)})
+		return
+	}
+	h.m.storeError(q.w, h.ep.Operation, q.k, kind, err)
 }
 
 // storeError answers 503 when the store fails: never serve without the

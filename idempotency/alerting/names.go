@@ -72,12 +72,16 @@ const (
 	KindBodyTooLarge    = "body_too_large"
 	KindUnreadableBody  = "unreadable_body"
 	KindUnauthenticated = "unauthenticated"
+	// KindCancelled: the request's context ended before a store statement
+	// run under it answered (the caller left): the statement's error is
+	// not counted as a store failure. It gets the store-unavailable 503.
+	KindCancelled = "cancelled"
 )
 
 // ConflictKinds lists every kind label value of Conflicts.
 var ConflictKinds = []string{
 	KindInFlight, KindPayloadMismatch, KindMissingKey, KindInvalidKey, KindExpired, KindTooOld,
-	KindBodyTooLarge, KindUnreadableBody, KindUnauthenticated,
+	KindBodyTooLarge, KindUnreadableBody, KindUnauthenticated, KindCancelled,
 }
 
 // Store failure kinds, the values of the kind label on StoreFailures: the
