@@ -581,4 +581,6 @@ func (s *failing) Begin(ctx context.Context) (*sql.Tx, error) {
 // failingReader is a request body whose read fails.
 type failingReader struct{}
 
-func (failingReader) Read([]byte) (int, error) { return 0, errors.New("connection reset (a test's failure)") }
+func (failingReader) Read([]byte) (int, error) {
+	return 0, errors.New("connection reset (a test's failure)")
+}
