@@ -28,8 +28,6 @@ import (
 // TestAnswerPathsCoverEveryKind fails when a metric kind, a counter or a
 // contract answer has no row, so a new path cannot be added without one.
 
-const transfers = "POST /v1/transfers"
-
 // answerPath is one path: how to drive it, and what it must end in.
 type answerPath struct {
 	name string

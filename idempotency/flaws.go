@@ -1,9 +1,11 @@
 package idempotency
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -94,12 +96,26 @@ func (f Flaw) account(account func(*http.Request) (string, bool)) func(*http.Req
 
 // handler is the handler Handle returns for h: under
 // FlawMissingKeyAccepted a request without a key skips the middleware.
+// "Without a key" is read where the contract's key_in says the key
+// travels (readSentKey, the middleware's own reading): with the key in the
+// body, a request whose body carries it is still served by the middleware,
+// so the flaw breaks only the missing-key answer.
 func (f Flaw) handler(h *endpointHandler) http.Handler {
 	if f != FlawMissingKeyAccepted {
 		return h
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if _, present := readKey(r, h.m.c.Idempotency.Header); !present {
+		var body []byte
+		if h.m.c.Idempotency.InBody() {
+			// Peek within the middleware's bound, and hand on the whole
+			// body, read or not, to whichever serves the request.
+			body, _ = io.ReadAll(io.LimitReader(r.Body, h.m.opts.MaxBodyBytes+1))
+			r.Body = struct {
+				io.Reader
+				io.Closer
+			}{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
+		}
+		if h.readSentKey(r, body).state == keyNotSent {
 			h.next.ServeHTTP(w, r)
 			return
 		}

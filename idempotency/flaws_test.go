@@ -129,3 +129,25 @@ func TestFlawsBreakTheirProperty(t *testing.T) {
 		}
 	}
 }
+
+// TestMissingKeyAcceptedReadsTheKeyWhereItTravels: under a body-key
+// contract (the Square example) the flaw lets through only the requests
+// without a key member; a request with one is still the middleware's (a
+// retry replays, the handler runs once), and the handler reads the whole
+// body either way. With the flaw reading the key header, which a body-key
+// contract never sends, every request skipped the middleware.
+func TestMissingKeyAcceptedReadsTheKeyWhereItTravels(t *testing.T) {
+	const pay = "POST /v2/payments"
+	c := exampleContract(t, "square-payments")
+	s := serve(t, c, idempotency.NewMemoryStore(c), idempotency.Options{Flaw: idempotency.FlawMissingKeyAccepted}, pay)
+	sent := withBodyKey(payment, "idempotency_key", "pay-1")
+	a, b := s.send(t, pay, keyed{key: "pay-1", body: payment}), s.send(t, pay, keyed{key: "pay-1", body: payment})
+	if a.Code != 201 || a.Body.String() != sent || !bytes.Equal(a.Body.Bytes(), b.Body.Bytes()) || s.echo[pay].runs.Load() != 1 {
+		t.Errorf("a keyed request and its retry under the flaw: %d %s / %d %s after %d runs, want one run and its replay",
+			a.Code, a.Body, b.Code, b.Body, s.echo[pay].runs.Load())
+	}
+	if w := s.sendRaw(t, pay, payment); w.Code != 201 || w.Body.String() != payment || s.echo[pay].runs.Load() != 2 {
+		t.Errorf("a request without a key under the flaw: %d %s after %d runs, want the handler's 201 with the whole body",
+			w.Code, w.Body, s.echo[pay].runs.Load())
+	}
+}
