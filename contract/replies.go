@@ -115,7 +115,7 @@ func (c *Contract) DefaultMessage(k ReplyKind) string {
 		return "A request with this idempotency key is still being processed. Retry with the same key to get its result."
 	case ReplyMissingKey:
 		if id.InBody() {
-			return fmt.Sprintf("This endpoint requires an idempotency key in the %s member of the JSON body. Send a key you reuse on every retry of this request.", id.KeyMember())
+			return fmt.Sprintf("This endpoint requires an idempotency key in the %s member of the JSON body: the request had none, or %s. Send a key you reuse on every retry of this request.", id.KeyMember(), id.MissingKeyBodyCase())
 		}
 		return fmt.Sprintf("This endpoint requires the %s header. Send a key you reuse on every retry of this request.", id.Header)
 	case ReplyInvalidKey:
@@ -179,4 +179,16 @@ func (c *Contract) AnsweredConflicts() []NamedConflict {
 		out = append(out, cf)
 	}
 	return out
+}
+
+// MissingKeyBodyCase is the case a body-key contract answers with the
+// missing-key reply besides an absent, null or empty key member: a request
+// body that is not a JSON object has no members at all (the middleware
+// reads it so). The Errors page, the OpenAPI responses and DefaultMessage
+// word that case with this one clause; "" for a header key.
+func (id Idempotency) MissingKeyBodyCase() string {
+	if !id.InBody() {
+		return ""
+	}
+	return "the request body is not a JSON object"
 }

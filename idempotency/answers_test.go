@@ -271,41 +271,7 @@ func docsBodies(t *testing.T, c *contract.Contract) map[contract.ReplyKind]strin
 // result header.
 func specExamples(t *testing.T, c *contract.Contract) (examples map[contract.ReplyKind]string, results map[int][]string) {
 	t.Helper()
-	var paths strings.Builder
-	seen := map[string]bool{}
-	for _, e := range c.Endpoints {
-		if seen[e.Path] {
-			continue
-		}
-		seen[e.Path] = true
-		fmt.Fprintf(&paths, "  %q:\n", e.Path)
-		if params := pathParam.FindAllStringSubmatch(e.Path, -1); len(params) > 0 {
-			paths.WriteString("    parameters:\n")
-			for _, m := range params {
-				fmt.Fprintf(&paths, "      - {name: %s, in: path, required: true, schema: {type: string}}\n", m[1])
-			}
-		}
-		for _, o := range c.Endpoints {
-			if o.Path == e.Path {
-				fmt.Fprintf(&paths, "    %s:\n      responses:\n        \"200\":\n          description: ok\n", strings.ToLower(o.Method))
-			}
-		}
-	}
-	src := "openapi: 3.0.3\ninfo: {title: t, version: \"1\"}\npaths:\n" + paths.String()
-	s, err := openapi.Parse("spec.yaml", []byte(src), openapi.LoadOptions{})
-	if err != nil {
-		t.Fatalf("%v\n%s", err, src)
-	}
-	merged, err := openapi.Merged(s, openapi.NewPlan(c, s))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc map[string]any
-	if err := yaml.Unmarshal(merged, &doc); err != nil {
-		t.Fatal(err)
-	}
-	ep, _ := c.FirstRequiredKeyEndpoint()
-	op := dig(doc, "paths", ep.Path, strings.ToLower(ep.Method), "responses")
+	op := specResponses(t, c)
 	examples = map[contract.ReplyKind]string{}
 	for _, k := range []contract.ReplyKind{contract.ReplyPayloadMismatch, contract.ReplyInFlight, contract.ReplyMissingKey, contract.ReplyInvalidKey, contract.ReplyExpired, contract.ReplyTooOld} {
 		r := c.Reply(k)
@@ -384,4 +350,100 @@ func dig(v any, keys ...string) any {
 		v = m[k]
 	}
 	return v
+}
+
+// specResponses merges the OpenAPI additions into a spec listing c's
+// endpoints and returns the responses of the first keyed endpoint.
+func specResponses(t *testing.T, c *contract.Contract) any {
+	t.Helper()
+	var paths strings.Builder
+	seen := map[string]bool{}
+	for _, e := range c.Endpoints {
+		if seen[e.Path] {
+			continue
+		}
+		seen[e.Path] = true
+		fmt.Fprintf(&paths, "  %q:\n", e.Path)
+		if params := pathParam.FindAllStringSubmatch(e.Path, -1); len(params) > 0 {
+			paths.WriteString("    parameters:\n")
+			for _, m := range params {
+				fmt.Fprintf(&paths, "      - {name: %s, in: path, required: true, schema: {type: string}}\n", m[1])
+			}
+		}
+		for _, o := range c.Endpoints {
+			if o.Path == e.Path {
+				fmt.Fprintf(&paths, "    %s:\n      responses:\n        \"200\":\n          description: ok\n", strings.ToLower(o.Method))
+			}
+		}
+	}
+	src := "openapi: 3.0.3\ninfo: {title: t, version: \"1\"}\npaths:\n" + paths.String()
+	s, err := openapi.Parse("spec.yaml", []byte(src), openapi.LoadOptions{})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, src)
+	}
+	merged, err := openapi.Merged(s, openapi.NewPlan(c, s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := yaml.Unmarshal(merged, &doc); err != nil {
+		t.Fatal(err)
+	}
+	ep, _ := c.FirstRequiredKeyEndpoint()
+	return dig(doc, "paths", ep.Path, strings.ToLower(ep.Method), "responses")
+}
+
+// TestMissingKeyBodyCaseEverywhere: with the key in the body, a request
+// body that is not a JSON object gets the missing-key answer, and the
+// Errors page, the OpenAPI response description and the middleware's
+// message all say so with the clause contract.MissingKeyBodyCase renders;
+// with a header key none of them mentions it.
+func TestMissingKeyBodyCaseEverywhere(t *testing.T) {
+	for _, name := range []string{"square-payments", "payouts"} {
+		t.Run(name, func(t *testing.T) {
+			c := exampleContract(t, name)
+			clause := c.Idempotency.MissingKeyBodyCase()
+			if (clause != "") != c.Idempotency.InBody() {
+				t.Fatalf("clause %q for key_in body: %v", clause, c.Idempotency.InBody())
+			}
+			has := func(what, text string) {
+				t.Helper()
+				if clause != "" && !strings.Contains(text, clause) {
+					t.Errorf("%s does not say %q: %s", what, clause, text)
+				}
+				if clause == "" && strings.Contains(text, "JSON object") {
+					t.Errorf("%s speaks of a JSON object body under a header key: %s", what, text)
+				}
+			}
+			reply := c.Reply(contract.ReplyMissingKey)
+			row := ""
+			for _, p := range markdownPages(t, c) {
+				if p.Path != "errors.md" {
+					continue
+				}
+				for _, line := range strings.Split(string(p.Markdown), "\n") {
+					if strings.HasPrefix(line, "| `"+reply.Code+"`") {
+						row = line
+					}
+				}
+			}
+			desc, _ := dig(specResponses(t, c), strconv.Itoa(reply.Status), "description").(string)
+			if row == "" || desc == "" {
+				t.Fatalf("no missing-key row on the Errors page (%q) or no %d description in the spec (%q)", row, reply.Status, desc)
+			}
+			has("the Errors page's missing-key row", row)
+			has("the OpenAPI response description", desc)
+			has("the middleware's message", reply.Message)
+			if !c.Idempotency.InBody() {
+				return
+			}
+			const pay = "POST /v2/payments"
+			s := serve(t, c, idempotency.NewMemoryStore(c), idempotency.Options{}, pay)
+			for _, b := range []string{`[1,2]`, `"a string"`, `not json`} {
+				if w := s.sendRaw(t, pay, b); w.Code != reply.Status || w.Body.String() != string(reply.Bytes()) {
+					t.Errorf("body %s: %d %s, want the missing-key answer %s", b, w.Code, w.Body, reply.Bytes())
+				}
+			}
+		})
+	}
 }

@@ -145,7 +145,7 @@ func conflictMeaning(c *contract.Contract, kind string) (what, todo string) {
 		return tooOldMeaning(c)
 	}
 	if c.Idempotency.InBody() {
-		return fmt.Sprintf("this operation requires the %s member in its JSON body.", h),
+		return fmt.Sprintf("this operation requires the %s member in its JSON body: the request had none, or %s.", h, c.Idempotency.MissingKeyBodyCase()),
 			"Add a key and send the request again."
 	}
 	return fmt.Sprintf("this operation requires the %s header.", h),
