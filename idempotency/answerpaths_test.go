@@ -146,11 +146,7 @@ var answerPaths = []answerPath{
 			return e.post(ctx, "k", "acct_a", body)
 		}},
 	{name: "claim fails", metric: alerting.StoreFailures, kind: alerting.StoreClaim, level: slog.LevelError, log: "store failed", reply: contract.ReplyStoreUnavailable,
-		run: func(t *testing.T, e *pathEnv) *httptest.ResponseRecorder {
-			e.serve(t, payoutsContract(t), failWith("claim"), idempotency.Options{}, created)
-			e.mark()
-			return e.post(context.Background(), "k", "acct_a", body)
-		}},
+		run: onePost(failWith("claim"), idempotency.Options{}, created)},
 	{name: "lookup fails", metric: alerting.StoreFailures, kind: alerting.StoreLookup, level: slog.LevelError, log: "store failed", reply: contract.ReplyStoreUnavailable,
 		run: func(t *testing.T, e *pathEnv) *httptest.ResponseRecorder {
 			e.serve(t, payoutsContract(t), failWith("lookup"), idempotency.Options{}, created)
@@ -159,11 +155,7 @@ var answerPaths = []answerPath{
 			return e.post(context.Background(), "k", "acct_a", body)
 		}},
 	{name: "the key's row keeps changing", metric: alerting.StoreFailures, kind: alerting.StoreLookup, level: slog.LevelError, log: "store failed", reply: contract.ReplyStoreUnavailable,
-		run: func(t *testing.T, e *pathEnv) *httptest.ResponseRecorder {
-			e.serve(t, payoutsContract(t), func(s idempotency.Store) idempotency.Store { return vanishing{s} }, idempotency.Options{}, created)
-			e.mark()
-			return e.post(context.Background(), "k", "acct_a", body)
-		}},
+		run: onePost(func(s idempotency.Store) idempotency.Store { return vanishing{s} }, idempotency.Options{}, created)},
 	{name: "takeover fails", metric: alerting.StoreFailures, kind: alerting.StoreTakeover, level: slog.LevelError, log: "store failed", reply: contract.ReplyStoreUnavailable,
 		run: func(t *testing.T, e *pathEnv) *httptest.ResponseRecorder {
 			e.serve(t, payoutsContract(t), failWith("takeover"), idempotency.Options{}, created)
@@ -181,11 +173,7 @@ var answerPaths = []answerPath{
 			return e.post(context.Background(), "old", "acct_a", body)
 		}},
 	{name: "storing the response fails", metric: alerting.StoreFailures, kind: alerting.StoreComplete, level: slog.LevelError, log: "store failed", reply: contract.ReplyStoreUnavailable,
-		run: func(t *testing.T, e *pathEnv) *httptest.ResponseRecorder {
-			e.serve(t, payoutsContract(t), failWith("complete"), idempotency.Options{}, created)
-			e.mark()
-			return e.post(context.Background(), "k", "acct_a", body)
-		}},
+		run: onePost(failWith("complete"), idempotency.Options{}, created)},
 	{name: "releasing an unstored outcome fails", metric: alerting.StoreFailures, kind: alerting.StoreRelease, level: slog.LevelError, log: "store failed", reply: contract.ReplyStoreUnavailable,
 		run: func(t *testing.T, e *pathEnv) *httptest.ResponseRecorder {
 			e.serve(t, payoutsContract(t), failWith("release"), idempotency.Options{}, func(w http.ResponseWriter, r *http.Request) {
@@ -195,11 +183,7 @@ var answerPaths = []answerPath{
 			return e.post(context.Background(), "k", "acct_a", body)
 		}},
 	{name: "Step.Finish fails", metric: alerting.StoreFailures, kind: alerting.StoreFinish, level: slog.LevelError, log: "store failed", reply: contract.ReplyStoreUnavailable,
-		run: func(t *testing.T, e *pathEnv) *httptest.ResponseRecorder {
-			e.serve(t, payoutsContract(t), failWith("complete"), idempotency.Options{}, finisher(false))
-			e.mark()
-			return e.post(context.Background(), "k", "acct_a", body)
-		}},
+		run: onePost(failWith("complete"), idempotency.Options{}, finisher(false))},
 	{name: "Step.Finish committed but reported an error", metric: alerting.StoreFailures, kind: alerting.StoreFinishUnacknowledged, level: slog.LevelWarn,
 		log: "committed", storedReply: true,
 		run: func(t *testing.T, e *pathEnv) *httptest.ResponseRecorder {
@@ -227,17 +211,19 @@ var answerPaths = []answerPath{
 			return e.post(context.Background(), "k", "acct_a", body)
 		}},
 	{name: "handler panics", metric: alerting.HandlerPanics, level: slog.LevelError, log: "handler panicked", reply: contract.ReplyStoreUnavailable,
-		run: func(t *testing.T, e *pathEnv) *httptest.ResponseRecorder {
-			e.serve(t, payoutsContract(t), nil, idempotency.Options{}, func(http.ResponseWriter, *http.Request) { panic("the handler failed") })
-			e.mark()
-			return e.post(context.Background(), "k", "acct_a", body)
-		}},
+		run: onePost(nil, idempotency.Options{}, func(http.ResponseWriter, *http.Request) { panic("the handler failed") })},
 	{name: "handler panics after Step.Finish", metric: alerting.HandlerPanics, level: slog.LevelError, log: "handler panicked", storedReply: true,
-		run: func(t *testing.T, e *pathEnv) *httptest.ResponseRecorder {
-			e.serve(t, payoutsContract(t), nil, idempotency.Options{}, finisher(true))
-			e.mark()
-			return e.post(context.Background(), "k", "acct_a", body)
-		}},
+		run: onePost(nil, idempotency.Options{}, finisher(true))},
+}
+
+// onePost is a path's run that serves the payouts contract with handler on
+// the row's store wrapped by wrap, and sends one request with key "k".
+func onePost(wrap func(idempotency.Store) idempotency.Store, opts idempotency.Options, handler http.HandlerFunc) func(*testing.T, *pathEnv) *httptest.ResponseRecorder {
+	return func(t *testing.T, e *pathEnv) *httptest.ResponseRecorder {
+		e.serve(t, payoutsContract(t), wrap, opts, handler)
+		e.mark()
+		return e.post(context.Background(), "k", "acct_a", body)
+	}
 }
 
 // TestEveryAnswerPath drives each answer path and checks what it ends
