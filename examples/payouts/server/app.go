@@ -25,7 +25,7 @@ import (
 
 type app struct {
 	c        *contract.Contract
-	store    *idempotency.SQLStore
+	store    *stores.SQLStore
 	db       *sql.DB
 	dialect  storage.Dialect
 	mw       *idempotency.Middleware

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/retryspec/retryspec/idempotency"
+	"github.com/retryspec/retryspec/idempotency/stores"
 )
 
 // appFlaw is a mistake this server switches in around the middleware (the
@@ -56,7 +57,7 @@ func parseFlaw(name string) (appFlaw, idempotency.Flaw) {
 }
 
 // keyStore is the key store under f: window-ignored's ageless one, or s.
-func (f appFlaw) keyStore(s *idempotency.SQLStore) idempotency.Store {
+func (f appFlaw) keyStore(s *stores.SQLStore) idempotency.Store {
 	if f == windowIgnored {
 		return ageless{s}
 	}
@@ -65,7 +66,7 @@ func (f appFlaw) keyStore(s *idempotency.SQLStore) idempotency.Store {
 
 // ageless is the key store of window-ignored: every record it reads looks
 // first used just now, so no key ever leaves its replay window.
-type ageless struct{ *idempotency.SQLStore }
+type ageless struct{ *stores.SQLStore }
 
 func (s ageless) Lookup(ctx context.Context, k idempotency.Key) (*idempotency.Record, error) {
 	rec, err := s.SQLStore.Lookup(ctx, k)
