@@ -12,10 +12,11 @@ import (
 
 	"github.com/retryspec/retryspec/idempotency"
 	"github.com/retryspec/retryspec/idempotency/stores"
+	"github.com/retryspec/retryspec/internal/flaws"
 )
 
 // appFlaw is a mistake this server switches in around the middleware (the
-// others are the middleware's own, idempotency.Flaws), each caught by one
+// others are the middleware's own, flaws.All), each caught by one
 // verify gate (docs/verify.md).
 type appFlaw string
 
@@ -38,7 +39,7 @@ var appFlaws = []appFlaw{windowIgnored, failureReplayed, keyFormLenient}
 // flawNames lists every --flaw: the middleware's, then this server's.
 func flawNames() string {
 	var names []string
-	for _, f := range idempotency.Flaws {
+	for _, f := range flaws.All {
 		names = append(names, string(f))
 	}
 	for _, f := range appFlaws {
@@ -49,11 +50,11 @@ func flawNames() string {
 
 // parseFlaw splits --flaw into this server's flaw or the middleware's; the
 // middleware refuses a name that is neither (idempotency.New).
-func parseFlaw(name string) (appFlaw, idempotency.Flaw) {
+func parseFlaw(name string) (appFlaw, flaws.Flaw) {
 	if slices.Contains(appFlaws, appFlaw(name)) {
 		return appFlaw(name), ""
 	}
-	return "", idempotency.Flaw(name)
+	return "", flaws.Flaw(name)
 }
 
 // keyStore is the key store under f: window-ignored's ageless one, or s.
