@@ -121,7 +121,9 @@ func newSQLStore(db *sql.DB, schema *storage.Schema, opts storeOptions) *SQLStor
 	return s
 }
 
-// AsyncCommit is storeOptions.AsyncCommit.
+// AsyncCommit is the server setting under which commits are acknowledged
+// before they are flushed, which Open accepted by name in the URL
+// (AcceptAsyncCommit); "" when commits are durable.
 func (s *SQLStore) AsyncCommit() string { return s.asyncCommit }
 
 // Schema is the generated schema the store runs.
