@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/retryspec/retryspec/contract"
 )
 
 // conn is one warm connection of the concurrency gate.
@@ -135,11 +137,6 @@ func (r *runner) fire(op Operation, req Request, n int) ([]Response, time.Durati
 	if err != nil {
 		return nil, 0, err
 	}
-	warm := r.warmRequest(op)
-	warmRaw, err := warm.wire()
-	if err != nil {
-		return nil, 0, err
-	}
 	conns := make([]*conn, n)
 	defer func() {
 		for _, c := range conns {
@@ -148,47 +145,76 @@ func (r *runner) fire(op Operation, req Request, n int) ([]Response, time.Durati
 			}
 		}
 	}()
-	// Open and warm in parallel (bounded), so N = 256 does not take N round trips.
+	if err := r.warmConns(op, u, conns); err != nil {
+		return nil, 0, err
+	}
+	resps, starts := r.releaseAll(conns, raw)
+	return resps, startSpread(starts), nil
+}
+
+// warmConns fills conns with connections to u, each warmed by one
+// warmRequest. It opens them in parallel (bounded), so N = 256 does not
+// take N round trips, and fails with the first connection that would not
+// open.
+func (r *runner) warmConns(op Operation, u *url.URL, conns []*conn) error {
+	warm := r.warmRequest(op)
+	warmRaw, err := warm.wire()
+	if err != nil {
+		return err
+	}
 	var wg sync.WaitGroup
-	errs := make([]error, n)
+	errs := make([]error, len(conns))
 	sem := make(chan struct{}, 32)
-	for i := range n {
+	for i := range conns {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			for try := 0; try < 3; try++ {
-				c, err := r.dial(u)
-				if err != nil {
-					errs[i] = err
-					continue
-				}
-				resp := c.roundTrip(r.ctx, warmRaw, r.plan.RequestTimeout, nil)
-				if resp.Err != nil || resp.Header.Get("X-Retryspec-Closed") != "" {
-					c.c.Close()
-					errs[i] = fmt.Errorf("warm-up %s %s: %s (the server closes the connection after each request)", warm.Method, warm.URL, resp.Describe())
-					if resp.Err == nil {
-						// A server without keep-alive: use a fresh, unwarmed connection.
-						if c2, err := r.dial(u); err == nil {
-							conns[i], errs[i] = c2, nil
-							return
-						}
-					}
-					continue
-				}
-				conns[i], errs[i] = c, nil
-				return
-			}
+			conns[i], errs[i] = r.warmConn(u, warm, warmRaw)
 		}()
 	}
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
-			return nil, 0, err
+			return err
 		}
 	}
+	return nil
+}
 
+// warmConn opens one connection and sends the warm-up request on it, in up
+// to three tries.
+func (r *runner) warmConn(u *url.URL, warm Request, warmRaw []byte) (*conn, error) {
+	var err error
+	for try := 0; try < 3; try++ {
+		c, dialErr := r.dial(u)
+		if dialErr != nil {
+			err = dialErr
+			continue
+		}
+		resp := c.roundTrip(r.ctx, warmRaw, r.plan.RequestTimeout, nil)
+		if resp.Err != nil || resp.Header.Get("X-Retryspec-Closed") != "" {
+			c.c.Close()
+			err = fmt.Errorf("warm-up %s %s: %s (the server closes the connection after each request)", warm.Method, warm.URL, resp.Describe())
+			if resp.Err == nil {
+				// A server without keep-alive: use a fresh, unwarmed connection.
+				if c2, err := r.dial(u); err == nil {
+					return c2, nil
+				}
+			}
+			continue
+		}
+		return c, nil
+	}
+	return nil, err
+}
+
+// releaseAll sends raw on every connection at one instant: each goroutine
+// is started and waiting on release before it is closed. It returns the
+// answers and when each request began.
+func (r *runner) releaseAll(conns []*conn, raw []byte) ([]Response, []time.Time) {
+	n := len(conns)
 	resps := make([]Response, n)
 	starts := make([]time.Time, n)
 	release := make(chan struct{})
@@ -207,6 +233,11 @@ func (r *runner) fire(op Operation, req Request, n int) ([]Response, time.Durati
 	ready.Wait()
 	close(release)
 	done.Wait()
+	return resps, starts
+}
+
+// startSpread is the time between the first and the last start.
+func startSpread(starts []time.Time) time.Duration {
 	first, last := starts[0], starts[0]
 	for _, s := range starts[1:] {
 		if s.Before(first) {
@@ -216,7 +247,7 @@ func (r *runner) fire(op Operation, req Request, n int) ([]Response, time.Durati
 			last = s
 		}
 	}
-	return resps, last.Sub(first), nil
+	return last.Sub(first)
 }
 
 // ConcurrencyRounds is how many times the concurrency gate fires its N
@@ -248,15 +279,48 @@ func (r *runner) gateConcurrency(op Operation) (string, *failure) {
 	return "", nil
 }
 
-// concurrencyRound fires one round with a fresh key.
+// concurrencyRound fires one round with a fresh key: it releases the
+// requests, sorts their answers, waits out a 202's promise, counts the
+// effects, then judges.
 func (r *runner) concurrencyRound(op Operation) (string, *failure) {
-	n := r.o.Concurrency
 	key := newKey(r.keyLen())
-	before, ok, f := r.count(op, key, primary)
+	before, counted, f := r.count(op, key, primary)
 	if f != nil {
 		return "", f
 	}
 	req := r.opRequest(op, key, op.Body, primary)
+	resps, ms, f := r.releaseRound(op, req)
+	if f != nil {
+		return "", f
+	}
+	t := r.tallyRound(resps)
+	if t.lost == t.n {
+		r.aborted = fmt.Errorf("%w: none of the %d concurrent requests got an answer within request_timeout %s", errUnresponsive, t.n, r.plan.RequestTimeout)
+		return "", &failure{msg: r.aborted.Error(), err: errUnresponsive}
+	}
+	if t.accepted() && t.conflicts > 0 {
+		if f := r.awaitAccepted(req, &t); f != nil {
+			return "", f
+		}
+	}
+	after, _, f := r.settledCount(op, key, primary)
+	if f != nil {
+		return "", f
+	}
+	r.observe(before, after, counted, "")
+	summary := t.summary(ms)
+	if f := t.judge(counted, after-before, r.repeatedExternalCalls(op), summary); f != nil {
+		return "", f
+	}
+	return summary, nil
+}
+
+// releaseRound sends req on r.o.Concurrency warm connections at once,
+// writing the reproduction first, and returns the answers and the spread of
+// their start times in milliseconds. A run interrupted, or a server that
+// does not take the connections, ends the run: no later gate can do better.
+func (r *runner) releaseRound(op Operation, req Request) ([]Response, float64, *failure) {
+	n := r.o.Concurrency
 	r.cur.res.Requests += n
 	r.cur.repro = append(r.cur.repro, fmt.Sprintf("# %d at once, on warm connections:", n),
 		fmt.Sprintf("for i in $(seq %d); do %s & done; wait", n, r.red.String(req.Curl())))
@@ -266,109 +330,141 @@ func (r *runner) concurrencyRound(op Operation) (string, *failure) {
 	resps, spread, err := r.fire(op, req, n)
 	if err != nil && r.ctx.Err() != nil {
 		r.aborted = r.stopped()
-		return "", &failure{msg: "interrupted", err: r.ctx.Err()}
+		return nil, 0, &failure{msg: "interrupted", err: r.ctx.Err()}
 	}
 	if err != nil {
 		r.aborted = fmt.Errorf("%w: could not open %d connections for the concurrency gate: %s", errUnresponsive, n, r.red.String(err.Error()))
-		return "", &failure{msg: r.aborted.Error(), err: errUnresponsive}
+		return nil, 0, &failure{msg: r.aborted.Error(), err: errUnresponsive}
 	}
 	ms := float64(spread.Microseconds()) / 1000
 	r.cur.res.SpreadMS = &ms
+	return resps, ms, nil
+}
 
-	// The contract's in-flight answer: a conflict, or under accepted a 202
-	// (a 2xx, so it is told apart before the outcomes are).
-	inFlight, conflictOK := r.inFlightAnswer()
-	var outcomes []Response // distinct 2xx outcomes
-	var conflicts, replays, lost int
-	var odd []string
+// roundTally is one round's answers sorted by what the contract allows a
+// concurrent copy: the outcome, its replay, the in-flight answer, or none.
+type roundTally struct {
+	n int // requests released
+	// inFlight is the contract's in-flight answer: a conflict, or under
+	// accepted a 202 (a 2xx, so it is told apart before the outcomes are).
+	// conflictOK is false when the contract names none (block).
+	inFlight   contract.Conflict
+	conflictOK bool
+	outcomes   []Response // distinct 2xx outcomes
+	conflicts  int        // in-flight answers
+	replays    int        // 2xx answers equal to an outcome already seen
+	lost       int        // no answer within request_timeout
+	odd        []string   // any other answer, described
+}
+
+func (r *runner) tallyRound(resps []Response) roundTally {
+	t := roundTally{n: len(resps)}
+	t.inFlight, t.conflictOK = r.inFlightAnswer()
 	for _, resp := range resps {
 		switch {
 		case resp.Err != nil:
-			lost++
-		case conflictOK && r.matches(resp, inFlight):
-			conflicts++
+			t.lost++
+		case t.conflictOK && r.matches(resp, t.inFlight):
+			t.conflicts++
 		case resp.Status/100 == 2:
-			dup := false
-			for _, o := range outcomes {
-				if o.Status == resp.Status && o.sameValue(resp) {
-					dup = true
-					break
-				}
-			}
-			if dup {
-				replays++
+			if t.seen(resp) {
+				t.replays++
 			} else {
-				outcomes = append(outcomes, resp)
+				t.outcomes = append(t.outcomes, resp)
 			}
 		default:
-			odd = append(odd, resp.Describe())
+			t.odd = append(t.odd, resp.Describe())
 		}
 	}
-	if lost == n {
-		r.aborted = fmt.Errorf("%w: none of the %d concurrent requests got an answer within request_timeout %s", errUnresponsive, n, r.plan.RequestTimeout)
-		return "", &failure{msg: r.aborted.Error(), err: errUnresponsive}
-	}
-	accepted := conflictOK && inFlight.Status/100 == 2
-	if accepted && conflicts > 0 {
-		// A 202 promises the outcome to a retry with the same key: the
-		// work settles first, and its outcome is one of the outcomes.
-		last, _, why, f := r.awaitOutcome(req, "# then the same request again until it completes:")
-		if f != nil {
-			return "", f
-		}
-		if why != outcomeCompleted {
-			return "", failf("idempotency.in_flight.response", "finish the request a 202 answered and give a retry with the same key its stored outcome",
-				"%d of %d concurrent requests got %s, and a retry with the same key then got %s, not the outcome (%s: it waits out the 202 for at most lock_timeout + %s)",
-				conflicts, n, conflictText(inFlight), last.Describe(), why, crashMargin)
-		}
-		if !slices.ContainsFunc(outcomes, func(o Response) bool { return o.Status == last.Status && o.sameValue(last) }) {
-			outcomes = append(outcomes, last)
-		}
-	}
-	after, _, f := r.settledCount(op, key, primary)
+	return t
+}
+
+// seen reports whether resp repeats an outcome of the round.
+func (t *roundTally) seen(resp Response) bool {
+	return slices.ContainsFunc(t.outcomes, func(o Response) bool { return o.Status == resp.Status && o.sameValue(resp) })
+}
+
+// accepted reports whether the in-flight answer is a 202 (in_flight.response: accepted).
+func (t *roundTally) accepted() bool {
+	return t.conflictOK && t.inFlight.Status/100 == 2
+}
+
+// awaitAccepted holds the contract's promise behind a 202: the work settles
+// first, and a retry with the same key then gets its outcome, which joins
+// the round's outcomes (two of them mean the request ran twice).
+func (r *runner) awaitAccepted(req Request, t *roundTally) *failure {
+	last, _, why, f := r.awaitOutcome(req, "# then the same request again until it completes:")
 	if f != nil {
-		return "", f
+		return f
 	}
-	r.observe(before, after, ok, "")
-	// With the stub hosted, the external calls are effects too: one
-	// request's worth at most.
-	var extCalls []string
-	if r.stub != nil {
-		applied, calls := r.stub.effects()
-		for _, c := range op.Endpoint.ExternalCalls {
-			if applied[c] > 1 {
-				extCalls = append(extCalls, fmt.Sprintf("%s took effect %d times (%d requests)", c, applied[c], calls[c]))
-			}
+	if why != outcomeCompleted {
+		return failf("idempotency.in_flight.response", "finish the request a 202 answered and give a retry with the same key its stored outcome",
+			"%d of %d concurrent requests got %s, and a retry with the same key then got %s, not the outcome (%s: it waits out the 202 for at most lock_timeout + %s)",
+			t.conflicts, t.n, conflictText(t.inFlight), last.Describe(), why, crashMargin)
+	}
+	if !t.seen(last) {
+		t.outcomes = append(t.outcomes, last)
+	}
+	return nil
+}
+
+// repeatedExternalCalls names the external calls the round made take
+// effect more than once. With the stub hosted they are effects too: one
+// request's worth at most, or a charge is duplicated even when the API's
+// own count looks right.
+func (r *runner) repeatedExternalCalls(op Operation) []string {
+	if r.stub == nil {
+		return nil
+	}
+	var repeated []string
+	applied, calls := r.stub.effects()
+	for _, c := range op.Endpoint.ExternalCalls {
+		if applied[c] > 1 {
+			repeated = append(repeated, fmt.Sprintf("%s took effect %d times (%d requests)", c, applied[c], calls[c]))
 		}
 	}
+	return repeated
+}
+
+// summary is the round's one-line account, which the gate's reason and
+// every failure quote.
+func (t *roundTally) summary(ms float64) string {
 	answers := "in-flight conflicts"
-	if accepted {
+	if t.accepted() {
 		answers = "in-flight 202s"
 	}
-	summary := fmt.Sprintf("%d released within %.2f ms: %d outcome(s), %d %s, %d replays", n, ms, len(outcomes), conflicts, answers, replays)
+	return fmt.Sprintf("%d released within %.2f ms: %d outcome(s), %d %s, %d replays", t.n, ms, len(t.outcomes), t.conflicts, answers, t.replays)
+}
+
+// judge says what the round proves, the gravest finding first: a second
+// effect or outcome (the claim let two requests in) before an answer the
+// contract does not allow, before a lost answer. effects is the count's
+// change, meaningful only when counted.
+func (t *roundTally) judge(counted bool, effects int, extCalls []string, summary string) *failure {
+	n := t.n
 	claimFix := "claim the key with one atomic statement the store arbitrates (a unique constraint on (account, key) and INSERT ... ON CONFLICT DO NOTHING), before any work"
 	switch {
-	case ok && after-before > 1:
-		return "", failf("idempotency.claim.mechanism", claimFix, "%d identical requests with one key made %d effects, not 1 (%s): more than one request won the claim", n, after-before, summary).because(causeUnwrapped)
+	case counted && effects > 1:
+		return failf("idempotency.claim.mechanism", claimFix, "%d identical requests with one key made %d effects, not 1 (%s): more than one request won the claim", n, effects, summary).because(causeUnwrapped)
 	case len(extCalls) > 0:
-		return "", failf("idempotency.claim.mechanism", claimFix, "%d identical requests with one key made external calls more than once: %s (%s): a duplicate charge even if the API's own count looks right", n, strings.Join(extCalls, ", "), summary)
-	case len(outcomes) > 1:
-		return "", failf("idempotency.claim.mechanism", claimFix, "%d identical requests with one key got %d different successful outcomes (%s): the request ran more than once", n, len(outcomes), summary).because(causeUnwrapped)
-	case len(odd) > 0:
+		return failf("idempotency.claim.mechanism", claimFix, "%d identical requests with one key made external calls more than once: %s (%s): a duplicate charge even if the API's own count looks right", n, strings.Join(extCalls, ", "), summary)
+	case len(t.outcomes) > 1:
+		return failf("idempotency.claim.mechanism", claimFix, "%d identical requests with one key got %d different successful outcomes (%s): the request ran more than once", n, len(t.outcomes), summary).because(causeUnwrapped)
+	case len(t.odd) > 0:
 		want, fix := "the original outcome or its replay", "make a request whose key is claimed and unfinished wait for the first request's outcome, as in_flight.response promises"
-		if conflictOK {
-			want = "the original outcome, its replay or " + conflictText(inFlight)
-			fix = "answer a request whose key is claimed and unfinished with " + conflictText(inFlight) + ", never anything else"
+		if t.conflictOK {
+			want = "the original outcome, its replay or " + conflictText(t.inFlight)
+			fix = "answer a request whose key is claimed and unfinished with " + conflictText(t.inFlight) + ", never anything else"
 		}
-		return "", failf("idempotency.in_flight.response", fix,
-			"%d of %d concurrent requests got an answer that is not %s, e.g. %s (%s)", len(odd), n, want, odd[0], summary)
-	case lost > 0:
-		return "", failf("idempotency.in_flight.response", "answer every concurrent request; a claim must not hang or drop the losers",
-			"%d of %d concurrent requests got no answer within request_timeout (%s)", lost, n, summary)
-	case len(outcomes) == 0:
-		return "", failf("idempotency.in_flight.response", "let the claim's winner run and answer", "no request of %d got the outcome (%s)", n, summary)
-	case ok && after-before != 1:
-		return "", failf("idempotency.claim.mechanism", claimFix, "%d identical requests made %d effects, not 1 (%s)", n, after-before, summary)
+		return failf("idempotency.in_flight.response", fix,
+			"%d of %d concurrent requests got an answer that is not %s, e.g. %s (%s)", len(t.odd), n, want, t.odd[0], summary)
+	case t.lost > 0:
+		return failf("idempotency.in_flight.response", "answer every concurrent request; a claim must not hang or drop the losers",
+			"%d of %d concurrent requests got no answer within request_timeout (%s)", t.lost, n, summary)
+	case len(t.outcomes) == 0:
+		return failf("idempotency.in_flight.response", "let the claim's winner run and answer", "no request of %d got the outcome (%s)", n, summary)
+	case counted && effects != 1:
+		return failf("idempotency.claim.mechanism", claimFix, "%d identical requests made %d effects, not 1 (%s)", n, effects, summary)
 	}
-	return summary, nil
+	return nil
 }

@@ -182,67 +182,113 @@ func (r *runner) crashTrial(op Operation, kp killPoint) (note string, vacuous bo
 	var killedAt int
 	var answered string
 	if kp.call != "" {
-		t := &trap{call: kp.call, phase: kp.phase, kill: r.proc.kill, fired: make(chan struct{})}
-		r.stub.arm(t)
-		resp := r.send(req, true)
-		select {
-		case <-t.fired:
-		case <-time.After(r.plan.RequestTimeout):
-			r.stub.arm(nil)
-			if resp.Err != nil {
-				return "", false, failf(path, crashFix, "the server failed before it called %s: %s", kp.call, resp.Describe())
-			}
-			return "", false, failf(r.epPath(op, "external_calls"), "make the endpoint call each external service through RETRYSPEC_EXTERNAL_URL/<call name>",
-				"the request completed (%s) without calling %s at RETRYSPEC_EXTERNAL_URL/%s, so the crash could not be placed; the contract lists it in external_calls", resp.Describe(), kp.call, kp.call)
+		at, f := r.killAtCall(op, req, kp, path)
+		if f != nil {
+			return "", false, f
 		}
-		killedAt = t.at
+		killedAt = at
 	} else {
-		killed := make(chan int, 1)
-		timer := time.AfterFunc(kp.delay, func() {
-			at := r.stub.mark()
-			r.proc.kill()
-			killed <- at
-		})
-		start := time.Now()
-		resp := r.send(req, true)
-		if timer.Stop() {
-			return fmt.Sprintf("%s: the request had completed (%d) in %s, before the kill", kp, resp.Status, time.Since(start).Round(time.Microsecond)), true, nil
+		at, note, killed := r.killAfterDelay(req, kp)
+		if !killed {
+			return note, true, nil
 		}
-		killedAt = <-killed
-		if resp.Err == nil {
-			// The whole answer arrived, so the handler had finished before
-			// the kill landed: a retry would test a restart (restart-replay's
-			// question), not recovery from a crash between phases.
-			answered = fmt.Sprintf("%s: the request had completed (%d) as the kill landed", kp, resp.Status)
-		}
+		killedAt, answered = at, note
 	}
-	if r.proc.escaped != nil {
-		r.aborted = r.proc.escaped
-		return "", false, &failure{msg: r.proc.escaped.Error(), err: errUnresponsive}
-	}
-	recorded := r.stub.recordedBefore(killedAt)
-	r.client.CloseIdleConnections()
-	if err := r.proc.start(r.ctx); err != nil {
-		return "", false, failf(path, "make the server start cleanly on a store left by a killed process", "after being killed %s, the server did not restart: %v", kp, err)
+	recorded, f := r.restartAfterKill(kp, killedAt, path)
+	if f != nil {
+		return "", false, f
 	}
 	if answered != "" {
 		return answered, true, nil
 	}
-	last, conflicts, f := r.retryAfterCrash(op, req, kp)
+	_, conflicts, f := r.retryAfterCrash(op, req, kp)
 	if f != nil {
 		return "", false, f
 	}
-	_ = last
-	if n, ok, f := r.settledCount(op, key, primary); f != nil {
+	if f := r.judgeRecovery(op, kp, key, killedAt, recorded); f != nil {
 		return "", false, f
+	}
+	return fmt.Sprintf("%s (%d in-flight answers waited out)", kp, conflicts), false, nil
+}
+
+// killAtCall sends req with a trap armed at the stub, which kills the
+// server when the request reaches kp's external call and phase, and
+// returns the stub's log position at the kill. A request that fails or
+// completes without making the call fails the trial: the crash could not
+// be placed.
+func (r *runner) killAtCall(op Operation, req Request, kp killPoint, path string) (killedAt int, _ *failure) {
+	t := &trap{call: kp.call, phase: kp.phase, kill: r.proc.kill, fired: make(chan struct{})}
+	r.stub.arm(t)
+	resp := r.send(req, true)
+	select {
+	case <-t.fired:
+		return t.at, nil
+	case <-time.After(r.plan.RequestTimeout):
+	}
+	r.stub.arm(nil)
+	if resp.Err != nil {
+		return 0, failf(path, crashFix, "the server failed before it called %s: %s", kp.call, resp.Describe())
+	}
+	return 0, failf(r.epPath(op, "external_calls"), "make the endpoint call each external service through RETRYSPEC_EXTERNAL_URL/<call name>",
+		"the request completed (%s) without calling %s at RETRYSPEC_EXTERNAL_URL/%s, so the crash could not be placed; the contract lists it in external_calls", resp.Describe(), kp.call, kp.call)
+}
+
+// killAfterDelay kills the server kp.delay after sending req and returns
+// the stub's log position at the kill. killed is false when the request
+// completed before the timer fired (nothing was killed); answered is set
+// when the whole answer still arrived. Either way note says so.
+func (r *runner) killAfterDelay(req Request, kp killPoint) (killedAt int, note string, killed bool) {
+	kills := make(chan int, 1)
+	timer := time.AfterFunc(kp.delay, func() {
+		at := r.stub.mark()
+		r.proc.kill()
+		kills <- at
+	})
+	start := time.Now()
+	resp := r.send(req, true)
+	if timer.Stop() {
+		return 0, fmt.Sprintf("%s: the request had completed (%d) in %s, before the kill", kp, resp.Status, time.Since(start).Round(time.Microsecond)), false
+	}
+	killedAt = <-kills
+	if resp.Err == nil {
+		// The whole answer arrived, so the handler had finished before
+		// the kill landed: a retry would test a restart (restart-replay's
+		// question), not recovery from a crash between phases.
+		note = fmt.Sprintf("%s: the request had completed (%d) as the kill landed", kp, resp.Status)
+	}
+	return killedAt, note, true
+}
+
+// restartAfterKill refuses a server that outlived the kill (it runs
+// outside the group; that ends the run), takes the external calls the
+// stub had recorded before the kill, and restarts the server.
+func (r *runner) restartAfterKill(kp killPoint, killedAt int, path string) (recorded []string, _ *failure) {
+	if r.proc.escaped != nil {
+		r.aborted = r.proc.escaped
+		return nil, &failure{msg: r.proc.escaped.Error(), err: errUnresponsive}
+	}
+	recorded = r.stub.recordedBefore(killedAt)
+	r.client.CloseIdleConnections()
+	if err := r.proc.start(r.ctx); err != nil {
+		return nil, failf(path, "make the server start cleanly on a store left by a killed process", "after being killed %s, the server did not restart: %v", kp, err)
+	}
+	return recorded, nil
+}
+
+// judgeRecovery judges the retried request: one effect, each external
+// call taking effect once, and no second request for a call whose result
+// was recorded before the kill.
+func (r *runner) judgeRecovery(op Operation, kp killPoint, key string, killedAt int, recorded []string) *failure {
+	if n, ok, f := r.settledCount(op, key, primary); f != nil {
+		return f
 	} else if ok {
 		r.cur.res.Effects = fmt.Sprintf("observed: %d after the trial killed the server %s", n, kp)
 		if n != 1 {
-			return "", false, failf(r.epPath(op, "recovery_points"), crashFix, "killed %s, restarted and retried: the request made %d effects, not 1 (the work ran again instead of resuming from its recovery point)", kp, n)
+			return failf(r.epPath(op, "recovery_points"), crashFix, "killed %s, restarted and retried: the request made %d effects, not 1 (the work ran again instead of resuming from its recovery point)", kp, n)
 		}
 	}
 	if f := r.externalCallsOnce(op, kp); f != nil {
-		return "", false, f
+		return f
 	}
 	again := r.stub.arrivalsSince(killedAt)
 	var repeated []string
@@ -252,10 +298,10 @@ func (r *runner) crashTrial(op Operation, kp killPoint) (note string, vacuous bo
 		}
 	}
 	if len(repeated) > 0 {
-		return "", false, failf(r.epPath(op, "recovery_points"), "commit each call's result with its recovery point, and on resume skip every call whose result is recorded",
+		return failf(r.epPath(op, "recovery_points"), "commit each call's result with its recovery point, and on resume skip every call whose result is recorded",
 			"killed %s, restarted and retried: the server called again what it had already recorded: %s; the server had made a later call after each of them, so its result was stored, and a resumed request must make no further request for it at all", kp, strings.Join(repeated, ", "))
 	}
-	return fmt.Sprintf("%s (%d in-flight answers waited out)", kp, conflicts), false, nil
+	return nil
 }
 
 // externalCallsOnce fails a crash trial unless each of the endpoint's

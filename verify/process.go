@@ -81,10 +81,21 @@ func (e *startError) Error() string { return e.msg }
 // start runs the command and polls the ready request until it answers 2xx,
 // the process exits, or startup_timeout passes.
 func (p *serverProc) start(ctx context.Context) error {
+	copied, err := p.launch()
+	if err != nil {
+		return err
+	}
+	return p.awaitReady(ctx, copied)
+}
+
+// launch starts server.command on p.addr (a free loopback port unless set)
+// in a process group of its own. copied closes once the process's output
+// is all copied to p.out.
+func (p *serverProc) launch() (copied <-chan struct{}, _ error) {
 	if p.addr == "" {
 		a, err := freeAddr()
 		if err != nil {
-			return err
+			return nil, err
 		}
 		p.addr = a
 	}
@@ -102,7 +113,7 @@ func (p *serverProc) start(ctx context.Context) error {
 	// group keeps the pipe open, and its launcher's exit must still be seen.
 	pr, pw, err := os.Pipe()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	cmd.Stdout, cmd.Stderr = pw, pw
 	setGroup(cmd)
@@ -110,12 +121,12 @@ func (p *serverProc) start(ctx context.Context) error {
 	pw.Close()
 	if err != nil {
 		pr.Close()
-		return &startError{msg: fmt.Sprintf("server.command cannot start: %v", err), fix: "check the program path in server.command (relative paths are resolved from the current folder)"}
+		return nil, &startError{msg: fmt.Sprintf("server.command cannot start: %v", err), fix: "check the program path in server.command (relative paths are resolved from the current folder)"}
 	}
 	p.cmd, p.done = cmd, make(chan struct{})
 	p.pipes = append(p.pipes, pr)
-	copied := make(chan struct{})
-	go func() { io.Copy(p.out, pr); close(copied) }()
+	done := make(chan struct{})
+	go func() { io.Copy(p.out, pr); close(done) }()
 	go func() {
 		st, err := cmd.Process.Wait()
 		if err == nil && !st.Success() {
@@ -124,11 +135,15 @@ func (p *serverProc) start(ctx context.Context) error {
 		p.waitErr = err
 		close(p.done)
 	}()
+	return done, nil
+}
 
+// awaitReady polls the ready request, backing off to 200 ms, until it
+// answers 2xx, the process fails, ctx ends, or startup_timeout passes.
+func (p *serverProc) awaitReady(ctx context.Context, copied <-chan struct{}) error {
 	client := &http.Client{Timeout: time.Second}
 	deadline := time.Now().Add(p.spec.StartupTimeout)
 	url := "http://" + p.addr + p.spec.ReadyPath
-	last := "no answer"
 	exited := false
 	for delay := 10 * time.Millisecond; ; delay = min(delay*2, 200*time.Millisecond) {
 		select {
@@ -137,12 +152,7 @@ func (p *serverProc) start(ctx context.Context) error {
 			// have left the server running on its own: keep polling, to
 			// refuse it by name rather than call it a failed start.
 			if p.waitErr != nil || exited && time.Now().After(deadline) {
-				select { // the output the process wrote before it exited
-				case <-copied:
-				case <-time.After(time.Second):
-				}
-				return &startError{msg: fmt.Sprintf("the server exited before it was ready (%v); its last output: %s", orExit0(p.waitErr), orNothing(p.out.String())),
-					fix: "run server.command by hand with --addr 127.0.0.1:8080 and fix what it reports"}
+				return p.exitedBeforeReady(copied)
 			}
 			exited = true
 		case <-ctx.Done():
@@ -150,32 +160,55 @@ func (p *serverProc) start(ctx context.Context) error {
 			return ctx.Err()
 		default:
 		}
-		req, _ := http.NewRequestWithContext(ctx, p.spec.ReadyMethod, url, nil)
-		resp, err := client.Do(req)
-		if err == nil {
-			io.Copy(io.Discard, io.LimitReader(resp.Body, maxBody))
-			resp.Body.Close()
-			if resp.StatusCode/100 == 2 {
-				if exited {
-					return &startError{msg: fmt.Sprintf("server.command exited (status 0) but a server answers at %s: it runs outside the process verify started, so verify could neither crash it nor stop it (it may still be running)", p.addr), fix: escapeFix}
-				}
-				return nil
-			}
-			last = resp.Status
-		} else {
-			last = err.Error()
+		ready, last := p.probeReady(ctx, client, url)
+		if ready && exited {
+			return &startError{msg: fmt.Sprintf("server.command exited (status 0) but a server answers at %s: it runs outside the process verify started, so verify could neither crash it nor stop it (it may still be running)", p.addr), fix: escapeFix}
+		}
+		if ready {
+			return nil
 		}
 		if time.Now().After(deadline) {
 			p.kill()
-			if exited {
-				return &startError{msg: fmt.Sprintf("server.command exited (status 0) and nothing answered %s %s within startup_timeout %s; its last output: %s", p.spec.ReadyMethod, p.spec.ReadyPath, p.spec.StartupTimeout, orNothing(p.out.String())),
-					fix: "make server.command run the server in the foreground until it is killed"}
-			}
-			return &startError{ready: true, msg: fmt.Sprintf("the server did not answer %s %s with 2xx within startup_timeout %s (last: %s)", p.spec.ReadyMethod, p.spec.ReadyPath, p.spec.StartupTimeout, last),
-				fix: "point server.ready at a path that answers 200 once the server listens, or raise server.startup_timeout"}
+			return p.notReady(exited, last)
 		}
 		time.Sleep(delay)
 	}
+}
+
+// probeReady sends the ready request once; last describes an answer that
+// is not 2xx (its status, or the error).
+func (p *serverProc) probeReady(ctx context.Context, client *http.Client, url string) (ready bool, last string) {
+	req, _ := http.NewRequestWithContext(ctx, p.spec.ReadyMethod, url, nil)
+	resp, err := client.Do(req)
+	if err != nil {
+		return false, err.Error()
+	}
+	io.Copy(io.Discard, io.LimitReader(resp.Body, maxBody))
+	resp.Body.Close()
+	return resp.StatusCode/100 == 2, resp.Status
+}
+
+// exitedBeforeReady is a process that failed, or exited 0 with nothing
+// answering by the deadline; it quotes what the process printed.
+func (p *serverProc) exitedBeforeReady(copied <-chan struct{}) error {
+	select { // the output the process wrote before it exited
+	case <-copied:
+	case <-time.After(time.Second):
+	}
+	return &startError{msg: fmt.Sprintf("the server exited before it was ready (%v); its last output: %s", orExit0(p.waitErr), orNothing(p.out.String())),
+		fix: "run server.command by hand with --addr 127.0.0.1:8080 and fix what it reports"}
+}
+
+// notReady is a startup_timeout passed: after a launcher that exited 0 (a
+// server that does not stay in the foreground), or with the process still
+// running (the ready check is at fault).
+func (p *serverProc) notReady(exited bool, last string) error {
+	if exited {
+		return &startError{msg: fmt.Sprintf("server.command exited (status 0) and nothing answered %s %s within startup_timeout %s; its last output: %s", p.spec.ReadyMethod, p.spec.ReadyPath, p.spec.StartupTimeout, orNothing(p.out.String())),
+			fix: "make server.command run the server in the foreground until it is killed"}
+	}
+	return &startError{ready: true, msg: fmt.Sprintf("the server did not answer %s %s with 2xx within startup_timeout %s (last: %s)", p.spec.ReadyMethod, p.spec.ReadyPath, p.spec.StartupTimeout, last),
+		fix: "point server.ready at a path that answers 200 once the server listens, or raise server.startup_timeout"}
 }
 
 func orNothing(s string) string {

@@ -174,22 +174,10 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		r.base = o.Plan.BaseURL
 	}
 	if o.Plan.Server != nil {
-		st, err := startStub(o.Plan.Crash.Unkeyed)
+		release, err := r.hostServer(res)
+		defer release()
 		if err != nil {
 			return nil, err
-		}
-		r.stub = st
-		defer st.close()
-		r.proc = &serverProc{spec: o.Plan.Server, env: append(slices.Clone(o.Env), "RETRYSPEC_EXTERNAL_URL="+st.URL()), logs: o.ServerLog}
-		if o.BaseURL == "" {
-			// Deferred before the start: a start that fails may leave
-			// the command's children running in its group.
-			defer r.proc.kill()
-			if err := r.proc.start(ctx); err != nil {
-				return nil, r.planStartError(err)
-			}
-			r.base = "http://" + r.proc.addr
-			res.ServerCommand = o.Plan.Server.Shown
 		}
 	}
 	r.base = strings.TrimRight(r.base, "/")
@@ -197,39 +185,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	res.BaseURL = r.base
-
 	for _, op := range o.Plan.Operations {
-		for _, g := range Gates {
-			if o.Only != nil && !slices.Contains(o.Only, g.ID) {
-				continue
-			}
-			if r.aborted == nil && ctx.Err() != nil {
-				r.aborted = r.stopped()
-			}
-			if r.aborted != nil {
-				break
-			}
-			gr, f := r.runGate(g, op)
-			res.Gates = append(res.Gates, gr)
-			if f != nil {
-				res.Findings = append(res.Findings, *f)
-			}
-			if o.Progress != nil {
-				o.Progress(gr)
-			}
-		}
-		if op.Effects != nil {
-			res.EffectsCounted = true
-		}
-		res.Causes = append(res.Causes, sharedCauses(op.Name, r.causes)...)
-		r.causes = nil
+		r.runOperation(op, res)
 	}
 	if !res.EffectsCounted && r.aborted == nil {
-		res.Findings = append(res.Findings, Finding{Finding: findings.Finding{
-			Rule: RuleEffectsUnobserved, Severity: findings.Warning, File: o.Plan.File, Line: 1, Column: 1,
-			Message: "no operation in the plan has effects, so no gate counted side effects: every verdict rests on responses alone and proves less (a server can answer correctly and still charge twice)",
-			Fix:     `add effects: {request: "GET /v1/transfers?idempotency_key={key}", count: /count} to each operation`,
-		}})
+		res.Findings = append(res.Findings, r.effectsUnobserved())
 	}
 	if r.proc != nil {
 		if err := r.proc.stop(); err != nil && r.aborted == nil {
@@ -238,6 +198,73 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	res.Aborted = r.aborted
 	return res, nil
+}
+
+// hostServer starts the stub of the plan's external calls and, unless
+// --base-url points at a server already running, the plan's server command
+// on a free port. release stops what it started; call it even when err is
+// set: a start that fails may leave the command's children running in its
+// group.
+func (r *runner) hostServer(res *Result) (release func(), err error) {
+	st, err := startStub(r.plan.Crash.Unkeyed)
+	if err != nil {
+		return func() {}, err
+	}
+	r.stub = st
+	r.proc = &serverProc{spec: r.plan.Server, env: append(slices.Clone(r.o.Env), "RETRYSPEC_EXTERNAL_URL="+st.URL()), logs: r.o.ServerLog}
+	if r.o.BaseURL != "" {
+		return st.close, nil
+	}
+	release = func() {
+		r.proc.kill()
+		st.close()
+	}
+	if err := r.proc.start(r.ctx); err != nil {
+		return release, r.planStartError(err)
+	}
+	r.base = "http://" + r.proc.addr
+	res.ServerCommand = r.plan.Server.Shown
+	return release, nil
+}
+
+// runOperation runs the chosen gates on one operation, in the table's
+// order, until the run is aborted or its context ends, and reports each
+// gate as it finishes.
+func (r *runner) runOperation(op Operation, res *Result) {
+	for _, g := range Gates {
+		if r.o.Only != nil && !slices.Contains(r.o.Only, g.ID) {
+			continue
+		}
+		if r.aborted == nil && r.ctx.Err() != nil {
+			r.aborted = r.stopped()
+		}
+		if r.aborted != nil {
+			break
+		}
+		gr, f := r.runGate(g, op)
+		res.Gates = append(res.Gates, gr)
+		if f != nil {
+			res.Findings = append(res.Findings, *f)
+		}
+		if r.o.Progress != nil {
+			r.o.Progress(gr)
+		}
+	}
+	if op.Effects != nil {
+		res.EffectsCounted = true
+	}
+	res.Causes = append(res.Causes, sharedCauses(op.Name, r.causes)...)
+	r.causes = nil
+}
+
+// effectsUnobserved warns that no gate counted side effects, so every
+// verdict rests on responses alone.
+func (r *runner) effectsUnobserved() Finding {
+	return Finding{Finding: findings.Finding{
+		Rule: RuleEffectsUnobserved, Severity: findings.Warning, File: r.plan.File, Line: 1, Column: 1,
+		Message: "no operation in the plan has effects, so no gate counted side effects: every verdict rests on responses alone and proves less (a server can answer correctly and still charge twice)",
+		Fix:     `add effects: {request: "GET /v1/transfers?idempotency_key={key}", count: /count} to each operation`,
+	}}
 }
 
 // stopped says why the run's context ended: its --timeout, or the caller.
