@@ -8,9 +8,11 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -37,6 +39,7 @@ func TestAnswersAgreeWithDocsAndSpec(t *testing.T) {
 		{"problem+json", problemJSON},
 		{"status-only mismatch", statusOnlyMismatch},
 	}
+	served := map[string]bool{}
 	for _, file := range files {
 		for _, v := range variants {
 			t.Run(filepath.Base(filepath.Dir(file))+"/"+v.name, func(t *testing.T) {
@@ -45,9 +48,10 @@ func TestAnswersAgreeWithDocsAndSpec(t *testing.T) {
 					refusesGaps(t, c, gaps)
 					return
 				}
-				got := middlewareAnswers(t, c)
+				got, successes := middlewareAnswers(t, c)
 				docs := docsBodies(t, c)
-				spec := specExamples(t, c)
+				docsResults := docsResultValues(t, c)
+				spec, specResults := specExamples(t, c)
 				for kind, body := range got {
 					want := c.Reply(kind)
 					if string(body.bytes) != string(want.Bytes()) || body.status != want.Status || body.contentType != want.ContentType {
@@ -60,17 +64,60 @@ func TestAnswersAgreeWithDocsAndSpec(t *testing.T) {
 					if s, ok := spec[kind]; ok && s != sameJSON(t, body.bytes) {
 						t.Errorf("answer %d: the OpenAPI example is %s, the middleware sends %s", kind, s, sent)
 					}
+					checkResult(t, c, fmt.Sprintf("answer %d", kind), body, c.ResultValue(kind), docsResults[kind], specResults[body.status])
+				}
+				for _, s := range successes {
+					checkResult(t, c, "the handler's answer", s, c.Idempotency.ResultHeader.Accepted, "", specResults[200])
 				}
 				for _, k := range []contract.ReplyKind{contract.ReplyPayloadMismatch, contract.ReplyMissingKey, contract.ReplyInvalidKey} {
 					if _, ok := spec[k]; !ok {
 						t.Errorf("the OpenAPI additions show no example for answer %d", k)
 					}
 				}
+				if c.Idempotency.FirstSent.Set() {
+					if _, ok := spec[contract.ReplyTooOld]; !ok {
+						t.Error("the OpenAPI additions show no example for the too-old answer")
+					}
+				}
 				if _, ok := docs[contract.ReplyPayloadMismatch]; !ok {
 					t.Error("the docs show no payload-mismatch body")
 				}
+				id := c.Idempotency
+				served["body key"] = served["body key"] || id.InBody()
+				served["first-sent window"] = served["first-sent window"] || id.FirstSent.Set()
+				served["result header"] = served["result header"] || id.ResultHeader.Set()
 			})
 		}
+	}
+	// The examples with the issue-32 fields must be served, not refused.
+	for _, f := range []string{"body key", "first-sent window", "result header"} {
+		if !served[f] {
+			t.Errorf("no example contract with a %s was served and compared", f)
+		}
+	}
+}
+
+// checkResult compares the result header an answer carried with the value
+// contract.ResultValue gives (want), the docs' table cell (docs, "" when
+// the page has no row for it) and the OpenAPI response's declared values
+// (spec); with no result header in the contract, the answer carries none.
+func checkResult(t *testing.T, c *contract.Contract, what string, a answer, want, docs string, spec []string) {
+	t.Helper()
+	rh := c.Idempotency.ResultHeader
+	if !rh.Set() {
+		if a.result != "" {
+			t.Errorf("%s carries a result header %q; the contract names none", what, a.result)
+		}
+		return
+	}
+	if a.result != want {
+		t.Errorf("%s: %s: %q, want %q", what, rh.Name, a.result, want)
+	}
+	if docs != "" && docs != a.result {
+		t.Errorf("%s: the docs show %s: %s, the middleware sends %q", what, rh.Name, docs, a.result)
+	}
+	if !slices.Contains(spec, a.result) {
+		t.Errorf("%s: the OpenAPI response for %d declares %s values %v, the middleware sends %q", what, a.status, rh.Name, spec, a.result)
 	}
 }
 
@@ -111,6 +158,8 @@ type answer struct {
 	status      int
 	contentType string
 	bytes       []byte
+	// result is the result header's value, "" when absent.
+	result string
 }
 
 // middlewareAnswers sends the requests the middleware answers itself.
@@ -128,7 +177,11 @@ func refusesGaps(t *testing.T, c *contract.Contract, gaps []string) {
 	}
 }
 
-func middlewareAnswers(t *testing.T, c *contract.Contract) map[contract.ReplyKind]answer {
+// middlewareAnswers sends the requests the middleware answers itself,
+// with the key where the contract says it travels and, under a first-sent
+// window, a first-sent time; successes are the handler's answers (the
+// first run and its replay).
+func middlewareAnswers(t *testing.T, c *contract.Contract) (out map[contract.ReplyKind]answer, successes []answer) {
 	t.Helper()
 	ep, ok := c.FirstRequiredKeyEndpoint()
 	if !ok {
@@ -147,32 +200,36 @@ func middlewareAnswers(t *testing.T, c *contract.Contract) map[contract.ReplyKin
 	if err != nil {
 		t.Fatal(err)
 	}
-	id := c.Idempotency
-	key := func(k string) string {
-		if id.HeaderValue == contract.HeaderSFString {
-			return strconv.Quote(k)
-		}
-		return k
-	}
-	do := func(k, body string) answer {
-		r := httptest.NewRequest(ep.Method, "/x", strings.NewReader(body))
-		if k != "" {
-			r.Header.Set(id.Header, key(k))
-		}
+	now := time.Now()
+	do := func(k keyed) answer {
 		w := httptest.NewRecorder()
-		h.ServeHTTP(w, r)
-		return answer{w.Code, w.Header().Get("Content-Type"), w.Body.Bytes()}
+		h.ServeHTTP(w, k.request(c, ep))
+		result := ""
+		if rh := c.Idempotency.ResultHeader; rh.Set() {
+			result = w.Header().Get(rh.Name)
+		}
+		return answer{w.Code, w.Header().Get("Content-Type"), w.Body.Bytes(), result}
 	}
-	out := map[contract.ReplyKind]answer{}
+	out = map[contract.ReplyKind]answer{}
 	if ep.Key == contract.KeyRequired {
-		out[contract.ReplyMissingKey] = do("", `{}`)
+		out[contract.ReplyMissingKey] = do(keyed{body: `{}`, firstSent: now})
 	}
-	out[contract.ReplyInvalidKey] = do(strings.Repeat("k", id.MaxKeyLength+1), `{}`)
-	if first := do("key-1", `{"a":1}`); first.status != http.StatusCreated {
+	out[contract.ReplyInvalidKey] = do(keyed{key: strings.Repeat("k", c.MaxKeyLengthFor(ep)+1), body: `{}`, firstSent: now})
+	first := do(keyed{key: "key-1", body: `{"a":1}`, firstSent: now})
+	if first.status != http.StatusCreated {
 		t.Fatalf("first request: %d %s", first.status, first.bytes)
 	}
-	out[contract.ReplyPayloadMismatch] = do("key-1", `{"a":2}`)
-	return out
+	out[contract.ReplyPayloadMismatch] = do(keyed{key: "key-1", body: `{"a":2}`, firstSent: now})
+	successes = append(successes, first, do(keyed{key: "key-1", body: `{"a":1}`, firstSent: now}))
+	if fs := c.Idempotency.FirstSent; fs.Set() {
+		out[contract.ReplyTooOld] = do(keyed{key: "key-2", body: `{"a":1}`, firstSent: now.Add(-fs.Window.D - time.Minute)})
+		// A key without its first-sent time gets the invalid-key answer,
+		// as the pages say.
+		if a := do(keyed{key: "key-3", body: `{"a":1}`}); a.status != out[contract.ReplyInvalidKey].status || !bytes.Equal(a.bytes, out[contract.ReplyInvalidKey].bytes) {
+			t.Errorf("no first-sent time: %d %s, want the invalid-key answer", a.status, a.bytes)
+		}
+	}
+	return out, successes
 }
 
 var pathParam = regexp.MustCompile(`\{([^{}]+)\}`)
@@ -209,7 +266,10 @@ func docsBodies(t *testing.T, c *contract.Contract) map[contract.ReplyKind]strin
 
 // specExamples reads the OpenAPI additions' example for each answer of
 // the first keyed endpoint, compacted as JSON.
-func specExamples(t *testing.T, c *contract.Contract) map[contract.ReplyKind]string {
+//
+// results lists, by status, the values the response declares for the
+// result header.
+func specExamples(t *testing.T, c *contract.Contract) (examples map[contract.ReplyKind]string, results map[int][]string) {
 	t.Helper()
 	var paths strings.Builder
 	seen := map[string]bool{}
@@ -246,18 +306,60 @@ func specExamples(t *testing.T, c *contract.Contract) map[contract.ReplyKind]str
 	}
 	ep, _ := c.FirstRequiredKeyEndpoint()
 	op := dig(doc, "paths", ep.Path, strings.ToLower(ep.Method), "responses")
-	out := map[contract.ReplyKind]string{}
-	for _, k := range []contract.ReplyKind{contract.ReplyPayloadMismatch, contract.ReplyInFlight, contract.ReplyMissingKey, contract.ReplyInvalidKey, contract.ReplyExpired} {
+	examples = map[contract.ReplyKind]string{}
+	for _, k := range []contract.ReplyKind{contract.ReplyPayloadMismatch, contract.ReplyInFlight, contract.ReplyMissingKey, contract.ReplyInvalidKey, contract.ReplyExpired, contract.ReplyTooOld} {
 		r := c.Reply(k)
-		examples, _ := dig(op, strconv.Itoa(r.Status), "content", r.ContentType, "examples").(map[string]any)
-		for _, ex := range examples {
+		exs, _ := dig(op, strconv.Itoa(r.Status), "content", r.ContentType, "examples").(map[string]any)
+		for _, ex := range exs {
 			v := dig(ex, "value")
 			b, _ := json.Marshal(v)
 			msg, _ := json.Marshal(r.Message)
 			if bytes.Contains(b, msg) {
-				out[k] = string(bytes.TrimSpace(b))
+				examples[k] = string(bytes.TrimSpace(b))
 			}
 		}
+	}
+	results = map[int][]string{}
+	if rh := c.Idempotency.ResultHeader; rh.Set() {
+		responses, _ := op.(map[string]any)
+		for status := range responses {
+			n, _ := strconv.Atoi(status)
+			enum, _ := dig(responses, status, "headers", rh.Name, "schema", "enum").([]any)
+			for _, v := range enum {
+				results[n] = append(results[n], fmt.Sprint(v))
+			}
+		}
+	}
+	return examples, results
+}
+
+// docsResultValues reads the result-header column of the Idempotent
+// requests page's conflicts table, by the answer each row describes.
+func docsResultValues(t *testing.T, c *contract.Contract) map[contract.ReplyKind]string {
+	t.Helper()
+	out := map[contract.ReplyKind]string{}
+	if !c.Idempotency.ResultHeader.Set() {
+		return out
+	}
+	_, section, ok := strings.Cut(idempotencyPage(t, c), "## Conflicts\n")
+	if !ok {
+		t.Fatal("the Idempotent requests page has no Conflicts section")
+	}
+	rows := map[string]contract.ReplyKind{
+		"Same key, different request": contract.ReplyPayloadMismatch, "Same key while": contract.ReplyInFlight,
+		"Key missing": contract.ReplyMissingKey, "Key too long": contract.ReplyInvalidKey,
+		"Same key after the replay window": contract.ReplyExpired, "First sent more than": contract.ReplyTooOld,
+	}
+	for _, line := range strings.Split(section, "\n") {
+		cells := strings.Split(strings.Trim(line, "| "), " | ")
+		for prefix, k := range rows {
+			if strings.HasPrefix(cells[0], prefix) {
+				out[k] = strings.Trim(cells[len(cells)-1], "`")
+			}
+		}
+	}
+	if len(out) < 4 {
+		t.Fatalf("read %d result values from the conflicts table:\n%s", len(out), section)
 	}
 	return out
 }

@@ -4,7 +4,10 @@
 // fencing tokens on every write after the claim, recovery points with stable
 // downstream keys for multi-step handlers, a completer, a reaper and
 // metrics. Every status, error code, header and window comes from the
-// contract; New refuses a contract with errors.
+// contract, including where the key travels (a header or a JSON body
+// member), a window measured from the client's first-sent time, and the
+// header reporting each answer's result; New refuses a contract with
+// errors.
 //
 // A service's store is package stores' SQLStore, opened from a URL
 // (stores.Open) on PostgreSQL, MySQL/MariaDB or SQLite, which runs the SQL

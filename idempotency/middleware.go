@@ -35,7 +35,9 @@ type Options struct {
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// MaxBodyBytes bounds the request body read for the fingerprint and
-	// stored for the completer (default 1 MiB); a larger body gets 413.
+	// stored for the completer, and, with key_in: body, read for the key
+	// (then on a key: optional endpoint's unkeyed requests too) (default
+	// 1 MiB); a larger body gets 413.
 	MaxBodyBytes int64
 	// Log receives store failures; nil means slog.Default().
 	Log *slog.Logger
@@ -244,47 +246,96 @@ func (m *Middleware) Handle(operation string, next http.Handler) (http.Handler, 
 
 func (h *endpointHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	m, idem := h.m, h.m.c.Idempotency
-	raw, present := readKey(r, idem.Header)
-	if !present {
-		if h.ep.Key == contract.KeyOptional {
-			h.next.ServeHTTP(w, r)
-			return
-		}
-		m.metrics.Count(alerting.Conflicts, h.ep.Operation, alerting.KindMissingKey)
-		m.reply(w, contract.ReplyMissingKey)
+	key, body, done := h.admitKey(w, r)
+	if done {
 		return
 	}
-	k, ok := h.scopedKey(w, r, raw)
+	var firstSent time.Time
+	if idem.FirstSent.Set() {
+		// Before the claim: a request too old never runs and never
+		// stores anything, and gets no stored answer either.
+		var no *refusal
+		if firstSent, no = h.firstSent(r, m.now()); no != nil {
+			h.refuse(w, Key{Key: key}, *no)
+			return
+		}
+	}
+	k, ok := h.scopedKey(w, r, key)
 	if !ok {
 		return
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, m.opts.MaxBodyBytes+1))
-	if err != nil {
-		m.reply(w, contract.ReplyUnreadableBody)
-		return
-	}
-	if int64(len(body)) > m.opts.MaxBodyBytes {
-		m.reply(w, contract.ReplyBodyTooLarge)
-		return
+	if !idem.InBody() {
+		if body, ok = h.readBody(w, r); !ok {
+			return
+		}
 	}
 	fp := ""
 	if idem.Fingerprint != contract.FingerprintNone {
+		// With the key in the body, the key member is part of what is
+		// fingerprinted, like every other member (unless
+		// fingerprint_fields leaves it out): it is the same on every
+		// request with the key, so it never makes a retry differ, and
+		// leaving it in keeps the body hashed as sent, the way the pages
+		// describe "the same request".
 		fp = fingerprint(idem, r, body)
 	}
-	h.serveKey(w, r, k, fp, body)
+	h.serveKey(w, r, k, fp, body, firstSent)
 }
 
-// scopedKey reads the key the request sent (raw) as the contract's
-// header_value says, scoped to the caller's account unless the contract's
-// scope is global. ok=false: the request has its answer (400 or 401).
-func (h *endpointHandler) scopedKey(w http.ResponseWriter, r *http.Request, raw string) (k Key, ok bool) {
-	m, idem := h.m, h.m.c.Idempotency
-	key, ok := parseKey(raw, idem.HeaderValue)
-	if !ok || utf8.RuneCountInString(key) > idem.MaxKeyLength {
-		m.metrics.Count(alerting.Conflicts, h.ep.Operation, alerting.KindInvalidKey)
-		m.reply(w, contract.ReplyInvalidKey)
-		return Key{}, false
+// admitKey reads the request's key where the contract's key_in says it
+// travels, and refuses a missing or invalid one with the contract's
+// answer. With the key in the body, the body is read first (within
+// MaxBodyBytes, with the same answers as a header key's body) and
+// returned, and the handler gets the same bytes. done: the request has
+// its answer, refused, or run without a key on a key: optional endpoint
+// (its answer is then the handler's alone, with no result header).
+func (h *endpointHandler) admitKey(w http.ResponseWriter, r *http.Request) (key string, body []byte, done bool) {
+	if h.m.c.Idempotency.InBody() {
+		var ok bool
+		if body, ok = h.readBody(w, r); !ok {
+			return "", nil, true
+		}
 	}
+	sent := h.readSentKey(r, body)
+	if sent.state == keyNotSent && h.ep.Key == contract.KeyOptional {
+		if body != nil {
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		h.next.ServeHTTP(w, r)
+		return "", nil, true
+	}
+	if sent.state != keySentOK || h.tooLong(sent.key) {
+		kind, reply := keyConflict(sent)
+		why := sent.why
+		if sent.state == keySentOK {
+			why = fmt.Sprintf("the key is longer than %d characters", h.m.c.MaxKeyLengthFor(h.ep))
+		}
+		h.refuse(w, Key{}, refusal{kind, reply, why}) // not logged: it is no key
+		return "", nil, true
+	}
+	return sent.key, body, false
+}
+
+// readBody reads the request body within Options.MaxBodyBytes. ok=false:
+// the request has its answer (unreadable, or too large).
+func (h *endpointHandler) readBody(w http.ResponseWriter, r *http.Request) (body []byte, ok bool) {
+	m := h.m
+	body, err := io.ReadAll(io.LimitReader(r.Body, m.opts.MaxBodyBytes+1))
+	if err != nil {
+		m.reply(w, contract.ReplyUnreadableBody)
+		return nil, false
+	}
+	if int64(len(body)) > m.opts.MaxBodyBytes {
+		m.reply(w, contract.ReplyBodyTooLarge)
+		return nil, false
+	}
+	return body, true
+}
+
+// scopedKey scopes the request's key to the caller's account unless the
+// contract's scope is global. ok=false: the request has its answer (401).
+func (h *endpointHandler) scopedKey(w http.ResponseWriter, r *http.Request, key string) (k Key, ok bool) {
+	m, idem := h.m, h.m.c.Idempotency
 	k = Key{Key: key}
 	if idem.Scope != contract.ScopeGlobal {
 		if k.Account, ok = m.opts.Account(r); !ok {
@@ -293,6 +344,16 @@ func (h *endpointHandler) scopedKey(w http.ResponseWriter, r *http.Request, raw 
 		}
 	}
 	return k, true
+}
+
+// refuse answers a keyed request with one of the contract's conflicts
+// without running it: counted under alerting.Conflicts by kind, and
+// logged with why.
+func (h *endpointHandler) refuse(w http.ResponseWriter, k Key, no refusal) {
+	h.m.metrics.Count(alerting.Conflicts, h.ep.Operation, no.kind)
+	h.m.log.Info("idempotency: request refused", "operation", h.ep.Operation, "kind", no.kind, "why", no.why,
+		"key", k.Key, "account", k.Account)
+	h.m.reply(w, no.reply)
 }
 
 // keyRequest is one request for a key, as the claim step and the state
@@ -304,6 +365,9 @@ type keyRequest struct {
 	fp    string
 	body  []byte
 	claim NewClaim
+	// firstSent is the request's first-sent time, zero when the contract
+	// measures no first-sent window.
+	firstSent time.Time
 	// blockedSince is when the request began to wait for the key in
 	// flight (in_flight.response: block); zero until it does.
 	blockedSince time.Time
@@ -336,8 +400,8 @@ const maxClaimRounds = 1000
 
 // serveKey serves a keyed request the way its key's state says: the claim
 // step, then one handler per state, until one of them answers.
-func (h *endpointHandler) serveKey(w http.ResponseWriter, r *http.Request, k Key, fp string, body []byte) {
-	q := &keyRequest{w: w, r: r, k: k, fp: fp, body: body, claim: NewClaim{Operation: h.ep.Operation, Fingerprint: fp,
+func (h *endpointHandler) serveKey(w http.ResponseWriter, r *http.Request, k Key, fp string, body []byte, firstSent time.Time) {
+	q := &keyRequest{w: w, r: r, k: k, fp: fp, body: body, firstSent: firstSent, claim: NewClaim{Operation: h.ep.Operation, Fingerprint: fp,
 		RequestBody: body, RequestTarget: r.URL.RequestURI(), RecoveryPoint: h.firstPoint()}}
 	for range maxClaimRounds + 1 {
 		now := h.m.now()
@@ -437,9 +501,11 @@ func (h *endpointHandler) serveCompleted(q *keyRequest, rec *Record) next {
 // the contract's error, or (a new request) the key is expired and claimed
 // again.
 func (h *endpointHandler) serveExpired(q *keyRequest, rec *Record, now time.Time) next {
+	if h.sameFirstSent(q, rec) {
+		return h.serveCompleted(q, rec)
+	}
 	if h.m.c.Idempotency.AfterWindow == contract.AfterWindowError {
-		h.m.metrics.Count(alerting.Conflicts, h.ep.Operation, alerting.KindExpired)
-		h.m.reply(q.w, contract.ReplyExpired)
+		h.refuse(q.w, q.k, refusal{alerting.KindExpired, contract.ReplyExpired, "the key's replay window has passed"})
 		return answered
 	}
 	if _, err := h.m.store.Expire(q.r.Context(), q.k, rec.Fence, now); err != nil {
@@ -562,10 +628,14 @@ func (h *endpointHandler) replay(w http.ResponseWriter, rec *Record) {
 	if rh := h.m.c.Idempotency.ReplayHeader; rh != "" {
 		w.Header().Set(rh, "true")
 	}
-	writeStored(w, Response{Status: rec.Status, Headers: rec.Headers, Body: h.m.path.replayBody(rec.Body)})
+	h.m.writeStored(w, Response{Status: rec.Status, Headers: rec.Headers, Body: h.m.path.replayBody(rec.Body)})
 }
 
-func writeStored(w http.ResponseWriter, r Response) {
+// writeStored writes a response the handler wrote, now or on a first
+// attempt it replays, with the result header's accepted value (the server
+// took the request). The stored headers are copied first, so a value the
+// handler set itself does not pass for the middleware's.
+func (m *Middleware) writeStored(w http.ResponseWriter, r Response) {
 	keys := make([]string, 0, len(r.Headers))
 	for k := range r.Headers {
 		keys = append(keys, k)
@@ -573,6 +643,9 @@ func writeStored(w http.ResponseWriter, r Response) {
 	slices.Sort(keys)
 	for _, k := range keys {
 		w.Header()[k] = slices.Clone(r.Headers[k])
+	}
+	if rh := m.c.Idempotency.ResultHeader; rh.Set() {
+		w.Header().Set(rh.Name, rh.Value(contract.ResultAccepted))
 	}
 	w.Header().Set("Content-Length", strconv.Itoa(len(r.Body)))
 	w.WriteHeader(r.Status)
@@ -616,7 +689,7 @@ func (h *endpointHandler) run(w http.ResponseWriter, r *http.Request, k Key, fen
 			"operation", h.ep.Operation, "key", k.Key, "account", k.Account, "bytes", rec.body.Len(), "max", m.opts.MaxResponseBytes)
 	}
 	// The caller gets the whole body the handler wrote, stored or not.
-	writeStored(w, Response{Status: resp.Status, Headers: resp.Headers, Body: rec.body.Bytes()})
+	m.writeStored(w, Response{Status: resp.Status, Headers: resp.Headers, Body: rec.body.Bytes()})
 	return stored
 }
 
@@ -698,7 +771,7 @@ func (h *endpointHandler) settle(w http.ResponseWriter, ctx context.Context, k K
 				"operation", op, "key", k.Key, "account", k.Account, "err", step.finishErr)
 		}
 		resp := Response{Status: rec.Status, Headers: rec.Headers, Body: rec.Body}
-		writeStored(w, resp)
+		m.writeStored(w, resp)
 		return &resp
 	}
 	if !step.lost && rec != nil && rec.Fence == step.fence {

@@ -56,6 +56,11 @@ const (
 	KindMissingKey      = "missing_key"
 	KindInvalidKey      = "invalid_key"
 	KindExpired         = "expired"
+	// KindTooOld: the request's first-sent time is older than
+	// first_sent.window (conflicts.too_old). A missing, malformed or
+	// far-future first-sent time counts under KindInvalidKey, the answer
+	// it gets.
+	KindTooOld = "too_old"
 )
 
 // Store failure kinds, the values of the kind label on StoreFailures: the

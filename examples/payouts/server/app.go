@@ -55,7 +55,11 @@ func newApp(ctx context.Context, cfg config, externalURL string, log *slog.Logge
 	} else {
 		a.external = &simulatedExternal{seen: map[string]string{}}
 	}
-	if err := a.migrate(ctx, cfg.migrate); err != nil {
+	migrate := a.migrate
+	if !servesTransfers(c) {
+		migrate = a.migrateEffects // another contract: the generic handler (effects.go)
+	}
+	if err := migrate(ctx, cfg.migrate); err != nil {
 		store.DB().Close()
 		return nil, err
 	}
@@ -87,12 +91,16 @@ func bearerAccount(r *http.Request) (string, bool) {
 
 func (a *app) routes() http.Handler {
 	mux := http.NewServeMux()
-	create, err := a.mw.Handle("POST /v1/transfers", http.HandlerFunc(a.createTransfer))
-	if err != nil {
-		panic(err) // the embedded contract lists the endpoint; a test covers it
+	if servesTransfers(a.c) {
+		create, err := a.mw.Handle(transfersOperation, http.HandlerFunc(a.createTransfer))
+		if err != nil {
+			panic(err) // the contract lists the endpoint (servesTransfers); a test covers it
+		}
+		mux.Handle(transfersOperation, a.withAppFlaw(a.flaw, create))
+		mux.HandleFunc("GET /v1/transfers", a.countTransfers)
+	} else if err := a.effectRoutes(mux); err != nil {
+		panic(err) // every keyed endpoint is the contract's own
 	}
-	mux.Handle("POST /v1/transfers", a.withAppFlaw(a.flaw, create))
-	mux.HandleFunc("GET /v1/transfers", a.countTransfers)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		if err := a.db.PingContext(r.Context()); err != nil {
 			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "store unreachable"})
@@ -347,14 +355,8 @@ func (a *app) call(ctx context.Context, step *idempotency.Step, name string, t *
 // countTransfers is the effect count verify reads: how many transfers the
 // caller's key made (it should never be more than one).
 func (a *app) countTransfers(w http.ResponseWriter, r *http.Request) {
-	account, ok := bearerAccount(r)
+	account, key, ok := countQuery(w, r)
 	if !ok {
-		writeJSON(w, http.StatusUnauthorized, map[string]string{"code": "unauthorized", "message": "Send Authorization: Bearer TOKEN."})
-		return
-	}
-	key := r.URL.Query().Get("idempotency_key")
-	if key == "" {
-		writeJSON(w, http.StatusBadRequest, map[string]string{"code": "invalid_request", "message": "Pass ?idempotency_key=KEY."})
 		return
 	}
 	rows, err := a.db.QueryContext(r.Context(), a.q(`SELECT id FROM transfers WHERE account_id = ? AND idempotency_key = ? ORDER BY created_at, id`), account, key)
@@ -371,6 +373,22 @@ func (a *app) countTransfers(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"idempotency_key": key, "count": len(ids), "data": ids})
+}
+
+// countQuery reads an effect count's caller and ?idempotency_key=;
+// ok=false: the request has its 401 or 400.
+func countQuery(w http.ResponseWriter, r *http.Request) (account, key string, ok bool) {
+	account, ok = bearerAccount(r)
+	if !ok {
+		writeJSON(w, http.StatusUnauthorized, map[string]string{"code": "unauthorized", "message": "Send Authorization: Bearer TOKEN."})
+		return "", "", false
+	}
+	key = r.URL.Query().Get("idempotency_key")
+	if key == "" {
+		writeJSON(w, http.StatusBadRequest, map[string]string{"code": "invalid_request", "message": "Pass ?idempotency_key=KEY."})
+		return "", "", false
+	}
+	return account, key, true
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

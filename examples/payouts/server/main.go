@@ -9,6 +9,13 @@
 // GET /v1/transfers?idempotency_key=K (how many transfers that key made for
 // the caller), GET /healthz, GET /metrics (Prometheus text).
 //
+// With --contract FILE naming another contract (one without POST
+// /v1/transfers, such as examples/square-payments/retryspec.yaml or
+// examples/azure-email/retryspec.yaml), every keyed endpoint of it is
+// served by a generic handler that records one effect and makes the
+// endpoint's external calls, and GET /effects?idempotency_key=K counts the
+// caller's effects (effects.go).
+//
 // The caller is the bearer token: `Authorization: Bearer acct_1` is account
 // acct_1 (a demo, so any token is an account). External calls go to
 // $RETRYSPEC_EXTERNAL_URL/<call name> as verify's stub expects; without it
