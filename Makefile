@@ -31,11 +31,13 @@ SUMMARY = go run ./internal/testsummary $(if $(SKIPS),-skips $(SKIPS))
 # and fails the recipe line.
 failed = { $(if $(SKIPS),go run ./internal/testsummary -skips $(SKIPS) -fail "$(1)";) exit 1; }
 
+# -count=1: `make test` runs every test, never a cached pass (a cached
+# result proves nothing about this machine, its load or its services).
 unit:
 	go vet ./... || $(call failed,go vet ./...)
 	bash .ci/staticcheck $(SKIPS) || $(call failed,staticcheck (bash .ci/staticcheck))
 	@test -z "$$(gofmt -l .)" || (gofmt -l .; echo "gofmt: the files above are not formatted"; $(call failed,gofmt -l .))
-	go test -race -timeout 60m -json ./... | $(SUMMARY)
+	go test -race -count=1 -timeout 60m -json ./... | $(SUMMARY)
 
 # FUZZTIME per target (default 10s); crashers land in testdata/fuzz/.
 fuzz:

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/retryspec/retryspec/idempotency"
+	"github.com/retryspec/retryspec/idempotency/stores"
 	"github.com/retryspec/retryspec/internal/dbtest"
 	"github.com/retryspec/retryspec/storage"
 )
@@ -28,7 +29,7 @@ func TestClaimLookupBatched(t *testing.T) {
 	for _, name := range dbtest.Names {
 		t.Run(name, func(t *testing.T) {
 			c := payoutsContract(t)
-			s := openStore(t, name, c).(*idempotency.SQLStore)
+			s := openStore(t, name, c).(*stores.SQLStore)
 			ctx := context.Background()
 			now := time.UnixMicro(1_700_000_000_000_000)
 			claimOf := func(key string) idempotency.NewClaim {
@@ -125,7 +126,7 @@ func TestClaimLookupBatched(t *testing.T) {
 // when claims win again. Every loser gets its row either way. The rounds
 // are bounded by count, not time.
 func TestClaimStatementFollowsLosses(t *testing.T) {
-	s := openStore(t, "postgres", payoutsContract(t)).(*idempotency.SQLStore)
+	s := openStore(t, "postgres", payoutsContract(t)).(*stores.SQLStore)
 	ctx := context.Background()
 	now := time.UnixMicro(1_700_000_000_000_000)
 	claim := idempotency.NewClaim{Operation: "POST /v1/transfers", Fingerprint: "fp", RequestBody: []byte(`{}`), RecoveryPoint: "started"}
@@ -195,7 +196,7 @@ func TestClaimStatementFollowsLosses(t *testing.T) {
 // winner's, and every other claim loses with that row.
 func TestClaimBatchGlobalKeys(t *testing.T) {
 	c := payoutsContract(t, "scope: account", "scope: global")
-	s := openStore(t, "postgres", c).(*idempotency.SQLStore)
+	s := openStore(t, "postgres", c).(*stores.SQLStore)
 	ctx := context.Background()
 	now := time.UnixMicro(1_700_000_000_000_000)
 	for round := 0; round < 200; round++ {
@@ -242,7 +243,7 @@ type claimResult struct {
 
 // claimAll claims every key at once, each from its own goroutine, all
 // released together, and returns the answers in the keys' order.
-func claimAll(ctx context.Context, s *idempotency.SQLStore, keys []idempotency.Key, claimOf func(idempotency.Key) idempotency.NewClaim, now time.Time) []claimResult {
+func claimAll(ctx context.Context, s *stores.SQLStore, keys []idempotency.Key, claimOf func(idempotency.Key) idempotency.NewClaim, now time.Time) []claimResult {
 	results := make([]claimResult, len(keys))
 	var start, wg sync.WaitGroup
 	start.Add(1)
@@ -262,7 +263,7 @@ func claimAll(ctx context.Context, s *idempotency.SQLStore, keys []idempotency.K
 
 // claimBatches reports how many ClaimBatch and ClaimLookupBatch statements
 // s sent and how many of them failed.
-func claimBatches(s *idempotency.SQLStore) (sent, failed int64) {
+func claimBatches(s *stores.SQLStore) (sent, failed int64) {
 	st := s.Stats()
 	return st.ClaimBatches, st.FailedClaimBatches
 }

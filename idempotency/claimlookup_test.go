@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/retryspec/retryspec/idempotency"
+	"github.com/retryspec/retryspec/idempotency/stores"
 	"github.com/retryspec/retryspec/internal/dbtest"
 	"github.com/retryspec/retryspec/storage"
 )
@@ -19,7 +20,7 @@ func TestClaimLookup(t *testing.T) {
 	for _, name := range dbtest.Names {
 		t.Run(name, func(t *testing.T) {
 			c := payoutsContract(t)
-			s := openStore(t, name, c).(*idempotency.SQLStore)
+			s := openStore(t, name, c).(*stores.SQLStore)
 			_, one := s.Schema().Statement(storage.ClaimLookup)
 			if want := s.Schema().Dialect == storage.Postgres; one != want {
 				t.Fatalf("%s has a ClaimLookup statement: %v, want %v", s.Schema().Dialect, one, want)

@@ -136,7 +136,7 @@ func TestUpgradedTableKeepsServing(t *testing.T) {
 				t.Fatalf("first attempt: %d %s", w.Code, w.Body)
 			}
 			// The table as an earlier release created it: no target kept.
-			if _, err := f.store.(*idempotency.SQLStore).DB().ExecContext(ctx, "ALTER TABLE idempotency_keys DROP COLUMN request_target"); err != nil {
+			if _, err := f.store.(*stores.SQLStore).DB().ExecContext(ctx, "ALTER TABLE idempotency_keys DROP COLUMN request_target"); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := stores.Open(ctx, url, f.c, false); err == nil || !strings.Contains(err.Error(), "ALTER TABLE idempotency_keys ADD COLUMN request_target") {

@@ -9,14 +9,14 @@
 // header reporting each answer's result; New refuses a contract with
 // errors.
 //
-// Stores run the SQL that package storage generates (`retryspec storage`):
-// SQLStore on database/sql for PostgreSQL, MySQL/MariaDB and SQLite (opened
-// from a URL by package stores, which runs PostgreSQL's per-request
-// statements on pgx's pool, pipelining a handler's writes with the
-// completion), and NewMemoryStore's for unit tests only. A custom store
-// implements Store. Metric names live in package alerting, which
-// `retryspec build` also reads for the alerting rules.
+// A service's store is package stores' SQLStore, opened from a URL
+// (stores.Open) on PostgreSQL, MySQL/MariaDB or SQLite, which runs the SQL
+// that package storage generates (`retryspec storage`); NewMemoryStore's
+// is for unit tests only. A custom store implements Store. Metric names
+// live in package alerting, which `retryspec build` also reads for the
+// alerting rules.
 //
-// It must not import the CLI, the renderers or any database driver (the
-// drivers are in package stores).
+// It must not import the CLI, the renderers, package storage or any
+// database driver: the SQL store and the drivers are in package stores,
+// which imports this package, never the reverse.
 package idempotency

@@ -10,6 +10,8 @@ import (
 
 	"github.com/retryspec/retryspec/idempotency"
 	"github.com/retryspec/retryspec/idempotency/alerting"
+	"github.com/retryspec/retryspec/idempotency/stores"
+	"github.com/retryspec/retryspec/internal/dbtest"
 )
 
 // finishHandler answers 201 and finishes with the insert of its row; a
@@ -42,7 +44,7 @@ func TestFailedFinishIsNotStored(t *testing.T) {
 	for _, name := range allStores {
 		t.Run(name, func(t *testing.T) {
 			c, store, insert, count := effectsStore(t, name)
-			if s, ok := store.(*idempotency.SQLStore); ok {
+			if s, ok := store.(*stores.SQLStore); ok {
 				// The first run's row collides with one already there.
 				dup := insert("tr_dup")
 				if _, err := s.DB().Exec(dup.SQL, dup.Args...); err != nil {
@@ -111,7 +113,7 @@ func memoryFailingFirst(f *fixture, next http.Handler) http.Handler {
 // ackLost is a real store whose CompleteWrites commits and then reports a
 // lost connection, as a driver does when the link breaks between the
 // commit and its acknowledgement.
-type ackLost struct{ *idempotency.SQLStore }
+type ackLost struct{ *stores.SQLStore }
 
 func (s ackLost) CompleteWrites(ctx context.Context, k idempotency.Key, fence int64, r idempotency.Response, rp string, now time.Time, writes []idempotency.Write) (bool, error) {
 	ok, err := s.SQLStore.CompleteWrites(ctx, k, fence, r, rp, now, writes)
@@ -131,8 +133,8 @@ func TestFinishCommittedButUnacknowledged(t *testing.T) {
 		for _, retryFinish := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/retry=%v", name, retryFinish), func(t *testing.T) {
 				c := payoutsContract(t)
-				s := openStore(t, name, c).(*idempotency.SQLStore)
-				insert, count := writesTable(t, s)
+				s := openStore(t, name, c).(*stores.SQLStore)
+				insert, count := dbtest.EffectsTable(t, s)
 				f := newFixture(t, c, ackLost{s}, idempotency.Options{})
 				h := finishHandler(f, insert, func(n int64) string { return fmt.Sprintf("tr_%d", n) }, retryFinish)
 				var err error

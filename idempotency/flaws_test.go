@@ -11,14 +11,15 @@ import (
 	"testing"
 
 	"github.com/retryspec/retryspec/idempotency"
+	"github.com/retryspec/retryspec/internal/flaws"
 )
 
-// TestUnknownFlaw: a Flaw that is none of Flaws (a name from a command
-// line) is refused by New with the list of names; each of Flaws, and no
+// TestUnknownFlaw: a Flaw that is none of flaws.All (a name from a command
+// line) is refused by New with the list of names; each of them, and no
 // flaw, is accepted.
 func TestUnknownFlaw(t *testing.T) {
 	c := payoutsContract(t)
-	opts := func(f idempotency.Flaw) idempotency.Options {
+	opts := func(f flaws.Flaw) idempotency.Options {
 		return idempotency.Options{Flaw: f, Account: func(*http.Request) (string, bool) { return "a", true }}
 	}
 	_, err := idempotency.New(c, idempotency.NewMemoryStore(c), opts("check-then-inserts"))
@@ -27,7 +28,7 @@ func TestUnknownFlaw(t *testing.T) {
 	if err == nil || err.Error() != want {
 		t.Errorf("a misspelt flaw: %v\nwant %s", err, want)
 	}
-	for _, f := range append([]idempotency.Flaw{""}, idempotency.Flaws...) {
+	for _, f := range append([]flaws.Flaw{""}, flaws.All...) {
 		if _, err := idempotency.New(c, idempotency.NewMemoryStore(c), opts(f)); err != nil {
 			t.Errorf("flaw %q: %v", f, err)
 		}
@@ -36,8 +37,8 @@ func TestUnknownFlaw(t *testing.T) {
 
 // flawProperties are the properties the flaws break, each checked on the
 // in-memory store: held reports whether it held, and what was seen.
-var flawProperties = map[idempotency.Flaw]func(t *testing.T, f *fixture) (held bool, seen string){
-	idempotency.FlawCheckThenInsert: func(t *testing.T, f *fixture) (bool, string) {
+var flawProperties = map[flaws.Flaw]func(t *testing.T, f *fixture) (held bool, seen string){
+	flaws.CheckThenInsert: func(t *testing.T, f *fixture) (bool, string) {
 		// Concurrent first attempts, round after round until two ran:
 		// the race needs two requests inside one check-to-insert gap.
 		for round := range 50 {
@@ -60,7 +61,7 @@ var flawProperties = map[idempotency.Flaw]func(t *testing.T, f *fixture) (held b
 		}
 		return true, "50 rounds of 16 concurrent first attempts ran once each"
 	},
-	idempotency.FlawNoInFlight: func(t *testing.T, f *fixture) (bool, string) {
+	flaws.NoInFlight: func(t *testing.T, f *fixture) (bool, string) {
 		f.handler.gate, f.handler.gatedRuns = make(chan struct{}), 1
 		first := make(chan *httptest.ResponseRecorder, 1)
 		go func() { first <- f.do("held", "acct_a", body) }()
@@ -70,25 +71,25 @@ var flawProperties = map[idempotency.Flaw]func(t *testing.T, f *fixture) (held b
 		<-first
 		return f.handler.runs.Load() == 1, fmt.Sprintf("a retry of a key in flight got %d after %d runs", w.Code, f.handler.runs.Load())
 	},
-	idempotency.FlawNoFingerprint: func(t *testing.T, f *fixture) (bool, string) {
+	flaws.NoFingerprint: func(t *testing.T, f *fixture) (bool, string) {
 		f.do("fp", "acct_a", body)
 		w := f.do("fp", "acct_a", strings.Replace(body, "1000", "1001", 1))
 		return w.Code == 409 && code(t, w) == "invalid_idempotent_request", fmt.Sprintf("another body under the key got %d %s", w.Code, w.Body)
 	},
-	idempotency.FlawReplayNotVerbatim: func(t *testing.T, f *fixture) (bool, string) {
+	flaws.ReplayNotVerbatim: func(t *testing.T, f *fixture) (bool, string) {
 		a, b := f.do("verbatim", "acct_a", body), f.do("verbatim", "acct_a", body)
 		return bytes.Equal(a.Body.Bytes(), b.Body.Bytes()), fmt.Sprintf("replayed %q for %q", b.Body, a.Body)
 	},
-	idempotency.FlawGlobalScope: func(t *testing.T, f *fixture) (bool, string) {
+	flaws.GlobalScope: func(t *testing.T, f *fixture) (bool, string) {
 		f.do("shared", "acct_a", body)
 		w := f.do("shared", "acct_b", body)
 		return f.handler.runs.Load() == 2, fmt.Sprintf("another account's same key got %d %s", w.Code, w.Body)
 	},
-	idempotency.FlawMissingKeyAccepted: func(t *testing.T, f *fixture) (bool, string) {
+	flaws.MissingKeyAccepted: func(t *testing.T, f *fixture) (bool, string) {
 		w := f.do("", "acct_a", body)
 		return w.Code == 400 && f.handler.runs.Load() == 0, fmt.Sprintf("a request without a key got %d after %d runs", w.Code, f.handler.runs.Load())
 	},
-	idempotency.FlawFreshDownstreamKey: func(t *testing.T, f *fixture) (bool, string) {
+	flaws.FreshDownstreamKey: func(t *testing.T, f *fixture) (bool, string) {
 		var keys []string
 		f.handler.onRun = func(s *idempotency.Step) {
 			for range 2 {
@@ -108,7 +109,7 @@ var flawProperties = map[idempotency.Flaw]func(t *testing.T, f *fixture) (held b
 // for, which holds without it; the reference server's tests and verify's
 // show the same against a real store.
 func TestFlawsBreakTheirProperty(t *testing.T) {
-	for _, flaw := range idempotency.Flaws {
+	for _, flaw := range flaws.All {
 		property := flawProperties[flaw]
 		if property == nil {
 			t.Errorf("flaw %s has no property in flawProperties", flaw)
@@ -139,7 +140,7 @@ func TestFlawsBreakTheirProperty(t *testing.T) {
 func TestMissingKeyAcceptedReadsTheKeyWhereItTravels(t *testing.T) {
 	const pay = "POST /v2/payments"
 	c := exampleContract(t, "square-payments")
-	s := serve(t, c, idempotency.NewMemoryStore(c), idempotency.Options{Flaw: idempotency.FlawMissingKeyAccepted}, pay)
+	s := serve(t, c, idempotency.NewMemoryStore(c), idempotency.Options{Flaw: flaws.MissingKeyAccepted}, pay)
 	sent := withBodyKey(payment, "idempotency_key", "pay-1")
 	a, b := s.send(t, pay, keyed{key: "pay-1", body: payment}), s.send(t, pay, keyed{key: "pay-1", body: payment})
 	if a.Code != 201 || a.Body.String() != sent || !bytes.Equal(a.Body.Bytes(), b.Body.Bytes()) || s.echo[pay].runs.Load() != 1 {

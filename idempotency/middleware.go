@@ -19,6 +19,7 @@ import (
 	"github.com/retryspec/retryspec/contract/rules"
 	"github.com/retryspec/retryspec/findings"
 	"github.com/retryspec/retryspec/idempotency/alerting"
+	"github.com/retryspec/retryspec/internal/flaws"
 )
 
 // Options configure a Middleware. Everything the contract says (header,
@@ -69,10 +70,11 @@ type Options struct {
 	// giving the body's size and no body. A retry replays that summary;
 	// it never runs the handler again because the body was large.
 	MaxResponseBytes int64
-	// Flaw switches in one classic mistake. It exists so the reference
-	// server can prove that `retryspec verify` catches each one; never set
-	// it in a real service. See Flaws.
-	Flaw Flaw
+	// Flaw switches in one classic mistake, for the reference server's
+	// --flaw only: it proves that `retryspec verify` catches each one.
+	// The flaws are named in the module's internal/flaws, which a service
+	// cannot import; leave it zero.
+	Flaw flaws.Flaw
 }
 
 // NotStarted is the recovery point of a claimed key none of whose phases
@@ -155,13 +157,13 @@ func New(c *contract.Contract, store Store, opts Options) (*Middleware, error) {
 	if c.Idempotency.Scope != contract.ScopeGlobal && opts.Account == nil {
 		return nil, errors.New("idempotency: scope: account needs Options.Account to name each request's caller")
 	}
-	if err := opts.Flaw.check(); err != nil {
+	if err := opts.Flaw.Check(); err != nil {
 		return nil, err
 	}
-	opts.Account = opts.Flaw.account(opts.Account)
+	opts.Account = flawAccount(opts.Flaw, opts.Account)
 	opts = opts.withDefaults()
 	m := &Middleware{c: c, store: store, opts: opts, metrics: opts.Metrics, now: opts.Now, handlers: map[string]*endpointHandler{}, backoff: map[Key]completerBackoff{},
-		path: opts.Flaw.path()}
+		path: flawPath(opts.Flaw)}
 	if m.metrics == nil {
 		m.metrics = nopMetrics{}
 	}
@@ -237,7 +239,7 @@ func (m *Middleware) Handle(operation string, next http.Handler) (http.Handler, 
 		m.mu.Lock()
 		m.handlers[ep.Operation] = h
 		m.mu.Unlock()
-		return m.opts.Flaw.handler(h), nil
+		return flawHandler(m.opts.Flaw, h), nil
 	}
 	return nil, fmt.Errorf("idempotency: %s is not an endpoint of the contract", operation)
 }

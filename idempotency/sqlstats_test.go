@@ -21,7 +21,7 @@ import (
 func TestStats(t *testing.T) {
 	for _, name := range dbtest.Names {
 		t.Run(name, func(t *testing.T) {
-			s := openStore(t, name, payoutsContract(t)).(*idempotency.SQLStore)
+			s := openStore(t, name, payoutsContract(t)).(*stores.SQLStore)
 			postgres := name == "postgres"
 			before := s.Stats()
 			ctx := context.Background()

@@ -71,7 +71,7 @@ type StaleKey struct {
 // handler's own writes and the recovery point commit together. The
 // in-memory store has no transactions and is passed nil.
 //
-// A store that also has SQLStore's ClaimLookup, CheckpointWrites and
+// A store that also has stores.SQLStore's ClaimLookup, CheckpointWrites and
 // CompleteWrites methods (say, a wrapper embedding one) saves round trips:
 // the middleware then claims and commits through them.
 type Store interface {
@@ -102,7 +102,7 @@ type Store interface {
 // claimLookuper is a Store that can claim a key and, when the claim loses,
 // return the row it lost to in the same round trip, so a replay costs one
 // statement. rec may be nil after a lost claim (the row was too new to be
-// read with it); the middleware then calls Lookup. SQLStore implements it,
+// read with it); the middleware then calls Lookup. stores.SQLStore implements it,
 // and so does a wrapper that embeds one (its own ClaimLookup, if it has
 // one, is used).
 type claimLookuper interface {
@@ -112,15 +112,6 @@ type claimLookuper interface {
 // ErrFenceLost is returned by a Step's writes when another worker took the
 // key over: the handler must stop, since its lease is gone.
 var ErrFenceLost = errors.New("idempotency: the key was taken over by another worker (fencing token no longer current)")
-
-func micros(t time.Time) int64 { return t.UnixMicro() }
-
-func fromMicros(v int64) time.Time {
-	if v == 0 {
-		return time.Time{}
-	}
-	return time.UnixMicro(v).UTC()
-}
 
 // Write is one of a handler's own statements, in its database's SQL and
 // placeholders, for Step.CommitWrites and Step.FinishWrites to commit
@@ -132,7 +123,7 @@ type Write struct {
 
 // writeCommitter is a Store that commits a handler's writes together with
 // the fenced Checkpoint or Complete itself, in as few round trips as its
-// driver allows: SQLStore on PostgreSQL through pgx sends them and the
+// driver allows: stores.SQLStore on PostgreSQL through pgx sends them and the
 // fenced write in one pipeline (one round trip, one transaction). ok is
 // false, and nothing committed, when the fence was lost.
 type writeCommitter interface {

@@ -11,30 +11,9 @@ import (
 
 	"github.com/retryspec/retryspec/contract"
 	"github.com/retryspec/retryspec/idempotency"
+	"github.com/retryspec/retryspec/idempotency/stores"
 	"github.com/retryspec/retryspec/internal/dbtest"
-	"github.com/retryspec/retryspec/storage"
 )
-
-// writesTable is a handler's own table for the tests of CommitWrites and
-// FinishWrites.
-func writesTable(t *testing.T, s *idempotency.SQLStore) (insert func(id string) idempotency.Write, count func(id string) int) {
-	t.Helper()
-	if _, err := s.DB().Exec(`CREATE TABLE effects (id VARCHAR(64) PRIMARY KEY, amount BIGINT NOT NULL)`); err != nil {
-		t.Fatal(err)
-	}
-	q := storage.Rebind(s.Schema().Dialect, "INSERT INTO effects (id, amount) VALUES (?, ?)")
-	sel := storage.Rebind(s.Schema().Dialect, "SELECT count(*) FROM effects WHERE id = ?")
-	insert = func(id string) idempotency.Write { return idempotency.Write{SQL: q, Args: []any{id, 1000}} }
-	count = func(id string) int {
-		t.Helper()
-		var n int
-		if err := s.DB().QueryRow(sel, id).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
-	return insert, count
-}
 
 // effectsStore opens a store of the payouts contract and, on a SQL store,
 // the handler's effects table (insert and count are nil in memory).
@@ -42,8 +21,8 @@ func effectsStore(t *testing.T, name string) (c *contract.Contract, store idempo
 	t.Helper()
 	c = payoutsContract(t)
 	store = openStore(t, name, c)
-	if s, ok := store.(*idempotency.SQLStore); ok {
-		insert, count = writesTable(t, s)
+	if s, ok := store.(*stores.SQLStore); ok {
+		insert, count = dbtest.EffectsTable(t, s)
 	}
 	return c, store, insert, count
 }
@@ -57,11 +36,8 @@ func TestWritesCommitWithTheKey(t *testing.T) {
 	for _, name := range dbtest.Names {
 		t.Run(name, func(t *testing.T) {
 			c := payoutsContract(t)
-			s := openStore(t, name, c).(*idempotency.SQLStore)
-			if native := idempotency.HasNative(s); native != (name == "postgres") {
-				t.Fatalf("%s store has a native client: %v", name, native)
-			}
-			insert, count := writesTable(t, s)
+			s := openStore(t, name, c).(*stores.SQLStore)
+			insert, count := dbtest.EffectsTable(t, s)
 			ctx := context.Background()
 			k := idempotency.Key{Account: "acct_a", Key: "w-1"}
 			now := time.UnixMicro(1_700_000_000_000_000)

@@ -1,8 +1,12 @@
-// Package stores opens an idempotency.SQLStore from a URL, with the
-// database driver each dialect needs: PostgreSQL through pgx v5, MySQL and
-// MariaDB through go-sql-driver/mysql, SQLite through modernc.org/sqlite
-// (pure Go, no cgo). It is apart from package idempotency so a service
-// links only this package's drivers when it asks for them.
+// Package stores is the idempotency middleware's SQL store: Open connects
+// an SQLStore from a URL, with the database driver each dialect needs:
+// PostgreSQL through pgx v5, MySQL and MariaDB through
+// go-sql-driver/mysql, SQLite through modernc.org/sqlite (pure Go, no
+// cgo). It is apart from package idempotency so a service links only this
+// package's drivers when it asks for them, and so the middleware's API
+// does not carry the store's. It imports idempotency (for Store and its
+// types), never the reverse; its batching and native-client hooks are in
+// idempotency/internal.
 package stores
 
 import (
@@ -28,7 +32,6 @@ import (
 	_ "modernc.org/sqlite"           // registers "sqlite"
 
 	"github.com/retryspec/retryspec/contract"
-	"github.com/retryspec/retryspec/idempotency"
 	"github.com/retryspec/retryspec/idempotency/internal/native"
 	"github.com/retryspec/retryspec/storage"
 )
@@ -60,7 +63,7 @@ import (
 // On PostgreSQL the store batches concurrent statements (docs/server.md,
 // "Under load"); the URL's ClaimBatches, WriteBatches and MergedWrites
 // parameters (on or off) override its choices.
-func Open(ctx context.Context, rawURL string, c *contract.Contract, migrate bool) (*idempotency.SQLStore, error) {
+func Open(ctx context.Context, rawURL string, c *contract.Contract, migrate bool) (*SQLStore, error) {
 	// An unreachable host must be an error at start-up, not a hang; a
 	// caller that gives up stops the dial, the checks and the migration.
 	ctx, cancel := context.WithTimeout(ctx, StartTimeout)
@@ -73,7 +76,7 @@ func Open(ctx context.Context, rawURL string, c *contract.Contract, migrate bool
 	if err != nil {
 		return nil, err
 	}
-	var s *idempotency.SQLStore
+	var s *SQLStore
 	if b.dialect == storage.Postgres {
 		s, err = openPostgres(ctx, b, dsn, c, migrate, params)
 	} else {
@@ -97,7 +100,7 @@ func Open(ctx context.Context, rawURL string, c *contract.Contract, migrate bool
 
 // openSQL opens a store on database/sql alone, with at most b.maxConns
 // connections.
-func openSQL(ctx context.Context, b backend, driver, dsn string, c *contract.Contract, migrate bool) (*idempotency.SQLStore, error) {
+func openSQL(ctx context.Context, b backend, driver, dsn string, c *contract.Contract, migrate bool) (*SQLStore, error) {
 	db, err := sql.Open(driver, dsn)
 	if err != nil {
 		return nil, fmt.Errorf("idempotency: opening the %s store: %w", b.dialect, err)
@@ -109,7 +112,7 @@ func openSQL(ctx context.Context, b backend, driver, dsn string, c *contract.Con
 		db.Close()
 		return nil, err
 	}
-	s, err := idempotency.NewSQLStore(ctx, db, b.dialect, c, idempotency.SQLOptions{Migrate: migrate, AsyncCommit: setting})
+	s, err := prepareStore(ctx, db, b.dialect, c, storeOptions{Migrate: migrate, AsyncCommit: setting})
 	if err != nil {
 		db.Close()
 		return nil, err
@@ -133,7 +136,7 @@ func reach(ctx context.Context, b backend, db *sql.DB) (setting string, err erro
 // openPostgres opens a store whose requests run on pgx's pool (pgxNative)
 // and whose other statements borrow the pool's connections through
 // database/sql.
-func openPostgres(ctx context.Context, b backend, dsn string, c *contract.Contract, migrate bool, params map[string]string) (*idempotency.SQLStore, error) {
+func openPostgres(ctx context.Context, b backend, dsn string, c *contract.Contract, migrate bool, params map[string]string) (*SQLStore, error) {
 	pool, err := openPool(ctx, dsn, PoolSize, nil)
 	if err != nil {
 		return nil, fmt.Errorf("idempotency: opening the postgres store: %w", err)
@@ -166,7 +169,7 @@ func openPostgres(ctx context.Context, b backend, dsn string, c *contract.Contra
 		BatchClaims: params[ClaimBatches] != "off",
 		BatchWrites: params[WriteBatches] == "on" || async && params[WriteBatches] != "off",
 		MergeWrites: params[MergedWrites] != "off"}
-	s, err := idempotency.NewSQLStore(ctx, db, storage.Postgres, c, idempotency.SQLOptions{Migrate: migrate, AsyncCommit: setting, Native: client})
+	s, err := prepareStore(ctx, db, storage.Postgres, c, storeOptions{Migrate: migrate, AsyncCommit: setting, Native: client})
 	if err != nil {
 		db.Close()
 		return nil, err
@@ -176,7 +179,7 @@ func openPostgres(ctx context.Context, b backend, dsn string, c *contract.Contra
 
 // checkCommits refuses a store whose server acknowledges commits before
 // they are flushed unless the URL accepted it.
-func checkCommits(s *idempotency.SQLStore, b backend, accept bool) error {
+func checkCommits(s *SQLStore, b backend, accept bool) error {
 	if setting := s.AsyncCommit(); setting != "" && !accept {
 		return fmt.Errorf("idempotency: the %s store acknowledges commits before they are flushed (%s): a database crash can lose "+
 			"recovery points it acknowledged, and a retry then repeats an external effect; make commits durable, "+

@@ -19,8 +19,10 @@ import (
 	_ "github.com/go-sql-driver/mysql"
 	_ "github.com/jackc/pgx/v5/stdlib"
 
+	"github.com/retryspec/retryspec/idempotency"
 	"github.com/retryspec/retryspec/idempotency/stores"
 	"github.com/retryspec/retryspec/internal/testenv"
+	"github.com/retryspec/retryspec/storage"
 )
 
 // Names are the stores every store test runs on.
@@ -105,4 +107,26 @@ func randomHex(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// EffectsTable creates a handler's own table in s, for the tests of a
+// handler's writes committed with its key: insert is the Write of one row,
+// count reads how many rows an id has.
+func EffectsTable(t *testing.T, s *stores.SQLStore) (insert func(id string) idempotency.Write, count func(id string) int) {
+	t.Helper()
+	if _, err := s.DB().Exec(`CREATE TABLE effects (id VARCHAR(64) PRIMARY KEY, amount BIGINT NOT NULL)`); err != nil {
+		t.Fatal(err)
+	}
+	q := storage.Rebind(s.Schema().Dialect, "INSERT INTO effects (id, amount) VALUES (?, ?)")
+	sel := storage.Rebind(s.Schema().Dialect, "SELECT count(*) FROM effects WHERE id = ?")
+	insert = func(id string) idempotency.Write { return idempotency.Write{SQL: q, Args: []any{id, 1000}} }
+	count = func(id string) int {
+		t.Helper()
+		var n int
+		if err := s.DB().QueryRow(sel, id).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	return insert, count
 }

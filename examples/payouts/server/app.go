@@ -20,12 +20,13 @@ import (
 	"github.com/retryspec/retryspec/contract"
 	"github.com/retryspec/retryspec/idempotency"
 	"github.com/retryspec/retryspec/idempotency/stores"
+	"github.com/retryspec/retryspec/internal/flaws"
 	"github.com/retryspec/retryspec/storage"
 )
 
 type app struct {
 	c        *contract.Contract
-	store    *idempotency.SQLStore
+	store    *stores.SQLStore
 	db       *sql.DB
 	dialect  storage.Dialect
 	mw       *idempotency.Middleware
@@ -46,7 +47,7 @@ func newApp(ctx context.Context, cfg config, externalURL string, log *slog.Logge
 		return nil, err
 	}
 	a := &app{c: c, store: store, db: store.DB(), dialect: store.Schema().Dialect, counters: idempotency.NewCounters(), log: log}
-	var mwFlaw idempotency.Flaw
+	var mwFlaw flaws.Flaw
 	a.flaw, mwFlaw = parseFlaw(cfg.flaw)
 	keys := a.flaw.keyStore(store)
 	if externalURL != "" {

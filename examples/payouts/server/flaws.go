@@ -11,10 +11,12 @@ import (
 	"time"
 
 	"github.com/retryspec/retryspec/idempotency"
+	"github.com/retryspec/retryspec/idempotency/stores"
+	"github.com/retryspec/retryspec/internal/flaws"
 )
 
 // appFlaw is a mistake this server switches in around the middleware (the
-// others are the middleware's own, idempotency.Flaws), each caught by one
+// others are the middleware's own, flaws.All), each caught by one
 // verify gate (docs/verify.md).
 type appFlaw string
 
@@ -37,7 +39,7 @@ var appFlaws = []appFlaw{windowIgnored, failureReplayed, keyFormLenient}
 // flawNames lists every --flaw: the middleware's, then this server's.
 func flawNames() string {
 	var names []string
-	for _, f := range idempotency.Flaws {
+	for _, f := range flaws.All {
 		names = append(names, string(f))
 	}
 	for _, f := range appFlaws {
@@ -48,15 +50,15 @@ func flawNames() string {
 
 // parseFlaw splits --flaw into this server's flaw or the middleware's; the
 // middleware refuses a name that is neither (idempotency.New).
-func parseFlaw(name string) (appFlaw, idempotency.Flaw) {
+func parseFlaw(name string) (appFlaw, flaws.Flaw) {
 	if slices.Contains(appFlaws, appFlaw(name)) {
 		return appFlaw(name), ""
 	}
-	return "", idempotency.Flaw(name)
+	return "", flaws.Flaw(name)
 }
 
 // keyStore is the key store under f: window-ignored's ageless one, or s.
-func (f appFlaw) keyStore(s *idempotency.SQLStore) idempotency.Store {
+func (f appFlaw) keyStore(s *stores.SQLStore) idempotency.Store {
 	if f == windowIgnored {
 		return ageless{s}
 	}
@@ -65,7 +67,7 @@ func (f appFlaw) keyStore(s *idempotency.SQLStore) idempotency.Store {
 
 // ageless is the key store of window-ignored: every record it reads looks
 // first used just now, so no key ever leaves its replay window.
-type ageless struct{ *idempotency.SQLStore }
+type ageless struct{ *stores.SQLStore }
 
 func (s ageless) Lookup(ctx context.Context, k idempotency.Key) (*idempotency.Record, error) {
 	rec, err := s.SQLStore.Lookup(ctx, k)

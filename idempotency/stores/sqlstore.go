@@ -1,4 +1,4 @@
-package idempotency
+package stores
 
 import (
 	"context"
@@ -11,24 +11,27 @@ import (
 	"time"
 
 	"github.com/retryspec/retryspec/contract"
+	"github.com/retryspec/retryspec/idempotency"
 	"github.com/retryspec/retryspec/idempotency/internal/batch"
 	"github.com/retryspec/retryspec/idempotency/internal/native"
 	"github.com/retryspec/retryspec/storage"
 )
 
-// SQLStore runs the statements `retryspec storage` generates for its
-// dialect on a database/sql handle. PostgreSQL goes through pgx v5's
-// database/sql driver, MySQL and MariaDB through go-sql-driver/mysql,
-// SQLite through modernc.org/sqlite (pure Go); package
-// idempotency/stores opens each from a URL, and on PostgreSQL runs the
-// statements of a request's path on pgx's pool, batching concurrent
-// claims and writes (docs/server.md, "Under load").
+// SQLStore is the idempotency.Store Open returns: it runs the statements
+// `retryspec storage` generates for its dialect on a database/sql handle.
+// PostgreSQL goes through pgx v5's database/sql driver, MySQL and MariaDB
+// through go-sql-driver/mysql, SQLite through modernc.org/sqlite (pure
+// Go); on PostgreSQL it runs the statements of a request's path on pgx's
+// pool, batching concurrent claims and writes (docs/server.md, "Under
+// load"). Besides Store's methods it has ClaimLookup, CheckpointWrites and
+// CompleteWrites, which the middleware uses to save round trips, and a
+// wrapper embedding it keeps them.
 type SQLStore struct {
 	db          *sql.DB
 	schema      *storage.Schema
 	stmts       map[storage.StatementName]storage.Statement
 	native      native.Client              // nil: database/sql only
-	asyncCommit string                     // SQLOptions.AsyncCommit
+	asyncCommit string                     // storeOptions.AsyncCommit
 	claims      *batch.Batcher[*claimCall] // nil: each claim is its own statement
 	writes      *batch.Batcher[*writeCall] // nil: each pipeline is its own round trip
 	mergeWrites bool                       // a write batch may commit as one transaction (writebatch.go)
@@ -51,9 +54,9 @@ type sqlCounts struct {
 	claimLoss, writeFailures atomic.Int64
 }
 
-// SQLOptions configure an SQLStore when it is made; nothing changes them
+// storeOptions configure an SQLStore when it is made; nothing changes them
 // later. The zero value runs every statement on the *sql.DB.
-type SQLOptions struct {
+type storeOptions struct {
 	// Migrate creates the key table or the columns it lacks; without it
 	// either is an error naming what is missing.
 	Migrate bool
@@ -61,15 +64,15 @@ type SQLOptions struct {
 	// acknowledged before they are flushed ("" when durable), which the
 	// middleware logs and counts.
 	AsyncCommit string
-	// Native is the database's own client and what it batches: package
-	// stores sets pgx's pool on PostgreSQL.
+	// Native is the database's own client and what it batches: openPostgres
+	// sets pgx's pool.
 	Native *native.Config
 }
 
-// NewSQLStore checks that db holds the key table with every column the
+// prepareStore checks that db holds the key table with every column the
 // contract's statements use (a missing one is an error naming it and the
 // fix), then returns a store running them.
-func NewSQLStore(ctx context.Context, db *sql.DB, dialect storage.Dialect, c *contract.Contract, opts SQLOptions) (*SQLStore, error) {
+func prepareStore(ctx context.Context, db *sql.DB, dialect storage.Dialect, c *contract.Contract, opts storeOptions) (*SQLStore, error) {
 	schema, err := storage.Generate(c, dialect)
 	if err != nil {
 		return nil, err
@@ -96,7 +99,7 @@ func NewSQLStore(ctx context.Context, db *sql.DB, dialect storage.Dialect, c *co
 
 // newSQLStore sets up the store's statements and batchers; each batcher
 // is on only when the client can send its batches.
-func newSQLStore(db *sql.DB, schema *storage.Schema, opts SQLOptions) *SQLStore {
+func newSQLStore(db *sql.DB, schema *storage.Schema, opts storeOptions) *SQLStore {
 	s := &SQLStore{db: db, schema: schema, stmts: map[storage.StatementName]storage.Statement{}, asyncCommit: opts.AsyncCommit}
 	for _, st := range schema.Statements {
 		s.stmts[st.Name] = st
@@ -118,7 +121,9 @@ func newSQLStore(db *sql.DB, schema *storage.Schema, opts SQLOptions) *SQLStore 
 	return s
 }
 
-// AsyncCommit is SQLOptions.AsyncCommit.
+// AsyncCommit is the server setting under which commits are acknowledged
+// before they are flushed, which Open accepted by name in the URL
+// (AcceptAsyncCommit); "" when commits are durable.
 func (s *SQLStore) AsyncCommit() string { return s.asyncCommit }
 
 // Schema is the generated schema the store runs.
@@ -241,7 +246,7 @@ func (s *SQLStore) queryRow(ctx context.Context, query string, args []any, dest 
 	return s.db.QueryRowContext(ctx, query, args...).Scan(dest...)
 }
 
-func (s *SQLStore) Claim(ctx context.Context, k Key, c NewClaim, now time.Time) (bool, error) {
+func (s *SQLStore) Claim(ctx context.Context, k idempotency.Key, c idempotency.NewClaim, now time.Time) (bool, error) {
 	vals := []param{{"idempotency_key", k.Key}, {"account_id", k.Account}, {"operation", c.Operation}, {"fingerprint", c.Fingerprint}, {"request_body", nonNil(c.RequestBody)}, {"request_target", c.RequestTarget}, {"now", micros(now)}, {"recovery_point", c.RecoveryPoint}}
 	st := s.stmts[storage.Claim]
 	if st.Kind == storage.KindExecRows {
@@ -260,7 +265,7 @@ func (s *SQLStore) Claim(ctx context.Context, k Key, c NewClaim, now time.Time) 
 	return true, nil
 }
 
-func (s *SQLStore) Lookup(ctx context.Context, k Key) (*Record, error) {
+func (s *SQLStore) Lookup(ctx context.Context, k idempotency.Key) (*idempotency.Record, error) {
 	st, args := s.args(storage.Lookup, []param{{"idempotency_key", k.Key}, {"account_id", k.Account}})
 	var r rowScan
 	err := s.queryRow(ctx, st.SQL, args, r.dest()...)
@@ -277,14 +282,14 @@ func (s *SQLStore) Lookup(ctx context.Context, k Key) (*Record, error) {
 // to (nil when the row is too new for the statement: read it with
 // Lookup), in one statement on PostgreSQL, where concurrent claims share
 // one (claimbatch.go); elsewhere it runs Claim, then Lookup.
-func (s *SQLStore) ClaimLookup(ctx context.Context, k Key, c NewClaim, now time.Time) (won bool, rec *Record, err error) {
+func (s *SQLStore) ClaimLookup(ctx context.Context, k idempotency.Key, c idempotency.NewClaim, now time.Time) (won bool, rec *idempotency.Record, err error) {
 	if s.claims != nil {
 		return s.claimLookupBatched(ctx, k, c, now)
 	}
 	return s.claimLookupOne(ctx, k, c, now)
 }
 
-func (s *SQLStore) claimLookupOne(ctx context.Context, k Key, c NewClaim, now time.Time) (won bool, rec *Record, err error) {
+func (s *SQLStore) claimLookupOne(ctx context.Context, k idempotency.Key, c idempotency.NewClaim, now time.Time) (won bool, rec *idempotency.Record, err error) {
 	st, ok := s.stmts[storage.ClaimLookup]
 	if !ok {
 		if won, err = s.Claim(ctx, k, c, now); err != nil || won {
@@ -318,8 +323,8 @@ func (r *rowScan) dest() []any {
 		&r.lockedAt, &r.recoveryPoint, &r.downstream, &r.status, &r.headers, &r.responseBody, &r.createdAt, &r.target}
 }
 
-func (r *rowScan) record(stmt storage.StatementName) (*Record, error) {
-	rec := &Record{
+func (r *rowScan) record(stmt storage.StatementName) (*idempotency.Record, error) {
+	rec := &idempotency.Record{
 		Operation: r.operation.String, Fingerprint: r.fingerprint.String, RequestBody: r.requestBody,
 		Fence: r.fence.Int64, LockedAt: fromMicros(r.lockedAt.Int64), RecoveryPoint: r.recoveryPoint.String,
 		Status: int(r.status.Int64), Body: r.responseBody, CreatedAt: fromMicros(r.createdAt.Int64), RequestTarget: r.target.String,
@@ -341,12 +346,12 @@ func (r *rowScan) record(stmt storage.StatementName) (*Record, error) {
 	return rec, nil
 }
 
-func (s *SQLStore) Takeover(ctx context.Context, k Key, fence int64, now time.Time) (bool, error) {
+func (s *SQLStore) Takeover(ctx context.Context, k idempotency.Key, fence int64, now time.Time) (bool, error) {
 	n, err := s.execRows(ctx, nil, storage.Takeover, []param{{"idempotency_key", k.Key}, {"account_id", k.Account}, {"fence", fence}, {"now", micros(now)}})
 	return n == 1, err
 }
 
-func (s *SQLStore) Checkpoint(ctx context.Context, tx *sql.Tx, k Key, fence int64, rp string, downstream map[string]string, now time.Time) (bool, error) {
+func (s *SQLStore) Checkpoint(ctx context.Context, tx *sql.Tx, k idempotency.Key, fence int64, rp string, downstream map[string]string, now time.Time) (bool, error) {
 	keys, err := json.Marshal(downstream)
 	if err != nil {
 		return false, err
@@ -355,7 +360,7 @@ func (s *SQLStore) Checkpoint(ctx context.Context, tx *sql.Tx, k Key, fence int6
 	return n == 1, err
 }
 
-func (s *SQLStore) Complete(ctx context.Context, tx *sql.Tx, k Key, fence int64, r Response, rp string, now time.Time) (bool, error) {
+func (s *SQLStore) Complete(ctx context.Context, tx *sql.Tx, k idempotency.Key, fence int64, r idempotency.Response, rp string, now time.Time) (bool, error) {
 	headers, err := marshalJSON(r.Headers)
 	if err != nil {
 		return false, err
@@ -367,7 +372,7 @@ func (s *SQLStore) Complete(ctx context.Context, tx *sql.Tx, k Key, fence int64,
 // CheckpointWrites commits the handler's writes with Checkpoint: in one
 // pipeline ending in CheckpointOrAbort on the native client where the
 // dialect has it, else in a transaction.
-func (s *SQLStore) CheckpointWrites(ctx context.Context, k Key, fence int64, rp string, downstream map[string]string, now time.Time, writes []Write) (bool, error) {
+func (s *SQLStore) CheckpointWrites(ctx context.Context, k idempotency.Key, fence int64, rp string, downstream map[string]string, now time.Time, writes []idempotency.Write) (bool, error) {
 	keys, err := json.Marshal(downstream)
 	if err != nil {
 		return false, err
@@ -377,7 +382,7 @@ func (s *SQLStore) CheckpointWrites(ctx context.Context, k Key, fence int64, rp 
 
 // CompleteWrites commits the handler's writes with Complete, as
 // CheckpointWrites does with Checkpoint.
-func (s *SQLStore) CompleteWrites(ctx context.Context, k Key, fence int64, r Response, rp string, now time.Time, writes []Write) (bool, error) {
+func (s *SQLStore) CompleteWrites(ctx context.Context, k idempotency.Key, fence int64, r idempotency.Response, rp string, now time.Time, writes []idempotency.Write) (bool, error) {
 	headers, err := marshalJSON(r.Headers)
 	if err != nil {
 		return false, err
@@ -389,7 +394,7 @@ func (s *SQLStore) CompleteWrites(ctx context.Context, k Key, fence int64, r Res
 // report a lost fence.
 const sqlStateDivisionByZero = "22012"
 
-func (s *SQLStore) commitWrites(ctx context.Context, name, orAbort storage.StatementName, vals []param, writes []Write) (bool, error) {
+func (s *SQLStore) commitWrites(ctx context.Context, name, orAbort storage.StatementName, vals []param, writes []idempotency.Write) (bool, error) {
 	if st, ok := s.stmts[orAbort]; ok && s.native != nil {
 		_, args := s.args(st.Name, vals)
 		stmts := make([]native.Stmt, len(writes)+1)
@@ -445,12 +450,12 @@ func sqlState(err error) string {
 	return ""
 }
 
-func (s *SQLStore) Release(ctx context.Context, k Key, fence int64) (bool, error) {
+func (s *SQLStore) Release(ctx context.Context, k idempotency.Key, fence int64) (bool, error) {
 	n, err := s.execRows(ctx, nil, storage.Release, []param{{"idempotency_key", k.Key}, {"account_id", k.Account}, {"fence", fence}})
 	return n == 1, err
 }
 
-func (s *SQLStore) Expire(ctx context.Context, k Key, fence int64, now time.Time) (bool, error) {
+func (s *SQLStore) Expire(ctx context.Context, k idempotency.Key, fence int64, now time.Time) (bool, error) {
 	n, err := s.execRows(ctx, nil, storage.Expire, []param{{"idempotency_key", k.Key}, {"account_id", k.Account}, {"fence", fence}, {"now", micros(now)}})
 	return n == 1, err
 }
@@ -459,16 +464,16 @@ func (s *SQLStore) Reap(ctx context.Context, now time.Time, limit int) (int64, e
 	return s.execRows(ctx, nil, storage.Reap, []param{{"now", micros(now)}, {"limit", limit}})
 }
 
-func (s *SQLStore) Stale(ctx context.Context, now time.Time, limit int) ([]StaleKey, error) {
+func (s *SQLStore) Stale(ctx context.Context, now time.Time, limit int) ([]idempotency.StaleKey, error) {
 	st, args := s.args(storage.Stale, []param{{"now", micros(now)}, {"limit", limit}})
 	rows, err := s.db.QueryContext(ctx, st.SQL, args...)
 	if err != nil {
 		return nil, fmt.Errorf("idempotency: Stale: %w", err)
 	}
 	defer rows.Close()
-	var out []StaleKey
+	var out []idempotency.StaleKey
 	for rows.Next() {
-		var k StaleKey
+		var k idempotency.StaleKey
 		dst := []any{&k.Key.Key, &k.Operation, &k.Fence, &k.RecoveryPoint}
 		if s.schema.Scoped {
 			dst = append([]any{&k.Account}, dst...)
@@ -494,4 +499,19 @@ func nonNil(b []byte) []byte {
 func marshalJSON(v any) (string, error) {
 	b, err := json.Marshal(v)
 	return string(b), err
+}
+
+func micros(t time.Time) int64 { return t.UnixMicro() }
+
+func fromMicros(v int64) time.Time {
+	if v == 0 {
+		return time.Time{}
+	}
+	return time.UnixMicro(v).UTC()
+}
+
+func rollback(tx *sql.Tx) {
+	if tx != nil {
+		_ = tx.Rollback()
+	}
 }

@@ -1,4 +1,4 @@
-package idempotency
+package stores
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package idempotency_test
+package stores_test
 
 import (
 	"context"
@@ -28,7 +28,7 @@ func TestWriteBatchFailsAlone(t *testing.T) {
 	if !s.Stats().BatchingWrites {
 		t.Fatal("the PostgreSQL store does not send several pipelines together")
 	}
-	insert, count := writesTable(t, s)
+	insert, count := dbtest.EffectsTable(t, s)
 	ctx := context.Background()
 	now := time.UnixMicro(1_700_000_000_000_000)
 	keys := make([]idempotency.Key, 5)
@@ -137,19 +137,19 @@ func TestWriteBatchingNeedsAsyncCommits(t *testing.T) {
 }
 
 // mergingStore is a PostgreSQL store that batches its write pipelines and
-// merges each batch into one transaction, with writesTable's table.
-func mergingStore(t *testing.T) (*idempotency.SQLStore, func(id string) idempotency.Write, func(id string) int) {
+// merges each batch into one transaction, with dbtest.EffectsTable's table.
+func mergingStore(t *testing.T) (*stores.SQLStore, func(id string) idempotency.Write, func(id string) int) {
 	t.Helper()
 	s := openPostgres(t, payoutsContract(t), stores.WriteBatches+"=on&"+stores.MergedWrites+"=on")
 	if st := s.Stats(); !st.BatchingWrites || !st.MergingWrites {
 		t.Fatal("the PostgreSQL store does not merge its write batches")
 	}
-	insert, count := writesTable(t, s)
+	insert, count := dbtest.EffectsTable(t, s)
 	return s, insert, count
 }
 
 // claimFirst claims k, which must be new.
-func claimFirst(t *testing.T, s *idempotency.SQLStore, k idempotency.Key, now time.Time) {
+func claimFirst(t *testing.T, s *stores.SQLStore, k idempotency.Key, now time.Time) {
 	t.Helper()
 	if won, err := s.Claim(context.Background(), k, idempotency.NewClaim{Operation: "POST /v1/transfers", RecoveryPoint: "started"}, now); err != nil || !won {
 		t.Fatalf("claim %v: %v %v", k, won, err)
@@ -163,20 +163,20 @@ type outcome struct {
 
 // sendTogether queues the calls' pipelines in order, as if another were in
 // flight, then lets them go as one batch, and returns their outcomes.
-func sendTogether(s *idempotency.SQLStore, calls ...func() (bool, error)) []outcome {
+func sendTogether(s *stores.SQLStore, calls ...func() (bool, error)) []outcome {
 	results := make([]chan outcome, len(calls))
-	idempotency.HoldWrites(s)
+	stores.HoldWrites(s)
 	for i, call := range calls {
 		results[i] = make(chan outcome, 1)
 		go func() {
 			ok, err := call()
 			results[i] <- outcome{ok, err}
 		}()
-		for idempotency.Queued(s) < i+1 {
+		for stores.Queued(s) < i+1 {
 			runtime.Gosched() // queue them in this order; counts, not time
 		}
 	}
-	idempotency.ReleaseWrites(s)
+	stores.ReleaseWrites(s)
 	got := make([]outcome, len(calls))
 	for i := range got {
 		got[i] = <-results[i]
@@ -280,7 +280,7 @@ func TestMergedWrites(t *testing.T) {
 func TestMergedWritesHotRows(t *testing.T) {
 	c := payoutsContract(t)
 	url := dbtest.Fresh(t, "postgres", os.Getenv)
-	instances := make([]*idempotency.SQLStore, 2)
+	instances := make([]*stores.SQLStore, 2)
 	for i := range instances {
 		s, err := stores.Open(context.Background(), url+"&"+stores.WriteBatches+"=on", c, true)
 		if err != nil {
@@ -388,7 +388,7 @@ func TestMergedWritesAfterSchemaChange(t *testing.T) {
 }
 
 // openPostgres opens a fresh PostgreSQL store whose URL adds params.
-func openPostgres(t *testing.T, c *contract.Contract, params string) *idempotency.SQLStore {
+func openPostgres(t *testing.T, c *contract.Contract, params string) *stores.SQLStore {
 	t.Helper()
 	s, err := stores.Open(context.Background(), dbtest.Fresh(t, "postgres", os.Getenv)+"&"+params, c, true)
 	if err != nil {

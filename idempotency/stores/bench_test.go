@@ -1,4 +1,4 @@
-package idempotency_test
+package stores_test
 
 import (
 	"bufio"
@@ -28,7 +28,7 @@ import (
 // by the tests; the issue asks for SQLite and PostgreSQL figures).
 var benchStores = []storage.Dialect{storage.SQLite, storage.Postgres}
 
-func benchStore(b *testing.B, name storage.Dialect) *idempotency.SQLStore {
+func benchStore(b *testing.B, name storage.Dialect) *stores.SQLStore {
 	b.Helper()
 	c := payoutsContract(b)
 	// stores.Open logs its commit settings at start; on stderr that line
@@ -53,7 +53,7 @@ func benchStore(b *testing.B, name storage.Dialect) *idempotency.SQLStore {
 // middleware's statements, database/sql on SQLite. With sqlTx the
 // middleware's handler uses Step.Finish and its *sql.Tx instead (BEGIN,
 // the insert, Complete, COMMIT: four round trips after the claim).
-func effectHandler(s *idempotency.SQLStore, sqlTx bool) http.Handler {
+func effectHandler(s *stores.SQLStore, sqlTx bool) http.Handler {
 	insert := storage.Rebind(s.Schema().Dialect, "INSERT INTO bench_effects (id, account_id, amount) VALUES (?, ?, ?)")
 	var n atomic.Int64
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -79,7 +79,7 @@ func effectHandler(s *idempotency.SQLStore, sqlTx bool) http.Handler {
 			}
 			return
 		}
-		if err := idempotency.Exec(ctx, s, insert, args); err != nil {
+		if err := stores.Exec(ctx, s, insert, args); err != nil {
 			panic(err)
 		}
 	})
@@ -201,7 +201,7 @@ func drive(b *testing.B, clients int, h http.Handler, key func(i int64) string, 
 	b.ReportMetric(float64(lat[min(len(lat)-1, len(lat)*99/100)].Microseconds())/1000, "p99-ms")
 }
 
-func wrap(b *testing.B, s *idempotency.SQLStore, h http.Handler, replayCache ...int) http.Handler {
+func wrap(b *testing.B, s *stores.SQLStore, h http.Handler, replayCache ...int) http.Handler {
 	b.Helper()
 	mw, err := idempotency.New(payoutsContract(b), s, idempotency.Options{
 		Account:     func(r *http.Request) (string, bool) { return r.Header.Get("X-Account"), true },
@@ -334,7 +334,7 @@ func BenchmarkClaimKeys(b *testing.B) {
 }
 
 // fill stores n completed keys with one statement.
-func fill(b *testing.B, s *idempotency.SQLStore, n int) {
+func fill(b *testing.B, s *stores.SQLStore, n int) {
 	b.Helper()
 	var q string
 	cols := "account_id, idempotency_key, operation, fingerprint, request_body, fence, locked_at, recovery_point, downstream_keys, response_status, response_headers, response_body, created_at"

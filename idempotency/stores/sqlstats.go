@@ -1,4 +1,4 @@
-package idempotency
+package stores
 
 import (
 	"database/sql"
@@ -6,10 +6,10 @@ import (
 	"github.com/retryspec/retryspec/idempotency/internal/native"
 )
 
-// SQLStats are an SQLStore's figures at one moment, as sql.DB.Stats and
+// Stats are an SQLStore's figures at one moment, as sql.DB.Stats and
 // pgxpool's Stat report theirs. The counts only grow: a dashboard takes
 // the difference between two readings.
-type SQLStats struct {
+type Stats struct {
 	// DB is the *sql.DB's figures; on PostgreSQL its connections are
 	// borrowed from the pgx pool the Pool figures describe (zero
 	// elsewhere): size limit, connections open, idle and in use, and
@@ -34,9 +34,9 @@ type SQLStats struct {
 }
 
 // Stats reads the store's figures.
-func (s *SQLStore) Stats() SQLStats {
+func (s *SQLStore) Stats() Stats {
 	c := &s.counts
-	st := SQLStats{
+	st := Stats{
 		DB:             s.db.Stats(),
 		BatchingClaims: s.claims != nil, BatchingWrites: s.writes != nil, MergingWrites: s.mergeWrites,
 		ClaimTrips: c.claimTrips.Load(), ClaimBatches: c.batches.Load(), LookupBatches: c.lookupBatches.Load(), FailedClaimBatches: c.batchFailures.Load(),
