@@ -40,9 +40,11 @@ type answerPath struct {
 	level slog.Level
 	log   string
 	// reply is the contract's answer the caller gets, byte for byte;
-	// storedReply: the caller gets the response the key stores (201).
-	reply       contract.ReplyKind
-	storedReply bool
+	// storedReply: the caller gets the response the key stores (201);
+	// aborted: the handler aborted the response (http.ErrAbortHandler),
+	// which goes on to the server, and the caller gets none, as it asked.
+	reply                contract.ReplyKind
+	storedReply, aborted bool
 	// run drives the path on e and returns the answer of the request the
 	// path is about, after calling e.mark() just before sending it.
 	run func(t *testing.T, e *pathEnv) *httptest.ResponseRecorder
@@ -212,6 +214,31 @@ var answerPaths = []answerPath{
 		}},
 	{name: "handler panics", metric: alerting.HandlerPanics, level: slog.LevelError, log: "handler panicked", reply: contract.ReplyStoreUnavailable,
 		run: onePost(nil, idempotency.Options{}, func(http.ResponseWriter, *http.Request) { panic("the handler failed") })},
+	{name: "handler aborts its response", metric: alerting.HandlerPanics, level: slog.LevelWarn, log: "ErrAbortHandler", aborted: true,
+		run: func(t *testing.T, e *pathEnv) *httptest.ResponseRecorder {
+			var runs atomic.Int64
+			e.serve(t, payoutsContract(t), nil, idempotency.Options{}, func(w http.ResponseWriter, r *http.Request) {
+				if runs.Add(1) == 1 {
+					panic(http.ErrAbortHandler)
+				}
+				created(w, r)
+			})
+			e.mark()
+			func() {
+				defer func() {
+					if p := recover(); p != http.ErrAbortHandler {
+						t.Errorf("the abort reached the server as %v, want http.ErrAbortHandler", p)
+					}
+				}()
+				e.post(context.Background(), "k", "acct_a", body)
+			}()
+			// The key was released: the retry runs (and logs and counts
+			// no failure).
+			if w := e.post(context.Background(), "k", "acct_a", body); w.Code != http.StatusCreated || runs.Load() != 2 {
+				t.Errorf("the retry after an abort: %d %s after %d runs", w.Code, w.Body, runs.Load())
+			}
+			return nil
+		}},
 	{name: "handler panics after Step.Finish", metric: alerting.HandlerPanics, level: slog.LevelError, log: "handler panicked", storedReply: true,
 		run: onePost(nil, idempotency.Options{}, finisher(true))},
 }
@@ -237,11 +264,14 @@ func TestEveryAnswerPath(t *testing.T) {
 				e := &pathEnv{storeName: name}
 				w := p.run(t, e)
 				defer e.wait()
-				if p.storedReply {
+				switch want := e.c.Reply(p.reply); {
+				case p.aborted:
+					// No answer: the server aborts it, as the handler asked.
+				case p.storedReply:
 					if w.Code != http.StatusCreated || w.Body.String() != stored {
 						t.Errorf("answer %d %q, want the stored 201 %q", w.Code, w.Body, stored)
 					}
-				} else if want := e.c.Reply(p.reply); w.Code != want.Status || w.Body.String() != string(want.Bytes()) {
+				case w.Code != want.Status || w.Body.String() != string(want.Bytes()):
 					t.Errorf("answer %d %q, want %d %q", w.Code, w.Body, want.Status, want.Bytes())
 				}
 				recs := e.logs.since(e.logMark)
@@ -277,7 +307,7 @@ func TestAnswerPathsCoverEveryKind(t *testing.T) {
 	replies := map[contract.ReplyKind]bool{}
 	for _, p := range answerPaths {
 		covered[series{p.metric, p.kind}] = true
-		if !p.storedReply {
+		if !p.storedReply && !p.aborted {
 			replies[p.reply] = true
 		}
 	}

@@ -692,13 +692,18 @@ func (h *endpointHandler) run(w http.ResponseWriter, r *http.Request, k Key, fen
 // runHandler runs the wrapped handler with step in the request's context
 // and body as the request's body, and returns what it panicked with (nil
 // when it returned). http.ErrAbortHandler, the handler's own request to
-// abort the response, releases the key and goes on to the server.
+// abort the response, releases the key, is counted and logged like any
+// panic, and goes on to the server, which aborts the response as asked.
 func (h *endpointHandler) runHandler(r *http.Request, step *Step, body []byte) (panicked any) {
 	defer func() {
 		if panicked = recover(); panicked == http.ErrAbortHandler {
+			var releaseErr error
 			if !step.done && !step.lost {
-				_, _ = h.m.store.Release(context.WithoutCancel(r.Context()), step.k, step.fence)
+				_, releaseErr = h.m.store.Release(context.WithoutCancel(r.Context()), step.k, step.fence)
 			}
+			h.m.metrics.Count(alerting.HandlerPanics, h.ep.Operation, "")
+			h.m.log.Warn("idempotency: the handler panicked with http.ErrAbortHandler; the response is aborted as it asked and the key left to the retry",
+				"operation", h.ep.Operation, "key", step.k.Key, "account", step.k.Account, "release_err", releaseErr)
 			panic(panicked)
 		}
 	}()
