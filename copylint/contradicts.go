@@ -142,6 +142,10 @@ var (
 	// figures and codes, not this API's.
 	reOtherProvider = regexp.MustCompile(`\b(stripe|resend|twilio|adyen|paypal|square|shopify|github|aws|amazon|google|braintree|plaid|checkout\.com)('s)? (\w+ ){0,3}(rejects?|returns?|answers?|responds?|sends?|uses?|names?|calls?|codes?)\b[^;]*$`)
 
+	// A denial of a place before a header name, in its clause: "in the
+	// body, not in an Idempotency-Key header".
+	reDeniedPlace = regexp.MustCompile(`\b(not|no|never|instead of|rather than|unlike|without|don't|do not|doesn't|does not)\b[^,;:.]{0,40}$`)
+
 	reErrorCode = regexp.MustCompile(`\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b`)
 )
 
@@ -343,16 +347,30 @@ func (x *sentence) header() {
 	if !hasIdem {
 		return
 	}
-	if !k.gHeaderish.pass(sent) || !k.otherHeaderName(sent) {
+	inBody := c.Idempotency.InBody()
+	if !k.gHeaderish.pass(sent) || !inBody && !k.otherHeaderName(sent) {
 		return
 	}
 	for _, m := range k.reHeaderish.FindAllStringSubmatchIndex(str, -1) {
 		loc := groupAt(k.reHeaderish, m, "name")
 		name := str[loc[0]:loc[1]]
-		if name == k.header || (k.replay != "" && name == k.replay) {
+		if k.replay != "" && name == k.replay || !strings.Contains(name, "-") {
 			continue
 		}
-		if !strings.Contains(name, "-") {
+		if inBody {
+			// Under key_in: body no header carries the key, the contract's
+			// header field included (it keeps its default); a sentence
+			// that names one as the key's place contradicts the contract,
+			// unless it says the key does not go there.
+			if reDeniedPlace.MatchString(str[:loc[0]]) {
+				continue
+			}
+			x.add(loc, "idempotency.key_in",
+				fmt.Sprintf("names the header %q as the idempotency key's place, but the contract sends the key in %s (key_in: body)", name, c.Idempotency.KeyPlace()),
+				fmt.Sprintf("write the contract's place: send the key as %s, the same value on every retry", c.Idempotency.KeyPlace()))
+			break
+		}
+		if name == k.header {
 			continue
 		}
 		x.add(loc, "idempotency.header",
