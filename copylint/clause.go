@@ -33,6 +33,7 @@ type clauseData struct {
 	MentionAft string `yaml:"mention_after"`
 	Modal      string `yaml:"modal"`
 	Purpose    string `yaml:"purpose"`
+	Control    string `yaml:"control"`
 	Instruct   string `yaml:"instruction"`
 	Topic      string `yaml:"topic"`
 	TopicEnd   string `yaml:"topic_end"`
@@ -41,6 +42,7 @@ type clauseData struct {
 
 type clauseRules struct {
 	boundaries, mention, mentionAfter, modal, purpose *gatedRE
+	control                                           *gatedRE
 	instruction, topic, topicEnd                      *gatedRE
 	quoted                                            *gatedRE
 }
@@ -59,6 +61,7 @@ func clauseAnalysis() *clauseRules {
 			mentionAfter: newGatedRE(regexp.MustCompile(anchored(d.MentionAft))),
 			modal:        newGatedRE(regexp.MustCompile(d.Modal)),
 			purpose:      newGatedRE(regexp.MustCompile(d.Purpose)),
+			control:      newGatedRE(regexp.MustCompile(d.Control)),
 			instruction:  newGatedRE(regexp.MustCompile(d.Instruct)),
 			topic:        newGatedRE(regexp.MustCompile(d.Topic)),
 			topicEnd:     newGatedRE(regexp.MustCompile(d.TopicEnd)),
@@ -148,7 +151,7 @@ func (c *clauseRules) judge(r *compiledRule, sent []byte, start, end int, memo *
 	// names the mechanism bounding it ("the store is expected to enlist in
 	// the transaction to ensure exactly-once behavior") says what holds
 	// within that bound.
-	if r.clause && c.purpose.Match(before) && (bound == nil || c.instruction.Match(sent[end:])) {
+	if r.clause && c.purpose.Match(before) && !c.control.Match(before) && (bound == nil || c.instruction.Match(sent[end:])) {
 		return vHonest, nil
 	}
 	if bound != nil {
