@@ -38,13 +38,14 @@ type clauseData struct {
 	Topic      string `yaml:"topic"`
 	TopicEnd   string `yaml:"topic_end"`
 	Quoted     string `yaml:"quoted"`
+	QuotedAft  string `yaml:"quoted_after"`
 }
 
 type clauseRules struct {
 	boundaries, mention, mentionAfter, modal, purpose *gatedRE
 	control                                           *gatedRE
 	instruction, topic, topicEnd                      *gatedRE
-	quoted                                            *gatedRE
+	quoted, quotedAfter                               *gatedRE
 }
 
 var (
@@ -66,6 +67,7 @@ func clauseAnalysis() *clauseRules {
 			topic:        newGatedRE(regexp.MustCompile(d.Topic)),
 			topicEnd:     newGatedRE(regexp.MustCompile(d.TopicEnd)),
 			quoted:       newGatedRE(regexp.MustCompile(d.Quoted)),
+			quotedAfter:  newGatedRE(regexp.MustCompile(anchored(d.QuotedAft))),
 		}
 	})
 	return clauseRE
@@ -173,10 +175,11 @@ func (c *clauseRules) quotedPhrase(sent, before []byte, start, end int) bool {
 		return false
 	}
 	after := sent[end:]
-	if i := bytes.IndexByte(after, '"'); i < 0 || i > slack {
+	i := bytes.IndexByte(after, '"')
+	if i < 0 || i > slack {
 		return false
 	}
-	return c.quoted.Match(before[:open])
+	return c.quoted.Match(before[:open]) || c.quotedAfter.Match(after[i+1:])
 }
 
 // isTopic says the sentence is a title naming the term as a topic: the
