@@ -223,21 +223,22 @@ const thirdMinPrecision, thirdMinRecall = 0.97, 1.00
 // TestHeldOutFourth measures the lint on heldout4.tsv: 80 sentences in
 // yet other authorship styles (dashboard text, API reference fields,
 // onboarding emails, status posts, partner guides), written by another
-// author before the rule changes that read a promise by its parts
-// (developed on heldout3.tsv), kept out of the repository and out of
-// their author's sight until they were done, and never used to write
-// them. Its floors are regression floors: the figures measured
-// on the merged changes, rounded down, under the goals
-// (BENCHMARKS.md has them). Rules tuned on its misses make it a
-// development set like the others; a fifth set then measures.
+// author and first measured unseen (recall 0.696, precision 0.914 on the
+// rules developed on heldout3.tsv). The change that reads a promise's
+// grammar (control verbs, passive and causative voice, negated harm,
+// durations in halves and as adjectives, counts with adjectives, quotes
+// named by what follows them) was then tuned on its misses and on
+// dev5.tsv, so it is now a development set like the others, and its
+// floors are regression floors: the figures after that change, rounded
+// down (BENCHMARKS.md has them). A set written after it measures.
 func TestHeldOutFourth(t *testing.T) {
 	measureHeldOut(t, "heldout4.tsv", 60, fourthMinPrecision, fourthMinRecall)
 }
 
-// fourthMinPrecision and fourthMinRecall are the figures measured after
-// those changes, rounded down; BENCHMARKS.md ("a fourth held-out set")
-// has them beside the figures before.
-const fourthMinPrecision, fourthMinRecall = 0.91, 0.69
+// fourthMinPrecision and fourthMinRecall: 1.000 / 0.978 measured, less a
+// small margin. The one miss left is line 55, whose retry and key sit in
+// two clauses joined by a semicolon, which splits sentences.
+const fourthMinPrecision, fourthMinRecall = 0.97, 0.95
 
 // measureHeldOut lints the sentences of file as one page with the example
 // contract, prints the families it holds, and fails below at least
@@ -274,4 +275,7 @@ func TestDevFifth(t *testing.T) {
 	measureHeldOut(t, "dev5.tsv", 100, devFifthMinPrecision, devFifthMinRecall)
 }
 
-const devFifthMinPrecision, devFifthMinRecall = 0.0, 0.0
+// devFifthMinPrecision and devFifthMinRecall: 0.979 / 0.657 before the
+// change it was written for, 1.000 / 0.986 after it; floors a small margin
+// under the latter.
+const devFifthMinPrecision, devFifthMinRecall = 0.97, 0.95
