@@ -246,6 +246,9 @@ var claimPartsCorpus = []struct {
 	{"Whatever the exception, the worker retries the job.", RuleRetryAnyError},
 	{"Whatever the status code, a failed call is resent.", RuleRetryAnyError},
 	{"RFC-compliant idempotency keys on every plan.", RuleStandardClaim},
+	{"Double payouts are prevented in every case.", RuleAbsoluteGuarantee},
+	{"Since 2024, refunds issued twice are history.", RuleAbsoluteGuarantee},
+	{"Duplicate payouts were rare, but a retry without its key could still pay twice.", ""},
 }
 
 func TestClaimCorpus(t *testing.T) {

@@ -162,6 +162,17 @@ func TestFamiliesJudgedByContract(t *testing.T) {
 		{"The SDK makes four automatic attempts per request.", "retry.max_attempts", false},
 		{"The SDK makes three automatic attempts per request.", "", false},
 		{"Changelog: the \"retry until success\" toggle was removed.", "", true},
+		// The concept forms: the promise's concepts in one sentence in any
+		// order and words (safety, a retry, a universal; idempotent, a
+		// whole, the API; the key unneeded, the key, a retry).
+		{"You can retry every Lumapay request without a second thought.", "endpoints[0].key (POST /v1/transfers)", true},
+		{"Only reads can be retried without a second thought, whatever the endpoint.", "", true},
+		{"Idempotent by design and by default: the entire Lumapay API.", "endpoints[2].effect (POST /v1/reports/{id}/archive)", true},
+		{"Making the entire API idempotent is our goal for next year.", "", true},
+		{"Retries don't need an idempotency key.", "endpoints[0].key (POST /v1/transfers)", true},
+		{"Retries of GET calls don't need a key.", "", true},
+		{"Keys are remembered for a couple of weeks.", "idempotency.replay_window", false},
+		{"This release teaches the worker to keep re-sending a refund until the bank acknowledges it.", "retry.max_attempts", false},
 	} {
 		fs := LintSource(payouts, "page.md", []byte(tc.text+"\n"))
 		var paths []string

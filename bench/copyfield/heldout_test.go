@@ -275,7 +275,9 @@ func TestDevFifth(t *testing.T) {
 	measureHeldOut(t, "dev5.tsv", 100, devFifthMinPrecision, devFifthMinRecall)
 }
 
-// devFifthMinPrecision and devFifthMinRecall: 0.979 / 0.657 before the
-// change it was written for, 1.000 / 0.986 after it; floors a small margin
-// under the latter.
-const devFifthMinPrecision, devFifthMinRecall = 0.97, 0.95
+// devFifthMinPrecision and devFifthMinRecall: on its first 109 lines
+// 0.979 / 0.657 before the change it was written for and 1.000 / 0.986
+// after; its last 44 lines, written after that, 1.000 / 0.429 before the
+// concept forms and 1.000 / 0.893 after; all 153 lines 1.000 / 0.959.
+// Floors a small margin under the last.
+const devFifthMinPrecision, devFifthMinRecall = 0.97, 0.94
