@@ -144,7 +144,12 @@ var (
 
 	// A denial of a place before a header name, in its clause: "in the
 	// body, not in an Idempotency-Key header".
-	reDeniedPlace = regexp.MustCompile(`\b(not|no|never|instead of|rather than|unlike|without|don't|do not|doesn't|does not)\b[^,;:.]{0,40}$`)
+	// The name said to be a header: "the Idempotency-Key header", "a
+	// header named Idempotency-Key". A bare "the same Idempotency-Key"
+	// names the key, in the words every catalogue example uses.
+	reHeaderAfter  = regexp.MustCompile(`^\W{0,3}(http |request )?headers?\b`)
+	reHeaderBefore = regexp.MustCompile(`\bheaders?( named| called|:)?\W{0,3}$`)
+	reDeniedPlace  = regexp.MustCompile(`\b(not|no|never|instead of|rather than|unlike|without|don't|do not|doesn't|does not)\b[^,;:.]{0,40}$`)
 
 	reErrorCode = regexp.MustCompile(`\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b`)
 )
@@ -361,9 +366,9 @@ func (x *sentence) header() {
 		if inBody {
 			// Under key_in: body no header carries the key, the contract's
 			// header field included (it keeps its default); a sentence
-			// that names one as the key's place contradicts the contract,
-			// unless it says the key does not go there.
-			if reDeniedPlace.MatchString(str[:loc[0]]) {
+			// that names one as a header contradicts the contract, unless
+			// it says the key does not go there.
+			if !reHeaderAfter.MatchString(str[loc[1]:]) && !reHeaderBefore.MatchString(str[:loc[0]]) || reDeniedPlace.MatchString(str[:loc[0]]) {
 				continue
 			}
 			x.add(loc, "idempotency.key_in",
