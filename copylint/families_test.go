@@ -172,7 +172,7 @@ func TestFamiliesJudgedByContract(t *testing.T) {
 		{"Retries don't need an idempotency key.", "endpoints[0].key (POST /v1/transfers)", true},
 		{"Retries of GET calls don't need a key.", "", true},
 		{"Keys are remembered for a couple of weeks.", "idempotency.replay_window", false},
-		{"This release teaches the worker to keep re-sending a refund until the bank acknowledges it.", "retry.max_attempts", false},
+		{"This release teaches the worker to keep re-sending a refund until the bank confirms it.", "retry.max_attempts", false},
 	} {
 		fs := LintSource(payouts, "page.md", []byte(tc.text+"\n"))
 		var paths []string
