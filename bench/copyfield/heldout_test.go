@@ -240,6 +240,24 @@ func TestHeldOutFourth(t *testing.T) {
 // two clauses joined by a semicolon, which splits sentences.
 const fourthMinPrecision, fourthMinRecall = 0.97, 0.95
 
+// TestHeldOutFifth measures the lint on heldout5.tsv: 168 sentences in
+// genres the earlier sets lack (changelogs, pricing pages, social posts,
+// support macros, app-store text, non-native English, MDX and HTML
+// fragments), written by an engineer who read neither the rules nor the
+// other sets, and kept outside the repository until the rules of that
+// round (the promise-grammar change tuned on heldout4.tsv and dev5.tsv)
+// were measured on it. The floors are the measured figures, rounded down:
+// they keep the lint from falling below what it did on copy it had never
+// seen. Tuning on this file's misses makes it a development set; say so
+// here and move the floors when that happens.
+func TestHeldOutFifth(t *testing.T) {
+	measureHeldOut(t, "heldout5.tsv", 150, fifthMinPrecision, fifthMinRecall)
+}
+
+// fifthMinPrecision and fifthMinRecall: 0.896 / 0.625 measured unseen
+// (BENCHMARKS.md, "Copy lint on a fifth unseen set").
+const fifthMinPrecision, fifthMinRecall = 0.88, 0.61
+
 // measureHeldOut lints the sentences of file as one page with the example
 // contract, prints the families it holds, and fails below at least
 // sentences, precision minPrecision or recall minRecall.
