@@ -335,11 +335,15 @@ func (d *decoder) decodeConflict(v *yaml.Node, path string, dst *Conflict) {
 	}
 	if s, ok := h["code"]; ok {
 		code := d.str(s, path+".code")
-		switch err := validCode(code); {
+		switch err := validErrorCode(code); {
 		case code == NoCode:
 			// The API answers this conflict by status only: every output
 			// then matches and shows the status alone.
 			code = ""
+		case strings.EqualFold(code, NoCode):
+			// Codes keep their case, so None would be a code; a reader
+			// cannot tell it from the status-only marker.
+			d.errorf(d.resolve(s), path+".code", "write `code: none` (lower case) when the API sends no code", "%s: %q reads as none, but only lower-case none means status only", path+".code", code)
 		case err != nil:
 			d.errorf(d.resolve(s), path+".code", "write the code the API sends, or `code: none` when it sends none (status only)", "%s: %v", path+".code", err)
 		}
