@@ -21,6 +21,9 @@ func (c *Contract) MiddlewareGaps() []string {
 	if c.Idempotency.ResultHeader.Set() {
 		gaps = append(gaps, gapResultHeader)
 	}
+	if c.Idempotency.InGraphQL() {
+		gaps = append(gaps, gapGraphQL)
+	}
 	return gaps
 }
 
@@ -37,6 +40,9 @@ func (c *Contract) VerifyGaps() []string {
 	if c.Idempotency.ResultHeader.Set() {
 		gaps = append(gaps, gapResultHeader)
 	}
+	if c.Idempotency.InGraphQL() {
+		gaps = append(gaps, gapGraphQL)
+	}
 	return gaps
 }
 
@@ -51,6 +57,9 @@ func (c *Contract) ClientGaps() []string {
 	if c.Idempotency.FirstSent.Set() {
 		gaps = append(gaps, gapFirstSent)
 	}
+	if c.Idempotency.InGraphQL() {
+		gaps = append(gaps, gapGraphQL)
+	}
 	return gaps
 }
 
@@ -58,4 +67,8 @@ const (
 	gapBodyKey      = "idempotency.key_in: body (the key in the JSON request body)"
 	gapFirstSent    = "idempotency.first_sent (a window measured from the client's first-sent time)"
 	gapResultHeader = "idempotency.result_header (a header that reports the result)"
+	// The middleware stays HTTP-only: it wraps an http.Handler per route
+	// and answers conflicts with statuses, while a GraphQL API serves every
+	// mutation on one path and reports conflicts as error entries in a 200.
+	gapGraphQL = "idempotency.key_in: graphql (the key in a GraphQL mutation, conflicts as error entries in a 200)"
 )

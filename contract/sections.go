@@ -162,7 +162,7 @@ func (d *decoder) decodeIdempotency(n *yaml.Node, c *Contract) {
 	const p = "idempotency"
 	f := d.object(n, p, "header", "header_value", "replay_header", "key_source", "max_key_length", "scope",
 		"derivation", "fingerprint", "fingerprint_headers", "fingerprint_fields", "claim", "in_flight", "conflicts", "stored_failures", "stored_outcomes", "stored_response",
-		"replay_window", "reaper_after", "longest_retry_chain", "after_window", "recovery", "first_sent", "result_header", "key_in", "key_field")
+		"replay_window", "reaper_after", "longest_retry_chain", "after_window", "recovery", "first_sent", "result_header", "key_in", "key_field", "graphql")
 	id := &c.Idempotency
 	*id = defaultIdempotency()
 	if f == nil {
@@ -172,6 +172,7 @@ func (d *decoder) decodeIdempotency(n *yaml.Node, c *Contract) {
 		id.Header = d.headerName(v, p+".header")
 	}
 	d.decodeKeyIn(f, p, id)
+	d.decodeGraphQL(f, p, id)
 	if v, ok := f["header_value"]; ok {
 		id.HeaderValue = HeaderValue(d.enum(v, p+".header_value", HeaderValues...))
 	}
@@ -207,6 +208,7 @@ func (d *decoder) decodeIdempotency(n *yaml.Node, c *Contract) {
 	}
 	if v, ok := f["conflicts"]; ok {
 		d.decodeConflicts(v, p+".conflicts", &id.Conflicts)
+		d.checkGraphQLConflicts(f, p, *id)
 	}
 	if v, ok := f["stored_failures"]; ok {
 		id.StoredFailures = FailurePolicy(d.enum(v, p+".stored_failures", FailurePolicies...))
@@ -398,13 +400,16 @@ func (d *decoder) decodeEndpoints(n *yaml.Node, c *Contract) {
 	// Sized once: growing by doubling keeps two copies alive at the peak.
 	c.Endpoints = make([]Endpoint, 0, min(items, MaxEndpoints))
 	d.list(n, "endpoints", MaxEndpoints, func(item *yaml.Node, p string) {
-		f := d.object(item, p, "operation", "effect", "key", "unsafe_to_retry", "external_calls", "recovery_points", "single_transaction", "summary", "max_duration", "reviewed", "example", "max_key_length")
+		f := d.object(item, p, "operation", "effect", "key", "unsafe_to_retry", "external_calls", "recovery_points", "single_transaction", "summary", "max_duration", "reviewed", "example", "max_key_length", "mutation")
 		e := Endpoint{Key: KeyNone}
 		if f == nil {
 			c.Endpoints = append(c.Endpoints, e)
 			return
 		}
-		if v, ok := f["operation"]; ok {
+		d.decodeMutation(item, f, p, &e, c.Idempotency, seen)
+		if c.Idempotency.InGraphQL() {
+			// The mutation stands for the operation (graphql.go).
+		} else if v, ok := f["operation"]; ok {
 			e.Operation = d.str(v, p+".operation")
 			m, path, err := ParseOperation(e.Operation)
 			if err != nil {

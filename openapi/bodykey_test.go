@@ -262,3 +262,50 @@ paths:
 		t.Errorf("the object example was not taken: %s", b.String())
 	}
 }
+
+// TestGraphQLSkipped: a GraphQL contract's mutations get no operation
+// additions (OpenAPI has no operation per mutation), each with a note
+// saying why, even when the spec declares the GraphQL POST; drift does not
+// call them stale.
+func TestGraphQLSkipped(t *testing.T) {
+	c, err := contract.Parse("retryspec.yaml", []byte(`retryspec: 1
+api: {name: Shop, base_url: https://shop.example}
+idempotency:
+  key_in: graphql
+  graphql: {path: /graphql, directive: idempotent, argument: key}
+  stored_failures: replay
+  conflicts:
+    payload_mismatch: {code: IDEMPOTENCY_KEY_PARAMETER_MISMATCH}
+    in_flight: {code: IDEMPOTENCY_CONCURRENT_REQUEST}
+endpoints:
+  - mutation: inventorySetQuantities
+    effect: replace
+    key: required
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Parse("spec.yaml", []byte(`openapi: 3.1.0
+info: {title: Shop, version: "1"}
+paths:
+  /graphql:
+    post:
+      responses:
+        "200": {description: ok}
+`), LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := validMerge(t, c, s)
+	for _, e := range p.Edits {
+		if len(e.Target) >= 2 && e.Target[0] == "paths" {
+			t.Errorf("an edit targets the GraphQL POST: %+v", e)
+		}
+	}
+	if len(p.Skipped) != 1 || p.Skipped[0].Operation != "mutation inventorySetQuantities" || !strings.Contains(p.Skipped[0].Message, "no operation per mutation") || p.Skipped[0].Line != 11 {
+		t.Errorf("skipped %+v, want one note for the mutation at line 11", p.Skipped)
+	}
+	if f := DriftSpec(c, s); len(f) != 0 {
+		t.Errorf("drift %v", f)
+	}
+}

@@ -59,3 +59,25 @@ func TestPagesSayWhereTheKeyGoes(t *testing.T) {
 		t.Error("the QUERY is listed among the endpoints that change state")
 	}
 }
+
+// TestPagesRefuseGraphQL: until the pages describe mutations, a GraphQL
+// contract is refused with the field named, instead of pages that tell
+// integrators to send a key header the API never reads.
+func TestPagesRefuseGraphQL(t *testing.T) {
+	c, err := contract.Parse("retryspec.yaml", []byte(`retryspec: 1
+api: {name: Shop, base_url: https://shop.example}
+idempotency:
+  key_in: graphql
+  graphql: {path: /graphql, argument: idempotencyKey, errors_in: errors}
+  stored_failures: replay
+  conflicts: {in_flight: {code: CONCURRENT}, payload_mismatch: {code: MISMATCH}}
+endpoints:
+  - {mutation: orderCreate, effect: create, key: required}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Markdown(Inputs{Contract: c}, nil); err == nil || !strings.Contains(err.Error(), "idempotency.key_in: graphql") {
+		t.Errorf("Markdown = %v, want a refusal naming key_in: graphql", err)
+	}
+}

@@ -275,3 +275,26 @@ func TestLanguagesFor(t *testing.T) {
 		t.Errorf("no sdk section: %d languages, want all %d", got, len(Languages()))
 	}
 }
+
+// TestRefusesGraphQL: the snippets refuse a GraphQL contract, naming the
+// field, rather than POST a body with a key header the API never reads.
+func TestRefusesGraphQL(t *testing.T) {
+	c, err := contract.Parse("retryspec.yaml", []byte(`retryspec: 1
+api: {name: Shop, base_url: https://shop.example}
+idempotency:
+  key_in: graphql
+  graphql: {path: /admin/graphql, directive: idempotent, argument: key}
+  stored_failures: replay
+  conflicts: {in_flight: {code: BUSY}, payload_mismatch: {code: REUSED}}
+endpoints:
+  - {mutation: inventoryAdjustQuantities, effect: increment, key: required}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range Languages() {
+		if _, err := Render(c, l.Name); err == nil || !strings.Contains(err.Error(), "idempotency.key_in: graphql") {
+			t.Errorf("%s: Render = %v, want a refusal naming key_in: graphql", l.Name, err)
+		}
+	}
+}
