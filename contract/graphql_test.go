@@ -1,32 +1,31 @@
 package contract
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/retryspec/retryspec/internal/testenv"
 )
 
-// graphqlBase is a Shopify-shaped contract: the key in @idempotent(key:),
-// conflicts as userErrors codes in a 200.
-const graphqlBase = `retryspec: 1
-api: {name: Shop, base_url: https://shop.example}
-idempotency:
-  key_in: graphql
-  graphql: {path: /admin/api/2026-04/graphql.json, directive: idempotent, argument: key}
-  stored_failures: replay
-  conflicts:
-    payload_mismatch: {code: IDEMPOTENCY_KEY_PARAMETER_MISMATCH}
-    in_flight: {code: IDEMPOTENCY_CONCURRENT_REQUEST}
-endpoints:
-  - mutation: inventorySetQuantities
-    effect: replace
-    key: required
-`
+// graphqlMutation is testdata/graphql/mutation.yaml, a Shopify-shaped
+// contract: the key in @idempotent(key:), conflicts as userErrors codes in
+// a 200. The render, snippets and openapi tests load it too.
+func graphqlMutation(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(testenv.RepoRoot(t), "testdata", "graphql", "mutation.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
 
 // TestGraphQLContract: a GraphQL contract loads with its mutations as POSTs
 // to the GraphQL path, the key's place and the conflicts' codes as written.
 func TestGraphQLContract(t *testing.T) {
-	c, err := Parse("retryspec.yaml", []byte(graphqlBase))
+	c, err := Parse("retryspec.yaml", []byte(graphqlMutation(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,6 +52,7 @@ func TestGraphQLContract(t *testing.T) {
 // TestGraphQLBadInput: the combinations that cannot work are refused at
 // their position with a fix.
 func TestGraphQLBadInput(t *testing.T) {
+	base := graphqlMutation(t)
 	for _, tt := range []struct {
 		name, old, new string
 		line, col      int
@@ -72,8 +72,8 @@ func TestGraphQLBadInput(t *testing.T) {
 		{"twice", "    key: required\n", "    key: required\n  - mutation: inventorySetQuantities\n    effect: replace\n", 14, 15, "is already listed at endpoints[0]", "merge"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			src := strings.Replace(graphqlBase, tt.old, tt.new, 1)
-			if src == graphqlBase {
+			src := strings.Replace(base, tt.old, tt.new, 1)
+			if src == base {
 				t.Fatal("the edit does not apply")
 			}
 			wantDiagnostic(t, src, tt.line, tt.col, tt.message, tt.fix)
@@ -86,7 +86,7 @@ func TestGraphQLBadInput(t *testing.T) {
 // TestGraphQLGaps: the middleware, verify and verify client refuse a
 // GraphQL contract, naming key_in: graphql; an HTTP contract has no such gap.
 func TestGraphQLGaps(t *testing.T) {
-	c, err := Parse("retryspec.yaml", []byte(graphqlBase))
+	c, err := Parse("retryspec.yaml", []byte(graphqlMutation(t)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,8 @@ package openapi
 
 import (
 	"fmt"
+	"github.com/retryspec/retryspec/internal/testenv"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -268,27 +270,14 @@ paths:
 // saying why, even when the spec declares the GraphQL POST; drift does not
 // call them stale.
 func TestGraphQLSkipped(t *testing.T) {
-	c, err := contract.Parse("retryspec.yaml", []byte(`retryspec: 1
-api: {name: Shop, base_url: https://shop.example}
-idempotency:
-  key_in: graphql
-  graphql: {path: /graphql, directive: idempotent, argument: key}
-  stored_failures: replay
-  conflicts:
-    payload_mismatch: {code: IDEMPOTENCY_KEY_PARAMETER_MISMATCH}
-    in_flight: {code: IDEMPOTENCY_CONCURRENT_REQUEST}
-endpoints:
-  - mutation: inventorySetQuantities
-    effect: replace
-    key: required
-`))
+	c, err := contract.Load(filepath.Join(testenv.RepoRoot(t), "testdata", "graphql", "mutation.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	s, err := Parse("spec.yaml", []byte(`openapi: 3.1.0
 info: {title: Shop, version: "1"}
 paths:
-  /graphql:
+  /admin/api/2026-04/graphql.json:
     post:
       responses:
         "200": {description: ok}

@@ -1,6 +1,8 @@
 package render
 
 import (
+	"github.com/retryspec/retryspec/internal/testenv"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -64,16 +66,7 @@ func TestPagesSayWhereTheKeyGoes(t *testing.T) {
 // contract is refused with the field named, instead of pages that tell
 // integrators to send a key header the API never reads.
 func TestPagesRefuseGraphQL(t *testing.T) {
-	c, err := contract.Parse("retryspec.yaml", []byte(`retryspec: 1
-api: {name: Shop, base_url: https://shop.example}
-idempotency:
-  key_in: graphql
-  graphql: {path: /graphql, argument: idempotencyKey, errors_in: errors}
-  stored_failures: replay
-  conflicts: {in_flight: {code: CONCURRENT}, payload_mismatch: {code: MISMATCH}}
-endpoints:
-  - {mutation: orderCreate, effect: create, key: required}
-`))
+	c, err := contract.Load(filepath.Join(testenv.RepoRoot(t), "testdata", "graphql", "mutation.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

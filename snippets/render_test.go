@@ -279,16 +279,7 @@ func TestLanguagesFor(t *testing.T) {
 // TestRefusesGraphQL: the snippets refuse a GraphQL contract, naming the
 // field, rather than POST a body with a key header the API never reads.
 func TestRefusesGraphQL(t *testing.T) {
-	c, err := contract.Parse("retryspec.yaml", []byte(`retryspec: 1
-api: {name: Shop, base_url: https://shop.example}
-idempotency:
-  key_in: graphql
-  graphql: {path: /admin/graphql, directive: idempotent, argument: key}
-  stored_failures: replay
-  conflicts: {in_flight: {code: BUSY}, payload_mismatch: {code: REUSED}}
-endpoints:
-  - {mutation: inventoryAdjustQuantities, effect: increment, key: required}
-`))
+	c, err := contract.Load(filepath.Join(testenv.RepoRoot(t), "testdata", "graphql", "mutation.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

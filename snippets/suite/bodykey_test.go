@@ -2,7 +2,6 @@ package suite
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -116,14 +115,9 @@ func TestCodesComparedExactly(t *testing.T) {
 		l, _ := snippets.LanguageNamed(lang)
 		m.edits[l.FileName] = struct{ Old, New string }{code, strings.ToLower(code)}
 	}
-	cache := cacheDir()
 	rep, err := Run(context.Background(), c, Options{
 		Languages: langs, Runner: m, Scenarios: []string{"in-flight-conflict-retried"},
-		Vars: map[string]string{
-			"jars":      filepath.Join(cache, "jars") + "/*",
-			"tsc":       filepath.Join(cache, "node_modules", ".bin", "tsc"),
-			"typeroots": filepath.Join(cache, "node_modules", "@types"),
-		},
+		Vars:     runtimeVars(),
 		Parallel: 2, MaxProcs: 4,
 	})
 	if err != nil {
