@@ -142,6 +142,19 @@ func (d *decoder) checkGraphQLConflicts(f map[string]*yaml.Node, path string, id
 	}
 }
 
+// inGraphQL gives every stated conflict the status a GraphQL API answers
+// it with, 200 (the code is in an error entry), so no output can show the
+// HTTP defaults (409) for a conflict that never carries them. A conflict
+// left zero stays zero (contract.Reply's HTTP default; its consumers, the
+// middleware and verify, refuse a GraphQL contract).
+func (cs *Conflicts) inGraphQL() {
+	for _, c := range []*Conflict{&cs.PayloadMismatch, &cs.InFlight, &cs.MissingKey, &cs.InvalidKey, &cs.Expired, &cs.TooOld} {
+		if c.Status != 0 {
+			c.Status = 200
+		}
+	}
+}
+
 // graphQLName: a GraphQL Name ([_A-Za-z][_0-9A-Za-z]*), at most 64.
 func graphQLName(s string) bool {
 	if len(s) == 0 || len(s) > 64 || s[0] >= '0' && s[0] <= '9' {

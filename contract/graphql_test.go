@@ -47,6 +47,12 @@ func TestGraphQLContract(t *testing.T) {
 	if id.Conflicts.InFlight.Code != "IDEMPOTENCY_CONCURRENT_REQUEST" {
 		t.Errorf("in-flight code %q", id.Conflicts.InFlight.Code)
 	}
+	// Every conflict arrives in a 200, never with the HTTP defaults' 409.
+	for _, cf := range []Conflict{id.Conflicts.PayloadMismatch, id.Conflicts.InFlight, id.Conflicts.MissingKey, id.Conflicts.InvalidKey, id.Conflicts.Expired, id.Conflicts.TooOld} {
+		if cf.Status != 0 && cf.Status != 200 {
+			t.Errorf("conflict %+v: status %d, want 200", cf, cf.Status)
+		}
+	}
 }
 
 // TestGraphQLBadInput: the combinations that cannot work are refused at

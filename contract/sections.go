@@ -210,6 +210,9 @@ func (d *decoder) decodeIdempotency(n *yaml.Node, c *Contract) {
 		d.decodeConflicts(v, p+".conflicts", &id.Conflicts)
 		d.checkGraphQLConflicts(f, p, *id)
 	}
+	if id.InGraphQL() {
+		id.Conflicts.inGraphQL()
+	}
 	if v, ok := f["stored_failures"]; ok {
 		id.StoredFailures = FailurePolicy(d.enum(v, p+".stored_failures", FailurePolicies...))
 	}
