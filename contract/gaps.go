@@ -9,11 +9,15 @@ package contract
 // silently let the others through.
 
 // MiddlewareGaps names the fields of c that the Go middleware
-// (idempotency.New) does not act on yet: none today. It reads a body key,
-// enforces a first-sent window and sends the result header. A field the
-// format gains before the middleware acts on it is listed here.
+// (idempotency.New) does not act on: it reads a body key, enforces a
+// first-sent window and sends the result header, and stays HTTP-only by
+// design, so only a GraphQL contract is refused.
 func (c *Contract) MiddlewareGaps() []string {
-	return nil
+	var gaps []string
+	if c.Idempotency.InGraphQL() {
+		gaps = append(gaps, gapGraphQL)
+	}
+	return gaps
 }
 
 // VerifyGaps names the fields of c that `retryspec verify` does not send
@@ -29,6 +33,9 @@ func (c *Contract) VerifyGaps() []string {
 	if c.Idempotency.ResultHeader.Set() {
 		gaps = append(gaps, gapResultHeader)
 	}
+	if c.Idempotency.InGraphQL() {
+		gaps = append(gaps, gapGraphQL)
+	}
 	return gaps
 }
 
@@ -43,6 +50,9 @@ func (c *Contract) ClientGaps() []string {
 	if c.Idempotency.FirstSent.Set() {
 		gaps = append(gaps, gapFirstSent)
 	}
+	if c.Idempotency.InGraphQL() {
+		gaps = append(gaps, gapGraphQL)
+	}
 	return gaps
 }
 
@@ -50,4 +60,8 @@ const (
 	gapBodyKey      = "idempotency.key_in: body (the key in the JSON request body)"
 	gapFirstSent    = "idempotency.first_sent (a window measured from the client's first-sent time)"
 	gapResultHeader = "idempotency.result_header (a header that reports the result)"
+	// The middleware stays HTTP-only: it wraps an http.Handler per route
+	// and answers conflicts with statuses, while a GraphQL API serves every
+	// mutation on one path and reports conflicts as error entries in a 200.
+	gapGraphQL = "idempotency.key_in: graphql (the key in a GraphQL mutation, conflicts as error entries in a 200)"
 )

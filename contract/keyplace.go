@@ -26,7 +26,7 @@ const (
 )
 
 // KeyIns are key_in's values as the file spells them.
-var KeyIns = names(KeyInHeader, KeyInBody)
+var KeyIns = names(KeyInHeader, KeyInBody, KeyInGraphQL)
 
 // InBody reports whether the key travels in the JSON request body.
 func (id Idempotency) InBody() bool { return id.KeyIn == KeyInBody }
@@ -38,6 +38,12 @@ func (id Idempotency) KeyFieldPointer() string { return Pointer(id.KeyField) }
 // KeyPlace names where the key travels, for sentences: "the
 // Idempotency-Key header" or "the idempotency_key member of the JSON body".
 func (id Idempotency) KeyPlace() string {
+	if id.InGraphQL() {
+		if id.GraphQL.Directive != "" {
+			return "the " + id.GraphQL.Argument + " argument of the @" + id.GraphQL.Directive + " directive on the mutation"
+		}
+		return "the " + id.GraphQL.Argument + " argument of the mutation"
+	}
 	if id.InBody() {
 		return "the " + id.KeyFieldPointer() + " member of the JSON body"
 	}

@@ -145,7 +145,10 @@ func TestDiagnostics(t *testing.T) {
 		{"header with markup", "  header: <b>Key</b>\n", 7, 11, "is not a valid HTTP header name", ""},
 		{"code with quote", "  conflicts:\n    in_flight: { status: 409, code: \"a'b\" }\n", 8, 37, "is not a valid error code", ""},
 		{"code with markup", "  conflicts:\n    in_flight: { status: 409, code: \"<i>x</i>\" }\n", 8, 37, "is not a valid error code", ""},
-		{"code upper case", "  conflicts:\n    in_flight: { status: 409, code: Busy }\n", 8, 37, "is not a valid error code", ""},
+		{"code with slash", "  conflicts:\n    in_flight: { status: 409, code: a/b }\n", 8, 37, "is not a valid error code", ""},
+		{"code with leading digit", "  conflicts:\n    in_flight: { status: 409, code: 9busy }\n", 8, 37, "is not a valid error code", ""},
+		{"code with space", "  conflicts:\n    in_flight: { status: 409, code: \"a b\" }\n", 8, 37, "is not a valid error code", ""},
+		{"external call upper case", "endpoints:\n  - operation: POST /v1/x\n    effect: create\n    key: required\n    external_calls: [Charge]\n", 11, 22, "is not a valid identifier", ""},
 		{"conflict status not 4xx/5xx", "  conflicts:\n    in_flight: { status: 200, code: busy }\n", 8, 26, "status is 200, out of range", ""},
 		{"text with newline", "  derivation:\n    - kind: event-derived\n      example: \"a\\nb\"\n", 9, 16, "control character or line break", ""},
 		{"text with line separator", "  derivation:\n    - kind: event-derived\n      example: \"a\\u2028b\"\n", 9, 16, "control character or line break", ""},
@@ -390,5 +393,24 @@ func TestLoadFileErrors(t *testing.T) {
 	}
 	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 3*MaxFileSize {
 		t.Errorf("reading a huge file allocated %d MiB", alloc>>20)
+	}
+}
+
+// TestErrorCodeAsPublished: a conflict code keeps the case the API
+// publishes it in (Square's IDEMPOTENCY_KEY_REUSED), dotted and dashed
+// codes included, while `none` still means status only.
+func TestErrorCodeAsPublished(t *testing.T) {
+	for _, code := range []string{"IDEMPOTENCY_KEY_REUSED", "Idempotency.Conflict", "key-in-use", "none"} {
+		c, err := Parse("retryspec.yaml", []byte(minimal+"  conflicts:\n    in_flight: { status: 409, code: "+code+" }\n"))
+		if err != nil {
+			t.Fatalf("code %s: %v", code, err)
+		}
+		want := code
+		if code == NoCode {
+			want = ""
+		}
+		if got := c.Idempotency.Conflicts.InFlight.Code; got != want {
+			t.Errorf("code %s loaded as %q, want %q", code, got, want)
+		}
 	}
 }

@@ -83,9 +83,12 @@ type API struct {
 type Idempotency struct {
 	// KeyIn is where the key travels: the Header (the default) or the JSON
 	// body member at KeyField (keyplace.go).
-	KeyIn        KeyIn
-	KeyField     []string // key_field's tokens; nil unless KeyIn is body
-	Header       string   // RFC 9110 token, default Idempotency-Key
+	KeyIn    KeyIn
+	KeyField []string // key_field's tokens; nil unless KeyIn is body
+	// GraphQL is where a GraphQL API takes the key and reports conflicts;
+	// zero unless KeyIn is graphql (graphql.go).
+	GraphQL      GraphQL
+	Header       string // RFC 9110 token, default Idempotency-Key
 	HeaderValue  HeaderValue
 	ReplayHeader string // optional; "" when absent
 	KeySource    KeySource
@@ -220,12 +223,16 @@ type Recovery struct {
 
 // Endpoint classifies one operation of the API.
 type Endpoint struct {
-	// Operation is "METHOD /path" as written.
+	// Operation is "METHOD /path" as written; for a GraphQL mutation,
+	// "mutation NAME", with Method POST and Path idempotency.graphql.path.
 	Operation string
-	Method    string // upper case
-	Path      string
-	Effect    Effect
-	Key       KeyMode
+	// Mutation is the GraphQL mutation field's name (key_in: graphql); ""
+	// for an HTTP operation.
+	Mutation string
+	Method   string // upper case
+	Path     string
+	Effect   Effect
+	Key      KeyMode
 	// UnsafeToRetry is the documented warning for an endpoint without a key.
 	UnsafeToRetry     string
 	ExternalCalls     []string

@@ -162,7 +162,7 @@ func (d *decoder) decodeIdempotency(n *yaml.Node, c *Contract) {
 	const p = "idempotency"
 	f := d.object(n, p, "header", "header_value", "replay_header", "key_source", "max_key_length", "scope",
 		"derivation", "fingerprint", "fingerprint_headers", "fingerprint_fields", "claim", "in_flight", "conflicts", "stored_failures", "stored_outcomes", "stored_response",
-		"replay_window", "reaper_after", "longest_retry_chain", "after_window", "recovery", "first_sent", "result_header", "key_in", "key_field")
+		"replay_window", "reaper_after", "longest_retry_chain", "after_window", "recovery", "first_sent", "result_header", "key_in", "key_field", "graphql")
 	id := &c.Idempotency
 	*id = defaultIdempotency()
 	if f == nil {
@@ -172,6 +172,7 @@ func (d *decoder) decodeIdempotency(n *yaml.Node, c *Contract) {
 		id.Header = d.headerName(v, p+".header")
 	}
 	d.decodeKeyIn(f, p, id)
+	d.decodeGraphQL(f, p, id)
 	if v, ok := f["header_value"]; ok {
 		id.HeaderValue = HeaderValue(d.enum(v, p+".header_value", HeaderValues...))
 	}
@@ -207,6 +208,10 @@ func (d *decoder) decodeIdempotency(n *yaml.Node, c *Contract) {
 	}
 	if v, ok := f["conflicts"]; ok {
 		d.decodeConflicts(v, p+".conflicts", &id.Conflicts)
+		d.checkGraphQLConflicts(f, p, *id)
+	}
+	if id.InGraphQL() {
+		id.Conflicts.inGraphQL()
 	}
 	if v, ok := f["stored_failures"]; ok {
 		id.StoredFailures = FailurePolicy(d.enum(v, p+".stored_failures", FailurePolicies...))
@@ -335,11 +340,15 @@ func (d *decoder) decodeConflict(v *yaml.Node, path string, dst *Conflict) {
 	}
 	if s, ok := h["code"]; ok {
 		code := d.str(s, path+".code")
-		switch err := validCode(code); {
+		switch err := validErrorCode(code); {
 		case code == NoCode:
 			// The API answers this conflict by status only: every output
 			// then matches and shows the status alone.
 			code = ""
+		case strings.EqualFold(code, NoCode):
+			// Codes keep their case, so None would be a code; a reader
+			// cannot tell it from the status-only marker.
+			d.errorf(d.resolve(s), path+".code", "write `code: none` (lower case) when the API sends no code", "%s: %q reads as none, but only lower-case none means status only", path+".code", code)
 		case err != nil:
 			d.errorf(d.resolve(s), path+".code", "write the code the API sends, or `code: none` when it sends none (status only)", "%s: %v", path+".code", err)
 		}
@@ -394,13 +403,16 @@ func (d *decoder) decodeEndpoints(n *yaml.Node, c *Contract) {
 	// Sized once: growing by doubling keeps two copies alive at the peak.
 	c.Endpoints = make([]Endpoint, 0, min(items, MaxEndpoints))
 	d.list(n, "endpoints", MaxEndpoints, func(item *yaml.Node, p string) {
-		f := d.object(item, p, "operation", "effect", "key", "unsafe_to_retry", "external_calls", "recovery_points", "single_transaction", "summary", "max_duration", "reviewed", "example", "max_key_length")
+		f := d.object(item, p, "operation", "effect", "key", "unsafe_to_retry", "external_calls", "recovery_points", "single_transaction", "summary", "max_duration", "reviewed", "example", "max_key_length", "mutation")
 		e := Endpoint{Key: KeyNone}
 		if f == nil {
 			c.Endpoints = append(c.Endpoints, e)
 			return
 		}
-		if v, ok := f["operation"]; ok {
+		d.decodeMutation(item, f, p, &e, c.Idempotency, seen)
+		if c.Idempotency.InGraphQL() {
+			// The mutation stands for the operation (graphql.go).
+		} else if v, ok := f["operation"]; ok {
 			e.Operation = d.str(v, p+".operation")
 			m, path, err := ParseOperation(e.Operation)
 			if err != nil {

@@ -37,8 +37,8 @@ func headerToken(s string) bool {
 	return true
 }
 
-// codeName: [a-z][a-z0-9_]{0,63}, for error codes and identifiers that
-// become code constants and anchors.
+// codeName: [a-z][a-z0-9_]{0,63}, for identifiers that become code
+// constants and anchors (external calls, recovery points).
 func codeName(s string) bool {
 	if len(s) == 0 || len(s) > 64 || s[0] < 'a' || s[0] > 'z' {
 		return false
@@ -46,6 +46,24 @@ func codeName(s string) bool {
 	for i := 1; i < len(s); i++ {
 		c := s[i]
 		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// errorCodeName: [A-Za-z][A-Za-z0-9_.-]{0,63}, for the error codes an API
+// sends, in the case it publishes them (Square's and Shopify's are upper
+// case: IDEMPOTENCY_KEY_REUSED). Every output compares a code exactly, as
+// the API sends it. No character of it is special in HTML, Markdown code
+// spans, JSON, a shell word or a string literal of a snippet language, and
+// every renderer still quotes or escapes it for its own target.
+func errorCodeName(s string) bool {
+	if len(s) == 0 || len(s) > 64 || !(s[0] >= 'a' && s[0] <= 'z' || s[0] >= 'A' && s[0] <= 'Z') {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if c := s[i]; !isAlnum(c) && c != '_' && c != '.' && c != '-' {
 			return false
 		}
 	}
@@ -118,7 +136,14 @@ func validCode(s string) error {
 	if codeName(s) {
 		return nil
 	}
-	return fmt.Errorf("%q is not a valid error code: use lower case letters, digits and underscores, starting with a letter (at most 64)", s)
+	return fmt.Errorf("%q is not a valid identifier: use lower case letters, digits and underscores, starting with a letter (at most 64)", s)
+}
+
+func validErrorCode(s string) error {
+	if errorCodeName(s) {
+		return nil
+	}
+	return fmt.Errorf("%q is not a valid error code: use letters, digits, _, . and -, starting with a letter (at most 64), in the case the API sends it", s)
 }
 
 // ParseOperation splits "POST /v1/orders/{id}" into method and path and

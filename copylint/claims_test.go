@@ -229,6 +229,26 @@ var claimPartsCorpus = []struct {
 	{"RFC 9110 lists PUT and DELETE among the idempotent methods.", ""},
 	{"Nothing you send can ever be booked twice.", RuleAbsoluteGuarantee},
 	{"A refund can never be made twice.", RuleAbsoluteGuarantee},
+	// The grammar of the promise (issue 29, after heldout4 and dev5):
+	// passive and future negation, a possessive subject, a question
+	// answered by an absolute, "no situation in which", a digit for zero,
+	// "one time only", a quote named by what follows it, any form of the
+	// retry verb after "whatever the", a compound "RFC-compliant".
+	{"No refund was duplicated, and none will ever be duplicated.", RuleAbsoluteGuarantee},
+	{"Double charges? Never.", RuleAbsoluteGuarantee},
+	{"Duplicate shipments will no longer occur.", RuleAbsoluteGuarantee},
+	{"There is no situation in which an order is billed twice.", RuleAbsoluteGuarantee},
+	{"0 duplicate invoices, guaranteed.", RuleAbsoluteGuarantee},
+	{"None of our merchant's customers will ever be billed twice.", RuleAbsoluteGuarantee},
+	{"Duplicate charges can happen when the key changes.", ""},
+	{"Each invoice is sent one time only.", RuleExactlyOnce},
+	{"Our \"exactly-once\" banner is gone.", ""},
+	{"Whatever the exception, the worker retries the job.", RuleRetryAnyError},
+	{"Whatever the status code, a failed call is resent.", RuleRetryAnyError},
+	{"RFC-compliant idempotency keys on every plan.", RuleStandardClaim},
+	{"Double payouts are prevented in every case.", RuleAbsoluteGuarantee},
+	{"Since 2024, refunds issued twice are history.", RuleAbsoluteGuarantee},
+	{"Duplicate payouts were rare, but a retry without its key could still pay twice.", ""},
 }
 
 func TestClaimCorpus(t *testing.T) {

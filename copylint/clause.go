@@ -33,16 +33,19 @@ type clauseData struct {
 	MentionAft string `yaml:"mention_after"`
 	Modal      string `yaml:"modal"`
 	Purpose    string `yaml:"purpose"`
+	Control    string `yaml:"control"`
 	Instruct   string `yaml:"instruction"`
 	Topic      string `yaml:"topic"`
 	TopicEnd   string `yaml:"topic_end"`
 	Quoted     string `yaml:"quoted"`
+	QuotedAft  string `yaml:"quoted_after"`
 }
 
 type clauseRules struct {
 	boundaries, mention, mentionAfter, modal, purpose *gatedRE
+	control                                           *gatedRE
 	instruction, topic, topicEnd                      *gatedRE
-	quoted                                            *gatedRE
+	quoted, quotedAfter                               *gatedRE
 }
 
 var (
@@ -59,10 +62,12 @@ func clauseAnalysis() *clauseRules {
 			mentionAfter: newGatedRE(regexp.MustCompile(anchored(d.MentionAft))),
 			modal:        newGatedRE(regexp.MustCompile(d.Modal)),
 			purpose:      newGatedRE(regexp.MustCompile(d.Purpose)),
+			control:      newGatedRE(regexp.MustCompile(d.Control)),
 			instruction:  newGatedRE(regexp.MustCompile(d.Instruct)),
 			topic:        newGatedRE(regexp.MustCompile(d.Topic)),
 			topicEnd:     newGatedRE(regexp.MustCompile(d.TopicEnd)),
 			quoted:       newGatedRE(regexp.MustCompile(d.Quoted)),
+			quotedAfter:  newGatedRE(regexp.MustCompile(anchored(d.QuotedAft))),
 		}
 	})
 	return clauseRE
@@ -148,7 +153,7 @@ func (c *clauseRules) judge(r *compiledRule, sent []byte, start, end int, memo *
 	// names the mechanism bounding it ("the store is expected to enlist in
 	// the transaction to ensure exactly-once behavior") says what holds
 	// within that bound.
-	if r.clause && c.purpose.Match(before) && (bound == nil || c.instruction.Match(sent[end:])) {
+	if r.clause && c.purpose.Match(before) && !c.control.Match(before) && (bound == nil || c.instruction.Match(sent[end:])) {
 		return vHonest, nil
 	}
 	if bound != nil {
@@ -170,10 +175,11 @@ func (c *clauseRules) quotedPhrase(sent, before []byte, start, end int) bool {
 		return false
 	}
 	after := sent[end:]
-	if i := bytes.IndexByte(after, '"'); i < 0 || i > slack {
+	i := bytes.IndexByte(after, '"')
+	if i < 0 || i > slack {
 		return false
 	}
-	return c.quoted.Match(before[:open])
+	return c.quoted.Match(before[:open]) || c.quotedAfter.Match(after[i+1:])
 }
 
 // isTopic says the sentence is a title naming the term as a topic: the

@@ -110,7 +110,7 @@ var aboutWords = []string{"idempoten", "key", "expir", "window", "ttl", "attempt
 var (
 	// A duration in prose: "24 hours", "24-hour", "72h", "7d", "one week",
 	// "a day", "250ms", "1.5 seconds".
-	reDuration = regexp.MustCompile(`\b(?:(?P<num>\d+(?:\.\d+)?)[ -]?(?P<unit>milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|w|fortnights?|months?|years?)|(?P<word>an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fourteen|fifteen|twenty|twenty-four|thirty|forty-eight|sixty|seventy-two|ninety)[ -](?:full |whole |entire |single )?(?P<wordunit>milliseconds?|seconds?|minutes?|hours?|days?|weeks?|fortnights?|months?|years?))\b`)
+	reDuration = regexp.MustCompile(`\b(?:(?P<num>\d+(?:\.\d+)?)[ -]?(?P<unit>milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|w|fortnights?|months?|years?)|(?P<word>half an?|a couple of|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fourteen|fifteen|eighteen|twenty|twenty-four|thirty|thirty-six|forty|forty-five|forty-eight|fifty|sixty|seventy-two|ninety)[ -](?:full |whole |entire |single )?(?P<wordunit>milliseconds?|seconds?|minutes?|hours?|days?|weeks?|fortnights?|months?|years?))\b`)
 
 	// A time without end, said about keys: "kept forever".
 	reForever = regexp.MustCompile(`\b(forever|for ever|permanently|indefinitely|never expir\w*|no expir\w*|without (an )?expir\w*)\b`)
@@ -124,7 +124,7 @@ var (
 
 	reRetryish = regexp.MustCompile(`\b(retr\w*|re-?sen\w*|resubmit\w*|attempt\w*|tries|trying|backoff|wait\w*|delay\w*|give up|gives up)\b`)
 	// Attempt counts: "up to 5 attempts", "3 retries", "retry 4 times".
-	reAttempts = regexp.MustCompile(`\b(up to|at most|a maximum of|maximum of|max(?:imum)?|no more than|a total of|total of|after|limit of|limited to)( a total of)? (?P<count>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|a dozen|dozen) (total )?(attempts|tries)\b|\b(?P<countfirst>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|a dozen|dozen) (total )?(attempts|tries) (in total|total|at most|max(imum)?|per (call|request|operation))\b|\b(?:attempts?|attempted|tries|tried) (?:it |them |the request |a request |each request |every request |the call |a call |each call |every call )?(?:up to |at most |a maximum of |no more than |as many as )?(?P<counttimes>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|a dozen|dozen) times\b|\b(makes?|making|sends?|gets?|allows?) (?P<countmade>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|a dozen|dozen) (total )?(attempts|tries)\b`)
+	reAttempts = regexp.MustCompile(`\b(up to|at most|a maximum of|maximum of|max(?:imum)?|no more than|a total of|total of|after|limit of|limited to)( a total of)? (?P<count>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|a dozen|dozen) (total )?(attempts|tries)\b|\b(?P<countfirst>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|a dozen|dozen) (total |automatic |automated )?(attempts|tries) (in total|total|at most|max(imum)?|(per|on (every|each|any|all)|for (every|each|any|all)) (api |http |single )?(calls?|requests?|operations?|transfers?|payouts?|payments?))\b|\b(?:attempts?|attempted|tries|tried) (?:it |them |the request |a request |each request |every request |the call |a call |each call |every call )?(?:up to |at most |a maximum of |no more than |as many as )?(?P<counttimes>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|a dozen|dozen) times\b|\b(makes?|making|sends?|gets?|allows?) (?P<countmade>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|a dozen|dozen) (total )?(attempts|tries)\b`)
 	reRetries  = regexp.MustCompile(`\b(?P<count>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|a dozen|dozen) (more |automatic )?(retries|retry attempts)\b|\b(?:retr(?:y|ies|ied)|re-?sen(?:d|ds|t)|resubmit(?:s|ted)?)(?: it| them|(?: (?:the|a|an|each|every|any|failed|failing|timed-out)){1,2} (?:requests?|calls?|transfers?|payouts?|payments?|operations?)| requests| calls)? (?:up to |at most |a maximum of |no more than |as many as )?(?P<times>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|a dozen|dozen) (?:more )?times\b|\b(?:makes?|making|gets?|sends?|tries|adds?|allows?) (?P<more>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|a dozen|dozen) more\b(?: (?:attempts|tries|times|retries))?`)
 
 	reBaseDelay = regexp.MustCompile(`\b(initial|base|first|starting) (retry )?(delay|backoff|wait|interval)( is| of| at|:)? (?:about |around )?(?P<delay>` + durationAlt + `)|\bstart(?:s|ing)? (?:at|with|from) (?:a )?(?P<startdelay>` + durationAlt + `)( delay| wait| backoff)?`)
@@ -135,12 +135,21 @@ var (
 	// The retry may be any verb of sending again ("attempted again for up
 	// to four hours"), or the duration may come first ("ten minutes of
 	// retries").
-	reRetryFor = regexp.MustCompile(`\b(?:retr(?:y|ies|ied|ying)|re-?submit(?:s|ted|ting)?|re-?sen(?:d|ds|t|ding)|re-?attempt(?:s|ed|ing)?|(?:attempt|tri|submitt|sent|post)(?:ed)? again|keeps? (?:on )?(?:retrying|trying|resubmitting|resending))(?: [a-z0-9'-]+){0,4}? (?:for|over) (?:up to |at most |as long as |as much as |a total of |the next |roughly |about |around |nearly |almost )?(?P<elapsed>` + durationAlt + `)|\b(?P<elapsedof>` + durationAlt + `) of (?:retries|retrying|retry attempts|re-?tries|resending|resubmission)\b`)
+	reRetryFor = regexp.MustCompile(`\b(?:retr(?:y|ies|ied|ying)|re-?submit(?:s|ted|ting)?|re-?sen(?:d|ds|t|ding)|re-?attempt(?:s|ed|ing)?|(?:attempt|tri|submitt|sent|post)(?:ed)? again|keeps? (?:on )?(?:retrying|trying|resubmitting|resending))(?: [a-z0-9'-]+){0,6}? (?:for|over) (?:up to |at most |as long as |as much as |a total of |the next |roughly |about |around |nearly |almost )?(?P<elapsed>` + durationAlt + `)|\b(?P<elapsedof>` + durationAlt + `) of (?:retries|retrying|retry attempts|re-?tries|resending|resubmission)\b`)
 	reGiveUp   = regexp.MustCompile(`\b(?:give up|gives up|stop retrying|stops retrying|retrying stops) (?:after|within|at) (?P<elapsed>` + durationAlt + `)`)
 
 	// A sentence whose subject is another provider quotes that provider's
 	// figures and codes, not this API's.
 	reOtherProvider = regexp.MustCompile(`\b(stripe|resend|twilio|adyen|paypal|square|shopify|github|aws|amazon|google|braintree|plaid|checkout\.com)('s)? (\w+ ){0,3}(rejects?|returns?|answers?|responds?|sends?|uses?|names?|calls?|codes?)\b[^;]*$`)
+
+	// A denial of a place before a header name, in its clause: "in the
+	// body, not in an Idempotency-Key header".
+	// The name said to be a header: "the Idempotency-Key header", "a
+	// header named Idempotency-Key". A bare "the same Idempotency-Key"
+	// names the key, in the words every catalogue example uses.
+	reHeaderAfter  = regexp.MustCompile(`^\W{0,3}(http |request )?headers?\b`)
+	reHeaderBefore = regexp.MustCompile(`\bheaders?( named| called|:)?\W{0,3}$`)
+	reDeniedPlace  = regexp.MustCompile(`\b(not|no|never|instead of|rather than|unlike|without|don't|do not|doesn't|does not)\b[^,;:.]{0,40}$`)
 
 	reErrorCode = regexp.MustCompile(`\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b`)
 )
@@ -182,12 +191,13 @@ func can(re *regexp.Regexp, b []byte) bool {
 }
 
 // durationAlt is reDuration's body for use inside other patterns.
-const durationAlt = `(?:\d+(?:\.\d+)?[ -]?(?:milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|w|fortnights?|months?|years?)|(?:an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fourteen|fifteen|twenty|twenty-four|thirty|forty-eight|sixty|seventy-two|ninety)[ -](?:full |whole |entire |single )?(?:milliseconds?|seconds?|minutes?|hours?|days?|weeks?|fortnights?|months?|years?))\b`
+const durationAlt = `(?:\d+(?:\.\d+)?[ -]?(?:milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|w|fortnights?|months?|years?)|(?:half an?|a couple of|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fourteen|fifteen|eighteen|twenty|twenty-four|thirty|thirty-six|forty|forty-five|forty-eight|fifty|sixty|seventy-two|ninety)[ -](?:full |whole |entire |single )?(?:milliseconds?|seconds?|minutes?|hours?|days?|weeks?|fortnights?|months?|years?))\b`
 
 var numberWords = map[string]float64{
 	"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
 	"eight": 8, "nine": 9, "ten": 10, "twelve": 12, "fourteen": 14, "fifteen": 15, "twenty": 20,
-	"twenty-four": 24, "thirty": 30, "dozen": 12, "a dozen": 12, "forty-eight": 48, "sixty": 60, "seventy-two": 72, "ninety": 90,
+	"twenty-four": 24, "thirty": 30, "half a": 0.5, "half an": 0.5, "a couple of": 2, "eleven": 11, "eighteen": 18,
+	"thirty-six": 36, "forty": 40, "forty-five": 45, "fifty": 50, "dozen": 12, "a dozen": 12, "forty-eight": 48, "sixty": 60, "seventy-two": 72, "ninety": 90,
 }
 
 func proseNumber(s string) (float64, bool) {
@@ -343,16 +353,30 @@ func (x *sentence) header() {
 	if !hasIdem {
 		return
 	}
-	if !k.gHeaderish.pass(sent) || !k.otherHeaderName(sent) {
+	inBody := c.Idempotency.InBody()
+	if !k.gHeaderish.pass(sent) || !inBody && !k.otherHeaderName(sent) {
 		return
 	}
 	for _, m := range k.reHeaderish.FindAllStringSubmatchIndex(str, -1) {
 		loc := groupAt(k.reHeaderish, m, "name")
 		name := str[loc[0]:loc[1]]
-		if name == k.header || (k.replay != "" && name == k.replay) {
+		if k.replay != "" && name == k.replay || !strings.Contains(name, "-") {
 			continue
 		}
-		if !strings.Contains(name, "-") {
+		if inBody {
+			// Under key_in: body no header carries the key, the contract's
+			// header field included (it keeps its default); a sentence
+			// that names one as a header contradicts the contract, unless
+			// it says the key does not go there.
+			if !reHeaderAfter.MatchString(str[loc[1]:]) && !reHeaderBefore.MatchString(str[:loc[0]]) || reDeniedPlace.MatchString(str[:loc[0]]) {
+				continue
+			}
+			x.add(loc, "idempotency.key_in",
+				fmt.Sprintf("names the header %q as the idempotency key's place, but the contract sends the key in %s (key_in: body)", name, c.Idempotency.KeyPlace()),
+				fmt.Sprintf("write the contract's place: send the key as %s, the same value on every retry", c.Idempotency.KeyPlace()))
+			break
+		}
+		if name == k.header {
 			continue
 		}
 		x.add(loc, "idempotency.header",
@@ -647,8 +671,9 @@ func countBeforeAttemptWord(s []byte) bool {
 }
 
 // durationNumberWords are the spelled-out numbers of durationAlt.
-var durationNumberWords = []string{"a", "an", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "twelve",
-	"fourteen", "fifteen", "twenty", "twenty-four", "thirty", "forty-eight", "sixty", "seventy-two", "ninety"}
+var durationNumberWords = []string{"a", "an", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+	"fourteen", "fifteen", "eighteen", "twenty", "twenty-four", "thirty", "thirty-six", "forty", "forty-five", "forty-eight", "fifty", "sixty", "seventy-two", "ninety",
+	"half a", "half an", "a couple of"}
 
 // hasDuration reports whether s may hold a durationAlt match, which every
 // pattern of the delay checks needs: a digit followed (after at most one

@@ -151,3 +151,55 @@ func TestErrorCodeSubjects(t *testing.T) {
 		}
 	}
 }
+
+// TestBodyKeyPlace: under idempotency.key_in: body (Square's contract) no
+// header carries the key, so copy that sends it in a header contradicts
+// the contract (idempotency.key_in), copy about the body member passes,
+// and the fixes name the body member, never a header (issue 32).
+func TestBodyKeyPlace(t *testing.T) {
+	c, err := contract.Load("../examples/square-payments/retryspec.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.Idempotency.InBody() {
+		t.Fatal("the Square example no longer keeps its key in the body")
+	}
+	tests := []struct {
+		text string
+		path string // "" when the sentence agrees with the contract
+	}{
+		{"Send the key in the Idempotency-Key header on every retry.", "idempotency.key_in"},
+		{"Pass an X-Idempotency-Key header with each POST.", "idempotency.key_in"},
+		{"Put a unique idempotency_key in the JSON body of every write, and reuse it on each retry.", ""},
+		{"The key travels in the request body, not in an Idempotency-Key header.", ""},
+		{"A reused idempotency_key with a different body returns an error.", ""},
+	}
+	for _, tc := range tests {
+		var paths []string
+		for _, f := range LintSource(c, "page.md", []byte(tc.text+"\n")) {
+			if f.Rule != RuleContradicts {
+				continue
+			}
+			paths = append(paths, f.Path)
+			if strings.Contains(f.Fix, "Idempotency-Key") {
+				t.Errorf("%q: the fix names a header under key_in: body: %s", tc.text, f.Fix)
+			}
+		}
+		switch {
+		case tc.path == "" && len(paths) > 0:
+			t.Errorf("%q: want no finding, got %v", tc.text, paths)
+		case tc.path != "" && (len(paths) != 1 || paths[0] != tc.path):
+			t.Errorf("%q: want one finding at %s, got %v", tc.text, tc.path, paths)
+		}
+	}
+	// A family's fix names the body member too.
+	fs := LintSource(c, "page.md", []byte("You can retry a payment without a key.\n"))
+	if len(fs) == 0 {
+		t.Fatal("the keyless retry was not reported")
+	}
+	for _, f := range fs {
+		if !strings.Contains(f.Fix, "/idempotency_key member of the JSON body") {
+			t.Errorf("the keyless fix does not name the body member: %s", f.Fix)
+		}
+	}
+}

@@ -142,12 +142,23 @@ func ops(c *contract.Contract, idx []int) string {
 func safeFix(c *contract.Contract, keyed, unsafe []int) string {
 	var parts []string
 	if len(keyed) > 0 {
-		parts = append(parts, fmt.Sprintf("retry %s only with the same %s, within %s", ops(c, keyed), c.Idempotency.Header, human(c.Idempotency.ReplayWindow.D)))
+		parts = append(parts, fmt.Sprintf("retry %s only with the same %s, within %s", ops(c, keyed), keyRef(c), human(c.Idempotency.ReplayWindow.D)))
 	}
 	if len(unsafe) > 0 {
 		parts = append(parts, fmt.Sprintf("do not retry %s blindly: it is not idempotent", ops(c, unsafe)))
 	}
 	return "name the endpoints: " + strings.Join(parts, "; ")
+}
+
+// keyRef names the key as the contract carries it, for fixes: the header
+// ("Idempotency-Key"), or under key_in: body the body member ("idempotency key in the
+// /idempotency_key member of the JSON body"), never a header the contract
+// does not read.
+func keyRef(c *contract.Contract) string {
+	if c.Idempotency.InBody() {
+		return "idempotency key in " + c.Idempotency.KeyPlace()
+	}
+	return c.Idempotency.Header
 }
 
 func endpointPath(c *contract.Contract, i int, field string) string {
@@ -209,14 +220,14 @@ func judgeKeyless(c *contract.Contract, match string) (contradiction, bool) {
 		path: endpointPath(c, keyed[0], "key"),
 		message: fmt.Sprintf("says a request can be retried without an idempotency key (%q), but the contract says key: required for %s; a retry without it is a new request",
 			match, ops(c, keyed)),
-		fix: fmt.Sprintf("send the same %s on every retry of %s, within %s", c.Idempotency.Header, ops(c, keyed), human(c.Idempotency.ReplayWindow.D)),
+		fix: fmt.Sprintf("send the same %s on every retry of %s, within %s", keyRef(c), ops(c, keyed), human(c.Idempotency.ReplayWindow.D)),
 	}, true
 }
 
 func judgeWholeAPI(c *contract.Contract, match string) (contradiction, bool) {
 	return judgeEndpoints(c, "says the whole API is idempotent (%q), but in the contract %s", match,
 		func(keyed string) string {
-			return keyed + " is idempotent only with " + c.Idempotency.Header + " (key: required)"
+			return keyed + " is idempotent only with " + keyRef(c) + " (key: required)"
 		},
 		func(unsafe string) string { return unsafe + " is not idempotent" }, true)
 }

@@ -128,6 +128,51 @@ func TestFamiliesJudgedByContract(t *testing.T) {
 		{"Keys stick around for ninety days.", "idempotency.replay_window", false},
 		// retryspec's own copy: a keyless request refused is the rule.
 		{"The server refuses a keyless retry of a transfer with 428.", "", true},
+		// The promise's grammar rather than its words (issue 29, after
+		// heldout4 and dev5; none of these sentences is in a labelled
+		// set): an infinitive after a verb of doing is no purpose; harm
+		// negated is safety; an adverb before "optional", a gerund after
+		// "without", a key "no longer needed" or "not needed"; a keyless
+		// retry named as the cause of duplicates is a warning; passive,
+		// perfect and causative idempotency; an adjective of the whole;
+		// durations without a preposition, as an adjective, in halves;
+		// counts with an adjective before "attempts" and a scope after;
+		// a quote named a toggle by what follows it.
+		{"Our client was taught to never stop retrying a refund.", "retry.max_attempts", false},
+		{"Feel free to resend anything that failed.", "endpoints[0].key (POST /v1/transfers)", true},
+		{"Whichever route you hit, a retry could never hurt.", "endpoints[0].key (POST /v1/transfers)", true},
+		{"Keys are completely optional for retries.", "endpoints[0].key (POST /v1/transfers)", true},
+		{"You can retry a payout without sending any key.", "endpoints[0].key (POST /v1/transfers)", true},
+		{"The Idempotency-Key header is no longer needed for retries.", "endpoints[0].key (POST /v1/transfers)", true},
+		{"A key is not needed to resend a transfer.", "endpoints[0].key (POST /v1/transfers)", true},
+		{"Resent payouts are matched even when no key was sent.", "endpoints[0].key (POST /v1/transfers)", true},
+		{"Resending without a key is how a second payout happens.", "", true},
+		{"Duplicates occur when a client retries without its key.", "", true},
+		{"Every route has been made idempotent.", "endpoints[2].effect (POST /v1/reports/{id}/archive)", true},
+		{"We made each Lumapay endpoint idempotent.", "endpoints[2].effect (POST /v1/reports/{id}/archive)", true},
+		{"A completely idempotent transfers API.", "endpoints[2].effect (POST /v1/reports/{id}/archive)", true},
+		{"We baked idempotency into all of our endpoints.", "endpoints[2].effect (POST /v1/reports/{id}/archive)", true},
+		{"The platform is idempotent through and through.", "endpoints[2].effect (POST /v1/reports/{id}/archive)", true},
+		{"Every single action in the dashboard is idempotent.", "endpoints[2].effect (POST /v1/reports/{id}/archive)", true},
+		{"Keys stay good for half a day.", "idempotency.replay_window", false},
+		{"Keys are remembered 48 hours.", "idempotency.replay_window", false},
+		{"We keep holding on to results during a fortnight.", "idempotency.replay_window", false},
+		{"Fourteen-day idempotency on the Pro plan.", "idempotency.replay_window", false},
+		{"How long is a key valid? Half a day.", "idempotency.replay_window", false},
+		{"The SDK makes four automatic attempts per request.", "retry.max_attempts", false},
+		{"The SDK makes three automatic attempts per request.", "", false},
+		{"Changelog: the \"retry until success\" toggle was removed.", "", true},
+		// The concept forms: the promise's concepts in one sentence in any
+		// order and words (safety, a retry, a universal; idempotent, a
+		// whole, the API; the key unneeded, the key, a retry).
+		{"You can retry every Lumapay request without a second thought.", "endpoints[0].key (POST /v1/transfers)", true},
+		{"Only reads can be retried without a second thought, whatever the endpoint.", "", true},
+		{"Idempotent by design and by default: the entire Lumapay API.", "endpoints[2].effect (POST /v1/reports/{id}/archive)", true},
+		{"Making the entire API idempotent is our goal for next year.", "", true},
+		{"Retries don't need an idempotency key.", "endpoints[0].key (POST /v1/transfers)", true},
+		{"Retries of GET calls don't need a key.", "", true},
+		{"Keys are remembered for a couple of weeks.", "idempotency.replay_window", false},
+		{"This release teaches the worker to keep re-sending a refund until the bank confirms it.", "retry.max_attempts", false},
 	} {
 		fs := LintSource(payouts, "page.md", []byte(tc.text+"\n"))
 		var paths []string

@@ -261,7 +261,7 @@ func fillFix(fix string, c *contract.Contract) string {
 	statuses, base, cap, attempts := "429, 502, 503, 504", "1s", "30s", "3"
 	if c != nil {
 		window = human(c.Idempotency.ReplayWindow.D)
-		header = c.Idempotency.Header
+		header = keyRef(c)
 		if c.Idempotency.Scope == contract.ScopeAccount {
 			scope = " on the same account"
 		}

@@ -235,7 +235,7 @@ func answerFollows(rest []byte) bool {
 	return reAnswer.Match(rest)
 }
 
-var reAnswer = regexp.MustCompile(`^(a|answer|ans)\s*:|^(yes|yep|yeah|no|nope|not really|nothing|none|all|any|every|forever|always|never|sure|absolutely|of course)\b|^(about |roughly |for |up to )?(\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fourteen|fifteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|a day|a week|a month|a year)\b`)
+var reAnswer = regexp.MustCompile(`^(a|answer|ans)\s*:|^(yes|yep|yeah|no|nope|not really|not at all|nothing|none|all|any|every|forever|always|never|sure|absolutely|of course)\b|^(about |roughly |for |up to )?(\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fourteen|fifteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|a day|a week|a month|a year|a fortnight|an hour|half a|half an|a couple)\b`)
 
 func isAbbrev(before []byte) bool {
 	j := len(before)

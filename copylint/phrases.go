@@ -123,7 +123,7 @@ func headerPattern(header string) string {
 // digits or words, as reDuration reads it (families.go judges the match
 // with reDuration), in groups that capture nothing so the forms' own
 // groups keep their numbers.
-const durationPattern = `(?:\d+(?:\.\d+)?[ -]?(?:seconds?|minutes?|hours?|days?|weeks?|fortnights?|months?|years?|h|d|w)|(?:an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fourteen|fifteen|twenty|twenty-four|thirty|forty-eight|sixty|seventy-two|ninety)[ -](?:full |whole |entire |single )?(?:seconds?|minutes?|hours?|days?|weeks?|fortnights?|months?|years?))`
+const durationPattern = `(?:\d+(?:\.\d+)?[ -]?(?:seconds?|minutes?|hours?|days?|weeks?|fortnights?|months?|years?|h|d|w)|(?:half an?|a couple of|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fourteen|fifteen|eighteen|twenty|twenty-four|thirty|thirty-six|forty|forty-five|forty-eight|fifty|sixty|seventy-two|ninety)[ -](?:full |whole |entire |single )?(?:seconds?|minutes?|hours?|days?|weeks?|fortnights?|months?|years?))`
 
 // expandPattern fills a phrases.yaml pattern's placeholders: {header}
 // with hp (headerPattern), {duration} with durationPattern.

@@ -218,7 +218,11 @@ func ExportVale(dir string, c *contract.Contract) (notCarried []string, err erro
 			}
 		}
 	}
-	notCarried = append(notCarried, "copy/contradicts-contract figures and names (windows, attempt counts, delays, header names, error codes): compared with the contract's values, which Vale cannot do")
+	notCarried = append(notCarried, "copy/contradicts-contract figures and names (windows, attempt counts, delays, header names, the key's place under key_in: body, error codes): compared with the contract's values, which Vale cannot do")
+	// The clause analysis Vale does carry is the denials, needs, unless
+	// lists, bounds, definitions and modality (look-arounds above); these
+	// readings need the sentence parsed, so Vale reports what they pass.
+	notCarried = append(notCarried, "clause readings: a quote named as wording (before or after it), a purpose (and the verbs of doing that make an infinitive no purpose), an instruction, a title naming a topic, and a question read with its answer; Vale may report such sentences, which retryspec passes")
 	return notCarried, nil
 }
 

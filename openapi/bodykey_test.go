@@ -2,6 +2,8 @@ package openapi
 
 import (
 	"fmt"
+	"github.com/retryspec/retryspec/internal/testenv"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -260,5 +262,39 @@ paths:
 	}
 	if b, stated := c.Endpoints[3].ExampleBody(); !stated || b.String() != `{"tip": 1}` {
 		t.Errorf("the object example was not taken: %s", b.String())
+	}
+}
+
+// TestGraphQLSkipped: a GraphQL contract's mutations get no operation
+// additions (OpenAPI has no operation per mutation), each with a note
+// saying why, even when the spec declares the GraphQL POST; drift does not
+// call them stale.
+func TestGraphQLSkipped(t *testing.T) {
+	c, err := contract.Load(filepath.Join(testenv.RepoRoot(t), "testdata", "graphql", "mutation.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Parse("spec.yaml", []byte(`openapi: 3.1.0
+info: {title: Shop, version: "1"}
+paths:
+  /admin/api/2026-04/graphql.json:
+    post:
+      responses:
+        "200": {description: ok}
+`), LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := validMerge(t, c, s)
+	for _, e := range p.Edits {
+		if len(e.Target) >= 2 && e.Target[0] == "paths" {
+			t.Errorf("an edit targets the GraphQL POST: %+v", e)
+		}
+	}
+	if len(p.Skipped) != 1 || p.Skipped[0].Operation != "mutation inventorySetQuantities" || !strings.Contains(p.Skipped[0].Message, "no operation per mutation") || p.Skipped[0].Line != 11 {
+		t.Errorf("skipped %+v, want one note for the mutation at line 11", p.Skipped)
+	}
+	if f := DriftSpec(c, s); len(f) != 0 {
+		t.Errorf("drift %v", f)
 	}
 }

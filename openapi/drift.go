@@ -52,7 +52,8 @@ func DriftSpec(c *contract.Contract, s *Spec) []findings.Finding {
 	out := unclassified(c, s, ops)
 	inSpec := index(ops)
 	for i, e := range c.Endpoints {
-		if e.Method == "" || e.Method == contract.MethodQuery {
+		if e.Method == "" || e.Method == contract.MethodQuery || e.Mutation != "" {
+			// Nor has it a GraphQL mutation (one POST carries them all).
 			// OpenAPI 3.0 and 3.1 have no query operation: a spec cannot
 			// list a QUERY, so its absence says nothing stale.
 			continue

@@ -64,6 +64,15 @@ func NewPlan(c *contract.Contract, s *Spec) *Plan {
 	ops := index(s.Operations())
 	b.countSharedResponses(ops)
 	for i, e := range c.Endpoints {
+		if e.Mutation != "" {
+			// A GraphQL API has one HTTP operation for all its mutations,
+			// and OpenAPI has no operation per mutation to carry the key
+			// or the conflicts: inventing one would describe an API that
+			// does not exist. x-retry at the top still applies to the POST.
+			p.Skipped = append(p.Skipped, Note{Operation: e.Operation, File: c.File, Line: c.PosOf(fmt.Sprintf("endpoints[%d].mutation", i)).Line,
+				Message: "a GraphQL mutation: OpenAPI has no operation per mutation, and the key travels inside the GraphQL document; nothing added for it (the docs pages describe it)"})
+			continue
+		}
 		if e.Method == contract.MethodQuery {
 			// Never keyed (the loader refuses a key), and OpenAPI 3.0 and
 			// 3.1 have no query operation to describe it on: x-retry at

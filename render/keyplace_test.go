@@ -1,6 +1,8 @@
 package render
 
 import (
+	"github.com/retryspec/retryspec/internal/testenv"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -57,5 +59,18 @@ func TestPagesSayWhereTheKeyGoes(t *testing.T) {
 	}
 	if strings.Contains(ps["idempotency.md"], "| `QUERY /v2/payments/search`") {
 		t.Error("the QUERY is listed among the endpoints that change state")
+	}
+}
+
+// TestPagesRefuseGraphQL: until the pages describe mutations, a GraphQL
+// contract is refused with the field named, instead of pages that tell
+// integrators to send a key header the API never reads.
+func TestPagesRefuseGraphQL(t *testing.T) {
+	c, err := contract.Load(filepath.Join(testenv.RepoRoot(t), "testdata", "graphql", "mutation.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Markdown(Inputs{Contract: c}, nil); err == nil || !strings.Contains(err.Error(), "idempotency.key_in: graphql") {
+		t.Errorf("Markdown = %v, want a refusal naming key_in: graphql", err)
 	}
 }

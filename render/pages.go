@@ -96,6 +96,12 @@ const (
 // Markdown renders every page and picture of the docs for in.
 func Markdown(in Inputs, t *Templates) ([]Page, []File, error) {
 	c := in.Contract
+	if c.Idempotency.InGraphQL() {
+		// The pages speak HTTP operations, statuses and a key header or
+		// body member; pages that showed a mutation as such would tell
+		// integrators to send what the API never reads.
+		return nil, nil, fmt.Errorf("%s: idempotency.key_in: graphql: the pages do not describe GraphQL mutations yet (the @directive, conflicts as error entries in a 200); `check` and `openapi` accept the contract", c.File)
+	}
 	ruleMarks, libraryMarks := quoteMarks(in)
 	v := newView(in, libraryMarks)
 	v.RuleGroups = ruleGroups(in.Rules, ruleMarks)

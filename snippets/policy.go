@@ -117,6 +117,9 @@ type Policy struct {
 // contract cannot be expressed as a bounded, allowlisted retry loop.
 func NewPolicy(c *contract.Contract) (Policy, error) {
 	r := c.Retry
+	if c.Idempotency.InGraphQL() {
+		return Policy{}, fmt.Errorf("idempotency.key_in: graphql: the snippets do not send GraphQL mutations yet (the key in the mutation's directive or argument, conflicts read from the 200's error entries)")
+	}
 	ep, ok := c.FirstRequiredKeyEndpoint()
 	if !ok {
 		return Policy{}, fmt.Errorf("no endpoint takes an idempotency key: snippets call the first endpoint with `key: required` (add one, or mark one `key: optional`)")

@@ -275,3 +275,17 @@ func TestLanguagesFor(t *testing.T) {
 		t.Errorf("no sdk section: %d languages, want all %d", got, len(Languages()))
 	}
 }
+
+// TestRefusesGraphQL: the snippets refuse a GraphQL contract, naming the
+// field, rather than POST a body with a key header the API never reads.
+func TestRefusesGraphQL(t *testing.T) {
+	c, err := contract.Load(filepath.Join(testenv.RepoRoot(t), "testdata", "graphql", "mutation.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range Languages() {
+		if _, err := Render(c, l.Name); err == nil || !strings.Contains(err.Error(), "idempotency.key_in: graphql") {
+			t.Errorf("%s: Render = %v, want a refusal naming key_in: graphql", l.Name, err)
+		}
+	}
+}

@@ -223,21 +223,40 @@ const thirdMinPrecision, thirdMinRecall = 0.97, 1.00
 // TestHeldOutFourth measures the lint on heldout4.tsv: 80 sentences in
 // yet other authorship styles (dashboard text, API reference fields,
 // onboarding emails, status posts, partner guides), written by another
-// author before the rule changes that read a promise by its parts
-// (developed on heldout3.tsv), kept out of the repository and out of
-// their author's sight until they were done, and never used to write
-// them. Its floors are regression floors: the figures measured
-// on the merged changes, rounded down, under the goals
-// (BENCHMARKS.md has them). Rules tuned on its misses make it a
-// development set like the others; a fifth set then measures.
+// author and first measured unseen (recall 0.696, precision 0.914 on the
+// rules developed on heldout3.tsv). The change that reads a promise's
+// grammar (control verbs, passive and causative voice, negated harm,
+// durations in halves and as adjectives, counts with adjectives, quotes
+// named by what follows them) was then tuned on its misses and on
+// dev5.tsv, so it is now a development set like the others, and its
+// floors are regression floors: the figures after that change, rounded
+// down (BENCHMARKS.md has them). A set written after it measures.
 func TestHeldOutFourth(t *testing.T) {
 	measureHeldOut(t, "heldout4.tsv", 60, fourthMinPrecision, fourthMinRecall)
 }
 
-// fourthMinPrecision and fourthMinRecall are the figures measured after
-// those changes, rounded down; BENCHMARKS.md ("a fourth held-out set")
-// has them beside the figures before.
-const fourthMinPrecision, fourthMinRecall = 0.91, 0.69
+// fourthMinPrecision and fourthMinRecall: 1.000 / 0.978 measured, less a
+// small margin. The one miss left is line 55, whose retry and key sit in
+// two clauses joined by a semicolon, which splits sentences.
+const fourthMinPrecision, fourthMinRecall = 0.97, 0.95
+
+// TestHeldOutFifth measures the lint on heldout5.tsv: 168 sentences in
+// genres the earlier sets lack (changelogs, pricing pages, social posts,
+// support macros, app-store text, non-native English, MDX and HTML
+// fragments), written by an engineer who read neither the rules nor the
+// other sets, and kept outside the repository until the rules of that
+// round (the promise-grammar change tuned on heldout4.tsv and dev5.tsv)
+// were measured on it. The floors are the measured figures, rounded down:
+// they keep the lint from falling below what it did on copy it had never
+// seen. Tuning on this file's misses makes it a development set; say so
+// here and move the floors when that happens.
+func TestHeldOutFifth(t *testing.T) {
+	measureHeldOut(t, "heldout5.tsv", 150, fifthMinPrecision, fifthMinRecall)
+}
+
+// fifthMinPrecision and fifthMinRecall: 0.896 / 0.625 measured unseen
+// (BENCHMARKS.md, "Copy lint on a fifth unseen set").
+const fifthMinPrecision, fifthMinRecall = 0.88, 0.61
 
 // measureHeldOut lints the sentences of file as one page with the example
 // contract, prints the families it holds, and fails below at least
@@ -263,3 +282,20 @@ func measureHeldOut(t *testing.T, file string, atLeast int, minPrecision, minRec
 		t.Errorf("held-out precision %.3f / recall %.3f below the floor %.2f / %.2f", p, r, minPrecision, minRecall)
 	}
 }
+
+// TestDevFifth measures the lint on dev5.tsv: sentences in genres the
+// earlier sets lack (changelogs, pricing pages, social posts, support
+// macros, app-store text, non-native English, British spelling, Markdown
+// list items with emphasis, inline HTML and MDX), written by the engineer
+// who then tuned the lint on them. It is a development set from the
+// start: its floors are regression floors (BENCHMARKS.md has the figures).
+func TestDevFifth(t *testing.T) {
+	measureHeldOut(t, "dev5.tsv", 100, devFifthMinPrecision, devFifthMinRecall)
+}
+
+// devFifthMinPrecision and devFifthMinRecall: on its first 109 lines
+// 0.979 / 0.657 before the change it was written for and 1.000 / 0.986
+// after; its last 44 lines, written after that, 1.000 / 0.429 before the
+// concept forms and 1.000 / 0.893 after; all 153 lines 1.000 / 0.959.
+// Floors a small margin under the last.
+const devFifthMinPrecision, devFifthMinRecall = 0.97, 0.94

@@ -164,6 +164,10 @@ func contractFacts(c *contract.Contract) (head, tail *facts) {
 	const p = "idempotency."
 	h.text(p+"key_in", Enum, string(id.KeyIn))
 	h.text(p+"key_field", Text, id.KeyFieldPointer())
+	h.text(p+"graphql.path", Text, id.GraphQL.Path)
+	h.text(p+"graphql.directive", Text, id.GraphQL.Directive)
+	h.text(p+"graphql.argument", Text, id.GraphQL.Argument)
+	h.text(p+"graphql.errors_in", Enum, string(id.GraphQL.ErrorsIn))
 	h.text(p+"header", Text, id.Header)
 	h.text(p+"header_value", Enum, string(id.HeaderValue))
 	h.text(p+"replay_header", Text, id.ReplayHeader)
@@ -311,6 +315,7 @@ func contractFacts(c *contract.Contract) (head, tail *facts) {
 func endpointFacts(e contract.Endpoint, prefix string) *facts {
 	fs := &facts{}
 	fs.text(prefix+".operation", Text, e.Operation)
+	fs.text(prefix+".mutation", Text, e.Mutation)
 	fs.text(prefix+".effect", Enum, string(e.Effect))
 	fs.text(prefix+".key", Enum, string(e.Key))
 	fs.text(prefix+".unsafe_to_retry", Text, e.UnsafeToRetry)

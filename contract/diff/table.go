@@ -108,6 +108,24 @@ var Table = []Row{
 		Removed: breaking("the key no longer travels in the JSON body member {old}", "send the key where the Idempotent requests page now says"),
 		Changed: breaking("the key moved from the body member {old} to {new}; clients still filling {old} send no key the server reads", "put the key in the body member {new} instead of {old}"),
 	}},
+	{Field: "idempotency.graphql.path", Kind: Text, By: map[Direction]Outcome{
+		Added:   breaking("the mutations are now sent to {new}", "send the mutations to {new}"),
+		Removed: breaking("the mutations are no longer sent to {old}", "send the requests where the Idempotent requests page now says"),
+		Changed: breaking("the mutations moved from {old} to {new}; clients still posting to {old} reach no endpoint that reads the key", "send the mutations to {new}"),
+	}},
+	{Field: "idempotency.graphql.directive", Kind: Text, By: map[Direction]Outcome{
+		Added:   breaking("the key now travels in the @{new} directive", "pass the key in @{new} on the mutation"),
+		Removed: breaking("the key no longer travels in the @{old} directive but as an argument of the mutation", "pass the key as the mutation's argument, as the Idempotent requests page shows"),
+		Changed: breaking("the key moved from @{old} to @{new}; clients still using @{old} send no key the server reads", "pass the key in @{new} instead of @{old}"),
+	}},
+	{Field: "idempotency.graphql.argument", Kind: Text, By: map[Direction]Outcome{
+		Added:   breaking("the key now travels in the argument {new}", "pass the key as {new}"),
+		Removed: breaking("the key no longer travels in the argument {old}", "pass the key where the Idempotent requests page now says"),
+		Changed: breaking("the key moved from the argument {old} to {new}; clients still passing {old} send no key the server reads", "pass the key as {new} instead of {old}"),
+	}},
+	{Field: "idempotency.graphql.errors_in", Kind: Enum, By: map[Direction]Outcome{
+		Changed: breaking("conflicts are now reported in {new} instead of {old}: clients reading {old} no longer see them, and take a conflict for a success", "read the conflict codes in {new}"),
+	}},
 	{Field: "idempotency.header", Kind: Text, By: map[Direction]Outcome{
 		Changed: breaking("clients still sending {old} send no key the server reads, so their retries are no longer deduplicated", "send the key in the {new} header"),
 	}},
@@ -337,6 +355,11 @@ var Table = []Row{
 		Changed: notable("the endpoint's single_transaction flag is now {new}", ""),
 	}},
 	{Field: "endpoints[].summary", Kind: Text, By: proseOnly},
+	{Field: "endpoints[].mutation", Kind: Text, By: map[Direction]Outcome{
+		Added:   breaking("the endpoint is now the GraphQL mutation {new}", "send it as the mutation {new}"),
+		Removed: breaking("the endpoint is no longer the GraphQL mutation {old}", "send it as the Idempotent requests page now says"),
+		Changed: breaking("the mutation {old} is now {new}; clients still sending {old} call another field", "send the mutation {new}"),
+	}},
 	{Field: "endpoints[].external_calls_stated", Kind: Flag, By: map[Direction]Outcome{
 		Raised:  compatible("the endpoint now says whether it calls other systems"),
 		Lowered: notable("the endpoint no longer says whether it calls other systems", ""),

@@ -63,8 +63,10 @@ stable; additions are fine, renames are not.
 - A **status** is an integer from 100 to 599; ` + "`retry.statuses`" + ` also takes
   classes such as ` + "`5XX`" + `.
 - A **header name** uses RFC 9110 token characters only. An **identifier**
-  (an error code, an external call, a recovery point) is lower case letters,
-  digits and underscores, starting with a letter.
+  (an external call, a recovery point) is lower case letters, digits and
+  underscores, starting with a letter. An **error code** is written as the
+  API sends it, in its case (` + "`IDEMPOTENCY_KEY_REUSED`" + `): letters, digits,
+  ` + "`_`, `.` and `-`" + `, starting with a letter; every output compares it exactly.
 - Text that reaches code or HTML (names, codes, paths, examples) is validated
   or escaped for every target.
 - An unknown key is an error, reported at its line and column with the
@@ -172,6 +174,8 @@ func typeOf(root, v *node) string {
 		return "header name"
 	case "code":
 		return "identifier"
+	case "errorCode":
+		return "error code"
 	case "":
 	default:
 		return "mapping"

@@ -1,6 +1,7 @@
 package suite
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -88,5 +89,47 @@ func TestBodyKeyProven(t *testing.T) {
 	t.Logf("%d passed, %d failed in %.1fs", passed, failed, rep.Elapsed.Seconds())
 	if passed < len(langs)*3 {
 		t.Errorf("only %d outcomes passed for %d languages", passed, len(langs))
+	}
+}
+
+// TestCodesComparedExactly: the snippets compare an error code exactly, in
+// the case the API publishes it. Each language's Square snippet, edited to
+// expect the in-flight code in lower case, must not take the server's
+// IDEMPOTENCY_KEY_IN_USE for it: the in-flight scenario then fails in
+// every runtime (the unedited snippets pass it, TestBodyKeyProven).
+func TestCodesComparedExactly(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs every snippet in its runtime")
+	}
+	langs := availableLanguages(t)
+	if len(langs) == 0 {
+		return
+	}
+	const code = "IDEMPOTENCY_KEY_IN_USE"
+	c := loadSquare(t)
+	if c.Idempotency.Conflicts.InFlight.Code != code {
+		t.Fatalf("the Square example's in-flight code is %q, want %s", c.Idempotency.Conflicts.InFlight.Code, code)
+	}
+	m := &fileMutations{Runner: run.Exec{}, edits: map[string]struct{ Old, New string }{}, applied: map[string]bool{}}
+	for _, lang := range langs {
+		l, _ := snippets.LanguageNamed(lang)
+		m.edits[l.FileName] = struct{ Old, New string }{code, strings.ToLower(code)}
+	}
+	rep, err := Run(context.Background(), c, Options{
+		Languages: langs, Runner: m, Scenarios: []string{"in-flight-conflict-retried"},
+		Vars:     runtimeVars(),
+		Parallel: 2, MaxProcs: 4,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range rep.Outcomes {
+		l, _ := snippets.LanguageNamed(o.Language)
+		switch {
+		case !m.applied[l.FileName]:
+			t.Errorf("%s: the snippet has no %s to edit", o.Language, code)
+		case o.Passed():
+			t.Errorf("%s: a snippet expecting %s took %s for it", o.Language, strings.ToLower(code), code)
+		}
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -194,15 +193,10 @@ func availableLanguages(t *testing.T) []string {
 // and reports every outcome that did not pass.
 func proveScenarios(t *testing.T, c *contract.Contract, langs []string, scenarios ...string) Report {
 	t.Helper()
-	cache := cacheDir()
 	rep, err := Run(context.Background(), c, Options{
 		Languages: langs,
 		Runner:    run.Exec{},
-		Vars: map[string]string{
-			"jars":      filepath.Join(cache, "jars") + "/*",
-			"tsc":       filepath.Join(cache, "node_modules", ".bin", "tsc"),
-			"typeroots": filepath.Join(cache, "node_modules", "@types"),
-		},
+		Vars:      runtimeVars(),
 		Scenarios: scenarios,
 		Parallel:  2, MaxProcs: 4,
 	})

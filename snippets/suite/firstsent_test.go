@@ -202,3 +202,32 @@ func TestTooOldNeverRetried(t *testing.T) {
 		}
 	}
 }
+
+// TestTooOldInRetriedClassProven: a too-old answer whose status falls in a
+// class the policy retries (503 under 5XX) is still never retried: every
+// language's snippet stops after the one refused request. The policy can
+// leave a status out of its lists but not out of a class, so each
+// template tests the too-old status before the allowlist.
+func TestTooOldInRetriedClassProven(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs every snippet in its runtime")
+	}
+	langs := availableLanguages(t)
+	if len(langs) == 0 {
+		return
+	}
+	c := azureExample(t)
+	c.Idempotency.Conflicts.TooOld.Status = 503
+	c.Retry.Statuses = append(c.Retry.Statuses, contract.StatusSpec{Code: 5, Class: true})
+	p, err := snippets.NewPolicy(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(p.StatusClasses, 5) {
+		t.Fatalf("policy classes %v: the premise (5XX retried) is lost", p.StatusClasses)
+	}
+	rep := proveScenarios(t, c, langs, "no-retry-too-old")
+	if passed, _ := rep.Counts(); passed < len(langs) {
+		t.Errorf("only %d of %d languages stopped at the too-old answer", passed, len(langs))
+	}
+}

@@ -38,6 +38,17 @@ func cacheDir() string {
 	return filepath.Join(home, ".cache", "retryspec", "snippets")
 }
 
+// runtimeVars are the runners' variables for the libraries
+// .ci/install-snippets puts in cacheDir.
+func runtimeVars() map[string]string {
+	cache := cacheDir()
+	return map[string]string{
+		"jars":      filepath.Join(cache, "jars") + "/*",
+		"tsc":       filepath.Join(cache, "node_modules", ".bin", "tsc"),
+		"typeroots": filepath.Join(cache, "node_modules", "@types"),
+	}
+}
+
 // available reports whether lang's runtime and libraries are installed,
 // checking the needs of its registry row as `snippets test` does, and
 // calls testenv.Missing (fail on CI, loud skip elsewhere) for the first gap.

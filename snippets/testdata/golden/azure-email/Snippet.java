@@ -41,6 +41,10 @@ public class Snippet {
     // The time the request was first sent, an HTTP date: the server refuses
     // a request whose first-sent time is older than its window.
     static final String FIRST_SENT_HEADER = "Repeatability-First-Sent";
+    // The answer to a request older than the window: never retried, since a
+    // retry keeps the first-sent time and is older still, whatever class its
+    // status is in.
+    static final int TOO_OLD_STATUS = 412;
     // IMF-fixdate: a two-digit day, English names, GMT (RFC_1123_DATE_TIME
     // writes a one-digit day unpadded).
     static final DateTimeFormatter HTTP_DATE =
@@ -108,6 +112,7 @@ public class Snippet {
         if (inFlight(response)) {
             return new Failure(error + " " + IN_FLIGHT_CODE, true, false, -1);
         }
+        if (status == TOO_OLD_STATUS) return new Failure(error, false, false, -1);
         // Checked before the allowlist, so a 5XX class cannot lift its limit.
         if (CAUTIOUS_STATUSES.contains(status)) return new Failure(error, true, true, -1);
         if (RETRY_STATUSES.contains(status) || RETRY_STATUS_CLASSES.contains(status / 100)) {

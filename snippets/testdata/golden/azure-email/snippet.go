@@ -41,6 +41,10 @@ var (
 	// The time the request was first sent, an HTTP date: the server refuses
 	// a request whose first-sent time is older than its window.
 	firstSentHeader = "Repeatability-First-Sent"
+	// The answer to a request older than the window: never retried, since a
+	// retry keeps the first-sent time and is older still, whatever class its
+	// status is in.
+	tooOldStatus = 412
 
 	retryStatuses      = map[int]bool{429: true, 502: true, 503: true, 504: true} // retried normally
 	retryStatusClasses = map[int]bool{}                                           // e.g. 5 for 5XX
@@ -134,6 +138,8 @@ func classifyStatus(status int, h http.Header, body []byte) *attemptError {
 	case inFlight(status, body):
 		e.msg += " " + inFlightCode
 		e.retryable = true
+	case status == tooOldStatus:
+		// Never retried: see tooOldStatus.
 	// Checked before the allowlist, so a 5XX class cannot lift its limit.
 	case cautiousStatuses[status]:
 		e.retryable, e.cautious = true, true

@@ -24,6 +24,9 @@ const KEY_HEADER = "Repeatability-Request-Id";
 // The time the request was first sent, an HTTP date: the server refuses a
 // request whose first-sent time is older than its window.
 const FIRST_SENT_HEADER = "Repeatability-First-Sent";
+// The answer to a request older than the window: never retried, since a retry
+// keeps the first-sent time and is older still, whatever class its status is in.
+const TOO_OLD_STATUS = 412;
 
 const RETRY_STATUSES = new Set<number>([429, 502, 503, 504]); // retried normally
 const RETRY_STATUS_CLASSES = new Set<number>([]); // e.g. 5 for 5XX
@@ -95,6 +98,9 @@ function classifyStatus(status: number, headers: Headers, text: string): Attempt
   const error = `HTTP ${status}`;
   if (IN_FLIGHT && inFlight(status, text)) {
     return new AttemptFailed(`${error} ${IN_FLIGHT.code}`, { retryable: true });
+  }
+  if (status === TOO_OLD_STATUS) {
+    return new AttemptFailed(error);
   }
   // Checked before the allowlist, so a 5XX class cannot lift its limit.
   if (CAUTIOUS_STATUSES.has(status)) {

@@ -40,6 +40,9 @@ KEY_HEADER = "Repeatability-Request-Id"
 # The time the request was first sent, an HTTP date: the server refuses a
 # request whose first-sent time is older than its window.
 FIRST_SENT_HEADER = "Repeatability-First-Sent"
+# The answer to a request older than the window: never retried, since a retry
+# keeps the first-sent time and is older still, whatever class its status is in.
+TOO_OLD_STATUS = 412
 
 RETRY_STATUSES = {429, 502, 503, 504}  # retried normally
 RETRY_STATUS_CLASSES = set()  # e.g. 5 for 5XX
@@ -115,6 +118,8 @@ def classify_status(status, headers, payload):
     error = f"HTTP {status}"
     if in_flight(status, payload):
         return AttemptFailed(f"{error} {IN_FLIGHT_CODE}", retryable=True)
+    if status == TOO_OLD_STATUS:
+        return AttemptFailed(error)
     # Checked before the allowlist, so a 5XX class cannot lift its limit.
     if status in CAUTIOUS_STATUSES:
         return AttemptFailed(error, retryable=True, cautious=True)

@@ -26,6 +26,9 @@ KEY_HEADER = "Repeatability-Request-Id"
 # The time the request was first sent, an HTTP date: the server refuses a
 # request whose first-sent time is older than its window.
 FIRST_SENT_HEADER = "Repeatability-First-Sent"
+# The answer to a request older than the window: never retried, since a retry
+# keeps the first-sent time and is older still, whatever class its status is in.
+TOO_OLD_STATUS = 412
 
 RETRY_STATUSES = [429, 502, 503, 504].freeze # retried normally
 RETRY_STATUS_CLASSES = [].freeze # e.g. 5 for 5XX
@@ -100,6 +103,7 @@ def classify_status(response)
   if in_flight?(response)
     return AttemptFailed.new("#{error} #{IN_FLIGHT_CODE}", retryable: true)
   end
+  return AttemptFailed.new(error) if status == TOO_OLD_STATUS
   # Checked before the allowlist, so a 5XX class cannot lift its limit.
   return AttemptFailed.new(error, retryable: true, cautious: true) if CAUTIOUS_STATUSES.include?(status)
   if RETRY_STATUSES.include?(status) || RETRY_STATUS_CLASSES.include?(status / 100)

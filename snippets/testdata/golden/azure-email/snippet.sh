@@ -25,6 +25,9 @@ KEY_HEADER='Repeatability-Request-Id'
 # The time the request was first sent, an HTTP date: the server refuses a
 # request whose first-sent time is older than its window.
 FIRST_SENT_HEADER='Repeatability-First-Sent'
+# The answer to a request older than the window: never retried, since a retry
+# keeps the first-sent time and is older still, whatever class its status is in.
+TOO_OLD_STATUS=412
 
 # Space-separated lists, matched word by word.
 RETRY_STATUSES=' 429 502 503 504 ' # retried normally
@@ -122,6 +125,8 @@ while :; do
 			if in_flight "$status"; then
 				error="$error $IN_FLIGHT_CODE"
 				retryable=1
+			elif [ "$status" = "$TOO_OLD_STATUS" ]; then
+				retryable=0
 			# Checked before the allowlist, so a 5XX class cannot lift its limit.
 			elif has_word "$CAUTIOUS_STATUSES" "$status"; then
 				retryable=1 cautious=1

@@ -45,7 +45,7 @@ public class Snippet {
     static final Set<Integer> RETRY_AFTER_STATUSES = Set.of(429, 503); // wait as long as Retry-After says
     // The same key is still being processed: wait, then retry with the same key.
     static final int IN_FLIGHT_STATUS = 409;
-    static final String IN_FLIGHT_CODE = "idempotency_key_in_use";
+    static final String IN_FLIGHT_CODE = "IDEMPOTENCY_KEY_IN_USE";
     // This API's error bodies carry their code at /errors/0/code: the member
     // code holding exactly the in-flight code (the same text quoted
     // inside a message does not match).

@@ -45,7 +45,7 @@ var (
 	retryAfterStatuses = map[int]bool{429: true, 503: true}                       // wait as long as Retry-After says
 	// The same key is still being processed: wait, then retry with the same key.
 	inFlightStatus = 409
-	inFlightCode   = "idempotency_key_in_use"
+	inFlightCode   = "IDEMPOTENCY_KEY_IN_USE"
 	retryTimeout   = true
 	retryReset     = true
 	retryRefused   = true

@@ -26,7 +26,7 @@ const RETRY_STATUS_CLASSES = new Set([]); // e.g. 5 for 5XX
 const CAUTIOUS_STATUSES = new Set([500]); // retried at most once
 const RETRY_AFTER_STATUSES = new Set([429, 503]); // wait as long as Retry-After says
 // The same key is still being processed: wait, then retry with the same key.
-const IN_FLIGHT = { status: 409, code: "idempotency_key_in_use" };
+const IN_FLIGHT = { status: 409, code: "IDEMPOTENCY_KEY_IN_USE" };
 const RETRY_TIMEOUT = true;
 const RETRY_RESET = true;
 const RETRY_REFUSED = true;

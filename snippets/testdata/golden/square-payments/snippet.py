@@ -43,7 +43,7 @@ CAUTIOUS_STATUSES = {500}  # retried at most once
 RETRY_AFTER_STATUSES = {429, 503}  # wait as long as Retry-After says
 # The same key is still being processed: wait, then retry with the same key.
 IN_FLIGHT_STATUS = 409
-IN_FLIGHT_CODE = "idempotency_key_in_use"
+IN_FLIGHT_CODE = "IDEMPOTENCY_KEY_IN_USE"
 # Where this API's error bodies carry their code (JSON pointer /errors/0/code).
 ERROR_CODE_AT = ["errors", "0", "code"]
 RETRY_TIMEOUT = True

@@ -30,7 +30,7 @@ CAUTIOUS_STATUSES = [500].freeze # retried at most once
 RETRY_AFTER_STATUSES = [429, 503].freeze # wait as long as Retry-After says
 # The same key is still being processed: wait, then retry with the same key.
 IN_FLIGHT_STATUS = 409
-IN_FLIGHT_CODE = "idempotency_key_in_use"
+IN_FLIGHT_CODE = "IDEMPOTENCY_KEY_IN_USE"
 RETRY_TIMEOUT = true
 RETRY_RESET = true
 RETRY_REFUSED = true

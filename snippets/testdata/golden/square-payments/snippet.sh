@@ -30,7 +30,7 @@ CAUTIOUS_STATUSES=' 500 ' # retried at most once
 RETRY_AFTER_STATUSES=' 429 503 ' # wait as long as Retry-After says
 # The same key is still being processed: wait, then retry with the same key.
 IN_FLIGHT_STATUS=409
-IN_FLIGHT_CODE='idempotency_key_in_use'
+IN_FLIGHT_CODE='IDEMPOTENCY_KEY_IN_USE'
 # This API's error bodies carry their code at /errors/0/code: sh has no JSON
 # parser, so the member code holding exactly the code is matched.
 CODE_MEMBER='code'
