@@ -196,13 +196,13 @@ func TestBodyKey(t *testing.T) {
 				code   string
 				kind   string
 			}{
-				{"another body under the key", withBodyKey(`{"amount_money":{"amount":1001,"currency":"USD"}}`, "idempotency_key", "pay-1"), 400, "idempotency_key_reused", alerting.KindPayloadMismatch},
-				{"no key member", payment, 400, "missing_required_parameter", alerting.KindMissingKey},
-				{"a null key", `{"idempotency_key":null,"amount":1}`, 400, "missing_required_parameter", alerting.KindMissingKey},
-				{"an empty key", `{"idempotency_key":"","amount":1}`, 400, "missing_required_parameter", alerting.KindMissingKey},
-				{"a body that is not JSON", `idempotency_key=pay-2`, 400, "missing_required_parameter", alerting.KindMissingKey},
-				{"a JSON array", `[{"idempotency_key":"pay-2"}]`, 400, "missing_required_parameter", alerting.KindMissingKey},
-				{"the key in a nested object only", `{"source":{"idempotency_key":"pay-2"}}`, 400, "missing_required_parameter", alerting.KindMissingKey},
+				{"another body under the key", withBodyKey(`{"amount_money":{"amount":1001,"currency":"USD"}}`, "idempotency_key", "pay-1"), 400, "IDEMPOTENCY_KEY_REUSED", alerting.KindPayloadMismatch},
+				{"no key member", payment, 400, "MISSING_REQUIRED_PARAMETER", alerting.KindMissingKey},
+				{"a null key", `{"idempotency_key":null,"amount":1}`, 400, "MISSING_REQUIRED_PARAMETER", alerting.KindMissingKey},
+				{"an empty key", `{"idempotency_key":"","amount":1}`, 400, "MISSING_REQUIRED_PARAMETER", alerting.KindMissingKey},
+				{"a body that is not JSON", `idempotency_key=pay-2`, 400, "MISSING_REQUIRED_PARAMETER", alerting.KindMissingKey},
+				{"a JSON array", `[{"idempotency_key":"pay-2"}]`, 400, "MISSING_REQUIRED_PARAMETER", alerting.KindMissingKey},
+				{"the key in a nested object only", `{"source":{"idempotency_key":"pay-2"}}`, 400, "MISSING_REQUIRED_PARAMETER", alerting.KindMissingKey},
 				{"a number for a key", `{"idempotency_key":42}`, 400, "invalid_idempotency_key", alerting.KindInvalidKey},
 				{"an object for a key", `{"idempotency_key":{"k":"pay-2"}}`, 400, "invalid_idempotency_key", alerting.KindInvalidKey},
 				{"a key with a line break", `{"idempotency_key":"pay\n2"}`, 400, "invalid_idempotency_key", alerting.KindInvalidKey},
