@@ -77,11 +77,11 @@ func TestServesOtherContracts(t *testing.T) {
 				if n := effectCount(t, base, "pay-1"); n != 1 || ext.effectsOf("authorize_card") != 1 {
 					t.Errorf("%d effects, %d card authorisations; want 1 and 1", n, ext.effectsOf("authorize_card"))
 				}
-				if a := send(t, "POST", base+"/v2/payments", `{"source_id":"x"}`, nil); a.status != 400 || !strings.Contains(string(a.body), "missing_required_parameter") {
+				if a := send(t, "POST", base+"/v2/payments", `{"source_id":"x"}`, nil); a.status != 400 || !strings.Contains(string(a.body), "MISSING_REQUIRED_PARAMETER") {
 					t.Errorf("no key: %d %s", a.status, a.body)
 				}
 				other := strings.Replace(pay, "1000", "1001", 1)
-				if a := send(t, "POST", base+"/v2/payments", other, nil); a.status != 400 || !strings.Contains(string(a.body), "idempotency_key_reused") {
+				if a := send(t, "POST", base+"/v2/payments", other, nil); a.status != 400 || !strings.Contains(string(a.body), "IDEMPOTENCY_KEY_REUSED") {
 					t.Errorf("key reused with another body: %d %s", a.status, a.body)
 				}
 			})
