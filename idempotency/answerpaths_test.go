@@ -111,6 +111,30 @@ var answerPaths = []answerPath{
 			cancel()
 			return <-answer
 		}},
+	// The caller leaves while the request polls the store for the key it
+	// waits on: the poll fails with the caller's context, and the request
+	// ends as a wait cut short does (the key was in flight at its last
+	// look), not as a store failure.
+	{name: "caller gone during a poll of a key in flight", metric: alerting.Conflicts, kind: alerting.KindInFlight, level: slog.LevelInfo, log: "request refused", reply: contract.ReplyInFlight,
+		run: func(t *testing.T, e *pathEnv) *httptest.ResponseRecorder {
+			c := payoutsContract(t, "response: conflict", "response: block")
+			polling := make(chan struct{})
+			e.serve(t, c, func(s idempotency.Store) idempotency.Store {
+				return stallingPoll{Store: s, claims: new(atomic.Int64), polling: polling}
+			}, idempotency.Options{}, created)
+			e.holdFirst(t, "busy")
+			e.mark()
+			ctx, cancel := context.WithCancel(context.Background())
+			answer := make(chan *httptest.ResponseRecorder, 1)
+			go func() { answer <- e.post(ctx, "busy", "acct_a", body) }()
+			select {
+			case <-polling:
+			case w := <-answer:
+				t.Fatalf("the request for a key in flight answered %d %s without polling for it", w.Code, w.Body)
+			}
+			cancel()
+			return <-answer
+		}},
 	{name: "payload mismatch", metric: alerting.Conflicts, kind: alerting.KindPayloadMismatch, level: slog.LevelInfo, log: "request refused", reply: contract.ReplyPayloadMismatch,
 		run: func(t *testing.T, e *pathEnv) *httptest.ResponseRecorder {
 			e.serve(t, payoutsContract(t), nil, idempotency.Options{}, created)
@@ -597,4 +621,25 @@ type failingReader struct{}
 
 func (failingReader) Read([]byte) (int, error) {
 	return 0, errors.New("connection reset (a test's failure)")
+}
+
+// stallingPoll lets the first two claims through (the holder's win and
+// the waiter's first loss); the third, the waiter's poll, says so on
+// polling and then fails only when its context ends, as a database driver
+// does with a statement cut short by its caller.
+type stallingPoll struct {
+	idempotency.Store
+	claims  *atomic.Int64
+	polling chan struct{}
+}
+
+func (s stallingPoll) Claim(ctx context.Context, k idempotency.Key, c idempotency.NewClaim, now time.Time) (bool, error) {
+	if s.claims.Add(1) < 3 {
+		return s.Store.Claim(ctx, k, c, now)
+	}
+	if s.claims.Load() == 3 {
+		close(s.polling)
+	}
+	<-ctx.Done()
+	return false, ctx.Err()
 }

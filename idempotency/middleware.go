@@ -945,9 +945,20 @@ func parseKey(v string, form contract.HeaderValue) (string, bool) {
 // (the caller left, the server is shutting down), the statement's failure
 // says nothing about the store: the request gets the same 503, but it is
 // counted as the caller's (alerting.KindCancelled) and logged at Info, so
-// the store-failure alert does not page for clients that hung up.
+// the store-failure alert does not page for clients that hung up. A
+// request that was waiting for a key in flight (in_flight.response: block)
+// ends with the in-flight conflict instead, as when it leaves between
+// looks, so where the cancellation lands does not change the answer.
 func (h *endpointHandler) storeFailed(q *keyRequest, kind string, err error) {
 	if ctxErr := q.r.Context().Err(); ctxErr != nil {
+		if !q.blockedSince.IsZero() {
+			// It was waiting for a key in flight and left during a look
+			// at it: the same end as a wait cut short (waitInFlight),
+			// wherever the cancellation landed.
+			h.refuse(q.w, q.k, refusal{alerting.KindInFlight, contract.ReplyInFlight,
+				fmt.Sprintf("the request ended (%v) while it waited for its key in flight: %v", ctxErr, err)})
+			return
+		}
 		h.refuse(q.w, q.k, refusal{alerting.KindCancelled, contract.ReplyStoreUnavailable,
 			fmt.Sprintf("the request ended (%v) before the store answered its %s: %v", ctxErr, kind, err)})
 		return
