@@ -25,7 +25,7 @@ func DryRun(o Options) ([]string, error) {
 	for _, sc := range pl.scenarios {
 		var gates []string
 		for _, g := range pl.gates {
-			if g.reads(sc.Kind) {
+			if g.reads(sc.Kind) && (g.applies == nil || g.applies(pl.p)) {
 				gates = append(gates, g.ID())
 			}
 		}

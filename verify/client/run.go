@@ -196,7 +196,7 @@ func Run(ctx context.Context, o Options) (*verify.Result, error) {
 		return nil, inputErrorf("no program to run: give it after --, e.g. -- python3 client.py")
 	}
 	if gaps := o.Contract.ClientGaps(); len(gaps) > 0 {
-		return nil, inputErrorf("verify client cannot judge this contract yet: it does not check %s, so a client that ignores it would pass (issue 32)", strings.Join(gaps, ", "))
+		return nil, inputErrorf("verify client cannot judge this contract yet: it does not handle %s, so its verdicts would not be the contract's (issue 32)", strings.Join(gaps, ", "))
 	}
 	pl, err := newPlan(o)
 	if err != nil {
