@@ -71,3 +71,39 @@ func TestKeyPlaceJudges(t *testing.T) {
 		})
 	}
 }
+
+// TestPlanKeyPlace: the plan reads the key where the contract puts it and
+// bounds it by the chosen operation's own max_key_length (Square's
+// CreatePayment takes 45 characters, CreateOrder the API-wide 192).
+func TestPlanKeyPlace(t *testing.T) {
+	examples := filepath.Join(testenv.RepoRoot(t), "examples")
+	load := func(name string) *contract.Contract {
+		c, err := contract.Load(filepath.Join(examples, name, "retryspec.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	square, azure := load("square-payments"), load("azure-email")
+	for _, tt := range []struct {
+		c         *contract.Contract
+		operation string
+		maxKey    int
+		field     string
+		firstSent string
+	}{
+		{square, "", 45, "idempotency_key", ""},
+		{square, "POST /v2/orders", 192, "idempotency_key", ""},
+		{azure, "", 36, "", "Repeatability-First-Sent"},
+	} {
+		pl, err := newPlan(Options{Contract: tt.c, Operation: tt.operation, Command: []string{"true"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		kp := keyPlace(tt.c.Idempotency, pl.p)
+		if pl.p.MaxKeyLength != tt.maxKey || kp.Field != tt.field || kp.FirstSent != tt.firstSent {
+			t.Errorf("%s %q: max key length %d, key place %+v; want %d, field %q, first-sent %q",
+				tt.c.API.Name, tt.operation, pl.p.MaxKeyLength, kp, tt.maxKey, tt.field, tt.firstSent)
+		}
+	}
+}
