@@ -12,10 +12,6 @@ import (
 	"github.com/retryspec/retryspec/snippets/suite"
 )
 
-func testPolicy(t *testing.T) snippets.Policy {
-	return testJudge(t, filepath.Join("testdata", "retryspec.yaml")).p
-}
-
 // testJudge is the judge context of the contract at path, without runs.
 func testJudge(t *testing.T, path string) judge {
 	t.Helper()
