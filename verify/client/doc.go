@@ -4,7 +4,9 @@
 // scenarios: for each scenario it starts the fault server on a free
 // loopback port, runs the program once with RETRYSPEC_BASE_URL,
 // RETRYSPEC_OPERATION and RETRYSPEC_SCENARIO set, and judges what the server
-// saw (every attempt: time, key, body) and the exit code, gate by gate.
+// saw (every attempt: time, key, body, first-sent header) and the exit
+// code, gate by gate. The fault server reads the key where the contract
+// puts it (its header, or key_field in the JSON body).
 //
 // The gates are rows of one table (Gates): ID, the contract value each
 // checks, the scenarios it reads, its judge, its dry-run text and its

@@ -25,7 +25,7 @@ func DryRun(o Options) ([]string, error) {
 	for _, sc := range pl.scenarios {
 		var gates []string
 		for _, g := range pl.gates {
-			if g.reads(sc.Kind) {
+			if g.reads(sc.Kind) && (g.applies == nil || g.applies(pl.p)) {
 				gates = append(gates, g.ID())
 			}
 		}
@@ -46,10 +46,13 @@ func DryRun(o Options) ([]string, error) {
 	out = append(out, "", "gates:")
 	for _, g := range pl.gates {
 		what := g.DryRun
-		if !slices.ContainsFunc(pl.scenarios, func(sc suite.Scenario) bool { return g.reads(sc.Kind) }) {
+		switch {
+		case g.applies != nil && !g.applies(pl.p):
+			what = "skipped: " + g.Needs
+		case !slices.ContainsFunc(pl.scenarios, func(sc suite.Scenario) bool { return g.reads(sc.Kind) }):
 			what = "skipped: the contract yields none of its scenarios: " + g.Needs
 		}
-		out = append(out, fmt.Sprintf("  %-28s %s (%s)", g.ID(), what, g.Path))
+		out = append(out, fmt.Sprintf("  %-28s %s (%s)", g.ID(), what, pl.path(g)))
 	}
 	return out, nil
 }

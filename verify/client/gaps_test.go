@@ -11,22 +11,35 @@ import (
 	"github.com/retryspec/retryspec/verify/client"
 )
 
-// TestRefusesWhatItCannotJudge: a contract whose key travels in the body,
-// or whose window runs from a first-sent time, is bad input (exit 2) that
-// names the field, before any program runs; its gates would otherwise pass
-// a client that ignores them.
+// TestRefusesWhatItCannotJudge: a GraphQL contract is bad input (exit 2)
+// that names the field, before any program runs: the fault server answers
+// statuses, not conflicts as error entries in a 200. A contract whose key
+// travels in the body, or whose window runs from a first-sent time, is
+// judged: its runs reach the gates.
 func TestRefusesWhatItCannotJudge(t *testing.T) {
-	for name, want := range map[string]string{
-		"square-payments": "idempotency.key_in: body",
-		"azure-email":     "idempotency.first_sent",
+	for _, tt := range []struct {
+		file, refusal string
+	}{
+		{"testdata/graphql/mutation.yaml", "idempotency.key_in: graphql"},
+		{"examples/square-payments/retryspec.yaml", ""},
+		{"examples/azure-email/retryspec.yaml", ""},
 	} {
-		c, err := contract.Load(filepath.Join(testenv.RepoRoot(t), "examples", name, "retryspec.yaml"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = client.Run(context.Background(), client.Options{Contract: c, Command: []string{"true"}})
-		if err == nil || !client.IsInputError(err) || !strings.Contains(err.Error(), want) {
-			t.Errorf("%s: Run = %v, want an input error naming %s", name, err, want)
-		}
+		t.Run(tt.file, func(t *testing.T) {
+			c, err := contract.Load(filepath.Join(testenv.RepoRoot(t), tt.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			// A program that never calls the server: each run ends at once.
+			sh := testenv.LookPath(t, "true")
+			res, err := client.Run(context.Background(), client.Options{Contract: c, Command: []string{sh}, Only: []string{"client/same-key"}, Runs: 1})
+			switch {
+			case tt.refusal != "" && (err == nil || !client.IsInputError(err) || !strings.Contains(err.Error(), tt.refusal)):
+				t.Errorf("Run = %v, want an input error naming %s", err, tt.refusal)
+			case tt.refusal == "" && err != nil:
+				t.Errorf("Run = %v, want the contract judged", err)
+			case tt.refusal == "" && (len(res.Gates) != 1 || res.Gates[0].Result != "failed"):
+				t.Errorf("gates %+v, want client/same-key judged (and failed: the program never called)", res.Gates)
+			}
+		})
 	}
 }

@@ -3,8 +3,10 @@ package client
 import (
 	"slices"
 
+	"github.com/retryspec/retryspec/contract"
 	"github.com/retryspec/retryspec/contract/rules"
 	"github.com/retryspec/retryspec/findings"
+	"github.com/retryspec/retryspec/snippets"
 	"github.com/retryspec/retryspec/snippets/suite"
 )
 
@@ -27,6 +29,12 @@ type Gate struct {
 	// DryRun says what the gate expects of the runs, for --dry-run.
 	DryRun string
 	judge  func(judge) verdict
+	// pathFor, when set, is Path for the contract at hand: the key's gate
+	// points at key_field when the key travels in the body.
+	pathFor func(contract.Idempotency) string
+	// applies, when set, says whether the contract asks what the gate
+	// judges at all; when it does not, the gate is skipped with Needs.
+	applies func(snippets.Policy) bool
 }
 
 // ID is the gate's rule ID.
@@ -37,6 +45,8 @@ var (
 	srcStripe  = findings.Source{Title: "Stripe API reference, Idempotent requests", URL: "https://docs.stripe.com/api/idempotent_requests"}
 	srcTimeout = findings.Source{Title: "Marc Brooker, Timeouts, retries and backoff with jitter (AWS Builders' Library)", URL: "https://aws.amazon.com/builders-library/timeouts-retries-and-backoff-with-jitter/"}
 	srcRFC9110 = findings.Source{Title: "RFC 9110, HTTP Semantics, section 10.2.3 Retry-After", URL: "https://www.rfc-editor.org/rfc/rfc9110#section-10.2.3"}
+	srcOASIS   = findings.Source{Title: "OASIS Repeatable Requests Version 1.0", URL: "https://docs.oasis-open.org/odata/repeatable-requests/v1.0/repeatable-requests-v1.0.html"}
+	srcAzure   = findings.Source{Title: "Azure Communication Services REST API, Repeatable requests", URL: "https://learn.microsoft.com/en-us/rest/api/communication/repeatable-requests"}
 )
 
 func doc(id, summary, rationale, fix, bad, good string, sources ...findings.Source) rules.Rule {
@@ -53,13 +63,34 @@ var Gates = []Gate{
 				"turns each retry into a new payment; a key reused across calls makes the second call get the first call's stored "+
 				"answer. Usual cause in code: the key is generated inside the retried function, or a constant key is configured once "+
 				"per client. Stripe's SDKs mint the key once per call and reuse it on every retry.",
-			"mint the key once per logical call, outside the retry loop, and send it (with the same body) on every attempt",
+			"mint the key once per logical call, outside the retry loop, and send it where the contract says (its header, or the key_field member of the JSON body) with the same body on every attempt",
 			"attempt 1  Idempotency-Key: 6f1c…  -> 503\nattempt 2  Idempotency-Key: 0b9e…  -> 201 (a second transfer)\n",
 			"attempt 1  Idempotency-Key: 6f1c…  -> 503\nattempt 2  Idempotency-Key: 6f1c…  -> 201\n",
 			srcStripe),
-		Path:   "idempotency.header",
-		DryRun: "every attempt of a run carries the header with one key and one body; no two runs share a key",
-		judge:  sameKey,
+		Path:    "idempotency.header",
+		pathFor: keyPath,
+		DryRun:  "every attempt of a run carries one key where the contract puts it (its header, or key_field in the JSON body) and one body; no two runs share a key",
+		judge:   sameKey,
+	},
+	{
+		Doc: doc("client/first-sent",
+			"a request lacks the first-sent header or carries it in another form than an HTTP date, or a retry restamps it",
+			"Proves idempotency.first_sent (OASIS Repeatable Requests, as Azure's Repeatability-First-Sent): the client stamps "+
+				"the time it first sent a logical call in the first-sent header, as an HTTP date (IMF-fixdate), and sends that "+
+				"value unchanged on every retry with the key. The server measures its window from that time: it refuses a request "+
+				"first sent too long ago, because it no longer remembers the key and would run it again. A retry restamped with "+
+				"the current time looks new, so once the window has passed the server runs it a second time; a missing or "+
+				"malformed header gets the invalid-key answer, so every call fails. Usual cause in code: the header is computed "+
+				"inside the retried function, next to the other per-attempt headers.",
+			"stamp the first-sent header once per logical call, before the first attempt, as an IMF-fixdate (such as "+contract.FirstSentExample+"), and send that value unchanged with the key on every retry",
+			"attempt 1  Repeatability-First-Sent: Tue, 26 Mar 2019 16:06:51 GMT  -> 503\nattempt 2  Repeatability-First-Sent: Tue, 26 Mar 2019 16:06:53 GMT  -> 202\n",
+			"attempt 1  Repeatability-First-Sent: Tue, 26 Mar 2019 16:06:51 GMT  -> 503\nattempt 2  Repeatability-First-Sent: Tue, 26 Mar 2019 16:06:51 GMT  -> 202\n",
+			srcOASIS, srcAzure),
+		Path:    "idempotency.first_sent.header",
+		Needs:   "the contract measures no window from a client time (no idempotency.first_sent with a header)",
+		DryRun:  "every attempt carries the first-sent header as an IMF-fixdate stamped at the call's first attempt, the same value on every retry of its key",
+		applies: func(p snippets.Policy) bool { return p.FirstSentHeader != "" },
+		judge:   firstSent,
 	},
 	{
 		Doc: doc("client/retries-transient",
@@ -230,6 +261,15 @@ var Gates = []Gate{
 		DryRun: "no attempt after max_elapsed, the program ends by it and exits non-zero",
 		judge:  maxElapsed,
 	},
+}
+
+// keyPath is the contract path of the key's place: key_field for a key in
+// the JSON body, else the header.
+func keyPath(id contract.Idempotency) string {
+	if id.InBody() {
+		return "idempotency.key_field"
+	}
+	return "idempotency.header"
 }
 
 // IDs lists the gate IDs in table order.

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"cmp"
 	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/retryspec/retryspec/contract"
 	"github.com/retryspec/retryspec/snippets"
 	"github.com/retryspec/retryspec/snippets/faultserver"
 	"github.com/retryspec/retryspec/snippets/suite"
@@ -32,9 +34,11 @@ const (
 	deadlineTolerance = time.Second
 )
 
-// judge is the context every gate's judge reads.
+// judge is the context every gate's judge reads: the policy, and the
+// contract's idempotency section for where the key travels.
 type judge struct {
 	p    snippets.Policy
+	id   contract.Idempotency
 	runs []Trial
 }
 
@@ -101,7 +105,7 @@ func (r Trial) describe(what string) string {
 		b.WriteString(" none")
 	}
 	for i, a := range r.Attempts {
-		fmt.Fprintf(&b, "\n    #%d  +%s  key %s  -> %s", i+1, ms(a.Arrived.Sub(r.Attempts[0].Arrived)), keyText(a), answerText(a))
+		fmt.Fprintf(&b, "\n    #%d  +%s  key %s%s  -> %s", i+1, ms(a.Arrived.Sub(r.Attempts[0].Arrived)), keyText(a), firstSentText(a), answerText(a))
 	}
 	b.WriteString("\n  its last output lines:\n" + indent(orNothing(r.Output), "    "))
 	return b.String()
@@ -119,6 +123,15 @@ func keyText(a faultserver.Request) string {
 		return "(none)"
 	}
 	return strconv.Quote(a.RawKey)
+}
+
+// firstSentText is the attempt's first-sent header, when the contract asks
+// for one and the attempt carried it.
+func firstSentText(a faultserver.Request) string {
+	if a.FirstSent == "" {
+		return ""
+	}
+	return "  first-sent " + strconv.Quote(a.FirstSent)
 }
 
 func answerText(a faultserver.Request) string {
@@ -151,9 +164,9 @@ func sameKey(j judge) verdict {
 		key := r.Attempts[0].Key
 		var bad []string
 		if r.Attempts[0].RawKey == "" {
-			bad = append(bad, fmt.Sprintf("attempt 1 carries no %s header", j.p.Header))
+			bad = append(bad, "attempt 1 carries no key in "+j.id.KeyPlace())
 		}
-		if j.p.SFString && r.Attempts[0].RawKey != "" && !strings.HasPrefix(r.Attempts[0].RawKey, `"`) {
+		if j.p.SFString && !j.p.KeyInBody && r.Attempts[0].RawKey != "" && !strings.HasPrefix(r.Attempts[0].RawKey, `"`) {
 			bad = append(bad, fmt.Sprintf("the key %q is not an RFC 8941 string (idempotency.header_value: sf-string)", r.Attempts[0].RawKey))
 		}
 		if j.p.MaxKeyLength > 0 && len(key) > j.p.MaxKeyLength {
@@ -161,7 +174,7 @@ func sameKey(j judge) verdict {
 		}
 		for i, a := range r.Attempts[1:] {
 			if a.Key != key {
-				bad = append(bad, fmt.Sprintf("attempt %d carries another key than attempt 1: every retry of one call must send its key", i+2))
+				bad = append(bad, fmt.Sprintf("attempt %d carries another key than attempt 1 in %s: every retry of one call must send its key", i+2, j.id.KeyPlace()))
 				break
 			}
 			if !bytes.Equal(a.Body, r.Attempts[0].Body) {
@@ -380,4 +393,62 @@ func attemptTimeout(j judge) verdict {
 		}
 	}
 	return ps.verdict("hung attempt abandoned at attempt_timeout " + j.p.AttemptTimeout.String())
+}
+
+// firstSent: every attempt carries the first-sent header as an IMF-fixdate
+// HTTP date (the form RFC 9110 requires senders to use), every retry of a
+// key repeats the value its key's first attempt carried, and that value is
+// a stamp of the call's own start, not a fixed date: between the
+// program's start and the arrival of the key's first attempt (an HTTP
+// date drops the fraction of its second, hence a second's margin).
+func firstSent(j judge) verdict {
+	if j.p.FirstSentHeader == "" {
+		return verdict{Skip: "the contract names no first-sent header"}
+	}
+	var ps problems
+	for _, r := range j.runs {
+		if bad := firstSentProblems(j.p.FirstSentHeader, r); len(bad) > 0 {
+			ps = append(ps, r.describe(strings.Join(bad, "; ")))
+		}
+	}
+	return ps.verdict(fmt.Sprintf("one %s stamp per call in %d runs, repeated on every retry", j.p.FirstSentHeader, len(j.runs)))
+}
+
+func firstSentProblems(header string, r Trial) []string {
+	var bad []string
+	first := map[string]int{} // a key's first attempt (index)
+	for i, a := range r.Attempts {
+		n, seen := first[a.Key]
+		switch {
+		case a.FirstSent == "":
+			bad = append(bad, fmt.Sprintf("attempt %d carries no %s header", i+1, header))
+		case seen && a.FirstSent != r.Attempts[n].FirstSent:
+			bad = append(bad, fmt.Sprintf("attempt %d carries %s %q, the first attempt with its key carried %q: a retry repeats the first-sent time, never restamps it", i+1, header, a.FirstSent, r.Attempts[n].FirstSent))
+		case !seen:
+			bad = append(bad, stampProblems(header, r, i)...)
+		}
+		if !seen {
+			first[a.Key] = i
+		}
+	}
+	return bad
+}
+
+// stampProblems checks the first-sent value of attempt i, the first with
+// its key: an IMF-fixdate of a time between the program's start and the
+// attempt's arrival.
+func stampProblems(header string, r Trial, i int) []string {
+	a := r.Attempts[i]
+	at, err := http.ParseTime(a.FirstSent)
+	if err != nil {
+		return []string{fmt.Sprintf("attempt %d carries %s %q, not an HTTP date", i+1, header, a.FirstSent)}
+	}
+	if fixed := at.UTC().Format(http.TimeFormat); fixed != a.FirstSent {
+		return []string{fmt.Sprintf("attempt %d carries %s %q, not an IMF-fixdate: send %q", i+1, header, a.FirstSent, fixed)}
+	}
+	if at.Before(r.Started.Add(-time.Second)) || at.After(a.Arrived) {
+		return []string{fmt.Sprintf("attempt %d carries %s %q, not a time between the program's start (%s) and the attempt's arrival (%s): stamp the time the call is first sent",
+			i+1, header, a.FirstSent, r.Started.UTC().Format(http.TimeFormat), a.Arrived.UTC().Format(http.TimeFormat))}
+	}
+	return nil
 }

@@ -12,9 +12,10 @@ import (
 	"github.com/retryspec/retryspec/snippets/suite"
 )
 
-func testPolicy(t *testing.T) snippets.Policy {
+// testJudge is the judge context of the contract at path, without runs.
+func testJudge(t *testing.T, path string) judge {
 	t.Helper()
-	c, err := contract.Load(filepath.Join("testdata", "retryspec.yaml"))
+	c, err := contract.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -22,7 +23,7 @@ func testPolicy(t *testing.T) snippets.Policy {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return p
+	return judge{p: p, id: c.Idempotency}
 }
 
 // attempt is one scripted attempt of a synthetic trial: the answer, the
@@ -51,7 +52,7 @@ func trial(kind suite.Kind, exit int, end time.Duration, as ...attempt) Trial {
 var s503 = faultserver.Step{Status: 503}
 
 func TestJudges(t *testing.T) {
-	p := testPolicy(t) // full jitter, base 1s, cap 2s, max_elapsed 12s
+	base := testJudge(t, filepath.Join("testdata", "retryspec.yaml")) // full jitter, base 1s, cap 2s, max_elapsed 12s
 	tests := []struct {
 		name  string
 		judge func(judge) verdict
@@ -62,7 +63,7 @@ func TestJudges(t *testing.T) {
 		{"one key per call", sameKey, []Trial{trial(suite.KindGiveUp, 1, 0, attempt{s503, "k1", 300 * time.Millisecond}, attempt{s503, "k1", 0}), trial(suite.KindRecover, 0, 0, attempt{s503, "k2", 0})}, "pass"},
 		{"a key per attempt", sameKey, []Trial{trial(suite.KindGiveUp, 1, 0, attempt{s503, "k1", 0}, attempt{s503, "k2", 0})}, "attempt 2 carries another key"},
 		{"one key for two calls", sameKey, []Trial{trial(suite.KindGiveUp, 1, 0, attempt{s503, "k1", 0}), trial(suite.KindRecover, 1, 0, attempt{s503, "k1", 0})}, "its key is the key of scenario"},
-		{"no key", sameKey, []Trial{trial(suite.KindGiveUp, 1, 0, attempt{s503, "", 0})}, "carries no Idempotency-Key header"},
+		{"no key", sameKey, []Trial{trial(suite.KindGiveUp, 1, 0, attempt{s503, "", 0})}, "carries no key in the Idempotency-Key header"},
 
 		{"jittered waits", jitterSpread, []Trial{trial(suite.KindGiveUp, 1, 0, attempt{s503, "k", 990 * time.Millisecond}, attempt{s503, "k", 1400 * time.Millisecond}, attempt{s503, "k", 1995 * time.Millisecond}, attempt{s503, "k", 0})}, "pass"},
 		{"waits at the top", jitterSpread, []Trial{trial(suite.KindGiveUp, 1, 0, attempt{s503, "k", time.Second}, attempt{s503, "k", 2 * time.Second}, attempt{s503, "k", 2100 * time.Millisecond}, attempt{s503, "k", 0})}, "at least its envelope's top"},
@@ -84,21 +85,29 @@ func TestJudges(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			v := tt.judge(judge{p: p, runs: tt.runs})
-			switch tt.want {
-			case "pass":
-				if v.Fail != "" || v.Skip != "" {
-					t.Errorf("want a pass, got %+v", v)
-				}
-			case "skip":
-				if v.Skip == "" {
-					t.Errorf("want a skip, got %+v", v)
-				}
-			default:
-				if !strings.Contains(v.Fail, tt.want) {
-					t.Errorf("want a failure containing %q, got %+v", tt.want, v)
-				}
-			}
+			j := base
+			j.runs = tt.runs
+			checkVerdict(t, tt.judge(j), tt.want)
 		})
+	}
+}
+
+// checkVerdict checks a judge's verdict: want is "pass", "skip" or a text
+// the failure must contain.
+func checkVerdict(t *testing.T, v verdict, want string) {
+	t.Helper()
+	switch want {
+	case "pass":
+		if v.Fail != "" || v.Skip != "" {
+			t.Errorf("want a pass, got %+v", v)
+		}
+	case "skip":
+		if v.Skip == "" {
+			t.Errorf("want a skip, got %+v", v)
+		}
+	default:
+		if !strings.Contains(v.Fail, want) {
+			t.Errorf("want a failure containing %q, got %+v", want, v)
+		}
 	}
 }

@@ -113,6 +113,9 @@ func newPlan(o Options) (*plan, error) {
 		}
 	}
 	p.Method, p.Operation, p.Path = op.Method, op.Operation, op.Path
+	// The operation's own bound (Square's differ by endpoint), not the
+	// bound of the endpoint the snippets call.
+	p.MaxKeyLength = c.MaxKeyLengthFor(op)
 	for _, id := range o.Only {
 		if !slices.Contains(IDs(), id) {
 			return nil, inputErrorf("unknown client gate %q; gates: %s", id, strings.Join(IDs(), ", "))
@@ -193,7 +196,7 @@ func Run(ctx context.Context, o Options) (*verify.Result, error) {
 		return nil, inputErrorf("no program to run: give it after --, e.g. -- python3 client.py")
 	}
 	if gaps := o.Contract.ClientGaps(); len(gaps) > 0 {
-		return nil, inputErrorf("verify client cannot judge this contract yet: it does not check %s, so a client that ignores them would pass (issue 32)", strings.Join(gaps, ", "))
+		return nil, inputErrorf("verify client cannot judge this contract yet: it does not handle %s, so its verdicts would not be the contract's (issue 32)", strings.Join(gaps, ", "))
 	}
 	pl, err := newPlan(o)
 	if err != nil {
@@ -224,7 +227,7 @@ func Run(ctx context.Context, o Options) (*verify.Result, error) {
 }
 
 func (pl *plan) runOnce(ctx context.Context, sc suite.Scenario, i, of int) (Trial, error) {
-	srv, err := faultserver.Start(pl.p.Header)
+	srv, err := faultserver.StartAt(keyPlace(pl.c.Idempotency, pl.p), "127.0.0.1")
 	if err != nil {
 		return Trial{}, fmt.Errorf("starting the fault server: %w", err)
 	}
@@ -242,6 +245,14 @@ func (pl *plan) runOnce(ctx context.Context, sc suite.Scenario, i, of int) (Tria
 	}
 	return Trial{Scenario: sc, Index: i, Of: of, Attempts: sess.Requests(), ExitCode: res.exitCode, Killed: res.killed,
 		Output: res.output, Started: res.started, Elapsed: res.elapsed}, nil
+}
+
+// keyPlace is where the fault server reads what the contract asks a client
+// to send: the key in its header, or in the key_field member of the JSON
+// body (a member of the top-level object: the loader refuses a nested
+// pointer), and the first-sent header beside it.
+func keyPlace(id contract.Idempotency, p snippets.Policy) faultserver.KeyPlace {
+	return faultserver.KeyPlace{Header: p.Header, Field: id.KeyMember(), FirstSent: p.FirstSentHeader}
 }
 
 // withVars is env with vars set, replacing any earlier value.
@@ -339,10 +350,12 @@ func (pl *plan) judgeGate(g Gate, all []Trial) (verify.GateResult, *verify.Findi
 	case len(bad) > 0:
 		v.Fail = strings.Join(bad, "\n")
 		fix = unusableFix
+	case g.applies != nil && !g.applies(pl.p):
+		v.Skip = g.Needs
 	case len(runs) == 0:
 		v.Skip = "the contract yields none of this gate's scenarios: " + g.Needs
 	default:
-		v = g.judge(judge{p: pl.p, runs: runs})
+		v = g.judge(judge{p: pl.p, id: pl.c.Idempotency, runs: runs})
 	}
 	switch {
 	case v.Fail != "":
@@ -353,9 +366,10 @@ func (pl *plan) judgeGate(g Gate, all []Trial) (verify.GateResult, *verify.Findi
 		// of the failure; what the server saw follows as notes, then the
 		// command that reruns the gate.
 		summary, detail, _ := strings.Cut(v.Fail, "\n")
-		pos := pl.c.PosOf(g.Path)
+		path := pl.path(g)
+		pos := pl.c.PosOf(path)
 		return gr, &verify.Finding{Finding: findings.Finding{
-			Rule: g.ID(), Severity: findings.Error, File: pl.c.File, Line: pos.Line, Column: pos.Column, Path: g.Path,
+			Rule: g.ID(), Severity: findings.Error, File: pl.c.File, Line: pos.Line, Column: pos.Column, Path: path,
 			Message: pl.op.Operation + ": " + summary, Fix: fix,
 		}, Reproduction: append(strings.Split(detail, "\n"), repro)}
 	case v.Skip != "":
@@ -364,6 +378,14 @@ func (pl *plan) judgeGate(g Gate, all []Trial) (verify.GateResult, *verify.Findi
 		gr.Result, gr.Reason = "passed", v.Note
 	}
 	return gr, nil
+}
+
+// path is the contract value g checks in this contract.
+func (pl *plan) path(g Gate) string {
+	if g.pathFor != nil {
+		return g.pathFor(pl.c.Idempotency)
+	}
+	return g.Path
 }
 
 func shellJoin(argv []string) string {
