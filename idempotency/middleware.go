@@ -159,7 +159,7 @@ func New(c *contract.Contract, store keystore.Store, opts Options) (*Middleware,
 	if m.log = opts.Log; m.log == nil {
 		m.log = slog.Default()
 	}
-	if a, ok := store.(interface{ AsyncCommit() string }); ok && a.AsyncCommit() != "" {
+	if a, ok := store.(keystore.AsyncCommitReporter); ok && a.AsyncCommit() != "" {
 		// An explicit opt-in (stores.Open refuses it otherwise), visible
 		// to operators for as long as the process runs on it.
 		m.metrics.Count(alerting.AsyncCommitStarts, "", "")

@@ -82,7 +82,8 @@ type StaleKey struct {
 // without transactions (the in-memory one) is passed nil.
 //
 // A store that is also a ClaimLookuper or a WriteCommitter saves round
-// trips: the middleware then claims or commits through those methods.
+// trips: the middleware then claims or commits through those methods. One
+// that can run without durable commits says so as an AsyncCommitReporter.
 type Store interface {
 	// Claim inserts the key in flight with token 1; won is false when the
 	// key already exists (the unique constraint decided).
@@ -134,4 +135,13 @@ type Write struct {
 type WriteCommitter interface {
 	CheckpointWrites(ctx context.Context, k Key, fence int64, recoveryPoint string, downstream map[string]string, now time.Time, writes []Write) (ok bool, err error)
 	CompleteWrites(ctx context.Context, k Key, fence int64, r Response, recoveryPoint string, now time.Time, writes []Write) (ok bool, err error)
+}
+
+// AsyncCommitReporter is a Store that can acknowledge commits before they
+// are durable. AsyncCommit names the server setting that does so, or is ""
+// when commits are durable; the middleware logs and counts a store that
+// runs that way (alerting.AsyncCommitStarts), since a database crash can
+// then lose a recovery point and the retry repeat an external effect.
+type AsyncCommitReporter interface {
+	AsyncCommit() string
 }

@@ -38,13 +38,14 @@ type SQLStore struct {
 	counts      sqlCounts
 }
 
-// The middleware finds the round-trip savers by type assertion, so a
-// method whose signature drifted would silently cost a round trip: here
-// it is a compile error instead.
+// The middleware finds the optional interfaces by type assertion, so a
+// method whose signature drifted would silently cost a round trip or an
+// alert: here it is a compile error instead.
 var (
-	_ keystore.Store          = (*SQLStore)(nil)
-	_ keystore.ClaimLookuper  = (*SQLStore)(nil)
-	_ keystore.WriteCommitter = (*SQLStore)(nil)
+	_ keystore.Store               = (*SQLStore)(nil)
+	_ keystore.ClaimLookuper       = (*SQLStore)(nil)
+	_ keystore.WriteCommitter      = (*SQLStore)(nil)
+	_ keystore.AsyncCommitReporter = (*SQLStore)(nil)
 )
 
 // sqlCounts are the batchers' figures, which Stats reports.
