@@ -421,11 +421,18 @@ func TestAfterWindowError(t *testing.T) {
 }
 
 // lostClaims is the in-memory store, counting the claims it refuses and
-// telling each on lost.
+// telling each on lost. Its claims and lookups run shielded from the
+// caller's cancel, so a test that cancels a waiting request sees the wait
+// answer it wherever the request is in its poll, never a statement it
+// interrupted ("caller gone before the claim" is that path's own row).
 type lostClaims struct {
 	keystore.Store
 	n    *atomic.Int64
 	lost chan struct{}
+}
+
+func (s lostClaims) Lookup(ctx context.Context, k keystore.Key) (*keystore.Record, error) {
+	return s.Store.Lookup(context.WithoutCancel(ctx), k)
 }
 
 func newLostClaims(c *contract.Contract) lostClaims {
@@ -433,7 +440,7 @@ func newLostClaims(c *contract.Contract) lostClaims {
 }
 
 func (s lostClaims) Claim(ctx context.Context, k keystore.Key, c keystore.NewClaim, now time.Time) (bool, error) {
-	won, err := s.Store.Claim(ctx, k, c, now)
+	won, err := s.Store.Claim(context.WithoutCancel(ctx), k, c, now)
 	if err == nil && !won {
 		s.n.Add(1)
 		select {
