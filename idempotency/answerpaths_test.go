@@ -18,6 +18,7 @@ import (
 	"github.com/retryspec/retryspec/contract"
 	"github.com/retryspec/retryspec/idempotency"
 	"github.com/retryspec/retryspec/idempotency/alerting"
+	"github.com/retryspec/retryspec/idempotency/keystore"
 )
 
 // The brief's standard for the server half: every path ends in a status
@@ -98,7 +99,7 @@ var answerPaths = []answerPath{
 		run: func(t *testing.T, e *pathEnv) *httptest.ResponseRecorder {
 			c := payoutsContract(t, "response: conflict", "response: block")
 			var lost lostClaims
-			e.serve(t, c, func(s idempotency.Store) idempotency.Store {
+			e.serve(t, c, func(s keystore.Store) keystore.Store {
 				lost = lostClaims{s, new(atomic.Int64), make(chan struct{}, 1)}
 				return lost
 			}, idempotency.Options{}, created)
@@ -181,7 +182,7 @@ var answerPaths = []answerPath{
 			return e.post(context.Background(), "k", "acct_a", body)
 		}},
 	{name: "the key's row keeps changing", metric: alerting.StoreFailures, kind: alerting.StoreLookup, level: slog.LevelError, log: "store failed", reply: contract.ReplyStoreUnavailable,
-		run: onePost(func(s idempotency.Store) idempotency.Store { return vanishing{s} }, idempotency.Options{}, created)},
+		run: onePost(func(s keystore.Store) keystore.Store { return vanishing{s} }, idempotency.Options{}, created)},
 	{name: "takeover fails", metric: alerting.StoreFailures, kind: alerting.StoreTakeover, level: slog.LevelError, log: "store failed", reply: contract.ReplyStoreUnavailable,
 		run: func(t *testing.T, e *pathEnv) *httptest.ResponseRecorder {
 			e.serve(t, payoutsContract(t), failWith("takeover"), idempotency.Options{}, created)
@@ -213,7 +214,7 @@ var answerPaths = []answerPath{
 	{name: "Step.Finish committed but reported an error", metric: alerting.StoreFailures, kind: alerting.StoreFinishUnacknowledged, level: slog.LevelWarn,
 		log: "committed", storedReply: true,
 		run: func(t *testing.T, e *pathEnv) *httptest.ResponseRecorder {
-			e.serve(t, payoutsContract(t), func(s idempotency.Store) idempotency.Store { return &failing{Store: s, ackLost: true} },
+			e.serve(t, payoutsContract(t), func(s keystore.Store) keystore.Store { return &failing{Store: s, ackLost: true} },
 				idempotency.Options{}, finisher(false))
 			e.mark()
 			return e.post(context.Background(), "k", "acct_a", body)
@@ -224,7 +225,7 @@ var answerPaths = []answerPath{
 				s := idempotency.FromContext(r.Context())
 				// Another worker takes the key over (its lease looked
 				// abandoned), then this one finishes.
-				k := idempotency.Key{Key: s.Key(), Account: s.Account()}
+				k := keystore.Key{Key: s.Key(), Account: s.Account()}
 				if ok, err := e.inner.Takeover(context.Background(), k, s.Fence(), e.clock.Now().Add(3*time.Minute)); !ok || err != nil {
 					t.Errorf("takeover: %v %v", ok, err)
 				}
@@ -269,7 +270,7 @@ var answerPaths = []answerPath{
 
 // onePost is a path's run that serves the payouts contract with handler on
 // the row's store wrapped by wrap, and sends one request with key "k".
-func onePost(wrap func(idempotency.Store) idempotency.Store, opts idempotency.Options, handler http.HandlerFunc) func(*testing.T, *pathEnv) *httptest.ResponseRecorder {
+func onePost(wrap func(keystore.Store) keystore.Store, opts idempotency.Options, handler http.HandlerFunc) func(*testing.T, *pathEnv) *httptest.ResponseRecorder {
 	return func(t *testing.T, e *pathEnv) *httptest.ResponseRecorder {
 		e.serve(t, payoutsContract(t), wrap, opts, handler)
 		e.mark()
@@ -396,7 +397,7 @@ func finisher(panics bool) http.HandlerFunc {
 type pathEnv struct {
 	storeName string
 	c         *contract.Contract
-	inner     idempotency.Store // the real store, under the row's wrapper
+	inner     keystore.Store // the real store, under the row's wrapper
 	h         http.Handler
 	clock     *clock
 	metrics   *idempotency.Counters
@@ -412,7 +413,7 @@ type pathEnv struct {
 // serve wraps handler for the first keyed operation of c, on the row's
 // store wrapped by wrap (nil: as it is), with the replay cache off so
 // every request reaches the store.
-func (e *pathEnv) serve(t *testing.T, c *contract.Contract, wrap func(idempotency.Store) idempotency.Store, opts idempotency.Options, handler http.HandlerFunc) {
+func (e *pathEnv) serve(t *testing.T, c *contract.Contract, wrap func(keystore.Store) keystore.Store, opts idempotency.Options, handler http.HandlerFunc) {
 	t.Helper()
 	e.c, e.inner, e.clock, e.metrics, e.logs = c, openStore(t, e.storeName, c), newClock(), idempotency.NewCounters(), &logRecords{}
 	store := e.inner
@@ -542,13 +543,13 @@ func attr(r slog.Record, key string) string {
 // lost before the acknowledgement), and Begin gives no transaction, so
 // the commit is the statement's own.
 type failing struct {
-	idempotency.Store
+	keystore.Store
 	fail    string
 	ackLost bool
 }
 
-func failWith(statement string) func(idempotency.Store) idempotency.Store {
-	return func(s idempotency.Store) idempotency.Store { return &failing{Store: s, fail: statement} }
+func failWith(statement string) func(keystore.Store) keystore.Store {
+	return func(s keystore.Store) keystore.Store { return &failing{Store: s, fail: statement} }
 }
 
 var errStoreDown = errors.New("the store is down (a test's failure)")
@@ -560,7 +561,7 @@ func (s *failing) err(statement string) error {
 	return nil
 }
 
-func (s *failing) Claim(ctx context.Context, k idempotency.Key, c idempotency.NewClaim, now time.Time) (bool, error) {
+func (s *failing) Claim(ctx context.Context, k keystore.Key, c keystore.NewClaim, now time.Time) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}
@@ -570,35 +571,35 @@ func (s *failing) Claim(ctx context.Context, k idempotency.Key, c idempotency.Ne
 	return s.Store.Claim(ctx, k, c, now)
 }
 
-func (s *failing) Lookup(ctx context.Context, k idempotency.Key) (*idempotency.Record, error) {
+func (s *failing) Lookup(ctx context.Context, k keystore.Key) (*keystore.Record, error) {
 	if err := s.err("lookup"); err != nil {
 		return nil, err
 	}
 	return s.Store.Lookup(ctx, k)
 }
 
-func (s *failing) Takeover(ctx context.Context, k idempotency.Key, fence int64, now time.Time) (bool, error) {
+func (s *failing) Takeover(ctx context.Context, k keystore.Key, fence int64, now time.Time) (bool, error) {
 	if err := s.err("takeover"); err != nil {
 		return false, err
 	}
 	return s.Store.Takeover(ctx, k, fence, now)
 }
 
-func (s *failing) Expire(ctx context.Context, k idempotency.Key, fence int64, now time.Time) (bool, error) {
+func (s *failing) Expire(ctx context.Context, k keystore.Key, fence int64, now time.Time) (bool, error) {
 	if err := s.err("expire"); err != nil {
 		return false, err
 	}
 	return s.Store.Expire(ctx, k, fence, now)
 }
 
-func (s *failing) Release(ctx context.Context, k idempotency.Key, fence int64) (bool, error) {
+func (s *failing) Release(ctx context.Context, k keystore.Key, fence int64) (bool, error) {
 	if err := s.err("release"); err != nil {
 		return false, err
 	}
 	return s.Store.Release(ctx, k, fence)
 }
 
-func (s *failing) Complete(ctx context.Context, tx *sql.Tx, k idempotency.Key, fence int64, r idempotency.Response, rp string, now time.Time) (bool, error) {
+func (s *failing) Complete(ctx context.Context, tx *sql.Tx, k keystore.Key, fence int64, r keystore.Response, rp string, now time.Time) (bool, error) {
 	if err := s.err("complete"); err != nil {
 		return false, err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/retryspec/retryspec/contract"
 	"github.com/retryspec/retryspec/idempotency"
 	"github.com/retryspec/retryspec/idempotency/alerting"
+	"github.com/retryspec/retryspec/idempotency/keystore"
 )
 
 // exampleContract loads an example contract from examples/NAME, with
@@ -72,7 +73,7 @@ func (h *echo) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // handlers, on a test clock.
 type served struct {
 	c       *contract.Contract
-	store   idempotency.Store
+	store   keystore.Store
 	mw      *idempotency.Middleware
 	h       map[string]http.Handler
 	echo    map[string]*echo
@@ -100,7 +101,7 @@ func (b *syncBuffer) String() string {
 	return b.b.String()
 }
 
-func serve(t testing.TB, c *contract.Contract, store idempotency.Store, opts idempotency.Options, operations ...string) *served {
+func serve(t testing.TB, c *contract.Contract, store keystore.Store, opts idempotency.Options, operations ...string) *served {
 	t.Helper()
 	s := &served{c: c, store: store, h: map[string]http.Handler{}, echo: map[string]*echo{}, clock: newClock(), metrics: idempotency.NewCounters(), logs: &syncBuffer{}}
 	opts.Now, opts.Metrics, opts.Log = s.clock.Now, s.metrics, slog.New(slog.NewTextHandler(s.logs, nil))

@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/retryspec/retryspec/idempotency"
+	"github.com/retryspec/retryspec/idempotency/keystore"
 	"github.com/retryspec/retryspec/idempotency/stores"
 	"github.com/retryspec/retryspec/internal/dbtest"
 	"github.com/retryspec/retryspec/storage"
@@ -32,34 +32,34 @@ func TestClaimLookupBatched(t *testing.T) {
 			s := openStore(t, name, c).(*stores.SQLStore)
 			ctx := context.Background()
 			now := time.UnixMicro(1_700_000_000_000_000)
-			claimOf := func(key string) idempotency.NewClaim {
-				return idempotency.NewClaim{Operation: "POST /v1/transfers", Fingerprint: "fp-" + key, RequestBody: []byte(`{"k":"` + key + `"}`), RecoveryPoint: "started"}
+			claimOf := func(key string) keystore.NewClaim {
+				return keystore.NewClaim{Operation: "POST /v1/transfers", Fingerprint: "fp-" + key, RequestBody: []byte(`{"k":"` + key + `"}`), RecoveryPoint: "started"}
 			}
-			done := idempotency.Key{Account: "acct_a", Key: "done"}
-			busy := idempotency.Key{Account: "acct_b", Key: "busy"}
-			for _, k := range []idempotency.Key{done, busy} {
+			done := keystore.Key{Account: "acct_a", Key: "done"}
+			busy := keystore.Key{Account: "acct_b", Key: "busy"}
+			for _, k := range []keystore.Key{done, busy} {
 				if won, _, err := s.ClaimLookup(ctx, k, claimOf(k.Key), now); err != nil || !won {
 					t.Fatalf("seeding %v: %v %v", k, won, err)
 				}
 			}
-			resp := idempotency.Response{Status: 201, Headers: map[string][]string{"Content-Type": {"application/json"}}, Body: []byte(`{"id":"tr_done"}`)}
+			resp := keystore.Response{Status: 201, Headers: map[string][]string{"Content-Type": {"application/json"}}, Body: []byte(`{"id":"tr_done"}`)}
 			if ok, err := s.Complete(ctx, nil, done, 1, resp, "finished", now); err != nil || !ok {
 				t.Fatalf("complete: %v %v", ok, err)
 			}
 			batching := s.Schema().Dialect == storage.Postgres
 			for round := 0; round < 200; round++ {
-				var calls []idempotency.Key
+				var calls []keystore.Key
 				for i := range 12 {
-					k := idempotency.Key{Account: fmt.Sprintf("acct_%d", i%3), Key: fmt.Sprintf("r%d-k%d", round, i)}
+					k := keystore.Key{Account: fmt.Sprintf("acct_%d", i%3), Key: fmt.Sprintf("r%d-k%d", round, i)}
 					calls = append(calls, k, k) // each new key twice
 				}
 				for range 4 {
 					calls = append(calls, done, busy)
 				}
-				tooLong := idempotency.Key{Account: "acct_a", Key: fmt.Sprintf("r%d-%s", round, strings.Repeat("x", 300))}
+				tooLong := keystore.Key{Account: "acct_a", Key: fmt.Sprintf("r%d-%s", round, strings.Repeat("x", 300))}
 				calls = append(calls, tooLong)
-				results := claimAll(ctx, s, calls, func(k idempotency.Key) idempotency.NewClaim { return claimOf(k.Key) }, now.Add(time.Second))
-				winners := map[idempotency.Key]int{}
+				results := claimAll(ctx, s, calls, func(k keystore.Key) keystore.NewClaim { return claimOf(k.Key) }, now.Add(time.Second))
+				winners := map[keystore.Key]int{}
 				for _, r := range results {
 					if r.k == tooLong {
 						if batching && r.err == nil {
@@ -129,13 +129,13 @@ func TestClaimStatementFollowsLosses(t *testing.T) {
 	s := openStore(t, "postgres", payoutsContract(t)).(*stores.SQLStore)
 	ctx := context.Background()
 	now := time.UnixMicro(1_700_000_000_000_000)
-	claim := idempotency.NewClaim{Operation: "POST /v1/transfers", Fingerprint: "fp", RequestBody: []byte(`{}`), RecoveryPoint: "started"}
-	resp := idempotency.Response{Status: 201, Headers: map[string][]string{}, Body: []byte(`{}`)}
+	claim := keystore.NewClaim{Operation: "POST /v1/transfers", Fingerprint: "fp", RequestBody: []byte(`{}`), RecoveryPoint: "started"}
+	resp := keystore.Response{Status: 201, Headers: map[string][]string{}, Body: []byte(`{}`)}
 	// round claims 16 keys at once and checks each answer: new keys won
 	// once, finished ones lost with their row.
-	round := func(keys []idempotency.Key, wantWon bool) {
+	round := func(keys []keystore.Key, wantWon bool) {
 		t.Helper()
-		for _, r := range claimAll(ctx, s, keys, func(idempotency.Key) idempotency.NewClaim { return claim }, now) {
+		for _, r := range claimAll(ctx, s, keys, func(keystore.Key) keystore.NewClaim { return claim }, now) {
 			switch {
 			case r.err != nil:
 				t.Fatal(r.err)
@@ -146,15 +146,15 @@ func TestClaimStatementFollowsLosses(t *testing.T) {
 			}
 		}
 	}
-	fresh := func(phase string, r int) []idempotency.Key {
-		var keys []idempotency.Key
+	fresh := func(phase string, r int) []keystore.Key {
+		var keys []keystore.Key
 		for i := range 16 {
-			keys = append(keys, idempotency.Key{Account: "acct_a", Key: fmt.Sprintf("%s-%d-%d", phase, r, i)})
+			keys = append(keys, keystore.Key{Account: "acct_a", Key: fmt.Sprintf("%s-%d-%d", phase, r, i)})
 		}
 		return keys
 	}
 	// Winning: batches, none of them ClaimLookupBatch.
-	var finished []idempotency.Key
+	var finished []keystore.Key
 	for r := 0; r < 200; r++ {
 		keys := fresh("win", r)
 		round(keys, true)
@@ -200,13 +200,13 @@ func TestClaimBatchGlobalKeys(t *testing.T) {
 	ctx := context.Background()
 	now := time.UnixMicro(1_700_000_000_000_000)
 	for round := 0; round < 200; round++ {
-		var keys []idempotency.Key
+		var keys []keystore.Key
 		for i := range 8 {
 			key := fmt.Sprintf("g%d-k%d", round, i)
-			keys = append(keys, idempotency.Key{Account: "acct_a", Key: key}, idempotency.Key{Account: "acct_b", Key: key})
+			keys = append(keys, keystore.Key{Account: "acct_a", Key: key}, keystore.Key{Account: "acct_b", Key: key})
 		}
-		results := claimAll(ctx, s, keys, func(k idempotency.Key) idempotency.NewClaim {
-			return idempotency.NewClaim{Operation: "POST /v1/transfers", Fingerprint: "fp-" + k.Account, RequestBody: []byte(`{}`), RecoveryPoint: "started"}
+		results := claimAll(ctx, s, keys, func(k keystore.Key) keystore.NewClaim {
+			return keystore.NewClaim{Operation: "POST /v1/transfers", Fingerprint: "fp-" + k.Account, RequestBody: []byte(`{}`), RecoveryPoint: "started"}
 		}, now)
 		winners := map[string]int{}
 		for _, r := range results {
@@ -235,15 +235,15 @@ func TestClaimBatchGlobalKeys(t *testing.T) {
 }
 
 type claimResult struct {
-	k   idempotency.Key
+	k   keystore.Key
 	won bool
-	rec *idempotency.Record
+	rec *keystore.Record
 	err error
 }
 
 // claimAll claims every key at once, each from its own goroutine, all
 // released together, and returns the answers in the keys' order.
-func claimAll(ctx context.Context, s *stores.SQLStore, keys []idempotency.Key, claimOf func(idempotency.Key) idempotency.NewClaim, now time.Time) []claimResult {
+func claimAll(ctx context.Context, s *stores.SQLStore, keys []keystore.Key, claimOf func(keystore.Key) keystore.NewClaim, now time.Time) []claimResult {
 	results := make([]claimResult, len(keys))
 	var start, wg sync.WaitGroup
 	start.Add(1)

@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/retryspec/retryspec/idempotency"
+	"github.com/retryspec/retryspec/idempotency/keystore"
 	"github.com/retryspec/retryspec/idempotency/stores"
 	"github.com/retryspec/retryspec/internal/dbtest"
 	"github.com/retryspec/retryspec/storage"
@@ -26,14 +26,14 @@ func TestClaimLookup(t *testing.T) {
 				t.Fatalf("%s has a ClaimLookup statement: %v, want %v", s.Schema().Dialect, one, want)
 			}
 			ctx := context.Background()
-			k := idempotency.Key{Account: "acct_a", Key: "cl-1"}
-			claim := idempotency.NewClaim{Operation: "POST /v1/transfers", Fingerprint: "fp", RequestBody: []byte(`{"a":1}`), RecoveryPoint: "started"}
+			k := keystore.Key{Account: "acct_a", Key: "cl-1"}
+			claim := keystore.NewClaim{Operation: "POST /v1/transfers", Fingerprint: "fp", RequestBody: []byte(`{"a":1}`), RecoveryPoint: "started"}
 			now := time.UnixMicro(1_700_000_000_000_000)
 			won, rec, err := s.ClaimLookup(ctx, k, claim, now)
 			if err != nil || !won || rec != nil {
 				t.Fatalf("first claim: won %v, rec %+v, err %v; want won, no row", won, rec, err)
 			}
-			check := func(stage string) *idempotency.Record {
+			check := func(stage string) *keystore.Record {
 				t.Helper()
 				won, rec, err := s.ClaimLookup(ctx, k, claim, now.Add(time.Second))
 				if err != nil || won || rec == nil {
@@ -51,14 +51,14 @@ func TestClaimLookup(t *testing.T) {
 			if rec := check("in flight"); rec.Complete() || rec.Fence != 1 || rec.Fingerprint != "fp" {
 				t.Fatalf("in flight: %+v", rec)
 			}
-			resp := idempotency.Response{Status: 201, Headers: map[string][]string{"Content-Type": {"application/json"}}, Body: []byte(`{"id":"tr_1"}`)}
+			resp := keystore.Response{Status: 201, Headers: map[string][]string{"Content-Type": {"application/json"}}, Body: []byte(`{"id":"tr_1"}`)}
 			if ok, err := s.Complete(ctx, nil, k, 1, resp, "finished", now); err != nil || !ok {
 				t.Fatalf("complete: %v %v", ok, err)
 			}
 			if rec := check("complete"); rec.Status != 201 || string(rec.Body) != `{"id":"tr_1"}` {
 				t.Fatalf("complete: %+v", rec)
 			}
-			other := idempotency.Key{Account: "acct_b", Key: "cl-1"}
+			other := keystore.Key{Account: "acct_b", Key: "cl-1"}
 			if won, rec, err := s.ClaimLookup(ctx, other, claim, now); err != nil || !won || rec != nil {
 				t.Fatalf("same key, other account: won %v, rec %+v, err %v; want won", won, rec, err)
 			}

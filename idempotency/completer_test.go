@@ -15,6 +15,7 @@ import (
 	"github.com/retryspec/retryspec/contract"
 	"github.com/retryspec/retryspec/idempotency"
 	"github.com/retryspec/retryspec/idempotency/alerting"
+	"github.com/retryspec/retryspec/idempotency/keystore"
 	"github.com/retryspec/retryspec/idempotency/stores"
 	"github.com/retryspec/retryspec/internal/dbtest"
 )
@@ -59,7 +60,7 @@ func (p *payoutsHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // payoutsFixture is the transfers fixture with payoutsOp in the contract
 // and its handler behind a ServeMux; replace are more replacements for
 // payoutsContract.
-func payoutsFixture(t *testing.T, store func(*contract.Contract) idempotency.Store, opts idempotency.Options, replace ...string) (*fixture, *payoutsHandler, *http.ServeMux) {
+func payoutsFixture(t *testing.T, store func(*contract.Contract) keystore.Store, opts idempotency.Options, replace ...string) (*fixture, *payoutsHandler, *http.ServeMux) {
 	t.Helper()
 	c := payoutsContract(t, append(replace, "  - operation: GET /v1/transfers/{id}",
 		"  - operation: "+payoutsOp+"\n    effect: create\n    key: required\n    external_calls: [pay_out]\n    recovery_points: [payout_created, paid]\n    max_duration: 45s\n  - operation: GET /v1/transfers/{id}")...)
@@ -91,7 +92,7 @@ func postPayout(mux http.Handler, key string) *httptest.ResponseRecorder {
 func TestCompleterFinishesParameterisedPath(t *testing.T) {
 	for _, name := range allStores {
 		t.Run(name, func(t *testing.T) {
-			f, p, mux := payoutsFixture(t, func(c *contract.Contract) idempotency.Store { return openStore(t, name, c) }, idempotency.Options{})
+			f, p, mux := payoutsFixture(t, func(c *contract.Contract) keystore.Store { return openStore(t, name, c) }, idempotency.Options{})
 			if w := postPayout(mux, "payout-1"); w.Code != http.StatusBadGateway {
 				t.Fatalf("first attempt: %d %s", w.Code, w.Body)
 			}
@@ -123,7 +124,7 @@ func TestUpgradedTableKeepsServing(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
 			url := dbtest.Fresh(t, name, os.Getenv)
-			open := func(c *contract.Contract) idempotency.Store {
+			open := func(c *contract.Contract) keystore.Store {
 				s, err := stores.Open(ctx, url, c, true)
 				if err != nil {
 					t.Fatal(err)

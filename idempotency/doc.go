@@ -12,11 +12,11 @@
 // A service's store is package stores' SQLStore, opened from a URL
 // (stores.Open) on PostgreSQL, MySQL/MariaDB or SQLite, which runs the SQL
 // that package storage generates (`retryspec storage`); NewMemoryStore's
-// is for unit tests only. A custom store implements Store. Metric names
-// live in package alerting, which `retryspec build` also reads for the
-// alerting rules.
+// is for unit tests only. A custom store implements keystore.Store. Metric
+// names live in package alerting, which `retryspec build` also reads for
+// the alerting rules.
 //
 // It must not import the CLI, the renderers, package storage or any
 // database driver: the SQL store and the drivers are in package stores,
-// which imports this package, never the reverse.
+// and the two meet only in package keystore, which imports neither.
 package idempotency

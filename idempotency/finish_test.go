@@ -10,6 +10,7 @@ import (
 
 	"github.com/retryspec/retryspec/idempotency"
 	"github.com/retryspec/retryspec/idempotency/alerting"
+	"github.com/retryspec/retryspec/idempotency/keystore"
 	"github.com/retryspec/retryspec/idempotency/stores"
 	"github.com/retryspec/retryspec/internal/dbtest"
 )
@@ -70,7 +71,7 @@ func TestFailedFinishIsNotStored(t *testing.T) {
 			if first.Code != http.StatusServiceUnavailable || first.Header().Get("Retry-After") == "" {
 				t.Fatalf("failed finish answered %d %s", first.Code, first.Body)
 			}
-			rec, err := f.store.Lookup(context.Background(), idempotency.Key{Account: "acct_a", Key: "ff-1"})
+			rec, err := f.store.Lookup(context.Background(), keystore.Key{Account: "acct_a", Key: "ff-1"})
 			if err != nil || rec == nil || rec.Complete() {
 				t.Fatalf("after a failed finish the key is %+v (%v), want in flight and released", rec, err)
 			}
@@ -115,7 +116,7 @@ func memoryFailingFirst(f *fixture, next http.Handler) http.Handler {
 // commit and its acknowledgement.
 type ackLost struct{ *stores.SQLStore }
 
-func (s ackLost) CompleteWrites(ctx context.Context, k idempotency.Key, fence int64, r idempotency.Response, rp string, now time.Time, writes []idempotency.Write) (bool, error) {
+func (s ackLost) CompleteWrites(ctx context.Context, k keystore.Key, fence int64, r keystore.Response, rp string, now time.Time, writes []idempotency.Write) (bool, error) {
 	ok, err := s.SQLStore.CompleteWrites(ctx, k, fence, r, rp, now, writes)
 	if err == nil && ok {
 		err = errors.New("read tcp 127.0.0.1:5432: connection reset by peer")

@@ -7,6 +7,7 @@ import (
 
 	"github.com/retryspec/retryspec/contract"
 	"github.com/retryspec/retryspec/idempotency/alerting"
+	"github.com/retryspec/retryspec/idempotency/keystore"
 )
 
 // A window measured from the client's clock (idempotency.first_sent, the
@@ -79,7 +80,7 @@ func (h *endpointHandler) firstSent(r *http.Request, now time.Time) (time.Time, 
 // sets both to 5 minutes) and the client's clock runs ahead by up to the
 // skew; such a retry is replayed, never run again. A request with a new
 // first-sent time after the window is a new request (after_window).
-func (h *endpointHandler) sameFirstSent(q *keyRequest, rec *Record) bool {
+func (h *endpointHandler) sameFirstSent(q *keyRequest, rec *keystore.Record) bool {
 	fs := h.m.c.Idempotency.FirstSent
 	return fs.Set() && !q.firstSent.IsZero() && !q.firstSent.After(rec.CreatedAt.Add(firstSentSkew(fs.Window.D)))
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/retryspec/retryspec/contract"
 	"github.com/retryspec/retryspec/idempotency"
 	"github.com/retryspec/retryspec/idempotency/alerting"
+	"github.com/retryspec/retryspec/idempotency/keystore"
 )
 
 const (
@@ -130,7 +131,7 @@ func TestFirstSentRefusedBeforeTheClaim(t *testing.T) {
 				if !strings.Contains(s.logs.String(), "kind="+row.kind+" why=") || !strings.Contains(s.logs.String(), "key="+key) {
 					t.Errorf("%s: no log line for the refusal:\n%s", row.name, s.logs)
 				}
-				if rec, err := s.store.Lookup(context.Background(), idempotency.Key{Key: key, Account: "acct_a"}); err != nil || rec != nil {
+				if rec, err := s.store.Lookup(context.Background(), keystore.Key{Key: key, Account: "acct_a"}); err != nil || rec != nil {
 					t.Errorf("%s: the key has a record (%+v, %v); a refused request claims nothing", row.name, rec, err)
 				}
 				if w := s.send(t, sendEmail, keyed{key: key, body: email, firstSent: now}); w.Code != 201 {

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/retryspec/retryspec/idempotency/keystore"
 	"github.com/retryspec/retryspec/internal/flaws"
 )
 
@@ -24,7 +25,7 @@ func flawPath(f flaws.Flaw) keyPath {
 	case flaws.NoInFlight:
 		p.claim, p.inFlight = (*endpointHandler).claimIfAbsent, (*endpointHandler).runInFlight
 	case flaws.NoFingerprint:
-		p.sameRequest = func(*endpointHandler, *keyRequest, *Record) bool { return true }
+		p.sameRequest = func(*endpointHandler, *keyRequest, *keystore.Record) bool { return true }
 	case flaws.ReplayNotVerbatim:
 		p.replayBody = reencoded
 	case flaws.FreshDownstreamKey:
@@ -78,7 +79,7 @@ func flawHandler(f flaws.Flaw, h *endpointHandler) http.Handler {
 
 // claimCheckThenInsert is flaws.CheckThenInsert's claim: look first, insert
 // after, and trust the look. A key found is read again by the caller.
-func (h *endpointHandler) claimCheckThenInsert(q *keyRequest, now time.Time) (bool, *Record, error) {
+func (h *endpointHandler) claimCheckThenInsert(q *keyRequest, now time.Time) (bool, *keystore.Record, error) {
 	rec, err := h.m.store.Lookup(q.r.Context(), q.k)
 	if err != nil || rec != nil {
 		return false, nil, err
@@ -96,7 +97,7 @@ func (h *endpointHandler) claimCheckThenInsert(q *keyRequest, now time.Time) (bo
 // service looks for a stored response and runs whenever there is none, so
 // every concurrent retry looks at once, not after the first claim; the key
 // is only claimed when it is not there at all.
-func (h *endpointHandler) claimIfAbsent(q *keyRequest, now time.Time) (won bool, rec *Record, err error) {
+func (h *endpointHandler) claimIfAbsent(q *keyRequest, now time.Time) (won bool, rec *keystore.Record, err error) {
 	if rec, err = h.m.store.Lookup(q.r.Context(), q.k); err == nil && rec == nil {
 		won, err = h.m.store.Claim(q.r.Context(), q.k, q.claim, now)
 	}
@@ -106,7 +107,7 @@ func (h *endpointHandler) claimIfAbsent(q *keyRequest, now time.Time) (won bool,
 // runInFlight is flaws.NoInFlight's in-flight handler: a key without a
 // response counts as absent, and the request runs under the holder's
 // fence.
-func (h *endpointHandler) runInFlight(q *keyRequest, rec *Record, _ time.Time) next {
+func (h *endpointHandler) runInFlight(q *keyRequest, rec *keystore.Record, _ time.Time) next {
 	if !h.m.path.sameRequest(h, q, rec) {
 		h.mismatch(q)
 		return answered

@@ -9,19 +9,18 @@ import (
 	"time"
 
 	"github.com/retryspec/retryspec/idempotency/alerting"
+	"github.com/retryspec/retryspec/idempotency/keystore"
 )
 
 // Complete is the completer (idempotency.recovery.completer): it takes over
 // up to limit abandoned in-flight keys (lease older than lock_timeout) and
-// runs their handler again from the stored request, resuming at the last
-// recovery point, until the response is stored. The handler reads the
-// caller from Step.Account, since the original request's headers are not
-// stored. The rebuilt request has the stored target (path and query) and
-// the path's parameters, so r.PathValue("id") reads what the first
-// attempt read on /v1/accounts/{id}/payouts. A key claimed before the
-// store kept the target, on a path with parameters, is skipped: logged,
-// counted in alerting.CompleterSkipped and left to the client's retry.
-// A service runs it on a schedule; it returns how many keys it finished.
+// runs their handler again, resuming at the last recovery point, until the
+// response is stored. The rebuilt request has the stored target, path
+// parameters and body but not the headers, so the handler reads the caller
+// from Step.Account. A key on a path with parameters whose row has no
+// target is skipped: logged, counted in alerting.CompleterSkipped and left
+// to the client's retry. A service runs it on a schedule; it returns how
+// many keys it finished.
 func (m *Middleware) Complete(ctx context.Context, limit int) (int, error) {
 	stale, err := m.store.Stale(ctx, m.now(), limit)
 	if err != nil {
@@ -83,7 +82,7 @@ func (m *Middleware) Complete(ctx context.Context, limit int) (int, error) {
 // skip is an alerting.Skip* kind when it cannot: a row from before the
 // store kept targets, on a path with parameters, or a target that is not
 // a path of the endpoint.
-func (h *endpointHandler) storedRequest(ctx context.Context, rec *Record) (req *http.Request, skip string) {
+func (h *endpointHandler) storedRequest(ctx context.Context, rec *keystore.Record) (req *http.Request, skip string) {
 	target := rec.RequestTarget
 	if target == "" {
 		if strings.Contains(h.ep.Path, "{") {
@@ -148,7 +147,7 @@ type completerBackoff struct {
 	until time.Time
 }
 
-func (m *Middleware) backingOff(k Key, now time.Time) bool {
+func (m *Middleware) backingOff(k keystore.Key, now time.Time) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	b, ok := m.backoff[k]
@@ -157,7 +156,7 @@ func (m *Middleware) backingOff(k Key, now time.Time) bool {
 
 // backedOff records a completer run of k and returns how long the key is
 // left alone: zero once it finished (or is gone), which forgets it.
-func (m *Middleware) backedOff(k Key, finished bool, now time.Time) time.Duration {
+func (m *Middleware) backedOff(k keystore.Key, finished bool, now time.Time) time.Duration {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if finished {

@@ -11,13 +11,14 @@ import (
 
 	"github.com/retryspec/retryspec/idempotency"
 	"github.com/retryspec/retryspec/idempotency/alerting"
+	"github.com/retryspec/retryspec/idempotency/keystore"
 )
 
 // abandon claims k and leaves it in flight at recovery point rp.
-func abandon(t *testing.T, f *fixture, k idempotency.Key, rp string) {
+func abandon(t *testing.T, f *fixture, k keystore.Key, rp string) {
 	t.Helper()
 	ctx := context.Background()
-	if won, err := f.store.Claim(ctx, k, idempotency.NewClaim{Operation: "POST /v1/transfers", RequestBody: []byte(body), RecoveryPoint: "started"}, f.clock.Now()); err != nil || !won {
+	if won, err := f.store.Claim(ctx, k, keystore.NewClaim{Operation: "POST /v1/transfers", RequestBody: []byte(body), RecoveryPoint: "started"}, f.clock.Now()); err != nil || !won {
 		t.Fatal(won, err)
 	}
 	if ok, err := f.store.Checkpoint(ctx, nil, k, 1, rp, nil, f.clock.Now()); err != nil || !ok {
@@ -44,7 +45,7 @@ func TestCompleterBacksOff(t *testing.T) {
 				t.Fatal(err)
 			}
 			ctx := context.Background()
-			abandon(t, f, idempotency.Key{Account: "acct_a", Key: "stuck"}, "bank_charged")
+			abandon(t, f, keystore.Key{Account: "acct_a", Key: "stuck"}, "bank_charged")
 			f.clock.Add(2*time.Minute + time.Second)
 			tick := func(want int64) {
 				t.Helper()
@@ -79,7 +80,7 @@ func TestReaperLogsUnfinished(t *testing.T) {
 			c := payoutsContract(t)
 			var logs bytes.Buffer
 			f := newFixture(t, c, openStore(t, name, c), idempotency.Options{Log: slog.New(slog.NewTextHandler(&logs, nil))})
-			abandon(t, f, idempotency.Key{Account: "acct_a", Key: "never-finished"}, "bank_charged")
+			abandon(t, f, keystore.Key{Account: "acct_a", Key: "never-finished"}, "bank_charged")
 			f.do("finished", "acct_a", body)
 			f.clock.Add(73 * time.Hour)
 			if n, err := f.mw.Reap(context.Background(), 10); err != nil || n != 2 {

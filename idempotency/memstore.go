@@ -9,12 +9,13 @@ import (
 	"time"
 
 	"github.com/retryspec/retryspec/contract"
+	"github.com/retryspec/retryspec/idempotency/keystore"
 )
 
 // memoryStore is NewMemoryStore's.
 type memoryStore struct {
 	mu           sync.Mutex
-	rows         map[Key]*Record
+	rows         map[keystore.Key]*keystore.Record
 	lockTimeout  time.Duration
 	replayWindow time.Duration
 	reaperAfter  time.Duration
@@ -23,11 +24,10 @@ type memoryStore struct {
 // NewMemoryStore returns an empty store keeping keys in a map, for unit
 // tests of handlers only: lost on restart and not shared between
 // processes, it cannot arbitrate a claim between the instances of a real
-// service (the contract rule claim/mechanism-store-mismatch says the same
-// of `store: memory`). Without transactions, it refuses a phase with
-// writes: Step.Commit and its kin return an error, never a nil *sql.Tx.
-func NewMemoryStore(c *contract.Contract) Store {
-	m := &memoryStore{rows: map[Key]*Record{}, replayWindow: c.Idempotency.ReplayWindow.D, reaperAfter: c.Idempotency.ReaperAfter.D}
+// service. Without transactions, it refuses a phase with writes:
+// Step.Commit and its kin return an error, never a nil *sql.Tx.
+func NewMemoryStore(c *contract.Contract) keystore.Store {
+	m := &memoryStore{rows: map[keystore.Key]*keystore.Record{}, replayWindow: c.Idempotency.ReplayWindow.D, reaperAfter: c.Idempotency.ReaperAfter.D}
 	if c.Idempotency.InFlight != nil {
 		m.lockTimeout = c.Idempotency.InFlight.LockTimeout.D
 	}
@@ -37,18 +37,18 @@ func NewMemoryStore(c *contract.Contract) Store {
 	return m
 }
 
-func (m *memoryStore) Claim(_ context.Context, k Key, c NewClaim, now time.Time) (bool, error) {
+func (m *memoryStore) Claim(_ context.Context, k keystore.Key, c keystore.NewClaim, now time.Time) (bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, ok := m.rows[k]; ok {
 		return false, nil
 	}
-	m.rows[k] = &Record{Operation: c.Operation, Fingerprint: c.Fingerprint, RequestBody: append([]byte{}, c.RequestBody...),
+	m.rows[k] = &keystore.Record{Operation: c.Operation, Fingerprint: c.Fingerprint, RequestBody: append([]byte{}, c.RequestBody...),
 		Fence: 1, LockedAt: now, RecoveryPoint: c.RecoveryPoint, RequestTarget: c.RequestTarget, DownstreamKeys: map[string]string{}, CreatedAt: now}
 	return true, nil
 }
 
-func (m *memoryStore) Lookup(_ context.Context, k Key) (*Record, error) {
+func (m *memoryStore) Lookup(_ context.Context, k keystore.Key) (*keystore.Record, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	r, ok := m.rows[k]
@@ -61,7 +61,7 @@ func (m *memoryStore) Lookup(_ context.Context, k Key) (*Record, error) {
 }
 
 // current returns the row when it is in flight under fence.
-func (m *memoryStore) current(k Key, fence int64) *Record {
+func (m *memoryStore) current(k keystore.Key, fence int64) *keystore.Record {
 	r, ok := m.rows[k]
 	if !ok || r.Fence != fence || r.Complete() {
 		return nil
@@ -69,7 +69,7 @@ func (m *memoryStore) current(k Key, fence int64) *Record {
 	return r
 }
 
-func (m *memoryStore) Takeover(_ context.Context, k Key, fence int64, now time.Time) (bool, error) {
+func (m *memoryStore) Takeover(_ context.Context, k keystore.Key, fence int64, now time.Time) (bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	r := m.current(k, fence)
@@ -81,7 +81,7 @@ func (m *memoryStore) Takeover(_ context.Context, k Key, fence int64, now time.T
 	return true, nil
 }
 
-func (m *memoryStore) Checkpoint(_ context.Context, _ *sql.Tx, k Key, fence int64, rp string, downstream map[string]string, now time.Time) (bool, error) {
+func (m *memoryStore) Checkpoint(_ context.Context, _ *sql.Tx, k keystore.Key, fence int64, rp string, downstream map[string]string, now time.Time) (bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	r := m.current(k, fence)
@@ -92,7 +92,7 @@ func (m *memoryStore) Checkpoint(_ context.Context, _ *sql.Tx, k Key, fence int6
 	return true, nil
 }
 
-func (m *memoryStore) Complete(_ context.Context, _ *sql.Tx, k Key, fence int64, resp Response, rp string, _ time.Time) (bool, error) {
+func (m *memoryStore) Complete(_ context.Context, _ *sql.Tx, k keystore.Key, fence int64, resp keystore.Response, rp string, _ time.Time) (bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	r := m.current(k, fence)
@@ -103,7 +103,7 @@ func (m *memoryStore) Complete(_ context.Context, _ *sql.Tx, k Key, fence int64,
 	return true, nil
 }
 
-func (m *memoryStore) Release(_ context.Context, k Key, fence int64) (bool, error) {
+func (m *memoryStore) Release(_ context.Context, k keystore.Key, fence int64) (bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	r := m.current(k, fence)
@@ -114,7 +114,7 @@ func (m *memoryStore) Release(_ context.Context, k Key, fence int64) (bool, erro
 	return true, nil
 }
 
-func (m *memoryStore) Expire(_ context.Context, k Key, fence int64, now time.Time) (bool, error) {
+func (m *memoryStore) Expire(_ context.Context, k keystore.Key, fence int64, now time.Time) (bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	r, ok := m.rows[k]
@@ -141,13 +141,13 @@ func (m *memoryStore) Reap(_ context.Context, now time.Time, limit int) (int64, 
 	return n, nil
 }
 
-func (m *memoryStore) Stale(_ context.Context, now time.Time, limit int) ([]StaleKey, error) {
+func (m *memoryStore) Stale(_ context.Context, now time.Time, limit int) ([]keystore.StaleKey, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	var out []StaleKey
+	var out []keystore.StaleKey
 	for k, r := range m.rows {
 		if !r.Complete() && !r.LockedAt.After(now.Add(-m.lockTimeout)) {
-			out = append(out, StaleKey{Key: k, Operation: r.Operation, Fence: r.Fence, RecoveryPoint: r.RecoveryPoint})
+			out = append(out, keystore.StaleKey{Key: k, Operation: r.Operation, Fence: r.Fence, RecoveryPoint: r.RecoveryPoint})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {

@@ -14,8 +14,7 @@ import (
 // Metrics receives the middleware's counters. name is one of the
 // alerting package's metric names; operation is the contract's
 // "METHOD /path"; kind is a conflict kind for alerting.Conflicts, else "".
-// Adapt it to any metrics stack in a few lines; Counters is one that
-// exports through expvar and the Prometheus text format.
+// Any metrics stack adapts to it in a few lines; Counters is one.
 type Metrics interface {
 	Count(name, operation, kind string)
 }

@@ -19,61 +19,47 @@ import (
 	"github.com/retryspec/retryspec/contract/rules"
 	"github.com/retryspec/retryspec/findings"
 	"github.com/retryspec/retryspec/idempotency/alerting"
+	"github.com/retryspec/retryspec/idempotency/keystore"
 	"github.com/retryspec/retryspec/internal/flaws"
 )
 
-// Options configure a Middleware. Everything the contract says (header,
-// statuses, error codes, windows, modes) comes from the contract; these are
-// the things it cannot know.
+// Options configure a Middleware with what the contract cannot know;
+// everything it says (header, statuses, codes, windows, modes) comes from
+// the contract.
 type Options struct {
 	// Account returns the authenticated caller of r, the scope of its keys
-	// under scope: account. ok=false answers 401 without running anything.
-	// Required with scope: account; unused with scope: global.
+	// under scope: account (required there, unused with scope: global).
+	// ok=false answers 401 without running anything.
 	Account func(r *http.Request) (account string, ok bool)
 	// Metrics receives the counters; nil counts nothing.
 	Metrics Metrics
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
-	// MaxBodyBytes bounds the request body read for the fingerprint and
-	// stored for the completer, and, with key_in: body, read for the key
-	// (then on a key: optional endpoint's unkeyed requests too) (default
-	// 1 MiB); a larger body gets 413.
+	// MaxBodyBytes bounds the request body read for the fingerprint, the
+	// completer and, with key_in: body, the key (so then every request of
+	// a key: optional endpoint too); default 1 MiB; a larger body gets 413.
 	MaxBodyBytes int64
 	// Log receives store failures; nil means slog.Default().
 	Log *slog.Logger
-	// ReplayCache is how many completed keys' responses this process
-	// keeps, so that a retry of a key it completed or has replayed is
-	// answered without a statement: zero means DefaultReplayCache, a negative
-	// number turns the cache off (every replay then reads the store).
-	// ReplayCacheBytes bounds the bytes the entries hold (zero means
-	// DefaultReplayCacheBytes); a response above an eighth of it is never
-	// kept.
-	//
-	// It is sound with any number of instances sharing the store, because
-	// a stored response never changes while its key is inside the replay
-	// window: every write after completion is refused by the store's
-	// fenced statements (they match only rows still in flight), and a key
-	// is expired (after_window) or reaped only after the window. So an
-	// instance holding an entry answers what the store would, whichever
-	// instance completed the key. An entry is used only until a minute
-	// (or a tenth of the window, if shorter) before the window ends, a
-	// margin for clocks that differ between instances; from then on the
-	// store decides. The fingerprint check and the contract's mismatch
-	// answer apply to cached entries as to stored ones. Entries hold the
-	// response, not the request body.
+	// ReplayCache is how many completed keys' responses this process keeps
+	// to answer a retry without a statement (zero means DefaultReplayCache;
+	// negative turns it off). ReplayCacheBytes bounds their bytes (zero
+	// means DefaultReplayCacheBytes); a response above an eighth of it is
+	// not kept. It is sound with instances sharing the store: a stored
+	// response never changes inside its replay window, and an entry serves
+	// only until a minute (or a tenth of the window) before the window
+	// ends, a margin for clocks that differ.
 	ReplayCache      int
 	ReplayCacheBytes int64
 	// MaxResponseBytes bounds the response body the store keeps (zero
-	// means DefaultMaxResponseBytes). A larger response is still sent
-	// whole to the caller that ran the handler, and the key is completed
-	// with a summary: the status and headers, with BodyNotStoredHeader
-	// giving the body's size and no body. A retry replays that summary;
-	// it never runs the handler again because the body was large.
+	// means DefaultMaxResponseBytes). A larger response is sent whole to
+	// its first caller and stored as its status and headers with
+	// BodyNotStoredHeader, which retries replay: the handler never runs
+	// twice because a body was large.
 	MaxResponseBytes int64
 	// Flaw switches in one classic mistake, for the reference server's
-	// --flaw only: it proves that `retryspec verify` catches each one.
-	// The flaws are named in the module's internal/flaws, which a service
-	// cannot import; leave it zero.
+	// --flaw: it proves `retryspec verify` catches it. A service leaves it
+	// zero (the names are internal).
 	Flaw flaws.Flaw
 }
 
@@ -103,7 +89,7 @@ const BodyNotStoredHeader = "Idempotency-Body-Not-Stored"
 // Middleware keeps one contract's idempotency promise for net/http handlers.
 type Middleware struct {
 	c       *contract.Contract
-	store   Store
+	store   keystore.Store
 	opts    Options
 	metrics Metrics
 	now     func() time.Time
@@ -111,8 +97,8 @@ type Middleware struct {
 
 	mu       sync.Mutex
 	handlers map[string]*endpointHandler
-	backoff  map[Key]completerBackoff // the completer's, under mu
-	cache    *replayCache             // nil without Options.ReplayCache
+	backoff  map[keystore.Key]completerBackoff // the completer's, under mu
+	cache    *replayCache                      // nil without Options.ReplayCache
 	path     keyPath
 }
 
@@ -122,9 +108,9 @@ type Middleware struct {
 // holds the flawed ones, so the request path never asks whether a flaw
 // is on.
 type keyPath struct {
-	claim         func(h *endpointHandler, q *keyRequest, now time.Time) (won bool, rec *Record, err error)
-	inFlight      func(h *endpointHandler, q *keyRequest, rec *Record, now time.Time) next
-	sameRequest   func(h *endpointHandler, q *keyRequest, rec *Record) bool
+	claim         func(h *endpointHandler, q *keyRequest, now time.Time) (won bool, rec *keystore.Record, err error)
+	inFlight      func(h *endpointHandler, q *keyRequest, rec *keystore.Record, now time.Time) next
+	sameRequest   func(h *endpointHandler, q *keyRequest, rec *keystore.Record) bool
 	replayBody    func(stored []byte) []byte
 	downstreamKey func(s *Step, ctx context.Context, call string) (string, error)
 }
@@ -147,7 +133,7 @@ type endpointHandler struct {
 // errors (any unwaived error-severity finding of `retryspec check`), a
 // missing Account function under scope: account, or an unknown flaw is an
 // error: a service must not serve without the promise it documents.
-func New(c *contract.Contract, store Store, opts Options) (*Middleware, error) {
+func New(c *contract.Contract, store keystore.Store, opts Options) (*Middleware, error) {
 	if c == nil || store == nil {
 		return nil, errors.New("idempotency: New needs a contract and a store")
 	}
@@ -162,7 +148,7 @@ func New(c *contract.Contract, store Store, opts Options) (*Middleware, error) {
 	}
 	opts.Account = flawAccount(opts.Flaw, opts.Account)
 	opts = opts.withDefaults()
-	m := &Middleware{c: c, store: store, opts: opts, metrics: opts.Metrics, now: opts.Now, handlers: map[string]*endpointHandler{}, backoff: map[Key]completerBackoff{},
+	m := &Middleware{c: c, store: store, opts: opts, metrics: opts.Metrics, now: opts.Now, handlers: map[string]*endpointHandler{}, backoff: map[keystore.Key]completerBackoff{},
 		path: flawPath(opts.Flaw)}
 	if m.metrics == nil {
 		m.metrics = nopMetrics{}
@@ -173,7 +159,7 @@ func New(c *contract.Contract, store Store, opts Options) (*Middleware, error) {
 	if m.log = opts.Log; m.log == nil {
 		m.log = slog.Default()
 	}
-	if a, ok := store.(interface{ AsyncCommit() string }); ok && a.AsyncCommit() != "" {
+	if a, ok := store.(keystore.AsyncCommitReporter); ok && a.AsyncCommit() != "" {
 		// An explicit opt-in (stores.Open refuses it otherwise), visible
 		// to operators for as long as the process runs on it.
 		m.metrics.Count(alerting.AsyncCommitStarts, "", "")
@@ -256,7 +242,7 @@ func (h *endpointHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// stores anything, and gets no stored answer either.
 		var no *refusal
 		if firstSent, no = h.firstSent(r, m.now()); no != nil {
-			h.refuse(w, Key{Key: key}, *no)
+			h.refuse(w, keystore.Key{Key: key}, *no)
 			return
 		}
 	}
@@ -310,7 +296,7 @@ func (h *endpointHandler) admitKey(w http.ResponseWriter, r *http.Request) (key 
 		if sent.state == keySentOK {
 			why = fmt.Sprintf("the key is longer than %d characters", h.m.c.MaxKeyLengthFor(h.ep))
 		}
-		h.refuse(w, Key{}, refusal{kind, reply, why}) // no key to log: why says what was sent
+		h.refuse(w, keystore.Key{}, refusal{kind, reply, why}) // no key to log: why says what was sent
 		return "", nil, true
 	}
 	return sent.key, body, false
@@ -322,11 +308,11 @@ func (h *endpointHandler) readBody(w http.ResponseWriter, r *http.Request) (body
 	m := h.m
 	body, err := io.ReadAll(io.LimitReader(r.Body, m.opts.MaxBodyBytes+1))
 	if err != nil {
-		h.refuse(w, Key{}, refusal{alerting.KindUnreadableBody, contract.ReplyUnreadableBody, "reading the body failed: " + err.Error()})
+		h.refuse(w, keystore.Key{}, refusal{alerting.KindUnreadableBody, contract.ReplyUnreadableBody, "reading the body failed: " + err.Error()})
 		return nil, false
 	}
 	if int64(len(body)) > m.opts.MaxBodyBytes {
-		h.refuse(w, Key{}, refusal{alerting.KindBodyTooLarge, contract.ReplyBodyTooLarge,
+		h.refuse(w, keystore.Key{}, refusal{alerting.KindBodyTooLarge, contract.ReplyBodyTooLarge,
 			fmt.Sprintf("the body is longer than MaxBodyBytes (%d)", m.opts.MaxBodyBytes)})
 		return nil, false
 	}
@@ -335,13 +321,13 @@ func (h *endpointHandler) readBody(w http.ResponseWriter, r *http.Request) (body
 
 // scopedKey scopes the request's key to the caller's account unless the
 // contract's scope is global. ok=false: the request has its answer (401).
-func (h *endpointHandler) scopedKey(w http.ResponseWriter, r *http.Request, key string) (k Key, ok bool) {
+func (h *endpointHandler) scopedKey(w http.ResponseWriter, r *http.Request, key string) (k keystore.Key, ok bool) {
 	m, idem := h.m, h.m.c.Idempotency
-	k = Key{Key: key}
+	k = keystore.Key{Key: key}
 	if idem.Scope != contract.ScopeGlobal {
 		if k.Account, ok = m.opts.Account(r); !ok {
 			h.refuse(w, k, refusal{alerting.KindUnauthenticated, contract.ReplyUnauthenticated, "Options.Account named no caller"})
-			return Key{}, false
+			return keystore.Key{}, false
 		}
 	}
 	return k, true
@@ -352,7 +338,7 @@ func (h *endpointHandler) scopedKey(w http.ResponseWriter, r *http.Request, key 
 // alerting.Conflicts by kind, and logged at Info (the client's to mend)
 // with the kind and why. Every answer the middleware gives a client's
 // request goes through it, so none is counted without a log line.
-func (h *endpointHandler) refuse(w http.ResponseWriter, k Key, no refusal) {
+func (h *endpointHandler) refuse(w http.ResponseWriter, k keystore.Key, no refusal) {
 	h.m.metrics.Count(alerting.Conflicts, h.ep.Operation, no.kind)
 	h.m.log.Info("idempotency: request refused", "operation", h.ep.Operation, "kind", no.kind, "why", no.why,
 		"key", k.Key, "account", k.Account)
@@ -364,10 +350,10 @@ func (h *endpointHandler) refuse(w http.ResponseWriter, k Key, no refusal) {
 type keyRequest struct {
 	w     http.ResponseWriter
 	r     *http.Request
-	k     Key
+	k     keystore.Key
 	fp    string
 	body  []byte
-	claim NewClaim
+	claim keystore.NewClaim
 	// firstSent is the request's first-sent time, zero when the contract
 	// measures no first-sent window.
 	firstSent time.Time
@@ -403,8 +389,8 @@ const maxClaimRounds = 1000
 
 // serveKey serves a keyed request the way its key's state says: the claim
 // step, then one handler per state, until one of them answers.
-func (h *endpointHandler) serveKey(w http.ResponseWriter, r *http.Request, k Key, fp string, body []byte, firstSent time.Time) {
-	q := &keyRequest{w: w, r: r, k: k, fp: fp, body: body, firstSent: firstSent, claim: NewClaim{Operation: h.ep.Operation, Fingerprint: fp,
+func (h *endpointHandler) serveKey(w http.ResponseWriter, r *http.Request, k keystore.Key, fp string, body []byte, firstSent time.Time) {
+	q := &keyRequest{w: w, r: r, k: k, fp: fp, body: body, firstSent: firstSent, claim: keystore.NewClaim{Operation: h.ep.Operation, Fingerprint: fp,
 		RequestBody: body, RequestTarget: r.URL.RequestURI(), RecoveryPoint: h.firstPoint()}}
 	for range maxClaimRounds + 1 {
 		now := h.m.now()
@@ -434,7 +420,7 @@ func (h *endpointHandler) serveKey(w http.ResponseWriter, r *http.Request, k Key
 // of the request that holds it (from the replay cache, the combined claim
 // and lookup, or a read after the lost claim). !ok: the store failed and
 // the request has its answer.
-func (h *endpointHandler) claimKey(q *keyRequest, now time.Time) (won bool, rec *Record, ok bool) {
+func (h *endpointHandler) claimKey(q *keyRequest, now time.Time) (won bool, rec *keystore.Record, ok bool) {
 	if rec := h.m.cache.get(q.k, now); rec != nil {
 		return false, rec, true // complete and inside the window: no statement
 	}
@@ -455,15 +441,15 @@ func (h *endpointHandler) claimKey(q *keyRequest, now time.Time) (won bool, rec 
 
 // claim claims the key in one statement; rec is the key's row when the
 // store reads it in the same statement (ClaimLookuper).
-func (h *endpointHandler) claim(q *keyRequest, now time.Time) (won bool, rec *Record, err error) {
-	if cl, ok := h.m.store.(claimLookuper); ok {
+func (h *endpointHandler) claim(q *keyRequest, now time.Time) (won bool, rec *keystore.Record, err error) {
+	if cl, ok := h.m.store.(keystore.ClaimLookuper); ok {
 		return cl.ClaimLookup(q.r.Context(), q.k, q.claim, now)
 	}
 	won, err = h.m.store.Claim(q.r.Context(), q.k, q.claim, now)
 	return won, nil, err
 }
 
-func (h *endpointHandler) state(won bool, rec *Record, now time.Time) keyState {
+func (h *endpointHandler) state(won bool, rec *keystore.Record, now time.Time) keyState {
 	switch {
 	case won:
 		return keyAbsent
@@ -489,7 +475,7 @@ func (h *endpointHandler) serveAbsent(q *keyRequest, now time.Time) next {
 
 // serveCompleted replays the stored response, unless the request is not
 // the one the key was first used for.
-func (h *endpointHandler) serveCompleted(q *keyRequest, rec *Record) next {
+func (h *endpointHandler) serveCompleted(q *keyRequest, rec *keystore.Record) next {
 	if !h.m.path.sameRequest(h, q, rec) {
 		h.mismatch(q)
 		return answered
@@ -503,7 +489,7 @@ func (h *endpointHandler) serveCompleted(q *keyRequest, rec *Record) next {
 // serveExpired answers a key past its replay window as after_window says:
 // the contract's error, or (a new request) the key is expired and claimed
 // again.
-func (h *endpointHandler) serveExpired(q *keyRequest, rec *Record, now time.Time) next {
+func (h *endpointHandler) serveExpired(q *keyRequest, rec *keystore.Record, now time.Time) next {
 	if h.sameFirstSent(q, rec) {
 		return h.serveCompleted(q, rec)
 	}
@@ -522,7 +508,7 @@ func (h *endpointHandler) serveExpired(q *keyRequest, rec *Record, now time.Time
 // lock older than lock_timeout is taken over (takeover:
 // conditional-update); otherwise in_flight.response says whether the
 // request waits (block), is accepted (202) or refused (409).
-func (h *endpointHandler) serveInFlight(q *keyRequest, rec *Record, now time.Time) next {
+func (h *endpointHandler) serveInFlight(q *keyRequest, rec *keystore.Record, now time.Time) next {
 	if !h.m.path.sameRequest(h, q, rec) {
 		h.mismatch(q)
 		return answered
@@ -552,7 +538,7 @@ func (h *endpointHandler) serveInFlight(q *keyRequest, rec *Record, now time.Tim
 
 // takeOver claims a key whose holder's lock has run out and resumes its
 // request from the last recovery point, under the next fence.
-func (h *endpointHandler) takeOver(q *keyRequest, rec *Record, now time.Time) next {
+func (h *endpointHandler) takeOver(q *keyRequest, rec *keystore.Record, now time.Time) next {
 	ok, err := h.m.store.Takeover(q.r.Context(), q.k, rec.Fence, now)
 	if err != nil {
 		h.storeFailed(q, alerting.StoreTakeover, err)
@@ -587,7 +573,7 @@ func (h *endpointHandler) waitInFlight(q *keyRequest, now time.Time) next {
 // sameRequest reports whether the request is the one the key was first
 // used for: the same operation and, unless the contract fingerprints
 // nothing, the same fingerprint.
-func (h *endpointHandler) sameRequest(q *keyRequest, rec *Record) bool {
+func (h *endpointHandler) sameRequest(q *keyRequest, rec *keystore.Record) bool {
 	return rec.Operation == h.ep.Operation &&
 		(h.m.c.Idempotency.Fingerprint == contract.FingerprintNone || rec.Fingerprint == q.fp)
 }
@@ -618,18 +604,18 @@ func (h *endpointHandler) mismatch(q *keyRequest) {
 
 // replay writes the stored response: the same status, headers and bytes,
 // with the contract's replay_header.
-func (h *endpointHandler) replay(w http.ResponseWriter, rec *Record) {
+func (h *endpointHandler) replay(w http.ResponseWriter, rec *keystore.Record) {
 	if rh := h.m.c.Idempotency.ReplayHeader; rh != "" {
 		w.Header().Set(rh, "true")
 	}
-	h.m.writeStored(w, Response{Status: rec.Status, Headers: rec.Headers, Body: h.m.path.replayBody(rec.Body)})
+	h.m.writeStored(w, keystore.Response{Status: rec.Status, Headers: rec.Headers, Body: h.m.path.replayBody(rec.Body)})
 }
 
 // writeStored writes a response the handler wrote, now or on a first
 // attempt it replays, with the result header's accepted value (the server
 // took the request). The stored headers are copied first, so a value the
 // handler set itself does not pass for the middleware's.
-func (m *Middleware) writeStored(w http.ResponseWriter, r Response) {
+func (m *Middleware) writeStored(w http.ResponseWriter, r keystore.Response) {
 	keys := make([]string, 0, len(r.Headers))
 	for k := range r.Headers {
 		keys = append(keys, k)
@@ -652,18 +638,18 @@ func (m *Middleware) writeStored(w http.ResponseWriter, r Response) {
 // statement, like every later replay of the key. stored nil: the request
 // did not complete the key, and nothing is kept. The record is the row as
 // the store now holds it.
-func (h *endpointHandler) cacheCompleted(k Key, fp string, fence int64, stored *Response, createdAt time.Time) {
+func (h *endpointHandler) cacheCompleted(k keystore.Key, fp string, fence int64, stored *keystore.Response, createdAt time.Time) {
 	if stored == nil || h.m.cache == nil {
 		return
 	}
-	h.m.cache.put(k, &Record{Operation: h.ep.Operation, Fingerprint: fp, Fence: fence, RecoveryPoint: h.lastPoint(),
+	h.m.cache.put(k, &keystore.Record{Operation: h.ep.Operation, Fingerprint: fp, Fence: fence, RecoveryPoint: h.lastPoint(),
 		Status: stored.Status, Headers: stored.Headers, Body: stored.Body, CreatedAt: createdAt})
 }
 
 // run executes the handler as the key's owner under fence, then stores its
 // response (or releases the key) and sends it. It returns the response it
 // stored, or nil when it did not complete the key.
-func (h *endpointHandler) run(w http.ResponseWriter, r *http.Request, k Key, fence int64, rp string, downstream map[string]string, body []byte) *Response {
+func (h *endpointHandler) run(w http.ResponseWriter, r *http.Request, k keystore.Key, fence int64, rp string, downstream map[string]string, body []byte) *keystore.Response {
 	m := h.m
 	rec := &recorder{header: http.Header{}, max: m.opts.MaxResponseBytes}
 	step := &Step{h: h, k: k, fence: fence, point: rp, resumed: rp != h.firstPoint(), downstream: downstream, rec: rec}
@@ -685,7 +671,7 @@ func (h *endpointHandler) run(w http.ResponseWriter, r *http.Request, k Key, fen
 			"operation", h.ep.Operation, "key", k.Key, "account", k.Account, "bytes", rec.body.Len(), "max", m.opts.MaxResponseBytes)
 	}
 	// The caller gets the whole body the handler wrote, stored or not.
-	m.writeStored(w, Response{Status: resp.Status, Headers: resp.Headers, Body: rec.body.Bytes()})
+	m.writeStored(w, keystore.Response{Status: resp.Status, Headers: resp.Headers, Body: rec.body.Bytes()})
 	return stored
 }
 
@@ -720,7 +706,7 @@ func (h *endpointHandler) runHandler(r *http.Request, step *Step, body []byte) (
 // otherwise the key is released, so the retry resumes from the last
 // recovery point, and the caller gets the contract's 503 ("retry with the
 // same key"). One Error line and alerting.HandlerPanics, whichever way.
-func (h *endpointHandler) panicked(w http.ResponseWriter, ctx context.Context, step *Step, p any) *Response {
+func (h *endpointHandler) panicked(w http.ResponseWriter, ctx context.Context, step *Step, p any) *keystore.Response {
 	m, k := h.m, step.k
 	m.metrics.Count(alerting.HandlerPanics, h.ep.Operation, "")
 	attrs := []any{"operation", h.ep.Operation, "key", k.Key, "account", k.Account, "panic", fmt.Sprint(p)}
@@ -742,7 +728,7 @@ func (h *endpointHandler) panicked(w http.ResponseWriter, ctx context.Context, s
 // as the step left it. answered: the request already has its answer (a
 // store failure, or what settle sent); otherwise run sends resp. stored
 // is the response the key now holds, nil when it holds none.
-func (h *endpointHandler) keepOutcome(w http.ResponseWriter, ctx context.Context, step *Step, resp Response) (stored *Response, answered bool) {
+func (h *endpointHandler) keepOutcome(w http.ResponseWriter, ctx context.Context, step *Step, resp keystore.Response) (stored *keystore.Response, answered bool) {
 	m, k := h.m, step.k
 	switch {
 	case step.done:
@@ -783,7 +769,7 @@ func (h *endpointHandler) keepOutcome(w http.ResponseWriter, ctx context.Context
 // every retry with a failure for work that earlier phases may have
 // done). Anything else: another worker took the key over while this one
 // ran, a possible duplicate effect.
-func (h *endpointHandler) settle(w http.ResponseWriter, ctx context.Context, k Key, step *Step) *Response {
+func (h *endpointHandler) settle(w http.ResponseWriter, ctx context.Context, k keystore.Key, step *Step) *keystore.Response {
 	m, op := h.m, h.ep.Operation
 	rec, err := m.store.Lookup(ctx, k)
 	if err != nil {
@@ -798,7 +784,7 @@ func (h *endpointHandler) settle(w http.ResponseWriter, ctx context.Context, k K
 			m.log.Warn("idempotency: the last transaction reported an error but committed; sending the stored response",
 				"operation", op, "key", k.Key, "account", k.Account, "kind", alerting.StoreFinishUnacknowledged, "err", step.finishErr)
 		}
-		resp := Response{Status: rec.Status, Headers: rec.Headers, Body: rec.Body}
+		resp := keystore.Response{Status: rec.Status, Headers: rec.Headers, Body: rec.Body}
 		m.writeStored(w, resp)
 		return &resp
 	}
@@ -864,7 +850,7 @@ var unstoredHeaders = []string{
 	"Set-Cookie", "Set-Cookie2", "Www-Authenticate", "Proxy-Authenticate", "Authentication-Info", "Proxy-Authentication-Info",
 }
 
-func (r *recorder) response() Response {
+func (r *recorder) response() keystore.Response {
 	status := r.status
 	if status == 0 {
 		status = http.StatusOK
@@ -886,9 +872,9 @@ func (r *recorder) response() Response {
 	}
 	if r.max > 0 && int64(r.body.Len()) > r.max {
 		h[BodyNotStoredHeader] = []string{strconv.Itoa(r.body.Len())}
-		return Response{Status: status, Headers: h}
+		return keystore.Response{Status: status, Headers: h}
 	}
-	return Response{Status: status, Headers: h, Body: bytes.Clone(r.body.Bytes())}
+	return keystore.Response{Status: status, Headers: h, Body: bytes.Clone(r.body.Bytes())}
 }
 
 func unstored(k string) bool {
@@ -969,7 +955,7 @@ func (h *endpointHandler) storeFailed(q *keyRequest, kind string, err error) {
 // storeError answers 503 when the store fails: never serve without the
 // claim. The client may retry with the same key. kind is the statement
 // that failed (an alerting.Store* kind), counted under StoreFailures.
-func (m *Middleware) storeError(w http.ResponseWriter, op string, k Key, kind string, err error) {
+func (m *Middleware) storeError(w http.ResponseWriter, op string, k keystore.Key, kind string, err error) {
 	m.metrics.Count(alerting.StoreFailures, op, kind)
 	m.log.Error("idempotency store failed; request refused", "operation", op, "key", k.Key, "account", k.Account, "kind", kind, "err", err)
 	m.reply(w, contract.ReplyStoreUnavailable)

@@ -18,6 +18,7 @@ import (
 	"github.com/retryspec/retryspec/examples/payouts"
 	"github.com/retryspec/retryspec/idempotency"
 	"github.com/retryspec/retryspec/idempotency/alerting"
+	"github.com/retryspec/retryspec/idempotency/keystore"
 	"github.com/retryspec/retryspec/idempotency/stores"
 	"github.com/retryspec/retryspec/internal/dbtest"
 )
@@ -92,7 +93,7 @@ func (h *counted) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 type fixture struct {
 	c       *contract.Contract
-	store   idempotency.Store
+	store   keystore.Store
 	mw      *idempotency.Middleware
 	h       http.Handler
 	handler *counted
@@ -100,7 +101,7 @@ type fixture struct {
 	metrics *idempotency.Counters
 }
 
-func newFixture(t testing.TB, c *contract.Contract, store idempotency.Store, opts idempotency.Options) *fixture {
+func newFixture(t testing.TB, c *contract.Contract, store keystore.Store, opts idempotency.Options) *fixture {
 	t.Helper()
 	f := &fixture{c: c, store: store, handler: &counted{}, clock: newClock(), metrics: idempotency.NewCounters()}
 	opts.Now = f.clock.Now
@@ -122,7 +123,7 @@ func newFixture(t testing.TB, c *contract.Contract, store idempotency.Store, opt
 	return f
 }
 
-func openStore(t testing.TB, name string, c *contract.Contract) idempotency.Store {
+func openStore(t testing.TB, name string, c *contract.Contract) keystore.Store {
 	t.Helper()
 	if name == "memory" {
 		return idempotency.NewMemoryStore(c)
@@ -268,9 +269,9 @@ func TestTakeoverRace(t *testing.T) {
 			c := payoutsContract(t)
 			store := openStore(t, name, c)
 			ctx := context.Background()
-			k := idempotency.Key{Account: "acct_a", Key: "race"}
+			k := keystore.Key{Account: "acct_a", Key: "race"}
 			t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-			won, err := store.Claim(ctx, k, idempotency.NewClaim{Operation: "POST /v1/transfers", RecoveryPoint: "started"}, t0)
+			won, err := store.Claim(ctx, k, keystore.NewClaim{Operation: "POST /v1/transfers", RecoveryPoint: "started"}, t0)
 			if err != nil || !won {
 				t.Fatalf("claim: %v %v", won, err)
 			}
@@ -303,7 +304,7 @@ func TestTakeoverRace(t *testing.T) {
 					t.Fatalf("round %d: %d takeovers won, want 1", round, wins.Load())
 				}
 				// The token before the takeover is dead for every write.
-				resp := idempotency.Response{Status: 201, Body: []byte("late")}
+				resp := keystore.Response{Status: 201, Body: []byte("late")}
 				if ok, err := store.Complete(ctx, nil, k, rec.Fence, resp, "finished", later); err != nil || ok {
 					t.Fatalf("round %d: stale token completed the key (%v, %v)", round, ok, err)
 				}
@@ -316,7 +317,7 @@ func TestTakeoverRace(t *testing.T) {
 			if rec.Fence != 21 {
 				t.Errorf("fence %d after 20 takeovers, want 21", rec.Fence)
 			}
-			ok, err := store.Complete(ctx, nil, k, rec.Fence, idempotency.Response{Status: 201, Body: []byte("winner")}, "finished", later)
+			ok, err := store.Complete(ctx, nil, k, rec.Fence, keystore.Response{Status: 201, Body: []byte("winner")}, "finished", later)
 			if err != nil || !ok {
 				t.Fatalf("current token refused: %v %v", ok, err)
 			}
@@ -420,19 +421,26 @@ func TestAfterWindowError(t *testing.T) {
 }
 
 // lostClaims is the in-memory store, counting the claims it refuses and
-// telling each on lost.
+// telling each on lost. Its claims and lookups run shielded from the
+// caller's cancel, so a test that cancels a waiting request sees the wait
+// answer it wherever the request is in its poll, never a statement it
+// interrupted ("caller gone before the claim" is that path's own row).
 type lostClaims struct {
-	idempotency.Store
+	keystore.Store
 	n    *atomic.Int64
 	lost chan struct{}
+}
+
+func (s lostClaims) Lookup(ctx context.Context, k keystore.Key) (*keystore.Record, error) {
+	return s.Store.Lookup(context.WithoutCancel(ctx), k)
 }
 
 func newLostClaims(c *contract.Contract) lostClaims {
 	return lostClaims{idempotency.NewMemoryStore(c), new(atomic.Int64), make(chan struct{}, 1)}
 }
 
-func (s lostClaims) Claim(ctx context.Context, k idempotency.Key, c idempotency.NewClaim, now time.Time) (bool, error) {
-	won, err := s.Store.Claim(ctx, k, c, now)
+func (s lostClaims) Claim(ctx context.Context, k keystore.Key, c keystore.NewClaim, now time.Time) (bool, error) {
+	won, err := s.Store.Claim(context.WithoutCancel(ctx), k, c, now)
 	if err == nil && !won {
 		s.n.Add(1)
 		select {
@@ -573,8 +581,8 @@ func TestCompleterAndReaper(t *testing.T) {
 			c := payoutsContract(t)
 			f := newFixture(t, c, openStore(t, name, c), idempotency.Options{})
 			ctx := context.Background()
-			k := idempotency.Key{Account: "acct_a", Key: "abandoned"}
-			won, err := f.store.Claim(ctx, k, idempotency.NewClaim{Operation: "POST /v1/transfers", RequestBody: []byte(body), RecoveryPoint: "started"}, f.clock.Now())
+			k := keystore.Key{Account: "acct_a", Key: "abandoned"}
+			won, err := f.store.Claim(ctx, k, keystore.NewClaim{Operation: "POST /v1/transfers", RequestBody: []byte(body), RecoveryPoint: "started"}, f.clock.Now())
 			if err != nil || !won {
 				t.Fatal(won, err)
 			}
@@ -623,7 +631,7 @@ func TestKeyReusedOnAnotherOperation(t *testing.T) {
 			if fp == "none" {
 				waive = "lint:\n  waive:\n    - rule: key/no-fingerprint\n      because: the test needs a contract without a fingerprint\ndocs:\n"
 			}
-			memory := func(c *contract.Contract) idempotency.Store { return idempotency.NewMemoryStore(c) }
+			memory := func(c *contract.Contract) keystore.Store { return idempotency.NewMemoryStore(c) }
 			f, p, mux := payoutsFixture(t, memory, idempotency.Options{}, "fingerprint: sha256-body", "fingerprint: "+fp, "docs:\n", waive)
 			if w := f.do("shared", "acct_a", body); w.Code != http.StatusCreated {
 				t.Fatalf("first use: %d %s", w.Code, w.Body)
@@ -667,13 +675,13 @@ func TestPanicReleasesTheKey(t *testing.T) {
 
 // vanishing is a store where every claim loses and every row has gone by
 // the time it is read: Claim and Lookup disagree for ever.
-type vanishing struct{ idempotency.Store }
+type vanishing struct{ keystore.Store }
 
-func (vanishing) Claim(context.Context, idempotency.Key, idempotency.NewClaim, time.Time) (bool, error) {
+func (vanishing) Claim(context.Context, keystore.Key, keystore.NewClaim, time.Time) (bool, error) {
 	return false, nil
 }
 
-func (vanishing) Lookup(context.Context, idempotency.Key) (*idempotency.Record, error) {
+func (vanishing) Lookup(context.Context, keystore.Key) (*keystore.Record, error) {
 	return nil, nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/retryspec/retryspec/contract"
+	"github.com/retryspec/retryspec/idempotency/keystore"
 )
 
 // response() follows every change: a handler that keeps the header map and
@@ -28,24 +29,24 @@ func TestRecorderResponseFollowsChanges(t *testing.T) {
 	steps := []struct {
 		name   string
 		change func()
-		want   Response
+		want   keystore.Response
 	}{
 		{"header value changed through a kept map", func() { h.Set("X-A", "2") },
-			Response{Status: 201, Headers: map[string][]string{"X-A": {"2"}, "Content-Type": {"text/plain; charset=utf-8"}}, Body: []byte(`{"id":1}`)}},
+			keystore.Response{Status: 201, Headers: map[string][]string{"X-A": {"2"}, "Content-Type": {"text/plain; charset=utf-8"}}, Body: []byte(`{"id":1}`)}},
 		{"header added", func() { h.Add("X-B", "b") },
-			Response{Status: 201, Headers: map[string][]string{"X-A": {"2"}, "X-B": {"b"}, "Content-Type": {"text/plain; charset=utf-8"}}, Body: []byte(`{"id":1}`)}},
+			keystore.Response{Status: 201, Headers: map[string][]string{"X-A": {"2"}, "X-B": {"b"}, "Content-Type": {"text/plain; charset=utf-8"}}, Body: []byte(`{"id":1}`)}},
 		{"header deleted", func() { h.Del("X-B") },
-			Response{Status: 201, Headers: map[string][]string{"X-A": {"2"}, "Content-Type": {"text/plain; charset=utf-8"}}, Body: []byte(`{"id":1}`)}},
+			keystore.Response{Status: 201, Headers: map[string][]string{"X-A": {"2"}, "Content-Type": {"text/plain; charset=utf-8"}}, Body: []byte(`{"id":1}`)}},
 		{"content type set to the sniffed value", func() { h.Set("Content-Type", "text/plain; charset=utf-8") },
-			Response{Status: 201, Headers: map[string][]string{"X-A": {"2"}, "Content-Type": {"text/plain; charset=utf-8"}}, Body: []byte(`{"id":1}`)}},
+			keystore.Response{Status: 201, Headers: map[string][]string{"X-A": {"2"}, "Content-Type": {"text/plain; charset=utf-8"}}, Body: []byte(`{"id":1}`)}},
 		{"content type changed", func() { h.Set("Content-Type", "application/json") },
-			Response{Status: 201, Headers: map[string][]string{"X-A": {"2"}, "Content-Type": {"application/json"}}, Body: []byte(`{"id":1}`)}},
+			keystore.Response{Status: 201, Headers: map[string][]string{"X-A": {"2"}, "Content-Type": {"application/json"}}, Body: []byte(`{"id":1}`)}},
 		{"unstored header added", func() { h.Set("Date", "now") },
-			Response{Status: 201, Headers: map[string][]string{"X-A": {"2"}, "Content-Type": {"application/json"}}, Body: []byte(`{"id":1}`)}},
+			keystore.Response{Status: 201, Headers: map[string][]string{"X-A": {"2"}, "Content-Type": {"application/json"}}, Body: []byte(`{"id":1}`)}},
 		{"body grows", func() { _, _ = rec.Write([]byte("\n")) },
-			Response{Status: 201, Headers: map[string][]string{"X-A": {"2"}, "Content-Type": {"application/json"}}, Body: []byte("{\"id\":1}\n")}},
+			keystore.Response{Status: 201, Headers: map[string][]string{"X-A": {"2"}, "Content-Type": {"application/json"}}, Body: []byte("{\"id\":1}\n")}},
 		{"nil value", func() { h["X-N"] = nil },
-			Response{Status: 201, Headers: map[string][]string{"X-A": {"2"}, "X-N": nil, "Content-Type": {"application/json"}}, Body: []byte("{\"id\":1}\n")}},
+			keystore.Response{Status: 201, Headers: map[string][]string{"X-A": {"2"}, "X-N": nil, "Content-Type": {"application/json"}}, Body: []byte("{\"id\":1}\n")}},
 	}
 	for _, s := range steps {
 		s.change()

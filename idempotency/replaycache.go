@@ -4,10 +4,24 @@ import (
 	"container/list"
 	"sync"
 	"time"
+
+	"github.com/retryspec/retryspec/idempotency/keystore"
 )
 
 // replayCache holds completed keys' records for Options.ReplayCache, least
 // recently used first out. A nil *replayCache caches nothing.
+//
+// It is sound with any number of instances sharing the store because a
+// stored response never changes while its key is inside the replay window:
+// every write after completion is refused by the store's fenced statements
+// (they match only rows still in flight), and a key is expired
+// (after_window) or reaped only after the window. So an instance holding an
+// entry answers what the store would, whichever instance completed the key.
+// An entry is used only until a minute (or a tenth of the window, if
+// shorter) before the window ends (fresh), a margin for clocks that differ
+// between instances; from then on the store decides. The fingerprint check
+// and the contract's mismatch answer apply to cached entries as to stored
+// ones. Entries hold the response, not the request body.
 type replayCache struct {
 	mu       sync.Mutex
 	max      int
@@ -15,22 +29,22 @@ type replayCache struct {
 	bytes    int64
 	fresh    time.Duration // an entry is used while it is younger than this
 	order    *list.List    // of *cacheEntry, most recently used at the front
-	items    map[Key]*list.Element
+	items    map[keystore.Key]*list.Element
 }
 
 type cacheEntry struct {
-	k    Key
-	rec  *Record
+	k    keystore.Key
+	rec  *keystore.Record
 	size int64
 }
 
 func newReplayCache(max int, maxBytes int64, fresh time.Duration) *replayCache {
-	return &replayCache{max: max, maxBytes: maxBytes, fresh: fresh, order: list.New(), items: map[Key]*list.Element{}}
+	return &replayCache{max: max, maxBytes: maxBytes, fresh: fresh, order: list.New(), items: map[keystore.Key]*list.Element{}}
 }
 
 // entrySize approximates what an entry holds: its key, the response's
 // body and headers, and a fixed overhead for the structures around them.
-func entrySize(k Key, rec *Record) int64 {
+func entrySize(k keystore.Key, rec *keystore.Record) int64 {
 	n := 256 + len(k.Account) + len(k.Key) + len(rec.Operation) + len(rec.Fingerprint) + len(rec.RecoveryPoint) + len(rec.Body)
 	for h, vs := range rec.Headers {
 		n += len(h) + 16
@@ -42,7 +56,7 @@ func entrySize(k Key, rec *Record) int64 {
 }
 
 // get returns k's completed record while it is fresh at now, else nil.
-func (c *replayCache) get(k Key, now time.Time) *Record {
+func (c *replayCache) get(k keystore.Key, now time.Time) *keystore.Record {
 	if c == nil {
 		return nil
 	}
@@ -62,7 +76,7 @@ func (c *replayCache) get(k Key, now time.Time) *Record {
 }
 
 // put keeps a completed record, without its request body.
-func (c *replayCache) put(k Key, rec *Record) {
+func (c *replayCache) put(k keystore.Key, rec *keystore.Record) {
 	if c == nil || !rec.Complete() {
 		return
 	}
@@ -72,7 +86,7 @@ func (c *replayCache) put(k Key, rec *Record) {
 		c.order.MoveToFront(e)
 		return
 	}
-	kept := &Record{Operation: rec.Operation, Fingerprint: rec.Fingerprint, Fence: rec.Fence, RecoveryPoint: rec.RecoveryPoint,
+	kept := &keystore.Record{Operation: rec.Operation, Fingerprint: rec.Fingerprint, Fence: rec.Fence, RecoveryPoint: rec.RecoveryPoint,
 		Status: rec.Status, Headers: rec.Headers, Body: rec.Body, CreatedAt: rec.CreatedAt}
 	size := entrySize(k, kept)
 	if size > c.maxBytes/8 {

@@ -14,21 +14,22 @@ import (
 
 	"github.com/retryspec/retryspec/idempotency"
 	"github.com/retryspec/retryspec/idempotency/alerting"
+	"github.com/retryspec/retryspec/idempotency/keystore"
 	"github.com/retryspec/retryspec/internal/dbtest"
 )
 
 // readCounting is a Store that counts the claims and lookups it serves.
 type readCounting struct {
-	idempotency.Store
+	keystore.Store
 	reads atomic.Int64
 }
 
-func (s *readCounting) Claim(ctx context.Context, k idempotency.Key, c idempotency.NewClaim, now time.Time) (bool, error) {
+func (s *readCounting) Claim(ctx context.Context, k keystore.Key, c keystore.NewClaim, now time.Time) (bool, error) {
 	s.reads.Add(1)
 	return s.Store.Claim(ctx, k, c, now)
 }
 
-func (s *readCounting) Lookup(ctx context.Context, k idempotency.Key) (*idempotency.Record, error) {
+func (s *readCounting) Lookup(ctx context.Context, k keystore.Key) (*keystore.Record, error) {
 	s.reads.Add(1)
 	return s.Store.Lookup(ctx, k)
 }

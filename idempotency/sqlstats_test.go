@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/retryspec/retryspec/idempotency"
+	"github.com/retryspec/retryspec/idempotency/keystore"
 	"github.com/retryspec/retryspec/idempotency/stores"
 	"github.com/retryspec/retryspec/internal/dbtest"
 )
@@ -29,8 +29,8 @@ func TestStats(t *testing.T) {
 			const claims = 5
 			for i := range claims {
 				// One after another: each is sent alone, one round trip.
-				k := idempotency.Key{Account: "acct_a", Key: fmt.Sprintf("stats-%d", i)}
-				if won, _, err := s.ClaimLookup(ctx, k, idempotency.NewClaim{Operation: "POST /v1/transfers", RecoveryPoint: "started"}, now); err != nil || !won {
+				k := keystore.Key{Account: "acct_a", Key: fmt.Sprintf("stats-%d", i)}
+				if won, _, err := s.ClaimLookup(ctx, k, keystore.NewClaim{Operation: "POST /v1/transfers", RecoveryPoint: "started"}, now); err != nil || !won {
 					t.Fatalf("claim %d: %v %v", i, won, err)
 				}
 			}

@@ -10,6 +10,8 @@ import (
 	"maps"
 	"net/http"
 	"slices"
+
+	"github.com/retryspec/retryspec/idempotency/keystore"
 )
 
 type stepKey struct{}
@@ -22,7 +24,7 @@ type stepKey struct{}
 // off and repeats no external effect.
 type Step struct {
 	h          *endpointHandler
-	k          Key
+	k          keystore.Key
 	fence      int64
 	point      string
 	resumed    bool
@@ -30,7 +32,7 @@ type Step struct {
 	rec        *recorder
 	done, lost bool
 	released   bool
-	stored     *Response // what Finish or FinishWrites stored
+	stored     *keystore.Response // what Finish or FinishWrites stored
 	// finishErr is the error of the last Finish or FinishWrites that
 	// failed without a lost fence (nil after one succeeded): the
 	// middleware then stores nothing the handler wrote (run, settle).
@@ -129,10 +131,8 @@ func (s *Step) Commit(ctx context.Context, next string, fn func(tx *sql.Tx) erro
 // Finish again (a deadlock victim retried) is allowed.
 //
 // A response whose status the contract does not store
-// (contract.Idempotency.Stores) cannot complete the key: Finish then
-// commits nothing, releases the key and returns ErrNotStored, and the
-// middleware sends the response unstored, so a retry resumes from the last
-// recovery point as the Idempotent requests page says.
+// (contract.Idempotency.Stores) cannot complete the key: Finish returns
+// ErrNotStored and the middleware sends the response unstored.
 func (s *Step) Finish(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	if err := s.refuseUnstored(ctx); err != nil {
 		return err
@@ -168,7 +168,7 @@ func (s *Step) CommitWrites(ctx context.Context, next string, writes ...Write) e
 	if s.lost {
 		return ErrFenceLost
 	}
-	wc, ok := s.h.m.store.(writeCommitter)
+	wc, ok := s.h.m.store.(keystore.WriteCommitter)
 	if !ok {
 		return s.Commit(ctx, next, execWrites(ctx, writes))
 	}
@@ -191,7 +191,7 @@ func (s *Step) FinishWrites(ctx context.Context, writes ...Write) error {
 		return err
 	}
 	m := s.h.m
-	wc, ok := m.store.(writeCommitter)
+	wc, ok := m.store.(keystore.WriteCommitter)
 	if !ok {
 		return s.Finish(ctx, execWrites(ctx, writes))
 	}
@@ -205,7 +205,8 @@ func (s *Step) FinishWrites(ctx context.Context, writes ...Write) error {
 
 // ErrNotStored is Finish's answer for a response whose status the
 // contract does not store: nothing of the last phase committed and the key
-// was released; return without further effects.
+// was released, so a retry resumes from the last recovery point; return
+// without further effects.
 var ErrNotStored = errors.New("idempotency: the contract does not store this response's status, so it cannot complete the key")
 
 // refuseUnstored releases the key and returns ErrNotStored when the

@@ -11,6 +11,7 @@ import (
 
 	"github.com/retryspec/retryspec/idempotency"
 	"github.com/retryspec/retryspec/idempotency/alerting"
+	"github.com/retryspec/retryspec/idempotency/keystore"
 )
 
 // TestNoNilTransaction: on a store without transactions (the in-memory
@@ -138,7 +139,7 @@ func TestLostFenceSticks(t *testing.T) {
 	f.handler.onRun = func(s *idempotency.Step) {
 		ctx := context.Background()
 		f.clock.Add(3 * time.Minute) // past lock_timeout: another worker takes the key over
-		if ok, err := store.Takeover(ctx, idempotency.Key{Key: s.Key(), Account: s.Account()}, s.Fence(), f.clock.Now()); !ok || err != nil {
+		if ok, err := store.Takeover(ctx, keystore.Key{Key: s.Key(), Account: s.Account()}, s.Fence(), f.clock.Now()); !ok || err != nil {
 			t.Fatalf("takeover: %v %v", ok, err)
 		}
 		commitErr = s.Commit(ctx, "transfer_created", nil)

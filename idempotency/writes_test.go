@@ -11,13 +11,14 @@ import (
 
 	"github.com/retryspec/retryspec/contract"
 	"github.com/retryspec/retryspec/idempotency"
+	"github.com/retryspec/retryspec/idempotency/keystore"
 	"github.com/retryspec/retryspec/idempotency/stores"
 	"github.com/retryspec/retryspec/internal/dbtest"
 )
 
 // effectsStore opens a store of the payouts contract and, on a SQL store,
 // the handler's effects table (insert and count are nil in memory).
-func effectsStore(t *testing.T, name string) (c *contract.Contract, store idempotency.Store, insert func(string) idempotency.Write, count func(string) int) {
+func effectsStore(t *testing.T, name string) (c *contract.Contract, store keystore.Store, insert func(string) idempotency.Write, count func(string) int) {
 	t.Helper()
 	c = payoutsContract(t)
 	store = openStore(t, name, c)
@@ -39,9 +40,9 @@ func TestWritesCommitWithTheKey(t *testing.T) {
 			s := openStore(t, name, c).(*stores.SQLStore)
 			insert, count := dbtest.EffectsTable(t, s)
 			ctx := context.Background()
-			k := idempotency.Key{Account: "acct_a", Key: "w-1"}
+			k := keystore.Key{Account: "acct_a", Key: "w-1"}
 			now := time.UnixMicro(1_700_000_000_000_000)
-			if won, err := s.Claim(ctx, k, idempotency.NewClaim{Operation: "POST /v1/transfers", RecoveryPoint: "started"}, now); err != nil || !won {
+			if won, err := s.Claim(ctx, k, keystore.NewClaim{Operation: "POST /v1/transfers", RecoveryPoint: "started"}, now); err != nil || !won {
 				t.Fatalf("claim: %v %v", won, err)
 			}
 
@@ -65,7 +66,7 @@ func TestWritesCommitWithTheKey(t *testing.T) {
 			// A write the database cannot even prepare: an error, and the
 			// key stays in flight.
 			bad := idempotency.Write{SQL: "INSERT INTO no_such_table (id) VALUES (1)"}
-			if ok, err := s.CompleteWrites(ctx, k, 1, idempotency.Response{Status: 201}, "receipt_sent", now, []idempotency.Write{insert("c"), bad}); err == nil || ok {
+			if ok, err := s.CompleteWrites(ctx, k, 1, keystore.Response{Status: 201}, "receipt_sent", now, []idempotency.Write{insert("c"), bad}); err == nil || ok {
 				t.Fatalf("unpreparable write: ok %v, err %v", ok, err)
 			}
 			if rec, _ := s.Lookup(ctx, k); rec.Complete() || count("c") != 0 {
@@ -78,7 +79,7 @@ func TestWritesCommitWithTheKey(t *testing.T) {
 			if ok, err := s.Takeover(ctx, k, 1, later); err != nil || !ok {
 				t.Fatalf("takeover: %v %v", ok, err)
 			}
-			resp := idempotency.Response{Status: 201, Body: []byte(`{"id":"late"}`)}
+			resp := keystore.Response{Status: 201, Body: []byte(`{"id":"late"}`)}
 			if ok, err := s.CompleteWrites(ctx, k, 1, resp, "receipt_sent", later, []idempotency.Write{insert("late")}); err != nil || ok {
 				t.Fatalf("stale token completed: ok %v, err %v", ok, err)
 			}

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/retryspec/retryspec/idempotency"
 	"github.com/retryspec/retryspec/idempotency/internal/native"
+	"github.com/retryspec/retryspec/idempotency/keystore"
 	"github.com/retryspec/retryspec/storage"
 )
 
@@ -29,7 +29,7 @@ func TestQueuedCallGivesUp(t *testing.T) {
 			return s.claims.Queued
 		},
 		call: func(ctx context.Context, s *SQLStore) (any, error) {
-			won, rec, err := s.claimLookupBatched(ctx, idempotency.Key{Key: "k"}, idempotency.NewClaim{}, time.Now())
+			won, rec, err := s.claimLookupBatched(ctx, keystore.Key{Key: "k"}, keystore.NewClaim{}, time.Now())
 			return won || rec != nil, err
 		},
 		want: false, // neither won nor given a row

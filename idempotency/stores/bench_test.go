@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/retryspec/retryspec/idempotency"
+	"github.com/retryspec/retryspec/idempotency/keystore"
 	"github.com/retryspec/retryspec/idempotency/stores"
 	"github.com/retryspec/retryspec/internal/dbtest"
 	"github.com/retryspec/retryspec/storage"
@@ -313,12 +314,12 @@ func BenchmarkClaimKeys(b *testing.B) {
 				fill(b, s, n)
 				ctx := context.Background()
 				lat := make([]time.Duration, b.N)
-				claim := idempotency.NewClaim{Operation: "POST /v1/transfers", Fingerprint: strings.Repeat("f", 64), RequestBody: []byte(body), RecoveryPoint: "started"}
+				claim := keystore.NewClaim{Operation: "POST /v1/transfers", Fingerprint: strings.Repeat("f", 64), RequestBody: []byte(body), RecoveryPoint: "started"}
 				now := time.Now()
 				b.ResetTimer()
 				for i := range b.N {
 					t0 := time.Now()
-					won, err := s.Claim(ctx, idempotency.Key{Account: "acct_bench", Key: fmt.Sprintf("new-%d", i)}, claim, now)
+					won, err := s.Claim(ctx, keystore.Key{Account: "acct_bench", Key: fmt.Sprintf("new-%d", i)}, claim, now)
 					lat[i] = time.Since(t0)
 					if err != nil || !won {
 						b.Fatalf("claim: %v %v", won, err)

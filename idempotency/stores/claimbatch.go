@@ -9,9 +9,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/retryspec/retryspec/idempotency"
 	"github.com/retryspec/retryspec/idempotency/internal/batch"
 	"github.com/retryspec/retryspec/idempotency/internal/native"
+	"github.com/retryspec/retryspec/idempotency/keystore"
 	"github.com/retryspec/retryspec/storage"
 )
 
@@ -41,23 +41,23 @@ const maxClaimsInFlight = 1
 // batch (the second waits for the next), so each learns the first one's
 // outcome as it would have on its own.
 func (s *SQLStore) newClaimBatcher() *batch.Batcher[*claimCall] {
-	return batch.Distinct(maxClaimsInFlight, maxClaimBatch, func(c *claimCall) idempotency.Key { return c.k }, s.sendClaims)
+	return batch.Distinct(maxClaimsInFlight, maxClaimBatch, func(c *claimCall) keystore.Key { return c.k }, s.sendClaims)
 }
 
 type claimCall struct {
 	ctx context.Context
-	k   idempotency.Key
-	c   idempotency.NewClaim
+	k   keystore.Key
+	c   keystore.NewClaim
 	now time.Time
 	// The outcome, set by sendClaims: rec is the row a loser lost to when
 	// the statement read it.
 	won   bool
-	rec   *idempotency.Record
+	rec   *keystore.Record
 	err   error
 	alone bool // the batch failed: run the plain statement instead
 }
 
-func (s *SQLStore) claimLookupBatched(ctx context.Context, k idempotency.Key, c idempotency.NewClaim, now time.Time) (bool, *idempotency.Record, error) {
+func (s *SQLStore) claimLookupBatched(ctx context.Context, k keystore.Key, c keystore.NewClaim, now time.Time) (bool, *keystore.Record, error) {
 	if len(s.schema.KeyColumns) == 1 {
 		// Keys are global: the account is no part of the key, so two claims
 		// of one key from two accounts must not share a batch either.
@@ -167,12 +167,12 @@ func (s *SQLStore) claimBatch(calls []*claimCall) error {
 	// A row is the key columns of one key won: the account and the key when
 	// keys are per account, the key alone when they are global (and the
 	// calls' accounts empty: claimLookupBatched).
-	var won idempotency.Key
+	var won keystore.Key
 	dest := []any{&won.Key}
 	if len(s.schema.KeyColumns) == 2 {
 		dest = []any{&won.Account, &won.Key}
 	}
-	byKey := make(map[idempotency.Key]*claimCall, n)
+	byKey := make(map[keystore.Key]*claimCall, n)
 	for _, c := range sorted {
 		byKey[c.k] = c
 	}

@@ -11,21 +11,21 @@ import (
 	"time"
 
 	"github.com/retryspec/retryspec/contract"
-	"github.com/retryspec/retryspec/idempotency"
 	"github.com/retryspec/retryspec/idempotency/internal/batch"
 	"github.com/retryspec/retryspec/idempotency/internal/native"
+	"github.com/retryspec/retryspec/idempotency/keystore"
 	"github.com/retryspec/retryspec/storage"
 )
 
-// SQLStore is the idempotency.Store Open returns: it runs the statements
+// SQLStore is the keystore.Store Open returns: it runs the statements
 // `retryspec storage` generates for its dialect on a database/sql handle.
 // PostgreSQL goes through pgx v5's database/sql driver, MySQL and MariaDB
 // through go-sql-driver/mysql, SQLite through modernc.org/sqlite (pure
 // Go); on PostgreSQL it runs the statements of a request's path on pgx's
 // pool, batching concurrent claims and writes (docs/server.md, "Under
-// load"). Besides Store's methods it has ClaimLookup, CheckpointWrites and
-// CompleteWrites, which the middleware uses to save round trips, and a
-// wrapper embedding it keeps them.
+// load"). It is also a keystore.ClaimLookuper and a
+// keystore.WriteCommitter, which the middleware uses to save round trips,
+// and a wrapper embedding it keeps them.
 type SQLStore struct {
 	db          *sql.DB
 	schema      *storage.Schema
@@ -37,6 +37,16 @@ type SQLStore struct {
 	mergeWrites bool                       // a write batch may commit as one transaction (writebatch.go)
 	counts      sqlCounts
 }
+
+// The middleware finds the optional interfaces by type assertion, so a
+// method whose signature drifted would silently cost a round trip or an
+// alert: here it is a compile error instead.
+var (
+	_ keystore.Store               = (*SQLStore)(nil)
+	_ keystore.ClaimLookuper       = (*SQLStore)(nil)
+	_ keystore.WriteCommitter      = (*SQLStore)(nil)
+	_ keystore.AsyncCommitReporter = (*SQLStore)(nil)
+)
 
 // sqlCounts are the batchers' figures, which Stats reports.
 type sqlCounts struct {
@@ -246,7 +256,7 @@ func (s *SQLStore) queryRow(ctx context.Context, query string, args []any, dest 
 	return s.db.QueryRowContext(ctx, query, args...).Scan(dest...)
 }
 
-func (s *SQLStore) Claim(ctx context.Context, k idempotency.Key, c idempotency.NewClaim, now time.Time) (bool, error) {
+func (s *SQLStore) Claim(ctx context.Context, k keystore.Key, c keystore.NewClaim, now time.Time) (bool, error) {
 	vals := []param{{"idempotency_key", k.Key}, {"account_id", k.Account}, {"operation", c.Operation}, {"fingerprint", c.Fingerprint}, {"request_body", nonNil(c.RequestBody)}, {"request_target", c.RequestTarget}, {"now", micros(now)}, {"recovery_point", c.RecoveryPoint}}
 	st := s.stmts[storage.Claim]
 	if st.Kind == storage.KindExecRows {
@@ -265,7 +275,7 @@ func (s *SQLStore) Claim(ctx context.Context, k idempotency.Key, c idempotency.N
 	return true, nil
 }
 
-func (s *SQLStore) Lookup(ctx context.Context, k idempotency.Key) (*idempotency.Record, error) {
+func (s *SQLStore) Lookup(ctx context.Context, k keystore.Key) (*keystore.Record, error) {
 	st, args := s.args(storage.Lookup, []param{{"idempotency_key", k.Key}, {"account_id", k.Account}})
 	var r rowScan
 	err := s.queryRow(ctx, st.SQL, args, r.dest()...)
@@ -282,14 +292,14 @@ func (s *SQLStore) Lookup(ctx context.Context, k idempotency.Key) (*idempotency.
 // to (nil when the row is too new for the statement: read it with
 // Lookup), in one statement on PostgreSQL, where concurrent claims share
 // one (claimbatch.go); elsewhere it runs Claim, then Lookup.
-func (s *SQLStore) ClaimLookup(ctx context.Context, k idempotency.Key, c idempotency.NewClaim, now time.Time) (won bool, rec *idempotency.Record, err error) {
+func (s *SQLStore) ClaimLookup(ctx context.Context, k keystore.Key, c keystore.NewClaim, now time.Time) (won bool, rec *keystore.Record, err error) {
 	if s.claims != nil {
 		return s.claimLookupBatched(ctx, k, c, now)
 	}
 	return s.claimLookupOne(ctx, k, c, now)
 }
 
-func (s *SQLStore) claimLookupOne(ctx context.Context, k idempotency.Key, c idempotency.NewClaim, now time.Time) (won bool, rec *idempotency.Record, err error) {
+func (s *SQLStore) claimLookupOne(ctx context.Context, k keystore.Key, c keystore.NewClaim, now time.Time) (won bool, rec *keystore.Record, err error) {
 	st, ok := s.stmts[storage.ClaimLookup]
 	if !ok {
 		if won, err = s.Claim(ctx, k, c, now); err != nil || won {
@@ -323,8 +333,8 @@ func (r *rowScan) dest() []any {
 		&r.lockedAt, &r.recoveryPoint, &r.downstream, &r.status, &r.headers, &r.responseBody, &r.createdAt, &r.target}
 }
 
-func (r *rowScan) record(stmt storage.StatementName) (*idempotency.Record, error) {
-	rec := &idempotency.Record{
+func (r *rowScan) record(stmt storage.StatementName) (*keystore.Record, error) {
+	rec := &keystore.Record{
 		Operation: r.operation.String, Fingerprint: r.fingerprint.String, RequestBody: r.requestBody,
 		Fence: r.fence.Int64, LockedAt: fromMicros(r.lockedAt.Int64), RecoveryPoint: r.recoveryPoint.String,
 		Status: int(r.status.Int64), Body: r.responseBody, CreatedAt: fromMicros(r.createdAt.Int64), RequestTarget: r.target.String,
@@ -346,12 +356,12 @@ func (r *rowScan) record(stmt storage.StatementName) (*idempotency.Record, error
 	return rec, nil
 }
 
-func (s *SQLStore) Takeover(ctx context.Context, k idempotency.Key, fence int64, now time.Time) (bool, error) {
+func (s *SQLStore) Takeover(ctx context.Context, k keystore.Key, fence int64, now time.Time) (bool, error) {
 	n, err := s.execRows(ctx, nil, storage.Takeover, []param{{"idempotency_key", k.Key}, {"account_id", k.Account}, {"fence", fence}, {"now", micros(now)}})
 	return n == 1, err
 }
 
-func (s *SQLStore) Checkpoint(ctx context.Context, tx *sql.Tx, k idempotency.Key, fence int64, rp string, downstream map[string]string, now time.Time) (bool, error) {
+func (s *SQLStore) Checkpoint(ctx context.Context, tx *sql.Tx, k keystore.Key, fence int64, rp string, downstream map[string]string, now time.Time) (bool, error) {
 	keys, err := json.Marshal(downstream)
 	if err != nil {
 		return false, err
@@ -360,7 +370,7 @@ func (s *SQLStore) Checkpoint(ctx context.Context, tx *sql.Tx, k idempotency.Key
 	return n == 1, err
 }
 
-func (s *SQLStore) Complete(ctx context.Context, tx *sql.Tx, k idempotency.Key, fence int64, r idempotency.Response, rp string, now time.Time) (bool, error) {
+func (s *SQLStore) Complete(ctx context.Context, tx *sql.Tx, k keystore.Key, fence int64, r keystore.Response, rp string, now time.Time) (bool, error) {
 	headers, err := marshalJSON(r.Headers)
 	if err != nil {
 		return false, err
@@ -372,7 +382,7 @@ func (s *SQLStore) Complete(ctx context.Context, tx *sql.Tx, k idempotency.Key, 
 // CheckpointWrites commits the handler's writes with Checkpoint: in one
 // pipeline ending in CheckpointOrAbort on the native client where the
 // dialect has it, else in a transaction.
-func (s *SQLStore) CheckpointWrites(ctx context.Context, k idempotency.Key, fence int64, rp string, downstream map[string]string, now time.Time, writes []idempotency.Write) (bool, error) {
+func (s *SQLStore) CheckpointWrites(ctx context.Context, k keystore.Key, fence int64, rp string, downstream map[string]string, now time.Time, writes []keystore.Write) (bool, error) {
 	keys, err := json.Marshal(downstream)
 	if err != nil {
 		return false, err
@@ -382,7 +392,7 @@ func (s *SQLStore) CheckpointWrites(ctx context.Context, k idempotency.Key, fenc
 
 // CompleteWrites commits the handler's writes with Complete, as
 // CheckpointWrites does with Checkpoint.
-func (s *SQLStore) CompleteWrites(ctx context.Context, k idempotency.Key, fence int64, r idempotency.Response, rp string, now time.Time, writes []idempotency.Write) (bool, error) {
+func (s *SQLStore) CompleteWrites(ctx context.Context, k keystore.Key, fence int64, r keystore.Response, rp string, now time.Time, writes []keystore.Write) (bool, error) {
 	headers, err := marshalJSON(r.Headers)
 	if err != nil {
 		return false, err
@@ -394,7 +404,7 @@ func (s *SQLStore) CompleteWrites(ctx context.Context, k idempotency.Key, fence 
 // report a lost fence.
 const sqlStateDivisionByZero = "22012"
 
-func (s *SQLStore) commitWrites(ctx context.Context, name, orAbort storage.StatementName, vals []param, writes []idempotency.Write) (bool, error) {
+func (s *SQLStore) commitWrites(ctx context.Context, name, orAbort storage.StatementName, vals []param, writes []keystore.Write) (bool, error) {
 	if st, ok := s.stmts[orAbort]; ok && s.native != nil {
 		_, args := s.args(st.Name, vals)
 		stmts := make([]native.Stmt, len(writes)+1)
@@ -450,12 +460,12 @@ func sqlState(err error) string {
 	return ""
 }
 
-func (s *SQLStore) Release(ctx context.Context, k idempotency.Key, fence int64) (bool, error) {
+func (s *SQLStore) Release(ctx context.Context, k keystore.Key, fence int64) (bool, error) {
 	n, err := s.execRows(ctx, nil, storage.Release, []param{{"idempotency_key", k.Key}, {"account_id", k.Account}, {"fence", fence}})
 	return n == 1, err
 }
 
-func (s *SQLStore) Expire(ctx context.Context, k idempotency.Key, fence int64, now time.Time) (bool, error) {
+func (s *SQLStore) Expire(ctx context.Context, k keystore.Key, fence int64, now time.Time) (bool, error) {
 	n, err := s.execRows(ctx, nil, storage.Expire, []param{{"idempotency_key", k.Key}, {"account_id", k.Account}, {"fence", fence}, {"now", micros(now)}})
 	return n == 1, err
 }
@@ -464,16 +474,16 @@ func (s *SQLStore) Reap(ctx context.Context, now time.Time, limit int) (int64, e
 	return s.execRows(ctx, nil, storage.Reap, []param{{"now", micros(now)}, {"limit", limit}})
 }
 
-func (s *SQLStore) Stale(ctx context.Context, now time.Time, limit int) ([]idempotency.StaleKey, error) {
+func (s *SQLStore) Stale(ctx context.Context, now time.Time, limit int) ([]keystore.StaleKey, error) {
 	st, args := s.args(storage.Stale, []param{{"now", micros(now)}, {"limit", limit}})
 	rows, err := s.db.QueryContext(ctx, st.SQL, args...)
 	if err != nil {
 		return nil, fmt.Errorf("idempotency: Stale: %w", err)
 	}
 	defer rows.Close()
-	var out []idempotency.StaleKey
+	var out []keystore.StaleKey
 	for rows.Next() {
-		var k idempotency.StaleKey
+		var k keystore.StaleKey
 		dst := []any{&k.Key.Key, &k.Operation, &k.Fence, &k.RecoveryPoint}
 		if s.schema.Scoped {
 			dst = append([]any{&k.Account}, dst...)

@@ -17,8 +17,8 @@ import (
 
 	"github.com/retryspec/retryspec/contract"
 	"github.com/retryspec/retryspec/examples/payouts"
-	"github.com/retryspec/retryspec/idempotency"
 	"github.com/retryspec/retryspec/idempotency/internal/native"
+	"github.com/retryspec/retryspec/idempotency/keystore"
 	"github.com/retryspec/retryspec/storage"
 )
 
@@ -35,7 +35,7 @@ type fakeDB struct {
 
 	mu     sync.Mutex
 	byName map[string]storage.StatementName // SQL text -> statement name
-	keys   map[idempotency.Key]bool         // claimed keys
+	keys   map[keystore.Key]bool            // claimed keys
 	ran    []string                         // statements run, by name, with their batch size
 
 	// merged answers a merged write batch whose statements all succeed;
@@ -54,7 +54,7 @@ func newFakeDB(t *testing.T, scope string) *fakeDB {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fakeDB{byName: map[string]storage.StatementName{}, keys: map[idempotency.Key]bool{}}
+	f := &fakeDB{byName: map[string]storage.StatementName{}, keys: map[keystore.Key]bool{}}
 	f.s = newSQLStore(sql.OpenDB(noConnector{}), schema, storeOptions{Native: &native.Config{Client: f, BatchClaims: true, BatchWrites: true, MergeWrites: true}})
 	for _, st := range schema.Statements {
 		f.byName[st.SQL] = st.Name
@@ -71,8 +71,8 @@ func (f *fakeDB) arg(name storage.StatementName, args []any, p string) any {
 	return args[i]
 }
 
-func (f *fakeDB) key(name storage.StatementName, args []any) idempotency.Key {
-	k := idempotency.Key{Key: f.arg(name, args, "idempotency_key").(string)}
+func (f *fakeDB) key(name storage.StatementName, args []any) keystore.Key {
+	k := keystore.Key{Key: f.arg(name, args, "idempotency_key").(string)}
 	if f.s.schema.Scoped {
 		k.Account = f.arg(name, args, "account_id").(string)
 	}
@@ -80,7 +80,7 @@ func (f *fakeDB) key(name storage.StatementName, args []any) idempotency.Key {
 }
 
 // claim inserts k unless it exists; refused is the statement's error.
-func (f *fakeDB) claim(k idempotency.Key) (won bool, refused error) {
+func (f *fakeDB) claim(k keystore.Key) (won bool, refused error) {
 	if k.Key == f.refuse {
 		return false, errors.New("value too long for type character varying(255)")
 	}
@@ -92,7 +92,7 @@ func (f *fakeDB) claim(k idempotency.Key) (won bool, refused error) {
 }
 
 // row fills a Lookup row's columns (dest, from operation on) for k.
-func row(dest []any, k idempotency.Key) {
+func row(dest []any, k keystore.Key) {
 	*dest[0].(*sql.NullString) = sql.NullString{String: "POST /v1/transfers", Valid: true}
 	*dest[1].(*sql.NullString) = sql.NullString{String: "fp-" + k.Key, Valid: true}
 	*dest[3].(*sql.NullInt64) = sql.NullInt64{Int64: 1, Valid: true}
@@ -148,7 +148,7 @@ func (f *fakeDB) QueryRows(_ context.Context, query string, args []any, dest []a
 		return errors.New("batch refused")
 	}
 	for i := range keys {
-		k := idempotency.Key{Key: keys[i]}
+		k := keystore.Key{Key: keys[i]}
 		if f.s.schema.Scoped {
 			k.Account = accounts[i]
 		}
@@ -282,8 +282,8 @@ func TestClaimBatchWithoutDatabase(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		scope     string
-		taken     []idempotency.Key // claimed before the batch
-		claims    []idempotency.Key // queued together, in this order
+		taken     []keystore.Key // claimed before the batch
+		claims    []keystore.Key // queued together, in this order
 		failBatch bool
 		refuse    string
 		lossShare int64 // the recent share of lost claims, in 1/1024
@@ -291,36 +291,36 @@ func TestClaimBatchWithoutDatabase(t *testing.T) {
 		wantRan   []string
 	}{{
 		name: "winners and a loser in one ClaimBatch", scope: "account",
-		taken:   []idempotency.Key{{Account: "a", Key: "k2"}},
-		claims:  []idempotency.Key{{Account: "a", Key: "k1"}, {Account: "a", Key: "k2"}, {Account: "b", Key: "k2"}},
+		taken:   []keystore.Key{{Account: "a", Key: "k2"}},
+		claims:  []keystore.Key{{Account: "a", Key: "k1"}, {Account: "a", Key: "k2"}, {Account: "b", Key: "k2"}},
 		want:    []claimOutcome{{Won: true}, {HasRow: true}, {Won: true}},
 		wantRan: []string{"ClaimBatch(3)", "Lookup"},
 	}, {
 		name: "one key twice waits for the next batch", scope: "account",
-		claims:  []idempotency.Key{{Account: "a", Key: "k1"}, {Account: "a", Key: "k1"}, {Account: "a", Key: "k2"}},
+		claims:  []keystore.Key{{Account: "a", Key: "k1"}, {Account: "a", Key: "k1"}, {Account: "a", Key: "k2"}},
 		want:    []claimOutcome{{Won: true}, {HasRow: true}, {Won: true}},
 		wantRan: []string{"ClaimBatch(2)", "Claim", "Lookup"},
 	}, {
 		name: "global keys: one key from two accounts is one key", scope: "global",
-		claims:  []idempotency.Key{{Account: "a", Key: "k1"}, {Account: "b", Key: "k1"}, {Account: "a", Key: "k2"}},
+		claims:  []keystore.Key{{Account: "a", Key: "k1"}, {Account: "b", Key: "k1"}, {Account: "a", Key: "k2"}},
 		want:    []claimOutcome{{Won: true}, {HasRow: true}, {Won: true}},
 		wantRan: []string{"ClaimBatch(2)", "Claim", "Lookup"},
 	}, {
 		name: "most claims lose: ClaimLookupBatch reads the rows", scope: "account", lossShare: 1024,
-		taken:   []idempotency.Key{{Account: "a", Key: "k2"}},
-		claims:  []idempotency.Key{{Account: "a", Key: "k1"}, {Account: "a", Key: "k2"}},
+		taken:   []keystore.Key{{Account: "a", Key: "k2"}},
+		claims:  []keystore.Key{{Account: "a", Key: "k1"}, {Account: "a", Key: "k2"}},
 		want:    []claimOutcome{{Won: true}, {HasRow: true}},
 		wantRan: []string{"ClaimLookupBatch(2)"},
 	}, {
 		name: "a failing batch is claimed one by one", scope: "account", refuse: "bad",
-		taken:   []idempotency.Key{{Account: "a", Key: "k2"}},
-		claims:  []idempotency.Key{{Account: "a", Key: "k1"}, {Account: "a", Key: "bad"}, {Account: "a", Key: "k2"}},
+		taken:   []keystore.Key{{Account: "a", Key: "k2"}},
+		claims:  []keystore.Key{{Account: "a", Key: "k1"}, {Account: "a", Key: "bad"}, {Account: "a", Key: "k2"}},
 		want:    []claimOutcome{{Won: true}, {Err: true}, {HasRow: true}},
 		wantRan: []string{"ClaimBatch(3)", "ClaimLookup", "ClaimLookup", "ClaimLookup"},
 	}, {
 		name: "a failing ClaimLookupBatch is claimed one by one", scope: "account", failBatch: true, lossShare: 1024,
-		taken:   []idempotency.Key{{Account: "a", Key: "k2"}},
-		claims:  []idempotency.Key{{Account: "a", Key: "k1"}, {Account: "a", Key: "k2"}},
+		taken:   []keystore.Key{{Account: "a", Key: "k2"}},
+		claims:  []keystore.Key{{Account: "a", Key: "k1"}, {Account: "a", Key: "k2"}},
 		want:    []claimOutcome{{Won: true}, {HasRow: true}},
 		wantRan: []string{"ClaimLookupBatch(2)", "ClaimLookup", "ClaimLookup"},
 	}} {
@@ -336,7 +336,7 @@ func TestClaimBatchWithoutDatabase(t *testing.T) {
 			calls := make([]func(), len(tc.claims))
 			for i, k := range tc.claims {
 				calls[i] = func() {
-					won, rec, err := s.ClaimLookup(context.Background(), k, idempotency.NewClaim{Operation: "POST /v1/transfers", Fingerprint: "fp-" + k.Key}, time.Now())
+					won, rec, err := s.ClaimLookup(context.Background(), k, keystore.NewClaim{Operation: "POST /v1/transfers", Fingerprint: "fp-" + k.Key}, time.Now())
 					got[i] = claimOutcome{Won: won, HasRow: rec != nil, Err: err != nil}
 				}
 			}

@@ -4,9 +4,9 @@
 // go-sql-driver/mysql, SQLite through modernc.org/sqlite (pure Go, no
 // cgo). It is apart from package idempotency so a service links only this
 // package's drivers when it asks for them, and so the middleware's API
-// does not carry the store's. It imports idempotency (for Store and its
-// types), never the reverse; its batching and native-client hooks are in
-// idempotency/internal.
+// does not carry the store's. It implements keystore.Store and imports
+// neither idempotency nor anything that does; its batching and
+// native-client hooks are in idempotency/internal.
 package stores
 
 import (

@@ -12,6 +12,7 @@ import (
 
 	"github.com/retryspec/retryspec/contract"
 	"github.com/retryspec/retryspec/idempotency"
+	"github.com/retryspec/retryspec/idempotency/keystore"
 	"github.com/retryspec/retryspec/idempotency/stores"
 	"github.com/retryspec/retryspec/internal/dbtest"
 )
@@ -31,17 +32,17 @@ func TestWriteBatchFailsAlone(t *testing.T) {
 	insert, count := dbtest.EffectsTable(t, s)
 	ctx := context.Background()
 	now := time.UnixMicro(1_700_000_000_000_000)
-	keys := make([]idempotency.Key, 5)
+	keys := make([]keystore.Key, 5)
 	for i := range keys {
-		keys[i] = idempotency.Key{Account: "acct_a", Key: "wb-" + string(rune('1'+i))}
+		keys[i] = keystore.Key{Account: "acct_a", Key: "wb-" + string(rune('1'+i))}
 		claimFirst(t, s, keys[i], now)
 	}
 	if _, err := s.DB().Exec(`INSERT INTO effects (id, amount) VALUES ('dup', 1)`); err != nil {
 		t.Fatal(err)
 	}
 
-	resp := func(id string) idempotency.Response {
-		return idempotency.Response{Status: 201, Headers: map[string][]string{"Content-Type": {"application/json"}}, Body: []byte(`{"id":"` + id + `"}`)}
+	resp := func(id string) keystore.Response {
+		return keystore.Response{Status: 201, Headers: map[string][]string{"Content-Type": {"application/json"}}, Body: []byte(`{"id":"` + id + `"}`)}
 	}
 	before := s.Stats().WriteBatches
 	got := sendTogether(s,
@@ -87,7 +88,7 @@ func TestWriteBatchFailsAlone(t *testing.T) {
 			t.Errorf("rows of %s: %d, want %d", id, n, want)
 		}
 	}
-	recs := make([]*idempotency.Record, 5)
+	recs := make([]*keystore.Record, 5)
 	for i, k := range keys {
 		var err error
 		if recs[i], err = s.Lookup(ctx, k); err != nil || recs[i] == nil {
@@ -149,9 +150,9 @@ func mergingStore(t *testing.T) (*stores.SQLStore, func(id string) idempotency.W
 }
 
 // claimFirst claims k, which must be new.
-func claimFirst(t *testing.T, s *stores.SQLStore, k idempotency.Key, now time.Time) {
+func claimFirst(t *testing.T, s *stores.SQLStore, k keystore.Key, now time.Time) {
 	t.Helper()
-	if won, err := s.Claim(context.Background(), k, idempotency.NewClaim{Operation: "POST /v1/transfers", RecoveryPoint: "started"}, now); err != nil || !won {
+	if won, err := s.Claim(context.Background(), k, keystore.NewClaim{Operation: "POST /v1/transfers", RecoveryPoint: "started"}, now); err != nil || !won {
 		t.Fatalf("claim %v: %v %v", k, won, err)
 	}
 }
@@ -195,15 +196,15 @@ func TestMergedWrites(t *testing.T) {
 	ctx := context.Background()
 	now := time.UnixMicro(1_700_000_000_000_000)
 	n := 0
-	claim := func() idempotency.Key {
+	claim := func() keystore.Key {
 		n++
-		k := idempotency.Key{Account: "acct_a", Key: fmt.Sprintf("mw-%d", n)}
+		k := keystore.Key{Account: "acct_a", Key: fmt.Sprintf("mw-%d", n)}
 		claimFirst(t, s, k, now)
 		return k
 	}
-	complete := func(k idempotency.Key, fence int64, writes ...idempotency.Write) func() (bool, error) {
+	complete := func(k keystore.Key, fence int64, writes ...idempotency.Write) func() (bool, error) {
 		return func() (bool, error) {
-			return s.CompleteWrites(ctx, k, fence, idempotency.Response{Status: 201, Body: []byte(`{}`)}, "finished", now, writes)
+			return s.CompleteWrites(ctx, k, fence, keystore.Response{Status: 201, Body: []byte(`{}`)}, "finished", now, writes)
 		}
 	}
 	// The lock_timeout, written down by the transaction itself.
@@ -303,13 +304,13 @@ func TestMergedWritesHotRows(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := range each {
-				k := idempotency.Key{Account: "acct_a", Key: fmt.Sprintf("hot-%d-%d", cl, i)}
-				if won, err := s.Claim(ctx, k, idempotency.NewClaim{Operation: "POST /v1/transfers", RecoveryPoint: "started"}, now); err != nil || !won {
+				k := keystore.Key{Account: "acct_a", Key: fmt.Sprintf("hot-%d-%d", cl, i)}
+				if won, err := s.Claim(ctx, k, keystore.NewClaim{Operation: "POST /v1/transfers", RecoveryPoint: "started"}, now); err != nil || !won {
 					errs <- fmt.Errorf("claim %v: %v %v", k, won, err)
 					return
 				}
 				row := fmt.Sprintf("h%d", (cl/2+i)%2)
-				ok, err := s.CompleteWrites(ctx, k, 1, idempotency.Response{Status: 201, Body: []byte(`{}`)}, "finished", now,
+				ok, err := s.CompleteWrites(ctx, k, 1, keystore.Response{Status: 201, Body: []byte(`{}`)}, "finished", now,
 					[]idempotency.Write{{SQL: "UPDATE hot SET n = n + 1 WHERE id = $1", Args: []any{row}}})
 				if !ok || err != nil {
 					errs <- fmt.Errorf("complete %v: %v %v", k, ok, err)
@@ -347,11 +348,11 @@ func TestMergedWritesAfterSchemaChange(t *testing.T) {
 	n := 0
 	pipeline := func() func() (bool, error) {
 		n++
-		k := idempotency.Key{Account: "acct_a", Key: fmt.Sprintf("sc-%d", n)}
+		k := keystore.Key{Account: "acct_a", Key: fmt.Sprintf("sc-%d", n)}
 		claimFirst(t, s, k, now)
 		w := idempotency.Write{SQL: "INSERT INTO effects (id, amount) VALUES ($1, 1) RETURNING *", Args: []any{k.Key}}
 		return func() (bool, error) {
-			return s.CompleteWrites(ctx, k, 1, idempotency.Response{Status: 201, Body: []byte(`{}`)}, "finished", now, []idempotency.Write{w})
+			return s.CompleteWrites(ctx, k, 1, keystore.Response{Status: 201, Body: []byte(`{}`)}, "finished", now, []idempotency.Write{w})
 		}
 	}
 	batch := func() {

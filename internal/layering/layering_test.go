@@ -43,11 +43,16 @@ var mayImport = map[string][]string{
 	"snippets/run":         {},
 	"snippets/suite":       {"contract", "snippets", "snippets/faultserver", "snippets/run"},
 	"storage":              {"contract"},
-	"idempotency":          {"contract", "contract/rules", "findings", "idempotency/alerting", "internal/flaws"},
+	"idempotency":          {"contract", "contract/rules", "findings", "idempotency/alerting", "idempotency/keystore", "internal/flaws"},
 	"idempotency/alerting": {"contract"},
+	// The store interface, between the middleware and a store as
+	// database/sql/driver is between database/sql and a driver: it imports
+	// neither side, so the middleware and the stores meet only there.
+	"idempotency/keystore": {},
 	// The SQL store, its batching and its native-client hooks, apart from
-	// the middleware's API (issue 31 item 3).
-	"idempotency/stores":          {"contract", "idempotency", "idempotency/internal/batch", "idempotency/internal/native", "storage"},
+	// the middleware's API (issue 31 item 3): a store, not a user of the
+	// middleware, so it imports keystore, never idempotency.
+	"idempotency/stores":          {"contract", "idempotency/internal/batch", "idempotency/internal/native", "idempotency/keystore", "storage"},
 	"idempotency/internal/batch":  {},
 	"idempotency/internal/native": {},
 	"verify":                      {"contract", "contract/rules", "findings"},
@@ -59,7 +64,7 @@ var mayImport = map[string][]string{
 	"cmd/retryspec": {"cli"},
 
 	"examples/payouts":        {},
-	"examples/payouts/server": {"contract", "examples/payouts", "idempotency", "idempotency/stores", "internal/flaws", "storage"},
+	"examples/payouts/server": {"contract", "examples/payouts", "idempotency", "idempotency/keystore", "idempotency/stores", "internal/flaws", "storage"},
 
 	"internal/atomicwrite": {},
 	"internal/safeout":     {"internal/atomicwrite"},
@@ -270,6 +275,8 @@ func TestViolationsAreFound(t *testing.T) {
 		{"snippets imports its runner", "snippets", pkg{Imports: []string{module + "snippets/run"}}, "snippets imports snippets/run"},
 		{"cobra below the CLI", "site", pkg{Imports: []string{"github.com/spf13/cobra"}}, "reserved to [cli]"},
 		{"driver in the middleware", "idempotency", pkg{Imports: []string{"github.com/jackc/pgx/v5/stdlib"}}, "reserved to [idempotency/stores internal/dbtest]"},
+		{"store interface imports the middleware", "idempotency/keystore", pkg{Imports: []string{module + "idempotency"}}, "idempotency/keystore imports idempotency"},
+		{"store imports the middleware", "idempotency/stores", pkg{Imports: []string{module + "idempotency"}}, "idempotency/stores imports idempotency"},
 		{"process in pure generation", "snippets", pkg{Deps: []string{"os/exec"}}, "snippets depends on os/exec"},
 		{"test helper in the product", "cli", pkg{Imports: []string{module + "internal/golden"}}, "cli imports internal/golden, which exists for tests only"},
 		{"testing in the product", "render", pkg{Imports: []string{"testing"}}, "render imports testing"},

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/retryspec/retryspec/idempotency"
+	"github.com/retryspec/retryspec/idempotency/keystore"
 	"github.com/retryspec/retryspec/idempotency/stores"
 	"github.com/retryspec/retryspec/internal/flaws"
 )
@@ -58,7 +58,7 @@ func parseFlaw(name string) (appFlaw, flaws.Flaw) {
 }
 
 // keyStore is the key store under f: window-ignored's ageless one, or s.
-func (f appFlaw) keyStore(s *stores.SQLStore) idempotency.Store {
+func (f appFlaw) keyStore(s *stores.SQLStore) keystore.Store {
 	if f == windowIgnored {
 		return ageless{s}
 	}
@@ -69,7 +69,7 @@ func (f appFlaw) keyStore(s *stores.SQLStore) idempotency.Store {
 // first used just now, so no key ever leaves its replay window.
 type ageless struct{ *stores.SQLStore }
 
-func (s ageless) Lookup(ctx context.Context, k idempotency.Key) (*idempotency.Record, error) {
+func (s ageless) Lookup(ctx context.Context, k keystore.Key) (*keystore.Record, error) {
 	rec, err := s.SQLStore.Lookup(ctx, k)
 	if rec != nil {
 		rec.CreatedAt = time.Now()
@@ -77,7 +77,7 @@ func (s ageless) Lookup(ctx context.Context, k idempotency.Key) (*idempotency.Re
 	return rec, err
 }
 
-func (s ageless) ClaimLookup(ctx context.Context, k idempotency.Key, c idempotency.NewClaim, now time.Time) (bool, *idempotency.Record, error) {
+func (s ageless) ClaimLookup(ctx context.Context, k keystore.Key, c keystore.NewClaim, now time.Time) (bool, *keystore.Record, error) {
 	won, rec, err := s.SQLStore.ClaimLookup(ctx, k, c, now)
 	if rec != nil {
 		rec.CreatedAt = time.Now()

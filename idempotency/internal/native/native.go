@@ -1,14 +1,15 @@
 // Package native is what the SQL store asks of a database's own client
 // when package stores gives it one (pgx's pool on PostgreSQL): the
 // statements of a request's path without database/sql, and the batched
-// forms the store's batchers send. Package idempotency runs them; package
-// stores implements them. Neither a service nor a custom store sees it.
+// forms the store's batchers send. Package stores implements them on pgx
+// and runs them; neither the middleware, a service nor a custom store sees
+// it.
 package native
 
 import "context"
 
 // Stmt is one statement with its arguments, in the database's SQL and
-// placeholders (idempotency.Write converts to it).
+// placeholders (a keystore.Write converts to it).
 type Stmt struct {
 	SQL  string
 	Args []any
