@@ -120,7 +120,7 @@ var answerPaths = []answerPath{
 		run: func(t *testing.T, e *pathEnv) *httptest.ResponseRecorder {
 			c := payoutsContract(t, "response: conflict", "response: block")
 			polling := make(chan struct{})
-			e.serve(t, c, func(s idempotency.Store) idempotency.Store {
+			e.serve(t, c, func(s keystore.Store) keystore.Store {
 				return stallingPoll{Store: s, claims: new(atomic.Int64), polling: polling}
 			}, idempotency.Options{}, created)
 			e.holdFirst(t, "busy")
@@ -629,12 +629,12 @@ func (failingReader) Read([]byte) (int, error) {
 // polling and then fails only when its context ends, as a database driver
 // does with a statement cut short by its caller.
 type stallingPoll struct {
-	idempotency.Store
+	keystore.Store
 	claims  *atomic.Int64
 	polling chan struct{}
 }
 
-func (s stallingPoll) Claim(ctx context.Context, k idempotency.Key, c idempotency.NewClaim, now time.Time) (bool, error) {
+func (s stallingPoll) Claim(ctx context.Context, k keystore.Key, c keystore.NewClaim, now time.Time) (bool, error) {
 	if s.claims.Add(1) < 3 {
 		return s.Store.Claim(ctx, k, c, now)
 	}
