@@ -95,6 +95,7 @@ func TestPagesDescribeGraphQL(t *testing.T) {
 			"reports it as an error entry with a code at `data.<mutation>.userErrors[].code`",
 			"| Same key, different variables or arguments | `IDEMPOTENCY_KEY_PARAMETER_MISMATCH` |",
 			"| Same key while the first request is still running | `IDEMPOTENCY_CONCURRENT_REQUEST` |",
+			"A mutation that ran is answered with 200 whether it took effect or reported errors of its own, so a retry with the same key gets that first answer back",
 			"````json\n{\n  \"data\": {\n    \"inventorySetQuantities\": {\n      \"userErrors\": [\n        {\n          \"code\": \"IDEMPOTENCY_CONCURRENT_REQUEST\",\n          \"message\": \"Busy ``` <b>|</b>\"",
 		},
 		"index.md": {
@@ -105,7 +106,10 @@ func TestPagesDescribeGraphQL(t *testing.T) {
 			"| Code | Where | Meaning | Retry? |",
 			"| `IDEMPOTENCY_KEY_PARAMETER_MISMATCH` | `data.<mutation>.userErrors[].code` |",
 		},
-		"retrying.md": {"| `IDEMPOTENCY_CONCURRENT_REQUEST` in a 200 | yes, after a wait |"},
+		"retrying.md": {
+			"| `IDEMPOTENCY_CONCURRENT_REQUEST` in a 200 | yes, after a wait |",
+			"Here the key travels inside the mutation, in the key argument of the @idempotent directive on the mutation, passed as the variable `$idempotencyKey`",
+		},
 	} {
 		for _, w := range want {
 			if !strings.Contains(ps[page], w) {

@@ -29,6 +29,9 @@ type graphQLView struct {
 	// CodeAt is where a conflict's code is in the 200 response, for the
 	// example mutation; CodeAtAny the same for any mutation.
 	CodeAt, CodeAtAny string
+	// Stores200: a 200 is stored, so a mutation's error entries come back
+	// on a retry with the same key (contract.Idempotency.Stores).
+	Stores200 bool
 	// Conflicts are the conflicts with a code, in the order the pages
 	// list them, and the 200 body that reports each.
 	Conflicts []graphQLConflict
@@ -84,7 +87,7 @@ func newGraphQLView(c *contract.Contract) graphQLView {
 		return graphQLView{}
 	}
 	g := id.GraphQL
-	v := graphQLView{On: true, Path: g.Path, KeyPlace: id.KeyPlace(), Variable: g.KeyVariable(), CodeAtAny: g.CodeAt("<mutation>")}
+	v := graphQLView{On: true, Stores200: id.Stores(200), Path: g.Path, KeyPlace: id.KeyPlace(), Variable: g.KeyVariable(), CodeAtAny: g.CodeAt("<mutation>")}
 	ep, ok := c.FirstRequiredKeyEndpoint()
 	if !ok && len(c.Endpoints) > 0 {
 		ep = c.Endpoints[0]
