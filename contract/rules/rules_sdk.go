@@ -48,7 +48,7 @@ var sdkRules = []Rule{
 				return nil
 			}
 			return []findings.Finding{at(c, findings.Finding{Path: "sdk.auto_idempotency_key",
-				Message: fmt.Sprintf("auto_idempotency_key is false: SDK retries of keyed endpoints are safe only when the caller remembers to send the %s header", c.Idempotency.Header),
+				Message: "auto_idempotency_key is false: SDK retries of keyed endpoints are safe only when the caller remembers to send " + c.Idempotency.KeyPlace(),
 				Fix:     "set auto_idempotency_key: true: mint one key per call and reuse it on every retry of that call"})}
 		},
 	},
