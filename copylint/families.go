@@ -2,6 +2,8 @@ package copylint
 
 import (
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -28,6 +30,12 @@ const (
 	// famRetention: keys or results are kept for a stated time, against
 	// replay_window and reaper_after.
 	famRetention
+	// famMethod: POST (or every method) is idempotent, against the
+	// endpoints that need a key or are not idempotent.
+	famMethod
+	// famRetryStatus: the client retries any error, or statuses the
+	// contract does not retry, against retry.statuses.
+	famRetryStatus
 )
 
 // familyRow is one family: its name in phrases.yaml, whether it can be
@@ -37,6 +45,11 @@ type familyRow struct {
 	kind         family
 	name         string
 	contractFree bool
+	// keepsRule: the finding keeps the rule's own id with a contract too,
+	// naming the contract value it contradicts. The claim is false whatever
+	// the contract says (RFC 9110 makes no POST idempotent; a blanket retry
+	// repeats bugs), and readers look for it under that rule.
+	keepsRule bool
 	// judge returns the contradiction of the claim in match (the matched
 	// text, normalized) with the contract, or ok false when the contract
 	// agrees with it.
@@ -55,11 +68,13 @@ type contradiction struct {
 }
 
 var familyTable = []familyRow{
-	{famRetryUnbounded, "retry-unbounded", true, judgeRetryUnbounded},
-	{famSafeToRetry, "safe-to-retry", false, judgeSafeToRetry},
-	{famKeyless, "keyless-retry", false, judgeKeyless},
-	{famWholeAPI, "whole-api-idempotent", false, judgeWholeAPI},
-	{famRetention, "key-retention", false, judgeRetention},
+	{famRetryUnbounded, "retry-unbounded", true, false, judgeRetryUnbounded},
+	{famSafeToRetry, "safe-to-retry", false, false, judgeSafeToRetry},
+	{famKeyless, "keyless-retry", false, false, judgeKeyless},
+	{famWholeAPI, "whole-api-idempotent", false, false, judgeWholeAPI},
+	{famRetention, "key-retention", false, false, judgeRetention},
+	{famMethod, "method-idempotent", true, true, judgeMethod},
+	{famRetryStatus, "retry-status", true, true, judgeRetryStatus},
 }
 
 func familyByName(name string) (*familyRow, bool) {
@@ -280,4 +295,103 @@ func afterWindow(a contract.AfterWindow) string {
 		return "; a key reused after that is refused (after_window: error)"
 	}
 	return ""
+}
+
+func judgeMethod(c *contract.Contract, match string) (contradiction, bool) {
+	if c == nil {
+		return contradiction{}, true // the rule's own message: RFC 9110 alone contradicts it
+	}
+	return judgeEndpoints(c, "says a POST (or every HTTP method) is idempotent (%q), but RFC 9110 does not make POST idempotent, and in the contract %s", match,
+		func(keyed string) string {
+			return keyed + " is idempotent only with " + keyRef(c) + " (key: required)"
+		},
+		func(unsafe string) string { return unsafe + " is not idempotent" }, true)
+}
+
+// reStatus is one status or class a retry claim names ("422", "5xx").
+var reStatus = regexp.MustCompile(`\b[45](\d\d|xx)\b`)
+
+// notRetried lists the statuses and classes the match names that the
+// contract's retry policy does not retry, and whether the match names
+// any status at all. A class ("5xx") is retried only when the contract
+// retries the class as a whole.
+func notRetried(r *contract.Retry, match string) (out []string, named bool) {
+	for _, s := range reStatus.FindAllString(match, -1) {
+		named = true
+		if strings.HasSuffix(s, "xx") {
+			if !r.AnyStatus && !retriesClass(r, int(s[0]-'0')) {
+				out = append(out, s)
+			}
+			continue
+		}
+		n, _ := strconv.Atoi(s)
+		if !r.RetriesStatus(n) {
+			out = append(out, s)
+		}
+	}
+	return out, named
+}
+
+func retriesClass(r *contract.Retry, class int) bool {
+	for _, s := range r.Statuses {
+		if s.Class && s.Code == class {
+			return true
+		}
+	}
+	return false
+}
+
+// retriedInWords is the contract's retry policy in prose: its statuses,
+// the cautious ones, the connection errors.
+func retriedInWords(r *contract.Retry) string {
+	if r.AnyStatus {
+		return "every status (statuses: any)"
+	}
+	s := contract.StatusList(r.Statuses) + " (retry.statuses)"
+	if len(r.CautiousStatuses) > 0 {
+		var c []string
+		for _, n := range r.CautiousStatuses {
+			c = append(c, strconv.Itoa(n))
+		}
+		s += ", " + strings.Join(c, ", ") + " at most once (retry.cautious_statuses)"
+	}
+	if len(r.ConnectionErrors) > 0 {
+		s += " and connection " + strings.Join(r.ConnectionErrors, ", ") + " (retry.connection_errors)"
+	}
+	return s
+}
+
+// judgeRetryStatus judges a claim that the client retries any error, or
+// the statuses it names, against retry.statuses. Without a contract (nil)
+// the default policy stands in: no policy retries every error.
+func judgeRetryStatus(c *contract.Contract, match string) (contradiction, bool) {
+	r := contract.DefaultRetry()
+	if c != nil {
+		r = c.Retry
+	}
+	if r.AnyStatus {
+		return contradiction{}, false
+	}
+	bad, named := notRetried(&r, match)
+	said := "any error"
+	if named {
+		if len(bad) == 0 {
+			return contradiction{}, false
+		}
+		said = strings.Join(bad, ", ")
+	}
+	if c == nil {
+		if !named {
+			return contradiction{}, true // the rule's own message and fix
+		}
+		return contradiction{
+			message: fmt.Sprintf("says the client retries %s (%q); a retry policy retries throttling and transient statuses (by default %s), and any other error fails the same way every time", said, match, retriedInWords(&r)),
+			fix:     fmt.Sprintf("name what is retried: %s, with backoff, %s; every other error is returned", retriedInWords(&r), retryBound(&r)),
+		}, true
+	}
+	return contradiction{
+		path:    "retry.statuses",
+		message: fmt.Sprintf("says the client retries %s (%q), but the contract retries only %s; other errors are returned at once, since a retry fails the same way", said, match, retriedInWords(&r)),
+		fix:     fmt.Sprintf("name what is retried: %s, with backoff, %s; every other error is returned", retriedInWords(&r), retryBound(&r)),
+	}, true
 }

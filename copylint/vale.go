@@ -115,6 +115,11 @@ func ExportVale(dir string, c *contract.Contract) (notCarried []string, err erro
 			// written "%%".
 			id, message = RuleContradicts, strings.ReplaceAll(strings.Replace(x.message, ` ("")`, "", 1)+"; fix: "+x.fix, "%", "%%")
 		}
+		if fam := c0.family; fam != nil && fam.keepsRule && c != nil {
+			if _, ok := fam.judge(c, ""); !ok {
+				continue // the contract agrees with the claim: nothing to flag
+			}
+		}
 		// A rule with a bounded variant is exported twice: the claim
 		// without a qualifier, and the bounded rule with one.
 		variants := []struct {
@@ -151,6 +156,12 @@ func ExportVale(dir string, c *contract.Contract) (notCarried []string, err erro
 			// is quadratic). The denial, which must sit before the match,
 			// re-reads the match inside its look-behind: (?<!DENY...MATCH).
 			for _, f := range r.Forms {
+				if f.Compares != "" {
+					if !v.bounded {
+						notCarried = append(notCarried, c0.id+" ("+c0.family.name+"): compares "+f.Compares+", a figure Vale cannot compare")
+					}
+					continue
+				}
 				m := `(?:` + sub(f.Match) + `)`
 				tok := m
 				// Anywhere in the sentence, the match included: a look-behind
