@@ -169,7 +169,7 @@ func (c *clauseRules) judge(r *compiledRule, sent []byte, start, end int, memo *
 // match and little else, so a quoted term inside a promise ('we offer
 // "exactly-once" delivery') stays a claim: its clause names no wording.
 func (c *clauseRules) quotedPhrase(sent, before []byte, start, end int) bool {
-	const slack = 12 // words of the quote outside the match
+	const slack = 40 // bytes of the quote outside the match, each side
 	open := bytes.LastIndexByte(before, '"')
 	if open < 0 || len(before)-open-1 > slack {
 		return false

@@ -312,6 +312,9 @@ type sentence struct {
 
 // add reports the text at loc (offsets in the sentence).
 func (x *sentence) add(loc []int, path, msg, fix string) {
+	if asked(x.sent, loc[1]) || quotedWording(x.sent, loc[0], loc[1]) {
+		return
+	}
 	a, b := x.n.sourceSpan(x.s.start+loc[0], x.s.start+loc[1])
 	x.hits = append(x.hits, hit{rule: RuleContradicts, start: a, end: b, message: msg, fix: fix, path: path})
 }
@@ -839,4 +842,26 @@ func has(s []byte, words ...string) bool {
 		}
 	}
 	return false
+}
+
+// asked reports whether the figure ending at end lies in a question: a
+// "?" follows it in the sentence ("Are keys remembered for a week? No,
+// replay lasts 24 hours." asks about the week and answers with the
+// contract's figure). A question promises nothing.
+func asked(sent []byte, end int) bool {
+	return bytes.IndexByte(sent[end:], '?') >= 0
+}
+
+// quotedWording reports whether sent[start:end] lies inside quotation
+// marks that the clause before names as wording said, written or
+// removed ('please don't say "keys are kept for 30 days"'): the figure
+// is the quote's, not the page's. The clause analysis reads a phrase
+// rule's match the same way (quotedPhrase), within a shorter reach.
+func quotedWording(sent []byte, start, end int) bool {
+	open := bytes.LastIndexByte(sent[:start], '"')
+	if open < 0 || bytes.Count(sent[:open], []byte{'"'})%2 != 0 || bytes.IndexByte(sent[end:], '"') < 0 {
+		return false
+	}
+	c := clauseAnalysis()
+	return c.quoted.Match(c.clauseBefore(sent, open))
 }
