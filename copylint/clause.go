@@ -202,7 +202,7 @@ func qualifiedAt(re *gatedRE, sent []byte) []int {
 			if from < 0 {
 				from = 0
 			}
-			if !reNegatedBound.Match(sent[from:loc[0]]) {
+			if !reNegatedBound.Match(sent[from:loc[0]]) && !reDelayBound.Match(sent[from:loc[0]]) {
 				return loc
 			}
 		}
@@ -215,6 +215,10 @@ func qualifiedAt(re *gatedRE, sent []byte) []int {
 
 // ("never need to send a key": the obligation lifted, not a bound)
 var reNegatedBound = regexp.MustCompile(`(\b(without|no|not|alternative to|instead of|rather than|never (need|needs|have|has) to)\b|n't\b)[^,;]*$`)
+
+// A bound on the wait between attempts ("with backoff capped at 30
+// seconds") bounds the wait, not the loop or the claim.
+var reDelayBound = regexp.MustCompile(`\b(backoff|back-off|delays?|waits?|pauses?|intervals?|sleeps?)( [a-z]+){0,2} ?$`)
 
 // sourceText is the prose of the source range [start, end) as a reader
 // sees it on one line: markup gone, white space runs one space.
