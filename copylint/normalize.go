@@ -236,13 +236,14 @@ func answerFollows(rest []byte) bool {
 }
 
 // fragmentQuestion reports whether q (a question, without its "?") is a
-// fragment of at most three words that asks no question of its own
-// ("Errors?", "Network hiccup?", "No idempotency key?"): it names the
-// topic the next sentence answers ("Errors? Our SDKs retry all of
-// them."), so the two are one sentence. A question that opens with a
-// question word or an auxiliary asks, and stands alone.
+// fragment of at most six words that asks no question of its own
+// ("Errors?", "Network hiccup?", "Retrying a transfer from curl?"): it
+// names the topic the next sentence answers ("Errors? Our SDKs retry all
+// of them."), so the two are one sentence. A question that opens with a
+// question word or an auxiliary asks, and stands alone. A match inside
+// the fragment still only asks (clause.go).
 func fragmentQuestion(q []byte) bool {
-	if bytes.Count(q, []byte(" ")) > 2 || len(q) == 0 {
+	if bytes.Count(q, []byte(" ")) > 5 || len(q) == 0 {
 		return false
 	}
 	return !reAsks.Match(q)
