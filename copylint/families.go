@@ -36,6 +36,10 @@ const (
 	// famRetryStatus: the client retries any error, or statuses the
 	// contract does not retry, against retry.statuses.
 	famRetryStatus
+	// famEndpointSafe: a named endpoint is safe to retry ("it's safe to
+	// send the archive request again"), against that endpoint's key and
+	// effect.
+	famEndpointSafe
 )
 
 // familyRow is one family: its name in phrases.yaml, whether it can be
@@ -75,6 +79,7 @@ var familyTable = []familyRow{
 	{famRetention, "key-retention", false, false, judgeRetention},
 	{famMethod, "method-idempotent", true, true, judgeMethod},
 	{famRetryStatus, "retry-status", true, true, judgeRetryStatus},
+	{famEndpointSafe, "endpoint-safe-to-retry", false, false, judgeEndpointSafe},
 }
 
 func familyByName(name string) (*familyRow, bool) {
@@ -394,4 +399,93 @@ func judgeRetryStatus(c *contract.Contract, match string) (contradiction, bool) 
 		message: fmt.Sprintf("says the client retries %s (%q), but the contract retries only %s; other errors are returned at once, since a retry fails the same way", said, match, retriedInWords(&r)),
 		fix:     fmt.Sprintf("name what is retried: %s, with backoff, %s; every other error is returned", retriedInWords(&r), retryBound(&r)),
 	}, true
+}
+
+// endpointNoun is the word a page calls an endpoint by: the last segment
+// of its path that is neither a parameter nor a version ("archive" of
+// POST /v1/reports/{id}/archive, "transfer" of POST /v1/transfers), cut
+// to its stem so "archiving", "transfers" and "transferred" match it.
+func endpointNoun(op string) string {
+	_, path, _ := strings.Cut(op, " ")
+	segs := strings.Split(strings.Trim(path, "/"), "/")
+	for i := len(segs) - 1; i >= 0; i-- {
+		w := strings.ToLower(segs[i])
+		if w == "" || strings.ContainsAny(w, "{}:") || reVersion.MatchString(w) {
+			continue
+		}
+		w = strings.TrimSuffix(w, "s")
+		if len(w) > 4 {
+			w = strings.TrimSuffix(w, "e")
+		}
+		return w
+	}
+	return ""
+}
+
+var reVersion = regexp.MustCompile(`^v\d+$`)
+
+// namedIn lists the endpoints of idx whose noun the match names.
+func namedIn(c *contract.Contract, idx []int, match string) []int {
+	var out []int
+	for _, i := range idx {
+		n := endpointNoun(c.Endpoints[i].Operation)
+		if n == "" {
+			continue
+		}
+		if wordPrefixIn(match, n) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// judgeEndpointSafe judges a claim that retrying a named endpoint is
+// safe: the contract contradicts it when that endpoint needs a key or is
+// not safe to retry. A match that names no such endpoint is no claim of
+// this family (the universal claims are safe-to-retry's).
+func judgeEndpointSafe(c *contract.Contract, match string) (contradiction, bool) {
+	keyed, unsafe := notSafe(c)
+	keyed, unsafe = namedIn(c, keyed, match), namedIn(c, unsafe, match)
+	if len(keyed)+len(unsafe) == 0 {
+		return contradiction{}, false
+	}
+	return judgeNamed(c, match, keyed, unsafe)
+}
+
+func judgeNamed(c *contract.Contract, match string, keyed, unsafe []int) (contradiction, bool) {
+	var why []string
+	path := ""
+	if len(unsafe) > 0 {
+		why = append(why, ops(c, unsafe)+" is not safe to retry")
+		path = endpointPath(c, unsafe[0], "effect")
+		if w := c.Endpoints[unsafe[0]].UnsafeToRetry; w != "" {
+			why[0] += " (" + w + ")"
+		}
+	}
+	if len(keyed) > 0 {
+		why = append(why, ops(c, keyed)+" needs key: required")
+		if path == "" {
+			path = endpointPath(c, keyed[0], "key")
+		}
+	}
+	return contradiction{
+		path:    path,
+		message: fmt.Sprintf("says retrying this endpoint is safe (%q), but in the contract %s", match, strings.Join(why, " and ")),
+		fix:     safeFix(c, keyed, unsafe),
+	}, true
+}
+
+// wordPrefixIn reports whether a word of s begins with stem.
+func wordPrefixIn(s, stem string) bool {
+	for i := 0; ; {
+		j := strings.Index(s[i:], stem)
+		if j < 0 {
+			return false
+		}
+		j += i
+		if j == 0 || !isWordByte(s[j-1]) {
+			return true
+		}
+		i = j + 1
+	}
 }
