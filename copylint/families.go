@@ -314,7 +314,7 @@ func judgeMethod(c *contract.Contract, match string) (contradiction, bool) {
 }
 
 // reStatus is one status or class a retry claim names ("422", "5xx").
-var reStatus = regexp.MustCompile(`\b[45](\d\d|xx)\b`)
+var reStatus = regexp.MustCompile(`\b[45](\d\d|xx)s?\b`)
 
 // notRetried lists the statuses and classes the match names that the
 // contract's retry policy does not retry, and whether the match names
@@ -323,6 +323,7 @@ var reStatus = regexp.MustCompile(`\b[45](\d\d|xx)\b`)
 func notRetried(r *contract.Retry, match string) (out []string, named bool) {
 	for _, s := range reStatus.FindAllString(match, -1) {
 		named = true
+		s = strings.TrimSuffix(s, "s")
 		if strings.HasSuffix(s, "xx") {
 			if !r.AnyStatus && !retriesClass(r, int(s[0]-'0')) {
 				out = append(out, s)
