@@ -106,7 +106,7 @@ func TestOtherSensesAndQuotes(t *testing.T) {
 		{"Please stop saying \"idempotency keys last 30 days\" in sales decks.", false},
 		{"Do you keep idempotency keys for 30 days? No, for 24 hours.", false},
 		{"We keep idempotency keys for 30 days.", true},
-		{"Transfers are retried indefinitely, with backoff capped at 20 seconds.", true},
+		{"Transfers are retried indefinitely, with backoff capped at 30 seconds.", true},
 		{"Unlike other APIs, Lumapay lets you resend a transfer without any key.", true},
 		{"Unlike a keyless retry, a retry with the same key is safe.", false},
 	} {
