@@ -156,6 +156,11 @@ func (c *clauseRules) judge(r *compiledRule, sent []byte, start, end int, memo *
 	if r.clause && c.purpose.Match(before) && !c.control.Match(before) && (bound == nil || c.instruction.Match(sent[end:])) {
 		return vHonest, nil
 	}
+	// A bound inside the match is the claim's own words ("Must I send a
+	// key on retries? Not at all." asks about the key it then lifts).
+	if bound != nil && bound[0] >= start && bound[1] <= end {
+		bound = nil
+	}
 	if bound != nil {
 		return vBounded, bound
 	}

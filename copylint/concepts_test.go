@@ -109,6 +109,12 @@ func TestOtherSensesAndQuotes(t *testing.T) {
 		{"Transfers are retried indefinitely, with backoff capped at 30 seconds.", true},
 		{"Unlike other APIs, Lumapay lets you resend a transfer without any key.", true},
 		{"Unlike a keyless retry, a retry with the same key is safe.", false},
+		// "not a single" and "not one" are the absolute, "does not" denies;
+		// a question whether a key must be sent, answered no.
+		{"Since launch, not one refund has been sent twice.", true},
+		{"Our pipeline does not guarantee that a refund is never sent twice.", false},
+		{"Must we attach an idempotency key when we resend a refund? Not at all.", true},
+		{"Must we attach an idempotency key when we resend a refund? Yes, the same one.", false},
 	} {
 		fs := LintSource(payouts, "page.md", []byte(tc.text+"\n"))
 		if (len(fs) > 0) != tc.want {
