@@ -113,7 +113,7 @@ func TestOtherSensesAndQuotes(t *testing.T) {
 		// a question whether a key must be sent, answered no.
 		{"Since launch, not one refund has been sent twice.", true},
 		{"Our pipeline does not guarantee that a refund is never sent twice.", false},
-		{"Must we attach an idempotency key when we resend a refund? Not at all.", true},
+		{"Must we send an idempotency key when we resend a refund? Not at all.", true},
 		{"Must we attach an idempotency key when we resend a refund? Yes, the same one.", false},
 	} {
 		fs := LintSource(payouts, "page.md", []byte(tc.text+"\n"))
