@@ -156,6 +156,11 @@ func (c *clauseRules) judge(r *compiledRule, sent []byte, start, end int, memo *
 	if r.clause && c.purpose.Match(before) && !c.control.Match(before) && (bound == nil || c.instruction.Match(sent[end:])) {
 		return vHonest, nil
 	}
+	// A bound inside the match is the claim's own words ("Must I send a
+	// key on retries? Not at all." asks about the key it then lifts).
+	if bound != nil && bound[0] >= start && bound[1] <= end {
+		bound = nil
+	}
 	if bound != nil {
 		return vBounded, bound
 	}
@@ -169,7 +174,7 @@ func (c *clauseRules) judge(r *compiledRule, sent []byte, start, end int, memo *
 // match and little else, so a quoted term inside a promise ('we offer
 // "exactly-once" delivery') stays a claim: its clause names no wording.
 func (c *clauseRules) quotedPhrase(sent, before []byte, start, end int) bool {
-	const slack = 12 // words of the quote outside the match
+	const slack = 40 // bytes of the quote outside the match, each side
 	open := bytes.LastIndexByte(before, '"')
 	if open < 0 || len(before)-open-1 > slack {
 		return false
@@ -202,7 +207,7 @@ func qualifiedAt(re *gatedRE, sent []byte) []int {
 			if from < 0 {
 				from = 0
 			}
-			if !reNegatedBound.Match(sent[from:loc[0]]) {
+			if !reNegatedBound.Match(sent[from:loc[0]]) && !reDelayBound.Match(sent[from:loc[0]]) {
 				return loc
 			}
 		}
@@ -215,6 +220,10 @@ func qualifiedAt(re *gatedRE, sent []byte) []int {
 
 // ("never need to send a key": the obligation lifted, not a bound)
 var reNegatedBound = regexp.MustCompile(`(\b(without|no|not|alternative to|instead of|rather than|never (need|needs|have|has) to)\b|n't\b)[^,;]*$`)
+
+// A bound on the wait between attempts ("with backoff capped at 30
+// seconds") bounds the wait, not the loop or the claim.
+var reDelayBound = regexp.MustCompile(`\b(backoff|back-off|delays?|waits?|pauses?|intervals?|sleeps?)( [a-z]+){0,2} ?$`)
 
 // sourceText is the prose of the source range [start, end) as a reader
 // sees it on one line: markup gone, white space runs one space.

@@ -135,7 +135,7 @@ var (
 	// The retry may be any verb of sending again ("attempted again for up
 	// to four hours"), or the duration may come first ("ten minutes of
 	// retries").
-	reRetryFor = regexp.MustCompile(`\b(?:retr(?:y|ies|ied|ying)|re-?submit(?:s|ted|ting)?|re-?sen(?:d|ds|t|ding)|re-?attempt(?:s|ed|ing)?|(?:attempt|tri|submitt|sent|post)(?:ed)? again|keeps? (?:on )?(?:retrying|trying|resubmitting|resending))(?: [a-z0-9'-]+){0,6}? (?:for|over) (?:up to |at most |as long as |as much as |a total of |the next |roughly |about |around |nearly |almost )?(?P<elapsed>` + durationAlt + `)|\b(?P<elapsedof>` + durationAlt + `) of (?:retries|retrying|retry attempts|re-?tries|resending|resubmission)\b`)
+	reRetryFor = regexp.MustCompile(`\b(?:re-?tr(?:y|ies|ied|ying)|re-?submit(?:s|ted|ting)?|re-?sen(?:d|ds|t|ding)|re-?attempt(?:s|ed|ing)?|(?:attempt|tri|submitt|sent|post)(?:ed)? again|keeps? (?:on )?(?:retrying|trying|resubmitting|resending))(?: [a-z0-9'-]+){0,6}? (?:for|over) (?:up to |at most |as long as |as much as |a total of |the next |roughly |about |around |nearly |almost )?(?P<elapsed>` + durationAlt + `)|\b(?P<elapsedof>` + durationAlt + `) of (?:retries|retrying|retry attempts|re-?tries|resending|resubmission)\b`)
 	reGiveUp   = regexp.MustCompile(`\b(?:give up|gives up|stop retrying|stops retrying|retrying stops) (?:after|within|at) (?P<elapsed>` + durationAlt + `)`)
 
 	// A sentence whose subject is another provider quotes that provider's
@@ -312,6 +312,9 @@ type sentence struct {
 
 // add reports the text at loc (offsets in the sentence).
 func (x *sentence) add(loc []int, path, msg, fix string) {
+	if asked(x.sent, loc[1]) || quotedWording(x.sent, loc[0], loc[1]) {
+		return
+	}
 	a, b := x.n.sourceSpan(x.s.start+loc[0], x.s.start+loc[1])
 	x.hits = append(x.hits, hit{rule: RuleContradicts, start: a, end: b, message: msg, fix: fix, path: path})
 }
@@ -510,7 +513,7 @@ func (x *sentence) delays() {
 	}
 	// A duration the loop lasts, unless the sentence is about how long a
 	// key lets a caller retry ("retry with the same key for 24 hours").
-	if has(sent, "retr", "keep", "resubmit", "resen", "re-sen", "again", "attempt") && has(sent, " for ", " over ", " of retr", " of re-tr", " of resen", " of resub") && !has(sent, "key", "same", "window", "replay", "idempot") && x.elapsed(reRetryFor, "goes on for") {
+	if has(sent, "retr", "re-tr", "keep", "resubmit", "resen", "re-sen", "again", "attempt") && has(sent, " for ", " over ", " of retr", " of re-tr", " of resen", " of resub") && !has(sent, "key", "same", "window", "replay", "idempot") && x.elapsed(reRetryFor, "goes on for") {
 		return
 	}
 	// A fixed wait is about retrying only when the sentence says so, and
@@ -839,4 +842,26 @@ func has(s []byte, words ...string) bool {
 		}
 	}
 	return false
+}
+
+// asked reports whether the figure ending at end lies in a question: a
+// "?" follows it in the sentence ("Are keys remembered for a week? No,
+// replay lasts 24 hours." asks about the week and answers with the
+// contract's figure). A question promises nothing.
+func asked(sent []byte, end int) bool {
+	return bytes.IndexByte(sent[end:], '?') >= 0
+}
+
+// quotedWording reports whether sent[start:end] lies inside quotation
+// marks that the clause before names as wording said, written or
+// removed ('please don't say "keys are kept for 30 days"'): the figure
+// is the quote's, not the page's. The clause analysis reads a phrase
+// rule's match the same way (quotedPhrase), within a shorter reach.
+func quotedWording(sent []byte, start, end int) bool {
+	open := bytes.LastIndexByte(sent[:start], '"')
+	if open < 0 || bytes.Count(sent[:open], []byte{'"'})%2 != 0 || bytes.IndexByte(sent[end:], '"') < 0 {
+		return false
+	}
+	c := clauseAnalysis()
+	return c.quoted.Match(c.clauseBefore(sent, open))
 }

@@ -2,6 +2,8 @@ package copylint
 
 import (
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -28,6 +30,16 @@ const (
 	// famRetention: keys or results are kept for a stated time, against
 	// replay_window and reaper_after.
 	famRetention
+	// famMethod: POST (or every method) is idempotent, against the
+	// endpoints that need a key or are not idempotent.
+	famMethod
+	// famRetryStatus: the client retries any error, or statuses the
+	// contract does not retry, against retry.statuses.
+	famRetryStatus
+	// famEndpointSafe: a named endpoint is safe to retry ("it's safe to
+	// send the archive request again"), against that endpoint's key and
+	// effect.
+	famEndpointSafe
 )
 
 // familyRow is one family: its name in phrases.yaml, whether it can be
@@ -37,6 +49,11 @@ type familyRow struct {
 	kind         family
 	name         string
 	contractFree bool
+	// keepsRule: the finding keeps the rule's own id with a contract too,
+	// naming the contract value it contradicts. The claim is false whatever
+	// the contract says (RFC 9110 makes no POST idempotent; a blanket retry
+	// repeats bugs), and readers look for it under that rule.
+	keepsRule bool
 	// judge returns the contradiction of the claim in match (the matched
 	// text, normalized) with the contract, or ok false when the contract
 	// agrees with it.
@@ -55,11 +72,14 @@ type contradiction struct {
 }
 
 var familyTable = []familyRow{
-	{famRetryUnbounded, "retry-unbounded", true, judgeRetryUnbounded},
-	{famSafeToRetry, "safe-to-retry", false, judgeSafeToRetry},
-	{famKeyless, "keyless-retry", false, judgeKeyless},
-	{famWholeAPI, "whole-api-idempotent", false, judgeWholeAPI},
-	{famRetention, "key-retention", false, judgeRetention},
+	{famRetryUnbounded, "retry-unbounded", true, false, judgeRetryUnbounded},
+	{famSafeToRetry, "safe-to-retry", false, false, judgeSafeToRetry},
+	{famKeyless, "keyless-retry", false, false, judgeKeyless},
+	{famWholeAPI, "whole-api-idempotent", false, false, judgeWholeAPI},
+	{famRetention, "key-retention", false, false, judgeRetention},
+	{famMethod, "method-idempotent", true, true, judgeMethod},
+	{famRetryStatus, "retry-status", true, true, judgeRetryStatus},
+	{famEndpointSafe, "endpoint-safe-to-retry", false, false, judgeEndpointSafe},
 }
 
 func familyByName(name string) (*familyRow, bool) {
@@ -280,4 +300,193 @@ func afterWindow(a contract.AfterWindow) string {
 		return "; a key reused after that is refused (after_window: error)"
 	}
 	return ""
+}
+
+func judgeMethod(c *contract.Contract, match string) (contradiction, bool) {
+	if c == nil {
+		return contradiction{}, true // the rule's own message: RFC 9110 alone contradicts it
+	}
+	return judgeEndpoints(c, "says a POST (or every HTTP method) is idempotent (%q), but RFC 9110 does not make POST idempotent, and in the contract %s", match,
+		func(keyed string) string {
+			return keyed + " is idempotent only with " + keyRef(c) + " (key: required)"
+		},
+		func(unsafe string) string { return unsafe + " is not idempotent" }, true)
+}
+
+// reStatus is one status or class a retry claim names ("422", "5xx").
+var reStatus = regexp.MustCompile(`\b[45](\d\d|xx)s?\b`)
+
+// notRetried lists the statuses and classes the match names that the
+// contract's retry policy does not retry, and whether the match names
+// any status at all. A class ("5xx") is retried only when the contract
+// retries the class as a whole.
+func notRetried(r *contract.Retry, match string) (out []string, named bool) {
+	for _, s := range reStatus.FindAllString(match, -1) {
+		named = true
+		s = strings.TrimSuffix(s, "s")
+		if strings.HasSuffix(s, "xx") {
+			if !r.AnyStatus && !retriesClass(r, int(s[0]-'0')) {
+				out = append(out, s)
+			}
+			continue
+		}
+		n, _ := strconv.Atoi(s)
+		if !r.RetriesStatus(n) {
+			out = append(out, s)
+		}
+	}
+	return out, named
+}
+
+func retriesClass(r *contract.Retry, class int) bool {
+	for _, s := range r.Statuses {
+		if s.Class && s.Code == class {
+			return true
+		}
+	}
+	return false
+}
+
+// retriedInWords is the contract's retry policy in prose: its statuses,
+// the cautious ones, the connection errors.
+func retriedInWords(r *contract.Retry) string {
+	if r.AnyStatus {
+		return "every status (statuses: any)"
+	}
+	s := contract.StatusList(r.Statuses) + " (retry.statuses)"
+	if len(r.CautiousStatuses) > 0 {
+		var c []string
+		for _, n := range r.CautiousStatuses {
+			c = append(c, strconv.Itoa(n))
+		}
+		s += ", " + strings.Join(c, ", ") + " at most once (retry.cautious_statuses)"
+	}
+	if len(r.ConnectionErrors) > 0 {
+		s += " and connection " + strings.Join(r.ConnectionErrors, ", ") + " (retry.connection_errors)"
+	}
+	return s
+}
+
+// judgeRetryStatus judges a claim that the client retries any error, or
+// the statuses it names, against retry.statuses. Without a contract (nil)
+// the default policy stands in: no policy retries every error.
+func judgeRetryStatus(c *contract.Contract, match string) (contradiction, bool) {
+	r := contract.DefaultRetry()
+	if c != nil {
+		r = c.Retry
+	}
+	if r.AnyStatus {
+		return contradiction{}, false
+	}
+	bad, named := notRetried(&r, match)
+	said := "any error"
+	if named {
+		if len(bad) == 0 {
+			return contradiction{}, false
+		}
+		said = strings.Join(bad, ", ")
+	}
+	if c == nil {
+		if !named {
+			return contradiction{}, true // the rule's own message and fix
+		}
+		return contradiction{
+			message: fmt.Sprintf("says the client retries %s (%q); a retry policy retries throttling and transient statuses (by default %s), and any other error fails the same way every time", said, match, retriedInWords(&r)),
+			fix:     fmt.Sprintf("name what is retried: %s, with backoff, %s; every other error is returned", retriedInWords(&r), retryBound(&r)),
+		}, true
+	}
+	return contradiction{
+		path:    "retry.statuses",
+		message: fmt.Sprintf("says the client retries %s (%q), but the contract retries only %s; other errors are returned at once, since a retry fails the same way", said, match, retriedInWords(&r)),
+		fix:     fmt.Sprintf("name what is retried: %s, with backoff, %s; every other error is returned", retriedInWords(&r), retryBound(&r)),
+	}, true
+}
+
+// endpointNoun is the word a page calls an endpoint by: the last segment
+// of its path that is neither a parameter nor a version ("archive" of
+// POST /v1/reports/{id}/archive, "transfer" of POST /v1/transfers), cut
+// to its stem so "archiving", "transfers" and "transferred" match it.
+func endpointNoun(op string) string {
+	_, path, _ := strings.Cut(op, " ")
+	segs := strings.Split(strings.Trim(path, "/"), "/")
+	for i := len(segs) - 1; i >= 0; i-- {
+		w := strings.ToLower(segs[i])
+		if w == "" || strings.ContainsAny(w, "{}:") || reVersion.MatchString(w) {
+			continue
+		}
+		w = strings.TrimSuffix(w, "s")
+		if len(w) > 4 {
+			w = strings.TrimSuffix(w, "e")
+		}
+		return w
+	}
+	return ""
+}
+
+var reVersion = regexp.MustCompile(`^v\d+$`)
+
+// namedIn lists the endpoints of idx whose noun the match names.
+func namedIn(c *contract.Contract, idx []int, match string) []int {
+	var out []int
+	for _, i := range idx {
+		n := endpointNoun(c.Endpoints[i].Operation)
+		if n == "" {
+			continue
+		}
+		if wordPrefixIn(match, n) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// judgeEndpointSafe judges a claim that retrying a named endpoint is
+// safe: the contract contradicts it when that endpoint needs a key or is
+// not safe to retry. A match that names no such endpoint is no claim of
+// this family (the universal claims are safe-to-retry's).
+func judgeEndpointSafe(c *contract.Contract, match string) (contradiction, bool) {
+	keyed, unsafe := notSafe(c)
+	keyed, unsafe = namedIn(c, keyed, match), namedIn(c, unsafe, match)
+	if len(keyed)+len(unsafe) == 0 {
+		return contradiction{}, false
+	}
+	return judgeNamed(c, match, keyed, unsafe)
+}
+
+func judgeNamed(c *contract.Contract, match string, keyed, unsafe []int) (contradiction, bool) {
+	var why []string
+	path := ""
+	if len(unsafe) > 0 {
+		why = append(why, ops(c, unsafe)+" is not safe to retry")
+		path = endpointPath(c, unsafe[0], "effect")
+		if w := c.Endpoints[unsafe[0]].UnsafeToRetry; w != "" {
+			why[0] += " (" + w + ")"
+		}
+	}
+	if len(keyed) > 0 {
+		why = append(why, ops(c, keyed)+" needs key: required")
+		if path == "" {
+			path = endpointPath(c, keyed[0], "key")
+		}
+	}
+	return contradiction{
+		path:    path,
+		message: fmt.Sprintf("says retrying this endpoint is safe (%q), but in the contract %s", match, strings.Join(why, " and ")),
+		fix:     safeFix(c, keyed, unsafe),
+	}, true
+}
+
+// wordPrefixIn reports whether a word of s begins with stem.
+func wordPrefixIn(s, stem string) bool {
+	for i := 0; ; {
+		j := strings.Index(s[i:], stem)
+		if j < 0 {
+			return false
+		}
+		j += i
+		if j == 0 || !isWordByte(s[j-1]) {
+			return true
+		}
+		i = j + 1
+	}
 }

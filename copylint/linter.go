@@ -645,6 +645,18 @@ func (l *linter) matchSentence(n *normText, s span, tags uint64, hits []hit, sc 
 		r := &l.rules[f.rule]
 		h := hit{rule: r.id, message: r.message, fix: l.fixes[r.id]}
 		switch {
+		case r.family != nil && r.family.keepsRule:
+			// Judged (against the contract, or the default retry policy
+			// without one) under the rule's own id: a contradiction names
+			// the contract value; an empty one keeps the rule's words.
+			x, ok := r.family.judge(l.c, string(sent[f.start:f.end]))
+			if !ok {
+				continue
+			}
+			h.fix = fillFix(r.fix, l.c)
+			if x.message != "" {
+				h.message, h.fix, h.path = x.message, x.fix, x.path
+			}
 		case r.family != nil && l.c != nil:
 			// Judged against the contract: the contract value the claim
 			// contradicts, or nothing when the contract agrees.

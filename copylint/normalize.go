@@ -202,7 +202,7 @@ func sentences(text []byte, out []span) []span {
 		if c != '.' && c != '!' && c != '?' && c != ';' {
 			continue
 		}
-		if c == '?' && answerFollows(text[i+1:]) {
+		if c == '?' && (answerFollows(text[i+1:]) || fragmentQuestion(text[start:i])) {
 			continue
 		}
 		if i+1 < len(text) && text[i+1] != ' ' && text[i+1] != '"' && text[i+1] != ')' {
@@ -234,6 +234,22 @@ func answerFollows(rest []byte) bool {
 	rest = bytes.TrimLeft(rest, " \"')")
 	return reAnswer.Match(rest)
 }
+
+// fragmentQuestion reports whether q (a question, without its "?") is a
+// fragment of at most six words that asks no question of its own
+// ("Errors?", "Network hiccup?", "Retrying a transfer from curl?"): it
+// names the topic the next sentence answers ("Errors? Our SDKs retry all
+// of them."), so the two are one sentence. A question that opens with a
+// question word or an auxiliary asks, and stands alone. A match inside
+// the fragment still only asks (clause.go).
+func fragmentQuestion(q []byte) bool {
+	if bytes.Count(q, []byte(" ")) > 5 || len(q) == 0 {
+		return false
+	}
+	return !reAsks.Match(q)
+}
+
+var reAsks = regexp.MustCompile(`^\W*(what|which|who|whom|whose|why|when|where|how|is|are|am|was|were|do|does|did|can|could|will|would|should|shall|may|might|must|have|has|had|isn't|aren't|don't|doesn't|can't|won't|really|right|ok|okay|huh|eh)\b`)
 
 var reAnswer = regexp.MustCompile(`^(a|answer|ans)\s*:|^(yes|yep|yeah|no|nope|not really|not at all|nothing|none|all|any|every|forever|always|never|sure|absolutely|of course)\b|^(about |roughly |for |up to )?(\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fourteen|fifteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|a day|a week|a month|a year|a fortnight|an hour|half a|half an|a couple)\b`)
 

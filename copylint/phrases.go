@@ -55,6 +55,11 @@ type phraseForm struct {
 	// spans the words between a verb and its object ("retries do not go
 	// on forever").
 	DenyWithin string `yaml:"deny_within"`
+	// Compares names what the family's judge compares in the match with
+	// the contract ("the statuses it names against retry.statuses"): the
+	// form's verdict is a figure Vale cannot compare, so the Vale export
+	// leaves the form out and names it.
+	Compares string `yaml:"compares"`
 }
 
 // loadPhrases parses the embedded phrase sets. The file is part of the

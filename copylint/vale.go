@@ -105,6 +105,9 @@ func ExportVale(dir string, c *contract.Contract) (notCarried []string, err erro
 			case fam.kind == famRetention:
 				notCarried = append(notCarried, fam.name+": compares the stated time with replay_window and reaper_after, a figure Vale cannot compare")
 				continue
+			case fam.kind == famEndpointSafe:
+				notCarried = append(notCarried, fam.name+": judged by the endpoint the sentence names, which Vale cannot look up in the contract")
+				continue
 			case c == nil:
 				notCarried = append(notCarried, fam.name+": judged against the contract's endpoints; pass -c FILE to export it")
 				continue
@@ -114,6 +117,11 @@ func ExportVale(dir string, c *contract.Contract) (notCarried []string, err erro
 			// Vale formats the message: a "%" of the contract's text is
 			// written "%%".
 			id, message = RuleContradicts, strings.ReplaceAll(strings.Replace(x.message, ` ("")`, "", 1)+"; fix: "+x.fix, "%", "%%")
+		}
+		if fam := c0.family; fam != nil && fam.keepsRule && c != nil {
+			if _, ok := fam.judge(c, ""); !ok {
+				continue // the contract agrees with the claim: nothing to flag
+			}
 		}
 		// A rule with a bounded variant is exported twice: the claim
 		// without a qualifier, and the bounded rule with one.
@@ -151,6 +159,12 @@ func ExportVale(dir string, c *contract.Contract) (notCarried []string, err erro
 			// is quadratic). The denial, which must sit before the match,
 			// re-reads the match inside its look-behind: (?<!DENY...MATCH).
 			for _, f := range r.Forms {
+				if f.Compares != "" {
+					if !v.bounded {
+						notCarried = append(notCarried, c0.id+" ("+c0.family.name+"): compares "+f.Compares+", a figure Vale cannot compare")
+					}
+					continue
+				}
 				m := `(?:` + sub(f.Match) + `)`
 				tok := m
 				// Anywhere in the sentence, the match included: a look-behind

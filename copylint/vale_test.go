@@ -122,8 +122,8 @@ func TestValeExportCoversEveryRule(t *testing.T) {
 		extra      []string
 		notCarried []string
 	}{
-		{nil, nil, []string{"safe-to-retry", "keyless-retry", "whole-api-idempotent", "key-retention", "copy/contradicts-contract figures", "clause readings"}},
-		{c, []string{"SafeToRetry.yml", "KeylessRetry.yml", "WholeApiIdempotent.yml"}, []string{"key-retention", "copy/contradicts-contract figures", "clause readings"}},
+		{nil, nil, []string{"safe-to-retry", "keyless-retry", "whole-api-idempotent", "key-retention", "copy/retry-any-error (retry-status): compares the statuses", "endpoint-safe-to-retry: judged by the endpoint", "copy/contradicts-contract figures", "clause readings"}},
+		{c, []string{"SafeToRetry.yml", "KeylessRetry.yml", "KeylessRetryPart2.yml", "WholeApiIdempotent.yml"}, []string{"key-retention", "copy/retry-any-error (retry-status): compares the statuses", "endpoint-safe-to-retry: judged by the endpoint", "copy/contradicts-contract figures", "clause readings"}},
 	} {
 		dir := t.TempDir()
 		notCarried, err := ExportVale(dir, tc.c)

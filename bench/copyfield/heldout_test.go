@@ -244,19 +244,25 @@ const fourthMinPrecision, fourthMinRecall = 0.97, 0.95
 // genres the earlier sets lack (changelogs, pricing pages, social posts,
 // support macros, app-store text, non-native English, MDX and HTML
 // fragments), written by an engineer who read neither the rules nor the
-// other sets, and kept outside the repository until the rules of that
-// round (the promise-grammar change tuned on heldout4.tsv and dev5.tsv)
-// were measured on it. The floors are the measured figures, rounded down:
-// they keep the lint from falling below what it did on copy it had never
-// seen. Tuning on this file's misses makes it a development set; say so
-// here and move the floors when that happens.
+// other sets. heldout5 was unseen until Session 12's measurement (0.896
+// precision / 0.625 recall, on the promise-grammar change tuned on
+// heldout4.tsv and dev5.tsv) and became a development set in the next
+// round: the method-idempotent, retry-status and endpoint-safe-to-retry
+// families, fragment questions joined to their answers, "exactly once"
+// in other senses and figures in questions or quotes were tuned on its
+// misses. Its floors are regression floors now, like the other sets'; a
+// set written after that round measures generalisation.
 func TestHeldOutFifth(t *testing.T) {
 	measureHeldOut(t, "heldout5.tsv", 150, fifthMinPrecision, fifthMinRecall)
 }
 
 // fifthMinPrecision and fifthMinRecall: 0.896 / 0.625 measured unseen
-// (BENCHMARKS.md, "Copy lint on a fifth unseen set").
-const fifthMinPrecision, fifthMinRecall = 0.88, 0.61
+// (BENCHMARKS.md, "Copy lint on a fifth unseen set"); 1.000 / 0.979
+// after the round that tuned on it, less a small margin. The two misses
+// left: line 132 ("up to forty-eight hours later", a duration after the
+// key and before "later") and line 137 (a table row whose cells hold the
+// subject and the figure apart).
+const fifthMinPrecision, fifthMinRecall = 0.97, 0.95
 
 // measureHeldOut lints the sentences of file as one page with the example
 // contract, prints the families it holds, and fails below at least

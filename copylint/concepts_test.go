@@ -1,0 +1,124 @@
+package copylint
+
+import (
+	"testing"
+
+	"github.com/retryspec/retryspec/contract"
+)
+
+// TestOwnRuleFamilies: the families that keep their rule's id (a POST or
+// every method said idempotent; a retry on any error or on statuses the
+// contract does not retry) are judged against the contract, and against
+// the default retry policy without one. None of these sentences is in a
+// labelled set.
+func TestOwnRuleFamilies(t *testing.T) {
+	payouts := prefilterContract(t)
+	reads := prefilterContract(t)
+	reads.Endpoints = []contract.Endpoint{{Operation: "GET /v1/transfers/{id}", Method: "GET", Path: "/v1/transfers/{id}", Effect: contract.EffectRead, Key: contract.KeyNone}}
+	anyStatus := prefilterContract(t)
+	anyStatus.Retry.AnyStatus = true
+	for _, tc := range []struct {
+		text, rule string
+		path       string // with the payouts contract; "" for no finding
+		bare       bool   // a finding without a contract too
+		other      *contract.Contract
+	}{
+		{"Every POST on our platform is idempotent.", RuleMethodIdempotency, "endpoints[2].effect (POST /v1/reports/{id}/archive)", true, reads},
+		{"On Acme, POST calls behave idempotently too.", RuleMethodIdempotency, "endpoints[2].effect (POST /v1/reports/{id}/archive)", true, reads},
+		{"Idempotent verbs across the board, writes included.", RuleMethodIdempotency, "endpoints[2].effect (POST /v1/reports/{id}/archive)", true, reads},
+		{"All HTTP methods we expose, POST among them, are idempotent.", RuleMethodIdempotency, "endpoints[2].effect (POST /v1/reports/{id}/archive)", true, reads},
+		{"POST is not idempotent unless you send a key.", "", "", false, nil},
+		{"POST /v1/transfers is idempotent with the same key.", "", "", false, nil},
+		{"Any failure at all gets retried by our client.", RuleRetryAnyError, "retry.statuses", true, anyStatus},
+		{"We retry 404 and 409 responses automatically.", RuleRetryAnyError, "retry.statuses", true, anyStatus},
+		{"Whatever goes wrong, the worker tries again.", RuleRetryAnyError, "retry.statuses", true, anyStatus},
+		{"Errors? The CLI retries every one of them.", RuleRetryAnyError, "retry.statuses", true, anyStatus},
+		{"The SDK retries 503 and 504 responses.", "", "", false, nil},
+		{"A 404 means the resource is gone, so retrying will not help.", "", "", false, nil},
+		{"Does the client retry every error? No, only 429 and gateway errors.", "", "", false, nil},
+	} {
+		fs := LintSource(payouts, "page.md", []byte(tc.text+"\n"))
+		found := false
+		for _, f := range fs {
+			found = found || f.Rule == tc.rule && f.Path == tc.path && f.Fix != ""
+		}
+		switch {
+		case tc.path == "" && len(fs) > 0:
+			t.Errorf("%q: want no finding, got %v", tc.text, fs)
+		case tc.path != "" && !found:
+			t.Errorf("%q: want a %s finding at %s with a fix, got %v", tc.text, tc.rule, tc.path, fs)
+		}
+		bare := LintSource(nil, "page.md", []byte(tc.text+"\n"))
+		has := false
+		for _, f := range bare {
+			has = has || f.Rule == tc.rule
+		}
+		if tc.bare != has || !tc.bare && len(bare) > 0 {
+			t.Errorf("%q without a contract: want a %s finding %v, got %v", tc.text, tc.rule, tc.bare, bare)
+		}
+		if tc.other != nil {
+			for _, f := range LintSource(tc.other, "page.md", []byte(tc.text+"\n")) {
+				if f.Rule == tc.rule {
+					t.Errorf("%q: a contract that agrees, want no %s finding, got %v", tc.text, tc.rule, f)
+				}
+			}
+		}
+	}
+}
+
+// TestNamedEndpointSafe: a named endpoint said safe to retry is judged
+// against that endpoint; a key, a read or a quote keeps it honest.
+func TestNamedEndpointSafe(t *testing.T) {
+	payouts := prefilterContract(t)
+	for _, tc := range []struct{ text, path string }{
+		{"Retrying an archive call is always harmless.", "endpoints[2].effect (POST /v1/reports/{id}/archive)"},
+		{"It's fine to send the transfer request again.", "endpoints[0].key (POST /v1/transfers)"},
+		{"Stuck? Don't worry, resending a transfer is perfectly safe.", "endpoints[0].key (POST /v1/transfers)"},
+		{"It's safe to send the transfer request again with the same key.", ""},
+		{"Retrying GET /v1/transfers/{id} is safe.", ""},
+		{"Retrying a refund is safe.", ""}, // no such endpoint in the contract
+		{"Don't retry the archive call: a second one is not harmless.", ""},
+	} {
+		fs := LintSource(payouts, "page.md", []byte(tc.text+"\n"))
+		switch {
+		case tc.path == "" && len(fs) > 0:
+			t.Errorf("%q: want no finding, got %v", tc.text, fs)
+		case tc.path != "" && (len(fs) != 1 || fs[0].Rule != RuleContradicts || fs[0].Path != tc.path || fs[0].Fix == ""):
+			t.Errorf("%q: want one finding at %s with a fix, got %v", tc.text, tc.path, fs)
+		}
+	}
+}
+
+// TestOtherSensesAndQuotes: "exactly once" in other senses, a figure
+// inside a question or a quote named as wording, a bound on the wait
+// between attempts, and "Unlike X, <claim>".
+func TestOtherSensesAndQuotes(t *testing.T) {
+	payouts := prefilterContract(t)
+	for _, tc := range []struct {
+		text string
+		want bool
+	}{
+		{"Enter your card number exactly once, then wait for the payout.", false},
+		{"Your webhook secret is displayed exactly once.", false},
+		{"Apply the database migration exactly once per region before deploying the payments service.", false},
+		{"Lumapay delivers each webhook exactly once.", true},
+		{"Exactly-once payouts aren't something we can promise.", false},
+		{"Please stop saying \"idempotency keys last 30 days\" in sales decks.", false},
+		{"Do you keep idempotency keys for 30 days? No, for 24 hours.", false},
+		{"We keep idempotency keys for 30 days.", true},
+		{"Transfers are retried indefinitely, with backoff capped at 30 seconds.", true},
+		{"Unlike other APIs, Lumapay lets you resend a transfer without any key.", true},
+		{"Unlike a keyless retry, a retry with the same key is safe.", false},
+		// "not a single" and "not one" are the absolute, "does not" denies;
+		// a question whether a key must be sent, answered no.
+		{"Since launch, not one refund has been sent twice.", true},
+		{"Our pipeline does not guarantee that a refund is never sent twice.", false},
+		{"Must we send an idempotency key when we resend a refund? Not at all.", true},
+		{"Must we attach an idempotency key when we resend a refund? Yes, the same one.", false},
+	} {
+		fs := LintSource(payouts, "page.md", []byte(tc.text+"\n"))
+		if (len(fs) > 0) != tc.want {
+			t.Errorf("%q: want a finding %v, got %v", tc.text, tc.want, fs)
+		}
+	}
+}
