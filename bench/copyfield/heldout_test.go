@@ -264,6 +264,20 @@ func TestHeldOutFifth(t *testing.T) {
 // subject and the figure apart).
 const fifthMinPrecision, fifthMinRecall = 0.97, 0.95
 
+// TestHeldOutSixth measures the lint on heldout6.tsv: 172 sentences (93
+// claims, 79 clean) written on 2026-12-06 by an evaluator who read neither
+// the rules nor the other sets, before the round that tuned on
+// heldout5.tsv landed. Measured unseen: 0.943 precision / 0.538 recall on
+// the lint before that round, 0.951 / 0.624 after it (BENCHMARKS.md, "Copy
+// lint on a sixth unseen set"). The floors keep the figure after, less a
+// small margin; the gap to issue 29's goal (0.95 / 0.9) is what this set
+// measures.
+func TestHeldOutSixth(t *testing.T) {
+	measureHeldOut(t, "heldout6.tsv", 150, sixthMinPrecision, sixthMinRecall)
+}
+
+const sixthMinPrecision, sixthMinRecall = 0.94, 0.61
+
 // measureHeldOut lints the sentences of file as one page with the example
 // contract, prints the families it holds, and fails below at least
 // sentences, precision minPrecision or recall minRecall.
