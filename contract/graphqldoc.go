@@ -3,6 +3,8 @@ package contract
 import (
 	"fmt"
 	"strings"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // The request a client sends to a GraphQL endpoint: one mutation document
@@ -128,4 +130,23 @@ func GraphQLVariables(request JSONValue, name, key string) JSONValue {
 	out := request
 	out.Members = append(append([]JSONMember(nil), request.Members...), JSONMember{Name: "variables", Value: vars})
 	return out
+}
+
+// checkGraphQLExample refuses an example body a mutation cannot take as
+// its arguments, at the body's position: the snippets send the mutation
+// document built from it (Document), so a body that is not an object, or
+// whose member is not a GraphQL name, could not be sent.
+func (d *decoder) checkGraphQLExample(n *yaml.Node, p string, e Endpoint, id Idempotency) {
+	if !id.InGraphQL() || e.Mutation == "" || e.Example == nil || e.Example.Body == nil {
+		return
+	}
+	if _, err := id.GraphQL.Document(e.Mutation, *e.Example.Body); err != nil {
+		at := d.resolve(n)
+		for i := 0; i+1 < len(at.Content); i += 2 {
+			if at.Content[i].Value == "body" {
+				at = d.resolve(at.Content[i+1])
+			}
+		}
+		d.errorf(at, p+".body", `write the body as the mutation's arguments, each member a GraphQL name, e.g. {"input": {"name": "available"}}`, "%s: %v", p+".body", err)
+	}
 }

@@ -74,3 +74,23 @@ func TestGraphQLRequestBody(t *testing.T) {
 		}
 	}
 }
+
+// TestGraphQLExampleRefused: an example body a mutation cannot take as
+// its arguments is refused at the body, with a fix.
+func TestGraphQLExampleRefused(t *testing.T) {
+	base := graphqlMutation(t)
+	for _, tt := range []struct{ name, body, message string }{
+		{"a list", `["input"]`, `is ["input"], not an object of its arguments`},
+		{"a member that is no name", `{"in-put": {}}`, `the member "in-put", which is not a GraphQL argument name`},
+		{"a nested member that is no name", `{"input": {"a b": 1}}`, `the member "a b" is not a GraphQL field name`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			src := base + "    example: {body: " + tt.body + "}\n"
+			wantDiagnostic(t, src, 14, 21, "endpoints[0].example.body: the example body of mutation inventorySetQuantities", "write the body as the mutation's arguments")
+			wantDiagnostic(t, src, 14, 21, tt.message, "")
+		})
+	}
+	if _, err := Parse("retryspec.yaml", []byte(base+"    example: {body: {\"input\": {\"name\": \"available\"}}}\n")); err != nil {
+		t.Errorf("an object of arguments is refused: %v", err)
+	}
+}
