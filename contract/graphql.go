@@ -237,7 +237,7 @@ func (g GraphQL) MutationDocument(name string, args JSONValue, compact bool) str
 	}
 	v := "$" + g.KeyVariable()
 	var field []string
-	if lits, ok := graphQLArguments(args); ok {
+	if lits, ok := graphQLArguments(args, g.keyArgument()); ok {
 		field = lits
 	}
 	call := name
@@ -265,15 +265,28 @@ func (g GraphQL) MutationDocument(name string, args JSONValue, compact bool) str
 	return b.String()
 }
 
+// keyArgument is the mutation field's argument the key fills, "" when a
+// directive carries it.
+func (g GraphQL) keyArgument() string {
+	if g.Directive != "" {
+		return ""
+	}
+	return g.Argument
+}
+
 // graphQLArguments writes an object's members as GraphQL arguments
-// (name: value); ok is false when args is not an object or a name at any
-// depth is not a GraphQL name.
-func graphQLArguments(args JSONValue) ([]string, bool) {
+// (name: value), leaving out skip (the key's own argument, which the
+// variable fills); ok is false when args is not an object or a name at
+// any depth is not a GraphQL name.
+func graphQLArguments(args JSONValue, skip string) ([]string, bool) {
 	if args.Kind != JSONObject {
 		return nil, false
 	}
 	var out []string
 	for _, m := range args.Members {
+		if skip != "" && m.Name == skip {
+			continue
+		}
 		var b strings.Builder
 		if !graphQLName(m.Name) || !writeGraphQLValue(&b, m.Value) {
 			return nil, false

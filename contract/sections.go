@@ -456,6 +456,7 @@ func (d *decoder) decodeEndpoints(n *yaml.Node, c *Contract) {
 		d.decodeEndpointKeyLength(f, p, &e, c.Idempotency)
 		if v, ok := f["example"]; ok {
 			d.decodeExample(v, p+".example", &e)
+			d.checkGraphQLExample(v, p+".example", e, c.Idempotency)
 		}
 		d.checkEndpointKey(item, f, p, e, c.Idempotency)
 		c.Endpoints = append(c.Endpoints, e)

@@ -55,6 +55,19 @@ type Policy struct {
 	// adds once the key is minted.
 	KeyInBody bool
 	KeyField  string
+	// GraphQL sends the endpoint as a GraphQL mutation (idempotency.key_in:
+	// graphql): a POST of Body, {"query": the mutation document}, to which
+	// the snippet adds "variables": {KeyVariable: the key} once the key is
+	// minted. Conflicts then come as error entries in a 200: ErrorBody
+	// points at the first entry's code (contract.GraphQL.ErrorBody), and a
+	// 200 with an entry at EntryAt (whose list is EntriesMember) is a
+	// failure, never retried, unless it is the in-flight conflict.
+	GraphQL       bool
+	ErrorsIn      contract.GraphQLErrors
+	Mutation      string
+	KeyVariable   string
+	EntryAt       []string
+	EntriesMember string
 	// FirstSentHeader is the header carrying the first-sent time
 	// (idempotency.first_sent.header), "" when the contract measures no
 	// window from a client time. A snippet stamps the time once per logical
@@ -117,9 +130,6 @@ type Policy struct {
 // contract cannot be expressed as a bounded, allowlisted retry loop.
 func NewPolicy(c *contract.Contract) (Policy, error) {
 	r := c.Retry
-	if c.Idempotency.InGraphQL() {
-		return Policy{}, fmt.Errorf("idempotency.key_in: graphql: the snippets do not send GraphQL mutations yet (the key in the mutation's directive or argument, conflicts read from the 200's error entries)")
-	}
 	ep, ok := c.FirstRequiredKeyEndpoint()
 	if !ok {
 		return Policy{}, fmt.Errorf("no endpoint takes an idempotency key: snippets call the first endpoint with `key: required` (add one, or mark one `key: optional`)")
@@ -163,6 +173,11 @@ func NewPolicy(c *contract.Contract) (Policy, error) {
 	if p.KeyInBody {
 		p.KeyField = c.Idempotency.KeyField[0]
 		p.Body = c.Idempotency.WithoutKey(p.Body)
+	}
+	if c.Idempotency.InGraphQL() {
+		if err := p.setGraphQL(c.Idempotency.GraphQL, ep.Mutation); err != nil {
+			return Policy{}, err
+		}
 	}
 	if p.Header == "" {
 		p.Header = "Idempotency-Key"
@@ -244,6 +259,27 @@ func (p *Policy) setInFlight(c *contract.Contract) {
 		return
 	}
 	p.InFlight, p.InFlightStatus, p.InFlightCode = true, rep.Status, rep.Code
+}
+
+// setGraphQL turns the example body into the mutation's request: the
+// document built from it (its members the mutation's arguments), the key
+// as a variable, and the error entries' place for the conflicts' codes.
+func (p *Policy) setGraphQL(g contract.GraphQL, mutation string) error {
+	doc, err := g.Document(mutation, p.Body)
+	if err != nil {
+		return fmt.Errorf("idempotency.key_in: graphql: %w (write the example body as the mutation's arguments, e.g. {\"input\": {...}})", err)
+	}
+	p.GraphQL, p.ErrorsIn, p.Mutation, p.KeyVariable = true, g.ErrorsIn, mutation, g.KeyVariable()
+	p.Body = contract.GraphQLRequest(doc)
+	p.ErrorBody = g.ErrorBody(mutation)
+	at := p.ErrorBody.CodeAt
+	for i, t := range at {
+		if t == "0" {
+			p.EntryAt = at[:i+1]
+		}
+	}
+	p.EntriesMember = g.EntriesMember()
+	return nil
 }
 
 func clientError(code int, class bool) bool {

@@ -33,11 +33,13 @@ func loadExample(t *testing.T) *contract.Contract {
 // in_flight.response: accepted, whose snippets poll the in-flight 202 with
 // the same key instead of taking it for the result; and Azure's email,
 // whose snippets stamp the first-sent time once and send it on every
-// attempt (idempotency.first_sent).
+// attempt (idempotency.first_sent); and Shopify's inventory mutations
+// (snippets/testdata, a GraphQL contract), whose snippets POST the
+// mutation document built from the example with the key as its variable.
 func TestGolden(t *testing.T) {
-	for _, name := range []string{"payouts", "email", "inventory", "square-payments", "payouts-accepted", "azure-email"} {
+	for _, name := range []string{"payouts", "email", "inventory", "square-payments", "payouts-accepted", "azure-email", "shopify-inventory"} {
 		example, accepted := strings.CutSuffix(name, "-accepted")
-		c, err := contract.Load(filepath.Join(testenv.RepoRoot(t), "examples", example, "retryspec.yaml"))
+		c, err := contract.Load(examplePath(t, example))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -52,6 +54,12 @@ func TestGolden(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				if c.Idempotency.InGraphQL() {
+					// The example is the mutation's arguments, sent in
+					// its document: the policy's body is that request.
+					p, _ := NewPolicy(c)
+					body = p.Body
+				}
 				if lit := literals[l.literal].literal(body, l.quote); !stated || !bytes.Contains(got, []byte(lit)) {
 					t.Errorf("the snippet does not send the contract's example %s", body)
 				}
@@ -59,6 +67,18 @@ func TestGolden(t *testing.T) {
 			})
 		}
 	}
+}
+
+// examplePath is the fixture testdata/NAME/retryspec.yaml when there is
+// one (a contract pinned here, apart from the example of the same name
+// that may go on changing), else examples/NAME/retryspec.yaml.
+func examplePath(t *testing.T, name string) string {
+	t.Helper()
+	fixture := filepath.Join("testdata", name, "retryspec.yaml")
+	if _, err := os.Stat(fixture); err == nil {
+		return fixture
+	}
+	return filepath.Join(testenv.RepoRoot(t), "examples", name, "retryspec.yaml")
 }
 
 func TestRenderIsDeterministic(t *testing.T) {
@@ -228,6 +248,18 @@ func syntaxCheck(t *testing.T, l Language, src []byte) {
 	}
 }
 
+// hostileGraphQL is hostile for a GraphQL contract: the document, the
+// variable's name and the entries' list name try to break out too.
+func hostileGraphQL(jitter string) Policy {
+	p := hostile(jitter, false)
+	evil := p.APIName
+	p.GraphQL, p.Mutation, p.KeyVariable, p.EntriesMember = true, "m", "k"+evil, "userErrors"+evil
+	p.EntryAt = []string{"data", "m", "userErrors", "0"}
+	p.ErrorBody = contract.ErrorBody{CodeAt: append(slices.Clone(p.EntryAt), "code")}
+	p.Body = contract.GraphQLRequest("mutation ($k: String!) { m(a: " + contract.JSONQuote(evil) + ") @idempotent(key: $k) { __typename } }" + evil)
+	return p
+}
+
 // TestHostileValuesStayInLiterals renders every language and jitter
 // strategy from a policy whose strings try to break out, and has each
 // language's parser read the result.
@@ -238,6 +270,15 @@ func TestHostileValuesStayInLiterals(t *testing.T) {
 				src, err := l.render(hostile(jitter, jitter == "equal"))
 				if err != nil {
 					t.Fatal(err)
+				}
+				// A GraphQL contract's snippet on one strategy each: its
+				// own branches, the loop being the same.
+				if jitter == "decorrelated" {
+					gsrc, err := l.render(hostileGraphQL(jitter))
+					if err != nil {
+						t.Fatal(err)
+					}
+					syntaxCheck(t, l, gsrc)
 				}
 				// The compiled languages take seconds per check: one
 				// strategy each (the suite compiles every strategy).
@@ -276,16 +317,55 @@ func TestLanguagesFor(t *testing.T) {
 	}
 }
 
-// TestRefusesGraphQL: the snippets refuse a GraphQL contract, naming the
-// field, rather than POST a body with a key header the API never reads.
-func TestRefusesGraphQL(t *testing.T) {
-	c, err := contract.Load(filepath.Join(testenv.RepoRoot(t), "testdata", "graphql", "mutation.yaml"))
+// TestGraphQLPolicy: a GraphQL contract's policy sends the mutation
+// document built from the example, the key as the variable named after
+// the directive's argument, and reads conflicts from the first error
+// entry of a 200 (the in-flight one retried, the mismatch not); an
+// example that cannot be the mutation's arguments is refused naming
+// key_in: graphql, with a fix.
+func TestGraphQLPolicy(t *testing.T) {
+	c, err := contract.Load(examplePath(t, "shopify-inventory"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, l := range Languages() {
-		if _, err := Render(c, l.Name); err == nil || !strings.Contains(err.Error(), "idempotency.key_in: graphql") {
-			t.Errorf("%s: Render = %v, want a refusal naming key_in: graphql", l.Name, err)
+	p, err := NewPolicy(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := `mutation inventorySetQuantities($idempotencyKey: String!) { inventorySetQuantities(input: {name: "available", reason: "correction", quantities: [{inventoryItemId: "gid://shopify/InventoryItem/123", locationId: "gid://shopify/Location/456", quantity: 11, compareQuantity: 10}]}) @idempotent(key: $idempotencyKey) { userErrors { code message } } }`
+	got := struct {
+		GraphQL                bool
+		Method, Path, Body     string
+		KeyVariable, Entries   string
+		EntryAt, CodeAt        []string
+		InFlight               bool
+		InFlightStatus         int
+		InFlightCode, Mismatch string
+	}{p.GraphQL, p.Method, p.Path, p.Body.String(), p.KeyVariable, p.EntriesMember, p.EntryAt, p.ErrorBody.CodeAt, p.InFlight, p.InFlightStatus, p.InFlightCode, p.MismatchCode}
+	want := got
+	want.GraphQL, want.Method, want.Path, want.Body = true, "POST", "/admin/api/2026-04/graphql.json", contract.GraphQLRequest(doc).String()
+	want.KeyVariable, want.Entries = "idempotencyKey", "userErrors"
+	want.EntryAt = []string{"data", "inventorySetQuantities", "userErrors", "0"}
+	want.CodeAt = append(slices.Clone(want.EntryAt), "code")
+	want.InFlight, want.InFlightStatus, want.InFlightCode, want.Mismatch = true, 200, "IDEMPOTENCY_CONCURRENT_REQUEST", "IDEMPOTENCY_KEY_PARAMETER_MISMATCH"
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("policy (-want +got):\n%s", diff)
+	}
+	for _, tt := range []struct{ body, want string }{
+		{`["input"]`, "not an object of its arguments"},
+		{`{"in-put": {}}`, `the member "in-put", which is not a GraphQL name`},
+	} {
+		cc := *c
+		cc.Endpoints = slices.Clone(c.Endpoints)
+		v, err := contract.ParseExampleBody([]byte(tt.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cc.Endpoints[0].Example = &contract.ExampleRequest{Body: &v}
+		for _, l := range Languages() {
+			if _, err := Render(&cc, l.Name); err == nil || !strings.Contains(err.Error(), "idempotency.key_in: graphql") || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "write the example body as the mutation's arguments") {
+				t.Errorf("%s, example %s: Render = %v, want a refusal naming key_in: graphql, %q and the fix", l.Name, tt.body, err, tt.want)
+			}
 		}
 	}
 }

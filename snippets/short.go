@@ -71,6 +71,16 @@ func retriedText(p Policy) (all, also string) {
 		all += "; " + ints(p.Cautious) + " at most once"
 		also += "; " + ints(p.Cautious) + " at most once"
 	}
+	if p.GraphQL {
+		// A GraphQL conflict is an error entry in a 200, not a status:
+		// the short form says which entries the loop retries.
+		entries := "; in a 200, the in-flight error entry retried, any other entry not"
+		if !p.InFlight {
+			entries = "; in a 200, no error entry retried"
+		}
+		all += entries
+		also += entries
+	}
 	if p.InFlightAccepted {
 		// A 2xx the loop does not return: the short form says so, as
 		// the full program does.

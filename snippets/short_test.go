@@ -75,3 +75,36 @@ func TestShortSaysAcceptedIsPolled(t *testing.T) {
 		}
 	}
 }
+
+// TestGraphQLShortForms: a GraphQL contract's short forms send the
+// mutation's request (the document with its arguments) and, where they
+// say what is retried, say which error entries of a 200 are.
+func TestGraphQLShortForms(t *testing.T) {
+	c, err := contract.Load(examplePath(t, "shopify-inventory"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := NewPolicy(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range Languages() {
+		short, err := Short(c, l.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := string(short)
+		if !strings.Contains(s, literals[l.literal].literal(p.Body, l.quote)) {
+			t.Errorf("%s: the short form does not send the mutation's request:\n%s", l.Name, s)
+		}
+		if !strings.Contains(s, "the in-flight error entry retried, any other entry not") {
+			t.Errorf("%s: the short form does not say which error entries are retried:\n%s", l.Name, s)
+		}
+	}
+	all, also := retriedText(p)
+	for _, s := range []string{all, also} {
+		if !strings.Contains(s, "; in a 200, the in-flight error entry retried, any other entry not") {
+			t.Errorf("retried text %q lacks the error entries", s)
+		}
+	}
+}

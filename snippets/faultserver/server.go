@@ -23,6 +23,9 @@ type Step struct {
 	Delay time.Duration
 	// Reset closes the connection with a TCP RST instead of answering.
 	Reset bool
+	// Effect marks the answer that carries the result: the request took
+	// effect (a check counts them, to prove it happens once).
+	Effect bool
 }
 
 // Script is the answers to a session's requests in order; the last step
@@ -62,10 +65,16 @@ type KeyPlace struct {
 	// (idempotency.first_sent.header), recorded beside the key; "" when
 	// the contract has none.
 	FirstSent string
+	// GraphQL, when set, reads the key from the GraphQL request's
+	// mutation document instead (idempotency.key_in: graphql).
+	GraphQL *GraphQLKey
 }
 
 // key reads the key from r as sent, and its JSON text body.
 func (kp KeyPlace) key(r *http.Request, body []byte) string {
+	if kp.GraphQL != nil {
+		return kp.GraphQL.key(body)
+	}
 	if kp.Field == "" {
 		return r.Header.Get(kp.Header)
 	}
@@ -202,7 +211,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if s.place.FirstSent != "" {
 		req.FirstSent = r.Header.Get(s.place.FirstSent)
 	}
-	if s.place.Field == "" {
+	if s.place.Field == "" && s.place.GraphQL == nil {
 		req.Key = unquoteSFString(raw)
 	}
 	sess.mu.Lock()

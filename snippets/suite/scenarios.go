@@ -89,7 +89,10 @@ func misplacedCodeBody(p snippets.Policy, code string) string {
 // scenario whose premise the contract lacks (no in-flight conflict, resets
 // not retried, no cautious status) is left out, and the reason returned.
 func Scenarios(p snippets.Policy) (list []Scenario, omitted []string) {
-	ok := faultserver.Step{Status: 201, Body: `{"id":"tr_1","status":"created"}`}
+	ok := faultserver.Step{Status: 201, Body: `{"id":"tr_1","status":"created"}`, Effect: true}
+	if p.GraphQL {
+		ok = faultserver.Step{Status: 200, Body: graphQLResult(p), Effect: true}
+	}
 	transient := 0
 	for _, s := range []int{503, 502, 504} {
 		if contains(p.Statuses, s) || contains(p.StatusClasses, s/100) {
@@ -126,6 +129,12 @@ func Scenarios(p snippets.Policy) (list []Scenario, omitted []string) {
 	if p.MismatchStatus != 0 {
 		list = append(list, Scenario{Name: "no-retry-payload-mismatch", Kind: KindMismatch,
 			Script: faultserver.Script{{Status: p.MismatchStatus, Body: errorBody(p, p.MismatchStatus, p.MismatchCode)}}, Requests: 1})
+	}
+	if p.GraphQL {
+		// An error entry that is no conflict (a validation error of the
+		// mutation's own) in a 200: the mutation failed and fails again.
+		list = append(list, Scenario{Name: "no-retry-other-error-entry", Kind: KindClientError,
+			Script: faultserver.Script{{Status: 200, Body: errorBody(p, 200, "INVALID")}}, Requests: 1})
 	}
 	if p.FirstSentHeader != "" {
 		// Older than the first-sent window: a retry carries the same
@@ -210,4 +219,16 @@ func contains(xs []int, x int) bool {
 		}
 	}
 	return false
+}
+
+// graphQLResult is a GraphQL mutation's successful answer: the mutation's
+// payload without error entries (an empty userErrors list, or no errors
+// member at all when they come in the top-level errors).
+func graphQLResult(p snippets.Policy) string {
+	payload := map[string]any{"userErrors": []any{}}
+	if p.ErrorsIn == contract.ErrorsInErrors {
+		payload = map[string]any{"__typename": "Payload"}
+	}
+	b, _ := json.Marshal(map[string]any{"data": map[string]any{p.Mutation: payload}})
+	return string(b)
 }

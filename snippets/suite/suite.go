@@ -125,7 +125,7 @@ func Run(ctx context.Context, c *contract.Contract, opts Options) (Report, error
 	if host == "" {
 		host = "127.0.0.1"
 	}
-	srv, err := faultserver.StartAt(keyPlace(p), host)
+	srv, err := faultserver.StartAt(keyPlace(p, tc), host)
 	if err != nil {
 		return Report{}, fmt.Errorf("starting the fault server: %w", err)
 	}
@@ -381,6 +381,13 @@ func check(p snippets.Policy, sc Scenario, res run.Result, reqs []faultserver.Re
 		}
 	}
 
+	// The effect happens once: at most one request is answered with the
+	// mutation's (or the operation's) result; a client that sends the
+	// request again after it would make the server act twice.
+	if n := effects(reqs); n > 1 {
+		bad("%d requests were answered with the result: the effect happened %d times, want once", n, n)
+	}
+
 	// One log line per retry, with the attempt number and the next wait.
 	for line := range strings.Lines(string(res.Stderr)) {
 		m := snippets.RetryLogLine.FindStringSubmatch(strings.TrimRight(line, "\r\n"))
@@ -537,7 +544,11 @@ func sameJSON(a, b []byte) bool {
 }
 
 // keyPlace is where the fault server reads the key the snippets send.
-func keyPlace(p snippets.Policy) faultserver.KeyPlace {
+func keyPlace(p snippets.Policy, c *contract.Contract) faultserver.KeyPlace {
+	if p.GraphQL {
+		g := c.Idempotency.GraphQL
+		return faultserver.KeyPlace{GraphQL: &faultserver.GraphQLKey{Directive: g.Directive, Argument: g.Argument}}
+	}
 	if p.KeyInBody {
 		return faultserver.KeyPlace{Field: p.KeyField, FirstSent: p.FirstSentHeader}
 	}
@@ -545,6 +556,9 @@ func keyPlace(p snippets.Policy) faultserver.KeyPlace {
 }
 
 func placeName(p snippets.Policy) string {
+	if p.GraphQL {
+		return "key in the mutation's $" + p.KeyVariable + " variable"
+	}
 	if p.KeyInBody {
 		return "key in the body member " + p.KeyField
 	}
@@ -554,9 +568,22 @@ func placeName(p snippets.Policy) string {
 // wantBody is the request body the snippet must send with key: the
 // example body, with the key as its member when the key travels there.
 func wantBody(p snippets.Policy, key string) string {
+	if p.GraphQL {
+		return contract.GraphQLVariables(p.Body, p.KeyVariable, key).String()
+	}
 	if !p.KeyInBody {
 		return p.Body.String()
 	}
 	id := contract.Idempotency{KeyIn: contract.KeyInBody, KeyField: []string{p.KeyField}}
 	return id.WithKey(p.Body, key).String()
+}
+
+// effects counts the requests the server answered with the result.
+func effects(reqs []faultserver.Request) (n int) {
+	for _, r := range reqs {
+		if r.Step.Effect && !r.ClientGone {
+			n++
+		}
+	}
+	return n
 }

@@ -43,3 +43,21 @@ func TestRefusesWhatItCannotJudge(t *testing.T) {
 		})
 	}
 }
+
+// TestRefusesGraphQL: a GraphQL contract, whose snippets now send the
+// mutation, is still refused by the run and the dry run, naming key_in:
+// graphql: the gates do not read error entries in a 200.
+func TestRefusesGraphQL(t *testing.T) {
+	c, err := contract.Load(filepath.Join(testenv.RepoRoot(t), "testdata", "graphql", "mutation.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := client.Options{Contract: c, Command: []string{"true"}}
+	_, runErr := client.Run(context.Background(), o)
+	_, dryErr := client.DryRun(o)
+	for name, err := range map[string]error{"Run": runErr, "DryRun": dryErr} {
+		if err == nil || !client.IsInputError(err) || !strings.Contains(err.Error(), "idempotency.key_in: graphql") {
+			t.Errorf("%s = %v, want an input error naming key_in: graphql", name, err)
+		}
+	}
+}
