@@ -69,11 +69,15 @@ func (r *runner) gateMissingKey(op Operation) (string, *failure) {
 		return "", &failure{msg: resp.Describe(), err: errUnresponsive}
 	}
 	if !r.matches(resp, want) {
-		msg := fmt.Sprintf("a request without %s got %s; the contract promises %s", r.c.Idempotency.Header, resp.Describe(), conflictText(want))
+		msg := fmt.Sprintf("a request without %s got %s; the contract promises %s", r.keyName(), resp.Describe(), conflictText(want))
 		if resp.Status/100 == 2 {
-			msg = fmt.Sprintf("a request without %s was accepted (%s): it ran with no key to protect its retries; the contract promises %s", r.c.Idempotency.Header, resp.Describe(), conflictText(want))
+			msg = fmt.Sprintf("a request without %s was accepted (%s): it ran with no key to protect its retries; the contract promises %s", r.keyName(), resp.Describe(), conflictText(want))
 		}
-		f := failf("idempotency.conflicts.missing_key", "refuse requests without the header before any work, with status "+strconv.Itoa(want.Status)+" and code "+want.Code, "%s", msg)
+		place := "the header"
+		if r.c.Idempotency.InBody() {
+			place = r.keyName()
+		}
+		f := failf("idempotency.conflicts.missing_key", "refuse requests without "+place+" before any work, with status "+strconv.Itoa(want.Status)+" and code "+want.Code, "%s", msg)
 		if resp.Status/100 == 2 {
 			f.because(causeUnwrapped)
 		}
@@ -83,15 +87,15 @@ func (r *runner) gateMissingKey(op Operation) (string, *failure) {
 	return "", nil
 }
 
-func (r *runner) skipKeyTooLong(Operation) string {
-	if max := r.c.Idempotency.MaxKeyLength; max <= 0 || max >= 8192 {
+func (r *runner) skipKeyTooLong(op Operation) string {
+	if max := r.c.MaxKeyLengthFor(op.Endpoint); max <= 0 || max >= 8192 {
 		return "the contract sets no usable max_key_length"
 	}
 	return ""
 }
 
 func (r *runner) gateKeyTooLong(op Operation) (string, *failure) {
-	max := r.c.Idempotency.MaxKeyLength
+	max := r.c.MaxKeyLengthFor(op.Endpoint)
 	key := newKey(max + 1)
 	before, ok, f := r.count(op, key, primary)
 	if f != nil {
@@ -108,22 +112,26 @@ func (r *runner) gateKeyTooLong(op Operation) (string, *failure) {
 	r.observe(before, after, ok, "")
 	want := r.c.Idempotency.Conflicts.InvalidKey
 	fix := fmt.Sprintf("refuse keys longer than %d characters with %s before claiming them; never truncate a key", max, conflictText(want))
+	path := "idempotency.max_key_length"
+	if op.Endpoint.MaxKeyLength > 0 {
+		path = r.epPath(op, "max_key_length")
+	}
 	if !r.matches(resp, want) {
 		what := "the contract promises " + conflictText(want) + " (idempotency.conflicts.invalid_key)"
 		if resp.Status/100 == 2 {
 			what = "it was accepted: a server that truncates makes two long keys one; " + what
 		}
-		return "", failf("idempotency.max_key_length", fix, "a key of %d characters (max_key_length is %d) got %s; %s", max+1, max, resp.Describe(), what)
+		return "", failf(path, fix, "a key of %d characters (max_key_length is %d) got %s; %s", max+1, max, resp.Describe(), what)
 	}
 	if ok && after != before {
-		return "", failf("idempotency.max_key_length", fix, "a key of %d characters was refused (%d) but still caused %d effect(s)", max+1, resp.Status, after-before)
+		return "", failf(path, fix, "a key of %d characters was refused (%d) but still caused %d effect(s)", max+1, resp.Status, after-before)
 	}
 	r.cur.res.Reason = "refused with " + conflictText(want)
 	return "", nil
 }
 
 func (r *runner) gateReplay(op Operation) (string, *failure) {
-	key := newKey(r.keyLen())
+	key := newKey(r.keyLen(op))
 	first, before, ok, f := r.completed(op, key)
 	if f != nil {
 		return "", f
@@ -219,7 +227,7 @@ func mismatchBody(op Operation) []byte {
 func (r *runner) gateMismatch(op Operation) (string, *failure) {
 	other := mismatchBody(op)
 	want := r.c.Idempotency.Conflicts.PayloadMismatch
-	key := newKey(r.keyLen())
+	key := newKey(r.keyLen(op))
 	first, before, ok, f := r.completed(op, key)
 	if f != nil {
 		return "", f
@@ -266,7 +274,7 @@ func (r *runner) skipScope(Operation) string {
 }
 
 func (r *runner) gateScope(op Operation) (string, *failure) {
-	key := newKey(r.keyLen())
+	key := newKey(r.keyLen(op))
 	first, before, ok, f := r.completed(op, key)
 	if f != nil {
 		return "", f
@@ -330,7 +338,7 @@ func (r *runner) gateScope(op Operation) (string, *failure) {
 	}
 	// Same bytes: a leak, or a body that is the same for every request (a
 	// 204, {"status": "ok"}). A fresh key from the first caller tells which.
-	fresh := r.send(r.opRequest(op, newKey(r.keyLen()), op.Body, primary), false)
+	fresh := r.send(r.opRequest(op, newKey(r.keyLen(op)), op.Body, primary), false)
 	if fresh.Err != nil {
 		return "", &failure{msg: fresh.Describe(), err: errUnresponsive}
 	}
