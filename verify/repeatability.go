@@ -101,6 +101,7 @@ type resultCheck struct {
 func (r *runner) gateResultHeader(op Operation) (string, *failure) {
 	rh := r.c.Idempotency.ResultHeader
 	accepted := rh.Value(contract.ResultAccepted)
+	r.cur.res.Effects = "not observed: the gate reads the result header; the other gates count effects"
 	key := newKey(r.keyLen(op))
 	first, f := r.original(op, key, primary)
 	if f != nil {
