@@ -363,8 +363,10 @@ func (l *planLoader) operations(v *yaml.Node, c *contract.Contract) {
 				}
 			case "body":
 				op.Body, op.BodyPos = l.jsonBody(vv, "body"), pos(vv)
+				l.bodyCarriesKey(vv, op.Body, "body", c)
 			case "mismatch_body":
 				op.MismatchBody = l.jsonBody(vv, "mismatch_body")
+				l.bodyCarriesKey(vv, op.MismatchBody, "mismatch_body", c)
 			case "effects":
 				op.Effects = l.effects(vv)
 			default:
@@ -385,6 +387,20 @@ func (l *planLoader) operations(v *yaml.Node, c *contract.Contract) {
 		}
 		l.plan.Operations = append(l.plan.Operations, op)
 	}
+}
+
+// bodyCarriesKey refuses a body that cannot carry a body key: verify
+// puts the key at key_field, a member of the body's top-level object.
+func (l *planLoader) bodyCarriesKey(n *yaml.Node, body []byte, what string, c *contract.Contract) {
+	id := c.Idempotency
+	if !id.InBody() || body == nil {
+		return
+	}
+	if v, err := contract.ParseJSON(body); err == nil && v.Kind == contract.JSONObject {
+		return
+	}
+	l.errorf(n, "write "+what+" as a JSON object ({\"amount\": 1000}); verify adds the key as its "+id.KeyMember()+" member",
+		"%s is not a JSON object, but the key travels in the JSON body (idempotency.key_field %s)", what, id.KeyFieldPointer())
 }
 
 func normOp(s string) string {
