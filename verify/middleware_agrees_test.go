@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -105,7 +106,7 @@ func newCounted(t *testing.T, c *contract.Contract) *counted {
 	m, err := idempotency.New(c, idempotency.NewMemoryStore(c), idempotency.Options{Account: func(r *http.Request) (string, bool) {
 		a := r.Header.Get("Authorization")
 		return a, a != ""
-	}})
+	}, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
