@@ -68,26 +68,33 @@ func TestMiddlewareAgrees(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ran := map[string]bool{}
-			for _, g := range res.Gates {
-				switch {
-				case g.Result == Failed:
-					t.Errorf("%s %s failed: %s", g.Gate, g.Operation, g.Reason)
-				case g.Result == Skipped && g.Reason == "":
-					t.Errorf("%s %s skipped without a reason", g.Gate, g.Operation)
-				case g.Result == Passed:
-					ran[g.Gate] = true
-				}
-			}
-			for _, id := range tc.mustRun {
-				if !ran[id] {
-					t.Errorf("%s never passed", id)
-				}
-			}
-			if t.Failed() || testing.Verbose() {
-				t.Log(text(t, res))
-			}
+			noneFailed(t, res, tc.mustRun)
 		})
+	}
+}
+
+// noneFailed fails t when a gate of res failed or skipped without a
+// reason, or a gate of mustRun did not pass.
+func noneFailed(t *testing.T, res *Result, mustRun []string) {
+	t.Helper()
+	ran := map[string]bool{}
+	for _, g := range res.Gates {
+		switch {
+		case g.Result == Failed:
+			t.Errorf("%s %s failed: %s", g.Gate, g.Operation, g.Reason)
+		case g.Result == Skipped && g.Reason == "":
+			t.Errorf("%s %s skipped without a reason", g.Gate, g.Operation)
+		case g.Result == Passed:
+			ran[g.Gate] = true
+		}
+	}
+	for _, id := range mustRun {
+		if !ran[id] {
+			t.Errorf("%s never passed", id)
+		}
+	}
+	if t.Failed() || testing.Verbose() {
+		t.Log(text(t, res))
 	}
 }
 
