@@ -375,3 +375,21 @@ func (e Endpoint) ExampleBody() (body JSONValue, ok bool) {
 	}
 	return PlaceholderBody, false
 }
+
+// ParseJSON reads one JSON document as a JSONValue, members in their
+// order, numbers as written, without an example body's size and number
+// limits: verify reads the plan's request bodies with it to give them the
+// key where key_field says (Idempotency.WithKey), the function the docs'
+// example request uses. Nesting is bounded as an example body's is.
+func ParseJSON(data []byte) (JSONValue, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	v, err := readJSON(dec, 0)
+	if err != nil {
+		return JSONValue{}, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return JSONValue{}, fmt.Errorf("text after the JSON value (at byte %d)", dec.InputOffset())
+	}
+	return v, nil
+}

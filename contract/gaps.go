@@ -21,18 +21,11 @@ func (c *Contract) MiddlewareGaps() []string {
 }
 
 // VerifyGaps names the fields of c that `retryspec verify` does not send
-// or judge yet.
+// or judge: it sends a body key at key_field and a first-sent time with
+// every key, and judges too_old and the result header (verify/too-old,
+// verify/result-header); GraphQL over HTTP is not spoken yet.
 func (c *Contract) VerifyGaps() []string {
 	var gaps []string
-	if c.Idempotency.InBody() {
-		gaps = append(gaps, gapBodyKey)
-	}
-	if c.Idempotency.FirstSent.Set() {
-		gaps = append(gaps, gapFirstSent)
-	}
-	if c.Idempotency.ResultHeader.Set() {
-		gaps = append(gaps, gapResultHeader)
-	}
 	if c.Idempotency.InGraphQL() {
 		gaps = append(gaps, gapGraphQL)
 	}
@@ -54,9 +47,8 @@ func (c *Contract) ClientGaps() []string {
 }
 
 const (
-	gapBodyKey      = "idempotency.key_in: body (the key in the JSON request body)"
-	gapFirstSent    = "idempotency.first_sent (a window measured from the client's first-sent time)"
-	gapResultHeader = "idempotency.result_header (a header that reports the result)"
+	gapBodyKey   = "idempotency.key_in: body (the key in the JSON request body)"
+	gapFirstSent = "idempotency.first_sent (a window measured from the client's first-sent time)"
 	// The middleware stays HTTP-only: it wraps an http.Handler per route
 	// and answers conflicts with statuses, while a GraphQL API serves every
 	// mutation on one path and reports conflicts as error entries in a 200.

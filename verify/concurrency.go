@@ -120,7 +120,7 @@ func (r *runner) warmRequest(op Operation) Request {
 	case r.plan.Server != nil:
 		return Request{Method: r.plan.Server.ReadyMethod, URL: r.base + r.plan.Server.ReadyPath, Headers: r.headers(primary)}
 	case op.Effects != nil:
-		return Request{Method: op.Effects.Method, URL: r.base + fillTarget(op.Effects.Target, op.PathValues, newKey(r.keyLen())), Headers: r.headers(primary)}
+		return Request{Method: op.Effects.Method, URL: r.base + fillTarget(op.Effects.Target, op.PathValues, newKey(r.keyLen(op))), Headers: r.headers(primary)}
 	}
 	return Request{Method: "GET", URL: r.base + "/", Headers: r.headers(primary)}
 }
@@ -283,7 +283,7 @@ func (r *runner) gateConcurrency(op Operation) (string, *failure) {
 // requests, sorts their answers, waits out a 202's promise, counts the
 // effects, then judges.
 func (r *runner) concurrencyRound(op Operation) (string, *failure) {
-	key := newKey(r.keyLen())
+	key := newKey(r.keyLen(op))
 	before, counted, f := r.count(op, key, primary)
 	if f != nil {
 		return "", f

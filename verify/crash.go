@@ -122,7 +122,7 @@ func (r *runner) delayKillPoints(op Operation) ([]killPoint, *failure) {
 	for i := range 5 {
 		r.stub.reset()
 		start := time.Now()
-		if _, f := r.original(op, newKey(r.keyLen()), primary); f != nil {
+		if _, f := r.original(op, newKey(r.keyLen(op)), primary); f != nil {
 			return nil, f
 		}
 		if d := time.Since(start); i == 0 || d < took {
@@ -176,7 +176,7 @@ func (r *runner) crashTrial(op Operation, kp killPoint) (note string, vacuous bo
 	if kp.call != "" {
 		path = r.epPath(op, "external_calls")
 	}
-	key := newKey(r.keyLen())
+	key := newKey(r.keyLen(op))
 	r.stub.reset()
 	req := r.opRequest(op, key, op.Body, primary)
 	var killedAt int
@@ -357,7 +357,7 @@ func (r *runner) restartSkip(Operation) string {
 // gateRestartReplay completes a request, kills and restarts the server,
 // and replays: a store that lives in the process's memory forgets the key.
 func (r *runner) gateRestartReplay(op Operation) (string, *failure) {
-	key := newKey(r.keyLen())
+	key := newKey(r.keyLen(op))
 	first, before, ok, f := r.completed(op, key)
 	if f != nil {
 		return "", f

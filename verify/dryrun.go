@@ -36,7 +36,7 @@ func DryRun(o Options) []string {
 				continue
 			}
 			out = append(out, fmt.Sprintf("# %s %s", g.ID, op.Name))
-			out = append(out, g.dry(dryOp{r: r, op: op, key: newKey(r.keyLen())})...)
+			out = append(out, g.dry(dryOp{r: r, op: op, key: newKey(r.keyLen(op))})...)
 		}
 	}
 	return out
@@ -75,7 +75,7 @@ func dryMissingKey(d dryOp) []string {
 }
 
 func dryKeyTooLong(d dryOp) []string {
-	long := newKey(d.r.c.Idempotency.MaxKeyLength + 1)
+	long := newKey(d.r.c.MaxKeyLengthFor(d.op.Endpoint) + 1)
 	return join(d.count(long, primary), one(d.send(long, d.op.Body, primary)), d.count(long, primary))
 }
 
@@ -125,7 +125,7 @@ func dryCrashRecovery(d dryOp) []string {
 	}
 	var reqs []string
 	for _, kp := range points {
-		k := newKey(d.r.keyLen())
+		k := newKey(d.r.keyLen(d.op))
 		reqs = append(reqs, d.send(k, d.op.Body, primary),
 			fmt.Sprintf("# SIGKILL the server's process group %s; restart; retry:", kp),
 			d.send(k, d.op.Body, primary))

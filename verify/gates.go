@@ -69,11 +69,15 @@ func (r *runner) gateMissingKey(op Operation) (string, *failure) {
 		return "", &failure{msg: resp.Describe(), err: errUnresponsive}
 	}
 	if !r.matches(resp, want) {
-		msg := fmt.Sprintf("a request without %s got %s; the contract promises %s", r.c.Idempotency.Header, resp.Describe(), conflictText(want))
+		msg := fmt.Sprintf("a request without %s got %s; the contract promises %s", r.keyName(), resp.Describe(), conflictText(want))
 		if resp.Status/100 == 2 {
-			msg = fmt.Sprintf("a request without %s was accepted (%s): it ran with no key to protect its retries; the contract promises %s", r.c.Idempotency.Header, resp.Describe(), conflictText(want))
+			msg = fmt.Sprintf("a request without %s was accepted (%s): it ran with no key to protect its retries; the contract promises %s", r.keyName(), resp.Describe(), conflictText(want))
 		}
-		f := failf("idempotency.conflicts.missing_key", "refuse requests without the header before any work, with status "+strconv.Itoa(want.Status)+" and code "+want.Code, "%s", msg)
+		place := "the header"
+		if r.c.Idempotency.InBody() {
+			place = r.keyName()
+		}
+		f := failf("idempotency.conflicts.missing_key", "refuse requests without "+place+" before any work, with status "+strconv.Itoa(want.Status)+" and code "+want.Code, "%s", msg)
 		if resp.Status/100 == 2 {
 			f.because(causeUnwrapped)
 		}
@@ -83,15 +87,15 @@ func (r *runner) gateMissingKey(op Operation) (string, *failure) {
 	return "", nil
 }
 
-func (r *runner) skipKeyTooLong(Operation) string {
-	if max := r.c.Idempotency.MaxKeyLength; max <= 0 || max >= 8192 {
+func (r *runner) skipKeyTooLong(op Operation) string {
+	if max := r.c.MaxKeyLengthFor(op.Endpoint); max <= 0 || max >= 8192 {
 		return "the contract sets no usable max_key_length"
 	}
 	return ""
 }
 
 func (r *runner) gateKeyTooLong(op Operation) (string, *failure) {
-	max := r.c.Idempotency.MaxKeyLength
+	max := r.c.MaxKeyLengthFor(op.Endpoint)
 	key := newKey(max + 1)
 	before, ok, f := r.count(op, key, primary)
 	if f != nil {
@@ -108,22 +112,26 @@ func (r *runner) gateKeyTooLong(op Operation) (string, *failure) {
 	r.observe(before, after, ok, "")
 	want := r.c.Idempotency.Conflicts.InvalidKey
 	fix := fmt.Sprintf("refuse keys longer than %d characters with %s before claiming them; never truncate a key", max, conflictText(want))
+	path := "idempotency.max_key_length"
+	if op.Endpoint.MaxKeyLength > 0 {
+		path = r.epPath(op, "max_key_length")
+	}
 	if !r.matches(resp, want) {
 		what := "the contract promises " + conflictText(want) + " (idempotency.conflicts.invalid_key)"
 		if resp.Status/100 == 2 {
 			what = "it was accepted: a server that truncates makes two long keys one; " + what
 		}
-		return "", failf("idempotency.max_key_length", fix, "a key of %d characters (max_key_length is %d) got %s; %s", max+1, max, resp.Describe(), what)
+		return "", failf(path, fix, "a key of %d characters (max_key_length is %d) got %s; %s", max+1, max, resp.Describe(), what)
 	}
 	if ok && after != before {
-		return "", failf("idempotency.max_key_length", fix, "a key of %d characters was refused (%d) but still caused %d effect(s)", max+1, resp.Status, after-before)
+		return "", failf(path, fix, "a key of %d characters was refused (%d) but still caused %d effect(s)", max+1, resp.Status, after-before)
 	}
 	r.cur.res.Reason = "refused with " + conflictText(want)
 	return "", nil
 }
 
 func (r *runner) gateReplay(op Operation) (string, *failure) {
-	key := newKey(r.keyLen())
+	key := newKey(r.keyLen(op))
 	first, before, ok, f := r.completed(op, key)
 	if f != nil {
 		return "", f
@@ -219,7 +227,7 @@ func mismatchBody(op Operation) []byte {
 func (r *runner) gateMismatch(op Operation) (string, *failure) {
 	other := mismatchBody(op)
 	want := r.c.Idempotency.Conflicts.PayloadMismatch
-	key := newKey(r.keyLen())
+	key := newKey(r.keyLen(op))
 	first, before, ok, f := r.completed(op, key)
 	if f != nil {
 		return "", f
@@ -266,7 +274,7 @@ func (r *runner) skipScope(Operation) string {
 }
 
 func (r *runner) gateScope(op Operation) (string, *failure) {
-	key := newKey(r.keyLen())
+	key := newKey(r.keyLen(op))
 	first, before, ok, f := r.completed(op, key)
 	if f != nil {
 		return "", f
@@ -291,54 +299,87 @@ func (r *runner) gateScope(op Operation) (string, *failure) {
 		return "", f
 	}
 	r.observe(before, after, ok, fmt.Sprintf(" for the first caller; %d before, %d after for the other", otherBefore, otherAfter))
+	s := scopeSeen{op: op, first: first, resp: resp, counted: ok, before: before, after: after, otherBefore: otherBefore, otherAfter: otherAfter}
 	if r.c.Idempotency.Scope == contract.ScopeGlobal {
-		isReplay := resp.Status == first.Status && resp.sameValue(first)
-		if !isReplay && resp.Status/100 != 4 {
-			return "", failf("idempotency.scope", "look keys up by the key alone, as scope: global promises, or change the contract to scope: account",
-				"with scope: global, the same key from another caller got %s, neither a conflict nor a replay", resp.Describe())
-		}
-		if ok && after != before {
-			return "", failf("idempotency.scope", "look keys up by the key alone", "with scope: global, the other caller's request caused a new effect")
-		}
-		r.cur.res.Reason = "the other caller got a conflict or a replay"
-		return "", nil
+		return "", r.scopeGlobal(s)
 	}
-	fix := "key the claim table and every lookup on (account_id, idempotency_key)"
-	if resp.Status/100 != 2 {
-		return "", failf("idempotency.scope", fix, "with scope: account, another caller's first use of a key got %s; its key should be its own", resp.Describe())
+	return r.scopeAccount(s)
+}
+
+// scopeSeen is what the scope gate saw: the first caller's response, the
+// other caller's to the same key, and both callers' effect counts.
+type scopeSeen struct {
+	op                                     Operation
+	first, resp                            Response
+	counted                                bool
+	before, after, otherBefore, otherAfter int
+}
+
+// scopeGlobal judges scope: global: the other caller's use of the key is
+// the same key, so it gets a conflict or the replay, and no new effect.
+func (r *runner) scopeGlobal(s scopeSeen) *failure {
+	isReplay := s.resp.Status == s.first.Status && s.resp.sameValue(s.first)
+	if !isReplay && s.resp.Status/100 != 4 {
+		return failf("idempotency.scope", "look keys up by the key alone, as scope: global promises, or change the contract to scope: account",
+			"with scope: global, the same key from another caller got %s, neither a conflict nor a replay", s.resp.Describe())
 	}
-	if ok {
-		// Effects decide: the other caller's own count moved by one and the
-		// first's did not, whatever the bodies look like (a 204, a constant body).
-		if otherAfter-otherBefore == 1 && after == before {
-			r.cur.res.Reason = "the other caller's request made one effect of its own"
-			return "", nil
-		}
-		what := "the other caller's request should make one effect of its own"
-		if otherAfter == otherBefore && resp.SameBody(first) {
-			what = "another caller using the same key got the first caller's stored response and made no effect: one account's answer leaked to another and its own request never ran"
-		}
-		return "", failf("idempotency.scope", fix, "with scope: account, %s: other caller %d -> %d, first caller %d -> %d", what, otherBefore, otherAfter, before, after)
+	if s.counted && s.after != s.before {
+		return failf("idempotency.scope", "look keys up by the key alone", "with scope: global, the other caller's request caused a new effect")
 	}
-	replayed := r.c.Idempotency.ReplayHeader != "" && resp.Header.Get(r.c.Idempotency.ReplayHeader) != ""
-	if replayed {
-		return "", failf("idempotency.scope", fix, "with scope: account, another caller's first use of a key was answered as a replay (%s: %s): one account's answer leaked to another", r.c.Idempotency.ReplayHeader, resp.Header.Get(r.c.Idempotency.ReplayHeader))
+	r.cur.res.Reason = "the other caller got a conflict or a replay"
+	return nil
+}
+
+const scopeAccountFix = "key the claim table and every lookup on (account_id, idempotency_key)"
+
+// scopeAccount judges scope: account: the other caller's key is its own,
+// so its request runs: by the effects when the plan counts them, else by
+// the body and the replay header.
+func (r *runner) scopeAccount(s scopeSeen) (string, *failure) {
+	if s.resp.Status/100 != 2 {
+		return "", failf("idempotency.scope", scopeAccountFix, "with scope: account, another caller's first use of a key got %s; its key should be its own", s.resp.Describe())
 	}
-	if !resp.SameBody(first) {
+	if s.counted {
+		return "", r.scopeAccountByEffects(s)
+	}
+	if h := r.c.Idempotency.ReplayHeader; h != "" && s.resp.Header.Get(h) != "" {
+		return "", failf("idempotency.scope", scopeAccountFix, "with scope: account, another caller's first use of a key was answered as a replay (%s: %s): one account's answer leaked to another", h, s.resp.Header.Get(h))
+	}
+	if !s.resp.SameBody(s.first) {
 		r.cur.res.Reason = "the other caller got an outcome of its own (judged by the body: the plan counts no effects)"
 		return "", nil
 	}
-	// Same bytes: a leak, or a body that is the same for every request (a
-	// 204, {"status": "ok"}). A fresh key from the first caller tells which.
-	fresh := r.send(r.opRequest(op, newKey(r.keyLen()), op.Body, primary), false)
+	return r.scopeSameBody(s)
+}
+
+// scopeAccountByEffects: effects decide: the other caller's own count
+// moved by one and the first's did not, whatever the bodies look like (a
+// 204, a constant body).
+func (r *runner) scopeAccountByEffects(s scopeSeen) *failure {
+	if s.otherAfter-s.otherBefore == 1 && s.after == s.before {
+		r.cur.res.Reason = "the other caller's request made one effect of its own"
+		return nil
+	}
+	what := "the other caller's request should make one effect of its own"
+	if s.otherAfter == s.otherBefore && s.resp.SameBody(s.first) {
+		what = "another caller using the same key got the first caller's stored response and made no effect: one account's answer leaked to another and its own request never ran"
+	}
+	return failf("idempotency.scope", scopeAccountFix, "with scope: account, %s: other caller %d -> %d, first caller %d -> %d", what, s.otherBefore, s.otherAfter, s.before, s.after)
+}
+
+// scopeSameBody: the other caller got the first caller's bytes: a leak,
+// or a body that is the same for every request (a 204, {"status": "ok"}).
+// A fresh key from the first caller tells which.
+func (r *runner) scopeSameBody(s scopeSeen) (string, *failure) {
+	fresh := r.send(r.opRequest(s.op, newKey(r.keyLen(s.op)), s.op.Body, primary), false)
 	if fresh.Err != nil {
 		return "", &failure{msg: fresh.Describe(), err: errUnresponsive}
 	}
-	if fresh.Status == first.Status && fresh.SameBody(first) {
+	if fresh.Status == s.first.Status && fresh.SameBody(s.first) {
 		r.cur.res.Effects = "not observed: the plan has no effects for this operation"
 		return "cannot tell: the endpoint answers every request with the same body, so a response cannot show whose request ran; add effects to the plan for this operation to judge the scope", nil
 	}
-	return "", failf("idempotency.scope", fix, "with scope: account, another caller using the same key got the first caller's stored response (%s), while a fresh key gets a body of its own: one account's answer leaked to another and its own request never ran", resp.Describe())
+	return "", failf("idempotency.scope", scopeAccountFix, "with scope: account, another caller using the same key got the first caller's stored response (%s), while a fresh key gets a body of its own: one account's answer leaked to another and its own request never ran", s.resp.Describe())
 }
 
 func (resp Response) headerOr(name string) string {

@@ -58,7 +58,7 @@ func (r *runner) gateAfterWindow(op Operation) (string, *failure) {
 	if dl, ok := r.ctx.Deadline(); ok && time.Until(dl) < w+windowMargin+r.plan.RequestTimeout {
 		return fmt.Sprintf("%s is longer than this run has left of its --timeout (%s); raise --timeout", from, time.Until(dl).Round(time.Second)), nil
 	}
-	key := newKey(r.keyLen())
+	key := newKey(r.keyLen(op))
 	first, before, ok, f := r.completed(op, key)
 	if f != nil {
 		return "", f
@@ -72,6 +72,10 @@ func (r *runner) gateAfterWindow(op Operation) (string, *failure) {
 		return "", &failure{msg: "interrupted", err: r.ctx.Err()}
 	}
 	r.resetStub()
+	// A client reusing a key after the window sends a new request: with
+	// first_sent, a new first-sent time (the old one is past its window,
+	// and verify/too-old judges that answer).
+	r.fills.stampFirstSent(key, time.Now())
 	again := r.send(r.opRequest(op, key, op.Body, primary), false)
 	if again.Err != nil {
 		return "", &failure{msg: again.Describe(), err: errUnresponsive}
@@ -146,7 +150,7 @@ func (r *runner) skipFailedAttempt(op Operation) string {
 
 func (r *runner) gateFailedAttempt(op Operation) (string, *failure) {
 	call := op.Endpoint.ExternalCalls[0]
-	key := newKey(r.keyLen())
+	key := newKey(r.keyLen(op))
 	before, ok, f := r.count(op, key, primary)
 	if f != nil {
 		return "", f
@@ -284,6 +288,9 @@ func (r *runner) storedFailure(failed, again Response, before, after int, ok boo
 // (an sf-string key without its quotes): the contract's invalid-key answer,
 // and no effect.
 func (r *runner) skipKeyForm(Operation) string {
+	if r.c.Idempotency.InBody() {
+		return "the key travels in the JSON body (" + r.c.Idempotency.KeyFieldPointer() + "), a JSON string, so header_value does not apply (a key too long is " + GateKeyTooLong + "'s)"
+	}
 	if r.c.Idempotency.HeaderValue != contract.HeaderSFString {
 		// Any other value is plain, stated or by default (the loader refuses the rest).
 		return fmt.Sprintf("the contract has header_value: %s, which takes the header's value as sent, so no key is in the wrong form (a key too long is %s's)", contract.HeaderPlain, GateKeyTooLong)
@@ -292,7 +299,7 @@ func (r *runner) skipKeyForm(Operation) string {
 }
 
 func (r *runner) gateKeyForm(op Operation) (string, *failure) {
-	key := newKey(r.keyLen())
+	key := newKey(r.keyLen(op))
 	before, ok, f := r.count(op, key, primary)
 	if f != nil {
 		return "", f

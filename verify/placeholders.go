@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Placeholders a plan's body, path values and headers may use, filled per
@@ -21,6 +22,8 @@ type fills struct {
 	mu      sync.Mutex
 	byKey   map[string]*strings.Replacer
 	counter int
+	// sent is each key's first-sent time (idempotency.first_sent).
+	sent map[string]time.Time
 }
 
 // replacer returns the placeholder values for key ("" draws a set of its

@@ -189,12 +189,7 @@ func (l *planLoader) decode(root *yaml.Node, c *contract.Contract) {
 		k, v := root.Content[i], root.Content[i+1]
 		switch k.Value {
 		case "base_url":
-			p.BaseURL, p.BaseURLPos = l.str(v, "base_url"), pos(v)
-			if p.BaseURL != "" {
-				if err := CheckBaseURL(p.BaseURL); err != nil {
-					l.errorf(v, "write it as http://127.0.0.1:8080", "base_url: %v", err)
-				}
-			}
+			p.BaseURL, p.BaseURLPos = l.baseURL(v), pos(v)
 		case "headers":
 			p.Headers = l.headers(v, "headers")
 		case "other_principal":
@@ -203,27 +198,13 @@ func (l *planLoader) decode(root *yaml.Node, c *contract.Contract) {
 				p.OtherPrincipal = []Header{}
 			}
 		case "concurrency":
-			n, err := strconv.Atoi(v.Value)
-			if v.Kind != yaml.ScalarNode || err != nil || n < 2 || n > MaxConcurrency {
-				l.errorf(v, "use a number such as 16 (64 or 256 to stress harder)", "concurrency must be a whole number from 2 to %d, not %q", MaxConcurrency, v.Value)
-			}
-			p.Concurrency, p.ConcurrencyPos = n, pos(v)
+			p.Concurrency, p.ConcurrencyPos = l.concurrency(v), pos(v)
 		case "request_timeout":
 			p.RequestTimeout = l.duration(v, "request_timeout")
 		case "settle":
-			d, err := contract.ParseDuration(v.Value)
-			if v.Kind != yaml.ScalarNode || err != nil || d < 0 || d > time.Minute {
-				l.errorf(v, "write a duration such as 1s (0s counts at once, for a server that applies every effect before it answers)", "settle must be a duration from 0s to 1m, not %q", v.Value)
-			}
-			p.Settle = d
+			p.Settle = l.settle(v)
 		case "replay_window":
-			d, err := contract.ParseDuration(v.Value)
-			if v.Kind != yaml.ScalarNode || err != nil || d <= 0 {
-				l.errorf(v, "write the window the server under test runs, such as 10s (start it with a short test window so verify can wait past it)", "replay_window must be a positive duration, not %q", v.Value)
-			} else if c != nil && c.Idempotency.ReplayWindow.D > 0 && d > c.Idempotency.ReplayWindow.D {
-				l.errorf(v, fmt.Sprintf("a test window is shorter than the contract's; remove replay_window to use the contract's %s", c.Idempotency.ReplayWindow.Text), "replay_window %s is longer than the contract's replay_window %s", v.Value, c.Idempotency.ReplayWindow.Text)
-			}
-			p.ReplayWindow = d
+			p.ReplayWindow = l.replayWindow(v, c)
 		case "operations":
 			opsNode = v
 		case "server":
@@ -318,73 +299,147 @@ func validToken(s string) bool {
 	return true
 }
 
+func (l *planLoader) baseURL(v *yaml.Node) string {
+	u := l.str(v, "base_url")
+	if u != "" {
+		if err := CheckBaseURL(u); err != nil {
+			l.errorf(v, "write it as http://127.0.0.1:8080", "base_url: %v", err)
+		}
+	}
+	return u
+}
+
+func (l *planLoader) concurrency(v *yaml.Node) int {
+	n, err := strconv.Atoi(v.Value)
+	if v.Kind != yaml.ScalarNode || err != nil || n < 2 || n > MaxConcurrency {
+		l.errorf(v, "use a number such as 16 (64 or 256 to stress harder)", "concurrency must be a whole number from 2 to %d, not %q", MaxConcurrency, v.Value)
+	}
+	return n
+}
+
+func (l *planLoader) settle(v *yaml.Node) time.Duration {
+	d, err := contract.ParseDuration(v.Value)
+	if v.Kind != yaml.ScalarNode || err != nil || d < 0 || d > time.Minute {
+		l.errorf(v, "write a duration such as 1s (0s counts at once, for a server that applies every effect before it answers)", "settle must be a duration from 0s to 1m, not %q", v.Value)
+	}
+	return d
+}
+
+// replayWindow reads the test window the server under test runs: never
+// longer than the contract's.
+func (l *planLoader) replayWindow(v *yaml.Node, c *contract.Contract) time.Duration {
+	d, err := contract.ParseDuration(v.Value)
+	if v.Kind != yaml.ScalarNode || err != nil || d <= 0 {
+		l.errorf(v, "write the window the server under test runs, such as 10s (start it with a short test window so verify can wait past it)", "replay_window must be a positive duration, not %q", v.Value)
+	} else if c != nil && c.Idempotency.ReplayWindow.D > 0 && d > c.Idempotency.ReplayWindow.D {
+		l.errorf(v, fmt.Sprintf("a test window is shorter than the contract's; remove replay_window to use the contract's %s", c.Idempotency.ReplayWindow.Text), "replay_window %s is longer than the contract's replay_window %s", v.Value, c.Idempotency.ReplayWindow.Text)
+	}
+	return d
+}
+
 func (l *planLoader) operations(v *yaml.Node, c *contract.Contract) {
 	if v.Kind != yaml.MappingNode || len(v.Content) == 0 {
 		l.errorf(v, `write operations: {"POST /v1/transfers": {body: {...}}}`, "operations must be a mapping from contract operations to what to send")
 		return
 	}
-	var names []string
-	for _, e := range c.Endpoints {
-		if e.Keyed() {
-			names = append(names, e.Operation)
-		}
-	}
 	for i := 0; i+1 < len(v.Content); i += 2 {
 		k, val := v.Content[i], v.Content[i+1]
-		idx := slices.IndexFunc(c.Endpoints, func(e contract.Endpoint) bool { return normOp(e.Operation) == normOp(k.Value) })
-		if idx < 0 {
-			fix := "use an operation from the contract's endpoints: " + strings.Join(names, ", ")
-			if s := contract.DidYouMean(k.Value, names); s != "" {
-				fix = "did you mean " + s + "?"
-			}
-			l.errorf(k, fix, "operation %q is not in the contract %s", k.Value, c.File)
+		idx, ok := l.endpoint(k, c)
+		if !ok {
 			continue
 		}
 		e := c.Endpoints[idx]
-		if !e.Keyed() {
-			l.errorf(k, "verify only keyed endpoints (key: required or optional); remove this entry", "operation %q has key: %s in the contract, so it has no idempotency gates", k.Value, e.Key)
-			continue
-		}
 		op := Operation{Name: e.Operation, Pos: pos(k), Endpoint: e, EndpointIndex: idx, PathValues: map[string]string{}}
 		if val.Kind != yaml.MappingNode {
 			l.errorf(val, "give at least body: {...}", "operation %q must be a mapping", k.Value)
 			continue
 		}
 		for j := 0; j+1 < len(val.Content); j += 2 {
-			kk, vv := val.Content[j], val.Content[j+1]
-			switch kk.Value {
-			case "path":
-				if vv.Kind != yaml.MappingNode {
-					l.errorf(vv, "write path: {id: tr_1}", "path must be a mapping of {parameter} names to values")
-					continue
-				}
-				for m := 0; m+1 < len(vv.Content); m += 2 {
-					op.PathValues[vv.Content[m].Value] = vv.Content[m+1].Value
-				}
-			case "body":
-				op.Body, op.BodyPos = l.jsonBody(vv, "body"), pos(vv)
-			case "mismatch_body":
-				op.MismatchBody = l.jsonBody(vv, "mismatch_body")
-			case "effects":
-				op.Effects = l.effects(vv)
-			default:
-				l.errorf(kk, "an operation takes path, body, mismatch_body and effects", "unknown key %q in operation %q", kk.Value, k.Value)
-			}
+			l.operationField(&op, k, val.Content[j], val.Content[j+1], c)
 		}
-		for _, param := range contract.PathParams(e.Path) {
-			if _, ok := op.PathValues[param]; !ok {
-				l.errorf(k, fmt.Sprintf("add path: {%s: ...} with a value that exists on the server", param), "operation %q has the path parameter {%s} but the plan gives no value for it", k.Value, param)
-			}
-		}
-		if op.Effects != nil {
-			for _, param := range contract.PathParams(op.Effects.Target) {
-				if _, ok := op.PathValues[param]; !ok && param != "key" {
-					l.errorf(val, "use {key} and the operation's path parameters only", "effects request uses {%s}, which the plan does not define", param)
-				}
-			}
-		}
+		l.checkParams(k, val, op)
 		l.plan.Operations = append(l.plan.Operations, op)
 	}
+}
+
+// endpoint finds the contract endpoint the plan's operation key k names;
+// ok is false, with a diagnostic, when there is none or it takes no key.
+func (l *planLoader) endpoint(k *yaml.Node, c *contract.Contract) (idx int, ok bool) {
+	idx = slices.IndexFunc(c.Endpoints, func(e contract.Endpoint) bool { return normOp(e.Operation) == normOp(k.Value) })
+	if idx < 0 {
+		var names []string
+		for _, e := range c.Endpoints {
+			if e.Keyed() {
+				names = append(names, e.Operation)
+			}
+		}
+		fix := "use an operation from the contract's endpoints: " + strings.Join(names, ", ")
+		if s := contract.DidYouMean(k.Value, names); s != "" {
+			fix = "did you mean " + s + "?"
+		}
+		l.errorf(k, fix, "operation %q is not in the contract %s", k.Value, c.File)
+		return 0, false
+	}
+	if e := c.Endpoints[idx]; !e.Keyed() {
+		l.errorf(k, "verify only keyed endpoints (key: required or optional); remove this entry", "operation %q has key: %s in the contract, so it has no idempotency gates", k.Value, e.Key)
+		return 0, false
+	}
+	return idx, true
+}
+
+// operationField reads one field (kk: vv) of the operation named by k.
+func (l *planLoader) operationField(op *Operation, k, kk, vv *yaml.Node, c *contract.Contract) {
+	switch kk.Value {
+	case "path":
+		if vv.Kind != yaml.MappingNode {
+			l.errorf(vv, "write path: {id: tr_1}", "path must be a mapping of {parameter} names to values")
+			return
+		}
+		for m := 0; m+1 < len(vv.Content); m += 2 {
+			op.PathValues[vv.Content[m].Value] = vv.Content[m+1].Value
+		}
+	case "body":
+		op.Body, op.BodyPos = l.jsonBody(vv, "body"), pos(vv)
+		l.bodyCarriesKey(vv, op.Body, "body", c)
+	case "mismatch_body":
+		op.MismatchBody = l.jsonBody(vv, "mismatch_body")
+		l.bodyCarriesKey(vv, op.MismatchBody, "mismatch_body", c)
+	case "effects":
+		op.Effects = l.effects(vv)
+	default:
+		l.errorf(kk, "an operation takes path, body, mismatch_body and effects", "unknown key %q in operation %q", kk.Value, k.Value)
+	}
+}
+
+// checkParams refuses a path parameter of the endpoint, or of the effects
+// request, that the plan gives no value for.
+func (l *planLoader) checkParams(k, val *yaml.Node, op Operation) {
+	for _, param := range contract.PathParams(op.Endpoint.Path) {
+		if _, ok := op.PathValues[param]; !ok {
+			l.errorf(k, fmt.Sprintf("add path: {%s: ...} with a value that exists on the server", param), "operation %q has the path parameter {%s} but the plan gives no value for it", k.Value, param)
+		}
+	}
+	if op.Effects != nil {
+		for _, param := range contract.PathParams(op.Effects.Target) {
+			if _, ok := op.PathValues[param]; !ok && param != "key" {
+				l.errorf(val, "use {key} and the operation's path parameters only", "effects request uses {%s}, which the plan does not define", param)
+			}
+		}
+	}
+}
+
+// bodyCarriesKey refuses a body that cannot carry a body key: verify
+// puts the key at key_field, a member of the body's top-level object.
+func (l *planLoader) bodyCarriesKey(n *yaml.Node, body []byte, what string, c *contract.Contract) {
+	id := c.Idempotency
+	if !id.InBody() || body == nil {
+		return
+	}
+	if v, err := contract.ParseJSON(body); err == nil && v.Kind == contract.JSONObject {
+		return
+	}
+	l.errorf(n, "write "+what+" as a JSON object ({\"amount\": 1000}); verify adds the key as its "+id.KeyMember()+" member",
+		"%s is not a JSON object, but the key travels in the JSON body (idempotency.key_field %s)", what, id.KeyFieldPointer())
 }
 
 func normOp(s string) string {

@@ -238,36 +238,11 @@ func encodeJUnit(w io.Writer, res *Result) error {
 			byOp[g.Operation] = i
 			out.Suites = append(out.Suites, junitSuite{Name: g.Operation})
 		}
-		s := &out.Suites[i]
-		c := junitCase{Name: g.Gate, Classname: g.Operation, Time: fmt.Sprintf("%.3f", g.Seconds), SystemOut: "effects " + g.Effects}
-		switch g.Result {
-		case Failed:
-			text := g.Reason
-			if len(g.Reproduction) > 0 {
-				text += "\n\nreproduce:\n" + strings.Join(g.Reproduction, "\n")
-			}
-			c.Failure = &junitMessage{Message: firstLine(g.Reason), Type: g.Gate, Text: text}
-			s.Failures++
-		case Skipped:
-			c.Skipped = &junitMessage{Message: g.Reason}
-			s.Skipped++
-		default:
-			if g.Reason != "" {
-				c.SystemOut = g.Reason + "\neffects " + g.Effects
-			}
-		}
-		s.Tests++
-		s.Cases = append(s.Cases, c)
+		out.Suites[i].add(g)
 		total += g.Seconds
 	}
 	for i := range out.Suites {
-		var t float64
-		for _, g := range res.Gates {
-			if g.Operation == out.Suites[i].Name {
-				t += g.Seconds
-			}
-		}
-		out.Suites[i].Time = fmt.Sprintf("%.3f", t)
+		out.Suites[i].Time = fmt.Sprintf("%.3f", suiteSeconds(res.Gates, out.Suites[i].Name))
 		out.Tests += out.Suites[i].Tests
 		out.Failures += out.Suites[i].Failures
 		out.Skipped += out.Suites[i].Skipped
@@ -280,12 +255,52 @@ func encodeJUnit(w io.Writer, res *Result) error {
 		out.Tests++
 	}
 	out.Time = fmt.Sprintf("%.3f", total)
+	return writeXML(w, out)
+}
+
+// add puts gate result g in the suite as a test case, counted.
+func (s *junitSuite) add(g GateResult) {
+	c := junitCase{Name: g.Gate, Classname: g.Operation, Time: fmt.Sprintf("%.3f", g.Seconds), SystemOut: "effects " + g.Effects}
+	switch g.Result {
+	case Failed:
+		text := g.Reason
+		if len(g.Reproduction) > 0 {
+			text += "\n\nreproduce:\n" + strings.Join(g.Reproduction, "\n")
+		}
+		c.Failure = &junitMessage{Message: firstLine(g.Reason), Type: g.Gate, Text: text}
+		s.Failures++
+	case Skipped:
+		c.Skipped = &junitMessage{Message: g.Reason}
+		s.Skipped++
+	default:
+		if g.Reason != "" {
+			c.SystemOut = g.Reason + "\neffects " + g.Effects
+		}
+	}
+	s.Tests++
+	s.Cases = append(s.Cases, c)
+}
+
+// suiteSeconds is the time the gates of operation op took.
+func suiteSeconds(gates []GateResult, op string) float64 {
+	var t float64
+	for _, g := range gates {
+		if g.Operation == op {
+			t += g.Seconds
+		}
+	}
+	return t
+}
+
+// writeXML writes v as an indented XML document with its header and a
+// final newline.
+func writeXML(w io.Writer, v any) error {
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err
 	}
 	enc := xml.NewEncoder(w)
 	enc.Indent("", "  ")
-	if err := enc.Encode(out); err != nil {
+	if err := enc.Encode(v); err != nil {
 		return err
 	}
 	_, err := io.WriteString(w, "\n")

@@ -418,8 +418,10 @@ func newKey(n int) string {
 	return string(b)
 }
 
-func (r *runner) keyLen() int {
-	n := r.c.Idempotency.MaxKeyLength
+// keyLen is the length of the keys verify sends to op: 40 characters, or
+// fewer when the endpoint takes fewer (contract.MaxKeyLengthFor).
+func (r *runner) keyLen(op Operation) int {
+	n := r.c.MaxKeyLengthFor(op.Endpoint)
 	if n <= 0 || n > 40 {
 		n = 40
 	}
@@ -489,21 +491,18 @@ func (r *runner) filled(op Operation, key string, who principal) (map[string]str
 	return vals, hs, rep
 }
 
-// opRequest builds the operation's request with key ("" for none) and body.
+// opRequest builds the operation's request with key ("" for none) and
+// body: the key where the contract's key_in says, and with first_sent,
+// the key's first-sent time.
 func (r *runner) opRequest(op Operation, key string, body []byte, who principal) Request {
 	vals, hs, rep := r.filled(op, key, who)
 	if body != nil && hasPlaceholder(string(body)) {
 		body = []byte(rep.Replace(string(body)))
 	}
 	req := Request{Method: op.Endpoint.Method, URL: r.base + fillTarget(op.Endpoint.Path, vals, ""), Headers: hs, Body: body}
-	if key != "" {
-		v := key
-		if r.c.Idempotency.HeaderValue == contract.HeaderSFString {
-			v = strconv.Quote(key)
-		}
-		req.Headers = append(req.Headers, sentHeader{Name: r.c.Idempotency.Header, Value: v})
-	}
-	if body != nil {
+	r.placeKey(&req, key)
+	r.placeFirstSent(&req, key)
+	if req.Body != nil {
 		req.Headers = append(req.Headers, sentHeader{Name: "Content-Type", Value: "application/json"})
 	}
 	return req

@@ -19,7 +19,7 @@ func TestFakeSoundPassesEveryGate(t *testing.T) {
 	}
 	want := map[string]Outcome{GateMissingKey: Passed, GateKeyTooLong: Passed, GateConcurrency: Passed, GateReplay: Passed,
 		GateMismatch: Passed, GateScope: Passed, GateRestartReplay: Skipped, GateCrashRecovery: Skipped,
-		GateKeyForm: Skipped, GateFailedAttempt: Skipped, GateAfterWindow: Skipped}
+		GateKeyForm: Skipped, GateFailedAttempt: Skipped, GateAfterWindow: Skipped, GateTooOld: Skipped, GateResultHeader: Skipped}
 	if got := results(res); !equalMaps(got, want) {
 		t.Errorf("gates = %v, want %v\n%s", got, want, text(t, res))
 	}

@@ -189,7 +189,6 @@ func (s *stub) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `{"error":{"code":"not_an_external_call"}}`, http.StatusNotFound)
 		return
 	}
-	key := r.Header.Get("Idempotency-Key")
 	s.mu.Lock()
 	s.calls[name]++
 	s.log = append(s.log, stubEvent{call: name})
@@ -202,43 +201,14 @@ func (s *stub) serve(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte(`{"error":{"code":"provider_unavailable","message":"the stub failed this call on purpose; it applied nothing"}}`))
 		return
 	}
-	t := s.armed
-	if t != nil && t.call == name {
-		s.armed = nil
-	} else {
-		t = nil
-	}
+	t := s.takeTrap(name)
 	if t != nil && t.phase == killOnArrival {
-		t.at = len(s.log)
-		s.mu.Unlock()
-		t.kill()
-		close(t.fired)
+		s.springLocked(t)
 		return
 	}
-	if s.tally[name] == nil {
-		s.tally[name] = map[string]bool{}
-	}
-	if s.unkeyed {
-		key = ""
-	}
-	answer, seen := s.answers[name+"\x00"+key]
-	if !seen || key == "" {
-		s.counter[name]++
-		b, _ := json.Marshal(map[string]string{"id": fmt.Sprintf("%s_%d", name, s.counter[name])})
-		answer = string(b)
-		if key != "" {
-			s.answers[name+"\x00"+key] = answer
-		}
-	}
-	if key == "" {
-		key = fmt.Sprintf("\x00unkeyed-%d", s.counter[name]) // every unkeyed call is its own effect
-	}
-	s.tally[name][key] = true
+	answer := s.applyLocked(name, r.Header.Get("Idempotency-Key"))
 	if t != nil && t.phase == killApplied {
-		t.at = len(s.log)
-		s.mu.Unlock()
-		t.kill()
-		close(t.fired)
+		s.springLocked(t)
 		return
 	}
 	// Logged before it is written, so it precedes any call it lets the
@@ -258,4 +228,51 @@ func (s *stub) serve(w http.ResponseWriter, r *http.Request) {
 		t.kill()
 		close(t.fired)
 	}
+}
+
+// takeTrap disarms and returns the trap armed for call name, or nil when
+// none is. s.mu is held.
+func (s *stub) takeTrap(name string) *trap {
+	t := s.armed
+	if t == nil || t.call != name {
+		return nil
+	}
+	s.armed = nil
+	return t
+}
+
+// springLocked kills the server at this point of the call, without an
+// answer. s.mu is held, and released.
+func (s *stub) springLocked(t *trap) {
+	t.at = len(s.log)
+	s.mu.Unlock()
+	t.kill()
+	close(t.fired)
+}
+
+// applyLocked applies call name under key and returns its answer: a new
+// effect, or the answer the key already got (a provider's idempotency).
+// Without provider keys (unkeyed) every call is an effect of its own.
+// s.mu is held.
+func (s *stub) applyLocked(name, key string) string {
+	if s.tally[name] == nil {
+		s.tally[name] = map[string]bool{}
+	}
+	if s.unkeyed {
+		key = ""
+	}
+	answer, seen := s.answers[name+"\x00"+key]
+	if !seen || key == "" {
+		s.counter[name]++
+		b, _ := json.Marshal(map[string]string{"id": fmt.Sprintf("%s_%d", name, s.counter[name])})
+		answer = string(b)
+		if key != "" {
+			s.answers[name+"\x00"+key] = answer
+		}
+	}
+	if key == "" {
+		key = fmt.Sprintf("\x00unkeyed-%d", s.counter[name]) // every unkeyed call is its own effect
+	}
+	s.tally[name][key] = true
+	return answer
 }

@@ -19,6 +19,8 @@ const (
 	GateRestartReplay = "verify/restart-replay"
 	GateCrashRecovery = "verify/crash-recovery"
 	GateAfterWindow   = "verify/after-window"
+	GateTooOld        = "verify/too-old"
+	GateResultHeader  = "verify/result-header"
 	// RuleEffectsUnobserved is the closing warning of a run that counted no effect.
 	RuleEffectsUnobserved = "verify/effects-unobserved"
 )
@@ -77,6 +79,12 @@ var Gates = []Gate{
 	{ID: GateScope, Path: "idempotency.scope",
 		Help: "the same key from other_principal behaves as scope says",
 		skip: (*runner).skipScope, run: (*runner).gateScope, dry: dryScope},
+	{ID: GateTooOld, Path: "idempotency.conflicts.too_old",
+		Help: "with first_sent, a request first sent longer ago than its window gets too_old and makes no effect",
+		skip: (*runner).skipTooOld, run: (*runner).gateTooOld, dry: dryTooOld},
+	{ID: GateResultHeader, Path: "idempotency.result_header",
+		Help: "with result_header, a first request and its replay say accepted, a refused one says rejected",
+		skip: (*runner).skipResultHeader, run: (*runner).gateResultHeader, dry: dryResultHeader},
 	{ID: GateFailedAttempt, Path: "idempotency.stored_failures",
 		Help: "a retry after a failed attempt gets what stored_failures promises: the stored failure, or one new run",
 		skip: (*runner).skipFailedAttempt, run: (*runner).gateFailedAttempt, dry: dryFailedAttempt},

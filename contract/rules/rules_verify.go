@@ -186,6 +186,40 @@ var verifyRules = []Rule{
 		Good:    "after_window: new-request, replay_window: 10s\nPOST Idempotency-Key: k1 -> 201 tr_1\n(12s later) POST Idempotency-Key: k1 -> 201 tr_2 (a new transfer)\n",
 	},
 	{
+		ID:       "verify/too-old",
+		Severity: findings.Error,
+		Scope:    ScopeVerify,
+		Summary:  "a request first sent longer ago than first_sent.window was not refused with idempotency.conflicts.too_old, or made an effect",
+		Rationale: "Proves: the server measures the window from the time the client states it first sent the request, as " +
+			"idempotency.first_sent says (OASIS Repeatable Requests, Azure's Repeatability-First-Sent). verify sends a request with a " +
+			"fresh key whose first-sent header is a minute older than the window, counts the key's effects before and after, and expects " +
+			"the contract's too_old answer with no effect. Skipped when the contract sets no first_sent. Failing means a retry that " +
+			"outlived its window still runs: the client gave up on the first attempt's outcome long ago, and the server may now " +
+			"run the operation a second time. Usual cause in code: the first-sent header is never read, or it is read after the claim " +
+			"and the handler has already run.",
+		Sources: []findings.Source{srcOASISRepeatable, srcAzureRepeatable},
+		Fix:     "read the first-sent header before any work, and answer idempotency.conflicts.too_old when it is older than first_sent.window by the server's clock",
+		Bad:     "first_sent: {header: Repeatability-First-Sent, window: 5m}\nPOST Repeatability-First-Sent: (6m ago) -> 202 (queued)\n",
+		Good:    "first_sent: {header: Repeatability-First-Sent, window: 5m}\nPOST Repeatability-First-Sent: (6m ago) -> 412, no effect\n",
+	},
+	{
+		ID:       "verify/result-header",
+		Severity: findings.Error,
+		Scope:    ScopeVerify,
+		Summary:  "a keyed answer did not carry idempotency.result_header with the value the contract names for it",
+		Rationale: "Proves: every answer to a keyed request says in the contract's result header whether the server took the request " +
+			"(accepted: it ran, or this is the replay of its run) or refused it (rejected: a conflict, a key it will not take), as " +
+			"OASIS Repeatable Requests' Repeatability-Result does. verify sends a first request and its repeat, and, where the contract " +
+			"lets it provoke them, a mismatched request under the used key and a key too long, and reads the header on each answer. " +
+			"Skipped when the contract names no result header. Failing means clients that branch on the header (Azure's SDKs do) " +
+			"misread the outcome: a replayed payment taken for a refused one is sent again under a new key. Usual cause in code: the " +
+			"header is set on the first run but not on replays written from the store, or on conflicts but not on the handler's answers.",
+		Sources: []findings.Source{srcOASISRepeatable, srcAzureRepeatable},
+		Fix:     "set the result header on every answer to a keyed request: its accepted value on a run or a replay, its rejected value on a refusal",
+		Bad:     "result_header: {name: Repeatability-Result}\nPOST k1 -> 202 Repeatability-Result: accepted\nPOST k1 -> 202 (replayed, no Repeatability-Result)\n",
+		Good:    "result_header: {name: Repeatability-Result}\nPOST k1 -> 202 Repeatability-Result: accepted\nPOST k1 -> 202 Repeatability-Result: accepted (replayed)\nPOST k1 (another body) -> 400 Repeatability-Result: rejected\n",
+	},
+	{
 		ID:       "verify/effects-unobserved",
 		Severity: findings.Warning,
 		Scope:    ScopeVerify,
