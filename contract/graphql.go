@@ -1,6 +1,8 @@
 package contract
 
 import (
+	"strings"
+
 	"go.yaml.in/yaml/v3"
 )
 
@@ -205,4 +207,136 @@ func (d *decoder) decodeMutation(item *yaml.Node, f map[string]*yaml.Node, p str
 	}
 	seen["mutation "+e.Mutation] = p
 	e.Method, e.Path, e.Operation = "POST", id.GraphQL.Path, "mutation "+e.Mutation
+}
+
+// KeyVariable is the GraphQL variable a mutation document passes the key
+// in: the argument's own name when the key is a field argument
+// (idempotencyKey), idempotencyKey when it is a directive's (key), so the
+// document reads `@idempotent(key: $idempotencyKey)`.
+func (g GraphQL) KeyVariable() string {
+	if g.Directive == "" {
+		return g.Argument
+	}
+	return "idempotencyKey"
+}
+
+// MutationDocument is the GraphQL document a client POSTs for mutation
+// name: args (the endpoint's example body, an object whose members are the
+// mutation field's arguments) written inline as GraphQL values, the key
+// passed as $KeyVariable where the contract says (the directive on the
+// mutation field, or the field's argument), and the selection that holds
+// the conflict's code (userErrors { code message } under user-errors,
+// __typename under errors, where the code is outside data). Arguments that
+// GraphQL cannot spell (a member name that is not a GraphQL name) are left
+// out, all of them, rather than half-written. Compact gives the one-line
+// form a JSON "query" member carries.
+func (g GraphQL) MutationDocument(name string, args JSONValue, compact bool) string {
+	nl, in1, in2, in3 := "\n", "  ", "    ", "      "
+	if compact {
+		nl, in1, in2, in3 = " ", "", "", ""
+	}
+	v := "$" + g.KeyVariable()
+	var field []string
+	if lits, ok := graphQLArguments(args); ok {
+		field = lits
+	}
+	call := name
+	if g.Directive == "" {
+		field = append(field, g.Argument+": "+v)
+	}
+	if len(field) > 0 {
+		call += "(" + strings.Join(field, ", ") + ")"
+	}
+	if g.Directive != "" {
+		call += " @" + g.Directive + "(" + g.Argument + ": " + v + ")"
+	}
+	var b strings.Builder
+	b.WriteString("mutation " + name + "(" + v + ": String!) {" + nl)
+	b.WriteString(in1 + call + " {" + nl)
+	if g.ErrorsIn == ErrorsInErrors {
+		b.WriteString(in2 + "__typename" + nl)
+	} else {
+		b.WriteString(in2 + "userErrors {" + nl + in3 + "code" + nl + in3 + "message" + nl + in2 + "}" + nl)
+	}
+	b.WriteString(in1 + "}" + nl + "}")
+	if !compact {
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// graphQLArguments writes an object's members as GraphQL arguments
+// (name: value); ok is false when args is not an object or a name at any
+// depth is not a GraphQL name.
+func graphQLArguments(args JSONValue) ([]string, bool) {
+	if args.Kind != JSONObject {
+		return nil, false
+	}
+	var out []string
+	for _, m := range args.Members {
+		var b strings.Builder
+		if !graphQLName(m.Name) || !writeGraphQLValue(&b, m.Value) {
+			return nil, false
+		}
+		out = append(out, m.Name+": "+b.String())
+	}
+	return out, true
+}
+
+// writeGraphQLValue writes v as a GraphQL input value. A JSON string is a
+// GraphQL string with the same escapes, and a JSON number is a GraphQL
+// Int or Float as written; only object member names need checking.
+func writeGraphQLValue(b *strings.Builder, v JSONValue) bool {
+	switch v.Kind {
+	case JSONObject:
+		b.WriteByte('{')
+		for i, m := range v.Members {
+			if !graphQLName(m.Name) {
+				return false
+			}
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(m.Name + ": ")
+			if !writeGraphQLValue(b, m.Value) {
+				return false
+			}
+		}
+		b.WriteByte('}')
+	case JSONArray:
+		b.WriteByte('[')
+		for i, x := range v.Items {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			if !writeGraphQLValue(b, x) {
+				return false
+			}
+		}
+		b.WriteByte(']')
+	case JSONString:
+		b.WriteString(JSONQuote(v.Text))
+	default:
+		b.WriteString(v.Text)
+	}
+	return true
+}
+
+// GraphQLReply is the 200 response body that reports answer k to
+// mutation name, where idempotency.graphql.errors_in puts it: a userErrors
+// entry in the mutation's payload, or a top-level error with the code in
+// its extensions. Code and message are Reply's (the contract's, else
+// DefaultMessage). The pages show it; a GraphQL fault server answers with
+// these bytes.
+func (c *Contract) GraphQLReply(k ReplyKind, name string) JSONValue {
+	r := c.Reply(k)
+	str := func(s string) JSONValue { return JSONValue{Kind: JSONString, Text: s} }
+	obj := func(ms ...JSONMember) JSONValue { return JSONValue{Kind: JSONObject, Members: ms} }
+	list := func(v JSONValue) JSONValue { return JSONValue{Kind: JSONArray, Items: []JSONValue{v}} }
+	if c.Idempotency.GraphQL.ErrorsIn == ErrorsInErrors {
+		entry := obj(JSONMember{"message", str(r.Message)}, JSONMember{"extensions", obj(JSONMember{"code", str(r.Code)})})
+		return obj(JSONMember{"errors", list(entry)})
+	}
+	entry := obj(JSONMember{"code", str(r.Code)}, JSONMember{"message", str(r.Message)})
+	return obj(JSONMember{"data", obj(JSONMember{name, obj(JSONMember{"userErrors", list(entry)})})})
 }

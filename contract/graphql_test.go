@@ -109,3 +109,63 @@ func TestGraphQLGaps(t *testing.T) {
 		t.Error("an HTTP contract has the GraphQL gap")
 	}
 }
+
+// TestMutationDocument: the document puts the key variable where the
+// contract says (the directive on the mutation field, or the field's own
+// argument), writes the example's members as GraphQL arguments, selects
+// where the conflict's code is, and leaves out arguments GraphQL cannot
+// spell.
+func TestMutationDocument(t *testing.T) {
+	args, err := ParseExampleBody([]byte(`{"input": {"name": "a\"b", "changes": [{"delta": -5, "ok": true, "note": null}]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad, err := ParseExampleBody([]byte(`{"input": {"not-a-name": 1}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	directive := GraphQL{Path: "/graphql", Directive: "idempotent", Argument: "key", ErrorsIn: ErrorsInUserErrors}
+	argument := GraphQL{Path: "/graphql", Argument: "idempotencyKey", ErrorsIn: ErrorsInErrors}
+	for _, tt := range []struct {
+		name    string
+		g       GraphQL
+		args    JSONValue
+		compact bool
+		want    string
+	}{
+		{"directive", directive, args, false, "mutation m($idempotencyKey: String!) {\n  m(input: {name: \"a\\\"b\", changes: [{delta: -5, ok: true, note: null}]}) @idempotent(key: $idempotencyKey) {\n    userErrors {\n      code\n      message\n    }\n  }\n}\n"},
+		{"directive compact", directive, PlaceholderBody, true, "mutation m($idempotencyKey: String!) { m @idempotent(key: $idempotencyKey) { userErrors { code message } } }"},
+		{"field argument, errors", argument, args, true, "mutation m($idempotencyKey: String!) { m(input: {name: \"a\\\"b\", changes: [{delta: -5, ok: true, note: null}]}, idempotencyKey: $idempotencyKey) { __typename } }"},
+		{"unspellable arguments left out", argument, bad, true, "mutation m($idempotencyKey: String!) { m(idempotencyKey: $idempotencyKey) { __typename } }"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.g.MutationDocument("m", tt.args, tt.compact); got != tt.want {
+				t.Errorf("got\n%s\nwant\n%s", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestGraphQLReply: a conflict is reported where errors_in says, with the
+// contract's code and message (DefaultMessage when it states none), and
+// the default messages name the key's place, not a header.
+func TestGraphQLReply(t *testing.T) {
+	c, err := Parse("retryspec.yaml", []byte(graphqlMutation(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"data": {"inventorySetQuantities": {"userErrors": [{"code": "IDEMPOTENCY_CONCURRENT_REQUEST", "message": "A request with this idempotency key is still being processed. Wait, then retry with the same key."}]}}}`
+	if got := c.GraphQLReply(ReplyInFlight, "inventorySetQuantities").String(); got != want {
+		t.Errorf("user-errors reply\n%s\nwant\n%s", got, want)
+	}
+	c.Idempotency.GraphQL.ErrorsIn = ErrorsInErrors
+	want = `{"errors": [{"message": "This idempotency key was already used with a different request. Send the original request again, or use a new key for a new operation.", "extensions": {"code": "IDEMPOTENCY_KEY_PARAMETER_MISMATCH"}}]}`
+	if got := c.GraphQLReply(ReplyPayloadMismatch, "inventorySetQuantities").String(); got != want {
+		t.Errorf("errors reply\n%s\nwant\n%s", got, want)
+	}
+	for _, k := range []ReplyKind{ReplyMissingKey, ReplyInvalidKey} {
+		if m := c.DefaultMessage(k); strings.Contains(m, "header") || !strings.Contains(m, "the key argument of the @idempotent directive on the mutation") {
+			t.Errorf("default message %d: %q", k, m)
+		}
+	}
+}

@@ -114,11 +114,17 @@ func (c *Contract) DefaultMessage(k ReplyKind) string {
 	case ReplyInFlightAccepted:
 		return "A request with this idempotency key is still being processed. Retry with the same key to get its result."
 	case ReplyMissingKey:
+		if id.InGraphQL() {
+			return fmt.Sprintf("This mutation requires an idempotency key in %s. Send a key you reuse on every retry of this mutation.", id.KeyPlace())
+		}
 		if id.InBody() {
 			return fmt.Sprintf("This endpoint requires an idempotency key in the %s member of the JSON body: the request had none, or %s. Send a key you reuse on every retry of this request.", id.KeyMember(), id.MissingKeyBodyCase())
 		}
 		return fmt.Sprintf("This endpoint requires the %s header. Send a key you reuse on every retry of this request.", id.Header)
 	case ReplyInvalidKey:
+		if id.InGraphQL() {
+			return fmt.Sprintf("The idempotency key in %s must be a string of 1 to %d characters.", id.KeyPlace(), id.MaxKeyLength)
+		}
 		if id.InBody() || c.endpointKeyBounds() {
 			fewer := ""
 			if c.endpointKeyBounds() {

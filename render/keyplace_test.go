@@ -1,12 +1,13 @@
 package render
 
 import (
-	"github.com/retryspec/retryspec/internal/testenv"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/retryspec/retryspec/contract"
+	"github.com/retryspec/retryspec/internal/testenv"
 )
 
 const keyPlaceContract = `retryspec: 1
@@ -62,15 +63,65 @@ func TestPagesSayWhereTheKeyGoes(t *testing.T) {
 	}
 }
 
-// TestPagesRefuseGraphQL: until the pages describe mutations, a GraphQL
-// contract is refused with the field named, instead of pages that tell
-// integrators to send a key header the API never reads.
-func TestPagesRefuseGraphQL(t *testing.T) {
-	c, err := contract.Load(filepath.Join(testenv.RepoRoot(t), "testdata", "graphql", "mutation.yaml"))
+// TestPagesDescribeGraphQL: a GraphQL contract's pages show the mutation
+// with the key as a variable in the @idempotent directive on the mutation
+// field, the POST to the GraphQL path that carries it, and the conflicts
+// as userErrors codes in a 200: never a key header, and never a status for
+// a conflict. A conflict's message with Markdown in it stays inside its
+// fenced block.
+func TestPagesDescribeGraphQL(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join(testenv.RepoRoot(t), "testdata", "graphql", "mutation.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := Markdown(Inputs{Contract: c}, nil); err == nil || !strings.Contains(err.Error(), "idempotency.key_in: graphql") {
-		t.Errorf("Markdown = %v, want a refusal naming key_in: graphql", err)
+	// An in-flight conflict, the mutation's arguments, and a message that
+	// would end a fence.
+	src = []byte(strings.Replace(strings.Replace(strings.Replace(string(src),
+		"  stored_failures: replay\n", "  stored_failures: replay\n  in_flight: {response: conflict}\n", 1),
+		"    key: required\n", "    key: required\n    example: {body: {\"input\": {\"name\": \"available\", \"quantities\": [{\"quantity\": 11}]}}}\n", 1),
+		"{code: IDEMPOTENCY_CONCURRENT_REQUEST}", "{code: IDEMPOTENCY_CONCURRENT_REQUEST, message: \"Busy ``` <b>|</b>\"}", 1))
+	c, err := contract.Parse("retryspec.yaml", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := pages(t, Inputs{Contract: c})
+	for page, want := range map[string][]string{
+		"idempotency.md": {
+			"## The key in the mutation",
+			"Every mutation travels as an HTTP POST to `/admin/api/2026-04/graphql.json`. Send the key in the key argument of the @idempotent directive on the mutation,",
+			"```graphql\nmutation inventorySetQuantities($idempotencyKey: String!) {\n  inventorySetQuantities(input: {name: \"available\", quantities: [{quantity: 11}]}) @idempotent(key: $idempotencyKey) {\n    userErrors {\n      code\n      message\n    }\n  }\n}\n```",
+			"POST /admin/api/2026-04/graphql.json HTTP/1.1\n",
+			`"variables": {` + "\n" + `    "idempotencyKey": "8e03978e-40d5-43e8-bc93-6894a57f9324"`,
+			"reports it as an error entry with a code at `data.<mutation>.userErrors[].code`",
+			"| Same key, different variables or arguments | `IDEMPOTENCY_KEY_PARAMETER_MISMATCH` |",
+			"| Same key while the first request is still running | `IDEMPOTENCY_CONCURRENT_REQUEST` |",
+			"A mutation that ran is answered with 200 whether it took effect or reported errors of its own, so a retry with the same key gets that first answer back",
+			"````json\n{\n  \"data\": {\n    \"inventorySetQuantities\": {\n      \"userErrors\": [\n        {\n          \"code\": \"IDEMPOTENCY_CONCURRENT_REQUEST\",\n          \"message\": \"Busy ``` <b>|</b>\"",
+		},
+		"index.md": {
+			"1. Send every mutation that changes state as a POST to `/admin/api/2026-04/graphql.json`, with a new key in the key argument of the @idempotent directive on the mutation",
+			"| Idempotency key | the key argument of the @idempotent directive on the mutation, in a POST to `/admin/api/2026-04/graphql.json` |",
+		},
+		"errors.md": {
+			"| Code | Where | Meaning | Retry? |",
+			"| `IDEMPOTENCY_KEY_PARAMETER_MISMATCH` | `data.<mutation>.userErrors[].code` |",
+		},
+		"retrying.md": {
+			"| `IDEMPOTENCY_CONCURRENT_REQUEST` in a 200 | yes, after a wait |",
+			"Here the key travels inside the mutation, in the key argument of the @idempotent directive on the mutation, passed as the variable `$idempotencyKey`",
+		},
+	} {
+		for _, w := range want {
+			if !strings.Contains(ps[page], w) {
+				t.Errorf("%s lacks %q", page, w)
+			}
+		}
+	}
+	for page, md := range ps {
+		for _, bad := range []string{"Idempotency-Key", "`200 IDEMPOTENCY", "| 200 |", "409", "missing_idempotency_key", "## The header"} {
+			if strings.Contains(md, bad) {
+				t.Errorf("%s contains %q", page, bad)
+			}
+		}
 	}
 }

@@ -96,12 +96,6 @@ const (
 // Markdown renders every page and picture of the docs for in.
 func Markdown(in Inputs, t *Templates) ([]Page, []File, error) {
 	c := in.Contract
-	if c.Idempotency.InGraphQL() {
-		// The pages speak HTTP operations, statuses and a key header or
-		// body member; pages that showed a mutation as such would tell
-		// integrators to send what the API never reads.
-		return nil, nil, fmt.Errorf("%s: idempotency.key_in: graphql: the pages do not describe GraphQL mutations yet (the @directive, conflicts as error entries in a 200); `check` and `openapi` accept the contract", c.File)
-	}
 	ruleMarks, libraryMarks := quoteMarks(in)
 	v := newView(in, libraryMarks)
 	v.RuleGroups = ruleGroups(in.Rules, ruleMarks)
@@ -294,7 +288,10 @@ type view struct {
 	ExampleRequest string
 	// Repeat is the first-sent window and the result header
 	// (view_repeatability.go); its zero value when the contract has neither.
-	Repeat     repeatView
+	Repeat repeatView
+	// GraphQL is the mutation document and the conflicts as error entries
+	// (view_graphql.go); its zero value unless key_in is graphql.
+	GraphQL    graphQLView
 	SDKRows    []languageRow
 	Changelog  string
 	NoSnippets string

@@ -96,6 +96,7 @@ func newView(in Inputs, libraryMarks []string) *view {
 	}
 	v.ExampleRequest = exampleRequest(c)
 	v.Repeat = newRepeatView(c)
+	v.GraphQL = newGraphQLView(c)
 	v.ErrorMediaType = eb.MediaType()
 	v.StoredRows = storedRows(c.Idempotency)
 	if c.SDK != nil {

@@ -31,8 +31,36 @@ var payloadWords = []string{"em", "b", "bold", "really", "under", "strike", "l",
 // the HTML site, in the Markdown (rendered by a permissive GFM renderer that
 // lets raw HTML through, as some docs platforms do) and in the SVGs.
 func TestEscaping(t *testing.T) {
+	files := checkEscapedBuild(t, "testdata/markup.yaml")
+	permissive := goldmark.New(goldmark.WithExtensions(extension.GFM), goldmark.WithRendererOptions(html.WithUnsafe()))
+	// The payload must still be shown, as text.
+	if !bytes.Contains(files["index.html"], []byte("&lt;script&gt;alert(&#39;n&#39;)&lt;/script&gt;")) {
+		t.Error("index.html does not show the API name as text")
+	}
+	checkHeaderCell(t, files, permissive)
+}
+
+// TestEscapingGraphQL: a GraphQL contract's pages (the mutation, its POST,
+// the conflicts as error entries) carry its markup-laden messages and
+// example values as text only, in every generated file.
+func TestEscapingGraphQL(t *testing.T) {
+	files := checkEscapedBuild(t, "testdata/markup-graphql.yaml")
+	for _, p := range []string{"idempotency.html", "errors.html"} {
+		if !bytes.Contains(files[p], []byte("&lt;/code&gt;&lt;/pre&gt;&lt;script&gt;alert(22)&lt;/script&gt;")) {
+			t.Errorf("%s does not show the conflict's message as text", p)
+		}
+	}
+	if !bytes.Contains(files["idempotency.html"], []byte("&lt;/script&gt;&lt;img src=x onerror=alert(26)&gt;")) {
+		t.Error("idempotency.html does not show the mutation's argument as text")
+	}
+}
+
+// checkEscapedBuild builds contract and checks that no markup of it
+// survives in any HTML, Markdown or SVG file; it returns the files.
+func checkEscapedBuild(t *testing.T, contract string) map[string][]byte {
+	t.Helper()
 	out := filepath.Join(t.TempDir(), "out")
-	if _, err := Build(context.Background(), Options{Contract: "testdata/markup.yaml", Out: out}); err != nil {
+	if _, err := Build(context.Background(), Options{Contract: contract, Out: out}); err != nil {
 		t.Fatal(err)
 	}
 	files := snapshot(t, out)
@@ -60,10 +88,11 @@ func TestEscaping(t *testing.T) {
 	if checked < 10 {
 		t.Fatalf("checked only %d files", checked)
 	}
-	// The payload must still be shown, as text.
-	if !bytes.Contains(files["index.html"], []byte("&lt;script&gt;alert(&#39;n&#39;)&lt;/script&gt;")) {
-		t.Error("index.html does not show the API name as text")
-	}
+	return files
+}
+
+func checkHeaderCell(t *testing.T, files map[string][]byte, permissive goldmark.Markdown) {
+	t.Helper()
 	// The header name "Idem|Key" (a legal token) stays whole in its table
 	// cell: GFM splits a row at an unescaped | even inside a code span, and
 	// drops the cells past the header's count, so the cell count alone

@@ -88,7 +88,12 @@ func arrow(b *strings.Builder, x1, y1, x2, y2 int) {
 	fmt.Fprintf(b, `<path class="arrow" d="M%d,%d L%d,%d"/>`+"\n", x1, y1, x2-2, y2)
 }
 
-func conflict(c contract.Conflict) string {
+// conflict is how a conflict reads in a box: status and code, or under a
+// GraphQL contract the code alone, since every mutation is answered 200.
+func conflict(id contract.Idempotency, c contract.Conflict) string {
+	if id.InGraphQL() {
+		return c.Code + " (in a 200)"
+	}
 	return fmt.Sprintf("%d %s", c.Status, c.Code)
 }
 
@@ -98,7 +103,7 @@ func inFlightLines(id contract.Idempotency) []string {
 	}
 	switch id.InFlight.Response {
 	case "conflict":
-		return []string{"Claimed, no result yet.", "A retry gets", conflict(id.Conflicts.InFlight), "and should wait and retry."}
+		return []string{"Claimed, no result yet.", "A retry gets", conflict(id, id.Conflicts.InFlight), "and should wait and retry."}
 	case "block":
 		return []string{"Claimed, no result yet.", "A retry waits for the first", "request's result."}
 	case "accepted":
@@ -112,7 +117,7 @@ func completeLines(id contract.Idempotency) []string {
 	if id.ReplayHeader != "" {
 		lines = append(lines, id.ReplayHeader+": true")
 	}
-	lines = append(lines, "Other body:", conflict(id.Conflicts.PayloadMismatch))
+	lines = append(lines, "Other body:", conflict(id, id.Conflicts.PayloadMismatch))
 	return lines
 }
 
