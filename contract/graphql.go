@@ -231,6 +231,12 @@ func (g GraphQL) KeyVariable() string {
 // out, all of them, rather than half-written. Compact gives the one-line
 // form a JSON "query" member carries.
 func (g GraphQL) MutationDocument(name string, args JSONValue, compact bool) string {
+	return g.document(name, args, compact, true)
+}
+
+// document is MutationDocument, without the key (no variable, no
+// directive or key argument) when keyed is false.
+func (g GraphQL) document(name string, args JSONValue, compact, keyed bool) string {
 	nl, in1, in2, in3 := "\n", "  ", "    ", "      "
 	if compact {
 		nl, in1, in2, in3 = " ", "", "", ""
@@ -241,17 +247,21 @@ func (g GraphQL) MutationDocument(name string, args JSONValue, compact bool) str
 		field = lits
 	}
 	call := name
-	if g.Directive == "" {
+	if keyed && g.Directive == "" {
 		field = append(field, g.Argument+": "+v)
 	}
 	if len(field) > 0 {
 		call += "(" + strings.Join(field, ", ") + ")"
 	}
-	if g.Directive != "" {
+	if keyed && g.Directive != "" {
 		call += " @" + g.Directive + "(" + g.Argument + ": " + v + ")"
 	}
+	decl := ""
+	if keyed {
+		decl = "(" + v + ": String!)"
+	}
 	var b strings.Builder
-	b.WriteString("mutation " + name + "(" + v + ": String!) {" + nl)
+	b.WriteString("mutation " + name + decl + " {" + nl)
 	b.WriteString(in1 + call + " {" + nl)
 	if g.ErrorsIn == ErrorsInErrors {
 		b.WriteString(in2 + "__typename" + nl)
