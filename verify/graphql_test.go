@@ -28,7 +28,9 @@ import (
 // with other arguments gets the stored response), "http-409" (conflicts
 // answered with status 409 instead of a 200), "replay-differs" (a replay
 // re-renders the stored answer, with other bytes), "keyless-runs" (a
-// mutation without the key runs).
+// mutation without the key runs), "wrong-place" (conflict codes where the
+// other errors_in would put them), "user-error" (every keyed mutation
+// fails with a userErrors entry in a 200).
 type graphQLFake struct {
 	c     *contract.Contract
 	flaw  string
@@ -119,6 +121,9 @@ func (f *graphQLFake) keyed(w http.ResponseWriter, key, mutation, fp string) {
 	f.seq++
 	f.count[key]++
 	out := fmt.Sprintf(`{"data":{%q:{"id":"gid://fake/%d","userErrors":[]}}}`, mutation, f.seq)
+	if f.flaw == "user-error" {
+		out = fmt.Sprintf(`{"data":{%q:{"userErrors":[{"code":"INVALID","message":"no such location"}]}}}`, mutation)
+	}
 	k.done, k.body = true, []byte(out)
 	f.mu.Unlock()
 	w.Write([]byte(out))
@@ -131,7 +136,13 @@ func (f *graphQLFake) reply(w http.ResponseWriter, k contract.ReplyKind, mutatio
 	if f.flaw == "http-409" {
 		w.WriteHeader(http.StatusConflict)
 	}
-	io.WriteString(w, f.c.GraphQLReply(k, mutation).String())
+	c := f.c
+	if f.flaw == "wrong-place" {
+		moved := *f.c
+		moved.Idempotency.GraphQL.ErrorsIn = contract.ErrorsInErrors
+		c = &moved
+	}
+	io.WriteString(w, c.GraphQLReply(k, mutation).String())
 }
 
 // graphQLPlan is a plan for the Shopify example's first mutation, its
@@ -172,16 +183,19 @@ func TestGraphQLFake(t *testing.T) {
 	for _, tt := range []struct {
 		name, flaw string
 		c          *contract.Contract
-		fail       []string
+		fail, pass []string
 	}{
-		{"sound", "", shopify, nil},
-		{"sound stated", "", stated, nil},
-		{"ignores-key", "ignores-key", shopify, []string{GateConcurrency}},
-		{"no-mismatch", "no-mismatch", shopify, []string{GateMismatch}},
-		{"http-409", "http-409", shopify, []string{GateConcurrency, GateMismatch}},
-		{"http-409 stated", "http-409", stated, []string{GateMissingKey, GateConcurrency, GateMismatch}},
-		{"replay-differs", "replay-differs", shopify, []string{GateReplay}},
-		{"keyless-runs", "keyless-runs", shopify, []string{GateMissingKey}},
+		{"sound", "", shopify, nil, nil},
+		{"sound stated", "", stated, nil, nil},
+		{"ignores-key", "ignores-key", shopify, []string{GateConcurrency}, nil},
+		{"no-mismatch", "no-mismatch", shopify, []string{GateMismatch}, nil},
+		// Unstated, missing_key and invalid_key are any refusal: a 409 too.
+		{"http-409", "http-409", shopify, []string{GateConcurrency, GateMismatch}, []string{GateMissingKey, GateKeyTooLong}},
+		{"http-409 stated", "http-409", stated, []string{GateMissingKey, GateConcurrency, GateMismatch}, []string{GateKeyTooLong}},
+		{"replay-differs", "replay-differs", shopify, []string{GateReplay}, nil},
+		{"keyless-runs", "keyless-runs", shopify, []string{GateMissingKey}, nil},
+		{"wrong-place", "wrong-place", shopify, []string{GateConcurrency, GateMismatch}, nil},
+		{"user-error", "user-error", shopify, []string{GateReplay, GateMismatch}, nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := newGraphQLFake(t, tt.c, tt.flaw)
@@ -203,14 +217,58 @@ func TestGraphQLFake(t *testing.T) {
 					t.Errorf("%s = %s, want failed (%v)", id, got[id], got)
 				}
 			}
+			for _, id := range tt.pass {
+				if got[id] != Passed {
+					t.Errorf("%s = %s, want passed (%v)", id, got[id], got)
+				}
+			}
 			if tt.flaw == "" {
 				for _, id := range []string{GateMissingKey, GateKeyTooLong, GateConcurrency, GateReplay, GateMismatch} {
 					if got[id] != Passed {
 						t.Errorf("sound server: %s = %s, want passed", id, got[id])
 					}
 				}
+				wantReason(t, res, GateKeyForm, "$"+tt.c.Idempotency.GraphQL.KeyVariable())
+				if tt.c == shopify {
+					wantReason(t, res, GateMissingKey, "states no code")
+				} else {
+					wantReason(t, res, GateMissingKey, tt.c.Idempotency.GraphQL.CodeAt(tt.c.Endpoints[0].Mutation))
+				}
 			}
 		})
+	}
+}
+
+func wantReason(t *testing.T, res *Result, gate, part string) {
+	t.Helper()
+	for _, g := range res.Gates {
+		if g.Gate == gate && !strings.Contains(g.Reason, part) {
+			t.Errorf("%s: reason %q lacks %q", gate, g.Reason, part)
+		}
+	}
+}
+
+// TestGraphQLScopeGlobal: under scope: global, another caller's use of a
+// key may be refused with a GraphQL conflict, a 200 with an error entry.
+func TestGraphQLScopeGlobal(t *testing.T) {
+	c := loadExample(t, "shopify-inventory")
+	c.Idempotency.Scope = contract.ScopeGlobal
+	op := graphQLPlan(t, c, "http://127.0.0.1:1").Operations[0]
+	r := &runner{c: c, cur: &gateState{op: op}}
+	answer := func(body string) Response {
+		return Response{Status: 200, Body: []byte(body), BodyLen: int64(len(body)), BodySum: sha256.Sum256([]byte(body))}
+	}
+	conflict := answer(c.GraphQLReply(contract.ReplyPayloadMismatch, op.Endpoint.Mutation).String())
+	first := answer(`{"data":{}}`)
+	if f := r.scopeGlobal(scopeSeen{op: op, first: first, resp: conflict}); f != nil {
+		t.Errorf("a GraphQL conflict to the other caller: %s", f.msg)
+	}
+	if f := r.scopeGlobal(scopeSeen{op: op, first: first, resp: first}); f != nil {
+		t.Errorf("a replay to the other caller: %s", f.msg)
+	}
+	fresh := answer(`{"data":{"x":1}}`)
+	if f := r.scopeGlobal(scopeSeen{op: op, first: first, resp: fresh}); f == nil {
+		t.Error("a new outcome for the other caller passed scope: global")
 	}
 }
 
