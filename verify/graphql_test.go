@@ -272,6 +272,39 @@ func TestGraphQLScopeGlobal(t *testing.T) {
 	}
 }
 
+// TestGraphQLMatches: a stated conflict is its status (200) with its code
+// at CodeAt, nowhere else and with no other status; an unstated one is
+// any refusal.
+func TestGraphQLMatches(t *testing.T) {
+	c := shopifyWithMissingKey(t)
+	op := graphQLPlan(t, c, "http://127.0.0.1:1").Operations[0]
+	r := &runner{c: c, cur: &gateState{op: op}}
+	m := op.Endpoint.Mutation
+	reply := func(status int, k contract.ReplyKind) Response {
+		return Response{Status: status, Body: []byte(c.GraphQLReply(k, m).String())}
+	}
+	cs := c.Idempotency.Conflicts
+	for _, tt := range []struct {
+		name string
+		resp Response
+		want contract.Conflict
+		ok   bool
+	}{
+		{"stated, its code in a 200", reply(200, contract.ReplyMissingKey), cs.MissingKey, true},
+		{"stated, another code", reply(200, contract.ReplyInFlight), cs.MissingKey, false},
+		{"stated, its code in a 409", reply(409, contract.ReplyMissingKey), cs.MissingKey, false},
+		{"stated, a clean 200", Response{Status: 200, Body: []byte(`{"data":{"` + m + `":{"userErrors":[]}}}`)}, cs.MissingKey, false},
+		{"unstated, a 400", Response{Status: 400, Body: []byte(`bad`)}, cs.InvalidKey, true},
+		{"unstated, a 200 with an error", Response{Status: 200, Body: []byte(`{"errors":[{"message":"no"}]}`)}, cs.InvalidKey, true},
+		{"unstated, a clean 200", Response{Status: 200, Body: []byte(`{"data":{}}`)}, cs.InvalidKey, false},
+		{"unstated, a 500", Response{Status: 500}, cs.InvalidKey, false},
+	} {
+		if got := r.matches(tt.resp, tt.want); got != tt.ok {
+			t.Errorf("%s: matches = %v, want %v", tt.name, got, tt.ok)
+		}
+	}
+}
+
 // shopifyWithMissingKey is the Shopify example with a stated missing_key.
 func shopifyWithMissingKey(t *testing.T) *contract.Contract {
 	t.Helper()
