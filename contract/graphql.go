@@ -147,8 +147,9 @@ func (d *decoder) checkGraphQLConflicts(f map[string]*yaml.Node, path string, id
 // inGraphQL gives every stated conflict the status a GraphQL API answers
 // it with, 200 (the code is in an error entry), so no output can show the
 // HTTP defaults (409) for a conflict that never carries them. A conflict
-// left zero stays zero (contract.Reply's HTTP default; its consumers, the
-// middleware and verify, refuse a GraphQL contract).
+// left zero stays zero (contract.Reply's HTTP default: the middleware
+// refuses a GraphQL contract, and verify takes any refusal for a conflict
+// the contract does not state).
 func (cs *Conflicts) inGraphQL() {
 	for _, c := range []*Conflict{&cs.PayloadMismatch, &cs.InFlight, &cs.MissingKey, &cs.InvalidKey, &cs.Expired, &cs.TooOld} {
 		if c.Status != 0 {
