@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/retryspec/retryspec/contract"
 )
 
@@ -140,4 +142,21 @@ func (r *runner) skipKeyFormGraphQL() string {
 	}
 	return fmt.Sprintf("the key travels as the GraphQL variable $%s (%s), a JSON string, so header_value does not apply (a key too long is %s's)",
 		r.c.Idempotency.GraphQL.KeyVariable(), r.c.Idempotency.KeyPlace(), GateKeyTooLong)
+}
+
+// graphQLArguments refuses a plan body that the mutation document cannot
+// carry: MutationDocument leaves out arguments GraphQL cannot spell (a
+// member name that is not a GraphQL name), all of them, so verify would
+// send a mutation without the plan's arguments.
+func (l *planLoader) graphQLArguments(n *yaml.Node, body []byte, what string, g contract.GraphQL) {
+	if body == nil {
+		return
+	}
+	v, err := contract.ParseJSON(body)
+	none := contract.JSONValue{Kind: contract.JSONObject}
+	if err == nil && v.Kind == contract.JSONObject && (len(v.Members) == 0 || g.UnkeyedDocument("m", v, true) != g.UnkeyedDocument("m", none, true)) {
+		return
+	}
+	l.errorf(n, "write "+what+` as a JSON object of the mutation's arguments, every member name a GraphQL name: {"input": {"delta": 5}}`,
+		"%s cannot be written as the mutation's GraphQL arguments: it is not a JSON object, or a member name in it is not a GraphQL name ([_A-Za-z][_0-9A-Za-z]*)", what)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -301,6 +302,23 @@ func TestGraphQLMatches(t *testing.T) {
 	} {
 		if got := r.matches(tt.resp, tt.want); got != tt.ok {
 			t.Errorf("%s: matches = %v, want %v", tt.name, got, tt.ok)
+		}
+	}
+}
+
+// TestGraphQLPlanBody: a plan body the mutation document cannot carry is
+// refused at its line, with a fix.
+func TestGraphQLPlanBody(t *testing.T) {
+	c := loadExample(t, "shopify-inventory")
+	for _, body := range []string{`{"input": {"not-a-name": 1}}`, `[1]`, `'"text"'`} {
+		src := "base_url: http://127.0.0.1:1\noperations:\n  \"mutation inventorySetQuantities\":\n    body: " + body + "\n    mismatch_body: {\"input\": {\"delta\": 6}}\n"
+		_, err := ParsePlan("plan.yaml", []byte(src), c, env(nil))
+		var le *contract.LoadError
+		if !errors.As(err, &le) || len(le.Diagnostics) != 1 {
+			t.Fatalf("body %s: err = %v, want one diagnostic", body, err)
+		}
+		if d := le.Diagnostics[0]; d.Pos.Line != 4 || d.Fix == "" || !strings.Contains(d.Message, "GraphQL arguments") {
+			t.Errorf("body %s: %d:%d %s (fix %q)", body, d.Pos.Line, d.Pos.Column, d.Message, d.Fix)
 		}
 	}
 }
