@@ -147,8 +147,9 @@ func (d *decoder) checkGraphQLConflicts(f map[string]*yaml.Node, path string, id
 // inGraphQL gives every stated conflict the status a GraphQL API answers
 // it with, 200 (the code is in an error entry), so no output can show the
 // HTTP defaults (409) for a conflict that never carries them. A conflict
-// left zero stays zero (contract.Reply's HTTP default; its consumers, the
-// middleware and verify, refuse a GraphQL contract).
+// left zero stays zero (contract.Reply's HTTP default: the middleware
+// refuses a GraphQL contract, and verify takes any refusal for a conflict
+// the contract does not state).
 func (cs *Conflicts) inGraphQL() {
 	for _, c := range []*Conflict{&cs.PayloadMismatch, &cs.InFlight, &cs.MissingKey, &cs.InvalidKey, &cs.Expired, &cs.TooOld} {
 		if c.Status != 0 {
@@ -231,6 +232,12 @@ func (g GraphQL) KeyVariable() string {
 // out, all of them, rather than half-written. Compact gives the one-line
 // form a JSON "query" member carries.
 func (g GraphQL) MutationDocument(name string, args JSONValue, compact bool) string {
+	return g.document(name, args, compact, true)
+}
+
+// document is MutationDocument, without the key (no variable, no
+// directive or key argument) when keyed is false.
+func (g GraphQL) document(name string, args JSONValue, compact, keyed bool) string {
 	nl, in1, in2, in3 := "\n", "  ", "    ", "      "
 	if compact {
 		nl, in1, in2, in3 = " ", "", "", ""
@@ -241,17 +248,21 @@ func (g GraphQL) MutationDocument(name string, args JSONValue, compact bool) str
 		field = lits
 	}
 	call := name
-	if g.Directive == "" {
+	if keyed && g.Directive == "" {
 		field = append(field, g.Argument+": "+v)
 	}
 	if len(field) > 0 {
 		call += "(" + strings.Join(field, ", ") + ")"
 	}
-	if g.Directive != "" {
+	if keyed && g.Directive != "" {
 		call += " @" + g.Directive + "(" + g.Argument + ": " + v + ")"
 	}
+	decl := ""
+	if keyed {
+		decl = "(" + v + ": String!)"
+	}
 	var b strings.Builder
-	b.WriteString("mutation " + name + "(" + v + ": String!) {" + nl)
+	b.WriteString("mutation " + name + decl + " {" + nl)
 	b.WriteString(in1 + call + " {" + nl)
 	if g.ErrorsIn == ErrorsInErrors {
 		b.WriteString(in2 + "__typename" + nl)

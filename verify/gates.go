@@ -34,7 +34,7 @@ func (r *runner) original(op Operation, key string, who principal) (Response, *f
 	if resp.Err != nil {
 		return resp, &failure{msg: resp.Describe(), err: errUnresponsive}
 	}
-	if resp.Status/100 != 2 {
+	if resp.Status/100 != 2 || r.graphQLOriginalFailed(resp) {
 		f := failf(r.epPath(op, "operation"),
 			fmt.Sprintf("make the plan's request valid for this server (the body at %s:%d, headers, path values)", r.plan.File, op.BodyPos.Line),
 			"the plan's request itself did not succeed (%s), so the gate has no original outcome to compare with", resp.Describe())
@@ -62,6 +62,9 @@ func (r *runner) skipMissingKey(op Operation) string {
 }
 
 func (r *runner) gateMissingKey(op Operation) (string, *failure) {
+	if r.c.Idempotency.InGraphQL() {
+		return r.gateMissingKeyGraphQL(op)
+	}
 	want := r.c.Idempotency.Conflicts.MissingKey
 	r.cur.res.Effects = "not observed: a request without a key cannot be counted by key"
 	resp := r.send(r.opRequest(op, "", op.Body, primary), false)
@@ -319,7 +322,7 @@ type scopeSeen struct {
 // the same key, so it gets a conflict or the replay, and no new effect.
 func (r *runner) scopeGlobal(s scopeSeen) *failure {
 	isReplay := s.resp.Status == s.first.Status && s.resp.sameValue(s.first)
-	if !isReplay && s.resp.Status/100 != 4 {
+	if !isReplay && s.resp.Status/100 != 4 && !r.graphQLRefused(s.resp) {
 		return failf("idempotency.scope", "look keys up by the key alone, as scope: global promises, or change the contract to scope: account",
 			"with scope: global, the same key from another caller got %s, neither a conflict nor a replay", s.resp.Describe())
 	}

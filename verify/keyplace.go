@@ -106,7 +106,7 @@ func (f *fills) stampLocked(key string, t time.Time) {
 // keyName names the key's place for messages: the header's name, or the
 // body member ("the /idempotency_key member of the JSON body").
 func (r *runner) keyName() string {
-	if r.c.Idempotency.InBody() {
+	if r.c.Idempotency.InBody() || r.c.Idempotency.InGraphQL() {
 		return r.c.Idempotency.KeyPlace()
 	}
 	return r.c.Idempotency.Header

@@ -288,6 +288,9 @@ func (r *runner) storedFailure(failed, again Response, before, after int, ok boo
 // (an sf-string key without its quotes): the contract's invalid-key answer,
 // and no effect.
 func (r *runner) skipKeyForm(Operation) string {
+	if s := r.skipKeyFormGraphQL(); s != "" {
+		return s
+	}
 	if r.c.Idempotency.InBody() {
 		return "the key travels in the JSON body (" + r.c.Idempotency.KeyFieldPointer() + "), a JSON string, so header_value does not apply (a key too long is " + GateKeyTooLong + "'s)"
 	}

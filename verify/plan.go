@@ -432,6 +432,10 @@ func (l *planLoader) checkParams(k, val *yaml.Node, op Operation) {
 // puts the key at key_field, a member of the body's top-level object.
 func (l *planLoader) bodyCarriesKey(n *yaml.Node, body []byte, what string, c *contract.Contract) {
 	id := c.Idempotency
+	if id.InGraphQL() {
+		l.graphQLArguments(n, body, what, id.GraphQL)
+		return
+	}
 	if !id.InBody() || body == nil {
 		return
 	}

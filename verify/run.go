@@ -140,6 +140,8 @@ type gateState struct {
 	res         GateResult
 	repro       []string
 	start       time.Time
+	// op is the gate's operation (a GraphQL answer is read for its mutation).
+	op Operation
 }
 
 // errUnresponsive marks a request that got no answer outside the crash gate.
@@ -303,7 +305,7 @@ func (r *runner) planStartError(err error) error {
 // runGate runs one gate of one operation, timing it and turning a failure
 // into a finding at the contract line the gate checks.
 func (r *runner) runGate(gate Gate, op Operation) (GateResult, *Finding) {
-	r.cur = &gateState{res: GateResult{Gate: gate.ID, Operation: op.Name}, start: time.Now()}
+	r.cur = &gateState{res: GateResult{Gate: gate.ID, Operation: op.Name}, start: time.Now(), op: op}
 	skip := gate.skipReason(r, op)
 	var fail *failure
 	if skip == "" {
@@ -500,7 +502,11 @@ func (r *runner) opRequest(op Operation, key string, body []byte, who principal)
 		body = []byte(rep.Replace(string(body)))
 	}
 	req := Request{Method: op.Endpoint.Method, URL: r.base + fillTarget(op.Endpoint.Path, vals, ""), Headers: hs, Body: body}
-	r.placeKey(&req, key)
+	if r.c.Idempotency.InGraphQL() {
+		r.placeGraphQL(&req, op, key)
+	} else {
+		r.placeKey(&req, key)
+	}
 	r.placeFirstSent(&req, key)
 	if req.Body != nil {
 		req.Headers = append(req.Headers, sentHeader{Name: "Content-Type", Value: "application/json"})
@@ -703,6 +709,9 @@ func errorCode(body []byte) string {
 // the API puts it (api.error_body.code_at) when the contract says, else
 // from the first "code" member found.
 func (r *runner) matches(resp Response, c contract.Conflict) bool {
+	if r.c.Idempotency.InGraphQL() {
+		return r.matchesGraphQL(resp, c)
+	}
 	code := func() string { return errorCode(resp.Body) }
 	if eb := r.c.API.ErrorBody; eb.Set() {
 		code = func() string { return errorCodeAt(resp.Body, eb.CodeAt) }
