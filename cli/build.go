@@ -108,7 +108,7 @@ func runBuild(ctx context.Context, opts *buildOptions) error {
 		return inputErrorIn(sys, opts.Format, opts.Contract, err)
 	}
 	fmt.Fprintf(sys.Err, "retryspec: wrote %d files to %q\n", len(res.Files), res.Out)
-	if len(res.Contract.KeyedEndpoints()) > 0 {
+	if writesAlerts(res.Contract) {
 		fmt.Fprintf(sys.Err, "retryspec: wrote alerting rules to %q\n", filepath.Join(res.Out, filepath.FromSlash(AlertsPath)))
 	}
 	return nil
@@ -117,14 +117,21 @@ func runBuild(ctx context.Context, opts *buildOptions) error {
 // AlertsPath is where a build writes the Prometheus alerting rules on the
 // idempotency middleware's metrics, inside its output folder (OUT/monitoring/alerts.yml):
 // `build --out _site` writes nothing outside _site, so a clone stays clean
-// with _site ignored. Only for a contract with keyed endpoints.
+// with _site ignored. Only where writesAlerts says.
 const AlertsPath = "monitoring/alerts.yml"
+
+// writesAlerts: the rules watch the Go middleware's metrics, so a build
+// writes them for a contract with keyed endpoints that the middleware
+// serves (not a GraphQL one, which it refuses).
+func writesAlerts(c *contract.Contract) bool {
+	return len(c.KeyedEndpoints()) > 0 && len(c.MiddlewareGaps()) == 0
+}
 
 // alertFiles is site.Options.Extra: the alerting rules for the contract
 // the build loaded (loading it again doubled the load's cost, 0.7 s of
 // CPU on 20,000 endpoints).
 func alertFiles(c *contract.Contract) ([]site.File, error) {
-	if len(c.KeyedEndpoints()) == 0 {
+	if !writesAlerts(c) {
 		return nil, nil
 	}
 	data, err := alerting.Rules(c)
