@@ -97,22 +97,42 @@ func (r *runner) skipKeyTooLong(op Operation) string {
 	return ""
 }
 
-func (r *runner) gateKeyTooLong(op Operation) (string, *failure) {
-	max := r.c.MaxKeyLengthFor(op.Endpoint)
-	key := newKey(max + 1)
+// countedSend is one request's answer and op's effect count around it; ok
+// says whether the count was observed.
+type countedSend struct {
+	resp          Response
+	before, after int
+	ok            bool
+}
+
+// sendCounted counts op's effects under key, sends req, counts again once
+// the count settles and notes both for the report; what names the request
+// in that note.
+func (r *runner) sendCounted(op Operation, key string, req Request, what string) (countedSend, *failure) {
 	before, ok, f := r.count(op, key, primary)
 	if f != nil {
-		return "", f
+		return countedSend{}, f
 	}
-	resp := r.send(r.opRequest(op, key, op.Body, primary), false)
+	resp := r.send(req, false)
 	if resp.Err != nil {
-		return "", &failure{msg: resp.Describe(), err: errUnresponsive}
+		return countedSend{}, &failure{msg: resp.Describe(), err: errUnresponsive}
 	}
 	after, _, f := r.settledCount(op, key, primary)
 	if f != nil {
+		return countedSend{}, f
+	}
+	r.observe(before, after, ok, what)
+	return countedSend{resp, before, after, ok}, nil
+}
+
+func (r *runner) gateKeyTooLong(op Operation) (string, *failure) {
+	max := r.c.MaxKeyLengthFor(op.Endpoint)
+	key := newKey(max + 1)
+	c, f := r.sendCounted(op, key, r.opRequest(op, key, op.Body, primary), "")
+	if f != nil {
 		return "", f
 	}
-	r.observe(before, after, ok, "")
+	resp, before, after, ok := c.resp, c.before, c.after, c.ok
 	want := r.c.Idempotency.Conflicts.InvalidKey
 	fix := fmt.Sprintf("refuse keys longer than %d characters with %s before claiming them; never truncate a key", max, conflictText(want))
 	path := "idempotency.max_key_length"

@@ -303,21 +303,13 @@ func (r *runner) skipKeyForm(Operation) string {
 
 func (r *runner) gateKeyForm(op Operation) (string, *failure) {
 	key := newKey(r.keyLen(op))
-	before, ok, f := r.count(op, key, primary)
-	if f != nil {
-		return "", f
-	}
 	req := r.opRequest(op, "", op.Body, primary)
 	req.Headers = append(req.Headers, sentHeader{Name: r.c.Idempotency.Header, Value: key})
-	resp := r.send(req, false)
-	if resp.Err != nil {
-		return "", &failure{msg: resp.Describe(), err: errUnresponsive}
-	}
-	after, _, f := r.settledCount(op, key, primary)
+	c, f := r.sendCounted(op, key, req, " the unquoted key")
 	if f != nil {
 		return "", f
 	}
-	r.observe(before, after, ok, " the unquoted key")
+	resp, before, after, ok := c.resp, c.before, c.after, c.ok
 	want := r.c.Idempotency.Conflicts.InvalidKey
 	fix := "parse the header as an RFC 8941 string and refuse a value that is not one with " + conflictText(want) + ", before claiming anything; never take the raw value as the key"
 	if !r.matches(resp, want) {

@@ -46,20 +46,12 @@ func (r *runner) gateTooOld(op Operation) (string, *failure) {
 	fs := r.c.Idempotency.FirstSent
 	key := newKey(r.keyLen(op))
 	r.fills.stampFirstSent(key, r.tooOldSent())
-	before, ok, f := r.count(op, key, primary)
-	if f != nil {
-		return "", f
-	}
 	r.resetStub()
-	resp := r.send(r.opRequest(op, key, op.Body, primary), false)
-	if resp.Err != nil {
-		return "", &failure{msg: resp.Describe(), err: errUnresponsive}
-	}
-	after, _, f := r.settledCount(op, key, primary)
+	c, f := r.sendCounted(op, key, r.opRequest(op, key, op.Body, primary), " the request first sent too long ago")
 	if f != nil {
 		return "", f
 	}
-	r.observe(before, after, ok, " the request first sent too long ago")
+	resp, before, after, ok := c.resp, c.before, c.after, c.ok
 	want := r.replyConflict(contract.ReplyTooOld)
 	age := fs.Window.D + tooOldMargin
 	fix := fmt.Sprintf("read %s before any work and answer %s when it is more than %s before the server's clock", fs.Header, conflictText(want), fs.Window)
