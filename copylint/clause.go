@@ -207,7 +207,11 @@ func qualifiedAt(re *gatedRE, sent []byte) []int {
 			if from < 0 {
 				from = 0
 			}
-			if !reNegatedBound.Match(sent[from:loc[0]]) && !reDelayBound.Match(sent[from:loc[0]]) {
+			to := loc[1] + 40
+			if to > len(sent) {
+				to = len(sent)
+			}
+			if !reNegatedBound.Match(sent[from:loc[0]]) && !reDelayBound.Match(sent[from:loc[0]]) && !reBetweenTries.Match(sent[loc[1]:to]) {
 				return loc
 			}
 		}
@@ -223,7 +227,11 @@ var reNegatedBound = regexp.MustCompile(`(\b(without|no|not|alternative to|inste
 
 // A bound on the wait between attempts ("with backoff capped at 30
 // seconds") bounds the wait, not the loop or the claim.
-var reDelayBound = regexp.MustCompile(`\b(backoff|back-off|delays?|waits?|pauses?|intervals?|sleeps?)( [a-z]+){0,2} ?$`)
+var reDelayBound = regexp.MustCompile(`\b(backoff|back-off|back(s|ing|ed)? off|delays?|waits?|pauses?|intervals?|sleeps?)( [a-z]+){0,2} ?$`)
+
+// A bound the words after name as a wait ("to a maximum of thirty
+// seconds between tries") bounds the wait too.
+var reBetweenTries = regexp.MustCompile(`^( [a-z0-9.-]+){0,3}? (between|in between) (each |every |two |the |consecutive |successive )?(tries|attempts|retries|calls|requests|resends|re-sends)\b`)
 
 // sourceText is the prose of the source range [start, end) as a reader
 // sees it on one line: markup gone, white space runs one space.

@@ -3,6 +3,7 @@ package copylint
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -233,6 +234,12 @@ func judgeEndpoints(c *contract.Contract, format, match string, keyedWhy, unsafe
 
 func judgeKeyless(c *contract.Contract, match string) (contradiction, bool) {
 	keyed, _ := notSafe(c)
+	// A claim that names its endpoints ("the key is now optional on POST
+	// /v1/transfers") is judged by those alone: the key may really be
+	// optional on another.
+	if named := opsIn(c, match); len(named) > 0 {
+		keyed = intersect(keyed, named)
+	}
 	if len(keyed) == 0 {
 		return contradiction{}, false
 	}
@@ -424,6 +431,39 @@ func endpointNoun(op string) string {
 }
 
 var reVersion = regexp.MustCompile(`^v\d+$`)
+
+// opsIn lists the endpoints whose operation the match spells out
+// ("post /v1/transfers"), method and path, ending where the path ends.
+func opsIn(c *contract.Contract, match string) []int {
+	var out []int
+	for i, e := range c.Endpoints {
+		op := strings.ToLower(e.Operation)
+		for k := 0; ; {
+			j := strings.Index(match[k:], op)
+			if j < 0 {
+				break
+			}
+			end := k + j + len(op)
+			if end == len(match) || !(isWordByte(match[end]) || match[end] == '/' || match[end] == '{') {
+				out = append(out, i)
+				break
+			}
+			k = end
+		}
+	}
+	return out
+}
+
+// intersect keeps the indexes of a that are in b.
+func intersect(a, b []int) []int {
+	var out []int
+	for _, x := range a {
+		if slices.Contains(b, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
 
 // namedIn lists the endpoints of idx whose noun the match names.
 func namedIn(c *contract.Contract, idx []int, match string) []int {
