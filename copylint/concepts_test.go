@@ -122,3 +122,58 @@ func TestOtherSensesAndQuotes(t *testing.T) {
 		}
 	}
 }
+
+// TestSixthSetReadings: the readings added when heldout6 became a
+// development set. Each row is a class, not a sentence of the set:
+// conformance to a standards body said of idempotency in any order, a
+// universal over failed requests, non-2xx responses or "regardless of the
+// status", a bare-noun subject that retries named statuses, a key said
+// optional on a named endpoint (judged by that endpoint), a keyless
+// resend said never processed, "retries: unlimited", a non-native "as
+// much times as it need", and a bound the next words name as a wait
+// between attempts. None of these sentences is in a labelled set.
+func TestSixthSetReadings(t *testing.T) {
+	payouts := prefilterContract(t)
+	for _, tc := range []struct {
+		text, rule string
+		path       string // the finding's contract path, when it has one
+	}{
+		{"Idempotency handling that is fully IETF compliant.", RuleStandardClaim, ""},
+		{"The idempotency layer adheres to the official HTTP specification.", RuleStandardClaim, ""},
+		{"Every write is built in line with the RFC for safe retries.", RuleStandardClaim, ""},
+		{"Standards-conformant idempotency on all plans.", RuleStandardClaim, ""},
+		{"Our idempotency keys follow the IETF draft, which is not a standard.", "", ""},
+		{"Our PUT handlers follow RFC 9110, so they are idempotent.", "", ""},
+		{"Is our idempotency layer RFC compliant?", "", ""},
+		{"The SDK follows standard practice and retries only idempotent requests.", "", ""},
+		{"Every failed operation is retried by the worker.", RuleRetryAnyError, "retry.statuses"},
+		{"The worker resends the call, regardless of the status.", RuleRetryAnyError, "retry.statuses"},
+		{"Every non-2xx status gets retried by the client.", RuleRetryAnyError, "retry.statuses"},
+		{"Whichever error comes back, the gem retries the request.", RuleRetryAnyError, "retry.statuses"},
+		{"The job was retried, whatever went wrong in the worker.", RuleRetryAnyError, "retry.statuses"},
+		{"Failures? The gem retries them all.", RuleRetryAnyError, "retry.statuses"},
+		{"SDK also retries 401 and 403 responses.", RuleRetryAnyError, "retry.statuses"},
+		{"SDK never retries 401 or 403 responses.", "", ""},
+		{"Failed messages go to the error queue without the ability to be retried, regardless of the error.", "", ""},
+		{"Every failed request is logged with its status code.", "", ""},
+		{"The Idempotency-Key header is now optional on POST /v1/transfers.", RuleContradicts, "endpoints[0].key (POST /v1/transfers)"},
+		{"Idempotency-Key is now optional on POST /v1/reports/{id}/archive.", "", ""},
+		{"Keys are mandatory, so a keyless retry is never processed.", "", ""},
+		{"Client retries: unlimited.", RuleContradicts, "retry.max_attempts"},
+		{"The worker retries the job as much times as it needs.", RuleContradicts, "retry.max_attempts"},
+		{"Payouts are retried indefinitely, backing off to at most 20 seconds between attempts.", RuleContradicts, "retry.max_attempts"},
+		{"Payouts are retried indefinitely, up to 3 attempts in all.", "", ""},
+	} {
+		fs := LintSource(payouts, "page.md", []byte(tc.text+"\n"))
+		found := false
+		for _, f := range fs {
+			found = found || f.Rule == tc.rule && (tc.path == "" || f.Path == tc.path)
+		}
+		switch {
+		case tc.rule == "" && len(fs) > 0:
+			t.Errorf("%q: want no finding, got %v", tc.text, fs)
+		case tc.rule != "" && !found:
+			t.Errorf("%q: want a %s finding %s, got %v", tc.text, tc.rule, tc.path, fs)
+		}
+	}
+}
