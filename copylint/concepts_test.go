@@ -162,6 +162,7 @@ func TestSixthSetReadings(t *testing.T) {
 		{"Client retries: unlimited.", RuleContradicts, "retry.max_attempts"},
 		{"The worker retries the job as much times as it needs.", RuleContradicts, "retry.max_attempts"},
 		{"Payouts are retried indefinitely, backing off to at most 20 seconds between attempts.", RuleContradicts, "retry.max_attempts"},
+		{"Payouts are retried indefinitely, backing off to at most 20 seconds.", RuleContradicts, "retry.max_attempts"},
 		{"Payouts are retried indefinitely, up to 3 attempts in all.", "", ""},
 	} {
 		fs := LintSource(payouts, "page.md", []byte(tc.text+"\n"))
