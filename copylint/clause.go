@@ -227,7 +227,7 @@ var reNegatedBound = regexp.MustCompile(`(\b(without|no|not|alternative to|inste
 
 // A bound on the wait between attempts ("with backoff capped at 30
 // seconds") bounds the wait, not the loop or the claim.
-var reDelayBound = regexp.MustCompile(`\b(backoff|back-off|back(s|ing|ed)? off|delays?|waits?|pauses?|intervals?|sleeps?)( [a-z]+){0,2} ?$`)
+var reDelayBound = regexp.MustCompile(`\b(backoff|back-off|back(s|ing|ed)? off|delays?|waits?|pauses?|intervals?|sleeps?)( [a-z]+){0,3} ?$`)
 
 // A bound the words after name as a wait ("to a maximum of thirty
 // seconds between tries") bounds the wait too.
