@@ -130,8 +130,9 @@ func TestOtherSensesAndQuotes(t *testing.T) {
 // status", a bare-noun subject that retries named statuses, a key said
 // optional on a named endpoint (judged by that endpoint), a keyless
 // resend said never processed, "retries: unlimited", a non-native "as
-// much times as it need", and a bound the next words name as a wait
-// between attempts. None of these sentences is in a labelled set.
+// much times as it need", a bound the next words name as a wait
+// between attempts, exactly-once in the other order or named as a
+// promise, and the term said unrelated to what a page describes. None of these sentences is in a labelled set.
 func TestSixthSetReadings(t *testing.T) {
 	payouts := prefilterContract(t)
 	for _, tc := range []struct {
@@ -164,6 +165,11 @@ func TestSixthSetReadings(t *testing.T) {
 		{"Payouts are retried indefinitely, backing off to at most 20 seconds between attempts.", RuleContradicts, "retry.max_attempts"},
 		{"Payouts are retried indefinitely, backing off to at most 20 seconds.", RuleContradicts, "retry.max_attempts"},
 		{"Payouts are retried indefinitely, up to 3 attempts in all.", "", ""},
+		{"Every refund is processed one time exactly.", RuleExactlyOnce, ""},
+		{"Exactly once, on every webhook: our pledge to you.", RuleExactlyOnce, ""},
+		{"We never promise exactly-once delivery.", "", ""},
+		{"Kafka's exactly-once semantics are unrelated to how Lumapay handles refunds.", "", ""},
+		{"NATS exactly-once delivery has nothing to do with our refund endpoint.", "", ""},
 	} {
 		fs := LintSource(payouts, "page.md", []byte(tc.text+"\n"))
 		found := false
