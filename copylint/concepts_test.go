@@ -166,7 +166,7 @@ func TestSixthSetReadings(t *testing.T) {
 		{"Payouts are retried indefinitely, backing off to at most 20 seconds.", RuleContradicts, "retry.max_attempts"},
 		{"Payouts are retried indefinitely, up to 3 attempts in all.", "", ""},
 		{"Every refund is processed one time exactly.", RuleExactlyOnce, ""},
-		{"Exactly once, on every webhook: our pledge to you.", RuleExactlyOnce, ""},
+		{"Exactly once, every time: that is our pledge to you.", RuleExactlyOnce, ""},
 		{"We never promise exactly-once delivery.", "", ""},
 		{"Kafka's exactly-once semantics are unrelated to how Lumapay handles refunds.", "", ""},
 		{"NATS exactly-once delivery has nothing to do with our refund endpoint.", "", ""},
