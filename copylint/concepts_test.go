@@ -132,7 +132,9 @@ func TestOtherSensesAndQuotes(t *testing.T) {
 // resend said never processed, "retries: unlimited", a non-native "as
 // much times as it need", a bound the next words name as a wait
 // between attempts, exactly-once in the other order or named as a
-// promise, and the term said unrelated to what a page describes. None of these sentences is in a labelled set.
+// promise, the term said unrelated to what a page describes, and a
+// duplicate's absence said guaranteed or impossible to cause, or
+// prevented per key (a bound). None of these sentences is in a labelled set.
 func TestSixthSetReadings(t *testing.T) {
 	payouts := prefilterContract(t)
 	for _, tc := range []struct {
@@ -170,6 +172,12 @@ func TestSixthSetReadings(t *testing.T) {
 		{"We never promise exactly-once delivery.", "", ""},
 		{"Kafka's exactly-once semantics are unrelated to how Lumapay handles refunds.", "", ""},
 		{"NATS exactly-once delivery has nothing to do with our refund endpoint.", "", ""},
+		{"Zero double payouts since launch, and that is guaranteed.", RuleAbsoluteGuarantee, ""},
+		{"Double-payment prevention, guaranteed on every plan.", RuleAbsoluteGuarantee, ""},
+		{"Refunds are protected from duplication for the life of your account.", RuleAbsoluteGuarantee, ""},
+		{"It is impossible to create a duplicate refund.", RuleAbsoluteGuarantee, ""},
+		{"During a failover, duplicates are guaranteed, so handlers must be idempotent.", "", ""},
+		{"Duplicates are prevented per key; a new key is a new refund.", "", ""},
 	} {
 		fs := LintSource(payouts, "page.md", []byte(tc.text+"\n"))
 		found := false
