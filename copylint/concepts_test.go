@@ -134,7 +134,10 @@ func TestOtherSensesAndQuotes(t *testing.T) {
 // between attempts, exactly-once in the other order or named as a
 // promise, the term said unrelated to what a page describes, and a
 // duplicate's absence said guaranteed or impossible to cause, or
-// prevented per key (a bound). None of these sentences is in a labelled set.
+// prevented per key (a bound), "idempotents" and an idempotent
+// "backend", "all our endpoints ... safe to call again" or "repeated
+// blindly", a repeat as a gerund said harmless, and an endpoint named by
+// method and path said idempotent, judged by that endpoint alone. None of these sentences is in a labelled set.
 func TestSixthSetReadings(t *testing.T) {
 	payouts := prefilterContract(t)
 	for _, tc := range []struct {
@@ -178,6 +181,16 @@ func TestSixthSetReadings(t *testing.T) {
 		{"It is impossible to create a duplicate refund.", RuleAbsoluteGuarantee, ""},
 		{"During a failover, duplicates are guaranteed, so handlers must be idempotent.", "", ""},
 		{"Duplicates are prevented per key; a new key is a new refund.", "", ""},
+		{"All operations of the API are idempotents.", RuleContradicts, ""},
+		{"A fully idempotent backend for every payout.", RuleContradicts, ""},
+		{"Every one of our endpoints is safe to hit again after a timeout.", RuleContradicts, "endpoints[0].key (POST /v1/transfers)"},
+		{"Every request to the payouts API can be repeated blindly.", RuleContradicts, "endpoints[0].key (POST /v1/transfers)"},
+		{"All our endpoints are safe to call again with the same key.", "", ""},
+		{"Sending a transfer request again is perfectly safe.", RuleContradicts, "endpoints[0].key (POST /v1/transfers)"},
+		{"Calling the archive endpoint twice is harmless.", RuleContradicts, "endpoints[2].effect (POST /v1/reports/{id}/archive)"},
+		{"POST /v1/reports/{id}/archive is fully idempotent.", RuleContradicts, "endpoints[2].effect (POST /v1/reports/{id}/archive)"},
+		{"GET /v1/transfers/{id} is idempotent.", "", ""},
+		{"POST /v1/transfers is idempotent when you send a key.", "", ""},
 	} {
 		fs := LintSource(payouts, "page.md", []byte(tc.text+"\n"))
 		found := false

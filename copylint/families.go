@@ -486,7 +486,13 @@ func namedIn(c *contract.Contract, idx []int, match string) []int {
 // this family (the universal claims are safe-to-retry's).
 func judgeEndpointSafe(c *contract.Contract, match string) (contradiction, bool) {
 	keyed, unsafe := notSafe(c)
-	keyed, unsafe = namedIn(c, keyed, match), namedIn(c, unsafe, match)
+	// An operation spelled out ("POST /v1/transfers") names that endpoint
+	// alone; a noun may name others that share it (GET /v1/transfers/{id}).
+	if named := opsIn(c, match); len(named) > 0 {
+		keyed, unsafe = intersect(keyed, named), intersect(unsafe, named)
+	} else {
+		keyed, unsafe = namedIn(c, keyed, match), namedIn(c, unsafe, match)
+	}
 	if len(keyed)+len(unsafe) == 0 {
 		return contradiction{}, false
 	}
