@@ -183,7 +183,7 @@ func TestSixthSetReadings(t *testing.T) {
 		{"Duplicates are prevented per key; a new key is a new refund.", "", ""},
 		{"All operations of the API are idempotents.", RuleContradicts, ""},
 		{"A fully idempotent backend for every payout.", RuleContradicts, ""},
-		{"Every one of our endpoints is safe to hit again after a timeout.", RuleContradicts, "endpoints[0].key (POST /v1/transfers)"},
+		{"Timeout? All our endpoints are safe to send again.", RuleContradicts, "endpoints[0].key (POST /v1/transfers)"},
 		{"Every request to the payouts API can be repeated blindly.", RuleContradicts, "endpoints[0].key (POST /v1/transfers)"},
 		{"All our endpoints are safe to call again with the same key.", "", ""},
 		{"Sending a transfer request again is perfectly safe.", RuleContradicts, "endpoints[0].key (POST /v1/transfers)"},
