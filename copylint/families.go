@@ -454,6 +454,9 @@ func opsIn(c *contract.Contract, match string) []int {
 	return out
 }
 
+// reSpelledOp is a method and a path in a match.
+var reSpelledOp = regexp.MustCompile(`\b(get|head|options|post|put|patch|delete) /`)
+
 // intersect keeps the indexes of a that are in b.
 func intersect(a, b []int) []int {
 	var out []int
@@ -487,8 +490,10 @@ func namedIn(c *contract.Contract, idx []int, match string) []int {
 func judgeEndpointSafe(c *contract.Contract, match string) (contradiction, bool) {
 	keyed, unsafe := notSafe(c)
 	// An operation spelled out ("POST /v1/transfers") names that endpoint
-	// alone; a noun may name others that share it (GET /v1/transfers/{id}).
-	if named := opsIn(c, match); len(named) > 0 {
+	// alone, or none of the contract's; a noun may name others that share
+	// it (GET /v1/transfers/{id}).
+	if reSpelledOp.MatchString(match) {
+		named := opsIn(c, match)
 		keyed, unsafe = intersect(keyed, named), intersect(unsafe, named)
 	} else {
 		keyed, unsafe = namedIn(c, keyed, match), namedIn(c, unsafe, match)
