@@ -131,7 +131,7 @@ func TestOtherSensesAndQuotes(t *testing.T) {
 // optional on a named endpoint (judged by that endpoint), a keyless
 // resend said never processed, "retries: unlimited", a non-native "as
 // much times as it need", a bound the next words name as a wait
-// between attempts, exactly-once in the other order or named as a
+// between attempts, "(a) couple of hours" as a figure, exactly-once in the other order or named as a
 // promise, the term said unrelated to what a page describes, and a
 // duplicate's absence said guaranteed or impossible to cause, or
 // prevented per key (a bound), "idempotents" and an idempotent
@@ -170,6 +170,8 @@ func TestSixthSetReadings(t *testing.T) {
 		{"Payouts are retried indefinitely, backing off to at most 20 seconds between attempts.", RuleContradicts, "retry.max_attempts"},
 		{"Payouts are retried indefinitely, backing off to at most 20 seconds.", RuleContradicts, "retry.max_attempts"},
 		{"Payouts are retried indefinitely, up to 3 attempts in all.", "", ""},
+		{"The SDK keeps trying for a couple of hours.", RuleContradicts, "retry.max_elapsed"},
+		{"The worker keeps retrying for the next couple of minutes.", RuleContradicts, "retry.max_elapsed"},
 		{"Every refund is processed one time exactly.", RuleExactlyOnce, ""},
 		{"Exactly once, every time: that is our pledge to you.", RuleExactlyOnce, ""},
 		{"We never promise exactly-once delivery.", "", ""},
