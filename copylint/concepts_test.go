@@ -128,16 +128,18 @@ func TestOtherSensesAndQuotes(t *testing.T) {
 // conformance to a standards body said of idempotency in any order, a
 // universal over failed requests, non-2xx responses or "regardless of the
 // status", a bare-noun subject that retries named statuses, a key said
-// optional on a named endpoint (judged by that endpoint), a keyless
-// resend said never processed, "retries: unlimited", a non-native "as
-// much times as it need", a bound the next words name as a wait
-// between attempts, "(a) couple of hours" as a figure, exactly-once in the other order or named as a
-// promise, the term said unrelated to what a page describes, and a
-// duplicate's absence said guaranteed or impossible to cause, or
-// prevented per key (a bound), "idempotents" and an idempotent
-// "backend", "all our endpoints ... safe to call again" or "repeated
-// blindly", a repeat as a gerund said harmless, and an endpoint named by
-// method and path said idempotent, judged by that endpoint alone. None of these sentences is in a labelled set.
+// optional on a named endpoint (judged by that endpoint), a keyless resend
+// said never processed or said to make no second effect, "retries:
+// unlimited", a non-native "as much times as it need", a bound the next
+// words name as a wait between attempts, "(a) couple of hours" as a
+// figure, exactly-once in the other order or named as a promise, the term
+// said unrelated to what a page describes, and a duplicate's absence said
+// guaranteed or impossible to cause, or prevented per key (a bound),
+// "idempotents" and an idempotent "backend", "all our endpoints ... safe
+// to call again" or "repeated blindly", a repeat as a gerund said
+// harmless, and an endpoint named by method and path said idempotent,
+// judged by that endpoint alone. None of these sentences is in a labelled
+// set.
 func TestSixthSetReadings(t *testing.T) {
 	payouts := prefilterContract(t)
 	for _, tc := range []struct {
@@ -165,6 +167,8 @@ func TestSixthSetReadings(t *testing.T) {
 		{"The Idempotency-Key header is now optional on POST /v1/transfers.", RuleContradicts, "endpoints[0].key (POST /v1/transfers)"},
 		{"Idempotency-Key is now optional on POST /v1/reports/{id}/archive.", "", ""},
 		{"Keys are mandatory, so a keyless retry is never processed.", "", ""},
+		{"Resend the transfer without an idempotency key; it won't create a duplicate transfer.", RuleContradicts, "endpoints[0].key (POST /v1/transfers)"},
+		{"Resend the transfer without an idempotency key and it will create a second transfer.", "", ""},
 		{"Client retries: unlimited.", RuleContradicts, "retry.max_attempts"},
 		{"The worker retries the job as much times as it needs.", RuleContradicts, "retry.max_attempts"},
 		{"Payouts are retried indefinitely, backing off to at most 20 seconds between attempts.", RuleContradicts, "retry.max_attempts"},
