@@ -167,7 +167,7 @@ func TestSixthSetReadings(t *testing.T) {
 		{"The Idempotency-Key header is now optional on POST /v1/transfers.", RuleContradicts, "endpoints[0].key (POST /v1/transfers)"},
 		{"Idempotency-Key is now optional on POST /v1/reports/{id}/archive.", "", ""},
 		{"Keys are mandatory, so a keyless retry is never processed.", "", ""},
-		{"Resend the transfer without an idempotency key; it won't create a duplicate transfer.", RuleContradicts, "endpoints[0].key (POST /v1/transfers)"},
+		{"Call the transfers endpoint again without a key, it won't create a duplicate transfer.", RuleContradicts, "endpoints[0].key (POST /v1/transfers)"},
 		{"Resend the transfer without an idempotency key and it will create a second transfer.", "", ""},
 		{"Client retries: unlimited.", RuleContradicts, "retry.max_attempts"},
 		{"The worker retries the job as much times as it needs.", RuleContradicts, "retry.max_attempts"},
