@@ -269,14 +269,19 @@ const fifthMinPrecision, fifthMinRecall = 0.97, 0.95
 // the rules nor the other sets, before the round that tuned on
 // heldout5.tsv landed. Measured unseen: 0.943 precision / 0.538 recall on
 // the lint before that round, 0.951 / 0.624 after it (BENCHMARKS.md, "Copy
-// lint on a sixth unseen set"). The floors keep the figure after, less a
-// small margin; the gap to issue 29's goal (0.95 / 0.9) is what this set
-// measures.
+// lint on a sixth unseen set").
+//
+// In the next round heldout6 became a development set: its misses and
+// false positives were studied and read as classes (TestSixthSetReadings
+// in copylint), which took it to 1.000 / 0.903 with every earlier set,
+// the hand labels and the shared corpora unchanged. It no longer measures
+// generalisation; the floors keep that figure, less a small margin, as a
+// guard against regressions.
 func TestHeldOutSixth(t *testing.T) {
 	measureHeldOut(t, "heldout6.tsv", 150, sixthMinPrecision, sixthMinRecall)
 }
 
-const sixthMinPrecision, sixthMinRecall = 0.94, 0.61
+const sixthMinPrecision, sixthMinRecall = 0.99, 0.89
 
 // measureHeldOut lints the sentences of file as one page with the example
 // contract, prints the families it holds, and fails below at least
