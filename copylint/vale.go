@@ -232,7 +232,7 @@ func ExportVale(dir string, c *contract.Contract) (notCarried []string, err erro
 			}
 		}
 	}
-	notCarried = append(notCarried, "copy/contradicts-contract figures and names (windows, attempt counts, delays, header names, the key's place under key_in: body, error codes): compared with the contract's values, which Vale cannot do")
+	notCarried = append(notCarried, "copy/contradicts-contract figures and names (windows, attempt counts, delays, header names, the key's place under key_in: body, error codes, and an operation a keyless-retry claim spells out by method and path, which retryspec judges alone): compared with the contract's values, which Vale cannot do")
 	// The clause analysis Vale does carry is the denials, needs, unless
 	// lists, bounds, definitions and modality (look-arounds above); these
 	// readings need the sentence parsed, so Vale reports what they pass.
