@@ -127,19 +127,19 @@ func TestOtherSensesAndQuotes(t *testing.T) {
 // development set. Each row is a class, not a sentence of the set:
 // conformance to a standards body said of idempotency in any order, a
 // universal over failed requests, non-2xx responses or "regardless of the
-// status", a bare-noun subject that retries named statuses, a key said
-// optional on a named endpoint (judged by that endpoint), a keyless resend
-// said never processed or said to make no second effect, "retries:
-// unlimited", a non-native "as much times as it need", a bound the next
-// words name as a wait between attempts, "(a) couple of hours" as a
-// figure, exactly-once in the other order or named as a promise, the term
-// said unrelated to what a page describes, and a duplicate's absence said
-// guaranteed or impossible to cause, or prevented per key (a bound),
-// "idempotents" and an idempotent "backend", "all our endpoints ... safe
-// to call again" or "repeated blindly", a repeat as a gerund said
-// harmless, and an endpoint named by method and path said idempotent,
-// judged by that endpoint alone. None of these sentences is in a labelled
-// set.
+// status", a bare-noun subject that retries named statuses, a cautious
+// status said retried more than once, a key said optional on a named
+// endpoint (judged by that endpoint), a keyless resend said never
+// processed or said to make no second effect, "retries: unlimited", a non-
+// native "as much times as it need", a bound the next words name as a wait
+// between attempts, "(a) couple of hours" as a figure, exactly-once in the
+// other order or named as a promise, the term said unrelated to what a
+// page describes, and a duplicate's absence said guaranteed or impossible
+// to cause, or prevented per key (a bound), "idempotents" and an
+// idempotent "backend", "all our endpoints ... safe to call again" or
+// "repeated blindly", a repeat as a gerund said harmless, and an endpoint
+// named by method and path said idempotent, judged by that endpoint alone.
+// None of these sentences is in a labelled set.
 func TestSixthSetReadings(t *testing.T) {
 	payouts := prefilterContract(t)
 	for _, tc := range []struct {
@@ -162,6 +162,8 @@ func TestSixthSetReadings(t *testing.T) {
 		{"Failures? The gem retries them all.", RuleRetryAnyError, "retry.statuses"},
 		{"SDK also retries 401 and 403 responses.", RuleRetryAnyError, "retry.statuses"},
 		{"SDK never retries 401 or 403 responses.", "", ""},
+		{"A 500 response is retried up to five times by the client.", RuleRetryAnyError, "retry.statuses"},
+		{"A 500 response is retried at most once.", "", ""},
 		{"Failed messages go to the error queue without the ability to be retried, regardless of the error.", "", ""},
 		{"Every failed request is logged with its status code.", "", ""},
 		{"The Idempotency-Key header is now optional on POST /v1/transfers.", RuleContradicts, "endpoints[0].key (POST /v1/transfers)"},

@@ -338,11 +338,37 @@ func notRetried(r *contract.Retry, match string) (out []string, named bool) {
 			continue
 		}
 		n, _ := strconv.Atoi(s)
-		if !r.RetriesStatus(n) {
+		if !r.RetriesStatus(n) || slices.Contains(r.CautiousStatuses, n) && retriedMoreThanOnce(match) {
 			out = append(out, s)
 		}
 	}
 	return out, named
+}
+
+// reRetryCount is a count of retries the match states after its verb
+// ("retried up to three times"), or a loop ("repeatedly", "until ...").
+var reRetryCount = regexp.MustCompile(`\b([a-z0-9-]+) (times|retries|attempts)\b|\b(repeatedly|over and over|until)\b`)
+
+// retriedMoreThanOnce reports whether the match says a status is retried
+// more than once: more than one time or retry, more than two attempts
+// (the first counts), or a loop. A cautious status is retried at most
+// once.
+func retriedMoreThanOnce(match string) bool {
+	m := reRetryCount.FindStringSubmatch(match)
+	switch {
+	case m == nil:
+		return false
+	case m[3] != "":
+		return true
+	}
+	v, ok := proseNumber(m[1])
+	if m[1] == "once" || !ok {
+		return false
+	}
+	if m[2] == "attempts" {
+		return v > 2
+	}
+	return v > 1
 }
 
 func retriesClass(r *contract.Retry, class int) bool {
