@@ -197,6 +197,8 @@ func TestSixthSetReadings(t *testing.T) {
 		{"Sending a transfer request again is perfectly safe.", RuleContradicts, "endpoints[0].key (POST /v1/transfers)"},
 		{"Calling the archive endpoint twice is harmless.", RuleContradicts, "endpoints[2].effect (POST /v1/reports/{id}/archive)"},
 		{"POST /v1/reports/{id}/archive is fully idempotent.", RuleContradicts, "endpoints[2].effect (POST /v1/reports/{id}/archive)"},
+		{"Any request to the API can be repeated any number of times with the same outcome.", RuleContradicts, ""},
+		{"Any request can be repeated with the same key and get the same response.", "", ""},
 		{"GET /v1/transfers/{id} is idempotent.", "", ""},
 		{"DELETE /v1/transfers/{id} is idempotent.", "", ""}, // no such endpoint
 		{"POST /v1/transfers is idempotent when you send a key.", "", ""},
