@@ -164,6 +164,7 @@ func TestSixthSetReadings(t *testing.T) {
 		{"SDK never retries 401 or 403 responses.", "", ""},
 		{"A 500 response is retried up to five times by the client.", RuleRetryAnyError, "retry.statuses"},
 		{"A 500 response is retried at most once.", "", ""},
+		{"Each bucket holds 500 tokens, 35 times the cost of retrying a request.", "", ""},
 		{"Failed messages go to the error queue without the ability to be retried, regardless of the error.", "", ""},
 		{"Every failed request is logged with its status code.", "", ""},
 		{"The Idempotency-Key header is now optional on POST /v1/transfers.", RuleContradicts, "endpoints[0].key (POST /v1/transfers)"},

@@ -349,12 +349,20 @@ func notRetried(r *contract.Retry, match string) (out []string, named bool) {
 // ("retried up to three times"), or a loop ("repeatedly", "until ...").
 var reRetryCount = regexp.MustCompile(`\b([a-z0-9-]+) (times|retries|attempts)\b|\b(repeatedly|over and over|until)\b`)
 
+// reRetryVerb is the verb of a status claim; its count comes after it.
+var reRetryVerb = regexp.MustCompile(`\b(retries|retried|retrying|tries again|tried again|trying again|re-?sends|re-?sent)\b`)
+
 // retriedMoreThanOnce reports whether the match says a status is retried
-// more than once: more than one time or retry, more than two attempts
-// (the first counts), or a loop. A cautious status is retried at most
-// once.
+// more than once, after its last verb of retrying ("a 500 is retried up
+// to three times"; "500 tokens, 35 times the cost of retrying" counts
+// nothing): more than one time or retry, more than two attempts (the
+// first counts), or a loop. A cautious status is retried at most once.
 func retriedMoreThanOnce(match string) bool {
-	m := reRetryCount.FindStringSubmatch(match)
+	locs := reRetryVerb.FindAllStringIndex(match, -1)
+	if locs == nil {
+		return false
+	}
+	m := reRetryCount.FindStringSubmatch(match[locs[len(locs)-1][1]:])
 	switch {
 	case m == nil:
 		return false
