@@ -200,6 +200,8 @@ func TestSixthSetReadings(t *testing.T) {
 		{"POST /v1/reports/{id}/archive is fully idempotent.", RuleContradicts, "endpoints[2].effect (POST /v1/reports/{id}/archive)"},
 		{"Any request to the API can be repeated any number of times with the same outcome.", RuleContradicts, ""},
 		{"Any request can be repeated with the same key and get the same response.", "", ""},
+		{"The refund action is a DELETE-like call, hence idempotent.", RuleMethodIdempotency, ""},
+		{"The archive endpoint looks PUT-like but is not idempotent.", "", ""},
 		{"GET /v1/transfers/{id} is idempotent.", "", ""},
 		{"DELETE /v1/transfers/{id} is idempotent.", "", ""}, // no such endpoint
 		{"POST /v1/transfers is idempotent when you send a key.", "", ""},
