@@ -273,7 +273,7 @@ const fifthMinPrecision, fifthMinRecall = 0.97, 0.95
 //
 // In the next round heldout6 became a development set: its misses and
 // false positives were studied and read as classes (TestSixthSetReadings
-// in copylint), which took it to 1.000 / 0.925 with every earlier set,
+// in copylint), which took it to 1.000 / 0.935 with every earlier set,
 // the hand labels and the shared corpora unchanged. It no longer measures
 // generalisation; the floors keep that figure, less a small margin, as a
 // guard against regressions.
@@ -281,7 +281,7 @@ func TestHeldOutSixth(t *testing.T) {
 	measureHeldOut(t, "heldout6.tsv", 150, sixthMinPrecision, sixthMinRecall)
 }
 
-const sixthMinPrecision, sixthMinRecall = 0.99, 0.91
+const sixthMinPrecision, sixthMinRecall = 0.99, 0.92
 
 // measureHeldOut lints the sentences of file as one page with the example
 // contract, prints the families it holds, and fails below at least
