@@ -28,7 +28,11 @@ import (
 // the first-sent header), "no-result-header" (replays lack the result
 // header), "wrong-result-header" (refusals say accepted), "api-wide-length"
 // (bounds keys by the API-wide max_key_length, not the endpoint's).
-type repeatFake struct {
+type repeatFake struct{ fakeState }
+
+// fakeState is what a contract-driven fake keeps: its contract and flaw,
+// each key's record and the effects counted per key.
+type fakeState struct {
 	c     *contract.Contract
 	flaw  string
 	mu    sync.Mutex
@@ -37,8 +41,14 @@ type repeatFake struct {
 	seq   int
 }
 
+func (f *fakeState) init(c *contract.Contract, flaw string) {
+	f.c, f.flaw, f.keys, f.count = c, flaw, map[string]*fakeKey{}, map[string]int{}
+}
+
 func newRepeatFake(t *testing.T, c *contract.Contract, flaw string) *httptest.Server {
-	srv := httptest.NewServer(&repeatFake{c: c, flaw: flaw, keys: map[string]*fakeKey{}, count: map[string]int{}})
+	f := &repeatFake{}
+	f.init(c, flaw)
+	srv := httptest.NewServer(f)
 	t.Cleanup(srv.Close)
 	return srv
 }

@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -32,17 +31,12 @@ import (
 // mutation without the key runs), "wrong-place" (conflict codes where the
 // other errors_in would put them), "user-error" (every keyed mutation
 // fails with a userErrors entry in a 200).
-type graphQLFake struct {
-	c     *contract.Contract
-	flaw  string
-	mu    sync.Mutex
-	keys  map[string]*fakeKey
-	count map[string]int
-	seq   int
-}
+type graphQLFake struct{ fakeState }
 
 func newGraphQLFake(t *testing.T, c *contract.Contract, flaw string) *httptest.Server {
-	srv := httptest.NewServer(&graphQLFake{c: c, flaw: flaw, keys: map[string]*fakeKey{}, count: map[string]int{}})
+	f := &graphQLFake{}
+	f.init(c, flaw)
+	srv := httptest.NewServer(f)
 	t.Cleanup(srv.Close)
 	return srv
 }
