@@ -48,7 +48,7 @@ func BenchmarkReferenceServer(b *testing.B) {
 			b.Fatalf("%v %v", err, res)
 		}
 		for _, g := range res.Gates {
-			if g.Result != Passed && g.Gate != GateKeyForm {
+			if g.Result != Passed && !(g.Result == Skipped && slices.Contains(payoutsSkips, g.Gate)) {
 				b.Fatalf("%s %s: %s", g.Gate, g.Result, g.Reason)
 			}
 			if g.SpreadMS != nil {
