@@ -165,8 +165,8 @@ func TestCheckFirstSent(t *testing.T) {
 		{name: "day not padded", sent: []string{"Thu, 3 Dec 2026 08:49:37 GMT"}, want: "is not an HTTP date"},
 		{name: "numeric zone", sent: []string{"Thu, 03 Dec 2026 08:49:37 -0000"}, want: "is not an HTTP date"},
 		{name: "obsolete RFC 850 form", sent: []string{"Thursday, 03-Dec-26 08:49:37 GMT"}, want: "is not an IMF-fixdate"},
-		{name: "a fixed date", sent: []string{"Sun, 06 Nov 1994 08:49:37 GMT"}, want: "stamp the time of the first attempt"},
-		{name: "after the first arrival", sent: []string{"Thu, 03 Dec 2026 08:49:39 GMT"}, want: "stamp the time of the first attempt"},
+		{name: "a fixed date", sent: []string{"Sun, 06 Nov 1994 08:49:37 GMT"}, want: "stamp the time the call is first sent"},
+		{name: "after the first arrival", sent: []string{"Thu, 03 Dec 2026 08:49:39 GMT"}, want: "stamp the time the call is first sent"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"net/http"
 	"os/exec"
 	"path/filepath"
 	"reflect"
@@ -492,19 +491,8 @@ func checkFirstSent(p snippets.Policy, started time.Time, reqs []faultserver.Req
 	if first == "" {
 		return problems
 	}
-	at, err := http.ParseTime(first)
-	if err != nil {
-		return append(problems, fmt.Sprintf("%s %q is not an HTTP date: %v", p.FirstSentHeader, first, err))
-	}
-	if fixed := at.UTC().Format(http.TimeFormat); fixed != first {
-		bad("%s %q is not an IMF-fixdate, want the form %q", p.FirstSentHeader, first, fixed)
-	}
-	// The stamp falls between the program's start and the first request's
-	// arrival, both on this machine's clock; an HTTP date drops the
-	// fraction of its second, hence the second's margin below.
-	if at.Before(started.Add(-time.Second)) || at.After(reqs[0].Arrived) {
-		bad("%s %q is not a time between the program's start (%s) and request 1's arrival (%s): stamp the time of the first attempt",
-			p.FirstSentHeader, first, started.UTC().Format(http.TimeFormat), reqs[0].Arrived.UTC().Format(http.TimeFormat))
+	if why := faultserver.StampProblem(first, started, reqs[0].Arrived); why != "" {
+		bad("request 1's %s %q %s", p.FirstSentHeader, first, why)
 	}
 	return problems
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"fmt"
-	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -439,16 +438,8 @@ func firstSentProblems(header string, r Trial) []string {
 // attempt's arrival.
 func stampProblems(header string, r Trial, i int) []string {
 	a := r.Attempts[i]
-	at, err := http.ParseTime(a.FirstSent)
-	if err != nil {
-		return []string{fmt.Sprintf("attempt %d carries %s %q, not an HTTP date", i+1, header, a.FirstSent)}
-	}
-	if fixed := at.UTC().Format(http.TimeFormat); fixed != a.FirstSent {
-		return []string{fmt.Sprintf("attempt %d carries %s %q, not an IMF-fixdate: send %q", i+1, header, a.FirstSent, fixed)}
-	}
-	if at.Before(r.Started.Add(-time.Second)) || at.After(a.Arrived) {
-		return []string{fmt.Sprintf("attempt %d carries %s %q, not a time between the program's start (%s) and the attempt's arrival (%s): stamp the time the call is first sent",
-			i+1, header, a.FirstSent, r.Started.UTC().Format(http.TimeFormat), a.Arrived.UTC().Format(http.TimeFormat))}
+	if why := faultserver.StampProblem(a.FirstSent, r.Started, a.Arrived); why != "" {
+		return []string{fmt.Sprintf("attempt %d's %s %q %s", i+1, header, a.FirstSent, why)}
 	}
 	return nil
 }
