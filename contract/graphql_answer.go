@@ -1,6 +1,9 @@
 package contract
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"slices"
+)
 
 // UnkeyedDocument is MutationDocument without the key: no $variable, and
 // neither the directive nor the key argument, as a client that forgot the
@@ -19,14 +22,7 @@ type GraphQLAnswer struct {
 }
 
 // HasCode reports whether code is among the codes at CodeAt.
-func (a GraphQLAnswer) HasCode(code string) bool {
-	for _, c := range a.Codes {
-		if c == code {
-			return true
-		}
-	}
-	return false
-}
+func (a GraphQLAnswer) HasCode(code string) bool { return slices.Contains(a.Codes, code) }
 
 // ReadAnswer reads body, the response to mutation name, as GraphQLReply
 // writes it: the reader of those bytes, so the two cannot drift apart. A
