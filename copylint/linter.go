@@ -78,7 +78,21 @@ const (
 	tagCReplay  = 1 << 57
 	tagCNum     = 1 << 56
 	tagContract = tagCIdem | tagCKey | tagCRetry | tagCOther | tagCIdemW | tagCReplay | tagCNum
-	maxFormBits = 56
+	// Structured copy (records.go) is read where a mark of a record (a
+	// table's pipe, a colon, a default) and a word of an attribute it
+	// judges occur together.
+	tagRecMark  = 1 << 55
+	tagRecWord  = 1 << 54
+	tagRecords  = tagRecMark | tagRecWord
+	maxFormBits = 54
+)
+
+// recordMarks and recordWords are the anchors of tagRecMark and
+// tagRecWord: every record recordsIn reads holds a mark, and every
+// attribute or row readRecord classifies a word.
+var (
+	recordMarks = []string{"|", ":", "=", "default"}
+	recordWords = []string{"attempt", "retr", "tries", "idempoten", "duplicat", "double", "twice", "repeat", "retention", "retained", "kept", "ttl", "lifetime", "life span", "lifespan", "window", "expir", "valid", "remembered", "stored for", "how long", "key", "required", "mandatory", "needed", "necessary", "compulsory", "must send"}
 )
 
 // formGroups returns, per rule, 0 when each of its forms gets a bit of its
@@ -210,7 +224,13 @@ func newLinter(c *contract.Contract, lintCode bool) *linter {
 			l.fixes[r.id] = fillFix(r.fix, c)
 		}
 	}
-	l.allTags = 1<<bit - 1
+	for _, w := range recordMarks {
+		words, tags = append(words, w), append(tags, tagRecMark)
+	}
+	for _, w := range recordWords {
+		words, tags = append(words, w), append(tags, tagRecWord)
+	}
+	l.allTags = 1<<bit - 1 | tagRecords
 	if c != nil {
 		l.allTags |= tagContract
 		l.checks = newContractChecks(c)
@@ -234,7 +254,7 @@ func newLinter(c *contract.Contract, lintCode bool) *linter {
 // phrase rule's finding: a form's anchor, and the rule's required word
 // when it has a requires list.
 func (l *linter) phrasesMay(t uint64) bool {
-	if t&l.freeForms != 0 {
+	if t&l.freeForms != 0 || recordsMay(t) {
 		return true
 	}
 	for _, rt := range l.ruleTags {
@@ -244,6 +264,10 @@ func (l *linter) phrasesMay(t uint64) bool {
 	}
 	return false
 }
+
+// recordsMay reports whether a text with tags t may hold a record
+// (records.go) of structured copy.
+func recordsMay(t uint64) bool { return t&tagRecords == tagRecords }
 
 // contractMay reports the same for the contract checks.
 func (l *linter) contractMay(t uint64) bool {
@@ -585,6 +609,9 @@ func (l *linter) matchBlocks(d *document, sc *scratch, hitsReady bool, hiding []
 				if l.phrasesMay(t) {
 					hits = l.matchSentence(n, s, t, hits, sc, !first)
 				}
+				if recordsMay(t) {
+					hits = l.recordHits(n, s, hits)
+				}
 				if contractToo && !skipCode && l.contractMay(t) {
 					hits = l.checks.matchSentence(n, s, t, hits)
 				}
@@ -643,33 +670,12 @@ func (l *linter) matchSentence(n *normText, s span, tags uint64, hits []hit, sc 
 	}
 	for _, f := range found {
 		r := &l.rules[f.rule]
-		h := hit{rule: r.id, message: r.message, fix: l.fixes[r.id]}
-		switch {
-		case r.family != nil && r.family.keepsRule:
-			// Judged (against the contract, or the default retry policy
-			// without one) under the rule's own id: a contradiction names
-			// the contract value; an empty one keeps the rule's words.
-			x, ok := r.family.judge(l.c, string(sent[f.start:f.end]))
-			if !ok {
-				continue
-			}
-			h.fix = fillFix(r.fix, l.c)
-			if x.message != "" {
-				h.message, h.fix, h.path = x.message, x.fix, x.path
-			}
-		case r.family != nil && l.c != nil:
-			// Judged against the contract: the contract value the claim
-			// contradicts, or nothing when the contract agrees.
-			x, ok := r.family.judge(l.c, string(sent[f.start:f.end]))
-			if !ok {
-				continue
-			}
-			h = hit{rule: RuleContradicts, message: x.message, fix: x.fix, path: x.path}
-			if x.at != nil {
-				f.start, f.end = f.start+x.at[0], f.start+x.at[1]
-			}
-		case r.family != nil:
-			h.fix = fillFix(r.fix, nil)
+		h, at, ok := l.judgeClaim(r, string(sent[f.start:f.end]))
+		if !ok {
+			continue
+		}
+		if at != nil {
+			f.start, f.end = f.start+at[0], f.start+at[1]
 		}
 		if f.bound != nil {
 			h.rule, h.message, h.fix = r.bounded.ID, r.bounded.Message, ""
@@ -681,6 +687,40 @@ func (l *linter) matchSentence(n *normText, s span, tags uint64, hits []hit, sc 
 		hits = append(hits, h)
 	}
 	return hits
+}
+
+// judgeClaim is the finding of rule r's claim in match: a family's is
+// judged against the contract (or, for a contract-free family without
+// one, keeps the rule's words); ok is false when the contract agrees. at,
+// when set, narrows the finding to the figure inside the match.
+func (l *linter) judgeClaim(r *compiledRule, match string) (h hit, at []int, ok bool) {
+	h = hit{rule: r.id, message: r.message, fix: l.fixes[r.id]}
+	switch {
+	case r.family != nil && r.family.keepsRule:
+		// Judged (against the contract, or the default retry policy
+		// without one) under the rule's own id: a contradiction names
+		// the contract value; an empty one keeps the rule's words.
+		x, ok := r.family.judge(l.c, match)
+		if !ok {
+			return hit{}, nil, false
+		}
+		h.fix = fillFix(r.fix, l.c)
+		if x.message != "" {
+			h.message, h.fix, h.path = x.message, x.fix, x.path
+		}
+	case r.family != nil && l.c != nil:
+		// Judged against the contract: the contract value the claim
+		// contradicts, or nothing when the contract agrees.
+		x, ok := r.family.judge(l.c, match)
+		if !ok {
+			return hit{}, nil, false
+		}
+		h = hit{rule: RuleContradicts, message: x.message, fix: x.fix, path: x.path}
+		at = x.at
+	case r.family != nil:
+		h.fix = fillFix(r.fix, nil)
+	}
+	return h, at, true
 }
 
 // sentenceHit is one rule's finding in a sentence, offsets in the

@@ -1,0 +1,324 @@
+package copylint
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// Structured copy states its promises as attributes and values, not as
+// sentences: a comparison table ("| Attempts | unlimited |", "| Endpoint |
+// Safe to retry | | any | yes |"), a `key: value` line ("Retries:
+// unlimited"), a CLI flag's help with its default ("--max-retries N
+// number of retries (default: 10)"). No phrase form reads them, and a new
+// table is a new wording every time. So the copy lint reads the record
+// itself: the attribute (a header cell, a key, a flag and its help) is
+// classified by the concept it names (a retry count, the statuses
+// retried, retry safety, idempotency, a key being required, duplicates,
+// key retention) and its value by the kind of value it is (unbounded, a
+// figure, yes or no, none, a duration, statuses), and the pair is judged
+// as the sentence "attempts: unlimited" would be, by the same family
+// judges and against the same contract values.
+
+// record is one attribute and its value; subject is the row's first cell
+// under a table's header ("any", "Idempotency-Key (transfers)"), or "".
+// at is the value's offsets in the sentence.
+type record struct {
+	subject, attr, value string
+	at                   [2]int
+}
+
+// cell is one table cell's trimmed text and its offsets in the sentence.
+type cell struct {
+	text       string
+	start, end int
+}
+
+// tableCells splits a sentence of pipe-separated cells into rows: an empty
+// cell or a delimiter cell ("---", ":-:") between two pipes ends a row, as
+// a table flattened onto one line writes it ("| A | B | | a | b |").
+func tableCells(sent []byte) [][]cell {
+	if bytes.Count(sent, []byte("|")) < 3 {
+		return nil
+	}
+	var rows [][]cell
+	var row []cell
+	flush := func() {
+		if len(row) > 0 {
+			rows = append(rows, row)
+		}
+		row = nil
+	}
+	start := bytes.IndexByte(sent, '|')
+	if start < 0 || strings.TrimSpace(string(sent[:start])) != "" {
+		return nil // prose before the table: a sentence, not a row
+	}
+	for start < len(sent) {
+		end := bytes.IndexByte(sent[start+1:], '|')
+		if end < 0 {
+			break
+		}
+		end += start + 1
+		a, b := start+1, end
+		for a < b && sent[a] == ' ' {
+			a++
+		}
+		for b > a && sent[b-1] == ' ' {
+			b--
+		}
+		text := string(sent[a:b])
+		if text == "" || strings.Trim(text, "-: ") == "" {
+			flush()
+		} else {
+			row = append(row, cell{text, a, b})
+		}
+		start = end
+	}
+	flush()
+	return rows
+}
+
+// tableRecords reads the rows of a table: under a header row, each cell of
+// a data row is its column header's value for the row's first cell (an
+// entity table: "| Endpoint | Safe to retry | | any | yes |"), and the
+// first cell is also the attribute of the others (a key-value table: "|
+// Retry policy | SDK | | Attempts | unlimited |"). A single row is a key
+// and its value.
+func tableRecords(sent []byte) []record {
+	rows := tableCells(sent)
+	if len(rows) == 0 {
+		return nil
+	}
+	var out []record
+	header, data := rows[0], rows[1:]
+	if len(rows) == 1 {
+		header, data = nil, rows
+	}
+	for _, r := range data {
+		for j := 1; j < len(r); j++ {
+			v := r[j]
+			out = append(out, record{attr: r[0].text, value: v.text, at: [2]int{v.start, v.end}})
+			if j < len(header) {
+				out = append(out, record{subject: r[0].text, attr: header[j].text, value: v.text, at: [2]int{v.start, v.end}})
+			}
+		}
+	}
+	return out
+}
+
+var (
+	// reFlagDefault is a CLI flag's help line with its default:
+	// "--max-retries n number of retries for each call (default: 10)".
+	reFlagDefault = regexp.MustCompile(`^-{1,2}([a-z0-9][a-z0-9._-]*)((?: [a-z<>\[\]_=.-]+)?) +([^()]*?) ?\((?:default|defaults to)[: ] ?([^()]+)\)`)
+	// reDefaultsTo is a setting and its default in prose: "maxretries
+	// defaults to 8", "the retry limit defaults to unlimited".
+	reDefaultsTo = regexp.MustCompile(`^(?:the )?([a-z0-9._ -]{2,40}?) (?:defaults to|default is|is by default|by default is) ([^,;]+?)\.?$`)
+	// reKeyValue is a `key: value` line: a short attribute, a colon or an
+	// equals sign, a short value ("retries: unlimited", "idempotency key
+	// required: no").
+	reKeyValue = regexp.MustCompile(`^([a-z][a-z0-9 ()/_-]{1,40}?) ?[:=] ?([^:=]{1,40}?)\.?$`)
+)
+
+// lineRecords reads a flag's help, a setting's default and a key-value
+// line.
+func lineRecords(sent []byte) []record {
+	s := strings.TrimRight(string(sent), " ")
+	if m := reFlagDefault.FindStringSubmatchIndex(s); m != nil {
+		attr := strings.ReplaceAll(s[m[2]:m[3]], "-", " ") + " " + s[m[6]:m[7]]
+		return []record{{attr: attr, value: strings.TrimSpace(s[m[8]:m[9]]), at: [2]int{m[8], m[9]}}}
+	}
+	if m := reDefaultsTo.FindStringSubmatchIndex(s); m != nil {
+		return []record{{attr: s[m[2]:m[3]], value: s[m[4]:m[5]], at: [2]int{m[4], m[5]}}}
+	}
+	if m := reKeyValue.FindStringSubmatchIndex(s); m != nil && strings.Count(s[m[2]:m[3]], " ") <= 4 {
+		return []record{{attr: s[m[2]:m[3]], value: s[m[4]:m[5]], at: [2]int{m[4], m[5]}}}
+	}
+	return nil
+}
+
+// recordsIn lists the records of a sentence of structured copy.
+func recordsIn(sent []byte) []record {
+	if rs := tableRecords(sent); rs != nil {
+		return rs
+	}
+	return lineRecords(sent)
+}
+
+// The concepts an attribute names, and the kinds of values.
+var (
+	// An attribute about the pacing or time of retries, not their number.
+	reAttrTiming = regexp.MustCompile(`delay|backoff|back-off|wait|interval|timeout|jitter|after|elapsed|sleep|base|cap\b|duration|window|period`)
+	reAttrStatus = regexp.MustCompile(`status|codes?\b|errors?\b|retry[ -]on|retry on|retried on|retryable|retriable|conditions`)
+	reAttrCount  = regexp.MustCompile(`attempt|retr|tries`)
+	reAttrSafe   = regexp.MustCompile(`safe to (retry|resend|re-send|repeat|resubmit)|retry[ -]safe|safe for retries|safely retr|can (be )?retr|retryable|retriable`)
+	reAttrIdem   = regexp.MustCompile(`^idempoten(t|cy)\b|\bidempotent\b`)
+	reAttrNeed   = regexp.MustCompile(`\b(required|requires|mandatory|needed|necessary|must send|compulsory)\b`)
+	reKeyWord    = regexp.MustCompile(`\bkeys?\b|idempotency[ -]key|idempotency header`)
+	reAttrDup    = regexp.MustCompile(`duplicat|double[ -]?(charg|pay|book|bill|spend|send|sent)|\btwice\b|repeat(ed)? (charges?|payments?|payouts?|transfers?|orders?)`)
+	reAttrKeep   = regexp.MustCompile(`retention|retained|\bkept\b|\bttl\b|lifetime|life ?span|\bwindow\b|expir|valid for|validity|remembered|stored for|how long`)
+	reKeepAbout  = regexp.MustCompile(`\bkeys?\b|idempoten|replay|dedup|results?\b|responses?\b`)
+
+	reUniversal = regexp.MustCompile(`^(any|all|every|each|\*|everything|anything)\b|\b(all|every|each|any) (of (the|our|its) )?([a-z0-9-]+ )?(endpoints?|operations?|requests?|calls?|methods?|routes?|writes?|mutations?)\b|\((all|every|any)\b|\b(entire|whole) (api|platform|surface)\b`)
+
+	reValUnbounded = regexp.MustCompile(`^(unlimited|infinite|infinity|∞|unbounded|endless|limitless|forever|no limit|no cap|no maximum|without limit|until (it )?succeeds?|until success|as many as (needed|it takes)|as many times as (needed|it takes))$`)
+	reValYes       = regexp.MustCompile(`^(yes|y|true|✓|✔|✔️|✅|☑|☑️|always|safe|supported|yes,? (always|all|any|every)[a-z ]*)$`)
+	reValNo        = regexp.MustCompile(`^(no|n|false|✗|✘|❌|optional|not required|not needed|no \(optional\)|optional \([a-z ]+\))$`)
+	reValNone      = regexp.MustCompile(`^(none|zero|0|never|impossible|eliminated|not possible)(,? (ever|guaranteed|period|at all))?$`)
+	reValStatuses  = regexp.MustCompile(`^((all|any|every) ?(errors?|failures?|statuses|status codes|codes|non-2xx( responses)?)?|([a-z]+ )?[45](\d\d|xx)s?(( and| or|,|, and|/) ?(all )?[45](\d\d|xx)s?)*( (errors?|responses?|statuses))?)$`)
+	// A bound that makes a duplicates row honest: "none per key".
+	reRecordBound = regexp.MustCompile(`\b(per|same|with (a|the|its)) (idempotency[ -])?key\b|\bwithin\b`)
+)
+
+// recordClaim is a record read as a claim: the family (or rule) it
+// belongs to and the text the judge reads.
+type recordClaim struct {
+	family string // a phrase family of phrases.yaml, or "" with rule
+	rule   string // a rule without a family (copy/absolute-guarantee)
+	match  string
+	count  int  // a retry or attempt count, when family is "count"
+	tries  bool // count counts retries after the first attempt
+}
+
+// readRecord classifies one record. sent is its whole sentence, for a
+// bound stated beside the table.
+func readRecord(r record, sent string) (recordClaim, bool) {
+	attr, subj := r.attr, r.subject
+	val := strings.TrimRight(strings.TrimSpace(r.value), ".")
+	said := attr + ": " + val
+	if subj != "" {
+		said = subj + ", " + attr + ": " + val
+	}
+	switch {
+	case reAttrKeep.MatchString(attr) && (reKeepAbout.MatchString(attr) || reKeepAbout.MatchString(subj)) && !reAttrCount.MatchString(attr):
+		if loc := reDuration.FindStringIndex(val); loc != nil && loc[0] == 0 && loc[1] == len(val) || reForever.MatchString(val) && len(val) < 25 {
+			return recordClaim{family: "key-retention", match: val}, true
+		}
+	case reAttrDup.MatchString(attr) || reAttrDup.MatchString(subj):
+		if reValNone.MatchString(val) && !reRecordBound.MatchString(sent) {
+			return recordClaim{rule: RuleAbsoluteGuarantee, match: said}, true
+		}
+	case reAttrSafe.MatchString(attr):
+		if reValYes.MatchString(val) && (reUniversal.MatchString(subj) || reUniversal.MatchString(val)) {
+			return recordClaim{family: "safe-to-retry", match: said}, true
+		}
+		if reUniversal.MatchString(val) && subj == "" {
+			return recordClaim{family: "safe-to-retry", match: said}, true
+		}
+	case reAttrIdem.MatchString(attr) && !reKeyWord.MatchString(attr):
+		switch {
+		case !reValYes.MatchString(val) && !(subj == "" && reUniversal.MatchString(val)):
+		case reMethodOnly.MatchString(subj):
+			return recordClaim{family: "method-idempotent", match: subj + " is idempotent"}, true
+		case reSpelledOp.MatchString(subj):
+			return recordClaim{family: "endpoint-safe-to-retry", match: subj + " is idempotent"}, true
+		case reUniversal.MatchString(subj) || subj == "" && reUniversal.MatchString(val):
+			return recordClaim{family: "whole-api-idempotent", match: said}, true
+		}
+	case reAttrNeed.MatchString(attr) && (reKeyWord.MatchString(attr) || reKeyWord.MatchString(subj)),
+		reKeyWord.MatchString(attr) && subj == "" && (val == "optional" || val == "not required" || val == "not needed"):
+		if reValNo.MatchString(val) {
+			return recordClaim{family: "keyless-retry", match: said}, true
+		}
+	case reAttrStatus.MatchString(attr) && reAttrCount.MatchString(attr+" "+subj) && !reAttrTiming.MatchString(attr):
+		if reValStatuses.MatchString(val) {
+			return recordClaim{family: "retry-status", match: "retries " + val}, true
+		}
+	case reAttrCount.MatchString(attr) && !reAttrTiming.MatchString(attr):
+		if reValUnbounded.MatchString(val) {
+			return recordClaim{family: "retry-unbounded", match: said}, true
+		}
+		if v, ok := proseNumber(val); ok && v == float64(int(v)) && v >= 0 && v < 1e6 {
+			tries := !reAttemptWord.MatchString(attr) && strings.Contains(attr, "retr")
+			return recordClaim{family: "count", match: said, count: int(v), tries: tries}, true
+		}
+	}
+	return recordClaim{}, false
+}
+
+// reAttemptWord names attempts, which count the first request; retries
+// do not.
+var reAttemptWord = regexp.MustCompile(`attempt|\btries\b`)
+
+// reMethodOnly is a bare method named as a table's row: "POST", "post
+// (all endpoints)".
+var reMethodOnly = regexp.MustCompile(`^(post|patch)( requests?| methods?| \([^)]*\))?$`)
+
+// recordHits judges the records of sentence s of n and appends the
+// findings: each record a family judges as its sentence would be.
+func (l *linter) recordHits(n *normText, s span, hits []hit) []hit {
+	sent := n.text[s.start:s.end]
+	if quotedRecord(sent) {
+		return hits
+	}
+	for _, r := range recordsIn(sent) {
+		cl, ok := readRecord(r, string(sent))
+		if !ok {
+			continue
+		}
+		h, ok := l.recordHit(cl)
+		if !ok {
+			continue
+		}
+		h.start, h.end = n.sourceSpan(s.start+r.at[0], s.start+r.at[1])
+		hits = append(hits, h)
+	}
+	return hits
+}
+
+// quotedRecord reports whether the record is a quote of what not to
+// write or a question: a table of banned wording is not a promise.
+func quotedRecord(sent []byte) bool {
+	return bytes.ContainsAny(sent, "\"?") || has(sent, "don't write", "do not write", "never write", "avoid", "banned", "instead of")
+}
+
+// recordHit is the finding of one classified record, or ok false when
+// the contract agrees or the family is skipped without a contract.
+func (l *linter) recordHit(cl recordClaim) (hit, bool) {
+	switch {
+	case cl.rule != "":
+		for i := range l.rules {
+			if r := &l.rules[i]; r.id == cl.rule && r.family == nil {
+				return hit{rule: r.id, message: r.message, fix: l.fixes[r.id]}, true
+			}
+		}
+		return hit{}, false
+	case cl.family == "count":
+		return l.countHit(cl)
+	}
+	for i := range l.rules {
+		r := &l.rules[i]
+		if r.family == nil || r.family.name != cl.family {
+			continue
+		}
+		if !r.family.contractFree && l.c == nil {
+			return hit{}, false // skipped: ContractFamilies
+		}
+		h, _, ok := l.judgeClaim(r, cl.match)
+		return h, ok
+	}
+	return hit{}, false
+}
+
+// countHit judges a retry or attempt count against max_attempts, in the
+// words of the attempts check.
+func (l *linter) countHit(cl recordClaim) (hit, bool) {
+	if l.c == nil || l.c.Retry.MaxAttempts <= 0 {
+		return hit{}, false
+	}
+	max := l.c.Retry.MaxAttempts
+	if cl.tries {
+		if cl.count+1 == max {
+			return hit{}, false
+		}
+		return hit{rule: RuleContradicts, path: "retry.max_attempts",
+			message: fmt.Sprintf("says %d retries (%q; %d attempts), but the contract's max_attempts is %d (the first request and %d retries)", cl.count, cl.match, cl.count+1, max, max-1),
+			fix:     fmt.Sprintf("write the contract's figure: at most %d retries after the first request (max_attempts: %d)", max-1, max)}, true
+	}
+	if cl.count == max {
+		return hit{}, false
+	}
+	return hit{rule: RuleContradicts, path: "retry.max_attempts",
+		message: fmt.Sprintf("says %d attempts (%q), but the contract's max_attempts is %d (the first request included)", cl.count, cl.match, max),
+		fix:     fmt.Sprintf("write the contract's figure: at most %d attempts, the first request and %d retries", max, max-1)}, true
+}

@@ -1,0 +1,72 @@
+package copylint
+
+import "testing"
+
+// readingCase is one sentence and the finding it must (or, with rule "",
+// must not) produce with the payouts contract.
+type readingCase struct {
+	text, rule string
+	path       string // the finding's contract path, when it has one
+}
+
+// checkReadings lints each case as a one-line Markdown page.
+func checkReadings(t *testing.T, cases []readingCase) {
+	t.Helper()
+	payouts := prefilterContract(t)
+	for _, tc := range cases {
+		fs := LintSource(payouts, "page.md", []byte(tc.text+"\n"))
+		found := false
+		for _, f := range fs {
+			found = found || f.Rule == tc.rule && (tc.path == "" || f.Path == tc.path)
+		}
+		switch {
+		case tc.rule == "" && len(fs) > 0:
+			t.Errorf("%q: want no finding, got %v", tc.text, fs)
+		case tc.rule != "" && !found:
+			t.Errorf("%q: want a %s finding %s, got %v", tc.text, tc.rule, tc.path, fs)
+		}
+	}
+}
+
+// TestStructuredCopyReadings: a table row, a key-value line or a CLI
+// flag's help is read as its attribute and value and judged as the
+// sentence would be (records.go). Each positive has a clean negative: the
+// contract's own figure, a bounded value, a read, a row of something else.
+// None of these rows is in a labelled set.
+func TestStructuredCopyReadings(t *testing.T) {
+	checkReadings(t, []readingCase{
+		// retry counts and unbounded loops
+		{"| Setting | Value | | Max attempts | infinite |", RuleContradicts, "retry.max_attempts"},
+		{"| Setting | Value | | Max attempts | 3 |", "", ""},
+		{"Retry count: 7", RuleContradicts, "retry.max_attempts"},
+		{"Retry count: 2", "", ""},
+		{"`--retries N`  how many times a failed call is retried (default: twelve).", RuleContradicts, "retry.max_attempts"},
+		{"`--retries N`  how many times a failed call is retried (default: 2).", "", ""},
+		{"`retryLimit` defaults to unlimited.", RuleContradicts, "retry.max_attempts"},
+		{"`retryDelay` defaults to 500 ms.", "", ""},
+		// the statuses retried
+		{"`--retry-statuses`  which responses are retried (default: any 4xx or 5xx).", RuleRetryAnyError, "retry.statuses"},
+		{"`--retry-statuses`  which responses are retried (default: 429 and 503).", "", ""},
+		// retry safety over every endpoint, or a named one
+		{"| Operation | Retry-safe | | all endpoints | ✔ |", RuleContradicts, "endpoints[0].key (POST /v1/transfers)"},
+		{"| Operation | Retry-safe | | GET /v1/transfers/{id} | ✔ |", "", ""},
+		// idempotency of the whole API, of a method, of an endpoint
+		{"| Surface | Idempotent | | every route | yes |", RuleContradicts, ""},
+		{"| Surface | Idempotent | | reads | yes |", "", ""},
+		{"| Method | Idempotent | | POST | yes |", RuleMethodIdempotency, ""},
+		{"| Method | Idempotent | | PUT | yes |", "", ""},
+		// the key said not required
+		{"| Parameter | Mandatory | | idempotency key | false |", RuleContradicts, "endpoints[0].key (POST /v1/transfers)"},
+		{"| Parameter | Mandatory | | idempotency key | yes |", "", ""},
+		// duplicates said absent, without the key's bound
+		{"| Guarantee | Value | | Double charges | zero, guaranteed |", RuleAbsoluteGuarantee, ""},
+		{"| Guarantee | Value | | Double charges | zero per key |", "", ""},
+		// key retention against the window
+		{"| Limit | Value | | Idempotency key TTL | 14 days |", RuleContradicts, "idempotency.replay_window"},
+		{"| Limit | Value | | Idempotency key TTL | 24 hours |", "", ""},
+		{"Replay window: one week", RuleContradicts, "idempotency.replay_window"},
+		// quoted wording and questions are no promise
+		{"Never write \"| Max attempts | infinite |\" in a pricing table.", "", ""},
+		{"Max attempts: unlimited?", "", ""},
+	})
+}
