@@ -86,7 +86,7 @@ func (k *contractChecks) anchors() []anchorGroup {
 	}
 	num := []string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "one", "two", "three", "four", "five", "six",
 		"seven", "eight", "nine", "ten", "twelve", "fifteen", "twenty", "thirty", "sixty", "ninety", "forty",
-		"seventy", "fourteen", "dozen", "day", "week", "hour", "minute", "month", "year", "fortnight"}
+		"seventy", "fourteen", "dozen", "eleven", "teen", "fifty", "eighty", "hundred", "thousand", "day", "week", "hour", "minute", "month", "year", "fortnight"}
 	return []anchorGroup{
 		{tagCIdem, idem},
 		{tagCKey, []string{"key"}},
@@ -124,8 +124,8 @@ var (
 
 	reRetryish = regexp.MustCompile(`\b(retr\w*|re-?sen\w*|resubmit\w*|attempt\w*|tries|trying|backoff|wait\w*|delay\w*|give up|gives up)\b`)
 	// Attempt counts: "up to 5 attempts", "3 retries", "retry 4 times".
-	reAttempts = regexp.MustCompile(`\b(up to|at most|a maximum of|maximum of|max(?:imum)?|no more than|a total of|total of|after|limit of|limited to)( a total of)? (?P<count>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|a dozen|dozen) (total )?(attempts|tries)\b|\b(?P<countfirst>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|a dozen|dozen) (total |automatic |automated )?(attempts|tries) (in total|total|at most|max(imum)?|(per|on (every|each|any|all)|for (every|each|any|all)) (api |http |single )?(calls?|requests?|operations?|transfers?|payouts?|payments?))\b|\b(?:attempts?|attempted|tries|tried) (?:it |them |the request |a request |each request |every request |the call |a call |each call |every call )?(?:up to |at most |a maximum of |no more than |as many as )?(?P<counttimes>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|a dozen|dozen) times\b|\b(makes?|making|sends?|gets?|allows?) (?P<countmade>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|a dozen|dozen) (total )?(attempts|tries)\b`)
-	reRetries  = regexp.MustCompile(`\b(?P<count>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|a dozen|dozen) (more |automatic )?(retries|retry attempts)\b|\b(?:retr(?:y|ies|ied)|re-?sen(?:d|ds|t)|resubmit(?:s|ted)?)(?: it| them|(?: (?:the|a|an|each|every|any|failed|failing|timed-out)){1,2} (?:requests?|calls?|transfers?|payouts?|payments?|operations?)| requests| calls)? (?:up to |at most |a maximum of |no more than |as many as )?(?P<times>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|a dozen|dozen) (?:more )?times\b|\b(?:makes?|making|gets?|sends?|tries|adds?|allows?) (?P<more>\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|a dozen|dozen) more\b(?: (?:attempts|tries|times|retries))?`)
+	reAttempts = regexp.MustCompile(`\b(up to|at most|a maximum of|maximum of|max(?:imum)?|no more than|a total of|total of|after|limit of|limited to)( a total of)? (?P<count>` + countAlt + `) (total )?(attempts|tries)\b|\b(?P<countfirst>` + countAlt + `) (total |automatic |automated )?(attempts|tries) (in total|total|at most|max(imum)?|(per|on (every|each|any|all)|for (every|each|any|all)) (api |http |single )?(calls?|requests?|operations?|transfers?|payouts?|payments?))\b|\b(?:attempts?|attempted|tries|tried) (?:it |them |the request |a request |each request |every request |the call |a call |each call |every call )?(?:up to |at most |a maximum of |no more than |as many as )?(?P<counttimes>` + countAlt + `) times\b|\b(makes?|making|sends?|gets?|allows?) (?P<countmade>` + countAlt + `) (total )?(attempts|tries)\b`)
+	reRetries  = regexp.MustCompile(`\b(?P<count>` + countAlt + `) (more |automatic )?(retries|retry attempts)\b|\b(?:retr(?:y|ies|ied|ying)|re-?sen(?:d|ds|t|ding)|resubmit(?:s|ted|ting)?)(?: it| them|(?: (?:the|a|an|each|every|any|failed|failing|timed-out)){1,2} (?:requests?|calls?|transfers?|payouts?|payments?|operations?)| requests| calls)? (?:up to |at most |a maximum of |no more than |as many as )?(?P<times>` + countAlt + `) (?:more )?times\b|\b(?:makes?|making|gets?|sends?|tries|adds?|allows?) (?P<more>` + countAlt + `) more\b(?: (?:attempts|tries|times|retries))?`)
 
 	reBaseDelay = regexp.MustCompile(`\b(initial|base|first|starting) (retry )?(delay|backoff|wait|interval)( is| of| at|:)? (?:about |around )?(?P<delay>` + durationAlt + `)|\bstart(?:s|ing)? (?:at|with|from) (?:a )?(?P<startdelay>` + durationAlt + `)( delay| wait| backoff)?`)
 	reCapDelay  = regexp.MustCompile(`\b(capped at|caps? (?:out )?at|cap of|maximum (?:retry )?(?:delay|backoff|wait|interval)(?: is| of|:)?|max(?:imum)? (?:delay|backoff|wait) (?:is |of )?|never (?:waits? )?(?:longer|more) than|no (?:longer|more) than) (?:about )?(?P<delay>` + durationAlt + `)`)
@@ -193,6 +193,53 @@ func can(re *regexp.Regexp, b []byte) bool {
 // durationAlt is reDuration's body for use inside other patterns.
 const durationAlt = `(?:\d+(?:\.\d+)?[ -]?(?:milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|w|fortnights?|months?|years?)|(?:half an?|(?:a )?couple of|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fourteen|fifteen|eighteen|twenty|twenty-four|thirty|thirty-six|forty|forty-five|forty-eight|fifty|sixty|seventy-two|ninety)[ -](?:full |whole |entire |single )?(?:milliseconds?|seconds?|minutes?|hours?|days?|weeks?|fortnights?|months?|years?))\b`
 
+// countAlt is a count in digits or in words, compounds included ("185",
+// "a dozen", "twenty-five", "one hundred and eighty-five"): a writer
+// spells a figure as they like, and each spelling is read by
+// spelledNumber.
+const countAlt = `\d+|(?:an? )?` + numWordAlt + `(?:(?:[ -]|,? and )` + numWordAlt + `)*`
+
+// numWordAlt is one number word of a spelled count.
+const numWordAlt = `(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|dozen)`
+
+// spelledValues are the values of the number words of numWordAlt below
+// a hundred.
+var spelledValues = map[string]int{
+	"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+	"ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
+	"seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50,
+	"sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90,
+}
+
+// spelledNumber reads a count in words: "one hundred and eighty-five",
+// "a dozen", "twenty-five", "two thousand", "a hundred".
+func spelledNumber(s string) (float64, bool) {
+	words := strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == '-' || r == ',' })
+	total, cur, seen := 0, 0, false
+	for i, w := range words {
+		switch v, ok := spelledValues[w]; {
+		case ok:
+			cur += v
+		case (w == "a" || w == "an") && i == 0:
+			cur = 1
+			continue
+		case w == "and" && seen:
+			continue
+		case w == "hundred":
+			cur = max(cur, 1) * 100
+		case w == "dozen":
+			cur = max(cur, 1) * 12
+		case w == "thousand":
+			total += max(cur, 1) * 1000
+			cur = 0
+		default:
+			return 0, false
+		}
+		seen = true
+	}
+	return float64(total + cur), seen
+}
+
 var numberWords = map[string]float64{
 	"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
 	"eight": 8, "nine": 9, "ten": 10, "twelve": 12, "fourteen": 14, "fifteen": 15, "twenty": 20,
@@ -204,8 +251,10 @@ func proseNumber(s string) (float64, bool) {
 	if v, ok := numberWords[s]; ok {
 		return v, true
 	}
-	v, err := strconv.ParseFloat(s, 64)
-	return v, err == nil
+	if v, err := strconv.ParseFloat(s, 64); err == nil {
+		return v, true
+	}
+	return spelledNumber(s)
 }
 
 // parseProseDuration reads one reDuration match.
@@ -645,7 +694,7 @@ func isWordByte(b byte) bool {
 func wordEnds(s []byte, i int) bool { return i >= len(s) || !isWordByte(s[i]) }
 
 // countNumberWords are the spelled-out counts of reAttempts and reRetries.
-var countNumberWords = []string{"one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "twelve", "fifteen", "twenty", "dozen"}
+var countNumberWords = []string{"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "teen", "ty", "hundred", "thousand", "dozen"}
 
 // countBeforeAttemptWord reports whether s may match reAttempts or
 // reRetries: each of their forms holds a count (digits or a number word)
@@ -824,7 +873,7 @@ func hasDigitOrNumberWord(s []byte) bool { return numberWordSet.match(s) }
 var numberWordSet = func() *anchorSet {
 	words := []string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "one ", "two ", "three ", "four ", "five ", "six ",
 		"seven ", "eight ", "nine ", "ten ", "twelve ", "fifteen ", "twenty", "thirty ", "sixty ", "ninety ", "forty",
-		"seventy", "fourteen ", "dozen", "a day", "a week", "an hour", "a minute", "a month", "a year", "a fortnight",
+		"seventy", "fourteen ", "dozen", "eleven", "teen", "fifty", "eighty", "hundred", "thousand", "a day", "a week", "an hour", "a minute", "a month", "a year", "a fortnight",
 		" full ", " whole ", " entire ", " single ", "couple of "}
 	tags := make([]uint64, len(words))
 	for i := range tags {

@@ -70,3 +70,33 @@ func TestStructuredCopyReadings(t *testing.T) {
 		{"Max attempts: unlimited?", "", ""},
 	})
 }
+
+// TestSpelledCounts: a count is read in any spelling, compounds included,
+// by the attempts check and by the records (contradicts.go,
+// spelledNumber). None of these sentences is in a labelled set.
+func TestSpelledCounts(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want float64
+	}{
+		{"one hundred and eighty-five", 185}, {"a dozen", 12}, {"twenty-five", 25}, {"two thousand", 2000},
+		{"a hundred", 100}, {"thirteen", 13}, {"ninety nine", 99}, {"one thousand, two hundred", 1200},
+	} {
+		if got, ok := proseNumber(tc.in); !ok || got != tc.want {
+			t.Errorf("proseNumber(%q) = %v, %v; want %v", tc.in, got, ok, tc.want)
+		}
+	}
+	for _, bad := range []string{"and", "hundreds", "many"} {
+		if v, ok := spelledNumber(bad); ok {
+			t.Errorf("spelledNumber(%q) = %v, want no number", bad, v)
+		}
+	}
+	checkReadings(t, []readingCase{
+		{"The worker keeps resending a failed payout one hundred and twelve times.", RuleContradicts, "retry.max_attempts"},
+		{"The worker keeps resending a failed payout two times.", "", ""},
+		{"Our client makes twenty-seven attempts before it reports the error.", RuleContradicts, "retry.max_attempts"},
+		{"Our client makes three attempts before it reports the error.", "", ""},
+		{"Max retries: thirty-one", RuleContradicts, "retry.max_attempts"},
+		{"Max retries: two", "", ""},
+	})
+}

@@ -16,7 +16,7 @@ var scanGateFragments = []string{
 	"attempted", "tries", "triesx", "entries", "backoff", "backoffs", "give up", "gives up", "give upx", "gives", "up",
 	"up to", "at most", "a maximum of", "a total of", "total", "more", "automatic", "times", "time", "retry attempts",
 	"0", "1", "5", "12", "1.5", "24", "x5", "one", "two", "three", "ten", "twelve", "fifteen", "twenty", "someone", "a", "an",
-	"twenty-four", "forty-eight", "seventy-two", "ninety", "ms", "s", "m", "h", "d", "w", "milliseconds", "second", "seconds",
+	"twenty-four", "forty-eight", "seventy-two", "ninety", "hundred", "and", "eighty-five", "thirteen", "a hundred", "thousand", "ms", "s", "m", "h", "d", "w", "milliseconds", "second", "seconds",
 	"secs", "minute", "minutes", "mins", "hour", "hours", "hrs", "day", "days", "week", "weeks", "wk", "x", "é",
 	" ", " ", " ", " ", "-", "-", ".", ",", "_", "(", ")", "\"",
 	"initial", "base", "first", "starting", "start", "starts", "at", "with", "from", "interval", "is", "of", ":", "about",
