@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -265,6 +266,17 @@ func (l *linter) phrasesMay(t uint64) bool {
 	return false
 }
 
+// joinMay reports whether two clauses joined by a semicolon, with tags t,
+// can hold a finding of a rule that reads across one.
+func (l *linter) joinMay(t uint64) bool {
+	for i, rt := range l.ruleTags {
+		if l.rules[i].semicolon && t&rt.forms != 0 && (rt.requires == 0 || t&rt.requires != 0) {
+			return true
+		}
+	}
+	return false
+}
+
 // recordsMay reports whether a text with tags t may hold a record
 // (records.go) of structured copy.
 func recordsMay(t uint64) bool { return t&tagRecords == tagRecords }
@@ -479,6 +491,8 @@ type scratch struct {
 	verdicts     [][]sentenceHit
 	verdictIndex map[verdictKey]int
 	found        []sentenceHit
+	// sentTags are the anchor tags of each sentence of a block.
+	sentTags []uint64
 	// tails are the anchor scan's buffers (anchorSet.hitsWith).
 	tails [4][]anchorHit
 }
@@ -601,19 +615,32 @@ func (l *linter) matchBlocks(d *document, sc *scratch, hitsReady bool, hiding []
 			// One scan of the block tags every sentence.
 			sc.hits = l.prefilter.hitsWith(n.text, sc.hits[:0], &sc.tails)
 			from := 0
+			ts := sc.sentTags[:0]
 			for _, s := range sents {
 				t := tagsIn(sc.hits, s.start, s.end, &from)
 				if l.exhaustive {
 					t = l.allTags
 				}
+				ts = append(ts, t)
+			}
+			sc.sentTags = ts
+			for i, s := range sents {
+				t := ts[i]
 				if l.phrasesMay(t) {
-					hits = l.matchSentence(n, s, t, hits, sc, !first)
+					hits = l.matchSentence(n, s, t, hits, sc, !first, false)
 				}
 				if recordsMay(t) {
 					hits = l.recordHits(n, s, hits)
 				}
 				if contractToo && !skipCode && l.contractMay(t) {
 					hits = l.checks.matchSentence(n, s, t, hits)
+				}
+				// Two clauses joined by a semicolon, for the rules that
+				// read a promise across one (phraseRule.Semicolon).
+				if i+1 < len(sents) && n.text[s.end-1] == ';' {
+					if tj := t | ts[i+1]; l.joinMay(tj) {
+						hits = l.matchSentence(n, span{s.start, sents[i+1].end}, tj, hits, sc, !first, true)
+					}
 				}
 			}
 		}
@@ -652,20 +679,23 @@ func codeIn(code []span, b span) bool {
 //
 // Without withFix, a bounded claim's fix (a rewrite of the sentence) is
 // left out: the raw pass only asks whether the file has a finding.
-func (l *linter) matchSentence(n *normText, s span, tags uint64, hits []hit, sc *scratch, withFix bool) []hit {
+//
+// With joined, s is two clauses joined by a semicolon, and only the rules
+// that read a promise across one are matched.
+func (l *linter) matchSentence(n *normText, s span, tags uint64, hits []hit, sc *scratch, withFix, joined bool) []hit {
 	sent := n.text[s.start:s.end]
 	var found []sentenceHit
-	if i, ok := sc.verdictIndex[verdictKey{string(sent), tags}]; ok {
+	if i, ok := sc.verdictIndex[verdictKey{string(sent), tags, joined}]; ok {
 		found = sc.verdicts[i]
 	} else {
-		sc.found = l.judgeSentence(sent, tags, sc.found[:0])
+		sc.found = l.judgeSentence(sent, tags, joined, sc.found[:0])
 		if len(sc.found) > 0 {
 			found = append([]sentenceHit(nil), sc.found...)
 		}
 		if sc.verdictIndex == nil {
 			sc.verdictIndex = map[verdictKey]int{}
 		}
-		sc.verdictIndex[verdictKey{string(sent), tags}] = len(sc.verdicts)
+		sc.verdictIndex[verdictKey{string(sent), tags, joined}] = len(sc.verdicts)
 		sc.verdicts = append(sc.verdicts, found)
 	}
 	for _, f := range found {
@@ -734,18 +764,19 @@ type sentenceHit struct {
 
 // verdictKey is a sentence's text and anchor tags: all judgeSentence reads.
 type verdictKey struct {
-	text string
-	tags uint64
+	text   string
+	tags   uint64
+	joined bool
 }
 
 // judgeSentence appends the findings of the phrase rules in sent, at most
 // one per rule.
-func (l *linter) judgeSentence(sent []byte, tags uint64, out []sentenceHit) []sentenceHit {
+func (l *linter) judgeSentence(sent []byte, tags uint64, joined bool, out []sentenceHit) []sentenceHit {
 rules:
 	for i := range l.rules {
 		r := &l.rules[i]
 		rt := l.ruleTags[i]
-		if tags&rt.forms == 0 || rt.requires != 0 && (tags&rt.requires == 0 || !has(sent, r.requires...)) {
+		if joined && !r.semicolon || tags&rt.forms == 0 || rt.requires != 0 && (tags&rt.requires == 0 || !has(sent, r.requires...)) {
 			continue
 		}
 		cl := clauseAnalysis()
@@ -772,6 +803,9 @@ rules:
 				if v == vHonest {
 					continue
 				}
+				if joined && !retryAcross(sent, loc) {
+					continue
+				}
 				h := sentenceHit{rule: i, start: loc[0], end: loc[1]}
 				if v == vBounded {
 					if r.bounded.ID == "" {
@@ -786,6 +820,25 @@ rules:
 		sort.Slice(out[mark:], func(a, b int) bool { return out[mark+a].start < out[mark+b].start })
 	}
 	return out
+}
+
+// reJoinRetry is a verb of sending again.
+var reJoinRetry = regexp.MustCompile(`\b(retr\w*|re-?sen\w*|re-?submit\w*|again|once more)\b`)
+
+// retryAcross reports whether the clause across the semicolon from the
+// match at loc (sent is two clauses joined by one) sends again: that
+// clause must supply the retry the match's clause lacks, not a harm it
+// reports ("no keyed transfer ran twice; three keyless requests did").
+func retryAcross(sent []byte, loc []int) bool {
+	cut := bytes.Index(sent, []byte("; "))
+	if cut < 0 {
+		return false
+	}
+	other := sent[cut:]
+	if loc[0] >= cut {
+		other = sent[:cut]
+	}
+	return reJoinRetry.Match(other)
 }
 
 // overlaps reports whether [start, end) overlaps a hit of hs.

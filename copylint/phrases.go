@@ -36,9 +36,14 @@ type phraseRule struct {
 	// Family names the kind of promise (families.go): the rule is judged
 	// against the contract's values, and skipped without a contract
 	// unless the family is contract-free.
-	Family  string `yaml:"family"`
-	Message string `yaml:"message"`
-	Fix     string `yaml:"fix"`
+	Family string `yaml:"family"`
+	// Semicolon: the rule also reads two clauses joined by a semicolon
+	// as one sentence, for a promise whose parts a writer puts on both
+	// sides of it ("send it again; no key is needed"). Each clause is
+	// still a sentence of its own for every rule.
+	Semicolon bool   `yaml:"semicolon"`
+	Message   string `yaml:"message"`
+	Fix       string `yaml:"fix"`
 }
 
 type boundedRule struct {
@@ -95,6 +100,7 @@ type compiledRule struct {
 	qualified  *gatedRE
 	bounded    boundedRule
 	clause     bool
+	semicolon  bool
 	family     *familyRow // nil: a phrase rule of its own
 	message    string
 	fix        string
@@ -156,7 +162,7 @@ func compilePhrases(rules []phraseRule, header string) ([]compiledRule, error) {
 			}
 			requires = append(requires, w)
 		}
-		c := compiledRule{id: r.ID, anchors: r.Anchors, requires: requires, message: r.Message, fix: r.Fix, bounded: r.Bounded, clause: r.Clause}
+		c := compiledRule{id: r.ID, anchors: r.Anchors, requires: requires, message: r.Message, fix: r.Fix, bounded: r.Bounded, clause: r.Clause, semicolon: r.Semicolon}
 		if r.Family != "" {
 			fam, ok := familyByName(r.Family)
 			if !ok {

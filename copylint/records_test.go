@@ -100,3 +100,17 @@ func TestSpelledCounts(t *testing.T) {
 		{"Max retries: two", "", ""},
 	})
 }
+
+// TestSemicolonJoinedClaims: a keyless retry whose retry and missing key
+// sit on both sides of a semicolon is one promise (phraseRule.Semicolon);
+// the clause across must send again, not report a harm. None of these
+// sentences is in a labelled set.
+func TestSemicolonJoinedClaims(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{"Resend the payout exactly as before; an idempotency header is not needed.", RuleContradicts, "endpoints[0].key (POST /v1/transfers)"},
+		{"Keys are optional; a resend is fine.", RuleContradicts, "endpoints[0].key (POST /v1/transfers)"},
+		{"Resend the payout exactly as before; an idempotency header is required.", "", ""},
+		{"Keys are optional on reads; a resend of a GET is fine.", "", ""},
+		{"No keyed payout ran twice; two keyless calls did, and we refunded them.", "", ""},
+	})
+}
