@@ -136,9 +136,15 @@ func headerPattern(header string) string {
 // groups keep their numbers.
 const durationPattern = `(?:\d+(?:\.\d+)?[ -]?(?:seconds?|minutes?|hours?|days?|weeks?|fortnights?|months?|years?|h|d|w)|(?:half an?|a couple of|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fourteen|fifteen|eighteen|twenty|twenty-four|thirty|thirty-six|forty|forty-five|forty-eight|fifty|sixty|seventy-two|ninety)[ -](?:full |whole |entire |single )?(?:seconds?|minutes?|hours?|days?|weeks?|fortnights?|months?|years?))`
 
+// percentPattern stands for "100%" in every pattern: the whole said in
+// words ("100 percent", "a hundred per cent") is the same promise.
+const percentPattern = `(?:100%|100 ?percent|100 per ?cent|(?:one |a )?hundred (?:percent|per ?cent))`
+
 // expandPattern fills a phrases.yaml pattern's placeholders: {header}
-// with hp (headerPattern), {duration} with durationPattern.
+// with hp (headerPattern), {duration} with durationPattern, and reads a
+// literal "100%" as percentPattern.
 func expandPattern(s, hp string) string {
+	s = strings.ReplaceAll(s, "100%", percentPattern)
 	return strings.ReplaceAll(strings.ReplaceAll(s, "{header}", hp), "{duration}", durationPattern)
 }
 

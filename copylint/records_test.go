@@ -114,3 +114,34 @@ func TestSemicolonJoinedClaims(t *testing.T) {
 		{"No keyed payout ran twice; two keyless calls did, and we refunded them.", "", ""},
 	})
 }
+
+// TestConceptLexicons: the concept classes of the families read new
+// idioms (an unbounded loop "without pause" or "nonstop", a retry as "a
+// fresh attempt", indifference to the key, the key "left off", "doubled"
+// effects, "100 per cent", "the whole backend", any tense of "is
+// idempotent", replays "served"), each beside a clean sentence that says
+// the honest thing. None of these sentences is in a labelled set.
+func TestConceptLexicons(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{"Our worker re-sends a failed payout nonstop, so it lands in the end.", RuleContradicts, "retry.max_attempts"},
+		{"Our worker re-sends a failed payout incessantly until the bank answers.", RuleContradicts, "retry.max_attempts"},
+		{"Our worker does not re-send a failed payout nonstop.", "", ""},
+		{"On every failure, whatever the status, the gem gives the call a fresh attempt.", RuleRetryAnyError, "retry.statuses"},
+		{"On every failure the gem logs the status and gives up.", "", ""},
+		{"Fire the payout again with or without a header, it is applied once.", RuleContradicts, "endpoints[0].key (POST /v1/transfers)"},
+		{"Resend a payout regardless of the idempotency key.", RuleContradicts, "endpoints[0].key (POST /v1/transfers)"},
+		{"Resend a payout with or without a key and you risk a second payout.", "", ""},
+		{"When you resend the payout, leave off the idempotency header.", RuleContradicts, "endpoints[0].key (POST /v1/transfers)"},
+		{"When you resend a lookup, the header you can drop.", "", ""},
+		{"Doubled refunds will never happen on our rails.", RuleAbsoluteGuarantee, ""},
+		{"Doubled refunds can happen when a client resends without a key.", "", ""},
+		{"Our payouts API is one hundred per cent idempotent.", RuleContradicts, ""},
+		{"Our read API is one hundred per cent idempotent when you send a key.", "", ""},
+		{"Heads-up: the whole backend is idempotent as of today.", RuleContradicts, ""},
+		{"Making the whole backend idempotent is our goal for next year.", "", ""},
+		{"Each of our routes has always been idempotent.", RuleContradicts, ""},
+		{"Each of our read routes has always been idempotent.", "", ""},
+		{"Stored replays are served for 45 days.", RuleContradicts, "idempotency.replay_window"},
+		{"Stored replays are served for 24 hours.", "", ""},
+	})
+}
