@@ -107,8 +107,9 @@ type boundMemo struct {
 // judge analyses the match sent[start:end] of rule r.
 func (c *clauseRules) judge(r *compiledRule, sent []byte, start, end int, memo *boundMemo) (v verdict, bound []int) {
 	// A question asks; it does not promise ("Does NATS guarantee message
-	// delivery?").
-	if r.clause && bytes.HasSuffix(bytes.TrimRight(sent, " \"')"), []byte("?")) {
+	// delivery?", "Is the Idempotency-Key header a standard?"), whatever
+	// the rule.
+	if bytes.HasSuffix(bytes.TrimRight(sent, " \"')"), []byte("?")) {
 		return vMention, nil
 	}
 	// A question joined to its answer (sentences, answerFollows): a match

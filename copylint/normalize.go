@@ -38,7 +38,7 @@ func normalize(mask []byte, start, end int, code []span, skipCode bool, n *normT
 			for ci < len(code) && code[ci].end <= i {
 				ci++
 			}
-			if ci < len(code) && code[ci].start <= i && !wordsOnly(mask[code[ci].start:code[ci].end]) {
+			if ci < len(code) && code[ci].start <= i && !wordsOnly(mask[code[ci].start:code[ci].end]) && !operationSpan(mask[code[ci].start:code[ci].end]) {
 				n.addSpace(i)
 				i = code[ci].end
 				continue
@@ -188,6 +188,17 @@ func wordsOnly(b []byte) bool {
 		}
 	}
 	return letters >= 4
+}
+
+// reOperation is an HTTP operation as a code span writes it: a method
+// and a path ("POST /v1/reports/{id}/archive").
+var reOperation = regexp.MustCompile(`^(?i:get|head|options|post|put|patch|delete) /[A-Za-z0-9/{}_.:~-]*$`)
+
+// operationSpan reports whether a code span names an operation: the
+// subject of the sentence around it ("`POST /v1/x` is safe to retry"), so
+// it is read as prose, the way a reader reads it.
+func operationSpan(b []byte) bool {
+	return len(b) <= 120 && bytes.IndexByte(b, gone) < 0 && reOperation.Match(b)
 }
 
 // sentences splits normalized text into sentences: at ". ", "! ", "? " and

@@ -145,3 +145,36 @@ func TestConceptLexicons(t *testing.T) {
 		{"Stored replays are served for 24 hours.", "", ""},
 	})
 }
+
+// TestClaimReadings: an endpoint named (in a code span too) with a bare
+// predicate of retry safety; the universal said by denying its opposite;
+// POST said to behave as an idempotent method, or given as the reason a
+// repeat has no effect; the spec's "safe methods" as a class, not a
+// safety word; a loop the reader configures; the effect in the active
+// voice "strictly once"; one effect whatever the repeats; "means you"
+// as a promise, not a definition; a question under any rule. Each beside
+// a clean sentence. None of these sentences is in a labelled set.
+func TestClaimReadings(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{"`POST /v1/transfers` is retry-safe.", RuleContradicts, "endpoints[0].key (POST /v1/transfers)"},
+		{"The archive call is safe to resend.", RuleContradicts, "endpoints[2].effect (POST /v1/reports/{id}/archive)"},
+		{"`GET /v1/transfers/{id}` is safe to retry.", "", ""},
+		{"The archive call is safe to resend with the same key.", "", ""},
+		{"With Lumapay, no resend is ever risky.", RuleContradicts, "endpoints[0].key (POST /v1/transfers)"},
+		{"With the same key, no resend is ever risky.", "", ""},
+		{"Our POST calls act just like PUT.", RuleMethodIdempotency, ""},
+		{"Our POST calls do not act like PUT.", "", ""},
+		{"Since the refund is a POST, sending it twice makes no difference.", RuleMethodIdempotency, ""},
+		{"Since the refund is a POST, sending it twice makes two refunds.", "", ""},
+		{"RFC 9110 names GET, PUT, DELETE and the safe methods as idempotent.", "", ""},
+		{"Jobs in your queue retry forever if you configure them that way.", "", ""},
+		{"Jobs in our SDK retry forever if the bank is down.", RuleContradicts, "retry.max_attempts"},
+		{"Lumapay settles each payout strictly once, however often it is sent.", RuleExactlyOnce, ""},
+		{"Lumapay settles each payout at most once per key.", "", ""},
+		{"Send it a thousand times: the funds go out only once, no matter what.", RuleAbsoluteGuarantee, ""},
+		{"Send it a thousand times with the same key: the funds go out only once.", "", ""},
+		{"Our exactly-once delivery means your team never sees a duplicate.", RuleExactlyOnce, ""},
+		{"Exactly-once delivery means that each message has one effect, which no network allows.", "", ""},
+		{"Is retrying on any error a good idea?", "", ""},
+	})
+}
