@@ -112,6 +112,7 @@ func TestSemicolonJoinedClaims(t *testing.T) {
 		{"Resend the payout exactly as before; an idempotency header is required.", "", ""},
 		{"Keys are optional on reads; a resend of a GET is fine.", "", ""},
 		{"No keyed payout ran twice; two keyless calls did, and we refunded them.", "", ""},
+		{"Calls without a key are refused; resends without a key repeat the payout.", "", ""},
 	})
 }
 
@@ -133,6 +134,7 @@ func TestConceptLexicons(t *testing.T) {
 		{"Resend a payout with or without a key and you risk a second payout.", "", ""},
 		{"When you resend the payout, leave off the idempotency header.", RuleContradicts, "endpoints[0].key (POST /v1/transfers)"},
 		{"When you resend a lookup, the header you can drop.", "", ""},
+		{"A crash leaves the key behind, and the resend carries the same one.", "", ""},
 		{"Doubled refunds will never happen on our rails.", RuleAbsoluteGuarantee, ""},
 		{"Doubled refunds can happen when a client resends without a key.", "", ""},
 		{"Our payouts API is one hundred per cent idempotent.", RuleContradicts, ""},
