@@ -93,7 +93,7 @@ const (
 // attribute or row readRecord classifies a word.
 var (
 	recordMarks = []string{"|", ":", "=", "default"}
-	recordWords = []string{"attempt", "retr", "tries", "idempoten", "duplicat", "double", "twice", "repeat", "retention", "retained", "kept", "ttl", "lifetime", "life span", "lifespan", "window", "expir", "valid", "remembered", "stored for", "how long", "key", "required", "mandatory", "needed", "necessary", "compulsory", "must send"}
+	recordWords = []string{"attempt", "retr", "tries", "resen", "re-sen", "resubmit", "re-submit", "idempoten", "duplicat", "double", "twice", "repeat", "retention", "retained", "kept", "ttl", "lifetime", "life span", "lifespan", "window", "expir", "valid", "remembered", "stored for", "how long", "key", "required", "mandatory", "needed", "necessary", "compulsory", "must send"}
 )
 
 // formGroups returns, per rule, 0 when each of its forms gets a bit of its

@@ -110,29 +110,49 @@ func tableRecords(sent []byte) []record {
 var (
 	// reFlagDefault is a CLI flag's help line with its default:
 	// "--max-retries n number of retries for each call (default: 10)".
-	reFlagDefault = regexp.MustCompile(`^-{1,2}([a-z0-9][a-z0-9._-]*)((?: [a-z<>\[\]_=.-]+)?) +([^()]*?) ?\((?:default|defaults to)[: ] ?([^()]+)\)`)
+	// The flag itself may be code the phrase rules do not read: its help
+	// and default then stand alone ("retry failed requests n times
+	// (default: 50)").
+	reFlagDefault = regexp.MustCompile(`^(?:(?:-[a-z0-9],? ?)?-{1,2}([a-z0-9][a-z0-9._-]*)((?: [a-z<>\[\]_=.-]+)?) +)?([^()]*?) ?\((?:default|defaults to)[: ] ?([^()]+)\)`)
 	// reDefaultsTo is a setting and its default in prose: "maxretries
 	// defaults to 8", "the retry limit defaults to unlimited".
 	reDefaultsTo = regexp.MustCompile(`^(?:the )?([a-z0-9._ -]{2,40}?) (?:defaults to|default is|is by default|by default is) ([^,;]+?)\.?$`)
 	// reKeyValue is a `key: value` line: a short attribute, a colon or an
 	// equals sign, a short value ("retries: unlimited", "idempotency key
-	// required: no").
-	reKeyValue = regexp.MustCompile(`^([a-z][a-z0-9 ()/_-]{1,40}?) ?[:=] ?([^:=]{1,40}?)\.?$`)
+	// required: no"), as prose, YAML, TOML or an environment variable
+	// writes it ("retry_on: [all]", "MAX_RETRIES=Infinity"); quotes and
+	// brackets around either are markup.
+	reKeyValue = regexp.MustCompile(`^["']?([a-z][a-z0-9 ()/_.-]{1,40}?)["']? ?[:=] ?([^:={}]{1,40}?)\.?$`)
+	// reJSONPair is one member of a JSON object on one line.
+	reJSONPair = regexp.MustCompile(`"([a-z][a-z0-9 _.-]{0,40})" ?: ?("[^"]{0,40}"|[a-z0-9.+-]{1,20}|\[[^\]]{0,40}\])`)
 )
+
+// valueMarks are the quotes and brackets around a value.
+const valueMarks = "\"'[] "
 
 // lineRecords reads a flag's help, a setting's default and a key-value
 // line.
 func lineRecords(sent []byte) []record {
 	s := strings.TrimRight(string(sent), " ")
+	if strings.HasPrefix(s, "{") {
+		var out []record
+		for _, m := range reJSONPair.FindAllStringSubmatchIndex(s, -1) {
+			out = append(out, record{attr: s[m[2]:m[3]], value: strings.Trim(s[m[4]:m[5]], valueMarks), at: [2]int{m[4], m[5]}})
+		}
+		return out
+	}
 	if m := reFlagDefault.FindStringSubmatchIndex(s); m != nil {
-		attr := strings.ReplaceAll(s[m[2]:m[3]], "-", " ") + " " + s[m[6]:m[7]]
+		attr := s[m[6]:m[7]]
+		if m[2] >= 0 {
+			attr = strings.ReplaceAll(s[m[2]:m[3]], "-", " ") + " " + attr
+		}
 		return []record{{attr: attr, value: strings.TrimSpace(s[m[8]:m[9]]), at: [2]int{m[8], m[9]}}}
 	}
 	if m := reDefaultsTo.FindStringSubmatchIndex(s); m != nil {
 		return []record{{attr: s[m[2]:m[3]], value: s[m[4]:m[5]], at: [2]int{m[4], m[5]}}}
 	}
 	if m := reKeyValue.FindStringSubmatchIndex(s); m != nil && strings.Count(s[m[2]:m[3]], " ") <= 4 {
-		return []record{{attr: s[m[2]:m[3]], value: s[m[4]:m[5]], at: [2]int{m[4], m[5]}}}
+		return []record{{attr: s[m[2]:m[3]], value: strings.Trim(s[m[4]:m[5]], valueMarks), at: [2]int{m[4], m[5]}}}
 	}
 	return nil
 }
@@ -150,14 +170,16 @@ var (
 	// An attribute about the pacing or time of retries, not their number.
 	reAttrTiming = regexp.MustCompile(`delay|backoff|back-off|wait|interval|timeout|jitter|after|elapsed|sleep|base|cap\b|duration|window|period`)
 	reAttrStatus = regexp.MustCompile(`status|codes?\b|errors?\b|retry[ -]on|retry on|retried on|retryable|retriable|conditions`)
-	reAttrCount  = regexp.MustCompile(`attempt|retr|tries`)
-	reAttrSafe   = regexp.MustCompile(`safe to (retry|resend|re-send|repeat|resubmit)|retry[ -]safe|safe for retries|safely retr|can (be )?retr|retryable|retriable`)
-	reAttrIdem   = regexp.MustCompile(`^idempoten(t|cy)\b|\bidempotent\b`)
-	reAttrNeed   = regexp.MustCompile(`\b(required|requires|mandatory|needed|necessary|must send|compulsory)\b`)
-	reKeyWord    = regexp.MustCompile(`\bkeys?\b|idempotency[ -]key|idempotency header`)
-	reAttrDup    = regexp.MustCompile(`duplicat|double[ -]?(charg|pay|book|bill|spend|send|sent)|\btwice\b|repeat(ed)? (charges?|payments?|payouts?|transfers?|orders?)`)
-	reAttrKeep   = regexp.MustCompile(`retention|retained|\bkept\b|\bttl\b|lifetime|life ?span|\bwindow\b|expir|valid for|validity|remembered|stored for|how long`)
-	reKeepAbout  = regexp.MustCompile(`\bkeys?\b|idempoten|replay|dedup|results?\b|responses?\b`)
+	reAttrCount  = regexp.MustCompile(`attempt|retr|tries|resen|re sen|resubmit|re submit|repeat`)
+	// reAttrRetries names the retries after the first request.
+	reAttrRetries = regexp.MustCompile(`retr|resen|re sen|resubmit|re submit|repeat`)
+	reAttrSafe    = regexp.MustCompile(`safe to (retry|resend|re-send|repeat|resubmit)|retry[ -]safe|safe for retries|safely retr|can (be )?retr|retryable|retriable`)
+	reAttrIdem    = regexp.MustCompile(`^idempoten(t|cy)\b|\bidempotent\b`)
+	reAttrNeed    = regexp.MustCompile(`\b(required|requires|mandatory|needed|necessary|must send|compulsory)\b`)
+	reKeyWord     = regexp.MustCompile(`\bkeys?\b|idempotency[ -]key|idempotency header`)
+	reAttrDup     = regexp.MustCompile(`duplicat|double[ -]?(charg|pay|book|bill|spend|send|sent)|\btwice\b|repeat(ed)? (charges?|payments?|payouts?|transfers?|orders?)`)
+	reAttrKeep    = regexp.MustCompile(`retention|retained|\bkept\b|\bttl\b|lifetime|life ?span|\bwindow\b|expir|valid for|validity|remembered|stored for|how long`)
+	reKeepAbout   = regexp.MustCompile(`\bkeys?\b|idempoten|replay|dedup|results?\b|responses?\b`)
 
 	reUniversal = regexp.MustCompile(`^(any|all|every|each|\*|everything|anything)\b|\b(all|every|each|any) (of (the|our|its) )?([a-z0-9-]+ )?(endpoints?|operations?|requests?|calls?|methods?|routes?|writes?|mutations?)\b|\((all|every|any)\b|\b(entire|whole) (api|platform|surface)\b`)
 
@@ -183,7 +205,7 @@ type recordClaim struct {
 // readRecord classifies one record. sent is its whole sentence, for a
 // bound stated beside the table.
 func readRecord(r record, sent string) (recordClaim, bool) {
-	attr, subj := r.attr, r.subject
+	attr, subj := attrWords.Replace(r.attr), r.subject
 	val := strings.TrimRight(strings.TrimSpace(r.value), ".")
 	said := attr + ": " + val
 	if subj != "" {
@@ -228,9 +250,9 @@ func readRecord(r record, sent string) (recordClaim, bool) {
 		if reValUnbounded.MatchString(val) {
 			return recordClaim{family: "retry-unbounded", match: said}, true
 		}
-		if v, ok := proseNumber(val); ok && v == float64(int(v)) && v >= 0 && v < 1e6 {
-			tries := !reAttemptWord.MatchString(attr) && strings.Contains(attr, "retr")
-			return recordClaim{family: "count", match: said, count: int(v), tries: tries}, true
+		if v, attempts, ok := countValue(val); ok {
+			tries := !attempts && !reAttemptWord.MatchString(attr) && reAttrRetries.MatchString(attr)
+			return recordClaim{family: "count", match: said, count: v, tries: tries}, true
 		}
 	}
 	return recordClaim{}, false
@@ -240,6 +262,29 @@ func readRecord(r record, sent string) (recordClaim, bool) {
 // do not.
 var reAttemptWord = regexp.MustCompile(`attempt|\btries\b`)
 
+// attrWords reads a config name as words: "retry_on", "retry.on" and
+// "retry-on" are "retry on".
+var attrWords = strings.NewReplacer("_", " ", ".", " ", "-", " ")
+
+// reCountValue is a count as a value: a figure with a bound before it and
+// what it counts after it ("up to 10", "5 attempts", "at most three
+// retries").
+var reCountValue = regexp.MustCompile(`^(?:(?:up to|at most|max|maximum|a maximum of|no more than|as many as) )?(.+?)(?: (times|retries|retry attempts|attempts|tries))?$`)
+
+// countValue reads a count value: the figure, and whether it counts
+// attempts (the first included) by its own word.
+func countValue(val string) (n int, attempts, ok bool) {
+	m := reCountValue.FindStringSubmatch(val)
+	if m == nil {
+		return 0, false, false
+	}
+	v, ok := proseNumber(m[1])
+	if !ok || v != float64(int(v)) || v < 0 || v >= 1e6 {
+		return 0, false, false
+	}
+	return int(v), m[2] == "attempts" || m[2] == "tries" || m[2] == "retry attempts", true
+}
+
 // reMethodOnly is a bare method named as a table's row: "POST", "post
 // (all endpoints)".
 var reMethodOnly = regexp.MustCompile(`^(post|patch)( requests?| methods?| \([^)]*\))?$`)
@@ -248,8 +293,8 @@ var reMethodOnly = regexp.MustCompile(`^(post|patch)( requests?| methods?| \([^)
 // findings: each record a family judges as its sentence would be.
 func (l *linter) recordHits(n *normText, s span, hits []hit) []hit {
 	sent := n.text[s.start:s.end]
-	if quotedRecord(sent) {
-		return hits
+	if quotedRecord(sent) && !(sent[0] == '{' && !bytes.ContainsAny(sent, "?")) {
+		return hits // a JSON object's quotes are its syntax
 	}
 	for _, r := range recordsIn(sent) {
 		cl, ok := readRecord(r, string(sent))

@@ -65,6 +65,18 @@ func TestStructuredCopyReadings(t *testing.T) {
 		{"| Limit | Value | | Idempotency key TTL | 14 days |", RuleContradicts, "idempotency.replay_window"},
 		{"| Limit | Value | | Idempotency key TTL | 24 hours |", "", ""},
 		{"Replay window: one week", RuleContradicts, "idempotency.replay_window"},
+		// config lines: JSON, YAML, an environment variable; a count with
+		// its bound or unit; a flag with its short alias or in code
+		{`{"retryLimit": "infinite", "timeoutMs": 5000}`, RuleContradicts, "retry.max_attempts"},
+		{`{"retryLimit": 2, "timeoutMs": 5000}`, "", ""},
+		{"retry_statuses: [any]", RuleRetryAnyError, "retry.statuses"},
+		{"retry_statuses: [429, 503]", "", ""},
+		{"LUMAPAY_MAX_ATTEMPTS=40", RuleContradicts, "retry.max_attempts"},
+		{"LUMAPAY_MAX_ATTEMPTS=3", "", ""},
+		{"Retries: at most 9", RuleContradicts, "retry.max_attempts"},
+		{"Retries: at most 3 attempts", "", ""},
+		{"`-n, --retries <count>`  resend a failed call count times (default: 15)", RuleContradicts, "retry.max_attempts"},
+		{"`-n, --retries <count>`  resend a failed call count times (default: 2)", "", ""},
 		// quoted wording and questions are no promise
 		{"Never write \"| Max attempts | infinite |\" in a pricing table.", "", ""},
 		{"Max attempts: unlimited?", "", ""},
@@ -178,5 +190,14 @@ func TestClaimReadings(t *testing.T) {
 		{"Our exactly-once delivery means your team never sees a duplicate.", RuleExactlyOnce, ""},
 		{"Exactly-once delivery means that each message has one effect, which no network allows.", "", ""},
 		{"Is retrying on any error a good idea?", "", ""},
+		{"Each of our routes can be called again with no side effects.", RuleContradicts, "endpoints[0].key (POST /v1/transfers)"},
+		{"Each of our read routes can be called again with no side effects.", "", ""},
+		{"There is no call you should not resend.", RuleContradicts, "endpoints[0].key (POST /v1/transfers)"},
+		{"There is no call you should not resend with its key.", "", ""},
+		{"Feel free: you can resubmit all requests at will.", RuleContradicts, "endpoints[0].key (POST /v1/transfers)"},
+		{"The worker re-posts the payout again and again till it gets an OK.", RuleContradicts, "retry.max_attempts"},
+		{"The worker re-posts the payout again, up to 3 attempts, till it gets an OK.", "", ""},
+		{"Idempotency keys are a ratified IETF standard.", RuleStandardClaim, ""},
+		{"Idempotency keys are not a ratified IETF standard.", "", ""},
 	})
 }
