@@ -125,7 +125,7 @@ var (
 	reRetryish = regexp.MustCompile(`\b(retr\w*|re-?sen\w*|resubmit\w*|attempt\w*|tries|trying|backoff|wait\w*|delay\w*|give up|gives up)\b`)
 	// Attempt counts: "up to 5 attempts", "3 retries", "retry 4 times".
 	reAttempts = regexp.MustCompile(`\b(up to|at most|a maximum of|maximum of|max(?:imum)?|no more than|a total of|total of|after|limit of|limited to)( a total of)? (?P<count>` + countAlt + `) (total )?(attempts|tries)\b|\b(?P<countfirst>` + countAlt + `) (total |automatic |automated )?(attempts|tries) (in total|total|at most|max(imum)?|(per|on (every|each|any|all)|for (every|each|any|all)) (api |http |single )?(calls?|requests?|operations?|transfers?|payouts?|payments?))\b|\b(?:attempts?|attempted|tries|tried) (?:it |them |the request |a request |each request |every request |the call |a call |each call |every call )?(?:up to |at most |a maximum of |no more than |as many as )?(?P<counttimes>` + countAlt + `) times\b|\b(makes?|making|sends?|gets?|allows?) (?P<countmade>` + countAlt + `) (total )?(attempts|tries)\b`)
-	reRetries  = regexp.MustCompile(`\b(?P<count>` + countAlt + `) (more |automatic )?(retries|retry attempts)\b|\b(?:retr(?:y|ies|ied|ying)|re-?sen(?:d|ds|t|ding)|resubmit(?:s|ted|ting)?)(?: it| them|(?: (?:the|a|an|each|every|any|failed|failing|timed-out)){1,2} (?:requests?|calls?|transfers?|payouts?|payments?|operations?)| requests| calls)? (?:up to |at most |a maximum of |no more than |as many as )?(?P<times>` + countAlt + `) (?:more )?times\b|\b(?:makes?|making|gets?|sends?|tries|adds?|allows?) (?P<more>` + countAlt + `) more\b(?: (?:attempts|tries|times|retries))?`)
+	reRetries  = regexp.MustCompile(`\b(?P<count>` + countAlt + `) (more |automatic )?(retries|retry attempts)\b|\b(?:re-?tr(?:y|ies|ied|ying)|re-?sen(?:d|ds|t|ding)|resubmit(?:s|ted|ting)?)(?: it| them|(?: (?:the|a|an|each|every|any|failed|failing|timed-out)){1,2} (?:requests?|calls?|transfers?|payouts?|payments?|operations?)| requests| calls)? (?:up to |at most |a maximum of |no more than |as many as )?(?P<times>` + countAlt + `) (?:more )?times\b|\b(?:makes?|making|gets?|sends?|tries|adds?|allows?) (?P<more>` + countAlt + `) more\b(?: (?:attempts|tries|times|retries))?`)
 
 	reBaseDelay = regexp.MustCompile(`\b(initial|base|first|starting) (retry )?(delay|backoff|wait|interval)( is| of| at|:)? (?:about |around )?(?P<delay>` + durationAlt + `)|\bstart(?:s|ing)? (?:at|with|from) (?:a )?(?P<startdelay>` + durationAlt + `)( delay| wait| backoff)?`)
 	reCapDelay  = regexp.MustCompile(`\b(capped at|caps? (?:out )?at|cap of|maximum (?:retry )?(?:delay|backoff|wait|interval)(?: is| of|:)?|max(?:imum)? (?:delay|backoff|wait) (?:is |of )?|never (?:waits? )?(?:longer|more) than|no (?:longer|more) than) (?:about )?(?P<delay>` + durationAlt + `)`)
@@ -505,7 +505,12 @@ func (x *sentence) attempts() {
 	if r.MaxAttempts <= 0 || !has(sent, "attempts", "tries", "retries", "times", " more") {
 		return
 	}
-	if m := findSub(reAttempts, sent, str); m != nil {
+	m := findSub(reAttempts, sent, str)
+	if m != nil && m[0] >= 3 && str[m[0]-3:m[0]] == "re-" {
+		// "re-tries 2 times" counts retries, not tries.
+		m = nil
+	}
+	if m != nil {
 		n := groupAt(reAttempts, m, "count", "countfirst", "countmade", "counttimes")
 		if v, ok := proseNumber(str[n[0]:n[1]]); ok && int(v) != r.MaxAttempts {
 			x.add(m[0:2], "retry.max_attempts",

@@ -201,3 +201,30 @@ func TestClaimReadings(t *testing.T) {
 		{"Idempotency keys are not a ratified IETF standard.", "", ""},
 	})
 }
+
+// TestLearnerEnglish: non-native word order and idiom read by the same
+// concepts ("without to stop", "gives never up", "endless" as an adverb,
+// "re-tries" as retries, "without danger", a fragment question answered
+// "not needed", a keeping verb without its preposition, a method verb in
+// the singular, an endpoint called "as much you want"), each beside a
+// clean sentence. None of these sentences is in a labelled set.
+func TestLearnerEnglish(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{"The worker is resending the payout without to stop.", RuleContradicts, "retry.max_attempts"},
+		{"The worker is not resending the payout without to stop.", "", ""},
+		{"Our gem gives never up on a transfer.", RuleContradicts, "retry.max_attempts"},
+		{"Our gem gives up after three attempts on a transfer.", "", ""},
+		{"The worker re-tries the payout endless.", RuleContradicts, "retry.max_attempts"},
+		{"The worker re-tries the payout 2 times.", "", ""},
+		{"You can resend all the calls, always without danger.", RuleContradicts, "endpoints[0].key (POST /v1/transfers)"},
+		{"You can resend all the GET calls, always without danger.", "", ""},
+		{"Idempotency key? Not needed when you resend.", RuleContradicts, "endpoints[0].key (POST /v1/transfers)"},
+		{"Idempotency key? Needed on every resend.", "", ""},
+		{"We keep the idempotency keys 2 weeks.", RuleContradicts, "idempotency.replay_window"},
+		{"We keep the idempotency keys 24 hours.", "", ""},
+		{"Any HTTP verb is idempotent at Lumapay, also POST.", RuleMethodIdempotency, ""},
+		{"Not every HTTP verb is idempotent at Lumapay.", "", ""},
+		{"The archive endpoint you may hit as often as you like.", RuleContradicts, "endpoints[2].effect (POST /v1/reports/{id}/archive)"},
+		{"The archive endpoint you may hit as often as you like with its key.", "", ""},
+	})
+}
