@@ -32,9 +32,10 @@ var blockTags = map[string]bool{
 // their blocks. It tokenizes (never builds a tree), so fragments, unclosed
 // tags and template placeholders are fine.
 func htmlInto(d *document, src []byte, start, end int, lintCode bool) {
-	h := htmlWalker{d: d, src: src, lintCode: lintCode, cur: -1}
+	h := htmlWalker{d: d, src: src, lintCode: lintCode, cur: -1, cellStart: -1, headerRow: true}
 	h.run(start, end)
 	h.closeBlock()
+	h.rowEnd(end)
 }
 
 type htmlWalker struct {
@@ -46,6 +47,51 @@ type htmlWalker struct {
 	// skip counts open elements whose text is not prose (pre, style, ...);
 	// code counts open inline <code> elements.
 	skip, code int
+	// The table being read: its header cells, the open row's cells (all
+	// <th> so far: headerRow) and the open cell's start (-1: none).
+	header, row []span
+	headerRow   bool
+	cellStart   int
+}
+
+// cellEnd closes the open cell of a table row at off.
+func (h *htmlWalker) cellEnd(off int) {
+	if h.cellStart >= 0 {
+		h.row = append(h.row, span{h.cellStart, max(off, h.cellStart)})
+		h.cellStart = -1
+	}
+}
+
+// rowEnd closes the open row at off: a row of <th> cells is the table's
+// header, any other row a data row under it.
+func (h *htmlWalker) rowEnd(off int) {
+	h.cellEnd(off)
+	switch {
+	case len(h.row) == 0:
+	case h.headerRow:
+		h.header = h.row
+	default:
+		h.d.rows = append(h.d.rows, tableRow{header: h.header, cells: h.row})
+	}
+	h.row, h.headerRow = nil, true
+}
+
+// tableTag follows the table structure through tag (open or closing)
+// between tokStart and tokEnd.
+func (h *htmlWalker) tableTag(tag string, open bool, tokStart, tokEnd int) {
+	switch {
+	case tag == "table":
+		h.rowEnd(tokStart)
+		h.header = nil
+	case tag == "tr":
+		h.rowEnd(tokStart)
+	case (tag == "td" || tag == "th") && open:
+		h.cellEnd(tokStart)
+		h.cellStart = tokEnd
+		h.headerRow = h.headerRow && tag == "th"
+	case tag == "td" || tag == "th":
+		h.cellEnd(tokStart)
+	}
 }
 
 func (h *htmlWalker) closeBlock() {
@@ -99,6 +145,7 @@ func (h *htmlWalker) run(start, end int) {
 			if blockTags[tag] {
 				h.closeBlock()
 			}
+			h.tableTag(tag, tt != html.EndTagToken, tokStart, tokEnd)
 			if tt == html.SelfClosingTagToken {
 				continue
 			}

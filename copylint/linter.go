@@ -92,7 +92,7 @@ const (
 // tagRecWord: every record recordsIn reads holds a mark, and every
 // attribute or row readRecord classifies a word.
 var (
-	recordMarks = []string{"|", ":", "=", "default"}
+	recordMarks = []string{"|", ":", "=", "default", "<td", "<th"}
 	recordWords = []string{"attempt", "retr", "tries", "resen", "re-sen", "resubmit", "re-submit", "idempoten", "duplicat", "double", "twice", "repeat", "retention", "retained", "kept", "ttl", "lifetime", "life span", "lifespan", "window", "expir", "valid", "remembered", "stored for", "how long", "key", "required", "mandatory", "needed", "necessary", "compulsory", "must send"}
 )
 
@@ -275,6 +275,13 @@ func (l *linter) joinMay(t uint64) bool {
 		}
 	}
 	return false
+}
+
+// tableLine reports whether a raw block is a table's: a Markdown line
+// that starts with a pipe, or an HTML cell.
+func tableLine(b []byte) bool {
+	t := bytes.TrimLeft(b, " \t")
+	return len(t) > 0 && t[0] == '|' || bytes.Contains(b, []byte("<td")) || bytes.Contains(b, []byte("<th")) || bytes.Contains(b, []byte("<TD")) || bytes.Contains(b, []byte("<TH"))
 }
 
 // recordsMay reports whether a text with tags t may hold a record
@@ -493,6 +500,8 @@ type scratch struct {
 	found        []sentenceHit
 	// sentTags are the anchor tags of each sentence of a block.
 	sentTags []uint64
+	// row and cell hold a table row's text as records.go reads it.
+	row, cell normText
 	// tails are the anchor scan's buffers (anchorSet.hitsWith).
 	tails [4][]anchorHit
 }
@@ -551,6 +560,11 @@ func (l *linter) rawCandidate(src []byte, f format, sc *scratch, hiding []int) b
 	for _, b := range sc.blocks {
 		t := tagsIn(sc.docHits, b.start, b.end, &from)
 		hidden := hiddenIn(hiding, b.start, b.end)
+		if recordsMay(t) && tableLine(src[b.start:b.end]) {
+			// A table row is read under its header only once parsed
+			// (rowHits), which the raw blocks, one per line, cannot do.
+			return true
+		}
 		if l.may(t) || hidden {
 			rawMaskRange(m, src, b.start, b.end)
 			kept = append(kept, b)
@@ -588,6 +602,9 @@ func (l *linter) matchBlocks(d *document, sc *scratch, hitsReady bool, hiding []
 	}
 	if len(sc.docHits) == 0 && len(hiding) == 0 && !l.exhaustive {
 		return nil
+	}
+	if len(d.rows) > 0 {
+		hits = l.rowHits(d, sc, hits)
 	}
 	for _, b := range d.blocks {
 		if first && len(hits) > 0 {

@@ -6,6 +6,7 @@ import (
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
+	east "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/text"
 )
 
@@ -101,6 +102,36 @@ type mdWalker struct {
 	lintCode bool
 	// cur is the start of the open block, or -1; curEnd its end so far.
 	cur, curEnd int
+	// header is the header row's cells of the table being walked.
+	header []span
+}
+
+// tableCellsOf is the prose range of each cell of a table row: from the
+// first to the last text segment inside it (an empty cell is an empty
+// range at the end of the one before).
+func tableCellsOf(row ast.Node) []span {
+	var out []span
+	for c := row.FirstChild(); c != nil; c = c.NextSibling() {
+		cell := span{-1, -1}
+		_ = ast.Walk(c, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+			if t, ok := n.(*ast.Text); ok && entering {
+				if cell.start < 0 || t.Segment.Start < cell.start {
+					cell.start = t.Segment.Start
+				}
+				cell.end = max(cell.end, t.Segment.Stop)
+			}
+			return ast.WalkContinue, nil
+		})
+		if cell.start < 0 {
+			if len(out) > 0 {
+				cell = span{out[len(out)-1].end, out[len(out)-1].end}
+			} else {
+				cell = span{0, 0}
+			}
+		}
+		out = append(out, cell)
+	}
+	return out
 }
 
 func (w *mdWalker) closeBlock() {
@@ -129,6 +160,10 @@ func (w *mdWalker) visit(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		return ast.WalkContinue, nil
 	}
 	switch n := n.(type) {
+	case *east.TableHeader:
+		w.header = tableCellsOf(n)
+	case *east.TableRow:
+		w.d.rows = append(w.d.rows, tableRow{header: w.header, cells: tableCellsOf(n)})
 	case *ast.FencedCodeBlock, *ast.CodeBlock:
 		if w.lintCode {
 			lines := n.Lines()

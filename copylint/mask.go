@@ -15,6 +15,15 @@ type document struct {
 	// skipped are code blocks left out of the prose: a suppression marker
 	// shown in a code example is not a suppression.
 	skipped []span
+	// rows are the rows of the tables (Markdown and HTML), each under its
+	// table's header: records.go reads a row as attributes and values.
+	rows []tableRow
+}
+
+// tableRow is one data row of a table: the prose range of each cell, and
+// of each cell of the table's header row (none when it has no header).
+type tableRow struct {
+	header, cells []span
 }
 
 // span is a half-open byte range [start, end) in the source.

@@ -174,7 +174,7 @@ var (
 	// reAttrRetries names the retries after the first request.
 	reAttrRetries = regexp.MustCompile(`retr|resen|re sen|resubmit|re submit|repeat`)
 	reAttrSafe    = regexp.MustCompile(`safe to (retry|resend|re-send|repeat|resubmit)|retry[ -]safe|safe for retries|safely retr|can (be )?retr|retryable|retriable`)
-	reAttrIdem    = regexp.MustCompile(`^idempoten(t|cy)\b|\bidempotent\b`)
+	reAttrIdem    = regexp.MustCompile(`\bidempotent\b`)
 	reAttrNeed    = regexp.MustCompile(`\b(required|requires|mandatory|needed|necessary|must send|compulsory)\b`)
 	reKeyWord     = regexp.MustCompile(`\bkeys?\b|idempotency[ -]key|idempotency header`)
 	reAttrDup     = regexp.MustCompile(`duplicat|double[ -]?(charg|pay|book|bill|spend|send|sent)|\btwice\b|repeat(ed)? (charges?|payments?|payouts?|transfers?|orders?)`)
@@ -183,6 +183,9 @@ var (
 
 	reUniversal = regexp.MustCompile(`^(any|all|every|each|\*|everything|anything)\b|\b(all|every|each|any) (of (the|our|its) )?([a-z0-9-]+ )?(endpoints?|operations?|requests?|calls?|methods?|routes?|writes?|mutations?)\b|\((all|every|any)\b|\b(entire|whole) (api|platform|surface)\b`)
 
+	// reValUniversal is a value that is itself the universal: "all",
+	// "every endpoint", "all operations (v1)".
+	reValUniversal = regexp.MustCompile(`^(yes,? )?(all|any|every|each|everything|anything|all of them|\*)( (the |our )?(endpoints?|operations?|requests?|calls?|routes?|methods?|writes?|mutations?))?( \([^)]*\))?$`)
 	reValUnbounded = regexp.MustCompile(`^(unlimited|infinite|infinity|∞|unbounded|endless|limitless|forever|no limit|no cap|no maximum|without limit|until (it )?succeeds?|until success|as many as (needed|it takes)|as many times as (needed|it takes))$`)
 	reValYes       = regexp.MustCompile(`^(yes|y|true|✓|✔|✔️|✅|☑|☑️|always|safe|supported|yes,? (always|all|any|every)[a-z ]*)$`)
 	reValNo        = regexp.MustCompile(`^(no|n|false|✗|✘|❌|optional|not required|not needed|no \(optional\)|optional \([a-z ]+\))$`)
@@ -205,7 +208,9 @@ type recordClaim struct {
 // readRecord classifies one record. sent is its whole sentence, for a
 // bound stated beside the table.
 func readRecord(r record, sent string) (recordClaim, bool) {
-	attr, subj := attrWords.Replace(r.attr), r.subject
+	// A parenthetical is the attribute's condition, not its concept
+	// ("saga + pessimistic locking (3 retries)").
+	attr, subj := attrWords.Replace(reParens.ReplaceAllString(r.attr, "")), r.subject
 	val := strings.TrimRight(strings.TrimSpace(r.value), ".")
 	said := attr + ": " + val
 	if subj != "" {
@@ -221,20 +226,20 @@ func readRecord(r record, sent string) (recordClaim, bool) {
 			return recordClaim{rule: RuleAbsoluteGuarantee, match: said}, true
 		}
 	case reAttrSafe.MatchString(attr):
-		if reValYes.MatchString(val) && (reUniversal.MatchString(subj) || reUniversal.MatchString(val)) {
+		if reValYes.MatchString(val) && (reUniversal.MatchString(subj) || reValUniversal.MatchString(val)) {
 			return recordClaim{family: "safe-to-retry", match: said}, true
 		}
-		if reUniversal.MatchString(val) && subj == "" {
+		if reValUniversal.MatchString(val) && subj == "" {
 			return recordClaim{family: "safe-to-retry", match: said}, true
 		}
 	case reAttrIdem.MatchString(attr) && !reKeyWord.MatchString(attr):
 		switch {
-		case !reValYes.MatchString(val) && !(subj == "" && reUniversal.MatchString(val)):
+		case !reValYes.MatchString(val) && !(subj == "" && reValUniversal.MatchString(val)):
 		case reMethodOnly.MatchString(subj):
 			return recordClaim{family: "method-idempotent", match: subj + " is idempotent"}, true
 		case reSpelledOp.MatchString(subj):
 			return recordClaim{family: "endpoint-safe-to-retry", match: subj + " is idempotent"}, true
-		case reUniversal.MatchString(subj) || subj == "" && reUniversal.MatchString(val):
+		case reUniversal.MatchString(subj) || subj == "" && reValUniversal.MatchString(val):
 			return recordClaim{family: "whole-api-idempotent", match: said}, true
 		}
 	case reAttrNeed.MatchString(attr) && (reKeyWord.MatchString(attr) || reKeyWord.MatchString(subj)),
@@ -261,6 +266,9 @@ func readRecord(r record, sent string) (recordClaim, bool) {
 // reAttemptWord names attempts, which count the first request; retries
 // do not.
 var reAttemptWord = regexp.MustCompile(`attempt|\btries\b`)
+
+// reParens is a parenthetical.
+var reParens = regexp.MustCompile(`\([^)]*\)`)
 
 // attrWords reads a config name as words: "retry_on", "retry.on" and
 // "retry-on" are "retry on".
@@ -366,4 +374,51 @@ func (l *linter) countHit(cl recordClaim) (hit, bool) {
 	return hit{rule: RuleContradicts, path: "retry.max_attempts",
 		message: fmt.Sprintf("says %d attempts (%q), but the contract's max_attempts is %d (the first request included)", cl.count, cl.match, max),
 		fix:     fmt.Sprintf("write the contract's figure: at most %d attempts, the first request and %d retries", max, max-1)}, true
+}
+
+// rowHits reads the rows of d's tables as records: each row under its
+// header, its cells joined as a flattened table writes them ("| h1 | h2 |
+// | c1 | c2 |"), so a table in Markdown or HTML is read as the same
+// table on one line is. Offsets map back to the cells.
+func (l *linter) rowHits(d *document, sc *scratch, hits []hit) []hit {
+	for _, r := range d.rows {
+		n := &sc.row
+		n.text, n.off, n.mask = n.text[:0], n.off[:0], d.mask
+		at := r.cells[0].start
+		put := func(s string) {
+			for i := range len(s) {
+				n.text = append(n.text, s[i])
+				n.off = append(n.off, at)
+			}
+		}
+		cells := func(cs []span) {
+			for _, c := range cs {
+				at = c.start
+				put(" ")
+				normalize(d.mask, c.start, c.end, d.code, false, &sc.cell)
+				n.text = append(n.text, sc.cell.text...)
+				n.off = append(n.off, sc.cell.off[:len(sc.cell.text)]...)
+				at = c.end
+				put(" |")
+			}
+		}
+		put("|")
+		if len(r.header) > 0 {
+			cells(r.header)
+			put(" |")
+		}
+		cells(r.cells)
+		n.off = append(n.off, at)
+		if t := l.prefilter.hitsWith(n.text, sc.hits[:0], &sc.tails); len(t) > 0 {
+			var tags uint64
+			for _, h := range t {
+				tags |= h.tags
+			}
+			sc.hits = t
+			if recordsMay(tags) {
+				hits = l.recordHits(n, span{0, len(n.text)}, hits)
+			}
+		}
+	}
+	return hits
 }

@@ -228,3 +228,38 @@ func TestLearnerEnglish(t *testing.T) {
 		{"The archive endpoint you may hit as often as you like with its key.", "", ""},
 	})
 }
+
+// TestTableRows: a real table's rows, in Markdown and in HTML, are read
+// under their header as the same table flattened onto one line is
+// (rowHits); each table holds a clean row beside the claim, which must
+// pass. The findings point at the claim's row.
+func TestTableRows(t *testing.T) {
+	payouts := prefilterContract(t)
+	for _, tc := range []struct {
+		name, text string
+		line       int // the claim's row
+		path       string
+	}{
+		{"safe.md", "| Endpoint | Retry-safe |\n|---|---|\n| GET /v1/transfers/{id} | yes |\n| every route | yes |\n", 4, "endpoints[0].key (POST /v1/transfers)"},
+		{"count.md", "| Setting | Value |\n|---|---|\n| Max attempts | 3 |\n| Max retries | endless |\n", 4, "retry.max_attempts"},
+		{"ttl.html", "<table>\n<tr><th>Limit</th><th>Value</th></tr>\n<tr><td>Idempotency key TTL</td><td>24 hours</td></tr>\n<tr><td>Idempotency key TTL</td><td>60 days</td></tr>\n</table>\n", 4, "idempotency.replay_window"},
+		{"key.md", "Limits:\n\n<table><tr><th>Parameter</th><th>Mandatory</th></tr>\n<tr><td>Amount</td><td>no</td></tr>\n<tr><td>Idempotency key</td><td>no</td></tr></table>\n", 5, "endpoints[0].key (POST /v1/transfers)"},
+	} {
+		fs := LintSource(payouts, tc.name, []byte(tc.text))
+		if len(fs) != 1 || fs[0].Line != tc.line || fs[0].Path != tc.path {
+			t.Errorf("%s: want one finding at line %d (%s), got %v", tc.name, tc.line, tc.path, fs)
+		}
+	}
+}
+
+// TestRecordNotClaims: records whose attribute names a retry or
+// idempotency only in passing are no claim: a parenthetical condition, a
+// value that merely mentions a universal. None of these rows is in a
+// labelled set.
+func TestRecordNotClaims(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{"| Mode | Cost | | Locking (5 retries) | 0 |", "", ""},
+		{"Idempotency scope: the path every write is posted to", "", ""},
+		{"Idempotent: every write", RuleContradicts, ""},
+	})
+}
