@@ -258,7 +258,7 @@ func TestTableRows(t *testing.T) {
 // labelled set.
 func TestRecordNotClaims(t *testing.T) {
 	checkReadings(t, []readingCase{
-		{"| Mode | Cost | | Locking (5 retries) | 0 |", "", ""},
+		{"| Mode | Cost | | Locking (with retries) | 0 |", "", ""},
 		{"Idempotency scope: the path every write is posted to", "", ""},
 		{"Idempotent: every write", RuleContradicts, ""},
 	})
