@@ -90,10 +90,12 @@ const (
 
 // recordMarks and recordWords are the anchors of tagRecMark and
 // tagRecWord: every record recordsIn reads holds a mark, and every
-// attribute or row readRecord classifies a word.
+// record readRecord classifies holds a word of its concept (the key of a
+// keyless record, the keeping word of a retention one, the retry of a
+// count or a status list, "idempotent", a duplicate, "safe to").
 var (
 	recordMarks = []string{"|", ":", "=", "default", "<td", "<th"}
-	recordWords = []string{"attempt", "retr", "tries", "resen", "re-sen", "resubmit", "re-submit", "idempoten", "duplicat", "double", "twice", "repeat", "retention", "retained", "kept", "ttl", "lifetime", "life span", "lifespan", "window", "expir", "valid", "remembered", "stored for", "how long", "key", "required", "mandatory", "needed", "necessary", "compulsory", "must send"}
+	recordWords = []string{"attempt", "retr", "tries", "resen", "re-sen", "resubmit", "re-submit", "repeat", "idempotent", "duplicat", "double", "twice", "retention", "retained", "kept", "ttl", "lifetime", "life span", "lifespan", "window", "expir", "valid", "remembered", "stored for", "how long", "key", "safe to"}
 )
 
 // formGroups returns, per rule, 0 when each of its forms gets a bit of its
@@ -276,6 +278,13 @@ func (l *linter) joinMay(t uint64) bool {
 	}
 	return false
 }
+
+// tableWords are the record words a table names its concept by in its
+// header or row (a key's by "idempot"): a raw table line with one of
+// them is parsed, so its rows are read under their header (rowMay asks
+// the same). A narrower list than recordWords, which a table of other
+// keys and values (a "key" column, a "valid" flag) holds too.
+var tableWords = []string{"attempt", "retr", "tries", "resen", "re-sen", "resubmit", "idempot", "duplicat", "double", "twice", "retention", "ttl", "expir", "replay", "window", "kept", "lifetime"}
 
 // tableLine reports whether a raw block is a table's: a Markdown line
 // that starts with a pipe, or an HTML cell.
@@ -560,7 +569,7 @@ func (l *linter) rawCandidate(src []byte, f format, sc *scratch, hiding []int) b
 	for _, b := range sc.blocks {
 		t := tagsIn(sc.docHits, b.start, b.end, &from)
 		hidden := hiddenIn(hiding, b.start, b.end)
-		if recordsMay(t) && tableLine(src[b.start:b.end]) {
+		if recordsMay(t) && tableLine(src[b.start:b.end]) && has(bytes.ToLower(src[b.start:b.end]), tableWords...) {
 			// A table row is read under its header only once parsed
 			// (rowHits), which the raw blocks, one per line, cannot do.
 			return true

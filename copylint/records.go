@@ -133,6 +133,12 @@ const valueMarks = "\"'[] "
 // lineRecords reads a flag's help, a setting's default and a key-value
 // line.
 func lineRecords(sent []byte) []record {
+	// Each shape has its mark: a brace, a default, a colon or an equals
+	// sign; a sentence without one is no record, and most are not.
+	dflt := bytes.Contains(sent, []byte("default"))
+	if len(sent) == 0 || sent[0] != '{' && !dflt && bytes.IndexByte(sent, ':') < 0 && bytes.IndexByte(sent, '=') < 0 {
+		return nil
+	}
 	s := strings.TrimRight(string(sent), " ")
 	if strings.HasPrefix(s, "{") {
 		var out []record
@@ -141,14 +147,18 @@ func lineRecords(sent []byte) []record {
 		}
 		return out
 	}
-	if m := reFlagDefault.FindStringSubmatchIndex(s); m != nil {
+	if !dflt {
+		// no flag's help and no setting's default
+	} else if m := reFlagDefault.FindStringSubmatchIndex(s); m != nil {
 		attr := s[m[6]:m[7]]
 		if m[2] >= 0 {
 			attr = strings.ReplaceAll(s[m[2]:m[3]], "-", " ") + " " + attr
 		}
 		return []record{{attr: attr, value: strings.TrimSpace(s[m[8]:m[9]]), at: [2]int{m[8], m[9]}}}
 	}
-	if m := reDefaultsTo.FindStringSubmatchIndex(s); m != nil {
+	if !dflt {
+		// as above
+	} else if m := reDefaultsTo.FindStringSubmatchIndex(s); m != nil {
 		return []record{{attr: s[m[2]:m[3]], value: s[m[4]:m[5]], at: [2]int{m[4], m[5]}}}
 	}
 	if m := reKeyValue.FindStringSubmatchIndex(s); m != nil && strings.Count(s[m[2]:m[3]], " ") <= 4 {
@@ -195,6 +205,16 @@ var (
 	reRecordBound = regexp.MustCompile(`\b(per|same|with (a|the|its)) (idempotency[ -])?key\b|\bwithin\b`)
 )
 
+// recordWordSet finds recordWords: an attribute or row without one names
+// no concept readRecord judges, and most do not.
+var recordWordSet = func() *anchorSet {
+	ones := make([]uint64, len(recordWords))
+	for i := range ones {
+		ones[i] = 1
+	}
+	return newAnchorSet(recordWords, ones)
+}()
+
 // recordClaim is a record read as a claim: the family (or rule) it
 // belongs to and the text the judge reads.
 type recordClaim struct {
@@ -208,6 +228,9 @@ type recordClaim struct {
 // readRecord classifies one record. sent is its whole sentence, for a
 // bound stated beside the table.
 func readRecord(r record, sent string) (recordClaim, bool) {
+	if !recordWordSet.match([]byte(r.attr)) && !recordWordSet.match([]byte(r.subject)) {
+		return recordClaim{}, false // no concept a record is judged by
+	}
 	// A parenthetical is the attribute's condition, not its concept
 	// ("saga + pessimistic locking (3 retries)").
 	attr, subj := attrWords.Replace(reParens.ReplaceAllString(r.attr, "")), r.subject
@@ -376,12 +399,27 @@ func (l *linter) countHit(cl recordClaim) (hit, bool) {
 		fix:     fmt.Sprintf("write the contract's figure: at most %d attempts, the first request and %d retries", max, max-1)}, true
 }
 
+// rowMay reports whether a table row or its header holds a word a table
+// names its concept by (tableWords, as the raw pass asks before it parses
+// a file for its tables): most rows of most tables hold none.
+func rowMay(d *document, r tableRow) bool {
+	for _, cs := range [][]span{r.header, r.cells} {
+		if len(cs) > 0 && has(bytes.ToLower(d.mask[cs[0].start:cs[len(cs)-1].end]), tableWords...) {
+			return true
+		}
+	}
+	return false
+}
+
 // rowHits reads the rows of d's tables as records: each row under its
 // header, its cells joined as a flattened table writes them ("| h1 | h2 |
 // | c1 | c2 |"), so a table in Markdown or HTML is read as the same
 // table on one line is. Offsets map back to the cells.
 func (l *linter) rowHits(d *document, sc *scratch, hits []hit) []hit {
 	for _, r := range d.rows {
+		if !rowMay(d, r) {
+			continue
+		}
 		n := &sc.row
 		n.text, n.off, n.mask = n.text[:0], n.off[:0], d.mask
 		at := r.cells[0].start
@@ -409,16 +447,7 @@ func (l *linter) rowHits(d *document, sc *scratch, hits []hit) []hit {
 		}
 		cells(r.cells)
 		n.off = append(n.off, at)
-		if t := l.prefilter.hitsWith(n.text, sc.hits[:0], &sc.tails); len(t) > 0 {
-			var tags uint64
-			for _, h := range t {
-				tags |= h.tags
-			}
-			sc.hits = t
-			if recordsMay(tags) {
-				hits = l.recordHits(n, span{0, len(n.text)}, hits)
-			}
-		}
+		hits = l.recordHits(n, span{0, len(n.text)}, hits)
 	}
 	return hits
 }
