@@ -286,11 +286,12 @@ func (l *linter) joinMay(t uint64) bool {
 // keys and values (a "key" column, a "valid" flag) holds too.
 var tableWords = []string{"attempt", "retr", "tries", "resen", "re-sen", "resubmit", "idempot", "duplicat", "double", "twice", "retention", "ttl", "expir", "replay", "window", "kept", "lifetime"}
 
-// tableLine reports whether a raw block is a table's: a Markdown line
-// that starts with a pipe, or an HTML cell.
+// tableLine reports whether a raw block may be a table's: a Markdown
+// line that starts with a pipe, or HTML with a tag that starts with t
+// (table, tr, th, td).
 func tableLine(b []byte) bool {
 	t := bytes.TrimLeft(b, " \t")
-	return len(t) > 0 && t[0] == '|' || bytes.Contains(b, []byte("<td")) || bytes.Contains(b, []byte("<th")) || bytes.Contains(b, []byte("<TD")) || bytes.Contains(b, []byte("<TH"))
+	return len(t) > 0 && t[0] == '|' || bytes.Contains(b, []byte("<t")) || bytes.Contains(b, []byte("<T"))
 }
 
 // recordsMay reports whether a text with tags t may hold a record
@@ -566,12 +567,14 @@ func (l *linter) rawCandidate(src []byte, f format, sc *scratch, hiding []int) b
 	// The blocks a phrase rule may fire in go first: the answer does not
 	// depend on the order, and a file with a claim is done sooner.
 	first := 0
+	// The tables, followed line by line (records.go, rawTables).
+	var tables rawTables
 	for _, b := range sc.blocks {
 		t := tagsIn(sc.docHits, b.start, b.end, &from)
 		hidden := hiddenIn(hiding, b.start, b.end)
-		if recordsMay(t) && tableLine(src[b.start:b.end]) && has(bytes.ToLower(src[b.start:b.end]), tableWords...) {
-			// A table row is read under its header only once parsed
-			// (rowHits), which the raw blocks, one per line, cannot do.
+		if tableLine(src[b.start:b.end]) && l.rawTableClaim(src, b, &tables) {
+			// A table row is read under its header (rowHits) once parsed;
+			// its raw row and its header's say whether that finds one.
 			return true
 		}
 		if l.may(t) || hidden {

@@ -180,9 +180,9 @@ var (
 	// An attribute about the pacing or time of retries, not their number.
 	reAttrTiming = regexp.MustCompile(`delay|backoff|back-off|wait|interval|timeout|jitter|after|elapsed|sleep|base|cap\b|duration|window|period`)
 	reAttrStatus = regexp.MustCompile(`status|codes?\b|errors?\b|retry[ -]on|retry on|retried on|retryable|retriable|conditions`)
-	reAttrCount  = regexp.MustCompile(`attempt|retr|tries|resen|re sen|resubmit|re submit|repeat`)
+	reAttrCount  = regexp.MustCompile(`attempt|retr(y|ies|ied|ying)|\btries\b|maxtries|resen|re sen|resubmit|re submit|\brepeat(s|ed|ing)?\b`)
 	// reAttrRetries names the retries after the first request.
-	reAttrRetries = regexp.MustCompile(`retr|resen|re sen|resubmit|re submit|repeat`)
+	reAttrRetries = regexp.MustCompile(`retr(y|ies|ied|ying)|resen|re sen|resubmit|re submit|\brepeat(s|ed|ing)?\b`)
 	reAttrSafe    = regexp.MustCompile(`safe to (retry|resend|re-send|repeat|resubmit)|retry[ -]safe|safe for retries|safely retr|can (be )?retr|retryable|retriable`)
 	reAttrIdem    = regexp.MustCompile(`\bidempotent\b`)
 	reAttrNeed    = regexp.MustCompile(`\b(required|requires|mandatory|needed|necessary|must send|compulsory)\b`)
@@ -270,7 +270,7 @@ func readRecord(r record, sent string) (recordClaim, bool) {
 		if reValNo.MatchString(val) {
 			return recordClaim{family: "keyless-retry", match: said}, true
 		}
-	case reAttrStatus.MatchString(attr) && reAttrCount.MatchString(attr+" "+subj) && !reAttrTiming.MatchString(attr):
+	case reAttrStatus.MatchString(attr) && reAttrCount.MatchString(attr) && !reAttrTiming.MatchString(attr):
 		if reValStatuses.MatchString(val) {
 			return recordClaim{family: "retry-status", match: "retries " + val}, true
 		}
@@ -450,4 +450,198 @@ func (l *linter) rowHits(d *document, sc *scratch, hits []hit) []hit {
 		hits = l.recordHits(n, span{0, len(n.text)}, hits)
 	}
 	return hits
+}
+
+// rawTables follows a raw file's tables block by block, in order, so
+// each row is read once under its header without searching back through
+// the file.
+type rawTables struct {
+	// mdHeader is the header line of the Markdown table whose last line
+	// ended at mdEnd.
+	mdHeader []byte
+	mdEnd    int
+	// htmlHeader is the last row of <th> cells of the open HTML table;
+	// rowEnd the end of the last HTML row read.
+	htmlHeader []byte
+	rowEnd     int
+}
+
+// rawTableClaim reads the raw table line b of src: a Markdown row under
+// its header line, or the HTML <tr> that holds the line under its
+// table's header row. It reports whether the row holds a claim: the raw
+// pass's reading of what rowHits reads in the parsed table, so a file is
+// parsed for its tables only when one may hold a finding.
+func (l *linter) rawTableClaim(src []byte, b span, rt *rawTables) bool {
+	line := src[b.start:b.end]
+	if md := bytes.TrimLeft(line, " \t"); len(md) > 0 && md[0] == '|' {
+		if b.start != rt.mdEnd+1 {
+			rt.mdHeader = rawHeaderLine(src, b.start)
+		}
+		rt.mdEnd = b.end
+		return l.rawRowClaim(line, rt.mdHeader)
+	}
+	if nextTag(line, "table") >= 0 {
+		rt.htmlHeader = nil
+	}
+	if b.start < rt.rowEnd {
+		return false // read with its row
+	}
+	row, end := htmlRowAround(src, b.start, b.end)
+	rt.rowEnd = end
+	switch {
+	case nextTag(row, "td") >= 0:
+		return l.rawRowClaim(row, rt.htmlHeader)
+	case nextTag(row, "th") >= 0:
+		rt.htmlHeader = row
+	}
+	return false
+}
+
+// rawRowClaim reports whether a raw row under its raw header row (or
+// nil) holds a claim.
+func (l *linter) rawRowClaim(row, header []byte) bool {
+	if !has(bytes.ToLower(row), tableWords...) && !has(bytes.ToLower(header), tableWords...) {
+		return false // as rowMay
+	}
+	text := rawRowText(row)
+	if header != nil {
+		text = append(rawRowText(header), ' ')
+		text = append(text, rawRowText(row)...)
+	}
+	if len(text) == 0 || quotedRecord(text) {
+		return false
+	}
+	for _, r := range recordsIn(text) {
+		if cl, ok := readRecord(r, string(text)); ok {
+			if _, ok := l.recordHit(cl); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// lastTag is the start of the last tag named name ("tr", "/tr", "th")
+// in src, in either case, or -1; nextTag the first.
+func lastTag(src []byte, name string) int {
+	for end := len(src); ; {
+		i := max(bytes.LastIndex(src[:end], []byte("<"+name)), bytes.LastIndex(src[:end], bytes.ToUpper([]byte("<"+name))))
+		if i < 0 || tagEnds(src, i+1+len(name)) {
+			return i
+		}
+		end = i
+	}
+}
+
+func nextTag(src []byte, name string) int {
+	for from := 0; ; {
+		a, b := bytes.Index(src[from:], []byte("<"+name)), bytes.Index(src[from:], bytes.ToUpper([]byte("<"+name)))
+		if a < 0 || b >= 0 && b < a {
+			a = b
+		}
+		if a < 0 {
+			return -1
+		}
+		if tagEnds(src, from+a+1+len(name)) {
+			return from + a
+		}
+		from += a + 1
+	}
+}
+
+// tagEnds reports whether a tag's name ends at src[i] ("<th>", "<th
+// class>", not "<thead>").
+func tagEnds(src []byte, i int) bool {
+	return i >= len(src) || src[i] == '>' || src[i] == ' ' || src[i] == '\t' || src[i] == '\n' || src[i] == '/'
+}
+
+// rowReach bounds how far an HTML row is looked for around a line: a row
+// is short, and a file of long lines must not be scanned from each.
+const rowReach = 4096
+
+// htmlRowAround is the HTML table row (<tr> to </tr>) that holds
+// src[start:end], which may span many lines, and its end; the line alone
+// outside one.
+func htmlRowAround(src []byte, start, end int) ([]byte, int) {
+	lo := max(0, start-rowReach)
+	tr := lastTag(src[lo:end], "tr")
+	if tr < 0 {
+		return src[start:end], end
+	}
+	tr += lo
+	close := nextTag(src[tr:min(len(src), end+rowReach)], "/tr")
+	switch {
+	case close < 0:
+		return src[tr:end], end
+	case tr+close < start:
+		return src[start:end], end // that row closed before the line
+	}
+	return src[tr : tr+close], max(end, tr+close)
+}
+
+// reRawTag is a tag in a raw table line; a cell's tag is a cell's edge.
+var reRawTag = regexp.MustCompile(`(?i)<(/?)(td|th|tr)\b[^>]*>|<[^>]*>|&nbsp;|\s+`)
+
+// rawRowText is a raw table line as records.go reads a row: lower case,
+// cells between pipes (an HTML cell's tags become pipes), one space
+// between words, and the Markdown marks of emphasis and code gone.
+func rawRowText(line []byte) []byte {
+	out := reRawTag.ReplaceAllFunc(bytes.ToLower(line), func(m []byte) []byte {
+		switch {
+		case m[0] != '<':
+			return []byte(" ")
+		case bytes.HasPrefix(m, []byte("<td")) || bytes.HasPrefix(m, []byte("<th")) || bytes.HasPrefix(m, []byte("</tr")):
+			return []byte(" | ")
+		}
+		return nil
+	})
+	out = bytes.Map(func(r rune) rune {
+		if r == '*' || r == '`' {
+			return -1
+		}
+		return r
+	}, out)
+	out = bytes.Join(bytes.Fields(out), []byte(" "))
+	if len(out) > 0 && out[0] != '|' {
+		out = append([]byte("| "), out...)
+	}
+	if len(out) > 0 && out[len(out)-1] != '|' {
+		out = append(out, " |"...)
+	}
+	return out
+}
+
+// rawHeaderLine is the header line of the Markdown table whose line
+// starts at at: the first line of the run of table lines above it, if a
+// delimiter row follows it. nil: none (at is the header, there is no
+// header, or the line is HTML: rawTables follows those).
+func rawHeaderLine(src []byte, at int) []byte {
+	lineAt := func(end int) (int, []byte) {
+		start := bytes.LastIndexByte(src[:end], '\n') + 1
+		return start, src[start:end]
+	}
+	if t := bytes.TrimLeft(src[at:], " \t"); len(t) > 0 && t[0] == '|' {
+		first := -1
+		for end := at - 1; end >= 0; {
+			start, line := lineAt(end)
+			l := bytes.TrimLeft(line, " \t")
+			if len(l) == 0 || l[0] != '|' {
+				break
+			}
+			first, end = start, start-1
+		}
+		if first < 0 {
+			return nil
+		}
+		hdrEnd := first + bytes.IndexByte(src[first:], '\n')
+		next := src[hdrEnd+1:]
+		if k := bytes.IndexByte(next, '\n'); k >= 0 {
+			next = next[:k]
+		}
+		if len(bytes.Trim(next, "|-: \t\r")) != 0 {
+			return nil
+		}
+		return src[first:hdrEnd]
+	}
+	return nil
 }
