@@ -404,12 +404,21 @@ func (l *linter) countHit(cl recordClaim) (hit, bool) {
 // a file for its tables): most rows of most tables hold none.
 func rowMay(d *document, r tableRow) bool {
 	for _, cs := range [][]span{r.header, r.cells} {
-		if len(cs) > 0 && has(bytes.ToLower(d.mask[cs[0].start:cs[len(cs)-1].end]), tableWords...) {
+		if len(cs) > 0 && tableWordSet.match(d.mask[cs[0].start:cs[len(cs)-1].end]) {
 			return true
 		}
 	}
 	return false
 }
+
+// tableWordSet finds tableWords in any case.
+var tableWordSet = func() *anchorSet {
+	ones := make([]uint64, len(tableWords))
+	for i := range ones {
+		ones[i] = 1
+	}
+	return newAnchorSet(tableWords, ones)
+}()
 
 // rowHits reads the rows of d's tables as records: each row under its
 // header, its cells joined as a flattened table writes them ("| h1 | h2 |
@@ -460,6 +469,9 @@ type rawTables struct {
 	// ended at mdEnd.
 	mdHeader []byte
 	mdEnd    int
+	// header and headerText are the header row last read and its text
+	// (rawRowText), kept for the rows under it.
+	header, headerText []byte
 	// htmlHeader is the last row of <th> cells of the open HTML table;
 	// rowEnd the end of the last HTML row read.
 	htmlHeader []byte
@@ -478,7 +490,7 @@ func (l *linter) rawTableClaim(src []byte, b span, rt *rawTables) bool {
 			rt.mdHeader = rawHeaderLine(src, b.start)
 		}
 		rt.mdEnd = b.end
-		return l.rawRowClaim(line, rt.mdHeader)
+		return l.rawRowClaim(line, rt.mdHeader, rt)
 	}
 	if nextTag(line, "table") >= 0 {
 		rt.htmlHeader = nil
@@ -490,7 +502,7 @@ func (l *linter) rawTableClaim(src []byte, b span, rt *rawTables) bool {
 	rt.rowEnd = end
 	switch {
 	case nextTag(row, "td") >= 0:
-		return l.rawRowClaim(row, rt.htmlHeader)
+		return l.rawRowClaim(row, rt.htmlHeader, rt)
 	case nextTag(row, "th") >= 0:
 		rt.htmlHeader = row
 	}
@@ -499,14 +511,16 @@ func (l *linter) rawTableClaim(src []byte, b span, rt *rawTables) bool {
 
 // rawRowClaim reports whether a raw row under its raw header row (or
 // nil) holds a claim.
-func (l *linter) rawRowClaim(row, header []byte) bool {
-	if !has(bytes.ToLower(row), tableWords...) && !has(bytes.ToLower(header), tableWords...) {
+func (l *linter) rawRowClaim(row, header []byte, rt *rawTables) bool {
+	if !tableWordSet.match(row) && !tableWordSet.match(header) {
 		return false // as rowMay
 	}
 	text := rawRowText(row)
 	if header != nil {
-		text = append(rawRowText(header), ' ')
-		text = append(text, rawRowText(row)...)
+		if len(rt.header) != len(header) || len(header) > 0 && &rt.header[0] != &header[0] {
+			rt.header, rt.headerText = header, rawRowText(header)
+		}
+		text = append(append(append([]byte(nil), rt.headerText...), ' '), text...)
 	}
 	if len(text) == 0 || quotedRecord(text) {
 		return false
@@ -522,31 +536,30 @@ func (l *linter) rawRowClaim(row, header []byte) bool {
 }
 
 // lastTag is the start of the last tag named name ("tr", "/tr", "th")
-// in src, in either case, or -1; nextTag the first.
+// in src, in either case, or -1; nextTag the first. They scan byte by
+// byte from the end they start at, so a near tag is found at once.
 func lastTag(src []byte, name string) int {
-	for end := len(src); ; {
-		i := max(bytes.LastIndex(src[:end], []byte("<"+name)), bytes.LastIndex(src[:end], bytes.ToUpper([]byte("<"+name))))
-		if i < 0 || tagEnds(src, i+1+len(name)) {
+	for i := len(src) - 1; i >= 0; i-- {
+		if src[i] == '<' && tagAt(src, i, name) {
 			return i
 		}
-		end = i
 	}
+	return -1
 }
 
 func nextTag(src []byte, name string) int {
-	for from := 0; ; {
-		a, b := bytes.Index(src[from:], []byte("<"+name)), bytes.Index(src[from:], bytes.ToUpper([]byte("<"+name)))
-		if a < 0 || b >= 0 && b < a {
-			a = b
+	for i := 0; i < len(src); i++ {
+		if src[i] == '<' && tagAt(src, i, name) {
+			return i
 		}
-		if a < 0 {
-			return -1
-		}
-		if tagEnds(src, from+a+1+len(name)) {
-			return from + a
-		}
-		from += a + 1
 	}
+	return -1
+}
+
+// tagAt reports whether the tag at src[i] ('<') is named name.
+func tagAt(src []byte, i int, name string) bool {
+	j := i + 1 + len(name)
+	return j <= len(src) && bytes.EqualFold(src[i+1:j], []byte(name)) && tagEnds(src, j)
 }
 
 // tagEnds reports whether a tag's name ends at src[i] ("<th>", "<th
@@ -579,29 +592,50 @@ func htmlRowAround(src []byte, start, end int) ([]byte, int) {
 	return src[tr : tr+close], max(end, tr+close)
 }
 
-// reRawTag is a tag in a raw table line; a cell's tag is a cell's edge.
-var reRawTag = regexp.MustCompile(`(?i)<(/?)(td|th|tr)\b[^>]*>|<[^>]*>|&nbsp;|\s+`)
-
-// rawRowText is a raw table line as records.go reads a row: lower case,
-// cells between pipes (an HTML cell's tags become pipes), one space
-// between words, and the Markdown marks of emphasis and code gone.
+// rawRowText is a raw table row as records.go reads a row: lower case,
+// cells between pipes (an HTML cell's tags become pipes, other tags and
+// &nbsp; spaces), one space between words, and the Markdown marks of
+// emphasis and code gone.
 func rawRowText(line []byte) []byte {
-	out := reRawTag.ReplaceAllFunc(bytes.ToLower(line), func(m []byte) []byte {
+	out := make([]byte, 0, len(line)+8)
+	space := true
+	put := func(c byte) {
+		if c == ' ' {
+			if !space {
+				out = append(out, ' ')
+			}
+			space = true
+			return
+		}
+		out = append(out, c)
+		space = false
+	}
+	for i := 0; i < len(line); i++ {
+		c := line[i]
 		switch {
-		case m[0] != '<':
-			return []byte(" ")
-		case bytes.HasPrefix(m, []byte("<td")) || bytes.HasPrefix(m, []byte("<th")) || bytes.HasPrefix(m, []byte("</tr")):
-			return []byte(" | ")
+		case c == '<':
+			end := bytes.IndexByte(line[i:], '>')
+			if end < 0 {
+				put(c)
+				continue
+			}
+			if tagAt(line, i, "td") || tagAt(line, i, "th") || tagAt(line, i, "/tr") {
+				put(' ')
+				put('|')
+				put(' ')
+			}
+			i += end
+		case c == '&' && bytes.HasPrefix(line[i:], []byte("&nbsp;")):
+			put(' ')
+			i += len("&nbsp;") - 1
+		case c == '*' || c == '`':
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			put(' ')
+		default:
+			put(lower(c))
 		}
-		return nil
-	})
-	out = bytes.Map(func(r rune) rune {
-		if r == '*' || r == '`' {
-			return -1
-		}
-		return r
-	}, out)
-	out = bytes.Join(bytes.Fields(out), []byte(" "))
+	}
+	out = bytes.TrimRight(out, " ")
 	if len(out) > 0 && out[0] != '|' {
 		out = append([]byte("| "), out...)
 	}
