@@ -288,13 +288,20 @@ const sixthMinPrecision, sixthMinRecall = 0.99, 0.92
 // the rules nor the other sets, while the round that tuned on
 // heldout6.tsv was under way and before it landed. Measured unseen: 0.953
 // precision / 0.670 recall before that round, 0.957 / 0.725 after it
-// (BENCHMARKS.md, "Copy lint on a seventh unseen set"). The floors keep
-// the figure after, less a small margin.
+// (BENCHMARKS.md, "Copy lint on a seventh unseen set").
+//
+// In the next round heldout7 became a development set: its misses were
+// read as general readings, not as phrasings (structured copy read as
+// attributes and values, counts in any spelling, concept lexicons, a
+// keyless promise across a semicolon, POST reasoned idempotent; TestStructuredCopyReadings
+// and the tests beside it in copylint, none with heldout7's wording),
+// which took it to 1.000 / 1.000. It no longer measures generalisation;
+// the floors keep that figure, less a small margin, against regressions.
 func TestHeldOutSeventh(t *testing.T) {
 	measureHeldOut(t, "heldout7.tsv", 150, seventhMinPrecision, seventhMinRecall)
 }
 
-const seventhMinPrecision, seventhMinRecall = 0.95, 0.71
+const seventhMinPrecision, seventhMinRecall = 0.98, 0.97
 
 // measureHeldOut lints the sentences of file as one page with the example
 // contract, prints the families it holds, and fails below at least
