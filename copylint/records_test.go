@@ -105,6 +105,7 @@ func TestSpelledCounts(t *testing.T) {
 	}
 	checkReadings(t, []readingCase{
 		{"The worker keeps resending a failed payout one hundred and twelve times.", RuleContradicts, "retry.max_attempts"},
+		{"A hundred instances each retrying three times send three hundred calls.", "", ""},
 		{"The worker keeps resending a failed payout two times.", "", ""},
 		{"Our client makes twenty-seven attempts before it reports the error.", RuleContradicts, "retry.max_attempts"},
 		{"Our client makes three attempts before it reports the error.", "", ""},
