@@ -183,7 +183,7 @@ var (
 	reAttrCount  = regexp.MustCompile(`attempt|retr(y|ies|ied|ying)|\btries\b|maxtries|resen|re sen|resubmit|re submit|\brepeat(s|ed|ing)?\b`)
 	// reAttrRetries names the retries after the first request.
 	reAttrRetries = regexp.MustCompile(`retr(y|ies|ied|ying)|resen|re sen|resubmit|re submit|\brepeat(s|ed|ing)?\b`)
-	reAttrSafe    = regexp.MustCompile(`safe to (retry|resend|re-send|repeat|resubmit)|retry[ -]safe|safe for retries|safely retr|can (be )?retr|retryable|retriable`)
+	reAttrSafe    = regexp.MustCompile(`(repeat|resend|re send|replay)[ -]?safe|safe to (retry|resend|re-send|repeat|resubmit)|retry[ -]safe|safe for retries|safely retr|can (be )?retr|retryable|retriable`)
 	reAttrIdem    = regexp.MustCompile(`\bidempotent\b`)
 	reAttrNeed    = regexp.MustCompile(`\b(required|requires|mandatory|needed|necessary|must send|compulsory)\b`)
 	reKeyWord     = regexp.MustCompile(`\bkeys?\b|idempotency[ -]key|idempotency header`)

@@ -264,3 +264,17 @@ func TestRecordNotClaims(t *testing.T) {
 		{"Idempotent: every write", RuleContradicts, ""},
 	})
 }
+
+// TestRecordSynonyms: a record's attribute in other words (a header
+// named "idempotency header", safety as "repeat-safe") and the key's
+// bound after a denied unsafety. None of these is in a labelled set.
+func TestRecordSynonyms(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{"Idempotency header: optional", RuleContradicts, "endpoints[0].key (POST /v1/transfers)"},
+		{"Idempotency header: required", "", ""},
+		{"| Route | Resend-safe | | every route | always |", RuleContradicts, "endpoints[0].key (POST /v1/transfers)"},
+		{"| Route | Resend-safe | | GET /v1/transfers/{id} | always |", "", ""},
+		{"No call is risky to resend at Lumapay.", RuleContradicts, "endpoints[0].key (POST /v1/transfers)"},
+		{"No call is risky to resend when you reuse the key.", "", ""},
+	})
+}
