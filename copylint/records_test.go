@@ -278,3 +278,27 @@ func TestRecordSynonyms(t *testing.T) {
 		{"No call is risky to resend when you reuse the key.", "", ""},
 	})
 }
+
+// TestMoreLexicons: one effect said as "one single time" or "no more
+// and no less than once"; a retry as a noun a failure causes ("triggers
+// a retry", "leads to a re-try"); a duplicate "not possible"; "quarter"
+// as a unit; keys "not mandatory" for retries without a determiner;
+// idempotent "by nature". Each beside a clean sentence. None of these
+// sentences is in a labelled set.
+func TestMoreLexicons(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{"Every payout is sent one single time, guaranteed.", RuleExactlyOnce, ""},
+		{"Every payout is sent at least once; deduplicate by its ID.", "", ""},
+		{"We process each refund no more and no less than once.", RuleExactlyOnce, ""},
+		{"Every failed call causes an automatic re-try in the gem.", RuleRetryAnyError, "retry.statuses"},
+		{"Every failed call is logged with a retry code in the gem.", "", ""},
+		{"Paying a supplier twice is simply not possible on Lumapay.", RuleAbsoluteGuarantee, ""},
+		{"Paying a supplier twice is possible when you resend without a key.", "", ""},
+		{"Idempotency keys are kept for one quarter.", RuleContradicts, "idempotency.replay_window"},
+		{"Idempotency keys are kept for one day.", "", ""},
+		{"Headers are not compulsory when you retry a transfer.", RuleContradicts, "endpoints[0].key (POST /v1/transfers)"},
+		{"API keys are not required when you retry a sandbox call.", "", ""},
+		{"Each payouts operation is idempotent by nature.", RuleContradicts, ""},
+		{"Each read operation is idempotent by nature.", "", ""},
+	})
+}
