@@ -110,7 +110,7 @@ var aboutWords = []string{"idempoten", "key", "expir", "window", "ttl", "attempt
 var (
 	// A duration in prose: "24 hours", "24-hour", "72h", "7d", "one week",
 	// "a day", "250ms", "1.5 seconds".
-	reDuration = regexp.MustCompile(`\b(?:(?P<num>\d+(?:\.\d+)?)[ -]?(?P<unit>milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|w|fortnights?|months?|quarters?|years?)|(?P<word>half an?|(?:a )?couple of|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fourteen|fifteen|eighteen|twenty|twenty-four|thirty|thirty-six|forty|forty-five|forty-eight|fifty|sixty|seventy-two|ninety)[ -](?:full |whole |entire |single )?(?P<wordunit>milliseconds?|seconds?|minutes?|hours?|days?|weeks?|fortnights?|months?|quarters?|years?))\b`)
+	reDuration = regexp.MustCompile(`\b(?:(?P<num>\d+(?:\.\d+)?)[ -]?(?P<unit>milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|w|fortnights?|months?|years?)|(?P<word>half an?|(?:a )?couple of|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fourteen|fifteen|eighteen|twenty|twenty-four|thirty|thirty-six|forty|forty-five|forty-eight|fifty|sixty|seventy-two|ninety)[ -](?:full |whole |entire |single )?(?P<wordunit>milliseconds?|seconds?|minutes?|hours?|days?|weeks?|fortnights?|months?|years?))\b`)
 
 	// A time without end, said about keys: "kept forever".
 	reForever = regexp.MustCompile(`\b(forever|for ever|permanently|indefinitely|never expir\w*|no expir\w*|without (an )?expir\w*)\b`)
@@ -191,7 +191,7 @@ func can(re *regexp.Regexp, b []byte) bool {
 }
 
 // durationAlt is reDuration's body for use inside other patterns.
-const durationAlt = `(?:\d+(?:\.\d+)?[ -]?(?:milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|w|fortnights?|months?|quarters?|years?)|(?:half an?|(?:a )?couple of|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fourteen|fifteen|eighteen|twenty|twenty-four|thirty|thirty-six|forty|forty-five|forty-eight|fifty|sixty|seventy-two|ninety)[ -](?:full |whole |entire |single )?(?:milliseconds?|seconds?|minutes?|hours?|days?|weeks?|fortnights?|months?|quarters?|years?))\b`
+const durationAlt = `(?:\d+(?:\.\d+)?[ -]?(?:milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|w|fortnights?|months?|years?)|(?:half an?|(?:a )?couple of|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fourteen|fifteen|eighteen|twenty|twenty-four|thirty|thirty-six|forty|forty-five|forty-eight|fifty|sixty|seventy-two|ninety)[ -](?:full |whole |entire |single )?(?:milliseconds?|seconds?|minutes?|hours?|days?|weeks?|fortnights?|months?|years?))\b`
 
 // countAlt is a count in digits or in words, compounds included ("185",
 // "a dozen", "twenty-five", "one hundred and eighty-five"): a writer
@@ -292,8 +292,6 @@ func parseProseDuration(s string) (time.Duration, bool) {
 		size = 14 * 24 * time.Hour
 	case "month": // as retention pages count a month
 		size = 30 * 24 * time.Hour
-	case "quarter": // three months
-		size = 90 * 24 * time.Hour
 	case "year":
 		size = 365 * 24 * time.Hour
 	default:
