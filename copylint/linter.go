@@ -94,7 +94,7 @@ const (
 // keyless record, the keeping word of a retention one, the retry of a
 // count or a status list, "idempotent", a duplicate, "safe to").
 var (
-	recordMarks = []string{"|", ":", "=", "default", "<td", "<th"}
+	recordMarks = []string{"|", ":", "=", " - ", " — ", " – ", "default", "<td", "<th"}
 	recordWords = []string{"attempt", "retr", "tries", "resen", "re-sen", "resubmit", "re-submit", "repeat", "idempotent", "duplicat", "double", "twice", "retention", "retained", "kept", "ttl", "lifetime", "life span", "lifespan", "window", "expir", "valid", "remembered", "stored for", "how long", "key", "safe to", "idempotency header", "idempotency-header"}
 )
 

@@ -262,7 +262,7 @@ func fragmentQuestion(q []byte) bool {
 
 var reAsks = regexp.MustCompile(`^\W*(what|which|who|whom|whose|why|when|where|how|is|are|am|was|were|do|does|did|can|could|will|would|should|shall|may|might|must|have|has|had|isn't|aren't|don't|doesn't|can't|won't|really|right|ok|okay|huh|eh)\b`)
 
-var reAnswer = regexp.MustCompile(`^(a|answer|ans)\s*:|^(yes|yep|yeah|no|nope|not really|not at all|nothing|none|all|any|every|forever|always|never|sure|absolutely|of course)\b|^(about |roughly |for |up to )?(\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fourteen|fifteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|a day|a week|a month|a year|a fortnight|an hour|half a|half an|a couple)\b`)
+var reAnswer = regexp.MustCompile(`^(a|answer|ans)\s*:|^(yes|yep|yeah|no|nope|not really|not at all|nothing|none|all|any|every|forever|always|never|sure|absolutely|of course|as (often|many times|long|much) as)\b|^(about |roughly |for |up to )?(\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fourteen|fifteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|a day|a week|a month|a year|a fortnight|an hour|half a|half an|a couple)\b`)
 
 func isAbbrev(before []byte) bool {
 	j := len(before)

@@ -118,11 +118,11 @@ var (
 	// defaults to 8", "the retry limit defaults to unlimited".
 	reDefaultsTo = regexp.MustCompile(`^(?:the )?([a-z0-9._ -]{2,40}?) (?:defaults to|default is|is by default|by default is) ([^,;]+?)\.?$`)
 	// reKeyValue is a `key: value` line: a short attribute, a colon or an
-	// equals sign, a short value ("retries: unlimited", "idempotency key
+	// equals sign or a dash, a short value ("retries: unlimited", "idempotency key
 	// required: no"), as prose, YAML, TOML or an environment variable
 	// writes it ("retry_on: [all]", "MAX_RETRIES=Infinity"); quotes and
 	// brackets around either are markup.
-	reKeyValue = regexp.MustCompile(`^["']?([a-z][a-z0-9 ()/_.-]{1,40}?)["']? ?[:=] ?([^:={}]{1,40}?)\.?$`)
+	reKeyValue = regexp.MustCompile(`^["']?([a-z][a-z0-9 ()/_.-]{1,40}?)["']?(?: ?[:=]| -) ?([^:={}]{1,40}?)\.?$`)
 	// reJSONPair is one member of a JSON object on one line.
 	reJSONPair = regexp.MustCompile(`"([a-z][a-z0-9 _.-]{0,40})" ?: ?("[^"]{0,40}"|[a-z0-9.+-]{1,20}|\[[^\]]{0,40}\])`)
 )
@@ -136,7 +136,7 @@ func lineRecords(sent []byte) []record {
 	// Each shape has its mark: a brace, a default, a colon or an equals
 	// sign; a sentence without one is no record, and most are not.
 	dflt := bytes.Contains(sent, []byte("default"))
-	if len(sent) == 0 || sent[0] != '{' && !dflt && bytes.IndexByte(sent, ':') < 0 && bytes.IndexByte(sent, '=') < 0 {
+	if len(sent) == 0 || sent[0] != '{' && !dflt && bytes.IndexByte(sent, ':') < 0 && bytes.IndexByte(sent, '=') < 0 && !bytes.Contains(sent, []byte(" - ")) {
 		return nil
 	}
 	s := strings.TrimRight(string(sent), " ")

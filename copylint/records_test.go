@@ -305,3 +305,25 @@ func TestMoreLexicons(t *testing.T) {
 		{"The whole API is idempotent when every write carries a key.", "", ""},
 	})
 }
+
+// TestHeadlinesAndAnswers: a question answered "as often as it takes"; a
+// headline without its verb ("every route idempotent"); charged
+// "double"; requests said deduplicated for a time; a request "replayed
+// without risk"; a record after a dash ("Key TTL - 1 year"). Each beside
+// a clean sentence. None of these sentences is in a labelled set.
+func TestHeadlinesAndAnswers(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{"How long does the gem keep retrying? As long as it takes.", RuleContradicts, "retry.max_attempts"},
+		{"How long does the gem keep retrying? Up to 60 seconds.", "", ""},
+		{"Changelog: every route idempotent, no exceptions.", RuleContradicts, ""},
+		{"Changelog: every read route idempotent, no exceptions.", "", ""},
+		{"Customers are never billed double with Lumapay.", RuleAbsoluteGuarantee, ""},
+		{"Customers are never billed double when a retry carries the same key.", "", ""},
+		{"Repeated requests are deduplicated for 30 days.", RuleContradicts, "idempotency.replay_window"},
+		{"Repeated requests with the same key are deduplicated for 24 hours.", "", ""},
+		{"Every request may be reissued without risk.", RuleContradicts, "endpoints[0].key (POST /v1/transfers)"},
+		{"With the same key, every request may be reissued without risk.", "", ""},
+		{"Idempotency key TTL - 1 year", RuleContradicts, "idempotency.replay_window"},
+		{"Idempotency key TTL - 24 hours", "", ""},
+	})
+}
