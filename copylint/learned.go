@@ -57,6 +57,21 @@ func Samples(rows []copyset.Row) []LearnedSample {
 	return out
 }
 
+// TrainLearnedSets trains the reader on the named sets of dir (see
+// internal/copyset), labelled against c, with the shipped options: what
+// internal/learngen writes and what the tests regenerate.
+func TrainLearnedSets(c *contract.Contract, dir string, sets []string) (*LearnedModel, error) {
+	all, err := copyset.ReadAll(dir, sets)
+	if err != nil {
+		return nil, err
+	}
+	var samples []LearnedSample
+	for _, s := range sets {
+		samples = append(samples, Samples(all[s])...)
+	}
+	return TrainLearned(c, samples, LearnedTrainOptions{}), nil
+}
+
 // LearnedTrainOptions tune training; the zero value is the shipped
 // setting.
 type LearnedTrainOptions struct {

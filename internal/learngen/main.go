@@ -40,13 +40,5 @@ func train(root string, sets []string) (*copylint.LearnedModel, error) {
 	if err != nil {
 		return nil, err
 	}
-	all, err := copyset.ReadAll(filepath.Join(root, "bench", "copyfield"), sets)
-	if err != nil {
-		return nil, err
-	}
-	var samples []copylint.LearnedSample
-	for _, s := range sets {
-		samples = append(samples, copylint.Samples(all[s])...)
-	}
-	return copylint.TrainLearned(c, samples, copylint.LearnedTrainOptions{}), nil
+	return copylint.TrainLearnedSets(c, filepath.Join(root, "bench", "copyfield"), sets)
 }
