@@ -266,3 +266,26 @@ func TestLearnedFamiliesAndGuards(t *testing.T) {
 		t.Errorf("PUT and DELETE said idempotent: the reader reports %q", h.message)
 	}
 }
+
+// TestLearnedJudgedByContract: a proposal is a finding only when the
+// contract contradicts it. Under a contract whose only endpoint is a read
+// (no key, nothing unsafe), the keyless claim the reader reports under
+// the payouts contract contradicts nothing.
+func TestLearnedJudgedByContract(t *testing.T) {
+	payouts := payoutsContract(t)
+	reads := *payouts
+	reads.Endpoints = nil
+	for _, e := range payouts.Endpoints {
+		if e.Effect == contract.EffectRead {
+			reads.Endpoints = append(reads.Endpoints, e)
+		}
+	}
+	sent := normalizedProse("Lost the response? Fire the same payout call at us again, key or no key; we sort it out.")
+	l := learnedLinter(t, &reads)
+	if fam, p := l.learned.m.predictNormalized(&reads, sent); fam != "keyless-retry" || p < LearnedThreshold {
+		t.Fatalf("the model reads %s at %.2f; the case tests nothing", fam, p)
+	}
+	if h, _, ok := l.learnedPropose(sent); ok {
+		t.Errorf("a read-only contract: the reader reports %q", h.message)
+	}
+}
