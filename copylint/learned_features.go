@@ -97,10 +97,13 @@ func learnedTokens(sent string, c *contract.Contract) []string {
 	// Figures and names first, replaced by a placeholder word that the
 	// tokenizer keeps whole.
 	var rs []learnRepl
-	for _, loc := range reLearnOp.FindAllStringSubmatchIndex(s, -1) {
+	// Each pattern runs only where its literal can occur (the cost is
+	// per sentence the gate lets through).
+	hasDigit := strings.ContainsAny(s, "0123456789")
+	for _, loc := range findAllIf(strings.Contains(s, " /"), reLearnOp, s) {
 		rs = append(rs, learnRepl{loc[0], loc[1], opClass(c, s[loc[0]:loc[1]])})
 	}
-	for _, loc := range reDuration.FindAllStringIndex(s, -1) {
+	for _, loc := range findAllIf(hasDigit || containsAny(s, durationWords), reDuration, s) {
 		if overlapsRepl(rs, loc[0], loc[1]) {
 			continue
 		}
@@ -114,7 +117,7 @@ func learnedTokens(sent string, c *contract.Contract) []string {
 			extra = append(extra, el)
 		}
 	}
-	for _, loc := range reLearnCount.FindAllStringSubmatchIndex(s, -1) {
+	for _, loc := range findAllIf(containsAny(s, countWords), reLearnCount, s) {
 		if overlapsRepl(rs, loc[0], loc[1]) {
 			continue
 		}
@@ -128,19 +131,19 @@ func learnedTokens(sent string, c *contract.Contract) []string {
 		// Keep the noun: "COUNT_OVER retries" reads as a count of retries.
 		rs = append(rs, learnRepl{loc[0], loc[3], tok})
 	}
-	for _, loc := range reAPIKey.FindAllStringIndex(s, -1) {
+	for _, loc := range findAllIf(strings.Contains(s, " key"), reAPIKey, s) {
 		if !overlapsRepl(rs, loc[0], loc[1]) {
 			rs = append(rs, learnRepl{loc[0], loc[1], tokAPIKey})
 		}
 	}
-	for _, m := range reLearnAnswer.FindAllStringSubmatch(s, -1) {
-		if m[1] != "" {
+	for _, m := range findAllIf(strings.Contains(s, "?"), reLearnAnswer, s) {
+		if m[2] >= 0 {
 			extra = append(extra, tokAnswerNo)
 		} else {
 			extra = append(extra, tokAnswerYes)
 		}
 	}
-	for _, loc := range reStatus.FindAllStringIndex(s, -1) {
+	for _, loc := range findAllIf(strings.ContainsAny(s, "45"), reStatus, s) {
 		if overlapsRepl(rs, loc[0], loc[1]) {
 			continue
 		}
@@ -372,6 +375,30 @@ func statusClass(c *contract.Contract, s string) string {
 		return tokStatusNot
 	}
 	return tokStatusRetried
+}
+
+// findAllIf is re's submatch indexes in s when may holds, else none.
+func findAllIf(may bool, re *regexp.Regexp, s string) [][]int {
+	if !may {
+		return nil
+	}
+	return re.FindAllStringSubmatchIndex(s, -1)
+}
+
+// The words without which reDuration and reLearnCount cannot match (a
+// figure in digits is caught by the digit test).
+var (
+	durationWords = []string{"second", "minute", "hour", "day", "week", "month", "year", "fortnight"}
+	countWords    = []string{"retr", "attempt", "tries", "times", "once", "twice", "thrice"}
+)
+
+func containsAny(s string, words []string) bool {
+	for _, w := range words {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // learnRepl is one span of the sentence replaced by a token.

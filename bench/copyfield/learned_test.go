@@ -11,6 +11,7 @@ import (
 	"github.com/retryspec/retryspec/contract"
 	"github.com/retryspec/retryspec/copylint"
 	"github.com/retryspec/retryspec/internal/copyset"
+	"github.com/retryspec/retryspec/internal/testenv"
 )
 
 // The learned reader's measurement (issue 29): leave one set out. For
@@ -253,4 +254,50 @@ func TestLearnedFieldPrecision(t *testing.T) {
 		}
 	}
 	fmt.Printf("learned reader on labels.tsv: %d findings added on labelled lines (%d right, %d wrong), %d on unlabelled lines\n", tp+fp, tp, fp, unlabelled)
+}
+
+// BenchmarkMatchBufferLearned is BenchmarkMatchBuffer with the shipped
+// learned reader on: the cost of the second reader.
+func BenchmarkMatchBufferLearned(b *testing.B) {
+	buf := matchBuffer(b)
+	c := exampleContract(b)
+	m, err := copylint.ShippedLearnedModel()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(buf)))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		copylint.LintSourceLearned(c, "all.md", buf, m, copylint.LearnedThreshold, copylint.LearnedFieldFamilies)
+	}
+}
+
+// BenchmarkMatchBufferOff is the same buffer through LintSourceLearned
+// with no reader, for a like-for-like comparison.
+func BenchmarkMatchBufferOff(b *testing.B) {
+	buf := matchBuffer(b)
+	c := exampleContract(b)
+	b.SetBytes(int64(len(buf)))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		copylint.LintSourceLearned(c, "all.md", buf, nil, 0, nil)
+	}
+}
+
+// matchBuffer is BenchmarkMatchBuffer's input: the NServiceBus and NATS
+// docs concatenated.
+func matchBuffer(b *testing.B) []byte {
+	data := testenv.SharedData(b)
+	var buf []byte
+	for _, dir := range []string{"corpus/Particular-docs.particular.net", "corpus/nats-io-nats.docs"} {
+		_ = filepath.WalkDir(filepath.Join(data, dir), func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && filepath.Ext(p) == ".md" {
+				x, _ := os.ReadFile(p)
+				buf = append(buf, x...)
+				buf = append(buf, '\n', '\n')
+			}
+			return nil
+		})
+	}
+	return buf
 }
