@@ -226,11 +226,7 @@ func learnedTokens(sent string, c *contract.Contract) []string {
 // and single quotes around words read as double quotes.
 func tokenize(s string) []string {
 	s = strings.NewReplacer("\u201c", `"`, "\u201d", `"`, "\u2018", `"`, "\u2019", "'", " '", ` "`, "' ", `" `, "`", " ").Replace(s)
-	var out []string
-	for _, m := range reLearnWordAny.FindAllString(s, -1) {
-		out = append(out, m)
-	}
-	return out
+	return reLearnWordAny.FindAllString(s, -1)
 }
 
 // reLearnWordAny also keeps the upper-case placeholders whole.
