@@ -122,73 +122,90 @@ func normalizedProse(text string) string {
 // TrainLearned trains the reader on samples labelled against c. It is
 // deterministic: the same samples give the same model, bit for bit (the
 // arithmetic is ordered and explicit conversions keep the compiler from
-// fusing multiply-adds).
+// fusing multiply-adds, which some architectures would round otherwise).
 func TrainLearned(c *contract.Contract, samples []LearnedSample, o LearnedTrainOptions) *LearnedModel {
 	o.defaults()
-	classes := []string{learnedNone}
-	classOf := map[string]int{learnedNone: 0}
+	classes, y := learnedClasses(samples)
 	feats := make([][]string, len(samples))
-	count := map[string]int{}
 	for i, s := range samples {
-		fam := s.Family
-		if fam == "" {
-			fam = learnedNone
-		}
-		if _, ok := classOf[fam]; !ok {
-			classOf[fam] = len(classes)
-			classes = append(classes, fam)
-		}
 		feats[i] = sampleFeatures(c, s.Text)
-		for _, f := range feats[i] {
-			count[f]++
-		}
 	}
-	// Classes after none in name order, so the model does not depend on
-	// the order of the samples' families.
-	sort.Strings(classes[1:])
-	for i, c := range classes {
-		classOf[c] = i
-	}
-	var vocab []string
-	for f, n := range count {
-		if n >= o.MinCount {
-			vocab = append(vocab, f)
-		}
-	}
-	sort.Strings(vocab)
-	index := map[string]int{}
+	vocab := learnedVocab(feats, o.MinCount)
+	index := make(map[string]int, len(vocab))
 	for i, f := range vocab {
 		index[f] = i
 	}
-	K := len(classes)
-	// x[i] are the feature indexes of sample i, each worth 1/sqrt(n), n
-	// its count of features, known or not (as prediction scales).
+	// x[i] are the feature indexes of sample i, each worth val[i] =
+	// 1/sqrt(n), n its count of features, known or not (as prediction
+	// scales).
 	x := make([][]int, len(samples))
 	val := make([]float64, len(samples))
-	y := make([]int, len(samples))
-	for i, s := range samples {
+	for i := range samples {
 		for _, f := range feats[i] {
 			if j, ok := index[f]; ok {
 				x[i] = append(x[i], j)
 			}
 		}
 		val[i] = 1 / math.Sqrt(float64(max(len(feats[i]), 1)))
-		fam := s.Family
-		if fam == "" {
-			fam = learnedNone
-		}
-		y[i] = classOf[fam]
 	}
-	w := make([]float64, len(vocab)*K)
-	bias := make([]float64, K)
+	w, bias := descend(x, val, y, len(vocab), len(classes), o)
+	return prunedModel(classes, vocab, w, bias)
+}
+
+// learnedClasses are none and the samples' families in name order (so
+// the model does not depend on the samples' order), and each sample's
+// class.
+func learnedClasses(samples []LearnedSample) ([]string, []int) {
+	seen := map[string]bool{}
+	var fams []string
+	for _, s := range samples {
+		if s.Family != "" && !seen[s.Family] {
+			seen[s.Family] = true
+			fams = append(fams, s.Family)
+		}
+	}
+	sort.Strings(fams)
+	classes := append([]string{learnedNone}, fams...)
+	y := make([]int, len(samples))
+	for i, s := range samples {
+		if s.Family != "" {
+			y[i] = slices.Index(classes, s.Family)
+		}
+	}
+	return classes, y
+}
+
+// learnedVocab is the features seen in at least minCount samples, sorted.
+func learnedVocab(feats [][]string, minCount int) []string {
+	count := map[string]int{}
+	for _, fs := range feats {
+		for _, f := range fs {
+			count[f]++
+		}
+	}
+	var vocab []string
+	for f, n := range count {
+		if n >= minCount {
+			vocab = append(vocab, f)
+		}
+	}
+	sort.Strings(vocab)
+	return vocab
+}
+
+// descend runs full-batch gradient descent on the softmax loss; weights
+// are feature-major (w[j*K+k]).
+func descend(x [][]int, val []float64, y []int, features, K int, o LearnedTrainOptions) (w, bias []float64) {
+	w = make([]float64, features*K)
+	bias = make([]float64, K)
 	grad := make([]float64, len(w))
 	gbias := make([]float64, K)
 	p := make([]float64, K)
-	n := float64(len(samples))
+	n := float64(len(x))
 	for range o.Epochs {
 		clear(grad)
 		clear(gbias)
-		for i := range samples {
+		for i := range x {
 			scores(w, bias, x[i], val[i], p)
 			for k := range K {
 				d := p[k]
@@ -202,26 +219,27 @@ func TrainLearned(c *contract.Contract, samples []LearnedSample, o LearnedTrainO
 			}
 		}
 		for j := range w {
-			w[j] -= o.Rate * (float64(grad[j]/n) + float64(o.L2*w[j]))
+			w[j] -= float64(o.Rate * (float64(grad[j]/n) + float64(o.L2*w[j])))
 		}
 		for k := range bias {
-			bias[k] -= o.Rate * gbias[k] / n
+			bias[k] -= float64(o.Rate*gbias[k]) / n
 		}
 	}
-	m := &LearnedModel{Classes: classes, Bias: bias, Weights: map[string][]float64{}}
+	return w, bias
+}
+
+// prunedModel keeps the features whose weights can change a decision
+// (one at least 0.02 in size), to keep the embedded model small, with
+// four decimals.
+func prunedModel(classes, vocab []string, w, bias []float64) *LearnedModel {
+	K := len(classes)
+	m := &LearnedModel{Classes: classes, Bias: round4(bias), Weights: map[string][]float64{}}
 	for j, f := range vocab {
 		ws := w[j*K : (j+1)*K]
-		// A feature whose weights are all near zero changes no decision:
-		// leave it out, to keep the embedded model small.
-		big := false
-		for _, v := range ws {
-			big = big || math.Abs(v) >= 0.02
-		}
-		if big {
+		if slices.ContainsFunc(ws, func(v float64) bool { return math.Abs(v) >= 0.02 }) {
 			m.Weights[f] = round4(ws)
 		}
 	}
-	m.Bias = round4(bias)
 	return m
 }
 

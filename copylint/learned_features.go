@@ -92,10 +92,18 @@ var hedges = map[string]bool{
 // the negation and quote marks applied. Sentence-level marks (a
 // question, a duration's relation to max_elapsed) follow the stream.
 func learnedTokens(sent string, c *contract.Contract) []string {
+	s, extra := contractRelative(sent, c)
+	if strings.Contains(s, "?") {
+		extra = append(extra, tokQuestion)
+	}
+	return append(markedWords(s, c), extra...)
+}
+
+// contractRelative replaces the figures and names of s by placeholder
+// tokens the tokenizer keeps whole, and returns the sentence-level marks
+// (a duration against max_elapsed, an answer's polarity).
+func contractRelative(s string, c *contract.Contract) (string, []string) {
 	var extra []string
-	s := sent
-	// Figures and names first, replaced by a placeholder word that the
-	// tokenizer keeps whole.
 	var rs []learnRepl
 	// Each pattern runs only where its literal can occur (the cost is
 	// per sentence the gate lets through).
@@ -171,9 +179,13 @@ func learnedTokens(sent string, c *contract.Contract) []string {
 		r := rs[i]
 		s = s[:r.start] + " " + r.tok + " " + s[r.end:]
 	}
-	if strings.Contains(s, "?") {
-		extra = append(extra, tokQuestion)
-	}
+	return s, extra
+}
+
+// markedWords tokenizes s: lemmas, an endpoint's noun and a method by
+// their class, NOT_ after a negator up to the clause's end, Q_ inside
+// quotes, HEDGE before a hedge.
+func markedWords(s string, c *contract.Contract) []string {
 	nouns := endpointNouns(c)
 	var out []string
 	neg, quoted := false, false
@@ -219,7 +231,7 @@ func learnedTokens(sent string, c *contract.Contract) []string {
 			neg = true
 		}
 	}
-	return append(out, extra...)
+	return out
 }
 
 // tokenize splits a sentence into words and punctuation; curly quotes
