@@ -13,23 +13,25 @@ import (
 //go:embed learned_model.json
 var learnedModelJSON []byte
 
-// learnedOn says whether the linter reads with the learned reader by
-// default. Off: on the leave-one-set-out measurement (bench/copyfield,
-// TestLearnedLeaveOneOut) the reader raised heldout7's recall but not at
-// precision 0.95 with the families the hand labels allow (README.md,
-// "The learned second reader").
-const learnedOn = false
+// LearnedDefault says whether the copy command and build's self-lint
+// read with the learned reader (the LearnedFieldFamilies, at
+// LearnedThreshold) when nothing says otherwise; `retryspec copy
+// --learned` and --learned=false override it (Options.Learned). Off: the
+// reader is an experiment (README.md, "The learned second reader").
+const LearnedDefault = false
 
 var shipped = sync.OnceValues(func() (*LearnedModel, error) { return DecodeLearnedModel(learnedModelJSON) })
 
 // ShippedLearnedModel is the embedded model.
 func ShippedLearnedModel() (*LearnedModel, error) { return shipped() }
 
-// shippedReader is the default reader of a linter with contract c: none
-// without a contract (every family it proposes is judged by one) or while
-// learnedOn is false.
-func shippedReader(c *contract.Contract) *learnedReader {
-	if !learnedOn || c == nil {
+// shippedReader is the default reader of a linter with contract c.
+func shippedReader(c *contract.Contract) *learnedReader { return readerFor(c, LearnedDefault) }
+
+// readerFor is the shipped reader when on, for a linter with contract c:
+// none without a contract (every family it reports is judged by one).
+func readerFor(c *contract.Contract, on bool) *learnedReader {
+	if !on || c == nil {
 		return nil
 	}
 	m, err := shipped()

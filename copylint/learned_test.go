@@ -2,6 +2,8 @@ package copylint
 
 import (
 	"bytes"
+	"context"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -9,6 +11,7 @@ import (
 	"time"
 
 	"github.com/retryspec/retryspec/contract"
+	"github.com/retryspec/retryspec/findings"
 	"github.com/retryspec/retryspec/internal/copyset"
 )
 
@@ -122,7 +125,7 @@ func TestLearnedUnits(t *testing.T) {
 // embedded model byte for byte (go generate ./copylint is
 // deterministic), and the embedded model decodes.
 func TestLearnedModelRegenerates(t *testing.T) {
-	m, err := TrainLearnedSets(payoutsContract(t), filepath.Join("..", "bench", "copyfield"), copyset.Sets)
+	m, err := TrainLearnedSets(payoutsContract(t), filepath.Join("..", "bench", "copyfield"), copyset.TrainingSets())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,8 +165,8 @@ func TestLearnedCatchesWhatRulesMiss(t *testing.T) {
 	}{
 		{"Lost the response? Fire the same payout call at us again, key or no key; we sort it out.",
 			"endpoints[0].key (POST /v1/transfers)", "key: required", "send the same Idempotency-Key on every retry of POST /v1/transfers, within 24 hours"},
-		{"You can call POST /v1/reports/{id}/archive again whenever a request times out.",
-			"endpoints[0].key (POST /v1/transfers)", "is not safe to retry", "do not retry POST /v1/reports/{id}/archive blindly"},
+		{"Hang on to your payout keys: we remember each one for a full month.",
+			"idempotency.replay_window", "replay_window is 24h", "24 hours"},
 	} {
 		h, _, ok := l.learnedPropose(normalizedProse(tc.sent))
 		if !ok {
@@ -213,20 +216,45 @@ func TestLearnedLeavesNegatedAndHedged(t *testing.T) {
 	}
 }
 
-// TestLearnedOffByDefault: the leave-one-set-out measurement did not
-// clear the bar to ship the reader on (README.md), so LintSource and
-// Lint do not read with it.
-func TestLearnedOffByDefault(t *testing.T) {
+// TestLearnedDefault: LintSource (build's self-lint) reads with the
+// learned reader exactly when LearnedDefault says so, and Lint's
+// Options.Learned overrides it either way; without a contract there is no
+// reader to turn on.
+func TestLearnedDefault(t *testing.T) {
 	c := payoutsContract(t)
 	sent := "Lost the response? Fire the same payout call at us again, key or no key; we sort it out.\n"
-	for _, f := range LintSource(c, "page.md", []byte(sent)) {
-		if strings.Contains(f.Message, "learned reader") {
-			t.Errorf("LintSource read with the learned reader: %v", f)
+	if got := learnedFinding(LintSource(c, "page.md", []byte(sent))); got != LearnedDefault {
+		t.Errorf("LintSource read with the learned reader: %v, LearnedDefault %v", got, LearnedDefault)
+	}
+	page := filepath.Join(t.TempDir(), "page.md")
+	if err := os.WriteFile(page, []byte(sent), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		c    *contract.Contract
+		opt  *bool
+		want bool
+	}{
+		{c, nil, LearnedDefault},
+		{c, ptr(true), true},
+		{c, ptr(false), false},
+		{nil, ptr(true), false},
+	} {
+		fs, err := Lint(context.Background(), tc.c, []string{page}, Options{Learned: tc.opt})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := learnedFinding(fs); got != tc.want {
+			t.Errorf("contract %v, Learned %v: a learned finding %v, want %v", tc.c != nil, tc.opt, got, tc.want)
 		}
 	}
-	if shippedReader(c) != nil {
-		t.Error("shippedReader is on")
-	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// learnedFinding reports whether a finding of fs is the learned reader's.
+func learnedFinding(fs []findings.Finding) bool {
+	return slices.ContainsFunc(fs, func(f findings.Finding) bool { return strings.Contains(f.Message, "learned reader") })
 }
 
 func TestDecodeLearnedModelRejects(t *testing.T) {

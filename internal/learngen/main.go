@@ -1,5 +1,6 @@
 // Command learngen trains the copy lint's learned reader on every
-// labelled set of bench/copyfield, against the contract they are
+// labelled set of bench/copyfield and its neutral training set
+// (copyset.TrainingSets), against the contract they are
 // labelled with (examples/payouts/retryspec.yaml), and writes the model
 // copylint embeds. Run by `go generate ./copylint`; deterministic: the
 // same sets give the same bytes.
@@ -27,7 +28,7 @@ func main() {
 }
 
 func run(root, out string) error {
-	m, err := train(root, copyset.Sets)
+	m, err := train(root, copyset.TrainingSets())
 	if err != nil {
 		return err
 	}
