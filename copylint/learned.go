@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/retryspec/retryspec/contract"
 	"github.com/retryspec/retryspec/findings"
@@ -387,20 +389,23 @@ type learnedFamily struct {
 	// judge compares: a method the contract marks, a loop the figures do
 	// not bound.
 	about func(toks []string) bool
+	// warns, when set, says whether the sentence warns of the very
+	// outcome the claim denies: a caution, not the claim.
+	warns func(sent string) bool
 }
 
 // learnedFamilies maps the family names of the labelled sets to their
 // judges. standard-claim has none: no contract value contradicts it.
 var learnedFamilies = map[string]learnedFamily{
-	"retry-duration":     {RuleContradicts, judgeRetryUnbounded, nil, unboundedLoop},
-	"safe-to-retry":      {RuleContradicts, judgeSafeToRetry, nil, nil},
-	"keyless-retry":      {RuleContradicts, judgeKeyless, nil, nil},
-	"api-idempotent":     {RuleContradicts, judgeWholeAPI, nil, nil},
-	"key-retention":      {RuleContradicts, judgeRetention, nil, nil},
-	"method-idempotency": {RuleMethodIdempotency, judgeMethod, nil, methodNeedingCare},
-	"retry-any-error":    {RuleRetryAnyError, judgeRetryStatus, nil, nil},
-	"no-duplicates":      {RuleAbsoluteGuarantee, nil, keyBounded, nil},
-	"exactly-once":       {RuleExactlyOnce, nil, keyBounded, nil},
+	"retry-duration":     {RuleContradicts, judgeRetryUnbounded, nil, unboundedLoop, nil},
+	"safe-to-retry":      {RuleContradicts, judgeSafeToRetry, nil, nil, nil},
+	"keyless-retry":      {RuleContradicts, judgeKeyless, nil, nil, warnsOfDuplicate},
+	"api-idempotent":     {RuleContradicts, judgeWholeAPI, nil, wholeAPIScope, nil},
+	"key-retention":      {RuleContradicts, judgeRetention, nil, nil, nil},
+	"method-idempotency": {RuleMethodIdempotency, judgeMethod, nil, methodNeedingCare, nil},
+	"retry-any-error":    {RuleRetryAnyError, judgeRetryStatus, nil, nil, nil},
+	"no-duplicates":      {RuleAbsoluteGuarantee, nil, keyBounded, nil, nil},
+	"exactly-once":       {RuleExactlyOnce, nil, keyBounded, nil, nil},
 }
 
 // unboundedLoop: a sentence that states a count within max_attempts, or
@@ -411,6 +416,40 @@ func unboundedLoop(toks []string) bool {
 		return false
 	}
 	return !has(tokDurWithinElapse) || has(tokCountOver) || has(tokDurOverElapsed)
+}
+
+// reDuplicateOutcome is a retry's duplicate outcome stated as what
+// happens: "it will create a second transfer", "you get charged twice".
+var reDuplicateOutcome = regexp.MustCompile(`\b(?:creates?|charges?|charged|sends?|makes?|results? in|gets?|causes?|leads? to)\b[^.;]*\b(?:a second|twice|two|duplicates?|duplicated|double[sd]?|another)\b`)
+
+// reNegatedBefore ends with a negator: what follows it is denied.
+var reNegatedBefore = regexp.MustCompile(`\b(?:never|not|no|cannot|won't|can't|n't)\b\W*(?:\w+\W+){0,2}$`)
+
+// warnsOfDuplicate: a sentence that says a keyless retry creates a
+// duplicate warns against it ("resend it without a key and it will
+// create a second transfer"); one that denies the duplicate ("... and
+// it will never create a second transfer") is still the claim.
+func warnsOfDuplicate(sent string) bool {
+	loc := reDuplicateOutcome.FindStringIndex(sent)
+	return loc != nil && !reNegatedBefore.MatchString(sent[:loc[0]])
+}
+
+// wholeAPIScope: judgeWholeAPI weighs a claim about the whole API; a
+// sentence about one endpoint the contract may not hold ("the refunds
+// endpoint is fully idempotent") names no scope it can weigh, and a goal
+// or plan ("making the entire API idempotent is our goal") promises
+// nothing yet (the phrase rule's unless list says the same).
+func wholeAPIScope(toks []string) bool {
+	scope := false
+	for _, t := range toks {
+		switch t {
+		case "goal", "aim", "plan", "roadmap", "yet":
+			return false
+		case tokAPIName, "api", "every", "all", "each", "any", "entire", "whole", "everything", "100":
+			scope = true
+		}
+	}
+	return scope
 }
 
 // methodNeedingCare: judgeMethod compares the contract's endpoints with a
@@ -514,7 +553,7 @@ func (l *linter) learnedHits(d *document, hits []hit) []hit {
 		sents = learnedUnits(n.text, sentences(n.text, sents[:0]))
 		for _, s := range sents {
 			sent := n.text[s.start:s.end]
-			if bytes.Count(sent, []byte(" ")) < learnedMinWords-1 || !learnedGate.match(sent) {
+			if bytes.Count(sent, []byte(" ")) < learnedMinWords-1 || !endsSentence(sent) || !learnedGate.match(sent) {
 				continue
 			}
 			start, end := n.sourceSpan(s.start, s.end)
@@ -533,6 +572,15 @@ func (l *linter) learnedHits(d *document, hits []hit) []hit {
 		}
 	}
 	return append(hits, added...)
+}
+
+// endsSentence reports whether a unit ends as a sentence does (. ! ? ;
+// or :, before closing quotes, brackets or emphasis): a page title, a
+// heading, a link or a table cell ("Idempotent requests · Example API")
+// names a topic and promises nothing.
+func endsSentence(sent []byte) bool {
+	t := bytes.TrimRight(sent, " \t\n\"')]*_\u201d\u2019")
+	return len(t) > 0 && strings.IndexByte(".!?;:", t[len(t)-1]) >= 0
 }
 
 // learnedUnits joins the sentences the splitter cut at a semicolon or
@@ -581,6 +629,9 @@ func (l *linter) learnedPropose(sent string) (hit, []int, bool) {
 		return hit{}, nil, false
 	}
 	if lf, ok := learnedFamilies[fam]; ok && lf.about != nil && !lf.about(learnedTokens(sent, l.c)) {
+		return hit{}, nil, false
+	}
+	if lf, ok := learnedFamilies[fam]; ok && lf.warns != nil && lf.warns(sent) {
 		return hit{}, nil, false
 	}
 	if fam == learnedNone || p < l.learned.threshold {

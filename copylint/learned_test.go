@@ -317,3 +317,63 @@ func TestLearnedJudgedByContract(t *testing.T) {
 		t.Errorf("a read-only contract: the reader reports %q", h.message)
 	}
 }
+
+// TestLearnedCautionsAndTopics: sentences the model reads as a claim of a
+// shipped family at the threshold, which the reader leaves: a warning of
+// the duplicate a keyless retry creates, one endpoint's idempotency (not
+// the whole API's), a goal, and a page title (no sentence). The denial of
+// the duplicate is still the keyless claim.
+func TestLearnedCautionsAndTopics(t *testing.T) {
+	c := payoutsContract(t)
+	m, _ := ShippedLearnedModel()
+	for _, tc := range []struct {
+		name, page, family string
+		finding            bool
+	}{
+		{"warning.md", "Resend the transfer without an idempotency key and it will create a second transfer.\n", "keyless-retry", false},
+		{"denial.md", "Resend the transfer without an idempotency key and it will never create a second transfer.\n", "keyless-retry", true},
+		{"one-endpoint.md", "The refunds endpoint is fully idempotent.\n", "api-idempotent", false},
+		{"goal.md", "Making the entire API idempotent is our goal for next year.\n", "api-idempotent", false},
+		{"title.html", "<html><head><title>Idempotent requests · Lumapay API</title></head><body></body></html>\n", "api-idempotent", false},
+	} {
+		if fam, p := m.Predict(c, stripTags(tc.page)); fam != tc.family || p < LearnedThreshold {
+			t.Errorf("%s: the model reads %s at %.2f; the case tests nothing", tc.name, fam, p)
+			continue
+		}
+		// The claim is reported, by the rules or the reader; a caution or
+		// a topic by neither.
+		fs := LintSourceLearned(c, tc.name, []byte(tc.page), m, LearnedThreshold, LearnedFieldFamilies)
+		if got := len(fs) > 0; got != tc.finding {
+			t.Errorf("%s: a finding %v, want %v (%v)", tc.name, got, tc.finding, fs)
+		}
+	}
+	// The warning check itself: a duplicate outcome denied is no warning.
+	for sent, want := range map[string]bool{
+		"resend it without a key and it will create a second transfer.":       true,
+		"resend it without a key and you get charged twice.":                  true,
+		"resend it without a key and it will never create a second transfer.": false,
+		"resend it without a key; we do not make a duplicate.":                false,
+		"resend it without a key, whenever you like.":                         false,
+	} {
+		if got := warnsOfDuplicate(sent); got != want {
+			t.Errorf("warnsOfDuplicate(%q) = %v", sent, got)
+		}
+	}
+}
+
+// stripTags is the text of a one-line HTML page, for the model alone.
+func stripTags(s string) string {
+	var b strings.Builder
+	in := false
+	for _, r := range s {
+		switch {
+		case r == '<':
+			in = true
+		case r == '>':
+			in = false
+		case !in:
+			b.WriteRune(r)
+		}
+	}
+	return strings.TrimSpace(b.String())
+}

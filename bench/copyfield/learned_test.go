@@ -198,9 +198,13 @@ func leaveOneOut(t *testing.T, c *contract.Contract, all map[string][]copyset.Ro
 		rules, with, alone := pooled(th, false)
 		fmt.Fprintf(&b, "  folds other than %s at %.2f: rules only %s, rules+model %s, model alone %s\n", learnedUnseen, th, rules, with, alone)
 	}
-	if chosen > 0 {
-		rules, with, alone := pooled(chosen, true)
-		fmt.Fprintf(&b, "  every fold at %.2f: rules only %s, rules+model %s, model alone %s\n", chosen, rules, with, alone)
+	for _, th := range learnedThresholds {
+		mark := ""
+		if th == chosen {
+			mark = " (chosen)"
+		}
+		rules, with, alone := pooled(th, true)
+		fmt.Fprintf(&b, "  every fold at %.2f%s: rules only %s, rules+model %s, model alone %s\n", th, mark, rules, with, alone)
 	}
 	fmt.Print(b.String())
 	if os.Getenv("LEARNED_NOTES") != "" {
