@@ -485,13 +485,12 @@ type learnedReader struct {
 // whose proposals, at the threshold the leave-one-set-out measurement
 // chooses for them, add no finding on the hand-labelled manuals of
 // labels.tsv, labelled line or not (TestLearnedFieldPrecision). Trained
-// with neutral.tsv's manual prose, the reader with every family still
-// read a heading or a definition of a delivery mode in the Kafka and
-// NServiceBus docs as an exactly-once or no-duplicates claim and an
-// operator retrying failed messages as retry-any-error; at the threshold
-// chosen with safe-to-retry (0.70) it read "can be safely done at any
-// point" as a safe-to-retry claim, and with retry-duration a billing
-// page's "attempt to send" as a retry loop. These four stay.
+// with neutral.tsv's manual prose, the reader still reads a definition
+// of a delivery mode in the Kafka and NServiceBus docs as an exactly-once
+// or no-duplicates claim, and a set with safe-to-retry or retry-duration
+// chooses a lower threshold (0.70) at which "can be safely done at any
+// point" and a billing page's "attempt to send" are read as claims.
+// retry-any-error is clean there but adds no recall (README.md).
 var LearnedFieldFamilies = []string{"api-idempotent", "key-retention", "keyless-retry", "method-idempotency"}
 
 // learnedMinWords is the fewest words a unit needs: a heading or a
