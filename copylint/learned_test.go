@@ -222,7 +222,7 @@ func TestLearnedLeavesNegatedAndHedged(t *testing.T) {
 // reader to turn on.
 func TestLearnedDefault(t *testing.T) {
 	c := payoutsContract(t)
-	sent := "Lost the response? Fire the same payout call at us again, key or no key; we sort it out.\n"
+	sent := "Hang on to your payout keys: we remember each one for a full month.\n" // no phrase rule reads it
 	if got := learnedFinding(LintSource(c, "page.md", []byte(sent))); got != LearnedDefault {
 		t.Errorf("LintSource read with the learned reader: %v, LearnedDefault %v", got, LearnedDefault)
 	}
