@@ -26,6 +26,8 @@ type copyOptions struct {
 	LintCode    bool
 	ExportVale  string
 	IfIncluded  bool
+	Learned     bool
+	learnedSet  bool // --learned given: say so when there is no contract to read with
 }
 
 func newCopyCmd(sys *IO, runF func(context.Context, *copyOptions) error) *cobra.Command {
@@ -50,6 +52,11 @@ func newCopyCmd(sys *IO, runF func(context.Context, *copyOptions) error) *cobra.
 			"how long keys are kept) and judged against the contract's values; each finding\n" +
 			"names the value it contradicts. Without a contract, copy/contradicts-contract and the\n" +
 			"families that need one are skipped (one notice on stderr names them).\n\n" +
+			"--learned runs the learned second reader after the rules (it needs a contract): a model\n" +
+			"trained on labelled copy proposes claims of the families it ships with (the whole API\n" +
+			"idempotent, key retention, retrying without a key, method idempotency), each judged\n" +
+			"against the contract like the rules' findings, whose message says the learned reader\n" +
+			"proposed it; --learned=false turns it off. Default: " + onOff(copylint.LearnedDefault) + ".\n\n" +
 			"Suppress one line with <!-- retryspec-disable-next-line RULE -- reason --> above it,\n" +
 			"or a path with a docs.copy.allow entry (path, rule, because) in the contract.\n\n" +
 			"--export-vale DIR writes the phrase rules as a Vale style into DIR/Retryspec and exits;\n" +
@@ -66,6 +73,7 @@ func newCopyCmd(sys *IO, runF func(context.Context, *copyOptions) error) *cobra.
 			}
 			opts.Paths = args
 			opts.contractSet = cmd.Flags().Changed("contract")
+			opts.learnedSet = cmd.Flags().Changed("learned")
 			return runCommand(cmd.Context(), sys, copyMemory, opts, runF, runCopy)
 		},
 	}
@@ -75,7 +83,15 @@ func newCopyCmd(sys *IO, runF func(context.Context, *copyOptions) error) *cobra.
 	cmd.Flags().BoolVar(&opts.IfIncluded, "if-included", false, "without PATH, exit 0 with a notice when the contract lists no docs.copy.include")
 	cmd.Flags().BoolVar(&opts.LintCode, "lint-code", false, "treat fenced and inline code as copy too (as docs.copy.lint_code)")
 	cmd.Flags().StringVar(&opts.ExportVale, "export-vale", "", "write the copy rules as a Vale style into `DIR` and exit")
+	cmd.Flags().BoolVar(&opts.Learned, "learned", copylint.LearnedDefault, "run the learned second reader after the rules (needs a contract)")
 	return cmd
+}
+
+func onOff(on bool) string {
+	if on {
+		return "on"
+	}
+	return "off"
 }
 
 func runCopy(ctx context.Context, opts *copyOptions) error {
@@ -117,8 +133,11 @@ func runCopy(ctx context.Context, opts *copyOptions) error {
 		return usageErrorf("no paths given and %s has no docs.copy.include; pass PATH... or add docs.copy.include", c.File)
 	}
 	inputsLoaded(ctx)
+	if opts.Learned && opts.learnedSet && c == nil {
+		fmt.Fprintln(sys.Err, "retryspec: --learned needs a contract: the learned reader is skipped; pass -c FILE")
+	}
 	var stats copylint.Stats
-	fs, err := copylint.Lint(ctx, c, opts.Paths, copylint.Options{LintCode: opts.LintCode, Stats: &stats})
+	fs, err := copylint.Lint(ctx, c, opts.Paths, copylint.Options{LintCode: opts.LintCode, Stats: &stats, Learned: &opts.Learned})
 	if err != nil {
 		// A path that cannot be read (or an interrupted run): exit 2.
 		return inputErrorIn(sys, opts.Format, "", err)

@@ -34,6 +34,9 @@ type Options struct {
 	Workers int
 	// Stats, when not nil, receives the run's file and byte counts.
 	Stats *Stats
+	// Learned, when not nil, turns the learned second reader on or off
+	// (nil: LearnedDefault). It needs the contract: without one it is off.
+	Learned *bool
 }
 
 // Stats counts what a run read.
@@ -125,6 +128,9 @@ func Lint(ctx context.Context, c *contract.Contract, paths []string, opts Option
 		return nil, &PathError{Path: ".", Err: errors.New("no paths given and the contract has no docs.copy.include")}
 	}
 	l := newLinter(c, opts.LintCode)
+	if opts.Learned != nil {
+		l.learned = readerFor(c, *opts.Learned)
+	}
 	allow := newAllowList(c)
 
 	workers := opts.Workers

@@ -36,6 +36,8 @@ type linter struct {
 	// allTags is every tag a block can carry: what a block of a file that
 	// may hide its anchors is given before its text is normalized.
 	allTags uint64
+	// learned is the learned second reader (learned.go), nil when off.
+	learned *learnedReader
 }
 
 const suppressMarker = "retryspec-disable-next-line"
@@ -164,7 +166,7 @@ func newLinter(c *contract.Contract, lintCode bool) *linter {
 		lintCode = lintCode || c.Docs.Copy.LintCode
 	}
 	rules := compiledFor(header)
-	l := &linter{c: c, lintCode: lintCode, rules: rules, fixes: map[string]string{}}
+	l := &linter{c: c, lintCode: lintCode, rules: rules, fixes: map[string]string{}, learned: shippedReader(c)}
 	words, tags := []string{suppressMarker}, []uint64{tagSuppression}
 	bit := 0
 	next := func() uint64 {
@@ -404,7 +406,7 @@ func (l *linter) lintSource(name string, src []byte, allow *allowList, sc0 *scra
 	sc0.hiding = hidingAt(src, f, sc0.hiding[:0])
 	hiding := sc0.hiding
 	markerSeen := true
-	if l.exhaustive {
+	if l.exhaustive || l.learned.parseAll(src) {
 		// no prefilter
 	} else if f != formatText {
 		// Parsing is most of the cost of a file. Match the raw text first,
@@ -438,6 +440,7 @@ func (l *linter) lintSource(name string, src []byte, allow *allowList, sc0 *scra
 		brAsSpace(d.mask, src)
 	}
 	hits := l.matchBlocks(d, sc0, false, hiding, false)
+	hits = l.learnedHits(d, hits)
 	var sups []*suppression
 	if markerSeen {
 		sups = findSuppressions(src, d, f)

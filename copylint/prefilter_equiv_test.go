@@ -142,7 +142,9 @@ func TestPrefilterHidesNothing(t *testing.T) {
 			want := LintSourceUnfiltered(ct, f.name, f.data)
 			diff := cmp.Diff(want, got)
 			switch {
-			case rawPassGap(f.name) && diff == "":
+			case rawPassGap(f.name) && diff == "" && !LearnedDefault:
+				// (With the learned reader on by default, every file with a
+				// gate word is parsed, which closes the raw pass's gaps.)
 				t.Errorf("%s (contract %v): listed in rawPassGaps, but the prefilter agrees now: remove it from the list", f.name, ct != nil)
 			case rawPassGap(f.name):
 			case diff != "":

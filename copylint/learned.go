@@ -1,0 +1,674 @@
+package copylint
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/retryspec/retryspec/contract"
+	"github.com/retryspec/retryspec/findings"
+	"github.com/retryspec/retryspec/internal/copyset"
+)
+
+// The learned reader (issue 29, an experiment): a second reader that
+// proposes claims the phrase rules miss. A softmax regression over the
+// contract-relative features of learned_features.go predicts the family
+// of a sentence's claim, or none; a proposal becomes a finding only when
+// the contract gives that family something to contradict, with the
+// family's own judge, message and fix, under the rule that family's
+// findings carry. The model is trained offline from the labelled
+// sentences of bench/copyfield by internal/learngen and embedded
+// (learned_model.go).
+
+//go:generate go run ../internal/learngen -o learned_model.json
+
+// learnedNone is the class of a sentence with no claim.
+const learnedNone = "none"
+
+// LearnedModel is a trained softmax regression: per feature, one weight
+// per class.
+type LearnedModel struct {
+	Classes []string
+	Bias    []float64
+	Weights map[string][]float64
+}
+
+// LearnedSample is one labelled sentence for training: its text as
+// written and the family of its claim, or "" for none.
+type LearnedSample struct {
+	Text   string
+	Family string
+}
+
+// Samples are the training samples of labelled rows: a claim's family,
+// or none for a clean or bounded sentence.
+func Samples(rows []copyset.Row) []LearnedSample {
+	out := make([]LearnedSample, len(rows))
+	for i, r := range rows {
+		out[i].Text = r.Sentence
+		if r.Claim() {
+			out[i].Family = r.Family
+		}
+	}
+	return out
+}
+
+// TrainLearnedSets trains the reader on the named sets of dir (see
+// internal/copyset), labelled against c, with the shipped options: what
+// internal/learngen writes and what the tests regenerate.
+func TrainLearnedSets(c *contract.Contract, dir string, sets []string) (*LearnedModel, error) {
+	all, err := copyset.ReadAll(dir, sets)
+	if err != nil {
+		return nil, err
+	}
+	var samples []LearnedSample
+	for _, s := range sets {
+		samples = append(samples, Samples(all[s])...)
+	}
+	return TrainLearned(c, samples, LearnedTrainOptions{}), nil
+}
+
+// LearnedTrainOptions tune training; the zero value is the shipped
+// setting.
+type LearnedTrainOptions struct {
+	Epochs   int     // full-batch gradient steps (default 3000)
+	Rate     float64 // step size (default 30)
+	L2       float64 // weight decay (default 1e-7)
+	MinCount int     // a feature seen in fewer samples is dropped (default 2)
+}
+
+func (o *LearnedTrainOptions) defaults() {
+	if o.Epochs == 0 {
+		o.Epochs = 3000
+	}
+	if o.Rate == 0 {
+		o.Rate = 30
+	}
+	if o.L2 == 0 {
+		o.L2 = 1e-7
+	}
+	if o.MinCount == 0 {
+		o.MinCount = 2
+	}
+}
+
+// sampleFeatures are the features of a sample's text as the linter reads
+// it: parsed as Markdown (the sets hold emphasis, inline HTML and MDX)
+// and normalized, its sentences joined.
+func sampleFeatures(c *contract.Contract, text string) []string {
+	return learnedFeatures(normalizedProse(text), c)
+}
+
+// normalizedProse is text's prose as the linter matches it.
+func normalizedProse(text string) string {
+	src := []byte(text)
+	d := markdownDocument(src, false)
+	var n normText
+	var b bytes.Buffer
+	for _, blk := range d.blocks {
+		normalize(d.mask, blk.start, blk.end, d.code, len(d.code) > 0, &n)
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.Write(n.text)
+	}
+	return b.String()
+}
+
+// TrainLearned trains the reader on samples labelled against c. It is
+// deterministic: the same samples give the same model, bit for bit (the
+// arithmetic is ordered and explicit conversions keep the compiler from
+// fusing multiply-adds, which some architectures would round otherwise).
+func TrainLearned(c *contract.Contract, samples []LearnedSample, o LearnedTrainOptions) *LearnedModel {
+	o.defaults()
+	classes, y := learnedClasses(samples)
+	feats := make([][]string, len(samples))
+	for i, s := range samples {
+		feats[i] = sampleFeatures(c, s.Text)
+	}
+	vocab := learnedVocab(feats, o.MinCount)
+	index := make(map[string]int, len(vocab))
+	for i, f := range vocab {
+		index[f] = i
+	}
+	// x[i] are the feature indexes of sample i, each worth val[i] =
+	// 1/sqrt(n), n its count of features, known or not (as prediction
+	// scales).
+	x := make([][]int, len(samples))
+	val := make([]float64, len(samples))
+	for i := range samples {
+		for _, f := range feats[i] {
+			if j, ok := index[f]; ok {
+				x[i] = append(x[i], j)
+			}
+		}
+		val[i] = 1 / math.Sqrt(float64(max(len(feats[i]), 1)))
+	}
+	w, bias := descend(x, val, y, len(vocab), len(classes), o)
+	return prunedModel(classes, vocab, w, bias)
+}
+
+// learnedClasses are none and the samples' families in name order (so
+// the model does not depend on the samples' order), and each sample's
+// class.
+func learnedClasses(samples []LearnedSample) ([]string, []int) {
+	seen := map[string]bool{}
+	var fams []string
+	for _, s := range samples {
+		if s.Family != "" && !seen[s.Family] {
+			seen[s.Family] = true
+			fams = append(fams, s.Family)
+		}
+	}
+	sort.Strings(fams)
+	classes := append([]string{learnedNone}, fams...)
+	y := make([]int, len(samples))
+	for i, s := range samples {
+		if s.Family != "" {
+			y[i] = slices.Index(classes, s.Family)
+		}
+	}
+	return classes, y
+}
+
+// learnedVocab is the features seen in at least minCount samples, sorted.
+func learnedVocab(feats [][]string, minCount int) []string {
+	count := map[string]int{}
+	for _, fs := range feats {
+		for _, f := range fs {
+			count[f]++
+		}
+	}
+	var vocab []string
+	for f, n := range count {
+		if n >= minCount {
+			vocab = append(vocab, f)
+		}
+	}
+	sort.Strings(vocab)
+	return vocab
+}
+
+// descend runs full-batch gradient descent on the softmax loss; weights
+// are feature-major (w[j*K+k]).
+func descend(x [][]int, val []float64, y []int, features, K int, o LearnedTrainOptions) (w, bias []float64) {
+	w = make([]float64, features*K)
+	bias = make([]float64, K)
+	grad := make([]float64, len(w))
+	gbias := make([]float64, K)
+	p := make([]float64, K)
+	n := float64(len(x))
+	for range o.Epochs {
+		clear(grad)
+		clear(gbias)
+		for i := range x {
+			scores(w, bias, x[i], val[i], p)
+			for k := range K {
+				d := p[k]
+				if k == y[i] {
+					d -= 1
+				}
+				gbias[k] += d
+				for _, j := range x[i] {
+					grad[j*K+k] += float64(d * val[i])
+				}
+			}
+		}
+		for j := range w {
+			w[j] -= float64(o.Rate * (float64(grad[j]/n) + float64(o.L2*w[j])))
+		}
+		for k := range bias {
+			bias[k] -= float64(o.Rate*gbias[k]) / n
+		}
+	}
+	return w, bias
+}
+
+// prunedModel keeps the features whose weights can change a decision
+// (one at least 0.02 in size), to keep the embedded model small, with
+// four decimals.
+func prunedModel(classes, vocab []string, w, bias []float64) *LearnedModel {
+	K := len(classes)
+	m := &LearnedModel{Classes: classes, Bias: round4(bias), Weights: map[string][]float64{}}
+	for j, f := range vocab {
+		ws := w[j*K : (j+1)*K]
+		if slices.ContainsFunc(ws, func(v float64) bool { return math.Abs(v) >= 0.02 }) {
+			m.Weights[f] = round4(ws)
+		}
+	}
+	return m
+}
+
+func round4(ws []float64) []float64 {
+	out := make([]float64, len(ws))
+	for i, v := range ws {
+		out[i] = math.Round(v*1e4) / 1e4
+	}
+	return out
+}
+
+// scores fills p with the class probabilities of one sample (feature
+// indexes x, each worth v) under weights w (feature-major) and bias.
+func scores(w, bias []float64, x []int, v float64, p []float64) {
+	K := len(bias)
+	copy(p, bias)
+	for _, j := range x {
+		for k := range K {
+			p[k] += float64(w[j*K+k] * v)
+		}
+	}
+	softmax(p)
+}
+
+func softmax(p []float64) {
+	top := p[0]
+	for _, v := range p {
+		top = max(top, v)
+	}
+	sum := 0.0
+	for k, v := range p {
+		p[k] = math.Exp(v - top)
+		sum += p[k]
+	}
+	for k := range p {
+		p[k] /= sum
+	}
+}
+
+// Predict returns the family the model reads in text (as written) and its
+// probability; learnedNone when it reads no claim.
+func (m *LearnedModel) Predict(c *contract.Contract, text string) (string, float64) {
+	return m.predictNormalized(c, normalizedProse(text))
+}
+
+func (m *LearnedModel) predictNormalized(c *contract.Contract, sent string) (string, float64) {
+	K := len(m.Classes)
+	p := make([]float64, K)
+	copy(p, m.Bias)
+	feats := learnedFeatures(sent, c)
+	v := 1 / math.Sqrt(float64(max(len(feats), 1)))
+	for _, f := range feats {
+		ws, ok := m.Weights[f]
+		if !ok {
+			continue
+		}
+		for k := range K {
+			p[k] += float64(ws[k] * v)
+		}
+	}
+	softmax(p)
+	best := 0
+	for k := range p {
+		if p[k] > p[best] {
+			best = k
+		}
+	}
+	return m.Classes[best], p[best]
+}
+
+// Encode writes the model as JSON with a fixed layout (features sorted,
+// four decimals), so regenerating it from the same sets gives the same
+// bytes.
+func (m *LearnedModel) Encode() []byte {
+	var b bytes.Buffer
+	b.WriteString("{\n\"classes\": ")
+	cj, _ := json.Marshal(m.Classes)
+	b.Write(cj)
+	b.WriteString(",\n\"bias\": ")
+	writeFloats(&b, m.Bias)
+	b.WriteString(",\n\"weights\": {")
+	var fs []string
+	for f := range m.Weights {
+		fs = append(fs, f)
+	}
+	sort.Strings(fs)
+	for i, f := range fs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fj, _ := json.Marshal(f)
+		b.WriteString("\n")
+		b.Write(fj)
+		b.WriteString(": ")
+		writeFloats(&b, m.Weights[f])
+	}
+	b.WriteString("\n}\n}\n")
+	return b.Bytes()
+}
+
+func writeFloats(b *bytes.Buffer, ws []float64) {
+	b.WriteByte('[')
+	for i, v := range ws {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if v == 0 {
+			v = 0 // no "-0"
+		}
+		b.WriteString(strconv.FormatFloat(v, 'f', -1, 64))
+	}
+	b.WriteByte(']')
+}
+
+// DecodeLearnedModel reads a model Encode wrote.
+func DecodeLearnedModel(data []byte) (*LearnedModel, error) {
+	var m struct {
+		Classes []string             `json:"classes"`
+		Bias    []float64            `json:"bias"`
+		Weights map[string][]float64 `json:"weights"`
+	}
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("learned model: %w", err)
+	}
+	if len(m.Classes) == 0 || m.Classes[0] != learnedNone || len(m.Bias) != len(m.Classes) {
+		return nil, fmt.Errorf("learned model: want classes starting with %q and one bias per class", learnedNone)
+	}
+	for f, ws := range m.Weights {
+		if len(ws) != len(m.Classes) {
+			return nil, fmt.Errorf("learned model: feature %q has %d weights, want %d", f, len(ws), len(m.Classes))
+		}
+	}
+	return &LearnedModel{Classes: m.Classes, Bias: m.Bias, Weights: m.Weights}, nil
+}
+
+// learnedFamily is what a predicted family becomes: the rule its
+// findings carry and the judge that reads the contract (nil: the rule's
+// own message and fix, when applies says the contract bounds what the
+// claim denies).
+type learnedFamily struct {
+	rule    string
+	judge   func(c *contract.Contract, match string) (contradiction, bool)
+	applies func(c *contract.Contract) bool
+	// about, when set, says whether the sentence's tokens hold what the
+	// judge compares: a method the contract marks, a loop the figures do
+	// not bound.
+	about func(toks []string) bool
+	// warns, when set, says whether the sentence warns of the very
+	// outcome the claim denies: a caution, not the claim.
+	warns func(sent string) bool
+}
+
+// learnedFamilies maps the family names of the labelled sets to their
+// judges. standard-claim has none: no contract value contradicts it.
+var learnedFamilies = map[string]learnedFamily{
+	"retry-duration":     {RuleContradicts, judgeRetryUnbounded, nil, unboundedLoop, nil},
+	"safe-to-retry":      {RuleContradicts, judgeSafeToRetry, nil, nil, nil},
+	"keyless-retry":      {RuleContradicts, judgeKeyless, nil, nil, warnsOfDuplicate},
+	"api-idempotent":     {RuleContradicts, judgeWholeAPI, nil, wholeAPIScope, nil},
+	"key-retention":      {RuleContradicts, judgeRetention, nil, nil, nil},
+	"method-idempotency": {RuleMethodIdempotency, judgeMethod, nil, methodNeedingCare, nil},
+	"retry-any-error":    {RuleRetryAnyError, judgeRetryStatus, nil, nil, nil},
+	"no-duplicates":      {RuleAbsoluteGuarantee, nil, keyBounded, nil, nil},
+	"exactly-once":       {RuleExactlyOnce, nil, keyBounded, nil, nil},
+}
+
+// unboundedLoop: a sentence that states a count within max_attempts, or
+// only a time within max_elapsed, states the contract's bound.
+func unboundedLoop(toks []string) bool {
+	has := func(t string) bool { return slices.Contains(toks, t) }
+	if has(tokCountWithin) {
+		return false
+	}
+	return !has(tokDurWithinElapse) || has(tokCountOver) || has(tokDurOverElapsed)
+}
+
+// reDuplicateOutcome is a retry's duplicate outcome stated as what
+// happens: "it will create a second transfer", "you get charged twice".
+var reDuplicateOutcome = regexp.MustCompile(`\b(?:creates?|charges?|charged|sends?|makes?|results? in|gets?|causes?|leads? to)\b[^.;]*\b(?:a second|twice|two|duplicates?|duplicated|double[sd]?|another)\b`)
+
+// reNegatedBefore ends with a negator: what follows it is denied.
+var reNegatedBefore = regexp.MustCompile(`\b(?:never|not|no|cannot|won't|can't|n't)\b\W*(?:\w+\W+){0,2}$`)
+
+// warnsOfDuplicate: a sentence that says a keyless retry creates a
+// duplicate warns against it ("resend it without a key and it will
+// create a second transfer"); one that denies the duplicate ("... and
+// it will never create a second transfer") is still the claim.
+func warnsOfDuplicate(sent string) bool {
+	loc := reDuplicateOutcome.FindStringIndex(sent)
+	return loc != nil && !reNegatedBefore.MatchString(sent[:loc[0]])
+}
+
+// wholeAPIScope: judgeWholeAPI weighs a claim about the whole API; a
+// sentence about one endpoint the contract may not hold ("the refunds
+// endpoint is fully idempotent") names no scope it can weigh, and a goal
+// or plan ("making the entire API idempotent is our goal") promises
+// nothing yet (the phrase rule's unless list says the same).
+func wholeAPIScope(toks []string) bool {
+	scope := false
+	for _, t := range toks {
+		switch t {
+		case "goal", "aim", "plan", "roadmap", "yet":
+			return false
+		case tokAPIName, "api", "every", "all", "each", "any", "entire", "whole", "everything", "100":
+			scope = true
+		}
+	}
+	return scope
+}
+
+// methodNeedingCare: judgeMethod compares the contract's endpoints with a
+// claim about POST or every method; a sentence that names only methods
+// the contract keeps idempotent (GET, PUT, DELETE here) claims nothing it
+// contradicts, unless it makes the claim universal ("always", "every").
+func methodNeedingCare(toks []string) bool {
+	for _, t := range toks {
+		switch t {
+		case tokMethodCare, tokMethodNotIdem, tokOpKeyed, tokOpUnsafe, "all", "every", "each", "any", "always":
+			return true
+		}
+	}
+	return false
+}
+
+// keyBounded reports whether the contract bounds a duplicate's absence
+// by a key and a window: an endpoint needs a key, and keys expire.
+func keyBounded(c *contract.Contract) bool {
+	keyed, _ := notSafe(c)
+	return len(keyed) > 0 && !c.Idempotency.ReplayWindow.IsZero()
+}
+
+// learnedReader is the model at a threshold, for one linter, with the
+// families whose proposals it reports (nil: every family with a judge).
+type learnedReader struct {
+	m         *LearnedModel
+	threshold float64
+	families  []string
+}
+
+// LearnedFieldFamilies are the families the shipped reader reports: those
+// whose proposals, at the threshold the leave-one-set-out measurement
+// chooses for them, add no finding on the hand-labelled manuals of
+// labels.tsv, labelled line or not (TestLearnedFieldPrecision). Trained
+// with neutral.tsv's manual prose, the reader still reads a definition
+// of a delivery mode in the Kafka and NServiceBus docs as an exactly-once
+// or no-duplicates claim, and a set with safe-to-retry or retry-duration
+// chooses a lower threshold (0.70) at which "can be safely done at any
+// point" and a billing page's "attempt to send" are read as claims.
+// retry-any-error is clean there but adds no recall (README.md).
+var LearnedFieldFamilies = []string{"api-idempotent", "key-retention", "keyless-retry", "method-idempotency"}
+
+// learnedMinWords is the fewest words a unit needs: a heading or a
+// table cell ("Exactly-once support", "duplicate events") is a topic,
+// and the sets the model learned from hold sentences.
+const learnedMinWords = 5
+
+// LearnedThreshold is the probability a proposal needs: chosen for
+// precision first on the leave-one-set-out folds (bench/copyfield,
+// TestLearnedLeaveOneOut).
+const LearnedThreshold = 0.8
+
+// learnedGate holds the words a sentence needs before the model reads it:
+// what a claim about retries, duplicates or keys cannot do without.
+var learnedGate = newAnchorSet(learnedGateWords, learnedGateTags())
+
+// learnedGateTags gives every gate word the same tag: a word without one
+// would be no anchor.
+func learnedGateTags() []uint64 {
+	out := make([]uint64, len(learnedGateWords))
+	for i := range out {
+		out[i] = 1
+	}
+	return out
+}
+
+var learnedGateWords = []string{
+	"retr", "idempot", "duplicat", "twice", "once", "resen", "re-sen", "resubmit",
+	"replay", "double", "key", "charge", "safe", "again", "attempt", "repeat",
+}
+
+// parseAll reports whether a file must be parsed for the reader: it holds
+// a gate word (the phrase rules' raw pass cannot see the model's claims).
+func (r *learnedReader) parseAll(src []byte) bool {
+	return r != nil && learnedGate.match(src)
+}
+
+// learnedHits adds the reader's proposals in d's sentences that hold no
+// finding yet.
+func (l *linter) learnedHits(d *document, hits []hit) []hit {
+	r := l.learned
+	if r == nil || l.c == nil {
+		return hits
+	}
+	spans := make([][2]int, len(hits))
+	for i, h := range hits {
+		spans[i] = [2]int{h.start, h.end}
+	}
+	sort.Slice(spans, func(i, j int) bool { return spans[i][0] < spans[j][0] })
+	var n normText
+	var sents []span
+	var added []hit
+	for _, b := range d.blocks {
+		if !learnedGate.match(d.mask[b.start:b.end]) {
+			continue
+		}
+		skipCode := len(d.code) > 0 && !l.lintCode && codeIn(d.code, b)
+		normalize(d.mask, b.start, b.end, d.code, skipCode, &n)
+		sents = learnedUnits(n.text, sentences(n.text, sents[:0]))
+		for _, s := range sents {
+			sent := n.text[s.start:s.end]
+			if bytes.Count(sent, []byte(" ")) < learnedMinWords-1 || !endsSentence(sent) || !learnedGate.match(sent) {
+				continue
+			}
+			start, end := n.sourceSpan(s.start, s.end)
+			if spanHit(spans, start, end) {
+				continue
+			}
+			h, at, ok := l.learnedPropose(string(sent))
+			if !ok {
+				continue
+			}
+			h.start, h.end = start, end
+			if at != nil {
+				h.start, h.end = n.sourceSpan(s.start+at[0], s.start+at[1])
+			}
+			added = append(added, h)
+		}
+	}
+	return append(hits, added...)
+}
+
+// endsSentence reports whether a unit ends as a sentence does (. ! ? ;
+// or :, before closing quotes, brackets or emphasis): a page title, a
+// heading, a link or a table cell ("Idempotent requests · Example API")
+// names a topic and promises nothing.
+func endsSentence(sent []byte) bool {
+	t := bytes.TrimRight(sent, " \t\n\"')]*_\u201d\u2019")
+	return len(t) > 0 && strings.IndexByte(".!?;:", t[len(t)-1]) >= 0
+}
+
+// learnedUnits joins the sentences the splitter cut at a semicolon or
+// after a question into one reading unit (at most three sentences): the
+// labelled sets the model learns from hold a question with its answer
+// and both sides of a semicolon as one row, and a claim's parts often sit
+// on both sides ("run the command again; no key is required").
+func learnedUnits(text []byte, sents []span) []span {
+	out := sents[:0]
+	joined := 0
+	for _, s := range sents {
+		if len(out) > 0 && joined < 2 {
+			last := &out[len(out)-1]
+			if c := text[last.end-1]; c == ';' || c == '?' {
+				last.end = s.end
+				joined++
+				continue
+			}
+		}
+		out = append(out, s)
+		joined = 0
+	}
+	return out
+}
+
+// spanHit reports whether a span of spans (sorted by start) overlaps
+// [start, end).
+func spanHit(spans [][2]int, start, end int) bool {
+	i := sort.Search(len(spans), func(i int) bool { return spans[i][0] >= end })
+	for j := i - 1; j >= 0; j-- {
+		if spans[j][1] > start {
+			return true
+		}
+		if j < i-64 { // hits are short; a long one was seen by now
+			break
+		}
+	}
+	return false
+}
+
+// learnedPropose reads one sentence: the finding its predicted family
+// gives against the contract, and where inside the sentence it points.
+func (l *linter) learnedPropose(sent string) (hit, []int, bool) {
+	fam, p := l.learned.m.predictNormalized(l.c, sent)
+	if l.learned.families != nil && !slices.Contains(l.learned.families, fam) {
+		return hit{}, nil, false
+	}
+	if lf, ok := learnedFamilies[fam]; ok && lf.about != nil && !lf.about(learnedTokens(sent, l.c)) {
+		return hit{}, nil, false
+	}
+	if lf, ok := learnedFamilies[fam]; ok && lf.warns != nil && lf.warns(sent) {
+		return hit{}, nil, false
+	}
+	if fam == learnedNone || p < l.learned.threshold {
+		return hit{}, nil, false
+	}
+	lf, ok := learnedFamilies[fam]
+	if !ok {
+		return hit{}, nil, false
+	}
+	note := fmt.Sprintf(" (read by the learned reader as a %s claim, p %.2f)", fam, p)
+	if lf.judge == nil {
+		if !lf.applies(l.c) {
+			return hit{}, nil, false
+		}
+		for i := range l.rules {
+			if l.rules[i].id == lf.rule {
+				return hit{rule: lf.rule, message: l.rules[i].message + note, fix: l.fixes[lf.rule]}, nil, true
+			}
+		}
+		return hit{}, nil, false
+	}
+	x, ok := lf.judge(l.c, sent)
+	if !ok {
+		return hit{}, nil, false
+	}
+	return hit{rule: lf.rule, message: x.message + note, fix: x.fix, path: x.path}, x.at, true
+}
+
+// LintSourceLearned is LintSource with the learned reader m at threshold
+// reporting the families named (nil: every family with a judge); nil m:
+// no reader. For the measurement in bench/copyfield.
+func LintSourceLearned(c *contract.Contract, name string, data []byte, m *LearnedModel, threshold float64, families []string) []findings.Finding {
+	l := newLinter(c, false)
+	l.learned = nil
+	if m != nil {
+		l.learned = &learnedReader{m: m, threshold: threshold, families: families}
+	}
+	fs := l.lintSource(name, data, nil, nil)
+	findings.Sort(fs)
+	return fs
+}

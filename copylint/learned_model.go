@@ -1,0 +1,42 @@
+package copylint
+
+import (
+	_ "embed"
+	"sync"
+
+	"github.com/retryspec/retryspec/contract"
+)
+
+// learnedModelJSON is the model internal/learngen trained on every
+// labelled set of bench/copyfield (go generate ./copylint).
+//
+//go:embed learned_model.json
+var learnedModelJSON []byte
+
+// LearnedDefault says whether the copy command and build's self-lint
+// read with the learned reader (the LearnedFieldFamilies, at
+// LearnedThreshold) when nothing says otherwise; `retryspec copy
+// --learned` and --learned=false override it (Options.Learned). Off: the
+// reader is an experiment (README.md, "The learned second reader").
+const LearnedDefault = false
+
+var shipped = sync.OnceValues(func() (*LearnedModel, error) { return DecodeLearnedModel(learnedModelJSON) })
+
+// ShippedLearnedModel is the embedded model.
+func ShippedLearnedModel() (*LearnedModel, error) { return shipped() }
+
+// shippedReader is the default reader of a linter with contract c.
+func shippedReader(c *contract.Contract) *learnedReader { return readerFor(c, LearnedDefault) }
+
+// readerFor is the shipped reader when on, for a linter with contract c:
+// none without a contract (every family it reports is judged by one).
+func readerFor(c *contract.Contract, on bool) *learnedReader {
+	if !on || c == nil {
+		return nil
+	}
+	m, err := shipped()
+	if err != nil {
+		panic("copylint: the embedded learned model does not decode: " + err.Error())
+	}
+	return &learnedReader{m: m, threshold: LearnedThreshold, families: LearnedFieldFamilies}
+}

@@ -1,0 +1,379 @@
+package copylint
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/retryspec/retryspec/contract"
+	"github.com/retryspec/retryspec/findings"
+	"github.com/retryspec/retryspec/internal/copyset"
+)
+
+func payoutsContract(t *testing.T) *contract.Contract {
+	t.Helper()
+	c, err := contract.Load(filepath.Join("..", "examples", "payouts", "retryspec.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestLearnedFeaturesAreContractRelative: a figure, an operation, a
+// method, a status and the API's name become how they stand to the
+// contract, so the same words give other tokens under another contract.
+func TestLearnedFeaturesAreContractRelative(t *testing.T) {
+	payouts := payoutsContract(t)
+	// Another contract: a 60-day window, ten attempts, another name.
+	other := *payouts
+	other.Idempotency.ReplayWindow.D = 60 * 24 * time.Hour
+	other.Retry.MaxAttempts = 10
+	other.API.Name = "Otherpay"
+	for _, tc := range []struct {
+		c        *contract.Contract
+		sent     string
+		want     []string
+		wantNone []string
+	}{
+		{payouts, "keys are kept for 30 days.", []string{tokDurOverWindow}, []string{"30", "day", tokNumber}},
+		{payouts, "keys are kept for 24 hours.", []string{tokDurWindow}, nil},
+		{payouts, "keys are kept for two hours.", []string{tokDurUnderWindow}, nil},
+		{payouts, "the sdk gives up after ten minutes.", []string{tokDurOverElapsed}, nil},
+		{payouts, "the sdk retries 5 times.", []string{tokCountOver}, []string{"5"}},
+		{payouts, "the sdk makes 2 retries.", []string{tokCountWithin}, nil},
+		{payouts, "the sdk makes 3 retries.", []string{tokCountOver}, nil}, // 4 attempts, the first counts
+		{payouts, "the sdk retries twice.", []string{tokCountWithin}, nil},
+		{payouts, "retry post /v1/transfers freely.", []string{tokOpKeyed}, []string{"post", "/v1/transfers"}},
+		{payouts, "retry get /v1/transfers/{id} freely.", []string{tokOpRead}, nil},
+		{payouts, "retry post /v1/reports/{id}/archive freely.", []string{tokOpUnsafe}, nil},
+		{payouts, "retry post /v1/refunds freely.", []string{tokOpUnknown}, nil},
+		{payouts, "post is idempotent.", []string{tokMethodCare}, nil},
+		{payouts, "put is idempotent.", []string{tokMethodIdem}, nil},
+		{payouts, "archiving a report twice is fine.", []string{tokNounUnsafe}, nil},
+		{payouts, "lumapay keeps your idempotency-key for you.", []string{tokAPIName, tokKeyHeader}, []string{"lumapay"}},
+		{payouts, "a 503 is retried, a 400 too.", []string{tokStatusRetried, tokStatusNot}, nil},
+		{payouts, "rotate api keys every 90 days.", []string{tokAPIKey}, nil},
+		{&other, "keys are kept for 30 days.", []string{tokDurUnderWindow}, []string{tokDurOverWindow}},
+		{&other, "the sdk retries 5 times.", []string{tokCountWithin}, []string{tokCountOver}},
+		{&other, "lumapay keeps your keys.", nil, []string{tokAPIName}},
+	} {
+		toks := learnedTokens(tc.sent, tc.c)
+		for _, w := range tc.want {
+			if !slices.Contains(toks, w) {
+				t.Errorf("%q (%s): want token %s in %q", tc.sent, tc.c.API.Name, w, toks)
+			}
+		}
+		for _, w := range tc.wantNone {
+			if slices.Contains(toks, w) {
+				t.Errorf("%q (%s): token %s should be gone from %q", tc.sent, tc.c.API.Name, w, toks)
+			}
+		}
+	}
+}
+
+// TestLearnedNegationAndMarks: a negator marks the words after it up to
+// the clause's end; a question, a hedge, an answer's polarity and a
+// quoted phrase are marked.
+func TestLearnedNegationAndMarks(t *testing.T) {
+	c := payoutsContract(t)
+	for _, tc := range []struct {
+		sent     string
+		want     []string
+		wantNone []string
+	}{
+		{"we never resend a transfer, but the sdk adds a key.", []string{"never", "NOT_resend", "NOT_" + tokNounKeyed, "but", "sdk", "add"}, []string{"resend", "NOT_sdk", "NOT_add"}},
+		{"you don't need a key to retry.", []string{"NOT_need", "NOT_key", "NOT_retry"}, []string{"need", "retry"}},
+		{"retries may be safe.", []string{tokHedge, "may"}, nil},
+		{"is every call safe to retry? no: archiving twice notifies twice.", []string{tokQuestion, tokAnswerNo}, []string{tokAnswerYes}},
+		{"can i retry anything? yes, all of it.", []string{tokQuestion, tokAnswerYes}, nil},
+		{`never write "every request is safe to retry".`, []string{tokQuote, "Q_every", "Q_safe"}, []string{"every", "NOT_every"}},
+	} {
+		toks := learnedTokens(tc.sent, c)
+		for _, w := range tc.want {
+			if !slices.Contains(toks, w) {
+				t.Errorf("%q: want token %s in %q", tc.sent, w, toks)
+			}
+		}
+		for _, w := range tc.wantNone {
+			if slices.Contains(toks, w) {
+				t.Errorf("%q: token %s should not be in %q", tc.sent, w, toks)
+			}
+		}
+	}
+}
+
+// TestLearnedUnits: the splitter's cuts after a question or at a
+// semicolon are joined into one reading unit, at most three sentences.
+func TestLearnedUnits(t *testing.T) {
+	text := []byte("is post idempotent? not alone. run it again; no key is required. a; b; c; d.")
+	var got []string
+	for _, s := range learnedUnits(text, sentences(text, nil)) {
+		got = append(got, string(text[s.start:s.end]))
+	}
+	want := []string{"is post idempotent? not alone.", "run it again; no key is required.", "a; b; c;", "d."}
+	if !slices.Equal(got, want) {
+		t.Errorf("units %q, want %q", got, want)
+	}
+}
+
+// TestLearnedModelRegenerates: training on the sets again gives the
+// embedded model byte for byte (go generate ./copylint is
+// deterministic), and the embedded model decodes.
+func TestLearnedModelRegenerates(t *testing.T) {
+	m, err := TrainLearnedSets(payoutsContract(t), filepath.Join("..", "bench", "copyfield"), copyset.TrainingSets())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := m.Encode(); !bytes.Equal(got, learnedModelJSON) {
+		t.Fatalf("regenerated model differs from learned_model.json (%d vs %d bytes): run go generate ./copylint and commit it", len(got), len(learnedModelJSON))
+	}
+	if _, err := ShippedLearnedModel(); err != nil {
+		t.Fatal(err)
+	}
+	if len(learnedModelJSON) > 400<<10 {
+		t.Errorf("the embedded model is %d bytes; keep it under 400 KB", len(learnedModelJSON))
+	}
+}
+
+// learnedLinter is a linter with the shipped reader on.
+func learnedLinter(t *testing.T, c *contract.Contract) *linter {
+	t.Helper()
+	m, err := ShippedLearnedModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := newLinter(c, false)
+	l.learned = &learnedReader{m: m, threshold: LearnedThreshold, families: LearnedFieldFamilies}
+	return l
+}
+
+// TestLearnedCatchesWhatRulesMiss: sentences written for this test (in
+// no labelled set) that the phrase rules pass at this commit; the reader
+// proposes them and the families' judges report them with the contract
+// value and a fix in the contract's words.
+func TestLearnedCatchesWhatRulesMiss(t *testing.T) {
+	c := payoutsContract(t)
+	l := learnedLinter(t, c)
+	m, _ := ShippedLearnedModel()
+	for _, tc := range []struct {
+		sent, path, msg, fix string
+	}{
+		{"Lost the response? Fire the same payout call at us again, key or no key; we sort it out.",
+			"endpoints[0].key (POST /v1/transfers)", "key: required", "send the same Idempotency-Key on every retry of POST /v1/transfers, within 24 hours"},
+		{"Hang on to your payout keys: we remember each one for a full month.",
+			"idempotency.replay_window", "replay_window is 24h", "24 hours"},
+	} {
+		h, _, ok := l.learnedPropose(normalizedProse(tc.sent))
+		if !ok {
+			t.Errorf("%q: the reader proposes nothing", tc.sent)
+			continue
+		}
+		if h.rule != RuleContradicts || h.path != tc.path || !strings.Contains(h.message, tc.msg) || !strings.Contains(h.message, "learned reader") || !strings.Contains(h.fix, tc.fix) {
+			t.Errorf("%q: got %s %s %q fix %q", tc.sent, h.rule, h.path, h.message, h.fix)
+		}
+		// Through the linter: one finding on the line, the reader's when
+		// the rules have none.
+		fs := LintSourceLearned(c, "page.md", []byte(tc.sent+"\n"), m, LearnedThreshold, LearnedFieldFamilies)
+		if len(fs) != 1 || fs[0].Line != 1 {
+			t.Errorf("%q: want one finding on line 1, got %v", tc.sent, fs)
+		}
+		if rules := LintSource(c, "page.md", []byte(tc.sent+"\n")); len(rules) > 0 {
+			t.Logf("%q: the rules find it now (%s); the reader adds nothing there", tc.sent, rules[0].Rule)
+		}
+	}
+}
+
+// TestLearnedLeavesNegatedAndHedged: a denial, a hedge with the
+// contract's bound, a question answered no, and a short heading get no
+// proposal.
+func TestLearnedLeavesNegatedAndHedged(t *testing.T) {
+	c := payoutsContract(t)
+	l := learnedLinter(t, c)
+	m, _ := ShippedLearnedModel()
+	for _, sent := range []string{
+		"Lost the response? Never fire the same payout call at us again without its key.",
+		"Never resend a transfer without its key.",
+		"You may resend a transfer with the same key within 24 hours.",
+		"Can POST /v1/reports/{id}/archive be called again safely? No, it notifies twice.",
+	} {
+		if h, _, ok := l.learnedPropose(normalizedProse(sent)); ok {
+			t.Errorf("%q: the reader proposes %s %q", sent, h.rule, h.message)
+		}
+	}
+	// A heading holds too few words to be read, though the model alone
+	// reads a claim in it.
+	heading := "Send it again, keyless"
+	if fam, _ := m.Predict(c, heading); fam == learnedNone {
+		t.Fatalf("%q: the model reads no claim; the case tests nothing", heading)
+	}
+	if fs := LintSourceLearned(c, "page.md", []byte("# "+heading+"\n"), m, 0, LearnedFieldFamilies); len(fs) > 0 {
+		t.Errorf("a heading got %v", fs)
+	}
+}
+
+// TestLearnedDefault: LintSource (build's self-lint) reads with the
+// learned reader exactly when LearnedDefault says so, and Lint's
+// Options.Learned overrides it either way; without a contract there is no
+// reader to turn on.
+func TestLearnedDefault(t *testing.T) {
+	c := payoutsContract(t)
+	sent := "Hang on to your payout keys: we remember each one for a full month.\n" // no phrase rule reads it
+	if got := learnedFinding(LintSource(c, "page.md", []byte(sent))); got != LearnedDefault {
+		t.Errorf("LintSource read with the learned reader: %v, LearnedDefault %v", got, LearnedDefault)
+	}
+	page := filepath.Join(t.TempDir(), "page.md")
+	if err := os.WriteFile(page, []byte(sent), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		c    *contract.Contract
+		opt  *bool
+		want bool
+	}{
+		{c, nil, LearnedDefault},
+		{c, ptr(true), true},
+		{c, ptr(false), false},
+		{nil, ptr(true), false},
+	} {
+		fs, err := Lint(context.Background(), tc.c, []string{page}, Options{Learned: tc.opt})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := learnedFinding(fs); got != tc.want {
+			t.Errorf("contract %v, Learned %v: a learned finding %v, want %v", tc.c != nil, tc.opt, got, tc.want)
+		}
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// learnedFinding reports whether a finding of fs is the learned reader's.
+func learnedFinding(fs []findings.Finding) bool {
+	return slices.ContainsFunc(fs, func(f findings.Finding) bool { return strings.Contains(f.Message, "learned reader") })
+}
+
+func TestDecodeLearnedModelRejects(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`{`, "learned model: unexpected end of JSON input"},
+		{`{"classes":["claim"],"bias":[0],"weights":{}}`, `want classes starting with "none"`},
+		{`{"classes":["none","a"],"bias":[0],"weights":{}}`, "one bias per class"},
+		{`{"classes":["none","a"],"bias":[0,0],"weights":{"x":[1]}}`, `feature "x" has 1 weights, want 2`},
+	} {
+		_, err := DecodeLearnedModel([]byte(tc.in))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got %v, want %q", tc.in, err, tc.want)
+		}
+	}
+}
+
+// TestLearnedFamiliesAndGuards: the shipped reader reports only
+// LearnedFieldFamilies (a retry-loop claim is the rules' there), and a
+// method claim about methods the contract keeps idempotent is no claim
+// judgeMethod can weigh.
+func TestLearnedFamiliesAndGuards(t *testing.T) {
+	c := payoutsContract(t)
+	l := learnedLinter(t, c)
+	loop := normalizedProse("The SDK keeps retrying the transfer until it finally goes through.")
+	if h, _, ok := l.learnedPropose(loop); ok {
+		t.Errorf("the shipped reader reports a retry-loop claim: %q", h.message)
+	}
+	l.learned.families = nil
+	if h, _, ok := l.learnedPropose(loop); !ok || h.path != "retry.max_attempts" || !strings.Contains(h.message, "max_attempts: 3") {
+		t.Errorf("every family: want the retry-loop claim judged against retry.max_attempts, got %v %q", ok, h.message)
+	}
+	put := normalizedProse("PUT and DELETE are idempotent methods in HTTP.")
+	if fam, _ := l.learned.m.predictNormalized(c, put); fam != "method-idempotency" {
+		t.Fatalf("the model reads %s; the case tests nothing", fam)
+	}
+	if h, _, ok := l.learnedPropose(put); ok {
+		t.Errorf("PUT and DELETE said idempotent: the reader reports %q", h.message)
+	}
+}
+
+// TestLearnedJudgedByContract: a proposal is a finding only when the
+// contract contradicts it. Under a contract whose only endpoint is a read
+// (no key, nothing unsafe), the keyless claim the reader reports under
+// the payouts contract contradicts nothing.
+func TestLearnedJudgedByContract(t *testing.T) {
+	payouts := payoutsContract(t)
+	reads := *payouts
+	reads.Endpoints = nil
+	for _, e := range payouts.Endpoints {
+		if e.Effect == contract.EffectRead {
+			reads.Endpoints = append(reads.Endpoints, e)
+		}
+	}
+	sent := normalizedProse("Lost the response? Fire the same payout call at us again, key or no key; we sort it out.")
+	l := learnedLinter(t, &reads)
+	if fam, p := l.learned.m.predictNormalized(&reads, sent); fam != "keyless-retry" || p < LearnedThreshold {
+		t.Fatalf("the model reads %s at %.2f; the case tests nothing", fam, p)
+	}
+	if h, _, ok := l.learnedPropose(sent); ok {
+		t.Errorf("a read-only contract: the reader reports %q", h.message)
+	}
+}
+
+// TestLearnedCautionsAndTopics: sentences the model reads as a claim of a
+// shipped family at the threshold, which the reader leaves: a warning of
+// the duplicate a keyless retry creates, one endpoint's idempotency (not
+// the whole API's), a goal, and a page title (no sentence). The denial of
+// the duplicate is still the keyless claim.
+func TestLearnedCautionsAndTopics(t *testing.T) {
+	c := payoutsContract(t)
+	m, _ := ShippedLearnedModel()
+	for _, tc := range []struct {
+		name, page, family string
+		finding            bool
+	}{
+		{"warning.md", "Resend the transfer without an idempotency key and it will create a second transfer.\n", "keyless-retry", false},
+		{"denial.md", "Resend the transfer without an idempotency key and it will never create a second transfer.\n", "keyless-retry", true},
+		{"one-endpoint.md", "The refunds endpoint is fully idempotent.\n", "api-idempotent", false},
+		{"goal.md", "Making the entire API idempotent is our goal for next year.\n", "api-idempotent", false},
+		{"title.html", "<html><head><title>Idempotent requests · Lumapay API</title></head><body></body></html>\n", "api-idempotent", false},
+	} {
+		if fam, p := m.Predict(c, stripTags(tc.page)); fam != tc.family || p < LearnedThreshold {
+			t.Errorf("%s: the model reads %s at %.2f; the case tests nothing", tc.name, fam, p)
+			continue
+		}
+		// The claim is reported, by the rules or the reader; a caution or
+		// a topic by neither.
+		fs := LintSourceLearned(c, tc.name, []byte(tc.page), m, LearnedThreshold, LearnedFieldFamilies)
+		if got := len(fs) > 0; got != tc.finding {
+			t.Errorf("%s: a finding %v, want %v (%v)", tc.name, got, tc.finding, fs)
+		}
+	}
+	// The warning check itself: a duplicate outcome denied is no warning.
+	for sent, want := range map[string]bool{
+		"resend it without a key and it will create a second transfer.":       true,
+		"resend it without a key and you get charged twice.":                  true,
+		"resend it without a key and it will never create a second transfer.": false,
+		"resend it without a key; we do not make a duplicate.":                false,
+		"resend it without a key, whenever you like.":                         false,
+	} {
+		if got := warnsOfDuplicate(sent); got != want {
+			t.Errorf("warnsOfDuplicate(%q) = %v", sent, got)
+		}
+	}
+}
+
+// stripTags is the text of a one-line HTML page, for the model alone.
+func stripTags(s string) string {
+	var b strings.Builder
+	in := false
+	for _, r := range s {
+		switch {
+		case r == '<':
+			in = true
+		case r == '>':
+			in = false
+		case !in:
+			b.WriteRune(r)
+		}
+	}
+	return strings.TrimSpace(b.String())
+}

@@ -1,0 +1,78 @@
+// Package copyset reads the labelled sentence sets of bench/copyfield
+// (heldout.tsv, heldout2.tsv ... dev5.tsv): family, verdict, source,
+// sentence, one a line, for the learned reader's generator and its
+// measurement.
+package copyset
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Sets are the labelled sets the learned reader trains on, in order.
+// labels.tsv (hand labels of corpus lines) is not among them: it guards
+// precision and is never trained on.
+var Sets = []string{"heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7", "dev5"}
+
+// Training are the sets the reader trains on that measure nothing: no
+// leave-one-set-out fold is made of them and every fold trains on them.
+// neutral.tsv holds true, neutral sentences about retries, delivery and
+// keys in the register of manuals, so the reader learns that prose about
+// those subjects is not a claim.
+var Training = []string{"neutral"}
+
+// TrainingSets are every set the shipped reader trains on: Sets, then
+// Training.
+func TrainingSets() []string { return append(append([]string(nil), Sets...), Training...) }
+
+// Row is one labelled sentence.
+type Row struct {
+	Set, Family, Verdict, Source, Sentence string
+	Line                                   int
+}
+
+// Claim reports whether the row is a claim the lint must flag as its
+// family's (a bounded exactly-once claim is not: it has a rule of its own).
+func (r Row) Claim() bool { return r.Verdict == "claim" }
+
+// Read reads one set from dir (set without .tsv).
+func Read(dir, set string) ([]Row, error) {
+	name := filepath.Join(dir, set+".tsv")
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil, err
+	}
+	var out []Row
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	n := 0
+	for sc.Scan() {
+		n++
+		line := sc.Text()
+		if line == "" || strings.HasPrefix(line, "#") || strings.HasPrefix(line, "family\t") {
+			continue
+		}
+		p := strings.Split(line, "\t")
+		if len(p) != 4 {
+			return nil, fmt.Errorf("%s:%d:1: want family, verdict, source, sentence separated by tabs; got %d fields", name, n, len(p))
+		}
+		out = append(out, Row{Set: set, Family: p[0], Verdict: p[1], Source: p[2], Sentence: p[3], Line: n})
+	}
+	return out, nil
+}
+
+// ReadAll reads every set of sets from dir.
+func ReadAll(dir string, sets []string) (map[string][]Row, error) {
+	out := map[string][]Row{}
+	for _, s := range sets {
+		rows, err := Read(dir, s)
+		if err != nil {
+			return nil, err
+		}
+		out[s] = rows
+	}
+	return out, nil
+}
