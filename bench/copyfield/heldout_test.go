@@ -303,6 +303,28 @@ func TestHeldOutSeventh(t *testing.T) {
 
 const seventhMinPrecision, seventhMinRecall = 0.98, 0.97
 
+// TestHeldOutEighth and TestHeldOutNinth measure the lint on heldout8.tsv
+// (191 sentences: launch posts, pricing pages, SDK READMEs, comparison
+// pages, FAQ entries) and heldout9.tsv (190: support replies, forum
+// answers, postmortems, changelogs, API reference text, sales emails),
+// written on 2026-12-06 by two evaluators who read neither the rules nor
+// the other sets, before the round that tuned on heldout7 landed.
+// Measured unseen (BENCHMARKS.md, "Copy lint on the eighth and ninth
+// unseen sets"): heldout8 0.903 precision / 0.650 recall before that round
+// and 0.944 / 0.680 after it; heldout9 0.894 / 0.590 before and
+// 0.909 / 0.600 after. The floors keep the figures after, less a margin.
+func TestHeldOutEighth(t *testing.T) {
+	measureHeldOut(t, "heldout8.tsv", 150, eighthMinPrecision, eighthMinRecall)
+}
+
+const eighthMinPrecision, eighthMinRecall = 0.93, 0.66
+
+func TestHeldOutNinth(t *testing.T) {
+	measureHeldOut(t, "heldout9.tsv", 150, ninthMinPrecision, ninthMinRecall)
+}
+
+const ninthMinPrecision, ninthMinRecall = 0.89, 0.58
+
 // measureHeldOut lints the sentences of file as one page with the example
 // contract, prints the families it holds, and fails below at least
 // sentences, precision minPrecision or recall minRecall.
