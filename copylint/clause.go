@@ -39,13 +39,14 @@ type clauseData struct {
 	TopicEnd   string `yaml:"topic_end"`
 	Quoted     string `yaml:"quoted"`
 	QuotedAft  string `yaml:"quoted_after"`
+	HonestAft  string `yaml:"honest_after"`
 }
 
 type clauseRules struct {
 	boundaries, mention, mentionAfter, modal, purpose *gatedRE
 	control                                           *gatedRE
 	instruction, topic, topicEnd                      *gatedRE
-	quoted, quotedAfter                               *gatedRE
+	quoted, quotedAfter, honestAfter                  *gatedRE
 }
 
 var (
@@ -68,6 +69,7 @@ func clauseAnalysis() *clauseRules {
 			topicEnd:     newGatedRE(regexp.MustCompile(d.TopicEnd)),
 			quoted:       newGatedRE(regexp.MustCompile(d.Quoted)),
 			quotedAfter:  newGatedRE(regexp.MustCompile(anchored(d.QuotedAft))),
+			honestAfter:  newGatedRE(regexp.MustCompile(anchored(d.HonestAft))),
 		}
 	})
 	return clauseRE
@@ -128,7 +130,7 @@ func (c *clauseRules) judge(r *compiledRule, sent []byte, start, end int, memo *
 	if r.clause && c.quotedPhrase(sent, before, start, end) {
 		return vHonest, nil
 	}
-	if r.denyAfter != nil && r.denyAfter.Match(sent[end:]) {
+	if r.denyAfter != nil && r.denyAfter.Match(sent[end:]) || c.honestAfter.Match(sent[end:]) {
 		return vHonest, nil
 	}
 	if r.clause && c.modal.Match(before) {
@@ -162,10 +164,34 @@ func (c *clauseRules) judge(r *compiledRule, sent []byte, start, end int, memo *
 	if bound != nil && bound[0] >= start && bound[1] <= end {
 		bound = nil
 	}
+	if bound != nil && bound[1] > end && thirdPartyScope(before, sent[end:bound[1]]) {
+		return vHonest, nil
+	}
 	if bound != nil {
 		return vBounded, bound
 	}
 	return vClaim, nil
+}
+
+// reOwner is a possessive name just before a match ("Kafka's
+// exactly-once semantics"): whose guarantee the sentence states.
+var reOwner = regexp.MustCompile(`\b([a-z][a-z0-9-]{2,})'s ?$`)
+
+// notThirdParty are possessives that name the page's own side or no
+// system at all.
+var notThirdParty = map[string]bool{"today": true, "one": true, "everyone": true, "customer": true, "user": true, "client": true, "api": true, "platform": true, "sdk": true, "company": true, "team": true, "service": true}
+
+// thirdPartyScope reports whether a bounded guarantee is a named system's,
+// stated within that system's own scope ("Kafka's exactly-once semantics
+// hold inside Kafka transactions"): a fact about a third party, not the
+// page's promise. The name must own the match and be named again
+// between the match and the end of its bound.
+func thirdPartyScope(before, bound []byte) bool {
+	m := reOwner.FindSubmatch(before)
+	if m == nil || notThirdParty[string(m[1])] {
+		return false
+	}
+	return bytes.Contains(bound, m[1])
 }
 
 // quotedPhrase says the match is a phrase in quotation marks that the

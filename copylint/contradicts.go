@@ -120,7 +120,7 @@ var (
 	reKeyLifeVerb = regexp.MustCompile(`\b(expir\w*|window|ttl|valid|stored?|kept|keep|retain\w*|remember\w*|last|lasts|live|lives|honou?r\w*|recogni[sz]\w*|replay\w*|dedup\w*|reus\w*|within|after|for)\b`)
 	// Sentences about timing other than key life are the backoff check's.
 	reNotKeyLife = regexp.MustCompile(`\b(timeouts?|backoff|lock\w*|rate[ -]limit\w*|delay\w*|jitter|p99|latency|deadline|wait\w*|sleep\w*|attempts?|in[ -]flight|abandoned)\b`)
-	reReaper     = regexp.MustCompile(`\b(reap\w*|purg\w*|delet\w*|clean\w*|recover\w*|retain\w*|retention|garbage)\b`)
+	reReaper     = regexp.MustCompile(`\b(reap\w*|purg\w*|delet\w*|clean\w*|recover\w*|retain\w*|retention|garbage|audit\w*|archiv\w*)\b|\bonly (replay|honou?r|return|dedupe?|deduplicat)\w*\b`)
 
 	reRetryish = regexp.MustCompile(`\b(retr\w*|re-?sen\w*|resubmit\w*|attempt\w*|tries|trying|backoff|wait\w*|delay\w*|give up|gives up)\b`)
 	// Attempt counts: "up to 5 attempts", "3 retries", "retry 4 times".
@@ -376,7 +376,7 @@ func (x *sentence) add(loc []int, path, msg, fix string) {
 func (x *sentence) keyLife(hasNumber bool) bool {
 	k, sent, str, idem := x.k, x.sent, x.str, &x.k.c.Idempotency
 	aboutKeys := has(sent, "idempot", "replay") || (k.header != "" && bytes.Contains(sent, []byte(k.header))) ||
-		(bytes.Contains(sent, []byte("key")) && bytes.Contains(x.n.text, []byte("idempot")))
+		(bytes.Contains(sent, []byte("key")) && (bytes.Contains(x.n.text, []byte("idempot")) || replayByMeaning(sent)))
 	keyLife := hasNumber && aboutKeys && can(reKeyLife, sent) && reKeyLife.MatchString(str) && can(reKeyLifeVerb, sent) && reKeyLifeVerb.MatchString(str) &&
 		!(can(reNotKeyLife, sent) && reNotKeyLife.MatchString(str))
 	if keyLife && !idem.ReplayWindow.IsZero() {
@@ -395,6 +395,14 @@ func (x *sentence) keyLife(hasNumber bool) bool {
 		}
 	}
 	return keyLife
+}
+
+// replayByMeaning reports whether sent says what a replay does without
+// the word: a repeat that gets "the original response" back. A key in
+// such a sentence is the idempotency key ("reuse the same key for a week
+// and get the original response back"), whatever the page is about.
+func replayByMeaning(sent []byte) bool {
+	return has(sent, "original response", "same response", "first response", "original result", "same result", "cached response", "stored response")
 }
 
 // header checks header names in the idempotency family that are not the
