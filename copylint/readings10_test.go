@@ -90,3 +90,20 @@ func TestRecallReadings10(t *testing.T) {
 		{"Send the same key again within 24 hours and you receive the first response again.", "", ""},
 	})
 }
+
+// TestKeylessReadings10: the key removed before a resend by any verb, the
+// obligation lifted by the other party, "keyless" as an adverb, and key
+// chores said gone. None is from a labelled set.
+func TestKeylessReadings10(t *testing.T) {
+	key := "endpoints[0].key (POST /v1/transfers)"
+	checkReadings(t, []readingCase{
+		{"Delete the idempotency header and fire the payout call again.", RuleContradicts, key},
+		{"Delete the idempotency header and fire the payout call again, and it creates a new transfer.", "", ""},
+		{"Our gateway never forces you to attach a key when you resend a payout.", RuleContradicts, key},
+		{"Our SDK never asks you to attach a key: the client generates one and reuses it when it resends a payout.", "", ""},
+		{"Resending payouts keylessly is supported from the CLI.", RuleContradicts, key},
+		{"Resending payouts keylessly is rejected with a 400.", "", ""},
+		{"No more key bookkeeping: retry transfers exactly as you first sent them.", RuleContradicts, key},
+		{"Strip the API key from logs before you retry a failed export.", "", ""},
+	})
+}
