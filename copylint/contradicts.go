@@ -110,7 +110,7 @@ var aboutWords = []string{"idempoten", "key", "expir", "window", "ttl", "attempt
 var (
 	// A duration in prose: "24 hours", "24-hour", "72h", "7d", "one week",
 	// "a day", "250ms", "1.5 seconds".
-	reDuration = regexp.MustCompile(`\b(?:(?P<num>\d+(?:\.\d+)?)[ -]?(?P<unit>milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|w|fortnights?|months?|years?)|(?P<word>half an?|(?:a )?couple of|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fourteen|fifteen|eighteen|twenty|twenty-four|thirty|thirty-six|forty|forty-five|forty-eight|fifty|sixty|seventy-two|ninety)[ -](?:full |whole |entire |single )?(?P<wordunit>milliseconds?|seconds?|minutes?|hours?|days?|weeks?|fortnights?|months?|years?))\b`)
+	reDuration = regexp.MustCompile(`\b(?:(?P<num>\d+(?:\.\d+)?)[ -]?(?P<unit>milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|w|fortnights?|months?|years?)|(?P<word>half an?|(?:a )?couple of|several|a few|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fourteen|fifteen|eighteen|twenty|twenty-four|thirty|thirty-six|forty|forty-five|forty-eight|fifty|sixty|seventy-two|ninety)[ -](?:full |whole |entire |single )?(?P<wordunit>milliseconds?|seconds?|minutes?|hours?|days?|weeks?|fortnights?|months?|years?))\b`)
 
 	// A time without end, said about keys: "kept forever".
 	reForever = regexp.MustCompile(`\b(forever|for ever|permanently|indefinitely|never expir\w*|no expir\w*|without (an )?expir\w*)\b`)
@@ -191,7 +191,7 @@ func can(re *regexp.Regexp, b []byte) bool {
 }
 
 // durationAlt is reDuration's body for use inside other patterns.
-const durationAlt = `(?:\d+(?:\.\d+)?[ -]?(?:milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|w|fortnights?|months?|years?)|(?:half an?|(?:a )?couple of|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fourteen|fifteen|eighteen|twenty|twenty-four|thirty|thirty-six|forty|forty-five|forty-eight|fifty|sixty|seventy-two|ninety)[ -](?:full |whole |entire |single )?(?:milliseconds?|seconds?|minutes?|hours?|days?|weeks?|fortnights?|months?|years?))\b`
+const durationAlt = `(?:\d+(?:\.\d+)?[ -]?(?:milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|w|fortnights?|months?|years?)|(?:half an?|(?:a )?couple of|several|a few|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fourteen|fifteen|eighteen|twenty|twenty-four|thirty|thirty-six|forty|forty-five|forty-eight|fifty|sixty|seventy-two|ninety)[ -](?:full |whole |entire |single )?(?:milliseconds?|seconds?|minutes?|hours?|days?|weeks?|fortnights?|months?|years?))\b`
 
 // countAlt is a count in digits or in words, compounds included ("185",
 // "a dozen", "twenty-five", "one hundred and eighty-five"): a writer
@@ -245,6 +245,9 @@ var numberWords = map[string]float64{
 	"eight": 8, "nine": 9, "ten": 10, "twelve": 12, "fourteen": 14, "fifteen": 15, "twenty": 20,
 	"twenty-four": 24, "thirty": 30, "half a": 0.5, "half an": 0.5, "a couple of": 2, "couple of": 2, "eleven": 11, "eighteen": 18,
 	"thirty-six": 36, "forty": 40, "forty-five": 45, "fifty": 50, "dozen": 12, "a dozen": 12, "forty-eight": 48, "sixty": 60, "seventy-two": 72, "ninety": 90,
+	// A vague count is read as the least it can mean: "several hours" is
+	// at least three, "a few days" at least two.
+	"several": 3, "a few": 2,
 }
 
 func proseNumber(s string) (float64, bool) {
@@ -738,7 +741,7 @@ func countBeforeAttemptWord(s []byte) bool {
 // durationNumberWords are the spelled-out numbers of durationAlt.
 var durationNumberWords = []string{"a", "an", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
 	"fourteen", "fifteen", "eighteen", "twenty", "twenty-four", "thirty", "thirty-six", "forty", "forty-five", "forty-eight", "fifty", "sixty", "seventy-two", "ninety",
-	"half a", "half an", "a couple of", "couple of"}
+	"half a", "half an", "a couple of", "couple of", "several", "a few"}
 
 // hasDuration reports whether s may hold a durationAlt match, which every
 // pattern of the delay checks needs: a digit followed (after at most one
@@ -887,7 +890,7 @@ var numberWordSet = func() *anchorSet {
 	words := []string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "one ", "two ", "three ", "four ", "five ", "six ",
 		"seven ", "eight ", "nine ", "ten ", "twelve ", "fifteen ", "twenty", "thirty ", "sixty ", "ninety ", "forty",
 		"seventy", "fourteen ", "dozen", "eleven", "teen", "fifty", "eighty", "hundred", "thousand", "a day", "a week", "an hour", "a minute", "a month", "a year", "a fortnight",
-		" full ", " whole ", " entire ", " single ", "couple of "}
+		" full ", " whole ", " entire ", " single ", "couple of ", "several ", "a few "}
 	tags := make([]uint64, len(words))
 	for i := range tags {
 		tags[i] = 1

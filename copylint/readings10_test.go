@@ -107,3 +107,27 @@ func TestKeylessReadings10(t *testing.T) {
 		{"Strip the API key from logs before you retry a failed export.", "", ""},
 	})
 }
+
+// TestMethodReadings10: PATCH is no idempotent method in RFC 9110, and
+// "any verb" is a universal over methods; a subset ("any method that
+// is idempotent"), a negation or a condition stays clean.
+func TestMethodReadings10(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{"Our PATCH handlers, like our PUT ones, are idempotent by design.", RuleMethodIdempotency, ""},
+		{"PUT and DELETE are idempotent; PATCH is not.", "", ""},
+		{"PATCH is idempotent only when you send the full resource.", "", ""},
+		{"In this API any HTTP verb behaves idempotently.", RuleMethodIdempotency, ""},
+	})
+}
+
+// TestVagueDurations: "several" and "a few" before a unit are the least
+// they can mean (three, two), in every duration grammar: a retry loop
+// said to last "a few days" or keys kept "several days" contradict the
+// contract; a vague figure about something else is no claim.
+func TestVagueDurations(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{"The SDK keeps retrying a failed payout for a few days.", RuleContradicts, "retry.max_elapsed"},
+		{"Idempotency keys are remembered for several days.", RuleContradicts, "idempotency.replay_window"},
+		{"The outage lasted several hours; the SDK gave up after 60 seconds.", "", ""},
+	})
+}
