@@ -131,3 +131,17 @@ func TestVagueDurations(t *testing.T) {
 		{"The outage lasted several hours; the SDK gave up after 60 seconds.", "", ""},
 	})
 }
+
+// TestStandardReadings10: conformance in the progressive ("is
+// following"), "the RFC standard" as one noun, and a standard named as
+// existing by its adjective or by what it demands of the key; a draft
+// stays clean.
+func TestStandardReadings10(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{"The client library is following the RFC on idempotency keys to the letter.", RuleStandardClaim, ""},
+		{"Our key header conforms to the IETF standard for idempotency keys.", RuleStandardClaim, ""},
+		{"This guide explains the official IETF idempotency-key specification line by line.", RuleStandardClaim, ""},
+		{"This guide explains the IETF idempotency-key draft line by line.", "", ""},
+		{"The IETF specification mandates a UUID as the idempotency key.", RuleStandardClaim, ""},
+	})
+}
