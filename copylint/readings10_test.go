@@ -145,3 +145,16 @@ func TestStandardReadings10(t *testing.T) {
 		{"The IETF specification mandates a UUID as the idempotency key.", RuleStandardClaim, ""},
 	})
 }
+
+// TestRetryStatusReadings10: retries as the subject of a verb of scope
+// over named statuses (judged against retry.statuses), and "every failed
+// status code" as a universal over errors; the contract's own statuses
+// and an error code's documentation stay clean.
+func TestRetryStatusReadings10(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{"From v3 on, automatic retries include 404 and 409 responses.", RuleRetryAnyError, "retry.statuses"},
+		{"From v3 on, automatic retries include 429 and 503 responses.", "", ""},
+		{"Our worker resends each failed response, whatever its status.", RuleRetryAnyError, ""},
+		{"The table lists every failed status code and its error message.", "", ""},
+	})
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -160,8 +161,10 @@ func ExportVale(dir string, c *contract.Contract) (notCarried []string, err erro
 			// re-reads the match inside its look-behind: (?<!DENY...MATCH).
 			for _, f := range r.Forms {
 				if f.Compares != "" {
-					if !v.bounded {
-						notCarried = append(notCarried, c0.id+" ("+c0.family.name+"): compares "+f.Compares+", a figure Vale cannot compare")
+					// Forms that compare the same figure are one check
+					// not carried over, named once.
+					if line := c0.id + " (" + c0.family.name + "): compares " + f.Compares + ", a figure Vale cannot compare"; !v.bounded && !slices.Contains(notCarried, line) {
+						notCarried = append(notCarried, line)
 					}
 					continue
 				}
