@@ -312,18 +312,28 @@ const seventhMinPrecision, seventhMinRecall = 0.98, 0.97
 // Measured unseen (BENCHMARKS.md, "Copy lint on the eighth and ninth
 // unseen sets"): heldout8 0.903 precision / 0.650 recall before that round
 // and 0.944 / 0.680 after it; heldout9 0.894 / 0.590 before and
-// 0.909 / 0.600 after. The floors keep the figures after, less a margin.
+// 0.909 / 0.600 after.
+//
+// In the next round both became development sets: their false positives
+// and misses were read as general readings (meta-talk about wording, a
+// harm or a denial after the claim, the contract's own bound stated, a
+// third party's guarantee within its own scope, concept lexicons for
+// keyless retries, retry safety, statuses, standards, PATCH and vague
+// durations; the tests in copylint/readings10_test.go, none with these
+// sets' wording), which took heldout8 to 1.000 / 0.770 and heldout9 to
+// 1.000 / 0.740. They no longer measure generalisation; the floors keep
+// those figures, less a small margin, against regressions.
 func TestHeldOutEighth(t *testing.T) {
 	measureHeldOut(t, "heldout8.tsv", 150, eighthMinPrecision, eighthMinRecall)
 }
 
-const eighthMinPrecision, eighthMinRecall = 0.93, 0.66
+const eighthMinPrecision, eighthMinRecall = 0.98, 0.75
 
 func TestHeldOutNinth(t *testing.T) {
 	measureHeldOut(t, "heldout9.tsv", 150, ninthMinPrecision, ninthMinRecall)
 }
 
-const ninthMinPrecision, ninthMinRecall = 0.89, 0.58
+const ninthMinPrecision, ninthMinRecall = 0.98, 0.72
 
 // measureHeldOut lints the sentences of file as one page with the example
 // contract, prints the families it holds, and fails below at least
