@@ -158,3 +158,15 @@ func TestRetryStatusReadings10(t *testing.T) {
 		{"The table lists every failed status code and its error message.", "", ""},
 	})
 }
+
+// TestAnsweredQuestions10: a question about a repeated effect or about
+// retry safety, answered with an absolute ("No, never.", "Every time."),
+// promises what the answer says; an answer that names the bound does not.
+func TestAnsweredQuestions10(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{"Might a refund be booked more than once? No - not possible.", RuleAbsoluteGuarantee, ""},
+		{"Can a refund be booked twice? No, not within 24 hours with the same key.", "", ""},
+		{"Is it okay to resend a payout call? Every time.", RuleContradicts, "endpoints[0].key (POST /v1/transfers)"},
+		{"Is it safe to resend a payout? Only with the same key.", "", ""},
+	})
+}

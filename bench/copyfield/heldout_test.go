@@ -320,20 +320,20 @@ const seventhMinPrecision, seventhMinRecall = 0.98, 0.97
 // third party's guarantee within its own scope, concept lexicons for
 // keyless retries, retry safety, statuses, standards, PATCH and vague
 // durations; the tests in copylint/readings10_test.go, none with these
-// sets' wording), which took heldout8 to 1.000 / 0.770 and heldout9 to
-// 1.000 / 0.740. They no longer measure generalisation; the floors keep
+// sets' wording), which took heldout8 to 1.000 / 0.780 and heldout9 to
+// 1.000 / 0.750. They no longer measure generalisation; the floors keep
 // those figures, less a small margin, against regressions.
 func TestHeldOutEighth(t *testing.T) {
 	measureHeldOut(t, "heldout8.tsv", 150, eighthMinPrecision, eighthMinRecall)
 }
 
-const eighthMinPrecision, eighthMinRecall = 0.98, 0.75
+const eighthMinPrecision, eighthMinRecall = 0.98, 0.76
 
 func TestHeldOutNinth(t *testing.T) {
 	measureHeldOut(t, "heldout9.tsv", 150, ninthMinPrecision, ninthMinRecall)
 }
 
-const ninthMinPrecision, ninthMinRecall = 0.98, 0.72
+const ninthMinPrecision, ninthMinRecall = 0.98, 0.73
 
 // measureHeldOut lints the sentences of file as one page with the example
 // contract, prints the families it holds, and fails below at least
