@@ -170,3 +170,13 @@ func TestAnsweredQuestions10(t *testing.T) {
 		{"Is it safe to resend a payout? Only with the same key.", "", ""},
 	})
 }
+
+// TestIdempotencyNounAsMechanism: "idempotency" modifying another noun
+// names a mechanism ("an idempotency check"), not a property of the
+// whole API, even beside "all endpoints".
+func TestIdempotencyNounAsMechanism(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{"Turn the inbox on for all endpoints that lack an idempotency filter.", "", ""},
+		{"Idempotency is guaranteed on all endpoints.", RuleContradicts, ""},
+	})
+}
