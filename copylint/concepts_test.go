@@ -141,11 +141,7 @@ func TestOtherSensesAndQuotes(t *testing.T) {
 // named by method and path said idempotent, judged by that endpoint alone.
 // None of these sentences is in a labelled set.
 func TestSixthSetReadings(t *testing.T) {
-	payouts := prefilterContract(t)
-	for _, tc := range []struct {
-		text, rule string
-		path       string // the finding's contract path, when it has one
-	}{
+	checkReadings(t, []readingCase{
 		{"Idempotency handling that is fully IETF compliant.", RuleStandardClaim, ""},
 		{"The idempotency layer adheres to the official HTTP specification.", RuleStandardClaim, ""},
 		{"Every write is built in line with the RFC for safe retries.", RuleStandardClaim, ""},
@@ -205,17 +201,5 @@ func TestSixthSetReadings(t *testing.T) {
 		{"GET /v1/transfers/{id} is idempotent.", "", ""},
 		{"DELETE /v1/transfers/{id} is idempotent.", "", ""}, // no such endpoint
 		{"POST /v1/transfers is idempotent when you send a key.", "", ""},
-	} {
-		fs := LintSource(payouts, "page.md", []byte(tc.text+"\n"))
-		found := false
-		for _, f := range fs {
-			found = found || f.Rule == tc.rule && (tc.path == "" || f.Path == tc.path)
-		}
-		switch {
-		case tc.rule == "" && len(fs) > 0:
-			t.Errorf("%q: want no finding, got %v", tc.text, fs)
-		case tc.rule != "" && !found:
-			t.Errorf("%q: want a %s finding %s, got %v", tc.text, tc.rule, tc.path, fs)
-		}
-	}
+	})
 }

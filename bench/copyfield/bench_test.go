@@ -16,18 +16,7 @@ import (
 // memory (no I/O): the NServiceBus and NATS docs concatenated, all rules,
 // the example contract loaded.
 func BenchmarkMatchBuffer(b *testing.B) {
-	data := testenv.SharedData(b)
-	var buf []byte
-	for _, dir := range []string{"corpus/Particular-docs.particular.net", "corpus/nats-io-nats.docs"} {
-		_ = filepath.WalkDir(filepath.Join(data, dir), func(p string, d os.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && filepath.Ext(p) == ".md" {
-				x, _ := os.ReadFile(p)
-				buf = append(buf, x...)
-				buf = append(buf, '\n', '\n')
-			}
-			return nil
-		})
-	}
+	buf := matchBuffer(b)
 	c := exampleContract(b)
 	b.SetBytes(int64(len(buf)))
 	b.ResetTimer()
