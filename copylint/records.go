@@ -465,10 +465,14 @@ func (l *linter) rowHits(d *document, sc *scratch, hits []hit) []hit {
 // each row is read once under its header without searching back through
 // the file.
 type rawTables struct {
-	// mdHeader is the header line of the Markdown table whose last line
-	// ended at mdEnd.
-	mdHeader []byte
-	mdEnd    int
+	// mdHeader is the header line of the Markdown table of the row last
+	// read, which starts at mdRow; mdFirst is the first line of the run
+	// of table lines above that row (-1: none), so a later row of the
+	// same table finds its header without searching back (see
+	// tableLinesFrom).
+	mdHeader       []byte
+	mdRow, mdFirst int
+	mdSeen         bool
 	// header and headerText are the header row last read and its text
 	// (rawRowText), kept for the rows under it.
 	header, headerText []byte
@@ -486,10 +490,16 @@ type rawTables struct {
 func (l *linter) rawTableClaim(src []byte, b span, rt *rawTables) bool {
 	line := src[b.start:b.end]
 	if md := bytes.TrimLeft(line, " \t"); len(md) > 0 && md[0] == '|' {
-		if b.start != rt.mdEnd+1 {
-			rt.mdHeader = rawHeaderLine(src, b.start)
+		var first int
+		if rt.mdSeen && tableLinesFrom(src, rt.mdRow, b.start) {
+			if first = rt.mdFirst; first < 0 {
+				first = rt.mdRow
+			}
+		} else {
+			first = tableRunAbove(src, b.start)
 		}
-		rt.mdEnd = b.end
+		rt.mdHeader = headerOfRun(src, first)
+		rt.mdSeen, rt.mdRow, rt.mdFirst = true, b.start, first
 		return l.rawRowClaim(line, rt.mdHeader, rt)
 	}
 	if nextTag(line, "table") >= 0 {
@@ -645,37 +655,66 @@ func rawRowText(line []byte) []byte {
 	return out
 }
 
-// rawHeaderLine is the header line of the Markdown table whose line
-// starts at at: the first line of the run of table lines above it, if a
-// delimiter row follows it. nil: none (at is the header, there is no
-// header, or the line is HTML: rawTables follows those).
-func rawHeaderLine(src []byte, at int) []byte {
-	lineAt := func(end int) (int, []byte) {
+
+// tableRunAbove is the start of the first line of the run of Markdown
+// table lines just above the line at at, or -1 when the line above is
+// not one.
+func tableRunAbove(src []byte, at int) int {
+	first := -1
+	for end := at - 1; end >= 0; {
 		start := bytes.LastIndexByte(src[:end], '\n') + 1
-		return start, src[start:end]
+		if !tableLineStart(src[start:end]) {
+			break
+		}
+		first, end = start, start-1
 	}
-	if t := bytes.TrimLeft(src[at:], " \t"); len(t) > 0 && t[0] == '|' {
-		first := -1
-		for end := at - 1; end >= 0; {
-			start, line := lineAt(end)
-			l := bytes.TrimLeft(line, " \t")
-			if len(l) == 0 || l[0] != '|' {
-				break
-			}
-			first, end = start, start-1
-		}
-		if first < 0 {
-			return nil
-		}
-		hdrEnd := first + bytes.IndexByte(src[first:], '\n')
-		next := src[hdrEnd+1:]
-		if k := bytes.IndexByte(next, '\n'); k >= 0 {
-			next = next[:k]
-		}
-		if len(bytes.Trim(next, "|-: \t\r")) != 0 {
-			return nil
-		}
-		return src[first:hdrEnd]
+	return first
+}
+
+// headerOfRun is the run's first line when a delimiter row follows it,
+// else nil.
+func headerOfRun(src []byte, first int) []byte {
+	if first < 0 {
+		return nil
 	}
-	return nil
+	hdrEnd := first + bytes.IndexByte(src[first:], '\n')
+	if hdrEnd < first {
+		return nil
+	}
+	next := src[hdrEnd+1:]
+	if k := bytes.IndexByte(next, '\n'); k >= 0 {
+		next = next[:k]
+	}
+	if len(bytes.Trim(next, "|-: \t\r")) != 0 {
+		return nil
+	}
+	return src[first:hdrEnd]
+}
+
+// tableLinesFrom reports whether every line from from (a line start) up
+// to at is a Markdown table line: then the line at at continues the
+// table whose row starts at from. Each call reads only the lines between
+// two rows, so following a long table stays linear where searching back
+// from every row to its header was quadratic.
+func tableLinesFrom(src []byte, from, at int) bool {
+	if from >= at {
+		return false
+	}
+	for rest := src[from:at]; len(rest) > 0; {
+		k := bytes.IndexByte(rest, '\n')
+		if k < 0 {
+			k = len(rest)
+		}
+		if !tableLineStart(rest[:k]) {
+			return false
+		}
+		rest = rest[min(k+1, len(rest)):]
+	}
+	return true
+}
+
+// tableLineStart reports whether line starts, after blanks, with '|'.
+func tableLineStart(line []byte) bool {
+	l := bytes.TrimLeft(line, " \t")
+	return len(l) > 0 && l[0] == '|'
 }
