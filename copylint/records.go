@@ -655,7 +655,6 @@ func rawRowText(line []byte) []byte {
 	return out
 }
 
-
 // tableRunAbove is the start of the first line of the run of Markdown
 // table lines just above the line at at, or -1 when the line above is
 // not one.
