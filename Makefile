@@ -38,6 +38,7 @@ unit:
 	bash .ci/staticcheck $(SKIPS) || $(call failed,staticcheck (bash .ci/staticcheck))
 	@test -z "$$(gofmt -l .)" || (gofmt -l .; echo "gofmt: the files above are not formatted"; $(call failed,gofmt -l .))
 	go test -race -count=1 -timeout 60m -json ./... | $(SUMMARY)
+	go test -count=1 -run '^TestLearnedLeaveOneOut$$' -json ./bench/copyfield | $(SUMMARY)
 
 # FUZZTIME per target (default 10s); crashers land in testdata/fuzz/.
 fuzz:
