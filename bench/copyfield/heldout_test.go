@@ -1,15 +1,14 @@
 package copyfield
 
 import (
-	"bufio"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/retryspec/retryspec/copylint"
 	"github.com/retryspec/retryspec/findings"
+	"github.com/retryspec/retryspec/internal/copyset"
 )
 
 // heldOutFamilies are the claim families of heldout.tsv and the rules a
@@ -37,37 +36,28 @@ type heldOutLine struct {
 
 func readHeldOut(t testing.TB, file string) []heldOutLine {
 	t.Helper()
-	f, err := os.Open(file)
+	rows, err := copyset.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
 	var out []heldOutLine
-	sc := bufio.NewScanner(f)
-	n := 0
-	for sc.Scan() {
-		n++
-		line := sc.Text()
-		if line == "" || strings.HasPrefix(line, "#") || strings.HasPrefix(line, "family\t") {
-			continue
+	for _, r := range rows {
+		if strings.TrimSpace(r.Source) == "" || strings.TrimSpace(r.Sentence) == "" {
+			t.Fatalf("%s:%d: want family, verdict, source, sentence: the source or the sentence is empty", file, r.Line)
 		}
-		p := strings.Split(line, "\t")
-		if len(p) != 4 || strings.TrimSpace(p[2]) == "" || strings.TrimSpace(p[3]) == "" {
-			t.Fatalf("%s:%d: want family, verdict, source, sentence: %q", file, n, line)
+		if _, ok := heldOutFamilies[r.Family]; !ok {
+			t.Fatalf("%s:%d: unknown family %q", file, r.Line, r.Family)
 		}
-		if _, ok := heldOutFamilies[p[0]]; !ok {
-			t.Fatalf("%s:%d: unknown family %q", file, n, p[0])
-		}
-		switch p[1] {
+		switch r.Verdict {
 		case "claim", "clean":
 		case "bounded":
-			if p[0] != "exactly-once" {
-				t.Fatalf("%s:%d: only exactly-once claims can be bounded", file, n)
+			if r.Family != "exactly-once" {
+				t.Fatalf("%s:%d: only exactly-once claims can be bounded", file, r.Line)
 			}
 		default:
-			t.Fatalf("%s:%d: verdict %q is not claim, bounded or clean", file, n, p[1])
+			t.Fatalf("%s:%d: verdict %q is not claim, bounded or clean", file, r.Line, r.Verdict)
 		}
-		out = append(out, heldOutLine{family: p[0], verdict: p[1], source: p[2], sentence: p[3], file: file, line: n})
+		out = append(out, heldOutLine{family: r.Family, verdict: r.Verdict, source: r.Source, sentence: r.Sentence, file: file, line: r.Line})
 	}
 	return out
 }

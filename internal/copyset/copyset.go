@@ -41,7 +41,13 @@ func (r Row) Claim() bool { return r.Verdict == "claim" }
 
 // Read reads one set from dir (set without .tsv).
 func Read(dir, set string) ([]Row, error) {
-	name := filepath.Join(dir, set+".tsv")
+	return ReadFile(filepath.Join(dir, set+".tsv"))
+}
+
+// ReadFile reads the set in the file name; each row's Set is the file's
+// base name without .tsv.
+func ReadFile(name string) ([]Row, error) {
+	set := strings.TrimSuffix(filepath.Base(name), ".tsv")
 	data, err := os.ReadFile(name)
 	if err != nil {
 		return nil, err
