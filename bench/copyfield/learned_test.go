@@ -116,8 +116,8 @@ func foldModels(t *testing.T, c *contract.Contract, all map[string][]copyset.Row
 func TestLearnedLeaveOneOut(t *testing.T) {
 	if raceEnabled {
 		// Training is one goroutine's arithmetic, where the detector finds
-		// nothing and costs about eight times the run (520 s against 60 s
-		// for the package); `make unit` runs this test without -race.
+		// nothing and multiplies the run's cost; `make unit` runs this
+		// test without -race.
 		t.Skip("trains a model per set: run without -race (make unit does)")
 	}
 	c := exampleContract(t)
