@@ -24,7 +24,8 @@
 // copy/contradicts-contract lives in contradicts.go.
 //
 // It imports contract, contract/rules (each copy rule's facts come from the
-// catalog), findings and internal/safeout (the walk of --include trees stays
+// catalog), findings, internal/copyset (the labelled sets the learned reader
+// trains on) and internal/safeout (the walk of --include trees stays
 // inside them); never the CLI, never cobra. internal/layering's test keeps
 // it so.
 package copylint

@@ -1,7 +1,7 @@
 // Package copyset reads the labelled sentence sets of bench/copyfield
 // (heldout.tsv, heldout2.tsv ... dev5.tsv): family, verdict, source,
 // sentence, one a line, for the learned reader's generator and its
-// measurement.
+// measurement. It imports nothing of ours.
 package copyset
 
 import (

@@ -3,7 +3,8 @@
 // (copyset.TrainingSets), against the contract they are
 // labelled with (examples/payouts/retryspec.yaml), and writes the model
 // copylint embeds. Run by `go generate ./copylint`; deterministic: the
-// same sets give the same bytes.
+// same sets give the same bytes. It imports contract, copylint and
+// internal/copyset.
 package main
 
 import (
