@@ -31,6 +31,11 @@ SUMMARY = go run ./internal/testsummary $(if $(SKIPS),-skips $(SKIPS))
 # and fails the recipe line.
 failed = { $(if $(SKIPS),go run ./internal/testsummary -skips $(SKIPS) -fail "$(1)";) exit 1; }
 
+# nonRaceTests are the tests that skip under -race (testenv.SkipUnderRace):
+# one goroutine's computation, where the detector finds nothing and costs
+# many times the run. unit runs them on a line of their own without it.
+nonRaceTests = ^(TestLearnedLeaveOneOut|TestPrefilterHidesNothing)$$
+
 # -count=1: `make test` runs every test, never a cached pass (a cached
 # result proves nothing about this machine, its load or its services).
 unit:
@@ -38,7 +43,7 @@ unit:
 	bash .ci/staticcheck $(SKIPS) || $(call failed,staticcheck (bash .ci/staticcheck))
 	@test -z "$$(gofmt -l .)" || (gofmt -l .; echo "gofmt: the files above are not formatted"; $(call failed,gofmt -l .))
 	go test -race -count=1 -timeout 60m -json ./... | $(SUMMARY)
-	go test -count=1 -run '^TestLearnedLeaveOneOut$$' -json ./bench/copyfield | $(SUMMARY)
+	go test -count=1 -run '$(nonRaceTests)' -json ./bench/copyfield ./copylint | $(SUMMARY)
 
 # FUZZTIME per target (default 10s); crashers land in testdata/fuzz/.
 fuzz:

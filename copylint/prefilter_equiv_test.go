@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/retryspec/retryspec/contract"
+	"github.com/retryspec/retryspec/internal/testenv"
 )
 
 // The prefilter (anchor words, the raw pass, the fenced-code skip, the
@@ -89,6 +90,7 @@ func rawPassGap(name string) bool {
 }
 
 func TestPrefilterHidesNothing(t *testing.T) {
+	testenv.SkipUnderRace(t, "lints every file of the repository twice")
 	c := prefilterContract(t)
 	type file struct {
 		name string

@@ -114,12 +114,7 @@ func foldModels(t *testing.T, c *contract.Contract, all map[string][]copyset.Row
 // recall there leaves the reader little to add; the reader's own
 // precision is what carries over to unseen copy.
 func TestLearnedLeaveOneOut(t *testing.T) {
-	if raceEnabled {
-		// Training is one goroutine's arithmetic, where the detector finds
-		// nothing and multiplies the run's cost; `make unit` runs this
-		// test without -race.
-		t.Skip("trains a model per set: run without -race (make unit does)")
-	}
+	testenv.SkipUnderRace(t, "trains a model per set")
 	c := exampleContract(t)
 	all, err := copyset.ReadAll(".", copyset.TrainingSets())
 	if err != nil {

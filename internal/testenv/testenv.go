@@ -56,3 +56,15 @@ func LookPath(t testing.TB, name string) string {
 	}
 	return p
 }
+
+// SkipUnderRace skips a test of one goroutine's computation when the race
+// detector is on: the detector finds nothing there and multiplies the run's
+// cost several times over. `make unit` runs each such test again without
+// -race on a line of its own (nonRaceTests in the Makefile), so it is never
+// left out of `make test`; why says what the test computes.
+func SkipUnderRace(t testing.TB, why string) {
+	t.Helper()
+	if raceEnabled {
+		t.Skipf("%s: one goroutine's work, run without -race (make unit does)", why)
+	}
+}
