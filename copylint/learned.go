@@ -80,7 +80,7 @@ type LearnedTrainOptions struct {
 	Epochs   int     // full-batch gradient steps (default 3000)
 	Rate     float64 // step size (default 30)
 	L2       float64 // weight decay (default 1e-7)
-	MinCount int     // a feature seen in fewer samples is dropped (default 2)
+	MinCount int     // a feature seen in fewer samples is dropped (default 3)
 }
 
 func (o *LearnedTrainOptions) defaults() {
@@ -94,7 +94,7 @@ func (o *LearnedTrainOptions) defaults() {
 		o.L2 = 1e-7
 	}
 	if o.MinCount == 0 {
-		o.MinCount = 2
+		o.MinCount = 3
 	}
 }
 
