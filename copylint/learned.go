@@ -312,16 +312,23 @@ func (m *LearnedModel) predictNormalized(c *contract.Contract, sent string) (str
 	return m.Classes[best], p[best]
 }
 
+// learnedScale is the unit of the encoded weights: Encode writes each
+// weight (rounded to four decimals by prunedModel) as an integer count of
+// 1/learnedScale, which makes the embedded model a third smaller than
+// decimals ("-177" for -0.0177) and decodes to the same float64.
+const learnedScale = 10000
+
 // Encode writes the model as JSON with a fixed layout (features sorted,
-// four decimals), so regenerating it from the same sets gives the same
-// bytes.
+// weights as integers in units of 1/scale), so regenerating it from the
+// same sets gives the same bytes.
 func (m *LearnedModel) Encode() []byte {
 	var b bytes.Buffer
 	b.WriteString("{\n\"classes\": ")
 	cj, _ := json.Marshal(m.Classes)
 	b.Write(cj)
+	b.WriteString(",\n\"scale\": " + strconv.Itoa(learnedScale))
 	b.WriteString(",\n\"bias\": ")
-	writeFloats(&b, m.Bias)
+	writeScaled(&b, m.Bias)
 	b.WriteString(",\n\"weights\": {")
 	var fs []string
 	for f := range m.Weights {
@@ -336,22 +343,19 @@ func (m *LearnedModel) Encode() []byte {
 		b.WriteString("\n")
 		b.Write(fj)
 		b.WriteString(": ")
-		writeFloats(&b, m.Weights[f])
+		writeScaled(&b, m.Weights[f])
 	}
 	b.WriteString("\n}\n}\n")
 	return b.Bytes()
 }
 
-func writeFloats(b *bytes.Buffer, ws []float64) {
+func writeScaled(b *bytes.Buffer, ws []float64) {
 	b.WriteByte('[')
 	for i, v := range ws {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		if v == 0 {
-			v = 0 // no "-0"
-		}
-		b.WriteString(strconv.FormatFloat(v, 'f', -1, 64))
+		b.WriteString(strconv.FormatInt(int64(math.Round(v*learnedScale)), 10))
 	}
 	b.WriteByte(']')
 }
@@ -360,6 +364,7 @@ func writeFloats(b *bytes.Buffer, ws []float64) {
 func DecodeLearnedModel(data []byte) (*LearnedModel, error) {
 	var m struct {
 		Classes []string             `json:"classes"`
+		Scale   float64              `json:"scale"`
 		Bias    []float64            `json:"bias"`
 		Weights map[string][]float64 `json:"weights"`
 	}
@@ -374,7 +379,22 @@ func DecodeLearnedModel(data []byte) (*LearnedModel, error) {
 			return nil, fmt.Errorf("learned model: feature %q has %d weights, want %d", f, len(ws), len(m.Classes))
 		}
 	}
+	if m.Scale <= 0 {
+		return nil, fmt.Errorf("learned model: want a positive scale (the unit of the weights is 1/scale); run go generate ./copylint")
+	}
+	unscale(m.Bias, m.Scale)
+	for _, ws := range m.Weights {
+		unscale(ws, m.Scale)
+	}
 	return &LearnedModel{Classes: m.Classes, Bias: m.Bias, Weights: m.Weights}, nil
+}
+
+// unscale turns integer counts of 1/scale back into weights. Dividing
+// gives the float64 nearest the decimal, as parsing "0.0177" does.
+func unscale(ws []float64, scale float64) {
+	for i, v := range ws {
+		ws[i] = v / scale
+	}
 }
 
 // learnedFamily is what a predicted family becomes: the rule its

@@ -3,6 +3,7 @@ package copylint
 import (
 	"bytes"
 	"context"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -140,6 +141,28 @@ func TestLearnedModelRegenerates(t *testing.T) {
 	}
 }
 
+// TestLearnedModelEncodeRoundTrip: weights written as integers in units
+// of 1/scale decode to the very float64 values the trainer rounded to
+// four decimals, negative, tiny and zero ones included.
+func TestLearnedModelEncodeRoundTrip(t *testing.T) {
+	m := &LearnedModel{
+		Classes: []string{learnedNone, "exactly-once"},
+		Bias:    []float64{4.5039, -0.5317},
+		Weights: map[string][]float64{"a": {-0.0177, 0.1992}, "b c": {0, 12.3456}, "d": {-8.1508, 0.0001}},
+	}
+	data := m.Encode()
+	if !bytes.Contains(data, []byte(`"a": [-177,1992]`)) {
+		t.Errorf("weights not written as integers of 1/%d:\n%s", learnedScale, data)
+	}
+	got, err := DecodeLearnedModel(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got.Bias, m.Bias) || !maps.EqualFunc(got.Weights, m.Weights, slices.Equal) {
+		t.Errorf("round trip: got %v %v, want %v %v", got.Bias, got.Weights, m.Bias, m.Weights)
+	}
+}
+
 // learnedLinter is a linter with the shipped reader on.
 func learnedLinter(t *testing.T, c *contract.Contract) *linter {
 	t.Helper()
@@ -263,6 +286,7 @@ func TestDecodeLearnedModelRejects(t *testing.T) {
 		{`{"classes":["claim"],"bias":[0],"weights":{}}`, `want classes starting with "none"`},
 		{`{"classes":["none","a"],"bias":[0],"weights":{}}`, "one bias per class"},
 		{`{"classes":["none","a"],"bias":[0,0],"weights":{"x":[1]}}`, `feature "x" has 1 weights, want 2`},
+		{`{"classes":["none","a"],"bias":[0,0],"weights":{"x":[1,2]}}`, "want a positive scale"},
 	} {
 		_, err := DecodeLearnedModel([]byte(tc.in))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -22,8 +22,12 @@ var Sets = []string{"heldout", "heldout2", "heldout3", "heldout4", "heldout5", "
 // leave-one-set-out fold is made of them and every fold trains on them.
 // neutral.tsv holds true, neutral sentences about retries, delivery and
 // keys in the register of manuals, so the reader learns that prose about
-// those subjects is not a claim.
-var Training = []string{"neutral"}
+// those subjects is not a claim. neutral2.tsv adds more where the reader
+// was weakest (retry-duration, safe-to-retry, no-duplicates, exactly-once,
+// standard-claim, retry-any-error), in three registers: manuals, copy for
+// the example API that agrees with its contract, and the trigger words in
+// unrelated senses ("exactly once a month", "safe for concurrent use").
+var Training = []string{"neutral", "neutral2"}
 
 // TrainingSets are every set the shipped reader trains on: Sets, then
 // Training.

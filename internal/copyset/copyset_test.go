@@ -36,11 +36,11 @@ func TestRead(t *testing.T) {
 
 // TestTrainingSets: the shipped reader trains on every measured set and
 // the training-only sets; a training-only set is never a fold, and
-// neutral.tsv holds only clean sentences (at least 200), each under a
-// family of the measured sets.
+// every training-only set (neutral.tsv, neutral2.tsv) holds only clean
+// sentences (at least 200), each under a family of the measured sets.
 func TestTrainingSets(t *testing.T) {
 	all := TrainingSets()
-	if len(all) != len(Sets)+len(Training) || !slices.Contains(all, "neutral") {
+	if len(all) != len(Sets)+len(Training) || !slices.Contains(all, "neutral") || !slices.Contains(all, "neutral2") {
 		t.Fatalf("TrainingSets %v", all)
 	}
 	for _, s := range Training {
@@ -59,16 +59,18 @@ func TestTrainingSets(t *testing.T) {
 			families[r.Family] = true
 		}
 	}
-	rows, err := Read(dir, "neutral")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rows) < 200 {
-		t.Errorf("neutral.tsv holds %d sentences, want at least 200", len(rows))
-	}
-	for _, r := range rows {
-		if r.Verdict != "clean" || !families[r.Family] {
-			t.Errorf("neutral.tsv:%d: %s %s, want clean under a family of the measured sets", r.Line, r.Family, r.Verdict)
+	for _, set := range Training {
+		rows, err := Read(dir, set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rows) < 200 {
+			t.Errorf("%s.tsv holds %d sentences, want at least 200", set, len(rows))
+		}
+		for _, r := range rows {
+			if r.Verdict != "clean" || !families[r.Family] {
+				t.Errorf("%s.tsv:%d: %s %s, want clean under a family of the measured sets", set, r.Line, r.Family, r.Verdict)
+			}
 		}
 	}
 }
