@@ -357,7 +357,7 @@ func TestLearnedCautionsAndTopics(t *testing.T) {
 		{"warning.md", "Resend the transfer without an idempotency key and it will create a second transfer.\n", "keyless-retry", false},
 		{"denial.md", "Resend the transfer without an idempotency key and it will never create a second transfer.\n", "keyless-retry", true},
 		{"one-endpoint.md", "The refunds endpoint is fully idempotent.\n", "api-idempotent", false},
-		{"goal.md", "Making the entire API idempotent is our goal for next year.\n", "api-idempotent", false},
+		{"goal.md", "We aim to make every Lumapay endpoint idempotent.\n", "api-idempotent", false},
 		{"title.html", "<html><head><title>Idempotent requests · Lumapay API</title></head><body></body></html>\n", "api-idempotent", false},
 	} {
 		if fam, p := m.Predict(c, stripTags(tc.page)); fam != tc.family || p < LearnedThreshold {
