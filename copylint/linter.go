@@ -732,7 +732,7 @@ func (l *linter) matchSentence(n *normText, s span, tags uint64, hits []hit, sc 
 	}
 	for _, f := range found {
 		r := &l.rules[f.rule]
-		h, at, ok := l.judgeClaim(r, string(sent[f.start:f.end]))
+		h, at, ok := l.judgeClaim(r, string(sent[f.start:f.end]), string(sent))
 		if !ok {
 			continue
 		}
@@ -751,29 +751,34 @@ func (l *linter) matchSentence(n *normText, s span, tags uint64, hits []hit, sc 
 	return hits
 }
 
-// judgeClaim is the finding of rule r's claim in match: a family's is
+// judgeClaim is the finding of rule r's claim in match, read in its
+// sentence (what the claim is about may lie outside the match: the
+// method of "PATCH handlers are idempotent"): a family's is
 // judged against the contract (or, for a contract-free family without
 // one, keeps the rule's words); ok is false when the contract agrees. at,
 // when set, narrows the finding to the figure inside the match.
-func (l *linter) judgeClaim(r *compiledRule, match string) (h hit, at []int, ok bool) {
+func (l *linter) judgeClaim(r *compiledRule, match, sentence string) (h hit, at []int, ok bool) {
 	h = hit{rule: r.id, message: r.message, fix: l.fixes[r.id]}
 	switch {
 	case r.family != nil && r.family.keepsRule:
 		// Judged (against the contract, or the default retry policy
 		// without one) under the rule's own id: a contradiction names
 		// the contract value; an empty one keeps the rule's words.
-		x, ok := r.family.judge(l.c, match)
+		x, ok := r.family.judge(l.c, match, sentence)
 		if !ok {
 			return hit{}, nil, false
 		}
 		h.fix = fillFix(r.fix, l.c)
 		if x.message != "" {
-			h.message, h.fix, h.path = x.message, x.fix, x.path
+			h.message, h.path = x.message, x.path
+		}
+		if x.fix != "" {
+			h.fix = x.fix
 		}
 	case r.family != nil && l.c != nil:
 		// Judged against the contract: the contract value the claim
 		// contradicts, or nothing when the contract agrees.
-		x, ok := r.family.judge(l.c, match)
+		x, ok := r.family.judge(l.c, match, sentence)
 		if !ok {
 			return hit{}, nil, false
 		}

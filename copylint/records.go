@@ -370,7 +370,7 @@ func (l *linter) recordHit(cl recordClaim) (hit, bool) {
 		if !r.family.contractFree && l.c == nil {
 			return hit{}, false // skipped: ContractFamilies
 		}
-		h, _, ok := l.judgeClaim(r, cl.match)
+		h, _, ok := l.judgeClaim(r, cl.match, cl.match)
 		return h, ok
 	}
 	return hit{}, false
