@@ -809,6 +809,7 @@ type verdictKey struct {
 // judgeSentence appends the findings of the phrase rules in sent, at most
 // one per rule.
 func (l *linter) judgeSentence(sent []byte, tags uint64, joined bool, out []sentenceHit) []sentenceHit {
+	sent = affirmedQuestion(sent)
 rules:
 	for i := range l.rules {
 		r := &l.rules[i]
@@ -856,6 +857,30 @@ rules:
 		}
 		sort.Slice(out[mark:], func(a, b int) bool { return out[mark+a].start < out[mark+b].start })
 	}
+	return out
+}
+
+// reAffirmed is a yes-or-no question (it opens with an auxiliary, at the
+// sentence's start or after a colon) answered by a bare affirmative:
+// "is it safe to retry any call? yes." The answer may go on, but not with
+// a hedge or a bound ("yes, but only with the same key", "yes, if ...").
+var reAffirmed = regexp.MustCompile(`^([^?:]*: )?(is|are|was|were|do|does|did|can|could|will|would|should|shall|may|might|must|has|have)\b[^?]*(\?) (a: |answer: )?(yes|yep|yeah|yup|sure|absolutely|of course|definitely|indeed|correct|always)\b([.!,]|$)( (but|only|if|unless|when|whenever|as long as|provided|within|except|with (the|a|an|its|your) (same )?(idempotency[ -])?key)\b)?`)
+
+// affirmedQuestion is sent with the question mark of a yes-or-no question
+// that a bare "yes" answers made a comma: the answer affirms what the
+// question asks ("Is it safe to retry any call? Yes." says it is), so the
+// question is read as a statement. Any other sentence is returned as it
+// is. The copy keeps every offset.
+func affirmedQuestion(sent []byte) []byte {
+	if bytes.IndexByte(sent, '?') < 0 {
+		return sent
+	}
+	m := reAffirmed.FindSubmatchIndex(sent)
+	if m == nil || m[14] >= 0 || bytes.IndexByte(sent[m[7]:], '?') >= 0 {
+		return sent // no affirmative, a hedged one, or a second question
+	}
+	out := append([]byte(nil), sent...)
+	out[m[6]] = ','
 	return out
 }
 

@@ -58,6 +58,13 @@ func normalize(mask []byte, start, end int, code []span, skipCode bool, n *normT
 			// reader sees the character alone.
 			i++
 			continue
+		case b == '.' && !n.space && len(n.text) > 0 && isWordByte(n.text[len(n.text)-1]) && pauseDots(mask[i:end]):
+			// An ellipsis between a word and a lower-case one ("double
+			// payouts just... can't happen") is a pause inside the
+			// sentence: the reader reads on, so the matcher sees a space.
+			n.addSpace(i)
+			i += 3
+			continue
 		case b == '_' && !(isAlnum(maskByteBefore(mask, start, i)) && isAlnum(maskByteAfter(mask, end, i))):
 			// An emphasis mark ("_exactly once_"), not the inside of a
 			// snake_case name.
@@ -86,6 +93,20 @@ func normalize(mask []byte, start, end int, code []span, skipCode bool, n *normT
 		n.off = n.off[:len(n.off)-1]
 	}
 	n.off = append(n.off, end)
+}
+
+// pauseDots reports whether rest opens with "..." followed by white
+// space and a lower-case letter: the sentence goes on after the dots.
+func pauseDots(rest []byte) bool {
+	if !bytes.HasPrefix(rest, []byte("...")) {
+		return false
+	}
+	rest = rest[3:]
+	i := 0
+	for i < len(rest) && (rest[i] == ' ' || rest[i] == '\n' || rest[i] == '\t') {
+		i++
+	}
+	return i > 0 && i < len(rest) && rest[i] >= 'a' && rest[i] <= 'z'
 }
 
 func (n *normText) addSpace(off int) {
