@@ -90,7 +90,7 @@ func (k *contractChecks) anchors() []anchorGroup {
 	return []anchorGroup{
 		{tagCIdem, idem},
 		{tagCKey, []string{"key"}},
-		{tagCRetry, []string{"retr", "attempt", "tries", "trying", "backoff", "wait", "delay", "give up", "gives up", "resubmit", "resen", "re-sen"}},
+		{tagCRetry, append([]string{"retr", "attempt", "tries", "trying", "backoff", "wait", "delay", "give up", "gives up", "resubmit", "resen", "re-sen"}, loopMetaphors...)},
 		{tagCOther, []string{"expir", "window", "ttl", "stop retrying"}},
 		{tagCIdemW, []string{"idempot"}},
 		{tagCReplay, []string{"replay"}},
@@ -105,7 +105,14 @@ var aboutSets sync.Map // header -> *anchorSet
 // aboutWords are the words of a sentence the checks read: one about keys,
 // windows or retrying. A sentence without one ("replay messages at the
 // rate they arrived, 1 minute apart") states no figure of the contract.
-var aboutWords = []string{"idempoten", "key", "expir", "window", "ttl", "attempt", "retr", "tries", "trying", "backoff", "delay", "wait", "give up", "gives up", "stop retrying", "resubmit", "resen", "re-sen"}
+var aboutWords = append([]string{"idempoten", "key", "expir", "window", "ttl", "attempt", "retr", "tries", "trying", "backoff", "delay", "wait", "give up", "gives up", "stop retrying", "resubmit", "resen", "re-sen"}, loopMetaphors...)
+
+// loopMetaphors are the verbs copy uses for a retry loop after "keeps"
+// ("the client keeps knocking for ten minutes"): reRetryFor reads them
+// as retrying when a client, a request or "it" keeps doing them (a
+// courier who keeps knocking retries nothing), so the checks' gates let
+// them through.
+var loopMetaphors = []string{"knocking", "hammering", "pounding", "banging", "chasing", "pestering", "nudging", "plugging away"}
 
 var (
 	// A duration in prose: "24 hours", "24-hour", "72h", "7d", "one week",
@@ -135,7 +142,7 @@ var (
 	// The retry may be any verb of sending again ("attempted again for up
 	// to four hours"), or the duration may come first ("ten minutes of
 	// retries").
-	reRetryFor = regexp.MustCompile(`\b(?:re-?tr(?:y|ies|ied|ying)|re-?submit(?:s|ted|ting)?|re-?sen(?:d|ds|t|ding)|re-?attempt(?:s|ed|ing)?|(?:attempt|tri|submitt|sent|post)(?:ed)? again|keeps? (?:on )?(?:retrying|trying|resubmitting|resending))(?: [a-z0-9'-]+){0,6}? (?:for|over) (?:up to |at most |as long as |as much as |a total of |the next |roughly |about |around |nearly |almost )?(?P<elapsed>` + durationAlt + `)|\b(?P<elapsedof>` + durationAlt + `) of (?:retries|retrying|retry attempts|re-?tries|resending|resubmission)\b`)
+	reRetryFor = regexp.MustCompile(`\b(?:re-?tr(?:y|ies|ied|ying)|re-?submit(?:s|ted|ting)?|re-?sen(?:d|ds|t|ding)|re-?attempt(?:s|ed|ing)?|(?:attempt|tri|submitt|sent|post)(?:ed)? again|(?:keeps?|kept|keeping) (?:on )?(?:retrying|trying|resubmitting|resending)|\b(?:sdks?|clients?|librar(?:y|ies)|workers?|requests?|calls?|webhooks?|it|they)(?: [a-z0-9'-]+){0,3}? (?:keeps?|kept|keeping) (?:on )?(?:` + strings.Join(loopMetaphors, "|") + `))(?: [a-z0-9'-]+){0,6}? (?:for|over) (?:up to |at most |as long as |as much as |a total of |the next |roughly |about |around |nearly |almost )?(?P<elapsed>` + durationAlt + `)|\b(?P<elapsedof>` + durationAlt + `) of (?:retries|retrying|retry attempts|re-?tries|resending|resubmission)\b`)
 	reGiveUp   = regexp.MustCompile(`\b(?:give up|gives up|stop retrying|stops retrying|retrying stops) (?:after|within|at) (?P<elapsed>` + durationAlt + `)`)
 
 	// A sentence whose subject is another provider quotes that provider's
@@ -332,7 +339,8 @@ func (k *contractChecks) matchSentence(n *normText, s span, tags uint64, hits []
 	keyLife := x.keyLife(hasNumber)
 	x.header()
 	x.errorCode()
-	if !hasNumber || keyLife || tags&tagCRetry == 0 || !has(sent, "retr", "attempt", "tries", "trying", "backoff", "wait", "delay", "give up", "gives up", "resubmit", "resen", "re-sen") {
+	metaphor := has(sent, loopMetaphors...)
+	if !hasNumber || keyLife || tags&tagCRetry == 0 || !has(sent, "retr", "attempt", "tries", "trying", "backoff", "wait", "delay", "give up", "gives up", "resubmit", "resen", "re-sen") && !metaphor {
 		return x.hits
 	}
 	// Every pattern of attempts states a count before a word about
@@ -340,7 +348,7 @@ func (k *contractChecks) matchSentence(n *normText, s span, tags uint64, hits []
 	// each spares most sentences the regexp engine (a quarter of the
 	// checks' time went to patterns that then matched nothing).
 	counts, durations := countBeforeAttemptWord(sent), hasDuration(sent)
-	if !counts && !durations || !retryish(sent) {
+	if !counts && !durations || !retryish(sent) && !metaphor {
 		return x.hits
 	}
 	if counts {
@@ -545,7 +553,7 @@ func (x *sentence) delays() {
 	sent, str, r := x.sent, x.str, &x.k.c.Retry
 	b := &r.Backoff
 	schedule := x.k.schedule
-	if !has(sent, "initial", "base", "first", "start", "cap", "max", "never", "no longer", "no more", "give", "stop", "retry ", "retries ", "retrying ", "retried ", "attempt", "keep", "wait", "sleep", "pause", "resubmit", "resen", "re-sen", " again", " of retr") {
+	if !has(sent, "initial", "base", "first", "start", "cap", "max", "never", "no longer", "no more", "give", "stop", "retry ", "retries ", "retrying ", "retried ", "attempt", "keep", "kept", "wait", "sleep", "pause", "resubmit", "resen", "re-sen", " again", " of retr") {
 		return
 	}
 	if !has(sent, "initial", "base", "first", "start") || !baseDelayMay(sent) {
@@ -578,7 +586,7 @@ func (x *sentence) delays() {
 	}
 	// A duration the loop lasts, unless the sentence is about how long a
 	// key lets a caller retry ("retry with the same key for 24 hours").
-	if has(sent, "retr", "re-tr", "keep", "resubmit", "resen", "re-sen", "again", "attempt") && has(sent, " for ", " over ", " of retr", " of re-tr", " of resen", " of resub") && !has(sent, "key", "same", "window", "replay", "idempot") && x.elapsed(reRetryFor, "goes on for") {
+	if has(sent, "retr", "re-tr", "keep", "kept", "resubmit", "resen", "re-sen", "again", "attempt") && has(sent, " for ", " over ", " of retr", " of re-tr", " of resen", " of resub") && !has(sent, "key", "same", "window", "replay", "idempot") && x.elapsed(reRetryFor, "goes on for") {
 		return
 	}
 	// A fixed wait is about retrying only when the sentence says so, and

@@ -807,56 +807,65 @@ type verdictKey struct {
 }
 
 // judgeSentence appends the findings of the phrase rules in sent, at most
-// one per rule.
+// one per rule. A yes-or-no question a bare "yes" answers is read a
+// second time as the statement it affirms (affirmedQuestion), by the rules
+// that found nothing in it as a question.
 func (l *linter) judgeSentence(sent []byte, tags uint64, joined bool, out []sentenceHit) []sentenceHit {
-	sent = affirmedQuestion(sent)
-rules:
+	affirmed := affirmedQuestion(sent)
 	for i := range l.rules {
-		r := &l.rules[i]
-		rt := l.ruleTags[i]
-		if joined && !r.semicolon || tags&rt.forms == 0 || rt.requires != 0 && (tags&rt.requires == 0 || !has(sent, r.requires...)) {
+		mark := len(out)
+		out = l.judgeRule(i, sent, tags, joined, out)
+		if len(out) == mark && len(affirmed) > 0 {
+			out = l.judgeRule(i, affirmed, tags, joined, out)
+		}
+	}
+	return out
+}
+
+// judgeRule appends the claims of rule i in sent.
+func (l *linter) judgeRule(i int, sent []byte, tags uint64, joined bool, out []sentenceHit) []sentenceHit {
+	r := &l.rules[i]
+	rt := l.ruleTags[i]
+	if joined && !r.semicolon || tags&rt.forms == 0 || rt.requires != 0 && (tags&rt.requires == 0 || !has(sent, r.requires...)) {
+		return out
+	}
+	cl := clauseAnalysis()
+	var memo boundMemo
+	// Every claim of the rule in the sentence is reported, one hit per
+	// claim: the forms' matches, overlaps merged.
+	mark := len(out)
+	for fi, f := range r.forms {
+		if tags&rt.formBits[fi] == 0 {
 			continue
 		}
-		cl := clauseAnalysis()
-		var memo boundMemo
-		// Every claim of the rule in the sentence is reported, one hit per
-		// claim: the forms' matches, overlaps merged.
-		mark := len(out)
-		for fi, f := range r.forms {
-			if tags&rt.formBits[fi] == 0 {
-				continue
-			}
-			if !f.match.Match(sent) || !allMatch(f.needs, sent) || anyMatch(f.unless, sent) {
-				continue
-			}
-			for _, loc := range f.match.FindAllIndex(sent, -1) {
-				if overlaps(out[mark:], loc[0], loc[1]) || f.denyWithin != nil && f.denyWithin.Match(sent[loc[0]:loc[1]]) {
-					continue
-				}
-				v, bound := cl.judge(r, sent, loc[0], loc[1], &memo)
-				if v == vMention {
-					out = out[:mark]
-					continue rules // a definition: its other phrases are the definiens
-				}
-				if v == vHonest {
-					continue
-				}
-				if joined && !retryAcross(sent, loc) {
-					continue
-				}
-				h := sentenceHit{rule: i, start: loc[0], end: loc[1]}
-				if v == vBounded {
-					if r.bounded.ID == "" {
-						out = out[:mark]
-						continue rules // the bound makes the sentence honest
-					}
-					h.bound = bound
-				}
-				out = append(out, h)
-			}
+		if !f.match.Match(sent) || !allMatch(f.needs, sent) || anyMatch(f.unless, sent) {
+			continue
 		}
-		sort.Slice(out[mark:], func(a, b int) bool { return out[mark+a].start < out[mark+b].start })
+		for _, loc := range f.match.FindAllIndex(sent, -1) {
+			if overlaps(out[mark:], loc[0], loc[1]) || f.denyWithin != nil && f.denyWithin.Match(sent[loc[0]:loc[1]]) {
+				continue
+			}
+			v, bound := cl.judge(r, sent, loc[0], loc[1], &memo)
+			if v == vMention {
+				return out[:mark] // a definition: its other phrases are the definiens
+			}
+			if v == vHonest {
+				continue
+			}
+			if joined && !retryAcross(sent, loc) {
+				continue
+			}
+			h := sentenceHit{rule: i, start: loc[0], end: loc[1]}
+			if v == vBounded {
+				if r.bounded.ID == "" {
+					return out[:mark] // the bound makes the sentence honest
+				}
+				h.bound = bound
+			}
+			out = append(out, h)
+		}
 	}
+	sort.Slice(out[mark:], func(a, b int) bool { return out[mark+a].start < out[mark+b].start })
 	return out
 }
 
@@ -866,18 +875,18 @@ rules:
 // a hedge or a bound ("yes, but only with the same key", "yes, if ...").
 var reAffirmed = regexp.MustCompile(`^([^?:]*: )?(is|are|was|were|do|does|did|can|could|will|would|should|shall|may|might|must|has|have)\b[^?]*(\?) (a: |answer: )?(yes|yep|yeah|yup|sure|absolutely|of course|definitely|indeed|correct|always)\b([.!,]|$)( (but|only|if|unless|when|whenever|as long as|provided|within|except|with (the|a|an|its|your) (same )?(idempotency[ -])?key)\b)?`)
 
-// affirmedQuestion is sent with the question mark of a yes-or-no question
+// affirmedQuestion is a copy of sent with the question mark of a yes-or-no question
 // that a bare "yes" answers made a comma: the answer affirms what the
 // question asks ("Is it safe to retry any call? Yes." says it is), so the
 // question is read as a statement. Any other sentence is returned as it
-// is. The copy keeps every offset.
+// is not one: nil. The copy keeps every offset.
 func affirmedQuestion(sent []byte) []byte {
 	if bytes.IndexByte(sent, '?') < 0 {
-		return sent
+		return nil
 	}
 	m := reAffirmed.FindSubmatchIndex(sent)
 	if m == nil || m[14] >= 0 || bytes.IndexByte(sent[m[7]:], '?') >= 0 {
-		return sent // no affirmative, a hedged one, or a second question
+		return nil // no affirmative, a hedged one, or a second question
 	}
 	out := append([]byte(nil), sent...)
 	out[m[6]] = ','

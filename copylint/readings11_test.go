@@ -72,3 +72,71 @@ func TestMethodMessageNamesTheClaim(t *testing.T) {
 		}
 	}
 }
+
+// TestCannotTwiceReadings: a repeat denied as a possibility ("can't be
+// charged twice", "it is not possible that ... two times") is the
+// absolute itself; the key's bound, a condition or a verb of knowing
+// keeps it honest. None is from a labelled set.
+func TestCannotTwiceReadings(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{"With Lumapay, a merchant can't be billed twice for one invoice.", RuleAbsoluteGuarantee, ""},
+		{"A supplier cannot receive the same refund more than once.", RuleAbsoluteGuarantee, ""},
+		{"It is not possible that a refund is booked two times.", RuleAbsoluteGuarantee, ""},
+		{"With the same key, a refund can't be booked twice within 24 hours.", "", ""},
+		{"If you reuse the key, a refund cannot be booked twice.", "", ""},
+		{"Without a key, we cannot tell whether a refund was booked twice.", "", ""},
+		{"You can't be sure a refund was not booked twice.", "", ""},
+	})
+}
+
+// TestEllipsisPause: dots between a word and a lower-case one are a
+// pause inside the sentence, so a claim spanning them is read whole;
+// dots before a capital end the sentence.
+func TestEllipsisPause(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{"Duplicate refunds simply... can't happen here.", RuleAbsoluteGuarantee, ""},
+		{"Duplicate refunds... Those can happen when a client drops its key.", "", ""},
+	})
+}
+
+// TestAffirmedQuestions: a yes-or-no question answered by a bare "yes"
+// says what it asks; a hedged or bounded "yes", a "no" and an open
+// question stay clean.
+func TestAffirmedQuestions(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{"Can every endpoint be retried safely? Yes.", RuleContradicts, "endpoints[0].key (POST /v1/transfers)"},
+		{"Are all of our POST endpoints idempotent? Yep, every one.", RuleMethodIdempotency, ""},
+		{"Can every endpoint be retried safely? Yes, but only with the same key.", "", ""},
+		{"Can every endpoint be retried safely? No, only the reads.", "", ""},
+		{"Can every endpoint be retried safely?", "", ""},
+		{"Are our POST endpoints idempotent? Yes, when you send the key.", "", ""},
+	})
+}
+
+// TestLoopMetaphors: a client, a request or "it" that keeps knocking,
+// pounding or chasing is a retry loop, judged by its duration or its
+// missing end; someone else who keeps knocking retries nothing, and the
+// contract's own bound passes.
+func TestLoopMetaphors(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{"During the outage our SDK kept pounding on the bank for twenty minutes.", RuleContradicts, "retry.max_elapsed"},
+		{"The client keeps knocking until the bank finally answers.", RuleContradicts, "retry.max_attempts"},
+		{"During the outage our SDK kept pounding on the bank for 60 seconds, then gave up.", "", ""},
+		{"The courier kept knocking for twenty minutes until someone answered.", "", ""},
+	})
+}
+
+// TestDefaultsWithOptInCeiling: a default is what the reader gets, so a
+// loop unlimited by default, or a setting that defaults to a count or to
+// every error, is judged as the value; a ceiling the reader may opt in
+// to does not bound it. The contract's own figures pass.
+func TestDefaultsWithOptInCeiling(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{"Retries are now unlimited by default; set a cap if you need one.", RuleContradicts, "retry.max_attempts"},
+		{"Retries are now unlimited if you set the cap to zero.", "", ""},
+		{"retry_limit: defaults to twelve attempts, spread over a minute.", RuleContradicts, "retry.max_attempts"},
+		{"retry_limit: defaults to three attempts, spread over a minute.", "", ""},
+		{"retry_on: defaults to all exceptions thrown by the HTTP layer.", RuleRetryAnyError, "retry.statuses"},
+		{"retry_on: defaults to 429 and 503, as the HTTP layer reports them.", "", ""},
+	})
+}
