@@ -670,7 +670,7 @@ func (l *linter) matchBlocks(d *document, sc *scratch, hitsReady bool, hiding []
 				// Two clauses joined by a semicolon, for the rules that
 				// read a promise across one (phraseRule.Semicolon).
 				if i+1 < len(sents) && n.text[s.end-1] == ';' {
-					if tj := t | ts[i+1]; l.joinMay(tj) {
+					if tj := t | ts[i+1]; l.joinMay(tj) || comparisonMay(n.text[sents[i+1].start:sents[i+1].end]) {
 						hits = l.matchSentence(n, span{s.start, sents[i+1].end}, tj, hits, sc, !first, true)
 					}
 				}
@@ -812,11 +812,28 @@ type verdictKey struct {
 // that found nothing in it as a question.
 func (l *linter) judgeSentence(sent []byte, tags uint64, joined bool, out []sentenceHit) []sentenceHit {
 	affirmed := affirmedQuestion(sent)
+	compared, at := comparison(sent)
 	for i := range l.rules {
 		mark := len(out)
 		out = l.judgeRule(i, sent, tags, joined, out)
 		if len(out) == mark && len(affirmed) > 0 {
 			out = l.judgeRule(i, affirmed, tags, joined, out)
+		}
+		if len(out) == mark && len(compared) > 0 {
+			out = l.comparedClaim(i, compared, at, out)
+		}
+	}
+	return out
+}
+
+// comparedClaim appends rule i's claim in the second clause of a
+// comparison, read filled in (comparison): one hit on that clause. Every
+// tag is set, since the filled-in words are not the sentence's; a
+// bounded claim is left out, its bound's offsets being the reading's.
+func (l *linter) comparedClaim(i int, read []byte, at [2]int, out []sentenceHit) []sentenceHit {
+	for _, h := range l.judgeRule(i, read, l.allTags, false, nil) {
+		if h.bound == nil {
+			return append(out, sentenceHit{rule: i, start: at[0], end: at[1]})
 		}
 	}
 	return out

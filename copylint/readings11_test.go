@@ -140,3 +140,19 @@ func TestDefaultsWithOptInCeiling(t *testing.T) {
 		{"retry_on: defaults to 429 and 503, as the HTTP layer reports them.", "", ""},
 	})
 }
+
+// TestComparisonReadings: the second clause of a comparison is read
+// with what it leaves out filled in from the first, by ellipsis ("X
+// makes you send a key; ours doesn't") or by a pronoun ("X prunes keys
+// after a day; we keep them for a week"). A clause that agrees with the
+// contract, says "too", or negates the rival's harm stays clean.
+func TestComparisonReadings(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{"Acme requires you to attach a key to every resend; Lumapay doesn't.", RuleContradicts, "endpoints[0].key (POST /v1/transfers)"},
+		{"Acme requires you to attach a key to every resend; Lumapay does too.", "", ""},
+		{"Acme prunes keys after an hour; Lumapay holds on to them for a week.", RuleContradicts, "idempotency.replay_window"},
+		{"Acme prunes keys after an hour; Lumapay holds on to them for 24 hours.", "", ""},
+		{"Most gateways reduce double charges, while we eliminate them entirely.", RuleAbsoluteGuarantee, ""},
+		{"Most gateways ignore double charges, while we report them within a day.", "", ""},
+	})
+}
