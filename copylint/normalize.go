@@ -38,7 +38,7 @@ func normalize(mask []byte, start, end int, code []span, skipCode bool, n *normT
 			for ci < len(code) && code[ci].end <= i {
 				ci++
 			}
-			if ci < len(code) && code[ci].start <= i && !wordsOnly(mask[code[ci].start:code[ci].end]) && !operationSpan(mask[code[ci].start:code[ci].end]) {
+			if ci < len(code) && code[ci].start <= i && !wordsOnly(mask[code[ci].start:code[ci].end]) && !operationSpan(mask[code[ci].start:code[ci].end]) && !settingSpan(mask, start, end, code[ci]) {
 				n.addSpace(i)
 				i = code[ci].end
 				continue
@@ -209,6 +209,35 @@ func wordsOnly(b []byte) bool {
 		}
 	}
 	return letters >= 4
+}
+
+// reSetting is a setting's name as a code span writes it: "retry_on",
+// "max_attempts", "retry.limit".
+var reSetting = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]{1,39}$`)
+
+// settingSpan reports whether the code span c opens the block
+// mask[start:end] as the name of a setting its colon or equals sign
+// then gives a value ("`retry_on`: all errors"): the attribute of a
+// record (records.go), read as prose.
+func settingSpan(mask []byte, start, end int, c span) bool {
+	if !reSetting.Match(mask[c.start:c.end]) {
+		return false
+	}
+	for _, b := range mask[start:c.start] {
+		if isAlnum(b) {
+			return false
+		}
+	}
+	for i := c.end; i < end; i++ {
+		switch mask[i] {
+		case ':', '=':
+			return true
+		case ' ', '`', gone:
+			continue
+		}
+		return false
+	}
+	return false
 }
 
 // reOperation is an HTTP operation as a code span writes it: a method

@@ -123,6 +123,14 @@ func TestLoopMetaphors(t *testing.T) {
 		{"The client keeps knocking until the bank finally answers.", RuleContradicts, "retry.max_attempts"},
 		{"During the outage our SDK kept pounding on the bank for 60 seconds, then gave up.", "", ""},
 		{"The courier kept knocking for twenty minutes until someone answered.", "", ""},
+		// a loop that lasts, said of retries or a client
+		{"Unlike rival libraries, ours persist for up to ten minutes.", RuleContradicts, "retry.max_elapsed"},
+		{"Retries carry on for half an hour.", RuleContradicts, "retry.max_elapsed"},
+		{"Our SDKs persist for up to a minute.", "", ""},
+		{"Your preferences persist for ten minutes.", "", ""},
+		// a unit without its figure: the least it means
+		{"The worker kept retrying for days during the incident.", RuleContradicts, "retry.max_elapsed"},
+		{"The bank stayed open for hours during the incident.", "", ""},
 	})
 }
 
@@ -138,6 +146,10 @@ func TestDefaultsWithOptInCeiling(t *testing.T) {
 		{"retry_limit: defaults to three attempts, spread over a minute.", "", ""},
 		{"retry_on: defaults to all exceptions thrown by the HTTP layer.", RuleRetryAnyError, "retry.statuses"},
 		{"retry_on: defaults to 429 and 503, as the HTTP layer reports them.", "", ""},
+		// the setting's name as code opening the line is the attribute
+		{"`retry_on`: defaults to every exception thrown by the HTTP layer.", RuleRetryAnyError, "retry.statuses"},
+		{"`retry_on`: 429 and 503", "", ""},
+		{"Set `retry_on` to the statuses you need: all errors are not retried.", "", ""},
 	})
 }
 
