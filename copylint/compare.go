@@ -1,6 +1,7 @@
 package copylint
 
 import (
+	"bytes"
 	"regexp"
 	"strings"
 )
@@ -91,4 +92,65 @@ func trimStop(b []byte) []byte {
 		b = b[:len(b)-1]
 	}
 	return b
+}
+
+// reWhAnswer is a which- or what-question answered by a universal
+// ("Which errors does the SDK retry? All of them, including 400."): the
+// answer names every thing the question asks about.
+var reWhAnswer = regexp.MustCompile(`^(?:[^?:]*: )?(?:which|what) ([a-z0-9 -]{1,40}?) (does|do|did|will|can|could|should|would|are|is) ([^?]{1,80})\? (?:a: |answer: )?((?:all|every one|each one|every single one|each and every one)(?: of them)?|every last one)\b(.*)$`)
+
+// filledIn returns the reading of sent with what a part of it leaves out
+// filled in, and the offsets of that part in sent: the second clause of
+// a comparison (comparison) or the answer to a question it completes
+// (whAnswer); nil when sent has neither.
+func filledIn(sent []byte) (read []byte, at [2]int) {
+	if read, at = comparison(sent); read != nil {
+		return read, at
+	}
+	if read, at = whAnswer(sent); read != nil {
+		return read, at
+	}
+	return statusPronoun(sent)
+}
+
+// reStatusPronoun is a status named and then retried as a pronoun: "if
+// you get a 409, don't worry: the sdk retries it for you".
+var reStatusPronoun = regexp.MustCompile(`\b([45](?:\d\d|xx))s?\b[^.]{0,80}?\b(?:retr(?:y|ies|ied|ying)|re-?sends?|re-?sent|tries again) (it|them)\b`)
+
+// statusPronoun reads the clause of the retry, with the pronoun that
+// points back at a status read as that status ("the sdk retries 409 for
+// you"); the offsets run from the status to the pronoun.
+func statusPronoun(sent []byte) (read []byte, at [2]int) {
+	m := reStatusPronoun.FindSubmatchIndex(sent)
+	if m == nil {
+		return nil, at
+	}
+	from := m[3]
+	if i := bytes.LastIndexAny(sent[m[3]:m[4]], ",:;-"); i >= 0 {
+		from = m[3] + i + 1
+	}
+	read = append(append(append([]byte(nil), bytes.TrimLeft(sent[from:m[4]], " ")...), sent[m[2]:m[3]]...), sent[m[5]:]...)
+	return read, [2]int{m[2], m[5]}
+}
+
+// whAnswer reads a which-question answered by a universal as the
+// statement the answer makes: "which errors does the sdk retry? all of
+// them" is "the sdk retry all errors"; "which endpoints are idempotent?
+// every one" is "all endpoints are idempotent". The offsets are the
+// answer's.
+func whAnswer(sent []byte) (read []byte, at [2]int) {
+	if !bytes.Contains(sent, []byte("? ")) {
+		return nil, at
+	}
+	m := reWhAnswer.FindSubmatchIndex(sent)
+	if m == nil {
+		return nil, at
+	}
+	noun, aux, rest := string(sent[m[2]:m[3]]), string(sent[m[4]:m[5]]), string(sent[m[6]:m[7]])
+	after := string(sent[m[10]:m[11]])
+	at = [2]int{m[8], len(sent)}
+	if aux == "are" || aux == "is" {
+		return []byte("all " + noun + " " + aux + " " + rest + after), at
+	}
+	return []byte(rest + " all " + noun + after), at
 }

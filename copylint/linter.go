@@ -808,11 +808,13 @@ type verdictKey struct {
 
 // judgeSentence appends the findings of the phrase rules in sent, at most
 // one per rule. A yes-or-no question a bare "yes" answers is read a
-// second time as the statement it affirms (affirmedQuestion), by the rules
-// that found nothing in it as a question.
+// second time as the statement it affirms (affirmedQuestion), and a
+// sentence with a part that leans on another (a comparison's second
+// clause, an answer to a which-question) with that part filled in
+// (filledIn), by the rules that found nothing in it as written.
 func (l *linter) judgeSentence(sent []byte, tags uint64, joined bool, out []sentenceHit) []sentenceHit {
 	affirmed := affirmedQuestion(sent)
-	compared, at := comparison(sent)
+	compared, at := filledIn(sent)
 	for i := range l.rules {
 		mark := len(out)
 		out = l.judgeRule(i, sent, tags, joined, out)

@@ -38,7 +38,7 @@ func normalize(mask []byte, start, end int, code []span, skipCode bool, n *normT
 			for ci < len(code) && code[ci].end <= i {
 				ci++
 			}
-			if ci < len(code) && code[ci].start <= i && !wordsOnly(mask[code[ci].start:code[ci].end]) && !operationSpan(mask[code[ci].start:code[ci].end]) && !settingSpan(mask, start, end, code[ci]) {
+			if ci < len(code) && code[ci].start <= i && !wordsOnly(mask[code[ci].start:code[ci].end]) && !operationSpan(mask[code[ci].start:code[ci].end]) && !settingSpan(mask, start, end, code[ci]) && !reStatusSpan.Match(mask[code[ci].start:code[ci].end]) {
 				n.addSpace(i)
 				i = code[ci].end
 				continue
@@ -210,6 +210,10 @@ func wordsOnly(b []byte) bool {
 	}
 	return letters >= 4
 }
+
+// reStatusSpan is a status as a code span writes it (`409`, `5xx`): a
+// figure the reader reads as part of the sentence.
+var reStatusSpan = regexp.MustCompile(`^[1-5](?:\d\d|xx|XX)$`)
 
 // reSetting is a setting's name as a code span writes it: "retry_on",
 // "max_attempts", "retry.limit".

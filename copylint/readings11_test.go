@@ -168,3 +168,29 @@ func TestComparisonReadings(t *testing.T) {
 		{"Most gateways ignore double charges, while we report them within a day.", "", ""},
 	})
 }
+
+// TestWhAnswerReadings: a which-question answered by a universal ("All
+// of them") says the statement it completes; an answer that names a
+// subset or the contract's own statuses stays clean.
+func TestWhAnswerReadings(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{"Which failures does our client retry? All of them, 404 included.", RuleRetryAnyError, ""},
+		{"Which failures does our client retry? 429 and 503 only.", "", ""},
+		{"Which operations are idempotent? Every single one of them.", RuleContradicts, ""},
+		{"Which operations are idempotent? The reads, and keyed writes within 24 hours.", "", ""},
+	})
+}
+
+// TestStatusPronounReadings: a status named and then retried as "it" is
+// that status retried (a status written as code is a figure the reader
+// reads); a status the contract retries, a denial and an obligation on
+// the reader stay clean.
+func TestStatusPronounReadings(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{"Got a 422? No problem: our client retries it automatically.", RuleRetryAnyError, "retry.statuses"},
+		{"A `404` can be a race, so the SDK retries it for you.", RuleRetryAnyError, "retry.statuses"},
+		{"A `503` can be a blip, so the SDK retries it for you.", "", ""},
+		{"A 422 is final, so the SDK never retries it.", "", ""},
+		{"When a 422 comes back, you decide whether to retry it.", "", ""},
+	})
+}
