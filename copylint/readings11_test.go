@@ -194,3 +194,15 @@ func TestStatusPronounReadings(t *testing.T) {
 		{"When a 422 comes back, you decide whether to retry it.", "", ""},
 	})
 }
+
+// TestExactlyOnceAsObject: "exactly-once" as what a product gives,
+// offers or brings is the promise itself, as is the slogan "Exactly
+// once, every time"; a count in a template and a denial stay clean.
+func TestExactlyOnceAsObject(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{"Our queue brings your team exactly-once, out of the box.", RuleExactlyOnce, ""},
+		{"Exactly once, always.", RuleExactlyOnce, ""},
+		{"The template field must appear exactly once, every time.", "", ""},
+		{"No queue gives you exactly-once across a network.", "", ""},
+	})
+}
