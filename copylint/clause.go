@@ -127,6 +127,12 @@ func (c *clauseRules) judge(r *compiledRule, sent []byte, start, end int, memo *
 	if r.denyBefore != nil && r.denyBefore.Match(before) {
 		return vHonest, nil
 	}
+	// A clause that opens by forbidding the wording ("stop telling
+	// customers that keys are kept for a week") quotes it, quotation
+	// marks or not.
+	if r.clause && reWordingBefore.Match(before) {
+		return vHonest, nil
+	}
 	if r.clause && c.quotedPhrase(sent, before, start, end) {
 		return vHonest, nil
 	}

@@ -381,7 +381,7 @@ type sentence struct {
 
 // add reports the text at loc (offsets in the sentence).
 func (x *sentence) add(loc []int, path, msg, fix string) {
-	if asked(x.sent, loc[1]) || quotedWording(x.sent, loc[0], loc[1]) {
+	if asked(x.sent, loc[1]) || quotedWording(x.sent, loc[0], loc[1]) || mentionedWording(x.sent, loc[0]) {
 		return
 	}
 	a, b := x.n.sourceSpan(x.s.start+loc[0], x.s.start+loc[1])
@@ -942,6 +942,20 @@ func has(s []byte, words ...string) bool {
 func asked(sent []byte, end int) bool {
 	return bytes.IndexByte(sent[end:], '?') >= 0
 }
+
+// mentionedWording reports whether the clause before a figure opens by
+// naming what follows as wording not to write ("don't say keys are
+// remembered for a week", "stop telling customers retries last an
+// hour"): the figure is the wording's, not the page's, as a phrase
+// rule's match under the clause analysis' mention reading.
+func mentionedWording(sent []byte, start int) bool {
+	c := clauseAnalysis()
+	return reWordingBefore.Match(c.clauseBefore(sent, start))
+}
+
+// reWordingBefore is a verb of saying, stopped or forbidden, opening the
+// clause before a figure, up to ten words away.
+var reWordingBefore = regexp.MustCompile(`^\W*(please )?(don't|do not|never|stop|quit|avoid)( \w+)? (say|saying|write|writing|tell|telling|claim|claiming|promise|promising|describ\w+)\b( [a-z0-9'-]+){0,10} ?$`)
 
 // quotedWording reports whether sent[start:end] lies inside quotation
 // marks that the clause before names as wording said, written or

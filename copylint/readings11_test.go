@@ -206,3 +206,30 @@ func TestExactlyOnceAsObject(t *testing.T) {
 		{"No queue gives you exactly-once across a network.", "", ""},
 	})
 }
+
+// TestForbiddenWording: a clause that opens by forbidding the wording
+// ("don't say ...", "stop telling customers ...") quotes the claim
+// after it, figure and all, without quotation marks; the same claim as
+// the page's own, or told to the reader to repeat, stays caught.
+func TestForbiddenWording(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{"Please don't write that replays last a week; the window is 24 hours.", "", ""},
+		{"Stop telling merchants that idempotency keys are kept for a month.", "", ""},
+		{"Never tell a merchant that every endpoint is safe to retry.", "", ""},
+		{"Idempotency keys are kept for a month.", RuleContradicts, "idempotency.replay_window"},
+		{"Tell merchants that every endpoint is safe to retry.", RuleContradicts, ""},
+	})
+}
+
+// TestKeylessRefusedReadings: a keyless resend said never to reach or
+// get through is the contract's own refusal; one said to go through is
+// the claim.
+func TestKeylessRefusedReadings(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{"A keyless resend never gets through to the payout engine.", "", ""},
+		{"A keyless resend always gets through to the payout engine.", RuleContradicts, "endpoints[0].key (POST /v1/transfers)"},
+		// "doesn't" denies the keyless retry in its clause
+		{"The SDK doesn't just resend a failed payout, the error comes back to you.", "", ""},
+		{"The SDK can just resend a failed payout, no extra header needed.", RuleContradicts, "endpoints[0].key (POST /v1/transfers)"},
+	})
+}
