@@ -132,7 +132,7 @@ var (
 	reKeyLifeVerb = regexp.MustCompile(`\b(expir\w*|window|ttl|valid|stored?|kept|keep|retain\w*|remember\w*|last|lasts|live|lives|honou?r\w*|recogni[sz]\w*|replay\w*|dedup\w*|reus\w*|within|after|for)\b`)
 	// Sentences about timing other than key life are the backoff check's.
 	reNotKeyLife = regexp.MustCompile(`\b(timeouts?|backoff|lock\w*|rate[ -]limit\w*|delay\w*|jitter|p99|latency|deadline|wait\w*|sleep\w*|attempts?|in[ -]flight|abandoned)\b`)
-	reReaper     = regexp.MustCompile(`\b(reap\w*|purg\w*|delet\w*|clean\w*|recover\w*|retain\w*|retention|garbage|audit\w*|archiv\w*)\b|\bonly (replay|honou?r|return|dedupe?|deduplicat)\w*\b`)
+	reReaper     = regexp.MustCompile(`\b(reap\w*|purg\w*|delet\w*|remov\w*|clean\w*|recover\w*|retain\w*|retention|garbage|audit\w*|archiv\w*|investigat\w*|outliv\w*|outlast\w*)\b|\bonly (the (first|last) [a-z0-9 -]{1,20} )?(replay|honou?r|return|dedupe?|deduplicat)\w*\b`)
 
 	reRetryish = regexp.MustCompile(`\b(retr\w*|re-?sen\w*|resubmit\w*|attempt\w*|tries|trying|backoff|wait\w*|delay\w*|give up|gives up)\b`)
 	// Attempt counts: "up to 5 attempts", "3 retries", "retry 4 times".

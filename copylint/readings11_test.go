@@ -233,3 +233,15 @@ func TestKeylessRefusedReadings(t *testing.T) {
 		{"The SDK can just resend a failed payout, no extra header needed.", RuleContradicts, "endpoints[0].key (POST /v1/transfers)"},
 	})
 }
+
+// TestReaperFigureReadings: the reaper's figure said of records removed,
+// kept for an investigation or outliving the window, beside replay for
+// the first part only, is the contract's own; the same figure said of
+// replay is caught.
+func TestReaperFigureReadings(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{"Idempotency records are removed after 72 hours, and only the first 24 hours replay a response.", "", ""},
+		{"Idempotency records outlive the replay window, 72 hours in all, so support can investigate.", "", ""},
+		{"Idempotency keys replay the stored response for 72 hours.", RuleContradicts, "idempotency.replay_window"},
+	})
+}
