@@ -245,3 +245,13 @@ func TestReaperFigureReadings(t *testing.T) {
 		{"Idempotency keys replay the stored response for 72 hours.", RuleContradicts, "idempotency.replay_window"},
 	})
 }
+
+// TestThirdPartySubject: a named system that opens the clause as the
+// subject of a verb of offering, named again by the bound, states a fact
+// about that system; the page's own bounded claim keeps its warning.
+func TestThirdPartySubject(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{"Pulsar provides exactly-once semantics for transactional consumers that read between Pulsar topics.", "", ""},
+		{"We provide exactly-once semantics for transactional consumers.", RuleExactlyOnceBounded, ""},
+	})
+}
