@@ -255,3 +255,12 @@ func TestThirdPartySubject(t *testing.T) {
 		{"We provide exactly-once semantics for transactional consumers.", RuleExactlyOnceBounded, ""},
 	})
 }
+
+// TestRecoverFromAnyError: a client said to recover on its own from
+// every class of error retries them all; a denial stays clean.
+func TestRecoverFromAnyError(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{"From v5 the client recovers transparently from every category of error.", RuleRetryAnyError, "retry.statuses"},
+		{"The client cannot recover transparently from every category of error.", "", ""},
+	})
+}
