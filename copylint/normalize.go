@@ -224,7 +224,7 @@ var reSetting = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]{1,39}$`)
 // then gives a value ("`retry_on`: all errors"): the attribute of a
 // record (records.go), read as prose.
 func settingSpan(mask []byte, start, end int, c span) bool {
-	if !reSetting.Match(mask[c.start:c.end]) {
+	if c.start < start || !reSetting.Match(mask[c.start:c.end]) {
 		return false
 	}
 	for _, b := range mask[start:c.start] {
