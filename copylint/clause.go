@@ -127,6 +127,12 @@ func (c *clauseRules) judge(r *compiledRule, sent []byte, start, end int, memo *
 	if r.denyBefore != nil && r.denyBefore.Match(before) {
 		return vHonest, nil
 	}
+	// A clause that opens by forbidding the wording ("stop telling
+	// customers that keys are kept for a week") quotes it, quotation
+	// marks or not.
+	if r.clause && reWordingBefore.Match(before) {
+		return vHonest, nil
+	}
 	if r.clause && c.quotedPhrase(sent, before, start, end) {
 		return vHonest, nil
 	}
@@ -164,7 +170,7 @@ func (c *clauseRules) judge(r *compiledRule, sent []byte, start, end int, memo *
 	if bound != nil && bound[0] >= start && bound[1] <= end {
 		bound = nil
 	}
-	if bound != nil && bound[1] > end && thirdPartyScope(before, sent[end:bound[1]]) {
+	if bound != nil && bound[1] > end && thirdPartyScope(before, sent[end:min(len(sent), bound[1]+40)]) {
 		return vHonest, nil
 	}
 	if bound != nil {
@@ -174,8 +180,10 @@ func (c *clauseRules) judge(r *compiledRule, sent []byte, start, end int, memo *
 }
 
 // reOwner is a possessive name just before a match ("Kafka's
-// exactly-once semantics"): whose guarantee the sentence states.
-var reOwner = regexp.MustCompile(`\b([a-z][a-z0-9-]{2,})'s ?$`)
+// exactly-once semantics"), or a name that opens the clause as the
+// subject of a verb of offering ("Kafka offers exactly-once ..."): whose
+// guarantee the sentence states.
+var reOwner = regexp.MustCompile(`\b([a-z][a-z0-9-]{2,})'s ?$|^\W*([a-z][a-z0-9-]{2,}) (offers|provides|supports|gives you|implements|guarantees|has|adds) ?$`)
 
 // notThirdParty are possessives that name the page's own side or no
 // system at all.
@@ -185,13 +193,21 @@ var notThirdParty = map[string]bool{"today": true, "one": true, "everyone": true
 // stated within that system's own scope ("Kafka's exactly-once semantics
 // hold inside Kafka transactions"): a fact about a third party, not the
 // page's promise. The name must own the match and be named again
-// between the match and the end of its bound.
+// after it, by the end of its bound or within 40 bytes of it ("for
+// transactional reads and writes between Kafka topics").
 func thirdPartyScope(before, bound []byte) bool {
 	m := reOwner.FindSubmatch(before)
-	if m == nil || notThirdParty[string(m[1])] {
+	if m == nil {
 		return false
 	}
-	return bytes.Contains(bound, m[1])
+	name := m[1]
+	if name == nil {
+		name = m[2] // the subject of a verb of offering: "kafka offers"
+	}
+	if notThirdParty[string(name)] {
+		return false
+	}
+	return bytes.Contains(bound, name)
 }
 
 // quotedPhrase says the match is a phrase in quotation marks that the

@@ -90,7 +90,7 @@ func (k *contractChecks) anchors() []anchorGroup {
 	return []anchorGroup{
 		{tagCIdem, idem},
 		{tagCKey, []string{"key"}},
-		{tagCRetry, []string{"retr", "attempt", "tries", "trying", "backoff", "wait", "delay", "give up", "gives up", "resubmit", "resen", "re-sen"}},
+		{tagCRetry, append([]string{"retr", "attempt", "tries", "trying", "backoff", "wait", "delay", "give up", "gives up", "resubmit", "resen", "re-sen"}, append(loopMetaphors, persistVerbs...)...)},
 		{tagCOther, []string{"expir", "window", "ttl", "stop retrying"}},
 		{tagCIdemW, []string{"idempot"}},
 		{tagCReplay, []string{"replay"}},
@@ -105,7 +105,19 @@ var aboutSets sync.Map // header -> *anchorSet
 // aboutWords are the words of a sentence the checks read: one about keys,
 // windows or retrying. A sentence without one ("replay messages at the
 // rate they arrived, 1 minute apart") states no figure of the contract.
-var aboutWords = []string{"idempoten", "key", "expir", "window", "ttl", "attempt", "retr", "tries", "trying", "backoff", "delay", "wait", "give up", "gives up", "stop retrying", "resubmit", "resen", "re-sen"}
+var aboutWords = append([]string{"idempoten", "key", "expir", "window", "ttl", "attempt", "retr", "tries", "trying", "backoff", "delay", "wait", "give up", "gives up", "stop retrying", "resubmit", "resen", "re-sen"}, append(loopMetaphors, persistVerbs...)...)
+
+// loopMetaphors are the verbs copy uses for a retry loop after "keeps"
+// ("the client keeps knocking for ten minutes"): reRetryFor reads them
+// as retrying when a client, a request or "it" keeps doing them (a
+// courier who keeps knocking retries nothing), so the checks' gates let
+// them through.
+var loopMetaphors = []string{"knocking", "hammering", "pounding", "banging", "chasing", "pestering", "nudging", "plugging away"}
+
+// persistVerbs are the verbs of a retry loop that lasts ("our SDKs
+// persist for five minutes", "retries carry on for an hour"): reRetryFor
+// reads them after retries or a client as its subject.
+var persistVerbs = []string{"persist", "carry on", "carries on", "carried on"}
 
 var (
 	// A duration in prose: "24 hours", "24-hour", "72h", "7d", "one week",
@@ -120,7 +132,7 @@ var (
 	reKeyLifeVerb = regexp.MustCompile(`\b(expir\w*|window|ttl|valid|stored?|kept|keep|retain\w*|remember\w*|last|lasts|live|lives|honou?r\w*|recogni[sz]\w*|replay\w*|dedup\w*|reus\w*|within|after|for)\b`)
 	// Sentences about timing other than key life are the backoff check's.
 	reNotKeyLife = regexp.MustCompile(`\b(timeouts?|backoff|lock\w*|rate[ -]limit\w*|delay\w*|jitter|p99|latency|deadline|wait\w*|sleep\w*|attempts?|in[ -]flight|abandoned)\b`)
-	reReaper     = regexp.MustCompile(`\b(reap\w*|purg\w*|delet\w*|clean\w*|recover\w*|retain\w*|retention|garbage|audit\w*|archiv\w*)\b|\bonly (replay|honou?r|return|dedupe?|deduplicat)\w*\b`)
+	reReaper     = regexp.MustCompile(`\b(reap\w*|purg\w*|delet\w*|remov\w*|clean\w*|recover\w*|retain\w*|retention|garbage|audit\w*|archiv\w*|investigat\w*|outliv\w*|outlast\w*)\b|\bonly (the (first|last) [a-z0-9 -]{1,20} )?(replay|honou?r|return|dedupe?|deduplicat)\w*\b`)
 
 	reRetryish = regexp.MustCompile(`\b(retr\w*|re-?sen\w*|resubmit\w*|attempt\w*|tries|trying|backoff|wait\w*|delay\w*|give up|gives up)\b`)
 	// Attempt counts: "up to 5 attempts", "3 retries", "retry 4 times".
@@ -135,7 +147,7 @@ var (
 	// The retry may be any verb of sending again ("attempted again for up
 	// to four hours"), or the duration may come first ("ten minutes of
 	// retries").
-	reRetryFor = regexp.MustCompile(`\b(?:re-?tr(?:y|ies|ied|ying)|re-?submit(?:s|ted|ting)?|re-?sen(?:d|ds|t|ding)|re-?attempt(?:s|ed|ing)?|(?:attempt|tri|submitt|sent|post)(?:ed)? again|keeps? (?:on )?(?:retrying|trying|resubmitting|resending))(?: [a-z0-9'-]+){0,6}? (?:for|over) (?:up to |at most |as long as |as much as |a total of |the next |roughly |about |around |nearly |almost )?(?P<elapsed>` + durationAlt + `)|\b(?P<elapsedof>` + durationAlt + `) of (?:retries|retrying|retry attempts|re-?tries|resending|resubmission)\b`)
+	reRetryFor = regexp.MustCompile(`\b(?:re-?tr(?:y|ies|ied|ying)|re-?submit(?:s|ted|ting)?|re-?sen(?:d|ds|t|ding)|re-?attempt(?:s|ed|ing)?|(?:attempt|tri|submitt|sent|post)(?:ed)? again|(?:keeps?|kept|keeping) (?:on )?(?:retrying|trying|resubmitting|resending)|\b(?:sdks?|clients?|librar(?:y|ies)|workers?|requests?|calls?|webhooks?|it|they)(?: [a-z0-9'-]+){0,3}? (?:keeps?|kept|keeping) (?:on )?(?:` + strings.Join(loopMetaphors, "|") + `)|\b(?:retries|retrying|retry loops?|retry attempts|sdks?|clients?|librar(?:y|ies)|ours)(?: that| which)? (?:persist(?:s|ed|ing)?|carr(?:y|ies|ied) on))(?: [a-z0-9'-]+){0,6}? (?:for|over) (?:(?:up to |at most |as long as |as much as |a total of |the next |roughly |about |around |nearly |almost )?(?P<elapsed>` + durationAlt + `)|(?P<vague>` + vagueUnits + `)\b)|\b(?P<elapsedof>` + durationAlt + `) of (?:retries|retrying|retry attempts|re-?tries|resending|resubmission)\b`)
 	reGiveUp   = regexp.MustCompile(`\b(?:give up|gives up|stop retrying|stops retrying|retrying stops) (?:after|within|at) (?P<elapsed>` + durationAlt + `)`)
 
 	// A sentence whose subject is another provider quotes that provider's
@@ -189,6 +201,10 @@ func can(re *regexp.Regexp, b []byte) bool {
 	g, ok := contractGates()[re]
 	return !ok || g.pass(b)
 }
+
+// vagueUnits are a unit without its figure ("kept retrying for hours"),
+// read as the least they mean: a couple of them.
+const vagueUnits = `hours|days|weeks|months`
 
 // durationAlt is reDuration's body for use inside other patterns.
 const durationAlt = `(?:\d+(?:\.\d+)?[ -]?(?:milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|w|fortnights?|months?|years?)|(?:half an?|(?:a )?couple of|several|a few|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fourteen|fifteen|eighteen|twenty|twenty-four|thirty|thirty-six|forty|forty-five|forty-eight|fifty|sixty|seventy-two|ninety)[ -](?:full |whole |entire |single )?(?:milliseconds?|seconds?|minutes?|hours?|days?|weeks?|fortnights?|months?|years?))\b`
@@ -332,7 +348,8 @@ func (k *contractChecks) matchSentence(n *normText, s span, tags uint64, hits []
 	keyLife := x.keyLife(hasNumber)
 	x.header()
 	x.errorCode()
-	if !hasNumber || keyLife || tags&tagCRetry == 0 || !has(sent, "retr", "attempt", "tries", "trying", "backoff", "wait", "delay", "give up", "gives up", "resubmit", "resen", "re-sen") {
+	metaphor := has(sent, loopMetaphors...) || has(sent, persistVerbs...)
+	if !hasNumber || keyLife || tags&tagCRetry == 0 || !has(sent, "retr", "attempt", "tries", "trying", "backoff", "wait", "delay", "give up", "gives up", "resubmit", "resen", "re-sen") && !metaphor {
 		return x.hits
 	}
 	// Every pattern of attempts states a count before a word about
@@ -340,7 +357,7 @@ func (k *contractChecks) matchSentence(n *normText, s span, tags uint64, hits []
 	// each spares most sentences the regexp engine (a quarter of the
 	// checks' time went to patterns that then matched nothing).
 	counts, durations := countBeforeAttemptWord(sent), hasDuration(sent)
-	if !counts && !durations || !retryish(sent) {
+	if !counts && !durations || !retryish(sent) && !metaphor {
 		return x.hits
 	}
 	if counts {
@@ -364,7 +381,7 @@ type sentence struct {
 
 // add reports the text at loc (offsets in the sentence).
 func (x *sentence) add(loc []int, path, msg, fix string) {
-	if asked(x.sent, loc[1]) || quotedWording(x.sent, loc[0], loc[1]) {
+	if asked(x.sent, loc[1]) || quotedWording(x.sent, loc[0], loc[1]) || mentionedWording(x.sent, loc[0]) {
 		return
 	}
 	a, b := x.n.sourceSpan(x.s.start+loc[0], x.s.start+loc[1])
@@ -545,7 +562,7 @@ func (x *sentence) delays() {
 	sent, str, r := x.sent, x.str, &x.k.c.Retry
 	b := &r.Backoff
 	schedule := x.k.schedule
-	if !has(sent, "initial", "base", "first", "start", "cap", "max", "never", "no longer", "no more", "give", "stop", "retry ", "retries ", "retrying ", "retried ", "attempt", "keep", "wait", "sleep", "pause", "resubmit", "resen", "re-sen", " again", " of retr") {
+	if !has(sent, "initial", "base", "first", "start", "cap", "max", "never", "no longer", "no more", "give", "stop", "retry ", "retries ", "retrying ", "retried ", "attempt", "keep", "kept", "wait", "sleep", "pause", "resubmit", "resen", "re-sen", " again", " of retr") && !has(sent, persistVerbs...) {
 		return
 	}
 	if !has(sent, "initial", "base", "first", "start") || !baseDelayMay(sent) {
@@ -578,7 +595,7 @@ func (x *sentence) delays() {
 	}
 	// A duration the loop lasts, unless the sentence is about how long a
 	// key lets a caller retry ("retry with the same key for 24 hours").
-	if has(sent, "retr", "re-tr", "keep", "resubmit", "resen", "re-sen", "again", "attempt") && has(sent, " for ", " over ", " of retr", " of re-tr", " of resen", " of resub") && !has(sent, "key", "same", "window", "replay", "idempot") && x.elapsed(reRetryFor, "goes on for") {
+	if (has(sent, "retr", "re-tr", "keep", "kept", "resubmit", "resen", "re-sen", "again", "attempt") || has(sent, persistVerbs...)) && has(sent, " for ", " over ", " of retr", " of re-tr", " of resen", " of resub") && !has(sent, "key", "same", "window", "replay", "idempot") && x.elapsed(reRetryFor, "goes on for") {
 		return
 	}
 	// A fixed wait is about retrying only when the sentence says so, and
@@ -611,8 +628,12 @@ func (x *sentence) elapsed(re *regexp.Regexp, says string) bool {
 	if m == nil {
 		return false
 	}
-	g := groupAt(re, m, "elapsed", "elapsedof")
-	d, ok := parseProseDuration(x.str[g[0]:g[1]])
+	g := groupAt(re, m, "elapsed", "elapsedof", "vague")
+	said := x.str[g[0]:g[1]]
+	if v := re.SubexpIndex("vague"); v > 0 && g[0] == m[2*v] {
+		said = "a couple of " + said // "for hours": two at least
+	}
+	d, ok := parseProseDuration(said)
 	if !ok {
 		return false
 	}
@@ -792,6 +813,10 @@ func hasDuration(s []byte) bool {
 					return true
 				}
 			}
+			// A unit without its figure after "for" (vagueUnits).
+			if bytes.HasSuffix(before, []byte(" for")) || bytes.HasSuffix(before, []byte(" over")) {
+				return true
+			}
 		}
 	}
 	return false
@@ -890,7 +915,8 @@ var numberWordSet = func() *anchorSet {
 	words := []string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "one ", "two ", "three ", "four ", "five ", "six ",
 		"seven ", "eight ", "nine ", "ten ", "twelve ", "fifteen ", "twenty", "thirty ", "sixty ", "ninety ", "forty",
 		"seventy", "fourteen ", "dozen", "eleven", "teen", "fifty", "eighty", "hundred", "thousand", "a day", "a week", "an hour", "a minute", "a month", "a year", "a fortnight",
-		" full ", " whole ", " entire ", " single ", "couple of ", "several ", "a few "}
+		" full ", " whole ", " entire ", " single ", "couple of ", "several ", "a few ",
+		"for hours", "for days", "for weeks", "for months", "over hours", "over days", "over weeks", "over months"}
 	tags := make([]uint64, len(words))
 	for i := range tags {
 		tags[i] = 1
@@ -916,6 +942,20 @@ func has(s []byte, words ...string) bool {
 func asked(sent []byte, end int) bool {
 	return bytes.IndexByte(sent[end:], '?') >= 0
 }
+
+// mentionedWording reports whether the clause before a figure opens by
+// naming what follows as wording not to write ("don't say keys are
+// remembered for a week", "stop telling customers retries last an
+// hour"): the figure is the wording's, not the page's, as a phrase
+// rule's match under the clause analysis' mention reading.
+func mentionedWording(sent []byte, start int) bool {
+	c := clauseAnalysis()
+	return reWordingBefore.Match(c.clauseBefore(sent, start))
+}
+
+// reWordingBefore is a verb of saying, stopped or forbidden, opening the
+// clause before a figure, up to ten words away.
+var reWordingBefore = regexp.MustCompile(`^\W*(please )?(don't|do not|never|stop|quit|avoid)( \w+)? (say|saying|write|writing|tell|telling|claim|claiming|promise|promising|describ\w+)\b( [a-z0-9'-]+){0,10} ?$`)
 
 // quotedWording reports whether sent[start:end] lies inside quotation
 // marks that the clause before names as wording said, written or

@@ -58,7 +58,7 @@ type familyRow struct {
 	// judge returns the contradiction of the claim in match (the matched
 	// text, normalized) with the contract, or ok false when the contract
 	// agrees with it.
-	judge func(c *contract.Contract, match string) (contradiction, bool)
+	judge func(c *contract.Contract, match, sentence string) (contradiction, bool)
 }
 
 // contradiction is what a family's finding says: the contract value the
@@ -114,7 +114,7 @@ func retryBound(r *contract.Retry) string {
 	return s
 }
 
-func judgeRetryUnbounded(c *contract.Contract, match string) (contradiction, bool) {
+func judgeRetryUnbounded(c *contract.Contract, match, _ string) (contradiction, bool) {
 	r := &c.Retry
 	if r.MaxAttempts < 1 && r.MaxElapsed.IsZero() {
 		return contradiction{}, false
@@ -190,7 +190,7 @@ func endpointPath(c *contract.Contract, i int, field string) string {
 	return p + " (" + c.Endpoints[i].Operation + ")"
 }
 
-func judgeSafeToRetry(c *contract.Contract, match string) (contradiction, bool) {
+func judgeSafeToRetry(c *contract.Contract, match, _ string) (contradiction, bool) {
 	return judgeEndpoints(c, "says every request is safe to retry (%q), but in the contract %s", match,
 		func(keyed string) string { return keyed + " needs key: required" },
 		func(unsafe string) string { return unsafe + " is not safe to retry" }, false)
@@ -202,6 +202,11 @@ func judgeSafeToRetry(c *contract.Contract, match string) (contradiction, bool) 
 // with unsafeFirst) and the path is the first named.
 func judgeEndpoints(c *contract.Contract, format, match string, keyedWhy, unsafeWhy func(string) string, unsafeFirst bool) (contradiction, bool) {
 	keyed, unsafe := notSafe(c)
+	return judgeEndpointsOf(c, keyed, unsafe, format, match, keyedWhy, unsafeWhy, unsafeFirst)
+}
+
+// judgeEndpointsOf is judgeEndpoints over the endpoints keyed and unsafe.
+func judgeEndpointsOf(c *contract.Contract, keyed, unsafe []int, format, match string, keyedWhy, unsafeWhy func(string) string, unsafeFirst bool) (contradiction, bool) {
 	if len(keyed)+len(unsafe) == 0 {
 		return contradiction{}, false
 	}
@@ -232,7 +237,7 @@ func judgeEndpoints(c *contract.Contract, format, match string, keyedWhy, unsafe
 	}, true
 }
 
-func judgeKeyless(c *contract.Contract, match string) (contradiction, bool) {
+func judgeKeyless(c *contract.Contract, match, _ string) (contradiction, bool) {
 	keyed, _ := notSafe(c)
 	// A claim that names its endpoints ("the key is now optional on POST
 	// /v1/transfers") is judged by those alone: the key may really be
@@ -251,7 +256,7 @@ func judgeKeyless(c *contract.Contract, match string) (contradiction, bool) {
 	}, true
 }
 
-func judgeWholeAPI(c *contract.Contract, match string) (contradiction, bool) {
+func judgeWholeAPI(c *contract.Contract, match, _ string) (contradiction, bool) {
 	return judgeEndpoints(c, "says the whole API is idempotent (%q), but in the contract %s", match,
 		func(keyed string) string {
 			return keyed + " is idempotent only with " + keyRef(c) + " (key: required)"
@@ -276,7 +281,7 @@ func retentionOf(match string) (time.Duration, []int, bool) {
 	return 0, nil, false
 }
 
-func judgeRetention(c *contract.Contract, match string) (contradiction, bool) {
+func judgeRetention(c *contract.Contract, match, _ string) (contradiction, bool) {
 	idem := &c.Idempotency
 	if idem.ReplayWindow.IsZero() {
 		return contradiction{}, false
@@ -309,15 +314,93 @@ func afterWindow(a contract.AfterWindow) string {
 	return ""
 }
 
-func judgeMethod(c *contract.Contract, match string) (contradiction, bool) {
-	if c == nil {
-		return contradiction{}, true // the rule's own message: RFC 9110 alone contradicts it
+// judgeMethod judges a claim that a method is idempotent: the methods
+// the sentence names (POST, PATCH) or every method. RFC 9110 (RFC 5789
+// for PATCH) contradicts it whatever the contract says; the contract's
+// endpoints of the claimed methods that need a key or are not idempotent
+// (every such endpoint when the claim is universal, or when the contract
+// has none of the named methods) are named with the fix in its words.
+func judgeMethod(c *contract.Contract, match, sentence string) (contradiction, bool) {
+	mc := claimedMethods(sentence)
+	verb := "is"
+	if mc.plural {
+		verb = "are"
 	}
-	return judgeEndpoints(c, "says a POST (or every HTTP method) is idempotent (%q), but RFC 9110 does not make POST idempotent, and in the contract %s", match,
+	if c == nil {
+		return contradiction{message: fmt.Sprintf("says %s %s idempotent; %s: %s is idempotent only where the API makes it so, with a key", mc.subject, verb, mc.reason, mc.one)}, true
+	}
+	keyed, unsafe := notSafe(c)
+	if k, u := ofMethods(c, keyed, mc.methods), ofMethods(c, unsafe, mc.methods); len(k)+len(u) > 0 {
+		keyed, unsafe = k, u
+	}
+	return judgeEndpointsOf(c, keyed, unsafe, "says "+mc.subject+" "+verb+" idempotent (%q), but "+mc.reason+", and in the contract %s", match,
 		func(keyed string) string {
 			return keyed + " is idempotent only with " + keyRef(c) + " (key: required)"
 		},
 		func(unsafe string) string { return unsafe + " is not idempotent" }, true)
+}
+
+// methodClaim is what a method-idempotency sentence claims: its subject
+// as written in a message, whether it is plural, the standard that
+// contradicts it, one request of it ("a POST"), and the methods it names
+// (nil: every method).
+type methodClaim struct {
+	subject string
+	plural  bool
+	reason  string
+	one     string
+	methods []string
+}
+
+// reEveryMethod is a universal over methods ("every HTTP method", "any
+// verb", "verbs across the board", "the write methods"); reNamedMethod is
+// a method the rule's needs name (a spelled-out operation is judged as
+// an endpoint).
+var (
+	reEveryMethod = regexp.MustCompile(`\b(every|all|each|any)( of (the|our|its))?( [a-z0-9'-]+){0,2}? (http )?(methods?|verbs?)\b|\b(http )?(methods?|verbs?) across the board\b|\bwrite (methods?|verbs?)\b`)
+	reNamedMethod = regexp.MustCompile(`\b(post|patch)(?:s|es)?\b`)
+)
+
+const (
+	rfcPost = "RFC 9110 does not make POST idempotent"
+	rfcBoth = "RFC 9110 does not make POST idempotent, nor RFC 5789 PATCH"
+)
+
+// claimedMethods reads the claimed methods in the (normalized) sentence:
+// a universal over methods first, then POST and PATCH as named; a
+// sentence that names neither (an endpoint "like a PUT") claims a POST.
+func claimedMethods(sentence string) methodClaim {
+	if reEveryMethod.MatchString(sentence) {
+		return methodClaim{subject: "every HTTP method", reason: rfcBoth, one: "a POST or a PATCH"}
+	}
+	var named []string
+	for _, m := range reNamedMethod.FindAllStringSubmatch(sentence, -1) {
+		if up := strings.ToUpper(m[1]); !slices.Contains(named, up) {
+			named = append(named, up)
+		}
+	}
+	switch {
+	case len(named) == 2:
+		return methodClaim{subject: named[0] + " and " + named[1], plural: true, reason: rfcBoth, one: "a POST or a PATCH", methods: named}
+	case len(named) == 1 && named[0] == "PATCH":
+		return methodClaim{subject: "PATCH", reason: "RFC 5789 makes PATCH neither safe nor idempotent", one: "a PATCH", methods: named}
+	}
+	return methodClaim{subject: "POST", reason: rfcPost, one: "a POST", methods: []string{"POST"}}
+}
+
+// ofMethods keeps the endpoints idx whose operation has one of methods
+// (all of them for nil methods).
+func ofMethods(c *contract.Contract, idx []int, methods []string) []int {
+	if methods == nil {
+		return idx
+	}
+	var out []int
+	for _, i := range idx {
+		if slices.Contains(methods, c.Endpoints[i].Method) {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 // reStatus is one status or class a retry claim names ("422", "5xx").
@@ -411,7 +494,7 @@ func retriedInWords(r *contract.Retry) string {
 // judgeRetryStatus judges a claim that the client retries any error, or
 // the statuses it names, against retry.statuses. Without a contract (nil)
 // the default policy stands in: no policy retries every error.
-func judgeRetryStatus(c *contract.Contract, match string) (contradiction, bool) {
+func judgeRetryStatus(c *contract.Contract, match, _ string) (contradiction, bool) {
 	r := contract.DefaultRetry()
 	if c != nil {
 		r = c.Retry
@@ -521,7 +604,7 @@ func namedIn(c *contract.Contract, idx []int, match string) []int {
 // safe: the contract contradicts it when that endpoint needs a key or is
 // not safe to retry. A match that names no such endpoint is no claim of
 // this family (the universal claims are safe-to-retry's).
-func judgeEndpointSafe(c *contract.Contract, match string) (contradiction, bool) {
+func judgeEndpointSafe(c *contract.Contract, match, _ string) (contradiction, bool) {
 	keyed, unsafe := notSafe(c)
 	// An operation spelled out ("POST /v1/transfers") names that endpoint
 	// alone, or none of the contract's; a noun may name others that share

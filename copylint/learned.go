@@ -403,7 +403,7 @@ func unscale(ws []float64, scale float64) {
 // claim denies).
 type learnedFamily struct {
 	rule    string
-	judge   func(c *contract.Contract, match string) (contradiction, bool)
+	judge   func(c *contract.Contract, match, sentence string) (contradiction, bool)
 	applies func(c *contract.Contract) bool
 	// about, when set, says whether the sentence's tokens hold what the
 	// judge compares: a method the contract marks, a loop the figures do
@@ -672,7 +672,7 @@ func (l *linter) learnedPropose(sent string) (hit, []int, bool) {
 		}
 		return hit{}, nil, false
 	}
-	x, ok := lf.judge(l.c, sent)
+	x, ok := lf.judge(l.c, sent, sent)
 	if !ok {
 		return hit{}, nil, false
 	}

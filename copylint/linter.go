@@ -670,7 +670,7 @@ func (l *linter) matchBlocks(d *document, sc *scratch, hitsReady bool, hiding []
 				// Two clauses joined by a semicolon, for the rules that
 				// read a promise across one (phraseRule.Semicolon).
 				if i+1 < len(sents) && n.text[s.end-1] == ';' {
-					if tj := t | ts[i+1]; l.joinMay(tj) {
+					if tj := t | ts[i+1]; l.joinMay(tj) || comparisonMay(n.text[sents[i+1].start:sents[i+1].end]) {
 						hits = l.matchSentence(n, span{s.start, sents[i+1].end}, tj, hits, sc, !first, true)
 					}
 				}
@@ -732,7 +732,7 @@ func (l *linter) matchSentence(n *normText, s span, tags uint64, hits []hit, sc 
 	}
 	for _, f := range found {
 		r := &l.rules[f.rule]
-		h, at, ok := l.judgeClaim(r, string(sent[f.start:f.end]))
+		h, at, ok := l.judgeClaim(r, string(sent[f.start:f.end]), string(sent))
 		if !ok {
 			continue
 		}
@@ -751,29 +751,34 @@ func (l *linter) matchSentence(n *normText, s span, tags uint64, hits []hit, sc 
 	return hits
 }
 
-// judgeClaim is the finding of rule r's claim in match: a family's is
+// judgeClaim is the finding of rule r's claim in match, read in its
+// sentence (what the claim is about may lie outside the match: the
+// method of "PATCH handlers are idempotent"): a family's is
 // judged against the contract (or, for a contract-free family without
 // one, keeps the rule's words); ok is false when the contract agrees. at,
 // when set, narrows the finding to the figure inside the match.
-func (l *linter) judgeClaim(r *compiledRule, match string) (h hit, at []int, ok bool) {
+func (l *linter) judgeClaim(r *compiledRule, match, sentence string) (h hit, at []int, ok bool) {
 	h = hit{rule: r.id, message: r.message, fix: l.fixes[r.id]}
 	switch {
 	case r.family != nil && r.family.keepsRule:
 		// Judged (against the contract, or the default retry policy
 		// without one) under the rule's own id: a contradiction names
 		// the contract value; an empty one keeps the rule's words.
-		x, ok := r.family.judge(l.c, match)
+		x, ok := r.family.judge(l.c, match, sentence)
 		if !ok {
 			return hit{}, nil, false
 		}
 		h.fix = fillFix(r.fix, l.c)
 		if x.message != "" {
-			h.message, h.fix, h.path = x.message, x.fix, x.path
+			h.message, h.path = x.message, x.path
+		}
+		if x.fix != "" {
+			h.fix = x.fix
 		}
 	case r.family != nil && l.c != nil:
 		// Judged against the contract: the contract value the claim
 		// contradicts, or nothing when the contract agrees.
-		x, ok := r.family.judge(l.c, match)
+		x, ok := r.family.judge(l.c, match, sentence)
 		if !ok {
 			return hit{}, nil, false
 		}
@@ -802,55 +807,108 @@ type verdictKey struct {
 }
 
 // judgeSentence appends the findings of the phrase rules in sent, at most
-// one per rule.
+// one per rule. A yes-or-no question a bare "yes" answers is read a
+// second time as the statement it affirms (affirmedQuestion), and a
+// sentence with a part that leans on another (a comparison's second
+// clause, an answer to a which-question) with that part filled in
+// (filledIn), by the rules that found nothing in it as written.
 func (l *linter) judgeSentence(sent []byte, tags uint64, joined bool, out []sentenceHit) []sentenceHit {
-rules:
+	affirmed := affirmedQuestion(sent)
+	compared, at := filledIn(sent)
 	for i := range l.rules {
-		r := &l.rules[i]
-		rt := l.ruleTags[i]
-		if joined && !r.semicolon || tags&rt.forms == 0 || rt.requires != 0 && (tags&rt.requires == 0 || !has(sent, r.requires...)) {
+		mark := len(out)
+		out = l.judgeRule(i, sent, tags, joined, out)
+		if len(out) == mark && len(affirmed) > 0 {
+			out = l.judgeRule(i, affirmed, tags, joined, out)
+		}
+		if len(out) == mark && len(compared) > 0 {
+			out = l.comparedClaim(i, compared, at, out)
+		}
+	}
+	return out
+}
+
+// comparedClaim appends rule i's claim in the second clause of a
+// comparison, read filled in (comparison): one hit on that clause. Every
+// tag is set, since the filled-in words are not the sentence's; a
+// bounded claim is left out, its bound's offsets being the reading's.
+func (l *linter) comparedClaim(i int, read []byte, at [2]int, out []sentenceHit) []sentenceHit {
+	for _, h := range l.judgeRule(i, read, l.allTags, false, nil) {
+		if h.bound == nil {
+			return append(out, sentenceHit{rule: i, start: at[0], end: at[1]})
+		}
+	}
+	return out
+}
+
+// judgeRule appends the claims of rule i in sent.
+func (l *linter) judgeRule(i int, sent []byte, tags uint64, joined bool, out []sentenceHit) []sentenceHit {
+	r := &l.rules[i]
+	rt := l.ruleTags[i]
+	if joined && !r.semicolon || tags&rt.forms == 0 || rt.requires != 0 && (tags&rt.requires == 0 || !has(sent, r.requires...)) {
+		return out
+	}
+	cl := clauseAnalysis()
+	var memo boundMemo
+	// Every claim of the rule in the sentence is reported, one hit per
+	// claim: the forms' matches, overlaps merged.
+	mark := len(out)
+	for fi, f := range r.forms {
+		if tags&rt.formBits[fi] == 0 {
 			continue
 		}
-		cl := clauseAnalysis()
-		var memo boundMemo
-		// Every claim of the rule in the sentence is reported, one hit per
-		// claim: the forms' matches, overlaps merged.
-		mark := len(out)
-		for fi, f := range r.forms {
-			if tags&rt.formBits[fi] == 0 {
-				continue
-			}
-			if !f.match.Match(sent) || !allMatch(f.needs, sent) || anyMatch(f.unless, sent) {
-				continue
-			}
-			for _, loc := range f.match.FindAllIndex(sent, -1) {
-				if overlaps(out[mark:], loc[0], loc[1]) || f.denyWithin != nil && f.denyWithin.Match(sent[loc[0]:loc[1]]) {
-					continue
-				}
-				v, bound := cl.judge(r, sent, loc[0], loc[1], &memo)
-				if v == vMention {
-					out = out[:mark]
-					continue rules // a definition: its other phrases are the definiens
-				}
-				if v == vHonest {
-					continue
-				}
-				if joined && !retryAcross(sent, loc) {
-					continue
-				}
-				h := sentenceHit{rule: i, start: loc[0], end: loc[1]}
-				if v == vBounded {
-					if r.bounded.ID == "" {
-						out = out[:mark]
-						continue rules // the bound makes the sentence honest
-					}
-					h.bound = bound
-				}
-				out = append(out, h)
-			}
+		if !f.match.Match(sent) || !allMatch(f.needs, sent) || anyMatch(f.unless, sent) {
+			continue
 		}
-		sort.Slice(out[mark:], func(a, b int) bool { return out[mark+a].start < out[mark+b].start })
+		for _, loc := range f.match.FindAllIndex(sent, -1) {
+			if overlaps(out[mark:], loc[0], loc[1]) || f.denyWithin != nil && f.denyWithin.Match(sent[loc[0]:loc[1]]) {
+				continue
+			}
+			v, bound := cl.judge(r, sent, loc[0], loc[1], &memo)
+			if v == vMention {
+				return out[:mark] // a definition: its other phrases are the definiens
+			}
+			if v == vHonest {
+				continue
+			}
+			if joined && !retryAcross(sent, loc) {
+				continue
+			}
+			h := sentenceHit{rule: i, start: loc[0], end: loc[1]}
+			if v == vBounded {
+				if r.bounded.ID == "" {
+					return out[:mark] // the bound makes the sentence honest
+				}
+				h.bound = bound
+			}
+			out = append(out, h)
+		}
 	}
+	sort.Slice(out[mark:], func(a, b int) bool { return out[mark+a].start < out[mark+b].start })
+	return out
+}
+
+// reAffirmed is a yes-or-no question (it opens with an auxiliary, at the
+// sentence's start or after a colon) answered by a bare affirmative:
+// "is it safe to retry any call? yes." The answer may go on, but not with
+// a hedge or a bound ("yes, but only with the same key", "yes, if ...").
+var reAffirmed = regexp.MustCompile(`^([^?:]*: )?(is|are|was|were|do|does|did|can|could|will|would|should|shall|may|might|must|has|have)\b[^?]*(\?) (a: |answer: )?(yes|yep|yeah|yup|sure|absolutely|of course|definitely|indeed|correct|always)\b([.!,]|$)( (but|only|if|unless|when|whenever|as long as|provided|within|except|with (the|a|an|its|your) (same )?(idempotency[ -])?key)\b)?`)
+
+// affirmedQuestion is a copy of sent with the question mark of a yes-or-no question
+// that a bare "yes" answers made a comma: the answer affirms what the
+// question asks ("Is it safe to retry any call? Yes." says it is), so the
+// question is read as a statement. Any other sentence is returned as it
+// is not one: nil. The copy keeps every offset.
+func affirmedQuestion(sent []byte) []byte {
+	if bytes.IndexByte(sent, '?') < 0 {
+		return nil
+	}
+	m := reAffirmed.FindSubmatchIndex(sent)
+	if m == nil || m[14] >= 0 || bytes.IndexByte(sent[m[7]:], '?') >= 0 {
+		return nil // no affirmative, a hedged one, or a second question
+	}
+	out := append([]byte(nil), sent...)
+	out[m[6]] = ','
 	return out
 }
 

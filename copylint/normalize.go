@@ -38,7 +38,7 @@ func normalize(mask []byte, start, end int, code []span, skipCode bool, n *normT
 			for ci < len(code) && code[ci].end <= i {
 				ci++
 			}
-			if ci < len(code) && code[ci].start <= i && !wordsOnly(mask[code[ci].start:code[ci].end]) && !operationSpan(mask[code[ci].start:code[ci].end]) {
+			if ci < len(code) && code[ci].start <= i && !wordsOnly(mask[code[ci].start:code[ci].end]) && !operationSpan(mask[code[ci].start:code[ci].end]) && !settingSpan(mask, start, end, code[ci]) && !reStatusSpan.Match(mask[code[ci].start:code[ci].end]) {
 				n.addSpace(i)
 				i = code[ci].end
 				continue
@@ -57,6 +57,13 @@ func normalize(mask []byte, start, end int, code []span, skipCode bool, n *normT
 			// A Markdown escape ("invalid\_idempotent\_request"): the
 			// reader sees the character alone.
 			i++
+			continue
+		case b == '.' && !n.space && len(n.text) > 0 && isWordByte(n.text[len(n.text)-1]) && pauseDots(mask[i:end]):
+			// An ellipsis between a word and a lower-case one ("double
+			// payouts just... can't happen") is a pause inside the
+			// sentence: the reader reads on, so the matcher sees a space.
+			n.addSpace(i)
+			i += 3
 			continue
 		case b == '_' && !(isAlnum(maskByteBefore(mask, start, i)) && isAlnum(maskByteAfter(mask, end, i))):
 			// An emphasis mark ("_exactly once_"), not the inside of a
@@ -86,6 +93,20 @@ func normalize(mask []byte, start, end int, code []span, skipCode bool, n *normT
 		n.off = n.off[:len(n.off)-1]
 	}
 	n.off = append(n.off, end)
+}
+
+// pauseDots reports whether rest opens with "..." followed by white
+// space and a lower-case letter: the sentence goes on after the dots.
+func pauseDots(rest []byte) bool {
+	if !bytes.HasPrefix(rest, []byte("...")) {
+		return false
+	}
+	rest = rest[3:]
+	i := 0
+	for i < len(rest) && (rest[i] == ' ' || rest[i] == '\n' || rest[i] == '\t') {
+		i++
+	}
+	return i > 0 && i < len(rest) && rest[i] >= 'a' && rest[i] <= 'z'
 }
 
 func (n *normText) addSpace(off int) {
@@ -188,6 +209,39 @@ func wordsOnly(b []byte) bool {
 		}
 	}
 	return letters >= 4
+}
+
+// reStatusSpan is a status as a code span writes it (`409`, `5xx`): a
+// figure the reader reads as part of the sentence.
+var reStatusSpan = regexp.MustCompile(`^[1-5](?:\d\d|xx|XX)$`)
+
+// reSetting is a setting's name as a code span writes it: "retry_on",
+// "max_attempts", "retry.limit".
+var reSetting = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]{1,39}$`)
+
+// settingSpan reports whether the code span c opens the block
+// mask[start:end] as the name of a setting its colon or equals sign
+// then gives a value ("`retry_on`: all errors"): the attribute of a
+// record (records.go), read as prose.
+func settingSpan(mask []byte, start, end int, c span) bool {
+	if c.start < start || !reSetting.Match(mask[c.start:c.end]) {
+		return false
+	}
+	for _, b := range mask[start:c.start] {
+		if isAlnum(b) {
+			return false
+		}
+	}
+	for i := c.end; i < end; i++ {
+		switch mask[i] {
+		case ':', '=':
+			return true
+		case ' ', '`', gone:
+			continue
+		}
+		return false
+	}
+	return false
 }
 
 // reOperation is an HTTP operation as a code span writes it: a method

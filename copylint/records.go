@@ -117,6 +117,11 @@ var (
 	// reDefaultsTo is a setting and its default in prose: "maxretries
 	// defaults to 8", "the retry limit defaults to unlimited".
 	reDefaultsTo = regexp.MustCompile(`^(?:the )?([a-z0-9._ -]{2,40}?) (?:defaults to|default is|is by default|by default is) ([^,;]+?)\.?$`)
+	// reKeyDefault is a `key: value` line whose value is a default ("retry
+	// limit: defaults to ten tries, the first included"): the default is
+	// the value, up to the first comma, semicolon or parenthesis; what
+	// follows describes it.
+	reKeyDefault = regexp.MustCompile(`^["']?([a-z][a-z0-9 ()/_.-]{1,40}?)["']? ?(?:[:=]| -) ?(?:defaults to|default:?|by default,?) ([^,;()]{1,60}?)\.?(?:[,;(].*)?$`)
 	// reKeyValue is a `key: value` line: a short attribute, a colon or an
 	// equals sign or a dash, a short value ("retries: unlimited", "idempotency key
 	// required: no"), as prose, YAML, TOML or an environment variable
@@ -160,6 +165,8 @@ func lineRecords(sent []byte) []record {
 		// as above
 	} else if m := reDefaultsTo.FindStringSubmatchIndex(s); m != nil {
 		return []record{{attr: s[m[2]:m[3]], value: s[m[4]:m[5]], at: [2]int{m[4], m[5]}}}
+	} else if m := reKeyDefault.FindStringSubmatchIndex(s); m != nil && strings.Count(s[m[2]:m[3]], " ") <= 4 {
+		return []record{{attr: s[m[2]:m[3]], value: strings.Trim(s[m[4]:m[5]], valueMarks), at: [2]int{m[4], m[5]}}}
 	}
 	if m := reKeyValue.FindStringSubmatchIndex(s); m != nil && strings.Count(s[m[2]:m[3]], " ") <= 4 {
 		return []record{{attr: s[m[2]:m[3]], value: strings.Trim(s[m[4]:m[5]], valueMarks), at: [2]int{m[4], m[5]}}}
@@ -200,7 +207,7 @@ var (
 	reValYes       = regexp.MustCompile(`^(yes|y|true|✓|✔|✔️|✅|☑|☑️|always|safe|supported|yes,? (always|all|any|every)[a-z ]*)$`)
 	reValNo        = regexp.MustCompile(`^(no|n|false|✗|✘|❌|optional|not required|not needed|no \(optional\)|optional \([a-z ]+\))$`)
 	reValNone      = regexp.MustCompile(`^(none|zero|0|never|impossible|eliminated|not possible)(,? (ever|guaranteed|period|at all))?$`)
-	reValStatuses  = regexp.MustCompile(`^((all|any|every) ?(errors?|failures?|statuses|status codes|codes|non-2xx( responses)?)?|([a-z]+ )?[45](\d\d|xx)s?(( and| or|,|, and|/) ?(all )?[45](\d\d|xx)s?)*( (errors?|responses?|statuses))?)$`)
+	reValStatuses  = regexp.MustCompile(`^((all|any|every) ?(errors?|failures?|exceptions?|statuses|status codes|codes|non-2xx( responses)?)?( (raised|thrown|returned|reported|signalled|signaled) (by|from) [a-z ]+)?|([a-z]+ )?[45](\d\d|xx)s?(( and| or|,|, and|/) ?(all )?[45](\d\d|xx)s?)*( (errors?|responses?|statuses))?)$`)
 	// A bound that makes a duplicates row honest: "none per key".
 	reRecordBound = regexp.MustCompile(`\b(per|same|with (a|the|its)) (idempotency[ -])?key\b|\bwithin\b`)
 )
@@ -370,7 +377,7 @@ func (l *linter) recordHit(cl recordClaim) (hit, bool) {
 		if !r.family.contractFree && l.c == nil {
 			return hit{}, false // skipped: ContractFamilies
 		}
-		h, _, ok := l.judgeClaim(r, cl.match)
+		h, _, ok := l.judgeClaim(r, cl.match, cl.match)
 		return h, ok
 	}
 	return hit{}, false

@@ -100,7 +100,7 @@ func ExportVale(dir string, c *contract.Contract) (notCarried []string, err erro
 		if fam := c0.family; fam != nil && !fam.contractFree {
 			x, ok := contradiction{}, false
 			if c != nil {
-				x, ok = fam.judge(c, "")
+				x, ok = fam.judge(c, "", "")
 			}
 			switch {
 			case fam.kind == famRetention:
@@ -120,7 +120,7 @@ func ExportVale(dir string, c *contract.Contract) (notCarried []string, err erro
 			id, message = RuleContradicts, strings.ReplaceAll(strings.Replace(x.message, ` ("")`, "", 1)+"; fix: "+x.fix, "%", "%%")
 		}
 		if fam := c0.family; fam != nil && fam.keepsRule && c != nil {
-			if _, ok := fam.judge(c, ""); !ok {
+			if _, ok := fam.judge(c, "", ""); !ok {
 				continue // the contract agrees with the claim: nothing to flag
 			}
 		}

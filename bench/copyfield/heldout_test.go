@@ -312,18 +312,23 @@ const seventhMinPrecision, seventhMinRecall = 0.98, 0.97
 // durations; the tests in copylint/readings10_test.go, none with these
 // sets' wording), which took heldout8 to 1.000 / 0.780 and heldout9 to
 // 1.000 / 0.750. They no longer measure generalisation; the floors keep
-// those figures, less a small margin, against regressions.
+// the latest figures, less a small margin, against regressions.
+//
+// The round after that (copylint/readings11_test.go: a question answered
+// by its affirmative, comparisons by ellipsis or pronoun, "can't ...
+// twice", loop metaphors, defaults with an opt-in ceiling) took heldout8
+// to 1.000 / 0.890 and heldout9 to 1.000 / 0.800.
 func TestHeldOutEighth(t *testing.T) {
 	measureHeldOut(t, "heldout8.tsv", 150, eighthMinPrecision, eighthMinRecall)
 }
 
-const eighthMinPrecision, eighthMinRecall = 0.98, 0.76
+const eighthMinPrecision, eighthMinRecall = 0.98, 0.87
 
 func TestHeldOutNinth(t *testing.T) {
 	measureHeldOut(t, "heldout9.tsv", 150, ninthMinPrecision, ninthMinRecall)
 }
 
-const ninthMinPrecision, ninthMinRecall = 0.98, 0.73
+const ninthMinPrecision, ninthMinRecall = 0.98, 0.78
 
 // TestHeldOutTenth measures the lint on heldout10.tsv: 190 sentences (100
 // claims, 90 clean) in genres no earlier set focused on (app-store text,
@@ -334,13 +339,14 @@ const ninthMinPrecision, ninthMinRecall = 0.98, 0.73
 // way. Measured unseen (BENCHMARKS.md, "Copy lint on the eighth, ninth and
 // tenth unseen sets"): 0.886 precision / 0.620 recall at the start of the
 // session, 0.901 / 0.640 after the round tuned on heldout7, 0.907 / 0.680
-// after the round tuned on heldout8 and heldout9. The floors keep the last,
-// less a margin.
+// after the round tuned on heldout8 and heldout9. It then became a
+// development set with them: the next round took it to 0.987 / 0.750.
+// The floors keep the last, less a margin.
 func TestHeldOutTenth(t *testing.T) {
 	measureHeldOut(t, "heldout10.tsv", 150, tenthMinPrecision, tenthMinRecall)
 }
 
-const tenthMinPrecision, tenthMinRecall = 0.89, 0.66
+const tenthMinPrecision, tenthMinRecall = 0.97, 0.73
 
 // measureHeldOut lints the sentences of file as one page with the example
 // contract, prints the families it holds, and fails below at least
