@@ -239,7 +239,7 @@ func ExportVale(dir string, c *contract.Contract) (notCarried []string, err erro
 	// The clause analysis Vale does carry is the denials, needs, unless
 	// lists, bounds, definitions and modality (look-arounds above); these
 	// readings need the sentence parsed, so Vale reports what they pass.
-	notCarried = append(notCarried, "clause readings: a quote named as wording (before or after it), a purpose (and the verbs of doing that make an infinitive no purpose), an instruction, a title naming a topic, and a question read with its answer; Vale may report such sentences, which retryspec passes; and the readings Vale has no form for: structured copy read as attributes and values (table rows under their header, key: value and config lines, a flag's default) and a keyless retry across a semicolon, whose claims Vale does not report")
+	notCarried = append(notCarried, "clause readings: a quote named as wording (before or after it), a purpose (and the verbs of doing that make an infinitive no purpose), an instruction, a title naming a topic, and a question read with its answer; Vale may report such sentences, which retryspec passes; and the readings Vale has no form for: structured copy read as attributes and values (table rows under their header, key: value and config lines, a flag's default) a keyless retry across a semicolon, a yes/no or which-question answered \"yes\" or \"all of them\", and a comparison's second clause filled in from the first (by ellipsis or a pronoun), whose claims Vale does not report; nor the learned reader (copy --learned), a model Vale cannot run")
 	return notCarried, nil
 }
 
