@@ -212,15 +212,14 @@ func ExportVale(dir string, c *contract.Contract) (notCarried []string, err erro
 	}
 	for _, vf := range files {
 		// Vale joins a rule's tokens into one alternation, and regexp2's
-		// backtracking stack overflows (a panic) past about twenty of
-		// ours: a longer rule is written in parts, <Rule>.yml then
-		// <Rule>Part2.yml, and so on (ValeCheckRule reads them back).
-		toks := vf.rule.Tokens
-		for part := 1; len(toks) > 0; part++ {
-			n := min(len(toks), valeTokensPerFile)
+		// backtracking stack overflows (a panic, on any input) when that
+		// alternation is long: a longer rule is written in parts,
+		// <Rule>.yml then <Rule>Part2.yml, and so on (ValeCheckRule reads
+		// them back).
+		for i, toks := range valeParts(vf.rule.Tokens) {
+			part := i + 1
 			vr := vf.rule
-			vr.Tokens = toks[:n]
-			toks = toks[n:]
+			vr.Tokens = toks
 			name := vf.name
 			if part > 1 {
 				name += "Part" + itoa(part)
@@ -239,12 +238,38 @@ func ExportVale(dir string, c *contract.Contract) (notCarried []string, err erro
 	// The clause analysis Vale does carry is the denials, needs, unless
 	// lists, bounds, definitions and modality (look-arounds above); these
 	// readings need the sentence parsed, so Vale reports what they pass.
-	notCarried = append(notCarried, "clause readings: a quote named as wording (before or after it), a purpose (and the verbs of doing that make an infinitive no purpose), an instruction, a title naming a topic, and a question read with its answer; Vale may report such sentences, which retryspec passes; and the readings Vale has no form for: structured copy read as attributes and values (table rows under their header, key: value and config lines, a flag's default) a keyless retry across a semicolon, a yes/no or which-question answered \"yes\" or \"all of them\", and a comparison's second clause filled in from the first (by ellipsis or a pronoun), whose claims Vale does not report; nor the learned reader (copy --learned), a model Vale cannot run")
+	notCarried = append(notCarried, "clause readings: a quote named as wording (before or after it), a purpose (and the verbs of doing that make an infinitive no purpose), an instruction, a title naming a topic, and a question read with its answer; Vale may report such sentences, which retryspec passes; and the readings Vale has no form for: structured copy read as attributes and values (table rows under their header, key: value and config lines, a flag's default), a keyless retry across a semicolon, a yes/no or which-question answered \"yes\" or \"all of them\", and a comparison's second clause filled in from the first (by ellipsis or a pronoun), whose claims Vale does not report; nor the learned reader (copy --learned), a model Vale cannot run")
 	return notCarried, nil
 }
 
-// valeTokensPerFile is the most tokens one exported rule file holds.
-const valeTokensPerFile = 12
+// valeTokensPerFile and valeBytesPerFile are the most tokens, and bytes
+// of tokens, one exported rule file holds. The count alone was not enough:
+// as the readings grew each token longer, twelve tokens made a rule Vale
+// could not run.
+const (
+	valeTokensPerFile = 12
+	valeBytesPerFile  = 64 << 10
+)
+
+// valeParts splits a rule's tokens into files within both bounds, in
+// order; a token longer than valeBytesPerFile goes alone.
+func valeParts(toks []string) [][]string {
+	var parts [][]string
+	var cur []string
+	size := 0
+	for _, t := range toks {
+		if len(cur) > 0 && (len(cur) == valeTokensPerFile || size+len(t) > valeBytesPerFile) {
+			parts = append(parts, cur)
+			cur, size = nil, 0
+		}
+		cur = append(cur, t)
+		size += len(t)
+	}
+	if len(cur) > 0 {
+		parts = append(parts, cur)
+	}
+	return parts
+}
 
 // ValeCheckRule is the Vale rule name a check of the exported style
 // reports under, a part's suffix dropped ("Retryspec.AbsoluteGuaranteePart2"
