@@ -1,0 +1,91 @@
+package copylint
+
+import "testing"
+
+// The readings of the heldout11 round (precision). Each table holds
+// invented sentences, none from a labelled set: a clean one the reading
+// keeps clean, beside a claim of the same shape that is still reported.
+
+// TestDisownedByContrast: a claim followed, across a semicolon, by a
+// clause that disowns it (its figure not to be carried over, or the
+// page's own side set against it with a bound of its own) is another
+// system's, stated as the contrast. The page's side agreeing, or no
+// contrast, keeps the claim.
+func TestDisownedByContrast(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{"Sidekiq jobs retry forever by default; our own client stops after three attempts.", "", ""},
+		{"Square remembers keys for 10 days; do not assume the same window here.", "", ""},
+		{"Square remembers idempotency keys for 10 days; that figure doesn't apply to Lumapay.", "", ""},
+		{"Our client retries forever by default; the dashboard shows each attempt.", RuleContradicts, "retry.max_attempts"},
+		{"Lumapay remembers idempotency keys for 10 days; the dashboard lists them.", RuleContradicts, "idempotency.replay_window"},
+	})
+}
+
+// TestOwnScopeByPronoun: a named system's guarantee bounded by "its own"
+// scope is that system's fact, as when the bound names it again; the
+// page's own bounded claim keeps its warning.
+func TestOwnScopeByPronoun(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{"Pulsar provides exactly-once semantics within its own transactions.", "", ""},
+		{"We provide exactly-once semantics within our own transactions.", RuleExactlyOnceBounded, ""},
+	})
+}
+
+// TestLabelledWording: a label before a colon that names the quote after
+// it as wording withdrawn or forbidden ("Retired tagline: ...") quotes
+// the claim; a label that does not keeps the quote a claim.
+func TestLabelledWording(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{`Retired tagline on the pricing page: "zero duplicate payouts, ever".`, "", ""},
+		{`Words to avoid in support replies: "exactly-once processing".`, "", ""},
+		{`Tagline on the pricing page: "zero duplicate payouts, ever".`, RuleAbsoluteGuarantee, ""},
+		{`Our promise in support replies: "exactly-once processing".`, RuleExactlyOnce, ""},
+	})
+}
+
+// TestStoppedSaying: a verb of stopping or avoiding in the past tense
+// before a verb of saying names the claim as wording; stopping something
+// else does not.
+func TestStoppedSaying(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{"How the team stopped promising exactly-once delivery to merchants.", "", ""},
+		{"Our docs avoided calling it exactly-once delivery.", "", ""},
+		{"We stopped worrying because delivery is exactly-once.", RuleExactlyOnce, ""},
+	})
+}
+
+// TestStruckText: struck text (GFM ~~...~~, HTML <del> and <s>) is
+// withdrawn, not asserted; the same words unstruck are a claim.
+func TestStruckText(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{"~~Every endpoint is safe to retry.~~ Retry with the same key.", "", ""},
+		{"- ~~exactly-once delivery~~ at most one payout per key", "", ""},
+		{"Every endpoint is safe to retry. ~~Retry with the same key.~~", RuleContradicts, ""},
+		{"- _exactly-once delivery_ for every payout", RuleExactlyOnce, ""},
+	})
+	cases := []struct {
+		name, text string
+		want       bool
+	}{
+		{"page.html", "<p><del>exactly-once delivery</del> at most one payout per key</p>", false},
+		{"page.html", "<p><s>Exactly-once delivery for every payout.</s> Effectively once per key.</p>", false},
+		{"page.html", "<p><em>exactly-once delivery</em> for every payout</p>", true},
+		{"page.md", "Before: <del>exactly-once delivery</del>, now at most one payout per key.", false},
+	}
+	for _, tc := range cases {
+		fs := LintSource(prefilterContract(t), tc.name, []byte(tc.text+"\n"))
+		if got := len(fs) > 0; got != tc.want {
+			t.Errorf("%s %q: want a finding %v, got %v", tc.name, tc.text, tc.want, fs)
+		}
+	}
+}
+
+// TestMethodGlossary: a glossary entry defining an idempotent method by
+// the spec's class states the definition; the same list given as the
+// reason to retry freely is the claim.
+func TestMethodGlossary(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{"Idempotent request: a request whose effect is the same however often it is sent per RFC 9110, such as PUT or DELETE.", "", ""},
+		{"Idempotent methods: PUT and DELETE, so retry them freely per RFC 9110.", RuleMethodIdempotency, ""},
+	})
+}
