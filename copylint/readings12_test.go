@@ -85,7 +85,8 @@ func TestStruckText(t *testing.T) {
 // reason to retry freely is the claim.
 func TestMethodGlossary(t *testing.T) {
 	checkReadings(t, []readingCase{
-		{"Idempotent request: a request whose effect is the same however often it is sent per RFC 9110, such as PUT or DELETE.", "", ""},
+		{"**Idempotent request**: under RFC 9110, a request whose intended effect on the server is the same for one or many identical requests: PUT, DELETE and the safe methods.", "", ""},
+		{"Idempotent verb - a verb for which repeating the request has the same effect per the HTTP spec, like PUT or DELETE.", "", ""},
 		{"Idempotent methods: PUT and DELETE, so retry them freely per RFC 9110.", RuleMethodIdempotency, ""},
 	})
 }
