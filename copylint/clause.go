@@ -120,7 +120,7 @@ func (c *clauseRules) judge(r *compiledRule, sent []byte, start, end int, memo *
 	if q := bytes.IndexByte(sent[end:], '?'); q >= 0 && (r.clause || end+q+1 < len(bytes.TrimRight(sent, " \"')"))) {
 		return vHonest, nil
 	}
-	before := c.clauseBefore(sent, start)
+	before := reassured(c.clauseBefore(sent, start))
 	if r.clause && (c.mention.Match(before) || c.mentionAfter.Match(sent[end:]) || c.isTopic(sent, start, end)) {
 		return vMention, nil
 	}
@@ -177,6 +177,19 @@ func (c *clauseRules) judge(r *compiledRule, sent []byte, start, end int, memo *
 		return vBounded, bound
 	}
 	return vClaim, nil
+}
+
+// reReassurance opens a clause with a reassurance ("don't worry, ...",
+// "never fear: ..."): its "don't" comforts the reader, it denies nothing
+// in the claim that follows.
+var reReassurance = regexp.MustCompile(`^\W*(please )?(don't|do not|never|no need to) (worry|fear|panic|stress|fret)( about (it|that|this|duplicates|a thing))?\W+`)
+
+// reassured is before without an opening reassurance.
+func reassured(before []byte) []byte {
+	if loc := reReassurance.FindIndex(before); loc != nil {
+		return before[loc[1]:]
+	}
+	return before
 }
 
 // reOwner is a possessive name just before a match ("Kafka's

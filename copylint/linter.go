@@ -924,8 +924,8 @@ func affirmedQuestion(sent []byte) []byte {
 	return out
 }
 
-// reJoinRetry is a verb of sending again.
-var reJoinRetry = regexp.MustCompile(`\b(retr\w*|re-?sen\w*|re-?submit\w*|again|once more)\b`)
+// reJoinRetry is a verb of sending again (a replay from a console is one).
+var reJoinRetry = regexp.MustCompile(`\b(retr\w*|re-?sen\w*|re-?submit\w*|replay\w*|again|once more)\b`)
 
 // retryAcross reports whether the clause across the semicolon from the
 // match at loc (sent is two clauses joined by one) sends again: that

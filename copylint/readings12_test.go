@@ -90,3 +90,54 @@ func TestMethodGlossary(t *testing.T) {
 		{"Idempotent methods: PUT and DELETE, so retry them freely per RFC 9110.", RuleMethodIdempotency, ""},
 	})
 }
+
+// The readings of the heldout11 round (recall), on invented sentences:
+// each claim beside a clean sentence of the same shape.
+
+// TestKeylessIdioms: the obligation lifted with an intensifier ("don't
+// really need a key"), the key field left empty on a resend (across a
+// semicolon too), and the key's absence stated bare before a resend
+// called safe are keyless retries; a read, or a field that may not stay
+// empty, is not.
+func TestKeylessIdioms(t *testing.T) {
+	const path = "endpoints[0].key (POST /v1/transfers)"
+	checkReadings(t, []readingCase{
+		{"Merchants don't really need an idempotency key to resend a transfer.", RuleContradicts, path},
+		{"Merchants don't really need an idempotency key to read a transfer again.", "", ""},
+		{"Resend the payout from the dashboard; the idempotency key field may stay empty.", RuleContradicts, path},
+		{"Replay the payout from the dashboard; the key can be left blank.", RuleContradicts, path},
+		{"Resend the payout from the dashboard; the key field may not stay empty.", "", ""},
+		{"No idempotency key needed: perfectly fine to retry the transfer.", RuleContradicts, path},
+		{"No key needed: it's safe to retry the balance lookup.", "", ""},
+	})
+}
+
+// TestNoDuplicateIdioms: an absolute answer with an intensifier, a
+// reassurance before the absolute ("don't worry, ..."), and a doubled
+// effect denied as a possibility ("can't be double-billed") are the
+// promise; the key's bound keeps each honest.
+func TestNoDuplicateIdioms(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{"Duplicate refunds? Simply impossible here.", RuleAbsoluteGuarantee, ""},
+		{"Don't worry, no refund is ever sent twice.", RuleAbsoluteGuarantee, ""},
+		{"Don't worry, it's impossible to send the same refund twice with the same idempotency key.", "", ""},
+		{"Customers can't be double-billed by our API, under any circumstances.", RuleAbsoluteGuarantee, ""},
+		{"Customers can't be double-billed when they reuse the same key.", "", ""},
+	})
+}
+
+// TestRetentionIdioms: idempotency records kept without end (for an
+// audit too), and a time to repeat with the same key and get the first
+// answer back, are the replay window; the contract's own figure and
+// audit logs are not.
+func TestRetentionIdioms(t *testing.T) {
+	const path = "idempotency.replay_window"
+	checkReadings(t, []readingCase{
+		{"Idempotency entries are stored permanently for audit purposes.", RuleContradicts, path},
+		{"Audit logs are stored permanently.", "", ""},
+		{"You get two weeks to resend with the original key and receive the stored response.", RuleContradicts, path},
+		{"You get 24 hours to resend with the original key and receive the stored response.", "", ""},
+		{"Clients may retry with the same key for up to 5 days and see the original result.", RuleContradicts, path},
+		{"Clients may retry with the same key for up to 24 hours and see the original result.", "", ""},
+	})
+}
