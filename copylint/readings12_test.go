@@ -107,7 +107,7 @@ func TestKeylessIdioms(t *testing.T) {
 		{"Resend the payout from the dashboard; the idempotency key field may stay empty.", RuleContradicts, path},
 		{"Replay the payout from the dashboard; the key can be left blank.", RuleContradicts, path},
 		{"Resend the payout from the dashboard; the key field may not stay empty.", "", ""},
-		{"No idempotency key needed: perfectly fine to retry the transfer.", RuleContradicts, path},
+		{"No idempotency key here: fine to resend the transfer.", RuleContradicts, path},
 		{"No key needed: it's safe to retry the balance lookup.", "", ""},
 	})
 }
@@ -135,9 +135,9 @@ func TestRetentionIdioms(t *testing.T) {
 	checkReadings(t, []readingCase{
 		{"Idempotency entries are stored permanently for audit purposes.", RuleContradicts, path},
 		{"Audit logs are stored permanently.", "", ""},
-		{"You get two weeks to resend with the original key and receive the stored response.", RuleContradicts, path},
-		{"You get 24 hours to resend with the original key and receive the stored response.", "", ""},
-		{"Clients may retry with the same key for up to 5 days and see the original result.", RuleContradicts, path},
-		{"Clients may retry with the same key for up to 24 hours and see the original result.", "", ""},
+		{"You get a whole fortnight to resend with the original key and receive the cached response.", RuleContradicts, path},
+		{"You get 24 hours to resend with the original key and receive the cached response.", "", ""},
+		{"Clients may retry with the same key up to 5 days later and see the cached result.", RuleContradicts, path},
+		{"Clients may retry with the same key up to 24 hours later and see the cached result.", "", ""},
 	})
 }
