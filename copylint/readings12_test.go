@@ -141,3 +141,68 @@ func TestRetentionIdioms(t *testing.T) {
 		{"Clients may retry with the same key up to 24 hours later and see the cached result.", "", ""},
 	})
 }
+
+// TestStatusRetryIdioms: a status our client retries with an article
+// ("will retry a 422"), and the count after the status's noun ("retries
+// HTTP 500 responses up to three times"), judged against the contract's
+// statuses and its cautious ones; the contract's own policy passes.
+func TestStatusRetryIdioms(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{"The client will retry a 409 conflict before it gives up.", RuleRetryAnyError, "retry.statuses"},
+		{"The client will retry a 503 before it gives up.", "", ""},
+		{"Our SDK retries HTTP 500 errors up to four times each.", RuleRetryAnyError, "retry.statuses"},
+		{"Our SDK retries HTTP 500 errors once.", "", ""},
+	})
+}
+
+// TestInclusiveParenthetical: a parenthetical of inclusion between a
+// universal subject and "idempotent" ("all endpoints, including
+// exports, are idempotent") keeps the universal; an exception does not.
+func TestInclusiveParenthetical(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{"Every operation, including bulk exports, is now idempotent.", RuleContradicts, ""},
+		{"Every operation, except bulk exports, is now idempotent.", "", ""},
+	})
+}
+
+// TestNamedWholeAPI: "the whole <name> API" is the whole API, in a
+// customer's quote too; a named endpoint is not.
+func TestNamedWholeAPI(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{`"What won us over is that the entire Acme API is idempotent."`, RuleContradicts, ""},
+		{"The entire transfers endpoint is idempotent with a key.", "", ""},
+	})
+}
+
+// TestStandardIdioms: conformance by any verb of respecting, to a
+// "norm", and the idempotency itself said to be the standard; a draft
+// keeps it honest.
+func TestStandardIdioms(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{"Our service obeys the IETF norm for the idempotency key header.", RuleStandardClaim, ""},
+		{"Our service obeys the IETF draft for the idempotency key header.", "", ""},
+		{"Acme's idempotency handling is simply the official HTTP standard.", RuleStandardClaim, ""},
+		{"Acme's idempotency handling is not the official HTTP standard.", "", ""},
+	})
+}
+
+// TestSafetyInOtherWords: a repeat said done "in security" or
+// "securely" over a universal is retry safety; over a read it is not.
+func TestSafetyInOtherWords(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{"Every request of the platform can be resent in all security.", RuleContradicts, "endpoints[0].key (POST /v1/transfers)"},
+		{"Retry any call securely, whenever you need.", RuleContradicts, "endpoints[0].key (POST /v1/transfers)"},
+		{"Every balance read can be resent in all security.", "", ""},
+	})
+}
+
+// TestDocstringIsNoQuote: a docstring's delimiter (""" or ''') opens a
+// comment, not a quotation, so the comment's claim is read; a real
+// quotation of the wording after a verb of saying stays clean.
+func TestDocstringIsNoQuote(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{`"""refund() uses POST, which our API treats as idempotent; call it again freely."""`, RuleMethodIdempotency, ""},
+		{`'''Every endpoint is safe to retry.'''`, RuleContradicts, ""},
+		{`We never say "every endpoint is safe to retry".`, "", ""},
+	})
+}
