@@ -196,7 +196,7 @@ func TestSafetyInOtherWords(t *testing.T) {
 	})
 }
 
-// TestDocstringIsNoQuote: a docstring's delimiter (""" or ''') opens a
+// TestDocstringIsNoQuote: a docstring's delimiter (three quote marks) opens a
 // comment, not a quotation, so the comment's claim is read; a real
 // quotation of the wording after a verb of saying stays clean.
 func TestDocstringIsNoQuote(t *testing.T) {
