@@ -120,7 +120,7 @@ func (c *clauseRules) judge(r *compiledRule, sent []byte, start, end int, memo *
 	if q := bytes.IndexByte(sent[end:], '?'); q >= 0 && (r.clause || end+q+1 < len(bytes.TrimRight(sent, " \"')"))) {
 		return vHonest, nil
 	}
-	before := c.clauseBefore(sent, start)
+	before := reassured(c.clauseBefore(sent, start))
 	if r.clause && (c.mention.Match(before) || c.mentionAfter.Match(sent[end:]) || c.isTopic(sent, start, end)) {
 		return vMention, nil
 	}
@@ -136,7 +136,7 @@ func (c *clauseRules) judge(r *compiledRule, sent []byte, start, end int, memo *
 	if r.clause && c.quotedPhrase(sent, before, start, end) {
 		return vHonest, nil
 	}
-	if r.denyAfter != nil && r.denyAfter.Match(sent[end:]) || c.honestAfter.Match(sent[end:]) {
+	if r.denyAfter != nil && r.denyAfter.Match(sent[end:]) || c.honestAfter.Match(sent[end:]) || disowned(sent[end:]) {
 		return vHonest, nil
 	}
 	if r.clause && c.modal.Match(before) {
@@ -179,6 +179,19 @@ func (c *clauseRules) judge(r *compiledRule, sent []byte, start, end int, memo *
 	return vClaim, nil
 }
 
+// reReassurance opens a clause with a reassurance ("don't worry, ...",
+// "never fear: ..."): its "don't" comforts the reader, it denies nothing
+// in the claim that follows.
+var reReassurance = regexp.MustCompile(`^\W*(please )?(don't|do not|never|no need to) (worry|fear|panic|stress|fret)( about (it|that|this|duplicates|a thing))?\W+`)
+
+// reassured is before without an opening reassurance.
+func reassured(before []byte) []byte {
+	if loc := reReassurance.FindIndex(before); loc != nil {
+		return before[loc[1]:]
+	}
+	return before
+}
+
 // reOwner is a possessive name just before a match ("Kafka's
 // exactly-once semantics"), or a name that opens the clause as the
 // subject of a verb of offering ("Kafka offers exactly-once ..."): whose
@@ -207,8 +220,35 @@ func thirdPartyScope(before, bound []byte) bool {
 	if notThirdParty[string(name)] {
 		return false
 	}
-	return bytes.Contains(bound, name)
+	// The bound names the owner again by its own name, or by a pronoun
+	// of ownership ("Kafka offers exactly-once inside its own
+	// transactions").
+	return bytes.Contains(bound, name) || reOwnScope.Match(bound)
 }
+
+// disowned reports whether the clause after a claim, across a semicolon
+// or a contrast, disowns it: the figure is not to be carried over ("...;
+// don't carry that figure over to Lumapay"), or the page's own side is
+// set against it with a bound of its own ("...; Lumapay's own client
+// stops after three attempts"). The claim is another system's, stated
+// as the contrast, not the page's promise. The same claim with the page's
+// side agreeing ("Lumapay's own client does too") stays a claim.
+func disowned(after []byte) bool { return reDisowned.Match(after) }
+
+// disownedClause reports whether a clause, the one after a claim's
+// semicolon, disowns the claim (disowned, without the join).
+func disownedClause(clause []byte) bool { return reDisownedClause.Match(clause) }
+
+const disownedWords = `(but )?((please )?(don't|do not|never) (carry|apply|assume|copy|take|bring|port|reuse|expect)( [a-z-]+){0,3}? (that|this|those|these|the same) (figure|number|value|window|limit|default|period|behaviou?r|setting)s?|(that|this|the same) (figure|number|value|default|window|limit|period)s? (doesn't|does not|won't|will not|don't|do not) (apply|carry over|hold)|([a-z0-9-]+'s|our|its|their) own (\w+ ){0,3}?(stops|gives up|quits|is capped|caps|retries (only|at most|up to)|makes (only|at most)|allows (only|at most)|keeps (\w+ ){0,2}(only|just)))\b`
+
+var (
+	reDisowned       = regexp.MustCompile(`^[^.;]*(; |, but |, whereas |, while )` + disownedWords)
+	reDisownedClause = regexp.MustCompile(`^\W*` + disownedWords)
+)
+
+// reOwnScope is a bound that points back at its owner ("its own
+// transactions", "their own log").
+var reOwnScope = regexp.MustCompile(`\b(its|their) own\b`)
 
 // quotedPhrase says the match is a phrase in quotation marks that the
 // clause names as wording said, written or removed ('we never say "no
@@ -227,8 +267,25 @@ func (c *clauseRules) quotedPhrase(sent, before []byte, start, end int) bool {
 	if i < 0 || i > slack {
 		return false
 	}
-	return c.quoted.Match(before[:open]) || c.quotedAfter.Match(after[i+1:])
+	return c.quoted.Match(before[:open]) || c.quotedAfter.Match(after[i+1:]) ||
+		open == 0 && labelledWording(sent[:start-len(before)])
 }
+
+// labelledWording reports whether the text before a quote is a label,
+// ended by a colon, that names what follows as wording not to use
+// ('Banned phrase in release notes: "exactly-once delivery"'): the
+// quote is the example, not the page's claim.
+func labelledWording(prev []byte) bool {
+	prev = bytes.TrimRight(prev, " ")
+	if !bytes.HasSuffix(prev, []byte(":")) {
+		return false
+	}
+	return reWordingLabel.Match(prev[:len(prev)-1])
+}
+
+// reWordingLabel is a label of wording withdrawn or forbidden ("banned
+// phrase", "words to avoid", "don't write").
+var reWordingLabel = regexp.MustCompile(`(\b(banned|forbidden|prohibited|disallowed|retired|deprecated|dropped|removed|rejected|outlawed)( [a-z-]+)? (phrases?|wording|words?|terms?|slogans?|taglines?|claims?|lines?|copy)|\b(phrases?|wording|words?|terms?|slogans?|claims?|lines?) (to avoid|we (dropped|removed|retired|banned)|not to use|never to use)|\b(don't|do not|never) (say|write|use|promise))\b[^:;"]{0,60}$`)
 
 // isTopic says the sentence is a title naming the term as a topic: the
 // term beside a problem or in a comparison, and at most a noun after it.

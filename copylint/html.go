@@ -45,8 +45,9 @@ type htmlWalker struct {
 	cur      int
 	curEnd   int
 	// skip counts open elements whose text is not prose (pre, style, ...);
-	// code counts open inline <code> elements.
-	skip, code int
+	// code counts open inline <code> elements; struck open <del>, <s>
+	// and <strike> elements.
+	skip, code, struck int
 	// The table being read: its header cells, the open row's cells (all
 	// <th> so far: headerRow) and the open cell's start (-1: none).
 	header, row []span
@@ -124,6 +125,9 @@ func (h *htmlWalker) run(start, end int) {
 				}
 				continue
 			}
+			if h.struck > 0 {
+				continue // struck text is withdrawn, not asserted
+			}
 			if h.skip > 0 && !h.lintCode {
 				h.d.skipped = append(h.d.skipped, span{tokStart, tokEnd})
 				continue
@@ -167,6 +171,14 @@ func (h *htmlWalker) run(start, end int) {
 					h.skip++
 				} else if h.skip > 0 {
 					h.skip--
+				}
+			case "del", "s", "strike":
+				// Struck text is shown withdrawn (<del>, <s>): the page
+				// takes it back, so it is no claim.
+				if open {
+					h.struck++
+				} else if h.struck > 0 {
+					h.struck--
 				}
 			case "code", "kbd", "samp", "var", "tt":
 				if open {

@@ -658,6 +658,9 @@ func (l *linter) matchBlocks(d *document, sc *scratch, hitsReady bool, hiding []
 			sc.sentTags = ts
 			for i, s := range sents {
 				t := ts[i]
+				if disownedNext(n.text, sents, i) {
+					continue
+				}
 				if l.phrasesMay(t) {
 					hits = l.matchSentence(n, s, t, hits, sc, !first, false)
 				}
@@ -681,18 +684,27 @@ func (l *linter) matchBlocks(d *document, sc *scratch, hitsReady bool, hiding []
 			sents = sentences(n.text, sents)
 			sc.hits = l.prefilter.hitsWith(n.text, sc.hits[:0], &sc.tails)
 			from := 0
-			for _, s := range sents {
+			for i, s := range sents {
 				t := tagsIn(sc.hits, s.start, s.end, &from)
 				if l.exhaustive {
 					t = l.allTags
 				}
-				if l.contractMay(t) {
+				if l.contractMay(t) && !disownedNext(n.text, sents, i) {
 					hits = l.checks.matchSentence(n, s, t, hits)
 				}
 			}
 		}
 	}
 	return hits
+}
+
+// disownedNext reports whether sentence i ends in a semicolon and the
+// clause after it disowns what it says ("...; don't carry that figure
+// over", "...; Lumapay's own client stops after three attempts"): its
+// claims are another system's, stated as the contrast.
+func disownedNext(text []byte, sents []span, i int) bool {
+	s := sents[i]
+	return i+1 < len(sents) && text[s.end-1] == ';' && disownedClause(text[sents[i+1].start:sents[i+1].end])
 }
 
 // codeIn reports whether any code span lies inside block b.
@@ -912,8 +924,8 @@ func affirmedQuestion(sent []byte) []byte {
 	return out
 }
 
-// reJoinRetry is a verb of sending again.
-var reJoinRetry = regexp.MustCompile(`\b(retr\w*|re-?sen\w*|re-?submit\w*|again|once more)\b`)
+// reJoinRetry is a verb of sending again (a replay from a console is one).
+var reJoinRetry = regexp.MustCompile(`\b(retr\w*|re-?sen\w*|re-?submit\w*|replay\w*|again|once more)\b`)
 
 // retryAcross reports whether the clause across the semicolon from the
 // match at loc (sent is two clauses joined by one) sends again: that

@@ -2,6 +2,7 @@ package copylint
 
 import (
 	"bytes"
+	"regexp"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
@@ -104,6 +105,31 @@ type mdWalker struct {
 	cur, curEnd int
 	// header is the header row's cells of the table being walked.
 	header []span
+	// struck counts the inline <del>, <s> and <strike> tags open in the
+	// paragraph: their text is withdrawn.
+	struck int
+}
+
+// reStrikeTag is an inline tag that opens or closes struck text.
+var reStrikeTag = regexp.MustCompile(`(?i)^<(/?)(del|s|strike)\b[^>]*>$`)
+
+// strikeTag counts an inline <del>, <s> or <strike> tag in and out. The
+// text between an opening and closing inline tag is a Text node of its
+// own, so the count decides whether it is prose.
+func (w *mdWalker) strikeTag(n *ast.RawHTML) {
+	var raw []byte
+	for i := 0; i < n.Segments.Len(); i++ {
+		s := n.Segments.At(i)
+		raw = append(raw, w.src[s.Start:s.Stop]...)
+	}
+	m := reStrikeTag.FindSubmatch(bytes.TrimSpace(raw))
+	switch {
+	case m == nil:
+	case len(m[1]) == 0:
+		w.struck++
+	case w.struck > 0:
+		w.struck--
+	}
 }
 
 // tableCellsOf is the prose range of each cell of a table row: from the
@@ -153,8 +179,10 @@ func (w *mdWalker) extend(start, end int) {
 func (w *mdWalker) visit(n ast.Node, entering bool) (ast.WalkStatus, error) {
 	if n.Type() == ast.TypeBlock {
 		// Every block boundary ends the prose block before it: a heading
-		// and the paragraph under it are two blocks, so are two cells.
+		// and the paragraph under it are two blocks, so are two cells. An
+		// inline strike tag left open ends with its block.
 		w.closeBlock()
+		w.struck = 0
 	}
 	if !entering {
 		return ast.WalkContinue, nil
@@ -188,6 +216,9 @@ func (w *mdWalker) visit(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		}
 		return ast.WalkSkipChildren, nil
 	case *ast.CodeSpan:
+		if w.struck > 0 {
+			return ast.WalkSkipChildren, nil
+		}
 		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
 			if t, ok := c.(*ast.Text); ok {
 				copyText(w.d.mask, w.src, t.Segment.Start, t.Segment.Stop)
@@ -197,13 +228,23 @@ func (w *mdWalker) visit(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		}
 		return ast.WalkSkipChildren, nil
 	case *ast.Text:
+		if w.struck > 0 {
+			return ast.WalkContinue, nil
+		}
 		copyText(w.d.mask, w.src, n.Segment.Start, n.Segment.Stop)
 		w.extend(n.Segment.Start, n.Segment.Stop)
 		if n.SoftLineBreak() || n.HardLineBreak() {
 			// The newline after the segment is already in the mask.
 			w.extend(n.Segment.Start, n.Segment.Stop)
 		}
-	case *ast.AutoLink, *ast.RawHTML:
+	case *east.Strikethrough:
+		// Struck text (GFM ~~...~~) is shown withdrawn: the page takes it
+		// back rather than asserting it, so it is not prose.
+		return ast.WalkSkipChildren, nil
+	case *ast.RawHTML:
+		w.strikeTag(n)
+		return ast.WalkSkipChildren, nil
+	case *ast.AutoLink:
 		// A URL or an inline tag: not prose. The text between an opening
 		// and closing inline tag is a Text node of its own.
 		return ast.WalkSkipChildren, nil

@@ -65,6 +65,12 @@ func normalize(mask []byte, start, end int, code []span, skipCode bool, n *normT
 			n.addSpace(i)
 			i += 3
 			continue
+		case (b == '"' || b == '\'') && docstringMark(mask[i:end]):
+			// A docstring's delimiter (""" or ''') opens or closes
+			// a comment, not a quotation: the text inside is the
+			// comment's own claim.
+			i += 3
+			continue
 		case b == '_' && !(isAlnum(maskByteBefore(mask, start, i)) && isAlnum(maskByteAfter(mask, end, i))):
 			// An emphasis mark ("_exactly once_"), not the inside of a
 			// snake_case name.
@@ -93,6 +99,12 @@ func normalize(mask []byte, start, end int, code []span, skipCode bool, n *normT
 		n.off = n.off[:len(n.off)-1]
 	}
 	n.off = append(n.off, end)
+}
+
+// docstringMark reports whether rest opens with three of the same
+// quote mark, a docstring's delimiter.
+func docstringMark(rest []byte) bool {
+	return len(rest) >= 3 && rest[1] == rest[0] && rest[2] == rest[0]
 }
 
 // pauseDots reports whether rest opens with "..." followed by white

@@ -353,12 +353,14 @@ const tenthMinPrecision, tenthMinRecall = 0.97, 0.73
 // sentences, while a round tuned on heldout8 to heldout10 was under way.
 // Measured unseen once (BENCHMARKS.md, "Copy lint on an eleventh unseen
 // set"): 0.917 precision / 0.770 recall at the start of the session, 0.918
-// / 0.780 after that round. The floors keep the last, less a margin.
+// / 0.780 after that round. It then became the development set of the
+// next round (readings12_test.go): 1.000 / 0.950 after it. The floors
+// keep the last, less 0.02.
 func TestHeldOutEleventh(t *testing.T) {
 	measureHeldOut(t, "heldout11.tsv", 150, eleventhMinPrecision, eleventhMinRecall)
 }
 
-const eleventhMinPrecision, eleventhMinRecall = 0.89, 0.76
+const eleventhMinPrecision, eleventhMinRecall = 0.98, 0.93
 
 // measureHeldOut lints the sentences of file as one page with the example
 // contract, prints the families it holds, and fails below at least
