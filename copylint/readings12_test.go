@@ -206,3 +206,19 @@ func TestDocstringIsNoQuote(t *testing.T) {
 		{`We never say "every endpoint is safe to retry".`, "", ""},
 	})
 }
+
+// TestThousandsSeparators: a figure that groups its thousands with commas
+// is read whole. "1,440 minutes" is the contract's 24-hour window, not
+// 440 minutes; "10,080 minutes" is a week.
+func TestThousandsSeparators(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{"The replay window is 1,440 minutes: reuse a key inside it to get the stored response.", "", ""},
+		{"Keys are replayed for 10,080 minutes.", RuleContradicts, "idempotency.replay_window"},
+		{"Keys are replayed for 1,440 minutes, then a reused key starts a new request.", "", ""},
+	})
+	for s, want := range map[string]float64{"1,440": 1440, "10,080": 10080, "2,000.5": 2000.5, "440": 440} {
+		if got, ok := proseNumber(s); !ok || got != want {
+			t.Errorf("proseNumber(%q) = %v, %v; want %v", s, got, ok, want)
+		}
+	}
+}
