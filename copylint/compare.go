@@ -41,7 +41,7 @@ var reObjectEnd = regexp.MustCompile(`\b(after|for|within|in|on|by|with|to|at|fr
 func comparison(sent []byte) (read []byte, at [2]int) {
 	// Most sentences hold none of reCompare's joints; these scans cost far
 	// less than the regexp's search.
-	if !hasAny(sent, ";", " but", " while", " whereas") {
+	if !has(sent, ";", " but", " while", " whereas") {
 		return nil, at
 	}
 	m := reCompare.FindSubmatchIndex(sent)
@@ -128,7 +128,7 @@ var reStatusPronoun = regexp.MustCompile(`\b([45](?:\d\d|xx))s?\b[^.]{0,80}?\b(?
 func statusPronoun(sent []byte) (read []byte, at [2]int) {
 	// Nearly every sentence lacks a 4xx/5xx digit or one of the regexp's
 	// verbs of retrying; these scans cost far less than its search.
-	if !bytes.ContainsAny(sent, "45") || !hasAny(sent, "retr", "resen", "re-sen", "tries again") {
+	if !bytes.ContainsAny(sent, "45") || !has(sent, "retr", "resen", "re-sen", "tries again") {
 		return nil, at
 	}
 	m := reStatusPronoun.FindSubmatchIndex(sent)
@@ -141,16 +141,6 @@ func statusPronoun(sent []byte) (read []byte, at [2]int) {
 	}
 	read = append(append(append([]byte(nil), bytes.TrimLeft(sent[from:m[4]], " ")...), sent[m[2]:m[3]]...), sent[m[5]:]...)
 	return read, [2]int{m[2], m[5]}
-}
-
-// hasAny reports whether sent holds one of subs.
-func hasAny(sent []byte, subs ...string) bool {
-	for _, v := range subs {
-		if bytes.Contains(sent, []byte(v)) {
-			return true
-		}
-	}
-	return false
 }
 
 // whAnswer reads a which-question answered by a universal as the
