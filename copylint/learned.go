@@ -314,8 +314,8 @@ func (m *LearnedModel) predictNormalized(c *contract.Contract, sent string) (str
 
 // learnedScale is the unit of the encoded weights: Encode writes each
 // weight (rounded to four decimals by prunedModel) as an integer count of
-// 1/learnedScale, which makes the embedded model a third smaller than
-// decimals ("-177" for -0.0177) and decodes to the same float64.
+// 1/learnedScale, shorter than the decimal ("-177" for -0.0177), which
+// decodes to the same float64.
 const learnedScale = 10000
 
 // Encode writes the model as JSON with a fixed layout (features sorted,
