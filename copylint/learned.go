@@ -426,6 +426,8 @@ var learnedFamilies = map[string]learnedFamily{
 	"retry-any-error":    {RuleRetryAnyError, judgeRetryStatus, nil, nil, nil},
 	"no-duplicates":      {RuleAbsoluteGuarantee, nil, keyBounded, nil, nil},
 	"exactly-once":       {RuleExactlyOnce, nil, keyBounded, nil, nil},
+	// No ratified standard defines the header, whatever the contract says.
+	"standard-claim": {RuleStandardClaim, nil, func(*contract.Contract) bool { return true }, nil, nil},
 }
 
 // unboundedLoop: a sentence that states a count within max_attempts, or
@@ -499,6 +501,18 @@ type learnedReader struct {
 	m         *LearnedModel
 	threshold float64
 	families  []string
+	// veto, when above zero, is the probability of no claim at which the
+	// reader drops the rules' findings in a sentence (vetoable rules
+	// only); zero keeps every rule finding.
+	veto float64
+}
+
+// vetoable are the rules whose findings the reader may drop: the claim
+// families it was trained on. The bounded exactly-once warning and the
+// suppression rules are not claims it reads.
+var vetoable = map[string]bool{
+	RuleContradicts: true, RuleExactlyOnce: true, RuleAbsoluteGuarantee: true,
+	RuleStandardClaim: true, RuleMethodIdempotency: true, RuleRetryAnyError: true,
 }
 
 // LearnedFieldFamilies are the families the shipped reader reports: those
@@ -549,7 +563,8 @@ func (r *learnedReader) parseAll(src []byte) bool {
 }
 
 // learnedHits adds the reader's proposals in d's sentences that hold no
-// finding yet.
+// finding yet and, with a veto, drops the rules' findings in the
+// sentences it reads as no claim.
 func (l *linter) learnedHits(d *document, hits []hit) []hit {
 	r := l.learned
 	if r == nil || l.c == nil {
@@ -563,6 +578,7 @@ func (l *linter) learnedHits(d *document, hits []hit) []hit {
 	var n normText
 	var sents []span
 	var added []hit
+	var vetoed [][2]int
 	for _, b := range d.blocks {
 		if !learnedGate.match(d.mask[b.start:b.end]) {
 			continue
@@ -572,11 +588,14 @@ func (l *linter) learnedHits(d *document, hits []hit) []hit {
 		sents = learnedUnits(n.text, sentences(n.text, sents[:0]))
 		for _, s := range sents {
 			sent := n.text[s.start:s.end]
-			if bytes.Count(sent, []byte(" ")) < learnedMinWords-1 || !endsSentence(sent) || !learnedGate.match(sent) {
-				continue
-			}
 			start, end := n.sourceSpan(s.start, s.end)
 			if spanHit(spans, start, end) {
+				if r.veto > 0 && r.readsNoClaim(l.c, string(sent)) {
+					vetoed = append(vetoed, [2]int{start, end})
+				}
+				continue
+			}
+			if bytes.Count(sent, []byte(" ")) < learnedMinWords-1 || !endsSentence(sent) || !learnedGate.match(sent) {
 				continue
 			}
 			h, at, ok := l.learnedPropose(string(sent))
@@ -590,7 +609,19 @@ func (l *linter) learnedHits(d *document, hits []hit) []hit {
 			added = append(added, h)
 		}
 	}
+	if len(vetoed) > 0 {
+		hits = slices.DeleteFunc(hits, func(h hit) bool {
+			return vetoable[h.rule] && slices.ContainsFunc(vetoed, func(v [2]int) bool { return h.start < v[1] && h.end > v[0] })
+		})
+	}
 	return append(hits, added...)
+}
+
+// readsNoClaim reports whether the model reads sent as no claim with at
+// least the veto's probability.
+func (r *learnedReader) readsNoClaim(c *contract.Contract, sent string) bool {
+	fam, p := r.m.predictNormalized(c, sent)
+	return fam == learnedNone && p >= r.veto
 }
 
 // endsSentence reports whether a unit ends as a sentence does (. ! ? ;
@@ -683,10 +714,16 @@ func (l *linter) learnedPropose(sent string) (hit, []int, bool) {
 // reporting the families named (nil: every family with a judge); nil m:
 // no reader. For the measurement in bench/copyfield.
 func LintSourceLearned(c *contract.Contract, name string, data []byte, m *LearnedModel, threshold float64, families []string) []findings.Finding {
+	return LintSourceLearnedVeto(c, name, data, m, threshold, families, 0)
+}
+
+// LintSourceLearnedVeto is LintSourceLearned with the reader's veto at
+// probability veto (0: none).
+func LintSourceLearnedVeto(c *contract.Contract, name string, data []byte, m *LearnedModel, threshold float64, families []string, veto float64) []findings.Finding {
 	l := newLinter(c, false)
 	l.learned = nil
 	if m != nil {
-		l.learned = &learnedReader{m: m, threshold: threshold, families: families}
+		l.learned = &learnedReader{m: m, threshold: threshold, families: families, veto: veto}
 	}
 	fs := l.lintSource(name, data, nil, nil)
 	findings.Sort(fs)
