@@ -191,7 +191,7 @@ func TestLearnedCatchesWhatRulesMiss(t *testing.T) {
 		{"Hang on to your payout keys: we remember each one for a full month.",
 			"idempotency.replay_window", "replay_window is 24h", "24 hours"},
 	} {
-		h, _, ok := l.learnedPropose(normalizedProse(tc.sent))
+		h, _, ok := l.learnedPropose(normalizedProse(tc.sent), l.learned.threshold)
 		if !ok {
 			t.Errorf("%q: the reader proposes nothing", tc.sent)
 			continue
@@ -224,7 +224,7 @@ func TestLearnedLeavesNegatedAndHedged(t *testing.T) {
 		"You may resend a transfer with the same key within 24 hours.",
 		"Can POST /v1/reports/{id}/archive be called again safely? No, it notifies twice.",
 	} {
-		if h, _, ok := l.learnedPropose(normalizedProse(sent)); ok {
+		if h, _, ok := l.learnedPropose(normalizedProse(sent), l.learned.threshold); ok {
 			t.Errorf("%q: the reader proposes %s %q", sent, h.rule, h.message)
 		}
 	}
@@ -303,18 +303,18 @@ func TestLearnedFamiliesAndGuards(t *testing.T) {
 	c := payoutsContract(t)
 	l := learnedLinter(t, c)
 	loop := normalizedProse("The SDK keeps retrying the transfer until it finally goes through.")
-	if h, _, ok := l.learnedPropose(loop); ok {
+	if h, _, ok := l.learnedPropose(loop, l.learned.threshold); ok {
 		t.Errorf("the shipped reader reports a retry-loop claim: %q", h.message)
 	}
 	l.learned.families = nil
-	if h, _, ok := l.learnedPropose(loop); !ok || h.path != "retry.max_attempts" || !strings.Contains(h.message, "max_attempts: 3") {
+	if h, _, ok := l.learnedPropose(loop, l.learned.threshold); !ok || h.path != "retry.max_attempts" || !strings.Contains(h.message, "max_attempts: 3") {
 		t.Errorf("every family: want the retry-loop claim judged against retry.max_attempts, got %v %q", ok, h.message)
 	}
 	put := normalizedProse("PUT and DELETE are idempotent methods in HTTP.")
 	if fam, _ := l.learned.m.predictNormalized(c, put); fam != "method-idempotency" {
 		t.Fatalf("the model reads %s; the case tests nothing", fam)
 	}
-	if h, _, ok := l.learnedPropose(put); ok {
+	if h, _, ok := l.learnedPropose(put, l.learned.threshold); ok {
 		t.Errorf("PUT and DELETE said idempotent: the reader reports %q", h.message)
 	}
 }
@@ -337,7 +337,7 @@ func TestLearnedJudgedByContract(t *testing.T) {
 	if fam, p := l.learned.m.predictNormalized(&reads, sent); fam != "keyless-retry" || p < LearnedThreshold {
 		t.Fatalf("the model reads %s at %.2f; the case tests nothing", fam, p)
 	}
-	if h, _, ok := l.learnedPropose(sent); ok {
+	if h, _, ok := l.learnedPropose(sent, l.learned.threshold); ok {
 		t.Errorf("a read-only contract: the reader reports %q", h.message)
 	}
 }

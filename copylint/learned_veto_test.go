@@ -6,13 +6,15 @@ import (
 )
 
 // TestLearnedVeto: a reader that reads every sentence as no claim (its
-// bias says so) drops the claim families' findings at a veto it reaches,
-// keeps them without a veto or below it, and never drops a finding of a
-// rule it does not read (the bounded exactly-once warning).
+// bias says so) drops a contract contradiction's finding at a veto it
+// reaches, keeps it without a veto or below it, and never drops a
+// finding of a rule it may not veto (exactly-once wording, the bounded
+// exactly-once warning).
 func TestLearnedVeto(t *testing.T) {
 	c := payoutsContract(t)
 	none := &LearnedModel{Classes: []string{learnedNone, "exactly-once"}, Bias: []float64{3, -3}, Weights: map[string][]float64{}}
-	page := []byte("# Delivery\n\nEvery transfer is processed exactly once, guaranteed by our platform.\n\n" +
+	page := []byte("# Delivery\n\nWe keep your idempotency keys for 30 days, so retry whenever you like.\n\n" +
+		"Every transfer is processed exactly once, guaranteed by our platform.\n\n" +
 		"Each message is processed exactly once within the deduplication window.\n")
 	rulesOf := func(veto float64) []string {
 		var out []string
@@ -21,16 +23,25 @@ func TestLearnedVeto(t *testing.T) {
 		}
 		return out
 	}
-	if got := rulesOf(0); !slices.Contains(got, RuleExactlyOnce) || !slices.Contains(got, RuleExactlyOnceBounded) {
-		t.Fatalf("without a veto: got %v, want both exactly-once rules", got)
+	want := []string{RuleContradicts, RuleExactlyOnce, RuleExactlyOnceBounded}
+	if got := rulesOf(0); !sameRules(got, want) {
+		t.Fatalf("without a veto: got %v, want %v", got, want)
 	}
 	// p(none) is about 0.9975: a veto of 0.9 is reached, 0.999 is not.
-	if got := rulesOf(0.9); slices.Contains(got, RuleExactlyOnce) || !slices.Contains(got, RuleExactlyOnceBounded) {
-		t.Errorf("veto 0.9: got %v, want the bounded warning only", got)
+	if got := rulesOf(0.9); !sameRules(got, want[1:]) {
+		t.Errorf("veto 0.9: got %v, want %v", got, want[1:])
 	}
-	if got := rulesOf(0.999); !slices.Contains(got, RuleExactlyOnce) {
-		t.Errorf("veto 0.999 (above the model's 0.9975): got %v, want the claim kept", got)
+	if got := rulesOf(0.999); !sameRules(got, want) {
+		t.Errorf("veto 0.999 (above the model's 0.9975): got %v, want %v", got, want)
 	}
+}
+
+func sameRules(got, want []string) bool {
+	got = slices.Clone(got)
+	slices.Sort(got)
+	want = slices.Clone(want)
+	slices.Sort(want)
+	return slices.Equal(got, want)
 }
 
 // TestLearnedStandardClaim: the reader reports a standard claim it reads
@@ -40,8 +51,36 @@ func TestLearnedStandardClaim(t *testing.T) {
 	l := newLinter(c, false)
 	std := &LearnedModel{Classes: []string{learnedNone, "standard-claim"}, Bias: []float64{-3, 3}, Weights: map[string][]float64{}}
 	l.learned = &learnedReader{m: std, threshold: 0.9}
-	h, _, ok := l.learnedPropose(normalizedProse("Our header is the by-the-book IETF way of doing it."))
+	h, _, ok := l.learnedPropose(normalizedProse("Our header is the by-the-book IETF way of doing it."), 0.9)
 	if !ok || h.rule != RuleStandardClaim || h.fix == "" {
 		t.Fatalf("got %+v %v, want a %s finding with a fix", h, ok, RuleStandardClaim)
+	}
+}
+
+// TestLearnedFragments: a unit shorter than a sentence or without its
+// stop (a heading, a table cell) is read only at learnedFragmentP, and
+// not at all under learnedFragmentWords words; a full sentence at the
+// reader's threshold.
+func TestLearnedFragments(t *testing.T) {
+	c := payoutsContract(t)
+	sure := &LearnedModel{Classes: []string{learnedNone, "standard-claim"}, Bias: []float64{-3, 3}, Weights: map[string][]float64{}}   // p 0.9975
+	likely := &LearnedModel{Classes: []string{learnedNone, "standard-claim"}, Bias: []float64{-1, 1}, Weights: map[string][]float64{}} // p 0.88
+	for _, tc := range []struct {
+		text string
+		m    *LearnedModel
+		want bool
+	}{
+		{"## Idempotency header, the IETF way\n", sure, true},
+		{"## Idempotency header, the IETF way\n", likely, false},
+		{"Our idempotency header is done the IETF way.\n", likely, true},
+		{"## Idempotency, IETF\n", sure, false},
+	} {
+		if fs := LintSourceLearned(c, "x.md", []byte("# T\n\n"+tc.text), nil, 0, nil); len(fs) > 0 {
+			t.Fatalf("%q: the rules report %s; the case tests nothing", tc.text, fs[0].Rule)
+		}
+		fs := LintSourceLearned(c, "x.md", []byte("# T\n\n"+tc.text), tc.m, 0.5, nil)
+		if got := len(fs) > 0; got != tc.want {
+			t.Errorf("%q at p %.4f: reported %v, want %v", tc.text, tc.m.Bias[1], got, tc.want)
+		}
 	}
 }

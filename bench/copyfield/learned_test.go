@@ -12,26 +12,33 @@ import (
 
 	"github.com/retryspec/retryspec/contract"
 	"github.com/retryspec/retryspec/copylint"
+	"github.com/retryspec/retryspec/findings"
 	"github.com/retryspec/retryspec/internal/copyset"
 	"github.com/retryspec/retryspec/internal/testenv"
 )
 
 // The learned reader's measurement (issue 29): leave one set out. For
 // each labelled set S, the reader is trained on every other set and S is
-// linted with the rules alone and with the rules and the reader, and the
-// reader alone is scored on S too. heldout7 is the set the rules were
-// never tuned on, so its row is the one that says whether the reader
-// generalises; on the others the rules were tuned, and the reader can
-// only add false positives or the few claims left.
+// linted with the rules alone and with the rules and the reader, at each
+// threshold and veto, and the reader alone is scored on S too. The folds
+// are copyset.RulesNeverTuned, the sets no rule was tuned on: there the
+// rules' own misses and false positives are those of unseen copy, so the
+// reader's additions and vetoes are measured as a user would meet them.
+// LEARNED_ALL_FOLDS=1 adds every other set (on which the rules were
+// tuned, so their figures there flatter the rules).
 //
 //	go test -v -run TestLearnedLeaveOneOut ./bench/copyfield
 
-// learnedThresholds are the thresholds the measurement tries.
-var learnedThresholds = []float64{0.5, 0.6, 0.7, 0.8, 0.9}
+// learnedThresholds and learnedVetoes are the settings the measurement
+// tries (veto 0: none).
+var (
+	learnedThresholds = []float64{0.5, 0.6, 0.7, 0.8, 0.9}
+	learnedVetoes     = []float64{0, 0.9, 0.8, 0.7}
+)
 
-// learnedThresholdSlack is how far below the best threshold's F0.5 the
-// shipped threshold's may be.
-const learnedThresholdSlack = 0.002
+// learnedSlack is how far below the best setting's F0.5 the shipped
+// setting's may be.
+const learnedSlack = 0.002
 
 // fHalf is F0.5: the weighted harmonic mean of precision and recall in
 // which precision counts twice.
@@ -51,9 +58,28 @@ func (s *pr) add(o pr)  { s.tp, s.fp, s.fn = s.tp+o.tp, s.fp+o.fp, s.fn+o.fn }
 
 func (s pr) String() string { return fmt.Sprintf("P %.3f R %.3f", s.p(), s.r()) }
 
+// setting is a threshold and a veto of the reader.
+type setting struct{ threshold, veto float64 }
+
+func (s setting) String() string { return fmt.Sprintf("@%.2f veto %.2f", s.threshold, s.veto) }
+
+// shippedSetting is copylint's.
+var shippedSetting = setting{copylint.LearnedThreshold, copylint.LearnedVeto}
+
+// settings are every threshold with every veto.
+func settings() []setting {
+	var out []setting
+	for _, th := range learnedThresholds {
+		for _, v := range learnedVetoes {
+			out = append(out, setting{th, v})
+		}
+	}
+	return out
+}
+
 // scoreLint lints rows as one page and scores them as TestHeldOut does.
-func scoreLint(t *testing.T, c *contract.Contract, set string, ls []heldOutLine, m *copylint.LearnedModel, threshold float64, families []string) (pr, []string) {
-	fs := copylint.LintSourceLearned(c, set+".md", heldOutPage(ls), m, threshold, families)
+func scoreLint(t *testing.T, c *contract.Contract, set string, ls []heldOutLine, m *copylint.LearnedModel, st setting, families []string) (pr, []string) {
+	fs := copylint.LintSourceLearnedVeto(c, set+".md", heldOutPage(ls), m, st.threshold, families, st.veto)
 	per, notes := heldOutScore(t, ls, fs)
 	var all pr
 	for _, s := range per {
@@ -68,11 +94,8 @@ func scoreLint(t *testing.T, c *contract.Contract, set string, ls []heldOutLine,
 func scoreModel(c *contract.Contract, rows []copyset.Row, m *copylint.LearnedModel, threshold float64, families []string) pr {
 	var s pr
 	for _, r := range rows {
-		if families != nil && !slices.Contains(families, r.Family) && !r.Claim() {
-			continue // a clean sentence of a family the reader does not report
-		}
 		if families != nil && !slices.Contains(families, r.Family) {
-			continue // nor a claim of one: the reader is scored on its families
+			continue // the reader is scored on its families
 		}
 		fam, p := m.Predict(c, r.Sentence)
 		said := fam != "none" && p >= threshold && (families == nil || slices.Contains(families, fam))
@@ -99,11 +122,19 @@ func toHeldOut(rows []copyset.Row) []heldOutLine {
 	return out
 }
 
-// foldModels trains one model per set, on every other set and the
+// looFolds are the sets the measurement leaves out in turn.
+func looFolds() []string {
+	if os.Getenv("LEARNED_ALL_FOLDS") != "" {
+		return copyset.Sets
+	}
+	return copyset.RulesNeverTuned
+}
+
+// foldModels trains one model per fold, on every other set and the
 // training-only sets (copyset.Training), which are never a fold.
-func foldModels(t *testing.T, c *contract.Contract, all map[string][]copyset.Row) map[string]*copylint.LearnedModel {
+func foldModels(c *contract.Contract, all map[string][]copyset.Row, folds []string) map[string]*copylint.LearnedModel {
 	out := map[string]*copylint.LearnedModel{}
-	for _, s := range copyset.Sets {
+	for _, s := range folds {
 		var samples []copylint.LearnedSample
 		for _, o := range copyset.TrainingSets() {
 			if o != s {
@@ -118,14 +149,11 @@ func foldModels(t *testing.T, c *contract.Contract, all map[string][]copyset.Row
 // TestLearnedLeaveOneOut prints the leave-one-set-out tables, for the
 // reader reporting every family and for the shipped reader
 // (copylint.LearnedFieldFamilies), and checks that the shipped threshold
-// scores within learnedThresholdSlack of the best threshold for the
-// shipped reader by F0.5 of the rules with the reader, pooled over every
-// fold (precision weighs twice recall: a wrong finding fails someone's
-// build). The thresholds differ by less than one claim in a thousand, so
-// the test holds the shipped one near the best rather than at it. The
-// table also prints the rules' own F0.5 and how often the findings the
-// reader adds are right: the rules were tuned on most folds, so their
-// precision there is higher than on unseen copy.
+// and veto score within learnedSlack of the best setting for the shipped
+// reader by F0.5 of the rules with the reader, pooled over the folds
+// (precision weighs twice recall: a wrong finding fails someone's build).
+// The table also prints the rules' own F0.5 and how many findings the
+// reader adds and drops, right and wrong.
 func TestLearnedLeaveOneOut(t *testing.T) {
 	testenv.SkipUnderRace(t, "trains a model per set")
 	c := exampleContract(t)
@@ -133,87 +161,82 @@ func TestLearnedLeaveOneOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	models := foldModels(t, c, all)
+	folds := looFolds()
+	models := foldModels(c, all, folds)
 	for _, cfg := range []struct {
 		name     string
 		families []string
 	}{{"every family", nil}, {"shipped families", copylint.LearnedFieldFamilies}} {
 		try := os.Getenv("LEARNED_FAMILIES") // another subset, for choosing one
 		if cfg.families != nil && try != "" {
-			leaveOneOut(t, c, all, models, "families "+try, strings.Split(try, ","))
+			leaveOneOut(t, c, all, models, folds, "families "+try, strings.Split(try, ","))
 			continue
 		}
-		f := leaveOneOut(t, c, all, models, cfg.name, cfg.families)
-		if cfg.families == nil {
+		f := leaveOneOut(t, c, all, models, folds, cfg.name, cfg.families)
+		if cfg.families == nil && copylint.LearnedFieldFamilies != nil {
 			continue
 		}
 		best := slices.Max(slices.Collect(maps.Values(f)))
-		if shipped, ok := f[copylint.LearnedThreshold]; !ok || shipped < best-learnedThresholdSlack {
-			t.Errorf("copylint.LearnedThreshold %.2f scores F0.5 %.4f; the best threshold scores %.4f", copylint.LearnedThreshold, shipped, best)
+		if shipped, ok := f[shippedSetting]; !ok || shipped < best-learnedSlack {
+			t.Errorf("copylint's setting %s scores F0.5 %.4f; the best setting scores %.4f", shippedSetting, shipped, best)
 		}
 	}
 }
 
-// leaveOneOut prints one table and returns each threshold's F0.5 of the
-// rules with the reader, pooled over every fold.
-func leaveOneOut(t *testing.T, c *contract.Contract, all map[string][]copyset.Row, models map[string]*copylint.LearnedModel, name string, families []string) map[float64]float64 {
+// leaveOneOut prints one table and returns each setting's F0.5 of the
+// rules with the reader, pooled over the folds.
+func leaveOneOut(t *testing.T, c *contract.Contract, all map[string][]copyset.Row, models map[string]*copylint.LearnedModel, folds []string, name string, families []string) map[setting]float64 {
 	type row struct {
 		rules pr
-		with  map[float64]pr
+		with  map[setting]pr
 		alone map[float64]pr
 	}
 	rows := map[string]*row{}
-	for _, s := range copyset.Sets {
+	for _, s := range folds {
 		ls := toHeldOut(all[s])
-		r := &row{with: map[float64]pr{}, alone: map[float64]pr{}}
-		r.rules, _ = scoreLint(t, c, s, ls, nil, 0, nil)
+		r := &row{with: map[setting]pr{}, alone: map[float64]pr{}}
+		r.rules, _ = scoreLint(t, c, s, ls, nil, setting{}, nil)
+		for _, st := range settings() {
+			r.with[st], _ = scoreLint(t, c, s, ls, models[s], st, families)
+		}
 		for _, th := range learnedThresholds {
-			r.with[th], _ = scoreLint(t, c, s, ls, models[s], th, families)
 			r.alone[th] = scoreModel(c, all[s], models[s], th, families)
 		}
 		rows[s] = r
 	}
-	pooled := func(th float64) (rules, with, alone, added pr) {
-		for _, s := range copyset.Sets {
+	pooled := func(st setting) (rules, with, alone pr) {
+		for _, s := range folds {
 			rules.add(rows[s].rules)
-			with.add(rows[s].with[th])
-			alone.add(rows[s].alone[th])
+			with.add(rows[s].with[st])
+			alone.add(rows[s].alone[st.threshold])
 		}
-		added = pr{tp: with.tp - rules.tp, fp: with.fp - rules.fp}
 		return
 	}
-	f := map[float64]float64{}
-	for _, th := range learnedThresholds {
-		_, with, _, _ := pooled(th)
-		f[th] = with.fHalf()
-	}
+	f := map[setting]float64{}
 	var b strings.Builder
-	fmt.Fprintf(&b, "learned reader (%s), leave one set out; shipped threshold %.2f\n", name, copylint.LearnedThreshold)
-	fmt.Fprintf(&b, "  %-9s %-17s", "set", "rules only")
-	for _, th := range learnedThresholds {
-		fmt.Fprintf(&b, " | rules+model@%.2f  model@%.2f       ", th, th)
-	}
-	b.WriteString("\n")
-	for _, s := range copyset.Sets {
+	fmt.Fprintf(&b, "learned reader (%s), leave one set out; shipped %s\n", name, shippedSetting)
+	for _, s := range folds {
 		r := rows[s]
-		fmt.Fprintf(&b, "  %-9s %s", s, r.rules)
+		fmt.Fprintf(&b, "  %-9s rules only %s | model alone", s, r.rules)
 		for _, th := range learnedThresholds {
-			fmt.Fprintf(&b, " | %s %s", r.with[th], r.alone[th])
+			fmt.Fprintf(&b, " @%.2f %s", th, r.alone[th])
 		}
-		b.WriteString("\n")
+		fmt.Fprintf(&b, " | rules+model %s %s\n", shippedSetting, r.with[shippedSetting])
 	}
-	for _, th := range learnedThresholds {
+	for _, st := range settings() {
+		rules, with, alone := pooled(st)
+		f[st] = with.fHalf()
 		mark := ""
-		if th == copylint.LearnedThreshold {
+		if st == shippedSetting {
 			mark = " (shipped)"
 		}
-		rules, with, alone, added := pooled(th)
-		fmt.Fprintf(&b, "  every fold at %.2f%s: rules only %s (F0.5 %.4f), rules+model %s (F0.5 %.4f), model alone %s, added by the model: %d right, %d wrong\n", th, mark, rules, rules.fHalf(), with, with.fHalf(), alone, added.tp, added.fp)
+		fmt.Fprintf(&b, "  pooled %s%s: rules only %s (F0.5 %.4f), rules+model %s (F0.5 %.4f), model alone %s; claims found %+d, false positives %+d\n",
+			st, mark, rules, rules.fHalf(), with, with.fHalf(), alone, with.tp-rules.tp, with.fp-rules.fp)
 	}
 	fmt.Print(b.String())
 	if os.Getenv("LEARNED_NOTES") != "" {
 		for _, s := range strings.Split(os.Getenv("LEARNED_NOTES"), ",") {
-			_, notes := scoreLint(t, c, s, toHeldOut(all[s]), models[s], copylint.LearnedThreshold, families)
+			_, notes := scoreLint(t, c, s, toHeldOut(all[s]), models[s], shippedSetting, families)
 			for _, n := range notes {
 				fmt.Println("  ", n)
 			}
@@ -285,12 +308,14 @@ func fieldAdded(t *testing.T, c *contract.Contract, corpus string, byPath map[st
 		if err != nil {
 			t.Fatal(err)
 		}
-		before := map[string]bool{}
+		before := map[string]findings.Finding{}
 		for _, f := range copylint.LintSourceLearned(c, path, data, nil, 0, nil) {
-			before[fmt.Sprint(f.Line, f.Column, f.Rule)] = true
+			before[fmt.Sprint(f.Line, f.Column, f.Rule)] = f
 		}
-		for _, f := range copylint.LintSourceLearned(c, path, data, m, copylint.LearnedThreshold, families) {
-			if before[fmt.Sprint(f.Line, f.Column, f.Rule)] {
+		after := copylint.LintSourceLearnedVeto(c, path, data, m, copylint.LearnedThreshold, families, copylint.LearnedVeto)
+		vetoed(per, path, lines, before, after)
+		for _, f := range after {
+			if _, ok := before[fmt.Sprint(f.Line, f.Column, f.Rule)]; ok {
 				continue
 			}
 			fam := "?"
@@ -315,6 +340,31 @@ func fieldAdded(t *testing.T, c *contract.Contract, corpus string, byPath map[st
 		}
 	}
 	return per
+}
+
+// vetoed counts, under "veto", the rules' findings the reader dropped:
+// one on a line labelled with its rule is a claim lost (a note), one
+// elsewhere a false positive removed.
+func vetoed(per map[string]*fieldCount, path string, lines map[int]label, before map[string]findings.Finding, after []findings.Finding) {
+	kept := map[string]bool{}
+	for _, f := range after {
+		kept[fmt.Sprint(f.Line, f.Column, f.Rule)] = true
+	}
+	for k, f := range before {
+		if kept[k] {
+			continue
+		}
+		if per["veto"] == nil {
+			per["veto"] = &fieldCount{}
+		}
+		n := per["veto"]
+		if l, ok := lines[f.Line]; ok && strings.Contains(","+strings.Join(l.rules, ",")+",", ","+f.Rule+",") {
+			n.wrong++
+			n.notes = append(n.notes, fmt.Sprintf("reader vetoed a labelled claim %s at %s:%d (%s)", f.Rule, path, f.Line, labelText(l)))
+		} else {
+			n.right++
+		}
+	}
 }
 
 // BenchmarkMatchBufferLearned is BenchmarkMatchBuffer with the shipped

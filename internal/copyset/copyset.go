@@ -22,6 +22,12 @@ import (
 // precision and is never trained on.
 var Sets = []string{"heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7", "dev5", "heldout8", "heldout9", "heldout10", "heldout11", "heldout12", "train1", "train2", "train3", "train4"}
 
+// RulesNeverTuned are the sets of Sets no rule was tuned on: their
+// leave-one-set-out folds are the measurement of the rules and the reader
+// together on copy neither has seen, and choose the reader's threshold
+// and veto.
+var RulesNeverTuned = []string{"train1", "train2", "train3", "train4"}
+
 // Training are the sets the reader trains on that measure nothing: no
 // leave-one-set-out fold is made of them and every fold trains on them.
 // neutral.tsv holds true, neutral sentences about retries, delivery and
