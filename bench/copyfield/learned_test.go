@@ -33,7 +33,7 @@ import (
 // tries (veto 0: none).
 var (
 	learnedThresholds = []float64{0.5, 0.6, 0.7, 0.8, 0.9}
-	learnedVetoes     = []float64{0, 0.9, 0.8, 0.7}
+	learnedVetoes     = []float64{0, 0.9, 0.8, 0.7, 0.6, 0.5}
 )
 
 // learnedSlack is how far below the best setting's F0.5 the shipped
