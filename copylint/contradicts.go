@@ -163,6 +163,12 @@ var (
 	reHeaderBefore = regexp.MustCompile(`\bheaders?( named| called|:)?\W{0,3}$`)
 	reDeniedPlace  = regexp.MustCompile(`\b(not|no|never|instead of|rather than|unlike|without|don't|do not|doesn't|does not)\b[^,;:.]{0,40}$`)
 
+	// A name said to be set, or named as a field or an option, before or
+	// after it: "`idempotency_level` is set per method", "the
+	// idempotency_mode option". An error code is returned, not set.
+	reSettingAfter  = regexp.MustCompile(`^"?\)? ?(field|option|setting|parameter|param|flag|property|attribute|annotation|enum|column|config\w*)\b|^"?\)? (is|are|can be|must be|may be|gets|get) (set|configured|declared|specified|enabled|disabled|toggled|annotated|assigned)\b`)
+	reSettingBefore = regexp.MustCompile(`\b(field|option|setting|parameter|param|flag|property|attribute|annotation|set|sets|setting|configure|configures|enable|enables|toggle|toggles)( the)? "?$`)
+
 	reErrorCode = regexp.MustCompile(`\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b`)
 )
 
@@ -382,7 +388,7 @@ type sentence struct {
 
 // add reports the text at loc (offsets in the sentence).
 func (x *sentence) add(loc []int, path, msg, fix string) {
-	if asked(x.sent, loc[1]) || quotedWording(x.sent, loc[0], loc[1]) || mentionedWording(x.sent, loc[0]) {
+	if asked(x.sent, loc[1]) || quotedWording(x.sent, loc[0], loc[1]) || mentionedWording(x.sent, loc[0]) || attributedBack(x.sent[:loc[0]], x.sent[loc[1]:]) {
 		return
 	}
 	a, b := x.n.sourceSpan(x.s.start+loc[0], x.s.start+loc[1])
@@ -512,6 +518,9 @@ func (x *sentence) errorCode() {
 		}
 		if loc[0] > 0 && str[loc[0]-1] == '.' || loc[1] < len(str) && (str[loc[1]] == ':' || str[loc[1]] == '=') {
 			continue // sdk.auto_idempotency_key: true is a contract field, not an error code
+		}
+		if reSettingAfter.MatchString(str[loc[1]:]) || reSettingBefore.MatchString(str[:loc[0]]) {
+			continue // "`idempotency_level` is set per method": a field or an option, not an error code
 		}
 		if can(reOtherProvider, sent[:loc[0]]) && reOtherProvider.MatchString(str[:loc[0]]) {
 			continue // "Resend rejects the mismatch with 409 invalid_idempotent_request": another API's code

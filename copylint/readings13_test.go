@@ -1,0 +1,76 @@
+package copylint
+
+import "testing"
+
+// The readings of the heldout12 round (precision first, then recall).
+// Each table holds invented sentences, none from a labelled set: a clean
+// one the reading keeps clean, beside a claim of the same shape that is
+// still reported.
+
+// TestWholeAPIPlanned: a plan, a goal or a roadmap item that the whole
+// API be idempotent is no claim that it is, in any of the family's
+// forms; a plan named in another clause leaves the claim standing.
+func TestWholeAPIPlanned(t *testing.T) {
+	const whole = "endpoints[2].effect (POST /v1/reports/{id}/archive)"
+	checkReadings(t, []readingCase{
+		{"Roadmap: make the entire API fully idempotent.", "", ""},
+		{"A 100% idempotent platform is on our roadmap for 2027.", "", ""},
+		{"We are working toward every endpoint being idempotent.", "", ""},
+		{"Someday the whole platform will be idempotent end to end.", "", ""},
+		{"Next quarter, all endpoints will be idempotent.", "", ""},
+		{"An idempotent API across the board is our long-term goal.", "", ""},
+		{"Our platform is fully idempotent, and on the roadmap is a batch endpoint.", RuleContradicts, whole},
+		{"Every endpoint is idempotent; our goal now is lower latency.", RuleContradicts, whole},
+		{"The whole API is idempotent, and next year we add webhooks.", RuleContradicts, whole},
+	})
+}
+
+// TestAttributedBack: a figure the words after it name as the claim's
+// subject's own ("- that's Square's window", "(which is Sidekiq's
+// default)") is that system's fact; the same words naming another
+// system, or none, keep the claim.
+func TestAttributedBack(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{"Square keeps idempotency keys for 10 days - that's Square's window, not ours.", "", ""},
+		{"Sidekiq retries a job forever (which is Sidekiq's default).", "", ""},
+		{"Square keeps idempotency keys for 10 days - that's Stripe's window too.", RuleContradicts, "idempotency.replay_window"},
+		{"Idempotency keys are kept for 10 days - that's the window.", RuleContradicts, "idempotency.replay_window"},
+	})
+}
+
+// TestHardProblem: the term said to be a hard or open problem names a
+// topic; the problem said solved is the claim.
+func TestHardProblem(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{"Exactly-once processing remains a notoriously difficult problem in distributed systems.", "", ""},
+		{"Exactly-once delivery has long been an open question for queues.", "", ""},
+		{"Exactly-once processing is a hard problem, and Lumapay solved it.", RuleExactlyOnce, ""},
+		{"Exactly-once processing is a feature of every plan.", RuleExactlyOnce, ""},
+	})
+}
+
+// TestQuotedWordingEveryRule: a quote of wording not to write passes for
+// every rule (those without the clause analysis too), in straight or
+// curly quotes, double or single; the same words unquoted, or quoted as
+// the page's own, are reported.
+func TestQuotedWordingEveryRule(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{"Never write \u201cthe Idempotency-Key header follows the IETF standard\u201d in release notes.", "", ""},
+		{"Avoid \u2018Idempotency-Key, as specified in RFC 8941\u2019 on the pricing page.", "", ""},
+		{"Don't write 'retry on any error' in the SDK README.", "", ""},
+		{"Don't write, in the SDK README, that you may retry on any error.", "", ""},
+		{"Our Idempotency-Key header follows the IETF standard.", RuleStandardClaim, ""},
+		{"Our SDK will retry on any error, it's \u2018safe\u2019.", RuleRetryAnyError, ""},
+	})
+}
+
+// TestSettingNotErrorCode: an identifier said to be set, or named as a
+// field or an option, is a setting and not an error code the contract
+// lacks; one returned is still an error code.
+func TestSettingNotErrorCode(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{"Each method's `idempotency_mode` is set in the service descriptor.", "", ""},
+		{"The `idempotency_ttl_hours` field on the account controls nothing in retries.", "", ""},
+		{"A conflicting retry returns `idempotency_mismatch` with status 409.", RuleContradicts, "idempotency.conflicts"},
+	})
+}
