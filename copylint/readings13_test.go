@@ -74,3 +74,15 @@ func TestSettingNotErrorCode(t *testing.T) {
 		{"A conflicting retry returns `idempotency_mismatch` with status 409.", RuleContradicts, "idempotency.conflicts"},
 	})
 }
+
+// TestSpecDefinitionGlossed: a sentence that is only the spec's
+// definition of a method, glossed by its meaning, states HTTP's class;
+// the same definition with retry advice after it is the claim.
+func TestSpecDefinitionGlossed(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{"DELETE is idempotent per RFC 9110, because deleting twice leaves the same outcome.", "", ""},
+		{"PUT and DELETE are idempotent by definition, since sending either again ends in the identical state.", "", ""},
+		{"DELETE is idempotent per RFC 9110, because deleting twice leaves the same outcome, so retry it freely.", RuleMethodIdempotency, ""},
+		{"PUT is idempotent by definition, so you can safely retry it.", RuleMethodIdempotency, ""},
+	})
+}
