@@ -147,7 +147,7 @@ var (
 	// The retry may be any verb of sending again ("attempted again for up
 	// to four hours"), or the duration may come first ("ten minutes of
 	// retries").
-	reRetryFor = regexp.MustCompile(`\b(?:re-?tr(?:y|ies|ied|ying)|re-?submit(?:s|ted|ting)?|re-?sen(?:d|ds|t|ding)|re-?attempt(?:s|ed|ing)?|(?:attempt|tri|submitt|sent|post)(?:ed)? again|(?:keeps?|kept|keeping) (?:on )?(?:retrying|trying|resubmitting|resending)|\b(?:sdks?|clients?|librar(?:y|ies)|workers?|requests?|calls?|webhooks?|it|they)(?: [a-z0-9'-]+){0,3}? (?:keeps?|kept|keeping) (?:on )?(?:` + strings.Join(loopMetaphors, "|") + `)|\b(?:retries|retrying|retry loops?|retry attempts|sdks?|clients?|librar(?:y|ies)|ours)(?: that| which)? (?:persist(?:s|ed|ing)?|carr(?:y|ies|ied) on))(?: [a-z0-9'-]+){0,6}? (?:for|over) (?:(?:up to |at most |as long as |as much as |a total of |the next |roughly |about |around |nearly |almost )?(?P<elapsed>` + durationAlt + `)|(?P<vague>` + vagueUnits + `)\b)|\b(?P<elapsedof>` + durationAlt + `) of (?:retries|retrying|retry attempts|re-?tries|resending|resubmission)\b`)
+	reRetryFor = regexp.MustCompile(`\b(?:re-?tr(?:y|ies|ied|ying)|re-?submit(?:s|ted|ting)?|re-?sen(?:d|ds|t|ding)|re-?attempt(?:s|ed|ing)?|(?:attempt|tri|submitt|sent|post)(?:ed)? again|(?:keeps?|kept|keeping) (?:on )?(?:retrying|trying|resubmitting|resending)|\b(?:sdks?|clients?|librar(?:y|ies)|workers?|requests?|calls?|webhooks?|it|they)(?: [a-z0-9'-]+){0,3}? (?:keeps?|kept|keeping) (?:on )?(?:` + strings.Join(loopMetaphors, "|") + `)|\b(?:retries|retrying|retry loops?|retry attempts|sdks?|clients?|librar(?:y|ies)|ours)(?: that| which)? (?:persist(?:s|ed|ing)?|carr(?:y|ies|ied) on))(?: [a-z0-9'-]+){0,6}? (?:for|over) (?:(?:up to |at most |as long as |as much as |a total of |the next |roughly |about |around |nearly |almost )?(?P<elapsed>` + durationAlt + `)|(?P<vague>` + vagueUnits + `)\b|the (?:next|following|coming|whole|entire|full) (?P<oneunit>` + oneUnits + `)\b)|\b(?P<elapsedof>` + durationAlt + `) of (?:retries|retrying|retry attempts|re-?tries|resending|resubmission)\b`)
 	reGiveUp   = regexp.MustCompile(`\b(?:give up|gives up|stop retrying|stops retrying|retrying stops) (?:after|within|at) (?P<elapsed>` + durationAlt + `)`)
 
 	// A sentence whose subject is another provider quotes that provider's
@@ -211,6 +211,15 @@ func can(re *regexp.Regexp, b []byte) bool {
 // vagueUnits are a unit without its figure ("kept retrying for hours"),
 // read as the least they mean: a couple of them.
 const vagueUnits = `hours|days|weeks|months`
+
+// oneUnits are a unit said once after "the next" (or "the following",
+// "the whole"): "keeps resending for the next hour" is one hour. Only
+// after "for" or "over" is it a span: "retried the next day" names a
+// time, not how long the loop lasts.
+const oneUnits = `minute|hour|day|week|fortnight|month|year`
+
+// oneUnitLeads are the words before a oneUnits unit that make it a span.
+var oneUnitLeads = []string{" for the next", " over the next", " for the following", " over the following", " for the coming", " over the coming", " for the whole", " for the entire", " for the full", " over the whole", " over the entire"}
 
 // durationAlt is reDuration's body for use inside other patterns.
 const durationAlt = `(?:(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?[ -]?(?:milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|w|fortnights?|months?|years?)|(?:half an?|(?:a )?couple of|several|a few|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fourteen|fifteen|eighteen|twenty|twenty-four|thirty|thirty-six|forty|forty-five|forty-eight|fifty|sixty|seventy-two|ninety)[ -](?:full |whole |entire |single )?(?:milliseconds?|seconds?|minutes?|hours?|days?|weeks?|fortnights?|months?|years?))\b`
@@ -638,10 +647,13 @@ func (x *sentence) elapsed(re *regexp.Regexp, says string) bool {
 	if m == nil {
 		return false
 	}
-	g := groupAt(re, m, "elapsed", "elapsedof", "vague")
+	g := groupAt(re, m, "elapsed", "elapsedof", "vague", "oneunit")
 	said := x.str[g[0]:g[1]]
 	if v := re.SubexpIndex("vague"); v > 0 && g[0] == m[2*v] {
 		said = "a couple of " + said // "for hours": two at least
+	}
+	if v := re.SubexpIndex("oneunit"); v > 0 && g[0] == m[2*v] {
+		said = "one " + said // "for the next hour"
 	}
 	d, ok := parseProseDuration(said)
 	if !ok {
@@ -827,6 +839,12 @@ func hasDuration(s []byte) bool {
 			if bytes.HasSuffix(before, []byte(" for")) || bytes.HasSuffix(before, []byte(" over")) {
 				return true
 			}
+			// One unit after "for the next" (oneUnits).
+			for _, l := range oneUnitLeads {
+				if bytes.HasSuffix(before, []byte(l)) {
+					return true
+				}
+			}
 		}
 	}
 	return false
@@ -926,7 +944,9 @@ var numberWordSet = func() *anchorSet {
 		"seven ", "eight ", "nine ", "ten ", "twelve ", "fifteen ", "twenty", "thirty ", "sixty ", "ninety ", "forty",
 		"seventy", "fourteen ", "dozen", "eleven", "teen", "fifty", "eighty", "hundred", "thousand", "a day", "a week", "an hour", "a minute", "a month", "a year", "a fortnight",
 		" full ", " whole ", " entire ", " single ", "couple of ", "several ", "a few ",
-		"for hours", "for days", "for weeks", "for months", "over hours", "over days", "over weeks", "over months"}
+		"for hours", "for days", "for weeks", "for months", "over hours", "over days", "over weeks", "over months",
+		"for the next ", "over the next ", "for the following ", "over the following ", "for the coming ", "over the coming ",
+		"for the whole ", "for the entire ", "for the full ", "over the whole ", "over the entire "}
 	tags := make([]uint64, len(words))
 	for i := range tags {
 		tags[i] = 1

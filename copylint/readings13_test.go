@@ -86,3 +86,33 @@ func TestSpecDefinitionGlossed(t *testing.T) {
 		{"PUT is idempotent by definition, so you can safely retry it.", RuleMethodIdempotency, ""},
 	})
 }
+
+// TestFragmentAnswered: a verbless fragment question and its answer are
+// read as a key and its value ("Keys? Optional." as "keys: optional"),
+// judged against the contract; an answer the contract agrees with, or a
+// key of another kind, passes.
+func TestFragmentAnswered(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{"Idempotency key? Unnecessary.", RuleContradicts, "endpoints[0].key (POST /v1/transfers)"},
+		{"Header? Not required.", RuleContradicts, "endpoints[0].key (POST /v1/transfers)"},
+		{"Key? Required on every POST.", "", ""},
+		{"Webhook keys? Optional.", "", ""},
+		{"Max attempts? Unlimited.", RuleContradicts, "retry.max_attempts"},
+		{"Retry cap? None.", RuleContradicts, "retry.max_attempts"},
+		{"Retries? None.", "", ""},
+		{"Attempts? Three, within a minute.", "", ""},
+	})
+}
+
+// TestOneUnitSpan: "for the next hour" (the following, the whole) is a
+// span of one unit the retry loop lasts, judged against max_elapsed;
+// "the next day" without "for" or "over" names a time, and one minute
+// is the contract's own bound.
+func TestOneUnitSpan(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{"The worker keeps resending a failed payout for the next hour.", RuleContradicts, "retry.max_elapsed"},
+		{"Our SDK retries a dropped call over the following week.", RuleContradicts, "retry.max_elapsed"},
+		{"A payout that still fails is retried the next day by the nightly job.", "", ""},
+		{"The SDK retries a dropped call for the next minute, then stops.", "", ""},
+	})
+}
