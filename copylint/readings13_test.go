@@ -116,3 +116,21 @@ func TestOneUnitSpan(t *testing.T) {
 		{"The SDK retries a dropped call for the next minute, then stops.", "", ""},
 	})
 }
+
+// TestUnharmedByRepeat: every request said unharmed by a repeat, through
+// a universal negative ("none of them", "nothing in the API") or a
+// lexicon of harmlessness ("free of side effects", "poses no risk"), or
+// the retry button pressed on anything, is the safe-to-retry promise; a
+// read, a key or a subject that is not a request keeps it clean.
+func TestUnharmedByRepeat(t *testing.T) {
+	const safe = "endpoints[0].key (POST /v1/transfers)"
+	checkReadings(t, []readingCase{
+		{"Rerun the nightly export as often as you like: none of our endpoints care how many times they are called again.", RuleContradicts, safe},
+		{"Nothing in the Lumapay API is ever hurt when a request is repeated.", RuleContradicts, safe},
+		{"Resending any request is free of side effects.", RuleContradicts, safe},
+		{"In the dashboard you can press retry on any request.", RuleContradicts, safe},
+		{"None of our read endpoints mind being called again.", "", ""},
+		{"Nothing in the Lumapay API is ever hurt when a request is repeated with the same key.", "", ""},
+		{"None of the dashboards break when the page reloads twice.", "", ""},
+	})
+}
