@@ -134,3 +134,19 @@ func TestUnharmedByRepeat(t *testing.T) {
 		{"None of the dashboards break when the page reloads twice.", "", ""},
 	})
 }
+
+// TestNoChanceOfDuplicate: no chance of a duplicate in words of risk or
+// odds, a repeat that can never make two of a thing, and "dupes", are
+// the absolute promise; a key's bound, a hedge, and a harm a keyless
+// retry causes ("can create two transfers") are not.
+func TestNoChanceOfDuplicate(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{"Our checkout carries zero risk of a double charge.", RuleAbsoluteGuarantee, ""},
+		{"0% chance of a duplicate payout.", RuleAbsoluteGuarantee, ""},
+		{"A flaky network can never make the SDK send two payouts.", RuleAbsoluteGuarantee, ""},
+		{"With Lumapay, dupes never happen.", RuleAbsoluteGuarantee, ""},
+		{"Sending the same key gives zero risk of a double charge.", "", ""},
+		{"Keys bring the chance of a double charge close to zero, with no risk of a second payout for one key.", "", ""},
+		{"A resend without a key can create two transfers.", "", ""},
+	})
+}
