@@ -150,3 +150,21 @@ func TestNoChanceOfDuplicate(t *testing.T) {
 		{"A resend without a key can create two transfers.", "", ""},
 	})
 }
+
+// TestRetentionWordings: a retention said with an adverb before its
+// verb ("now live forever"), as a label and its value ("Key: stored
+// indefinitely"), in a learner's verb form ("is remember"), of the
+// request's fingerprint, or with a thousands separator, is judged
+// against the contract; the contract's own figure passes.
+func TestRetentionWordings(t *testing.T) {
+	const window = "idempotency.replay_window"
+	checkReadings(t, []readingCase{
+		{"Idempotency keys still last forever on the new plan.", RuleContradicts, window},
+		{"Idempotency key: retained permanently.", RuleContradicts, window},
+		{"The idempotency key is remember by the server for two weeks.", RuleContradicts, window},
+		{"We keep each request fingerprint for ninety days, so a replay finds it.", RuleContradicts, window},
+		{"Replayed responses are kept for 604,800 seconds.", RuleContradicts, window},
+		{"Replayed responses are kept for 86,400 seconds.", "", ""},
+		{"We keep each request fingerprint for 24 hours, so a replay finds it.", "", ""},
+	})
+}
