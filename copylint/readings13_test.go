@@ -168,3 +168,25 @@ func TestRetentionWordings(t *testing.T) {
 		{"We keep each request fingerprint for 24 hours, so a replay finds it.", "", ""},
 	})
 }
+
+// TestWholeAPIWordings: the whole API said idempotent with the whole
+// after it ("Lumapay is idempotent end to end"), with a learner's
+// adverb or a resumptive pronoun ("our API, it is complete
+// idempotent"), with a longer phrase after its quantifier ("every
+// operation in our payments API"), or by its meaning however often
+// it runs, is judged against the endpoints; a negated subject, one
+// named endpoint, a read and a key keep it clean.
+func TestWholeAPIWordings(t *testing.T) {
+	const whole = "endpoints[2].effect (POST /v1/reports/{id}/archive)"
+	checkReadings(t, []readingCase{
+		{"Paymo is partly idempotent; Lumapay is idempotent through and through.", RuleContradicts, whole},
+		{"The platform, it is complete idempotent.", RuleContradicts, whole},
+		{"Every operation in our payments API is idempotent.", RuleContradicts, whole},
+		{"Each call to the API returns the same response however many times it runs.", RuleContradicts, whole},
+		{"Not one endpoint changes anything when retried.", RuleContradicts, whole},
+		{"No platform is idempotent end to end, so name the endpoints that are.", "", ""},
+		{"The transfers endpoint is idempotent end to end.", "", ""},
+		{"Each GET call returns the same response however many times it runs.", "", ""},
+		{"Not one endpoint changes anything when retried with the same key.", "", ""},
+	})
+}
