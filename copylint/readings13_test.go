@@ -190,3 +190,24 @@ func TestWholeAPIWordings(t *testing.T) {
 		{"Not one endpoint changes anything when retried with the same key.", "", ""},
 	})
 }
+
+// TestKeylessWordings: the key said needless in other words ("never
+// bother with keys", "removes the need for keys", "don't even need that
+// key"), a retry by a verb and "again" before "without a key" ("called
+// again without a key", "re-posting ... with no header"), and "key-free"
+// retries, are the keyless promise; the SDK adding the key, a read and a
+// refusal keep it clean.
+func TestKeylessWordings(t *testing.T) {
+	const key = "endpoints[0].key (POST /v1/transfers)"
+	checkReadings(t, []readingCase{
+		{"Don't bother with idempotency keys; just resend the payout.", RuleContradicts, key},
+		{"Our dedupe engine eliminates the need for idempotency keys when a client retries.", RuleContradicts, key},
+		{"You don't even need that key header to send a payout again.", RuleContradicts, key},
+		{"The payout endpoint can be hit again without a key after a timeout.", RuleContradicts, key},
+		{"Re-posting the refund with no header is fine.", RuleContradicts, key},
+		{"Key-free resends of payouts are supported.", RuleContradicts, key},
+		{"Don't bother with idempotency keys when you retry: the SDK adds them for you.", "", ""},
+		{"Re-posting the lookup with no header is fine for GET requests.", "", ""},
+		{"A payout called again without a key is rejected with 400.", "", ""},
+	})
+}
