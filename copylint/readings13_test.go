@@ -211,3 +211,17 @@ func TestKeylessWordings(t *testing.T) {
 		{"A payout called again without a key is rejected with 400.", "", ""},
 	})
 }
+
+// TestStatusCountAfter: a count stated after a dash or a comma counts
+// the retries of the cautious status before it ("a 500 is retried ...
+// - up to three attempts"), and "retries on every 5xx" names the class;
+// a single retry of the cautious status, and the contract's own
+// statuses, pass.
+func TestStatusCountAfter(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{"A 500 is retried much as a 502 is - up to four attempts.", RuleRetryAnyError, "retry.statuses"},
+		{"A 500 is retried much as a 502 is, at most once.", "", ""},
+		{"Automatic retries on every 5xx.", RuleRetryAnyError, "retry.statuses"},
+		{"Automatic retries on 502, 503 and 504.", "", ""},
+	})
+}
