@@ -393,7 +393,7 @@ func qualifiedAt(re *gatedRE, sent []byte) []int {
 			if to > len(sent) {
 				to = len(sent)
 			}
-			if !reNegatedBound.Match(sent[from:loc[0]]) && !reDelayBound.Match(sent[from:loc[0]]) && !reBetweenTries.Match(sent[loc[1]:to]) {
+			if !reNegatedBound.Match(sent[from:loc[0]]) && !reDelayBound.Match(sent[from:loc[0]]) && !reBetweenTries.Match(sent[loc[1]:to]) && !reComparedBound.Match(sent[from:loc[0]]) {
 				return loc
 			}
 		}
@@ -406,6 +406,11 @@ func qualifiedAt(re *gatedRE, sent []byte) []int {
 
 // ("never need to send a key": the obligation lifted, not a bound)
 var reNegatedBound = regexp.MustCompile(`(\b(without|no|not|alternative to|instead of|rather than|never (need|needs|have|has) to)\b|n't\b)[^,;]*$`)
+
+// A bound named in a comparison ("exactly once, just as Kafka
+// transactions do", "like a database transaction") is the other
+// system's, compared with the claim: it does not bound the claim.
+var reComparedBound = regexp.MustCompile(`\b(just as|exactly as|much as|just like|exactly like|much like|the way|like)( [a-z0-9'-]+){0,2} ?$`)
 
 // A bound on the wait between attempts ("with backoff capped at 30
 // seconds") bounds the wait, not the loop or the claim.

@@ -225,3 +225,38 @@ func TestStatusCountAfter(t *testing.T) {
 		{"Automatic retries on 502, 503 and 504.", "", ""},
 	})
 }
+
+// TestStandardRequiresRetry: a standard or a spec said to require or
+// guarantee what a retry or a key does (either order) is a standard
+// claim; a draft, a denial, a method's class, or a policy that is not a
+// standard, is not.
+func TestStandardRequiresRetry(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{"The HTTP standard ensures a retried payment is processed at most once.", RuleStandardClaim, ""},
+		{"RFC 7231 mandates that servers dedupe retried writes.", RuleStandardClaim, ""},
+		{"Wrap the key in double quotes, as the official spec requires.", RuleStandardClaim, ""},
+		{"The IETF draft requires the key to be wrapped in double quotes.", "", ""},
+		{"The HTTP spec never guarantees that a retried write is processed at most once.", "", ""},
+		{"Our standard retry policy requires a key on every retry.", "", ""},
+	})
+}
+
+// TestEmphaticExactlyOnce: "exactly once" closed by an emphatic ("full
+// stop", "no exceptions") is the promise whatever its subject; the
+// same words about a step the reader takes are not.
+func TestEmphaticExactlyOnce(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{"With us it's exactly once, no exceptions.", RuleExactlyOnce, ""},
+		{"The template field must appear exactly once, every time.", "", ""},
+	})
+}
+
+// TestComparedBound: a bound named in a comparison ("just as Kafka
+// transactions do") is the other system's, so the claim is unbounded;
+// the bound stated as the claim's own keeps it bounded.
+func TestComparedBound(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{"Our queue hands each payout to your worker exactly once, just like database transactions do.", RuleExactlyOnce, ""},
+		{"Our queue hands each payout to your worker exactly once within a database transaction.", RuleExactlyOnceBounded, ""},
+	})
+}
