@@ -260,3 +260,14 @@ func TestComparedBound(t *testing.T) {
 		{"Our queue hands each payout to your worker exactly once within a database transaction.", RuleExactlyOnceBounded, ""},
 	})
 }
+
+// TestAttemptVerbs: "re-attempt ... indefinitely" is the unbounded loop,
+// and "attempt this request N times" counts attempts of any object
+// named by a determiner; the contract's own count passes.
+func TestAttemptVerbs(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{"The worker will re-attempt a failed payout indefinitely.", RuleContradicts, "retry.max_attempts"},
+		{"The SDK will attempt your transfer request as many as eight times.", RuleContradicts, "retry.max_attempts"},
+		{"The SDK will attempt your transfer request up to three times.", "", ""},
+	})
+}
