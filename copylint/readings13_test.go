@@ -175,7 +175,8 @@ func TestRetentionWordings(t *testing.T) {
 // idempotent"), with a longer phrase after its quantifier ("every
 // operation in our payments API"), or by its meaning however often
 // it runs, is judged against the endpoints; a negated subject, one
-// named endpoint, a read and a key keep it clean.
+// named endpoint, a read and a key keep it clean, and so do idempotency
+// keys said to be on every API.
 func TestWholeAPIWordings(t *testing.T) {
 	const whole = "endpoints[2].effect (POST /v1/reports/{id}/archive)"
 	checkReadings(t, []readingCase{
@@ -188,6 +189,7 @@ func TestWholeAPIWordings(t *testing.T) {
 		{"The transfers endpoint is idempotent end to end.", "", ""},
 		{"Each GET call returns the same response however many times it runs.", "", ""},
 		{"Not one endpoint changes anything when retried with the same key.", "", ""},
+		{"Idempotency keys on every public API are a good habit.", "", ""},
 	})
 }
 
