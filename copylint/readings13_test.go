@@ -273,3 +273,16 @@ func TestAttemptVerbs(t *testing.T) {
 		{"The SDK will attempt your transfer request up to three times.", "", ""},
 	})
 }
+
+// TestAllButOneMethod: every method but one said idempotent ("only
+// DELETE is non-idempotent", "every verb is idempotent except TRACE")
+// makes POST idempotent too; naming POST or PATCH as the exception is
+// HTTP's own rule.
+func TestAllButOneMethod(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{"Of the usual methods, only PUT is non-idempotent.", RuleMethodIdempotency, ""},
+		{"TRACE is the only standard verb that is not idempotent.", RuleMethodIdempotency, ""},
+		{"Every HTTP verb is idempotent except OPTIONS.", RuleMethodIdempotency, ""},
+		{"Of the usual methods, only POST and PATCH are non-idempotent.", "", ""},
+	})
+}
