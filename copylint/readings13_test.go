@@ -286,3 +286,14 @@ func TestAllButOneMethod(t *testing.T) {
 		{"Of the usual methods, only POST and PATCH are non-idempotent.", "", ""},
 	})
 }
+
+// TestRePrefixedGerund: a hyphenated re- gerund said harmless
+// ("re-archiving a report is harmless") repeats the endpoint its verb
+// names; one naming no endpoint of the contract, or a read, passes.
+func TestRePrefixedGerund(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{"Re-archiving is always fine.", RuleContradicts, "endpoints[2].effect (POST /v1/reports/{id}/archive)"},
+		{"Re-sending your transfers is safe.", RuleContradicts, "endpoints[0].key (POST /v1/transfers)"},
+		{"Re-reading the docs is harmless.", "", ""},
+	})
+}
