@@ -297,3 +297,15 @@ func TestRePrefixedGerund(t *testing.T) {
 		{"Re-reading the docs is harmless.", "", ""},
 	})
 }
+
+// TestEveryMutationSafe: mutations and RPCs are requests, and a replay
+// or a re-run is a retry, in the universal safe-to-retry form; reads and
+// other nouns pass.
+func TestEveryMutationSafe(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{"Each mutation of our GraphQL API is safe to re-run.", RuleContradicts, "endpoints[0].key (POST /v1/transfers)"},
+		{"All RPCs we expose are safe to replay.", RuleContradicts, "endpoints[0].key (POST /v1/transfers)"},
+		{"Every GET request is safe to replay.", "", ""},
+		{"Every webhook event is safe to replay.", "", ""},
+	})
+}
