@@ -309,3 +309,13 @@ func TestEveryMutationSafe(t *testing.T) {
 		{"Every webhook event is safe to replay.", "", ""},
 	})
 }
+
+// TestLoopAsLongAs: a retry loop bound to how long something else runs
+// ("for as long as the app stays open") is unbounded; the contract's
+// bound stated with it passes.
+func TestLoopAsLongAs(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{"The desktop client keeps retrying a failed payout for as long as the process is running.", RuleContradicts, "retry.max_attempts"},
+		{"The SDK retries for as long as the app stays open, up to 3 attempts within 60 seconds.", "", ""},
+	})
+}

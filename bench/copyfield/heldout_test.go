@@ -377,14 +377,14 @@ const eleventhMinPrecision, eleventhMinRecall = 0.98, 0.96
 // a false positive away. It then became the development set of the
 // heldout12 round (copylint/readings13_test.go: its four false positives
 // read as general readings, then recall), which took it from 0.944 /
-// 0.680 to 1.000 / 0.880; it no longer measures generalisation. The
+// 0.680 to 1.000 / 0.890; it no longer measures generalisation. The
 // floors keep the last figures, less 0.02. The learned reader has not
 // trained on it.
 func TestHeldOutTwelfth(t *testing.T) {
 	measureHeldOut(t, "heldout12.tsv", 150, twelfthMinPrecision, twelfthMinRecall)
 }
 
-const twelfthMinPrecision, twelfthMinRecall = 0.98, 0.86
+const twelfthMinPrecision, twelfthMinRecall = 0.98, 0.87
 
 // measureHeldOut lints the sentences of file as one page with the example
 // contract, prints the families it holds, and fails below at least
