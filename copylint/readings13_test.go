@@ -315,7 +315,7 @@ func TestEveryMutationSafe(t *testing.T) {
 // bound stated with it passes.
 func TestLoopAsLongAs(t *testing.T) {
 	checkReadings(t, []readingCase{
-		{"The desktop client keeps retrying a failed payout for as long as the process is running.", RuleContradicts, "retry.max_attempts"},
+		{"The desktop client re-sends a failed payout every 5 s for as long as the process is running.", RuleContradicts, "retry.max_attempts"},
 		{"The SDK retries for as long as the app stays open, up to 3 attempts within 60 seconds.", "", ""},
 	})
 }
