@@ -130,13 +130,16 @@ func (c *clauseRules) judge(r *compiledRule, sent []byte, start, end int, memo *
 	// A clause that opens by forbidding the wording ("stop telling
 	// customers that keys are kept for a week") quotes it, quotation
 	// marks or not.
-	if r.clause && reWordingBefore.Match(before) {
-		return vHonest, nil
-	}
-	if r.clause && c.quotedPhrase(sent, before, start, end) {
+	// Whatever the rule, a quote of wording not to write is no claim
+	// ('don't write "as defined in RFC 9110"'), nor is a clause that
+	// forbids the wording.
+	if reWordingBefore.Match(before) || c.quotedPhrase(sent, before, start, end) {
 		return vHonest, nil
 	}
 	if r.denyAfter != nil && r.denyAfter.Match(sent[end:]) || c.honestAfter.Match(sent[end:]) || disowned(sent[end:]) {
+		return vHonest, nil
+	}
+	if r.clause && (hardProblem(sent[end:]) || attributedBack(sent[:start], sent[end:])) {
 		return vHonest, nil
 	}
 	if r.clause && c.modal.Match(before) {
@@ -246,6 +249,59 @@ var (
 	reDisownedClause = regexp.MustCompile(`^\W*` + disownedWords)
 )
 
+// hardProblem reports whether the words after a match call the term a
+// problem, a challenge or a goal ("exactly-once delivery is a hard
+// problem; we narrow it to ..."): the sentence names the term as a topic
+// and promises nothing, unless it goes on to say the problem is solved
+// ("... a hard problem, and we solved it").
+func hardProblem(after []byte) bool {
+	if !has(after, "problem", "question", "challenge", "puzzle", "goal") {
+		return false
+	}
+	return reHardProblem.Match(after) && !reSolved.Match(after)
+}
+
+var (
+	reHardProblem = regexp.MustCompile(`^"?\)?,?( [a-z-]+){0,2}? (is|was|are|were|remains?|stays?|has (long )?been|have (long )?been) (still )?(a |an |the |one of the )?([a-z]+ly )?(hard|hardest|difficult|unsolved|open|impossible|tricky|thorny|famous|notorious|classic|well-known|known|intractable|subtle|elusive|unreachable|unattainable|moving)( [a-z-]+){0,2}? (problems?|questions?|challenges?|puzzles?|goals?)\b`)
+	reSolved      = regexp.MustCompile(`\b(solved|solves|cracked|cracks|beat|beats|conquered|tamed|fixed|nailed)\b`)
+)
+
+// attributedBack reports whether the words after a claim name its figure
+// as a named system's own, the system the clause is about ("Adyen keeps
+// keys for 7 days - that's Adyen's window", "Sidekiq retries forever
+// (which is Sidekiq's default)"): a fact about another system, not the
+// page's promise. The name must be the claim's subject, named before it,
+// and not a word for the page's own side ("the client's default").
+func attributedBack(before, after []byte) bool {
+	if !bytes.Contains(after, []byte("'s ")) {
+		return false
+	}
+	m := reAttributedAfter.FindSubmatch(after)
+	if m == nil || notThirdParty[string(m[4])] {
+		return false
+	}
+	return hasWord(before, m[4])
+}
+
+// reAttributedAfter: a dash, a comma, a colon or a parenthesis, then
+// "that's NAME's window" (figure, default, policy, guarantee ...).
+var reAttributedAfter = regexp.MustCompile(`^[^.;]{0,40}?( - |, |: | ?\()(that's|that is|this is|those are|these are|which is|which are|it's|it is)( just| only| simply| merely)? ([a-z][a-z0-9-]{2,})'s (own )?([a-z-]+ )?(figures?|numbers?|values?|windows?|limits?|defaults?|periods?|polic(y|ies)|rules?|ttls?|retention|guarantees?|promises?|behaviou?rs?|settings?|caps?|semantics|design|model)\b`)
+
+// hasWord reports whether word occurs in s as a whole word.
+func hasWord(s, word []byte) bool {
+	for from := 0; ; {
+		i := bytes.Index(s[from:], word)
+		if i < 0 {
+			return false
+		}
+		i += from
+		if (i == 0 || !isWordByte(s[i-1])) && wordEnds(s, i+len(word)) {
+			return true
+		}
+		from = i + 1
+	}
+}
+
 // reOwnScope is a bound that points back at its owner ("its own
 // transactions", "their own log").
 var reOwnScope = regexp.MustCompile(`\b(its|their) own\b`)
@@ -258,17 +314,43 @@ var reOwnScope = regexp.MustCompile(`\b(its|their) own\b`)
 // "exactly-once" delivery') stays a claim: its clause names no wording.
 func (c *clauseRules) quotedPhrase(sent, before []byte, start, end int) bool {
 	const slack = 40 // bytes of the quote outside the match, each side
-	open := bytes.LastIndexByte(before, '"')
+	open := quoteOpen(before)
 	if open < 0 || len(before)-open-1 > slack {
 		return false
 	}
 	after := sent[end:]
-	i := bytes.IndexByte(after, '"')
+	i := quoteClose(after)
 	if i < 0 || i > slack {
 		return false
 	}
 	return c.quoted.Match(before[:open]) || c.quotedAfter.Match(after[i+1:]) ||
 		open == 0 && labelledWording(sent[:start-len(before)])
+}
+
+// quoteOpen is the offset of the last opening quotation mark in before:
+// a double one (curly ones are normalized to it), or a single one
+// (curly ‘ is normalized to an apostrophe) that opens a word, so an
+// apostrophe inside one ("don't") is not read as a quote; -1 if none.
+func quoteOpen(before []byte) int {
+	d := bytes.LastIndexByte(before, '"')
+	for i := len(before) - 1; i > d; i-- {
+		if before[i] == '\'' && (i == 0 || before[i-1] == ' ' || before[i-1] == '(') {
+			return i
+		}
+	}
+	return d
+}
+
+// quoteClose is the offset of the first closing quotation mark in after,
+// double, or single where no word goes on after it ("it's" is no quote);
+// -1 if none.
+func quoteClose(after []byte) int {
+	for i, b := range after {
+		if b == '"' || b == '\'' && (i+1 == len(after) || !isWordByte(after[i+1])) {
+			return i
+		}
+	}
+	return -1
 }
 
 // labelledWording reports whether the text before a quote is a label,
@@ -311,7 +393,7 @@ func qualifiedAt(re *gatedRE, sent []byte) []int {
 			if to > len(sent) {
 				to = len(sent)
 			}
-			if !reNegatedBound.Match(sent[from:loc[0]]) && !reDelayBound.Match(sent[from:loc[0]]) && !reBetweenTries.Match(sent[loc[1]:to]) {
+			if !reNegatedBound.Match(sent[from:loc[0]]) && !reDelayBound.Match(sent[from:loc[0]]) && !reBetweenTries.Match(sent[loc[1]:to]) && !reComparedBound.Match(sent[from:loc[0]]) {
 				return loc
 			}
 		}
@@ -324,6 +406,11 @@ func qualifiedAt(re *gatedRE, sent []byte) []int {
 
 // ("never need to send a key": the obligation lifted, not a bound)
 var reNegatedBound = regexp.MustCompile(`(\b(without|no|not|alternative to|instead of|rather than|never (need|needs|have|has) to)\b|n't\b)[^,;]*$`)
+
+// A bound named in a comparison ("exactly once, just as Kafka
+// transactions do", "like a database transaction") is the other
+// system's, compared with the claim: it does not bound the claim.
+var reComparedBound = regexp.MustCompile(`\b(just as|exactly as|much as|just like|exactly like|much like|the way|like)( [a-z0-9'-]+){0,2} ?$`)
 
 // A bound on the wait between attempts ("with backoff capped at 30
 // seconds") bounds the wait, not the loop or the claim.

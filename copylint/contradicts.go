@@ -136,7 +136,7 @@ var (
 
 	reRetryish = regexp.MustCompile(`\b(retr\w*|re-?sen\w*|resubmit\w*|attempt\w*|tries|trying|backoff|wait\w*|delay\w*|give up|gives up)\b`)
 	// Attempt counts: "up to 5 attempts", "3 retries", "retry 4 times".
-	reAttempts = regexp.MustCompile(`\b(up to|at most|a maximum of|maximum of|max(?:imum)?|no more than|a total of|total of|after|limit of|limited to)( a total of)? (?P<count>` + countAlt + `) (total )?(attempts|tries)\b|\b(?P<countfirst>` + countAlt + `) (total |automatic |automated )?(attempts|tries) (in total|total|at most|max(imum)?|(per|on (every|each|any|all)|for (every|each|any|all)) (api |http |single )?(calls?|requests?|operations?|transfers?|payouts?|payments?))\b|\b(?:attempts?|attempted|tries|tried) (?:it |them |the request |a request |each request |every request |the call |a call |each call |every call )?(?:up to |at most |a maximum of |no more than |as many as )?(?P<counttimes>` + countAlt + `) times\b|\b(makes?|making|sends?|gets?|allows?) (?P<countmade>` + countAlt + `) (total )?(attempts|tries)\b`)
+	reAttempts = regexp.MustCompile(`\b(up to|at most|a maximum of|maximum of|max(?:imum)?|no more than|a total of|total of|after|limit of|limited to)( a total of)? (?P<count>` + countAlt + `) (total )?(attempts|tries)\b|\b(?P<countfirst>` + countAlt + `) (total |automatic |automated )?(attempts|tries) (in total|total|at most|max(imum)?|(per|on (every|each|any|all)|for (every|each|any|all)) (api |http |single )?(calls?|requests?|operations?|transfers?|payouts?|payments?))\b|\b(?:attempts?|attempted|tries|tried) (?:it |them |(?:the|a|an|each|every|this|that|your|any)(?: [a-z-]+)? (?:requests?|calls?|transfers?|payouts?|payments?|operations?|jobs?) )?(?:up to |at most |a maximum of |no more than |as many as )?(?P<counttimes>` + countAlt + `) times\b|\b(makes?|making|sends?|gets?|allows?) (?P<countmade>` + countAlt + `) (total )?(attempts|tries)\b`)
 	reRetries  = regexp.MustCompile(`\b(?P<count>` + countAlt + `) (more |automatic )?(retries|retry attempts)\b|\b(?:re-?tr(?:y|ies|ied)|re-?sen(?:d|ds|t)|resubmit(?:s|ted)?|(?:keeps?|kept|keeping|persists? in|persisted in|persisting in|continues?|continued|goes on|went on) (?:re-?try|re-?send|resubmitt)ing)(?: it| them|(?: (?:the|a|an|each|every|any|failed|failing|timed-out)){1,2} (?:requests?|calls?|transfers?|payouts?|payments?|operations?)| requests| calls)? (?:up to |at most |a maximum of |no more than |as many as )?(?P<times>` + countAlt + `) (?:more )?times\b|\b(?:makes?|making|gets?|sends?|tries|adds?|allows?) (?P<more>` + countAlt + `) more\b(?: (?:attempts|tries|times|retries))?`)
 
 	reBaseDelay = regexp.MustCompile(`\b(initial|base|first|starting) (retry )?(delay|backoff|wait|interval)( is| of| at|:)? (?:about |around )?(?P<delay>` + durationAlt + `)|\bstart(?:s|ing)? (?:at|with|from) (?:a )?(?P<startdelay>` + durationAlt + `)( delay| wait| backoff)?`)
@@ -147,7 +147,7 @@ var (
 	// The retry may be any verb of sending again ("attempted again for up
 	// to four hours"), or the duration may come first ("ten minutes of
 	// retries").
-	reRetryFor = regexp.MustCompile(`\b(?:re-?tr(?:y|ies|ied|ying)|re-?submit(?:s|ted|ting)?|re-?sen(?:d|ds|t|ding)|re-?attempt(?:s|ed|ing)?|(?:attempt|tri|submitt|sent|post)(?:ed)? again|(?:keeps?|kept|keeping) (?:on )?(?:retrying|trying|resubmitting|resending)|\b(?:sdks?|clients?|librar(?:y|ies)|workers?|requests?|calls?|webhooks?|it|they)(?: [a-z0-9'-]+){0,3}? (?:keeps?|kept|keeping) (?:on )?(?:` + strings.Join(loopMetaphors, "|") + `)|\b(?:retries|retrying|retry loops?|retry attempts|sdks?|clients?|librar(?:y|ies)|ours)(?: that| which)? (?:persist(?:s|ed|ing)?|carr(?:y|ies|ied) on))(?: [a-z0-9'-]+){0,6}? (?:for|over) (?:(?:up to |at most |as long as |as much as |a total of |the next |roughly |about |around |nearly |almost )?(?P<elapsed>` + durationAlt + `)|(?P<vague>` + vagueUnits + `)\b)|\b(?P<elapsedof>` + durationAlt + `) of (?:retries|retrying|retry attempts|re-?tries|resending|resubmission)\b`)
+	reRetryFor = regexp.MustCompile(`\b(?:re-?tr(?:y|ies|ied|ying)|re-?submit(?:s|ted|ting)?|re-?sen(?:d|ds|t|ding)|re-?attempt(?:s|ed|ing)?|(?:attempt|tri|submitt|sent|post)(?:ed)? again|(?:keeps?|kept|keeping) (?:on )?(?:retrying|trying|resubmitting|resending)|\b(?:sdks?|clients?|librar(?:y|ies)|workers?|requests?|calls?|webhooks?|it|they)(?: [a-z0-9'-]+){0,3}? (?:keeps?|kept|keeping) (?:on )?(?:` + strings.Join(loopMetaphors, "|") + `)|\b(?:retries|retrying|retry loops?|retry attempts|sdks?|clients?|librar(?:y|ies)|ours)(?: that| which)? (?:persist(?:s|ed|ing)?|carr(?:y|ies|ied) on))(?: [a-z0-9'-]+){0,6}? (?:for|over) (?:(?:up to |at most |as long as |as much as |a total of |the next |roughly |about |around |nearly |almost )?(?P<elapsed>` + durationAlt + `)|(?P<vague>` + vagueUnits + `)\b|the (?:next|following|coming|whole|entire|full) (?P<oneunit>` + oneUnits + `)\b)|\b(?P<elapsedof>` + durationAlt + `) of (?:retries|retrying|retry attempts|re-?tries|resending|resubmission)\b`)
 	reGiveUp   = regexp.MustCompile(`\b(?:give up|gives up|stop retrying|stops retrying|retrying stops) (?:after|within|at) (?P<elapsed>` + durationAlt + `)`)
 
 	// A sentence whose subject is another provider quotes that provider's
@@ -162,6 +162,12 @@ var (
 	reHeaderAfter  = regexp.MustCompile(`^\W{0,3}(http |request )?headers?\b`)
 	reHeaderBefore = regexp.MustCompile(`\bheaders?( named| called|:)?\W{0,3}$`)
 	reDeniedPlace  = regexp.MustCompile(`\b(not|no|never|instead of|rather than|unlike|without|don't|do not|doesn't|does not)\b[^,;:.]{0,40}$`)
+
+	// A name said to be set, or named as a field or an option, before or
+	// after it: "`idempotency_level` is set per method", "the
+	// idempotency_mode option". An error code is returned, not set.
+	reSettingAfter  = regexp.MustCompile(`^"?\)? ?(field|option|setting|parameter|param|flag|property|attribute|annotation|enum|column|config\w*)\b|^"?\)? (is|are|can be|must be|may be|gets|get) (set|configured|declared|specified|enabled|disabled|toggled|annotated|assigned)\b`)
+	reSettingBefore = regexp.MustCompile(`\b(field|option|setting|parameter|param|flag|property|attribute|annotation|set|sets|setting|configure|configures|enable|enables|toggle|toggles)( the)? "?$`)
 
 	reErrorCode = regexp.MustCompile(`\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b`)
 )
@@ -205,6 +211,15 @@ func can(re *regexp.Regexp, b []byte) bool {
 // vagueUnits are a unit without its figure ("kept retrying for hours"),
 // read as the least they mean: a couple of them.
 const vagueUnits = `hours|days|weeks|months`
+
+// oneUnits are a unit said once after "the next" (or "the following",
+// "the whole"): "keeps resending for the next hour" is one hour. Only
+// after "for" or "over" is it a span: "retried the next day" names a
+// time, not how long the loop lasts.
+const oneUnits = `minute|hour|day|week|fortnight|month|year`
+
+// oneUnitLeads are the words before a oneUnits unit that make it a span.
+var oneUnitLeads = []string{" for the next", " over the next", " for the following", " over the following", " for the coming", " over the coming", " for the whole", " for the entire", " for the full", " over the whole", " over the entire"}
 
 // durationAlt is reDuration's body for use inside other patterns.
 const durationAlt = `(?:(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?[ -]?(?:milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|w|fortnights?|months?|years?)|(?:half an?|(?:a )?couple of|several|a few|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fourteen|fifteen|eighteen|twenty|twenty-four|thirty|thirty-six|forty|forty-five|forty-eight|fifty|sixty|seventy-two|ninety)[ -](?:full |whole |entire |single )?(?:milliseconds?|seconds?|minutes?|hours?|days?|weeks?|fortnights?|months?|years?))\b`
@@ -382,7 +397,7 @@ type sentence struct {
 
 // add reports the text at loc (offsets in the sentence).
 func (x *sentence) add(loc []int, path, msg, fix string) {
-	if asked(x.sent, loc[1]) || quotedWording(x.sent, loc[0], loc[1]) || mentionedWording(x.sent, loc[0]) {
+	if asked(x.sent, loc[1]) || quotedWording(x.sent, loc[0], loc[1]) || mentionedWording(x.sent, loc[0]) || attributedBack(x.sent[:loc[0]], x.sent[loc[1]:]) {
 		return
 	}
 	a, b := x.n.sourceSpan(x.s.start+loc[0], x.s.start+loc[1])
@@ -513,6 +528,9 @@ func (x *sentence) errorCode() {
 		if loc[0] > 0 && str[loc[0]-1] == '.' || loc[1] < len(str) && (str[loc[1]] == ':' || str[loc[1]] == '=') {
 			continue // sdk.auto_idempotency_key: true is a contract field, not an error code
 		}
+		if reSettingAfter.MatchString(str[loc[1]:]) || reSettingBefore.MatchString(str[:loc[0]]) {
+			continue // "`idempotency_level` is set per method": a field or an option, not an error code
+		}
 		if can(reOtherProvider, sent[:loc[0]]) && reOtherProvider.MatchString(str[:loc[0]]) {
 			continue // "Resend rejects the mismatch with 409 invalid_idempotent_request": another API's code
 		}
@@ -629,10 +647,13 @@ func (x *sentence) elapsed(re *regexp.Regexp, says string) bool {
 	if m == nil {
 		return false
 	}
-	g := groupAt(re, m, "elapsed", "elapsedof", "vague")
+	g := groupAt(re, m, "elapsed", "elapsedof", "vague", "oneunit")
 	said := x.str[g[0]:g[1]]
 	if v := re.SubexpIndex("vague"); v > 0 && g[0] == m[2*v] {
 		said = "a couple of " + said // "for hours": two at least
+	}
+	if v := re.SubexpIndex("oneunit"); v > 0 && g[0] == m[2*v] {
+		said = "one " + said // "for the next hour"
 	}
 	d, ok := parseProseDuration(said)
 	if !ok {
@@ -818,6 +839,12 @@ func hasDuration(s []byte) bool {
 			if bytes.HasSuffix(before, []byte(" for")) || bytes.HasSuffix(before, []byte(" over")) {
 				return true
 			}
+			// One unit after "for the next" (oneUnits).
+			for _, l := range oneUnitLeads {
+				if bytes.HasSuffix(before, []byte(l)) {
+					return true
+				}
+			}
 		}
 	}
 	return false
@@ -917,7 +944,9 @@ var numberWordSet = func() *anchorSet {
 		"seven ", "eight ", "nine ", "ten ", "twelve ", "fifteen ", "twenty", "thirty ", "sixty ", "ninety ", "forty",
 		"seventy", "fourteen ", "dozen", "eleven", "teen", "fifty", "eighty", "hundred", "thousand", "a day", "a week", "an hour", "a minute", "a month", "a year", "a fortnight",
 		" full ", " whole ", " entire ", " single ", "couple of ", "several ", "a few ",
-		"for hours", "for days", "for weeks", "for months", "over hours", "over days", "over weeks", "over months"}
+		"for hours", "for days", "for weeks", "for months", "over hours", "over days", "over weeks", "over months",
+		"for the next ", "over the next ", "for the following ", "over the following ", "for the coming ", "over the coming ",
+		"for the whole ", "for the entire ", "for the full ", "over the whole ", "over the entire "}
 	tags := make([]uint64, len(words))
 	for i := range tags {
 		tags[i] = 1

@@ -411,6 +411,14 @@ var reStatus = regexp.MustCompile(`\b[45](\d\d|xx)s?\b`)
 // any status at all. A class ("5xx") is retried only when the contract
 // retries the class as a whole.
 func notRetried(r *contract.Retry, match string) (out []string, named bool) {
+	return notRetriedCounted(r, match, "")
+}
+
+// notRetriedCounted is notRetried with the rest of the match's clause
+// (tail): a count stated there, after a dash or a comma, counts the
+// match's retries too ("a 500 is retried just like a 503 - up to three
+// attempts").
+func notRetriedCounted(r *contract.Retry, match, tail string) (out []string, named bool) {
 	for _, s := range reStatus.FindAllString(match, -1) {
 		named = true
 		s = strings.TrimSuffix(s, "s")
@@ -421,7 +429,7 @@ func notRetried(r *contract.Retry, match string) (out []string, named bool) {
 			continue
 		}
 		n, _ := strconv.Atoi(s)
-		if !r.RetriesStatus(n) || slices.Contains(r.CautiousStatuses, n) && retriedMoreThanOnce(match) {
+		if !r.RetriesStatus(n) || slices.Contains(r.CautiousStatuses, n) && (retriedMoreThanOnce(match) || countedMoreThanOnce(tail)) {
 			out = append(out, s)
 		}
 	}
@@ -462,6 +470,33 @@ func retriedMoreThanOnce(match string) bool {
 	return v > 1
 }
 
+// countedMoreThanOnce reports whether the clause after a status claim
+// (up to its end, at most 60 bytes) opens with, or after a dash or a
+// comma states, a count of more than one retry (more than two attempts).
+func countedMoreThanOnce(tail string) bool {
+	if i := strings.IndexAny(tail, ".;"); i >= 0 {
+		tail = tail[:i]
+	}
+	if len(tail) > 60 || !strings.Contains(tail, "time") && !strings.Contains(tail, "retries") && !strings.Contains(tail, "attempts") {
+		return false
+	}
+	m := reCountedAfter.FindStringSubmatch(tail)
+	if m == nil {
+		return false
+	}
+	v, ok := proseNumber(m[1])
+	if !ok {
+		return false
+	}
+	if m[2] == "attempts" {
+		return v > 2
+	}
+	return v > 1
+}
+
+// reCountedAfter is a count of retries or attempts in a clause's tail.
+var reCountedAfter = regexp.MustCompile(`^[^,]{0,30}?(?:, | - | \()(?:up to |as many as |a maximum of |at most |max(?:imum)? )?([a-z0-9-]+) (times|retries|attempts)\b`)
+
 func retriesClass(r *contract.Retry, class int) bool {
 	for _, s := range r.Statuses {
 		if s.Class && s.Code == class {
@@ -494,7 +529,7 @@ func retriedInWords(r *contract.Retry) string {
 // judgeRetryStatus judges a claim that the client retries any error, or
 // the statuses it names, against retry.statuses. Without a contract (nil)
 // the default policy stands in: no policy retries every error.
-func judgeRetryStatus(c *contract.Contract, match, _ string) (contradiction, bool) {
+func judgeRetryStatus(c *contract.Contract, match, sentence string) (contradiction, bool) {
 	r := contract.DefaultRetry()
 	if c != nil {
 		r = c.Retry
@@ -502,7 +537,11 @@ func judgeRetryStatus(c *contract.Contract, match, _ string) (contradiction, boo
 	if r.AnyStatus {
 		return contradiction{}, false
 	}
-	bad, named := notRetried(&r, match)
+	tail := ""
+	if i := strings.Index(sentence, match); i >= 0 && match != "" {
+		tail = sentence[i+len(match):]
+	}
+	bad, named := notRetriedCounted(&r, match, tail)
 	said := "any error"
 	if named {
 		if len(bad) == 0 {

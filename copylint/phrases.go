@@ -131,10 +131,10 @@ func headerPattern(header string) string {
 }
 
 // durationPattern is {duration} in phrases.yaml: a span of time in
-// digits or words, as reDuration reads it (families.go judges the match
+// digits (with thousands separators: "259,200 seconds") or words, as reDuration reads it (families.go judges the match
 // with reDuration), in groups that capture nothing so the forms' own
 // groups keep their numbers.
-const durationPattern = `(?:\d+(?:\.\d+)?[ -]?(?:seconds?|minutes?|hours?|days?|weeks?|fortnights?|months?|years?|h|d|w)|(?:half an?|a couple of|several|a few|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fourteen|fifteen|eighteen|twenty|twenty-four|thirty|thirty-six|forty|forty-five|forty-eight|fifty|sixty|seventy-two|ninety)[ -](?:full |whole |entire |single )?(?:seconds?|minutes?|hours?|days?|weeks?|fortnights?|months?|years?))`
+const durationPattern = `(?:(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?[ -]?(?:seconds?|minutes?|hours?|days?|weeks?|fortnights?|months?|years?|h|d|w)|(?:half an?|a couple of|several|a few|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fourteen|fifteen|eighteen|twenty|twenty-four|thirty|thirty-six|forty|forty-five|forty-eight|fifty|sixty|seventy-two|ninety)[ -](?:full |whole |entire |single )?(?:seconds?|minutes?|hours?|days?|weeks?|fortnights?|months?|years?))`
 
 // percentPattern stands for "100%" in every pattern: the whole said in
 // words ("100 percent", "a hundred per cent") is the same promise.

@@ -318,17 +318,22 @@ const seventhMinPrecision, seventhMinRecall = 0.98, 0.97
 // by its affirmative, comparisons by ellipsis or pronoun, "can't ...
 // twice", loop metaphors, defaults with an opt-in ceiling) took heldout8
 // to 1.000 / 0.890 and heldout9 to 1.000 / 0.800.
+//
+// The heldout12 round (copylint/readings13_test.go: precision first,
+// then general recall readings, none with these sets' wording) took
+// heldout8 to 1.000 / 0.940 and heldout9 to 1.000 / 0.910; the floors
+// keep those figures less 0.02.
 func TestHeldOutEighth(t *testing.T) {
 	measureHeldOut(t, "heldout8.tsv", 150, eighthMinPrecision, eighthMinRecall)
 }
 
-const eighthMinPrecision, eighthMinRecall = 0.98, 0.87
+const eighthMinPrecision, eighthMinRecall = 0.98, 0.92
 
 func TestHeldOutNinth(t *testing.T) {
 	measureHeldOut(t, "heldout9.tsv", 150, ninthMinPrecision, ninthMinRecall)
 }
 
-const ninthMinPrecision, ninthMinRecall = 0.98, 0.78
+const ninthMinPrecision, ninthMinRecall = 0.98, 0.89
 
 // TestHeldOutTenth measures the lint on heldout10.tsv: 190 sentences (100
 // claims, 90 clean) in genres no earlier set focused on (app-store text,
@@ -341,12 +346,13 @@ const ninthMinPrecision, ninthMinRecall = 0.98, 0.78
 // session, 0.901 / 0.640 after the round tuned on heldout7, 0.907 / 0.680
 // after the round tuned on heldout8 and heldout9. It then became a
 // development set with them: the next round took it to 0.987 / 0.750.
-// The floors keep the last, less a margin.
+// The floors keep the last, less a margin: 1.000 / 0.860 after the
+// heldout12 round (copylint/readings13_test.go), less 0.02.
 func TestHeldOutTenth(t *testing.T) {
 	measureHeldOut(t, "heldout10.tsv", 150, tenthMinPrecision, tenthMinRecall)
 }
 
-const tenthMinPrecision, tenthMinRecall = 0.97, 0.73
+const tenthMinPrecision, tenthMinRecall = 0.98, 0.84
 
 // TestHeldOutEleventh measures heldout11.tsv, 190 sentences written on
 // 2026-12-06 by an evaluator who read neither the rules nor any set's
@@ -354,12 +360,13 @@ const tenthMinPrecision, tenthMinRecall = 0.97, 0.73
 // Measured unseen once, before and after that round (BENCHMARKS.md, "Copy
 // lint on an eleventh and a twelfth unseen set"); it then became the
 // development set of the next round (readings12_test.go). The floors keep
-// the figures after that round, less 0.02.
+// the figures after the latest round (1.000 / 0.980 after the heldout12
+// round, readings13_test.go), less 0.02.
 func TestHeldOutEleventh(t *testing.T) {
 	measureHeldOut(t, "heldout11.tsv", 150, eleventhMinPrecision, eleventhMinRecall)
 }
 
-const eleventhMinPrecision, eleventhMinRecall = 0.98, 0.93
+const eleventhMinPrecision, eleventhMinRecall = 0.98, 0.96
 
 // TestHeldOutTwelfth measures heldout12.tsv, 190 sentences written on
 // 2026-12-06 by an evaluator who read neither the rules nor any set's
@@ -367,13 +374,17 @@ const eleventhMinPrecision, eleventhMinRecall = 0.98, 0.93
 // unseen at the session's start and after each of its two rounds
 // (BENCHMARKS.md, "Copy lint on an eleventh and a twelfth unseen set");
 // one fix it showed afterwards, a figure with a thousands separator, took
-// a false positive away. The floors keep the last figures, less 0.02. The
-// learned reader has not trained on it.
+// a false positive away. It then became the development set of the
+// heldout12 round (copylint/readings13_test.go: its four false positives
+// read as general readings, then recall), which took it from 0.944 /
+// 0.680 to 1.000 / 0.890; it no longer measures generalisation. The
+// floors keep the last figures, less 0.02. The learned reader has not
+// trained on it.
 func TestHeldOutTwelfth(t *testing.T) {
 	measureHeldOut(t, "heldout12.tsv", 150, twelfthMinPrecision, twelfthMinRecall)
 }
 
-const twelfthMinPrecision, twelfthMinRecall = 0.92, 0.66
+const twelfthMinPrecision, twelfthMinRecall = 0.98, 0.87
 
 // measureHeldOut lints the sentences of file as one page with the example
 // contract, prints the families it holds, and fails below at least
