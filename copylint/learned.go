@@ -527,7 +527,7 @@ var vetoable = map[string]bool{
 // unbounded retry, "this can be safely done at any point" in a README as
 // a safe-to-retry claim, and a billing page's "never charged twice" as a
 // no-duplicates claim where the rules' own reading stays silent.
-var LearnedFieldFamilies = []string{"api-idempotent", "key-retention", "keyless-retry", "method-idempotency", "retry-any-error", "standard-claim"}
+var LearnedFieldFamilies = []string{"api-idempotent", "key-retention", "keyless-retry", "method-idempotency", "standard-claim"}
 
 // learnedMinWords is the fewest words a unit needs: a heading or a
 // table cell ("Exactly-once support", "duplicate events") is a topic,
@@ -604,8 +604,24 @@ func (l *linter) learnedHits(d *document, hits []hit) []hit {
 			sent := n.text[s.start:s.end]
 			start, end := n.sourceSpan(s.start, s.end)
 			if spanHit(spans, start, end) {
-				if r.veto > 0 && r.readsNoClaim(l.c, string(sent)) {
+				if r.veto == 0 {
+					continue
+				}
+				fam, p := r.m.predictNormalized(l.c, string(sent))
+				switch {
+				case p < r.veto:
+				case fam == learnedNone:
 					vetoed = append(vetoed, [2]int{start, end})
+				case !ruleIn(hits, start, end, learnedFamilies[fam].rule) && onlyVetoable(hits, start, end):
+					// The rules read another claim than the model's.
+					if h, at, ok := l.learnedPropose(string(sent), r.threshold); ok {
+						vetoed = append(vetoed, [2]int{start, end})
+						h.start, h.end = start, end
+						if at != nil {
+							h.start, h.end = n.sourceSpan(s.start+at[0], s.start+at[1])
+						}
+						added = append(added, h)
+					}
 				}
 				continue
 			}
@@ -638,6 +654,17 @@ func (l *linter) learnedHits(d *document, hits []hit) []hit {
 		})
 	}
 	return append(hits, added...)
+}
+
+// ruleIn reports whether a hit of rule overlaps [start, end).
+func ruleIn(hits []hit, start, end int, rule string) bool {
+	return slices.ContainsFunc(hits, func(h hit) bool { return h.rule == rule && h.start < end && h.end > start })
+}
+
+// onlyVetoable reports whether every hit overlapping [start, end) is of
+// a rule the reader may veto.
+func onlyVetoable(hits []hit, start, end int) bool {
+	return !slices.ContainsFunc(hits, func(h hit) bool { return !vetoable[h.rule] && h.start < end && h.end > start })
 }
 
 // readsNoClaim reports whether the model reads sent as no claim with at

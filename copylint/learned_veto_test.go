@@ -84,3 +84,29 @@ func TestLearnedFragments(t *testing.T) {
 		}
 	}
 }
+
+// TestLearnedOverride: where the rules read one claim and the model, at
+// the veto's probability, reads another family's, the model's finding
+// replaces a vetoable rule's; a sentence holding a rule it may not veto
+// keeps its findings and gets no other.
+func TestLearnedOverride(t *testing.T) {
+	c := payoutsContract(t)
+	std := &LearnedModel{Classes: []string{learnedNone, "standard-claim"}, Bias: []float64{-3, 3}, Weights: map[string][]float64{}} // p 0.9975
+	for _, tc := range []struct {
+		text string
+		veto float64
+		want []string
+	}{
+		{"We keep your idempotency keys for 30 days, so retry whenever you like.", 0, []string{RuleContradicts}},
+		{"We keep your idempotency keys for 30 days, so retry whenever you like.", 0.9, []string{RuleStandardClaim}},
+		{"Every transfer is processed exactly once, guaranteed by our platform.", 0.9, []string{RuleExactlyOnce}},
+	} {
+		var got []string
+		for _, f := range LintSourceLearnedVeto(c, "x.md", []byte("# T\n\n"+tc.text+"\n"), std, 0.5, nil, tc.veto) {
+			got = append(got, f.Rule)
+		}
+		if !sameRules(got, tc.want) {
+			t.Errorf("%q, veto %.1f: got %v, want %v", tc.text, tc.veto, got, tc.want)
+		}
+	}
+}
