@@ -37,7 +37,7 @@ type gatedRE struct {
 	// Match runs only the alternatives whose words the text holds, each
 	// a small program, mostly one that only runs where its first word
 	// is (gateAlt.lit), not the whole alternation tried at every byte.
-	alts []gateAlt
+	alts []*gateAlt
 	// all is the union of the alternatives' bits.
 	all uint64
 }
@@ -114,16 +114,13 @@ func (g *gatedRE) buildSplit(st *syntax.Regexp) bool {
 	if alts == nil {
 		alts = []*syntax.Regexp{st}
 	}
-	compiled := make([]gateAlt, len(alts))
+	compiled := make([]*gateAlt, len(alts))
 	lists := make([][][]string, len(alts))
 	for i, a := range alts {
 		if lists[i] = gateLists(a, maxGateLists); len(lists[i]) == 0 {
 			return false // an alternative with no gate: gate the whole
 		}
-		var ok bool
-		if compiled[i], ok = compileAlt(a); !ok {
-			return false
-		}
+		compiled[i] = compileAlt(a)
 	}
 	if len(alts) == 1 && compiled[0].lit == nil {
 		return false // nothing to gain over the plain gate
@@ -243,8 +240,15 @@ func (g *gatedRE) Match(b []byte) bool {
 	// alternative can only where the text holds a word of each of its
 	// lists.
 	got := g.gate.tagsOf(b, g.all)
-	for i := range g.alts {
-		if a := &g.alts[i]; got&a.need == a.need && a.match(b) {
+	for _, a := range g.alts {
+		if got&a.need != a.need {
+			continue
+		}
+		m, ok := a.match(b)
+		if !ok {
+			return g.re.Match(b) // an alternative did not compile
+		}
+		if m {
 			return true
 		}
 	}

@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"regexp"
 	"regexp/syntax"
+	"sync"
 )
 
 // gateAlt is one alternative of a gated pattern and the tag bits a text
 // must cover for it to match.
 type gateAlt struct {
-	re   *regexp.Regexp
 	need uint64
 	// lit, when set, is a literal that every match of the alternative
 	// begins with, at a word boundary: the alternative is \b lit rest.
@@ -18,25 +18,35 @@ type gateAlt struct {
 	// at every byte, the \b defeating its search for a literal prefix;
 	// bytes.Index finds lit's few places far faster.
 	lit []byte
+	// src is re's pattern, compiled on first use: most alternatives of a
+	// run never pass their gate, and compiling them all was a third of
+	// the start of a run (a CLI run pays it on every call).
+	src  string
+	once sync.Once
+	re   *regexp.Regexp
 }
 
-// compileAlt compiles the alternative a (see gateAlt); ok is false if it
-// does not compile (it always should: it is written by reSource).
-func compileAlt(a *syntax.Regexp) (gateAlt, bool) {
+// compileAlt prepares the alternative a (see gateAlt).
+func compileAlt(a *syntax.Regexp) *gateAlt {
 	src := reSource(a)
 	var lit []byte
 	if l, rest, found := wordPrefix(a); found {
 		lit = []byte(string(l))
 		src = `\A` + reSource(rest)
 	}
-	re, err := regexp.Compile(src)
-	if err != nil {
-		return gateAlt{}, false
-	}
-	return gateAlt{re: re, lit: lit}, true
+	return &gateAlt{lit: lit, src: src}
 }
 
-// match reports whether b holds a match of the alternative.
+// compiled is the alternative's regexp, compiled on first use; nil if
+// src does not compile (it always should, written by reSource), and the
+// caller then asks the whole pattern.
+func (a *gateAlt) compiled() *regexp.Regexp {
+	a.once.Do(func() { a.re, _ = regexp.Compile(a.src) })
+	return a.re
+}
+
+// match reports whether b holds a match of the alternative; ok is false
+// when its regexp could not be compiled.
 //
 // With lit: a match beginning at p in b is one of \A lit rest in b[p:]
 // once \b holds at p, checked here against b[p-1] as the matcher would.
@@ -45,22 +55,26 @@ func compileAlt(a *syntax.Regexp) (gateAlt, bool) {
 // there as in b; \z and $ see the same end). A match can only begin
 // where lit does, and lit, valid UTF-8, only ever begins where the
 // matcher would try a match (its first byte is no continuation byte).
-func (a *gateAlt) match(b []byte) bool {
+func (a *gateAlt) match(b []byte) (matched, ok bool) {
+	re := a.compiled()
+	if re == nil {
+		return false, false
+	}
 	if a.lit == nil {
-		return a.re.Match(b)
+		return re.Match(b), true
 	}
 	for i := 0; i < len(b); {
 		j := bytes.Index(b[i:], a.lit)
 		if j < 0 {
-			return false
+			return false, true
 		}
 		p := i + j
-		if wordBoundaryAt(b, p) && a.re.Match(b[p:]) {
-			return true
+		if wordBoundaryAt(b, p) && re.Match(b[p:]) {
+			return true, true
 		}
 		i = p + 1
 	}
-	return false
+	return false, true
 }
 
 // wordBoundaryAt is \b at b[p], p < len(b): Go's word characters are

@@ -78,7 +78,7 @@ func TestAltLiteralStart(t *testing.T) {
 	g := newGatedRE(regexp.MustCompile(`\b(retry|resend) (now|later)\b`)).built()
 	for _, a := range g.alts {
 		if a.lit == nil {
-			t.Fatalf("%v: no literal start", a.re)
+			t.Fatalf("%s: no literal start", a.src)
 		}
 	}
 	for _, tc := range []struct {
