@@ -31,6 +31,15 @@ type gatedRE struct {
 	gate *anchorSet // nil: no literal is required, always run re
 	// need is the tag bits a text's words must cover: one per list.
 	need uint64
+	// alts, when set, are the pattern's alternatives (alternativesOf),
+	// each with its own tag bits in gate; need is then unused. A text
+	// matches the pattern exactly when it matches one alternative, so
+	// Match runs only the alternatives whose words the text holds, each
+	// a small program, mostly one that only runs where its first word
+	// is (gateAlt.lit), not the whole alternation tried at every byte.
+	alts []*gateAlt
+	// all is the union of the alternatives' bits.
+	all uint64
 }
 
 // maxGateLists bounds the lists of one gate (tag bits).
@@ -52,19 +61,12 @@ func (g *gatedRE) build() {
 	if err != nil {
 		return
 	}
+	if g.buildSplit(st) {
+		return
+	}
 	var words []string
 	var tags []uint64
-	// The pattern's best single list, then every part's list with words
-	// of three bytes or more: a list with a shorter word (" ", "a")
-	// passes almost every sentence and only slows the scan.
-	groups, best := requiredGroups(st), 0
-	if l := requiredLiterals(st); l != nil {
-		groups, best = append([][]string{l}, groups...), 1
-	}
-	for gi, lits := range groups {
-		if len(lits) == 0 || gi >= best && minLen(lits) < 3 || len(lits) > 400 || !scannable(lits) || len(lits)+len(words) > 2000 || bits.OnesCount64(g.need) == maxGateLists {
-			continue
-		}
+	for _, lits := range gateLists(st, maxGateLists) {
 		bit := uint64(1) << bits.OnesCount64(g.need)
 		g.need |= bit
 		for _, l := range lits {
@@ -75,6 +77,118 @@ func (g *gatedRE) build() {
 		return
 	}
 	g.gate = newAnchorSet(words, tags)
+}
+
+// gateLists are the lists of words whose every one a match of st must
+// hold a word of: the pattern's best single list, then every part's list
+// with words of three bytes or more (a list with a shorter word, " " or
+// "a", passes almost every sentence and only slows the scan). At most max
+// lists, and 2000 words in all.
+func gateLists(st *syntax.Regexp, max int) [][]string {
+	groups, best := requiredGroups(st), 0
+	if l := requiredLiterals(st); l != nil {
+		groups, best = append([][]string{l}, groups...), 1
+	}
+	var out [][]string
+	words := 0
+	for gi, lits := range groups {
+		if len(lits) == 0 || gi >= best && minLen(lits) < 3 || len(lits) > 400 || !scannable(lits) || len(lits)+words > 2000 || len(out) == max {
+			continue
+		}
+		out = append(out, lits)
+		words += len(lits)
+	}
+	return out
+}
+
+// maxAlts bounds the alternatives a pattern is split into.
+const maxAlts = 32
+
+// buildSplit gates each alternative of st on its own (gatedRE.alts), when
+// each has a list of words to gate on and either st has two or more or
+// its one starts with a word (gateAlt.lit); it reports whether it did.
+// Each alternative gets its first list's bit, then the bits left are
+// shared out one list at a time.
+func (g *gatedRE) buildSplit(st *syntax.Regexp) bool {
+	alts := alternativesOf(st, maxAlts)
+	if alts == nil {
+		alts = []*syntax.Regexp{st}
+	}
+	compiled := make([]*gateAlt, len(alts))
+	lists := make([][][]string, len(alts))
+	for i, a := range alts {
+		if lists[i] = gateLists(a, maxGateLists); len(lists[i]) == 0 {
+			return false // an alternative with no gate: gate the whole
+		}
+		compiled[i] = compileAlt(a)
+	}
+	if len(alts) == 1 && compiled[0].lit == nil {
+		return false // nothing to gain over the plain gate
+	}
+	var words []string
+	var tags []uint64
+	nbits := 0
+	for round := 0; nbits < maxGateLists; round++ {
+		added := false
+		for i := range alts {
+			if round >= len(lists[i]) || nbits == maxGateLists || len(words)+len(lists[i][round]) > 2000 {
+				continue
+			}
+			bit := uint64(1) << nbits
+			nbits++
+			compiled[i].need |= bit
+			for _, w := range lists[i][round] {
+				words, tags = append(words, w), append(tags, bit)
+			}
+			added = true
+		}
+		if !added {
+			break
+		}
+	}
+	for i := range compiled {
+		if compiled[i].need == 0 {
+			return false
+		}
+		g.all |= compiled[i].need
+	}
+	g.alts = compiled
+	g.gate = newAnchorSet(words, tags)
+	return true
+}
+
+// alternativesOf returns patterns whose union matches what st matches
+// (nil when st offers no split, or more than max): an alternation's
+// alternatives, or a concatenation with an alternation as a part (the
+// first such part, a capture around it ignored) distributed over it:
+// x(a|b)y is xay|xby. The results are not split again: each split
+// copies the rest of the pattern, and splitting every level took a run's
+// heap from 33 to 120 MB for no measurable gain over one level.
+func alternativesOf(st *syntax.Regexp, max int) []*syntax.Regexp {
+	var subs []*syntax.Regexp
+	switch st.Op {
+	case syntax.OpAlternate:
+		subs = st.Sub
+	case syntax.OpConcat:
+		for i, part := range st.Sub {
+			for part.Op == syntax.OpCapture {
+				part = part.Sub[0]
+			}
+			if part.Op != syntax.OpAlternate {
+				continue
+			}
+			for _, a := range part.Sub {
+				c := &syntax.Regexp{Op: syntax.OpConcat, Flags: st.Flags}
+				c.Sub = append(append(append(c.Sub, st.Sub[:i]...), a), st.Sub[i+1:]...)
+				subs = append(subs, c)
+			}
+			break
+		}
+	}
+	if len(subs) < 2 || len(subs) > max {
+		return nil
+	}
+	return subs
 }
 
 // scannable reports whether the scan can see every word: one made only
@@ -91,7 +205,19 @@ func scannable(words []string) bool {
 // pass reports whether b holds a word of every list of the gate.
 func (g *gatedRE) pass(b []byte) bool {
 	g.once.Do(g.build)
-	return g.gate == nil || gatesOff.Load() > 0 || g.gate.covers(b, g.need)
+	if g.gate == nil || gatesOff.Load() > 0 {
+		return true
+	}
+	if g.alts == nil {
+		return g.gate.covers(b, g.need)
+	}
+	got := g.gate.tagsOf(b, g.all)
+	for _, a := range g.alts {
+		if got&a.need == a.need {
+			return true
+		}
+	}
+	return false
 }
 
 // gatesOff counts the LintSourceUnfiltered runs under way: every gate is
@@ -103,10 +229,30 @@ func (g *gatedRE) Match(b []byte) bool {
 	if g == nil || g.re == nil {
 		return false
 	}
-	if !g.pass(b) {
-		return false
+	g.once.Do(g.build)
+	if g.alts == nil || gatesOff.Load() > 0 {
+		if !g.pass(b) {
+			return false
+		}
+		return g.re.Match(b)
 	}
-	return g.re.Match(b)
+	// The pattern matches exactly when an alternative does, and an
+	// alternative can only where the text holds a word of each of its
+	// lists.
+	got := g.gate.tagsOf(b, g.all)
+	for _, a := range g.alts {
+		if got&a.need != a.need {
+			continue
+		}
+		m, ok := a.match(b)
+		if !ok {
+			return g.re.Match(b) // an alternative did not compile
+		}
+		if m {
+			return true
+		}
+	}
+	return false
 }
 
 func (g *gatedRE) FindAllIndex(b []byte, n int) [][]int {

@@ -250,6 +250,24 @@ func (a *anchorSet) covers(text []byte, need uint64) bool {
 	return false
 }
 
+// tagsOf is the union of the tags of the words in text; it stops once
+// the union is all.
+func (a *anchorSet) tagsOf(text []byte, all uint64) uint64 {
+	next, class, final, stride := a.next, &a.class, a.final, uint32(a.stride)
+	var s uint32
+	var got uint64
+	for _, b := range text {
+		s = next[s+uint32(class[b])]
+		if s&finalBit != 0 {
+			s &^= finalBit
+			if got |= final[s/stride]; got == all {
+				break
+			}
+		}
+	}
+	return got
+}
+
 // hit is where a word (or several) ends in a text, and their tags.
 type anchorHit struct {
 	end  int
