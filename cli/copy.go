@@ -54,9 +54,11 @@ func newCopyCmd(sys *IO, runF func(context.Context, *copyOptions) error) *cobra.
 			"families that need one are skipped (one notice on stderr names them).\n\n" +
 			"--learned runs the learned second reader after the rules (it needs a contract): a model\n" +
 			"trained on labelled copy proposes claims of the families it ships with (the whole API\n" +
-			"idempotent, key retention, retrying without a key, method idempotency), each judged\n" +
-			"against the contract like the rules' findings, whose message says the learned reader\n" +
-			"proposed it; --learned=false turns it off. Default: " + onOff(copylint.LearnedDefault) + ".\n\n" +
+			"idempotent, key retention, retrying without a key, method idempotency, standards),\n" +
+			"each judged against the contract like the rules' findings, whose message says the\n" +
+			"learned reader proposed it; where it reads a sentence as no claim (or as another\n" +
+			"family's) with confidence, it drops a contract-judging rule's finding there. It about\n" +
+			"doubles the lint's CPU. --learned=false turns it off. Default: " + onOff(copylint.LearnedDefault) + ".\n\n" +
 			"Suppress one line with <!-- retryspec-disable-next-line RULE -- reason --> above it,\n" +
 			"or a path with a docs.copy.allow entry (path, rule, because) in the contract.\n\n" +
 			"--export-vale DIR writes the phrase rules as a Vale style into DIR/Retryspec and exits;\n" +

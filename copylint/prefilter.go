@@ -235,24 +235,12 @@ func (a *anchorSet) match(text []byte) bool {
 
 // covers reports whether the tags of the words in text cover need.
 func (a *anchorSet) covers(text []byte, need uint64) bool {
-	next, class, final, stride := a.next, &a.class, a.final, uint32(a.stride)
-	var s uint32
-	var got uint64
-	for _, b := range text {
-		s = next[s+uint32(class[b])]
-		if s&finalBit != 0 {
-			s &^= finalBit
-			if got |= final[s/stride]; got&need == need {
-				return true
-			}
-		}
-	}
-	return false
+	return a.tagsOf(text, need)&need == need
 }
 
 // tagsOf is the union of the tags of the words in text; it stops once
-// the union is all.
-func (a *anchorSet) tagsOf(text []byte, all uint64) uint64 {
+// the union holds every tag of stop.
+func (a *anchorSet) tagsOf(text []byte, stop uint64) uint64 {
 	next, class, final, stride := a.next, &a.class, a.final, uint32(a.stride)
 	var s uint32
 	var got uint64
@@ -260,7 +248,7 @@ func (a *anchorSet) tagsOf(text []byte, all uint64) uint64 {
 		s = next[s+uint32(class[b])]
 		if s&finalBit != 0 {
 			s &^= finalBit
-			if got |= final[s/stride]; got == all {
+			if got |= final[s/stride]; got&stop == stop {
 				break
 			}
 		}
