@@ -603,49 +603,23 @@ func (l *linter) learnedHits(d *document, hits []hit) []hit {
 		for _, s := range sents {
 			sent := n.text[s.start:s.end]
 			start, end := n.sourceSpan(s.start, s.end)
+			var v unitReading
 			if spanHit(spans, start, end) {
-				if r.veto == 0 {
-					continue
+				v = l.readRuled(string(sent), hits, start, end)
+			} else {
+				v = l.readUnruled(sent)
+			}
+			if v.veto {
+				vetoed = append(vetoed, [2]int{start, end})
+			}
+			if v.add {
+				h := v.h
+				h.start, h.end = start, end
+				if v.at != nil {
+					h.start, h.end = n.sourceSpan(s.start+v.at[0], s.start+v.at[1])
 				}
-				fam, p := r.m.predictNormalized(l.c, string(sent))
-				switch {
-				case p < r.veto:
-				case fam == learnedNone:
-					vetoed = append(vetoed, [2]int{start, end})
-				case !ruleIn(hits, start, end, learnedFamilies[fam].rule) && onlyVetoable(hits, start, end):
-					// The rules read another claim than the model's.
-					if h, at, ok := l.learnedPropose(string(sent), r.threshold); ok {
-						vetoed = append(vetoed, [2]int{start, end})
-						h.start, h.end = start, end
-						if at != nil {
-							h.start, h.end = n.sourceSpan(s.start+at[0], s.start+at[1])
-						}
-						added = append(added, h)
-					}
-				}
-				continue
+				added = append(added, h)
 			}
-			if !learnedGate.match(sent) {
-				continue
-			}
-			// A fragment (a heading, a table cell, a line without its
-			// stop) is read only when the model is all but sure.
-			threshold := r.threshold
-			if words := bytes.Count(sent, []byte(" ")) + 1; words < learnedMinWords || !endsSentence(sent) {
-				if words < learnedFragmentWords {
-					continue
-				}
-				threshold = max(threshold, learnedFragmentP)
-			}
-			h, at, ok := l.learnedPropose(string(sent), threshold)
-			if !ok {
-				continue
-			}
-			h.start, h.end = start, end
-			if at != nil {
-				h.start, h.end = n.sourceSpan(s.start+at[0], s.start+at[1])
-			}
-			added = append(added, h)
 		}
 	}
 	if len(vetoed) > 0 {
@@ -654,6 +628,55 @@ func (l *linter) learnedHits(d *document, hits []hit) []hit {
 		})
 	}
 	return append(hits, added...)
+}
+
+// unitReading is what the reader makes of one sentence: a finding to add
+// (pointing at at within the sentence when the judge says where), and
+// whether the rules' vetoable findings there are dropped.
+type unitReading struct {
+	h         hit
+	at        []int
+	add, veto bool
+}
+
+// readRuled reads a sentence that holds the rules' findings (hits, in
+// [start, end) of the source): with a veto, a sentence the model reads as
+// no claim loses them, and one it reads as another family's claim gets
+// the model's finding in their place.
+func (l *linter) readRuled(sent string, hits []hit, start, end int) unitReading {
+	r := l.learned
+	if r.veto == 0 {
+		return unitReading{}
+	}
+	fam, p := r.m.predictNormalized(l.c, sent)
+	switch {
+	case p < r.veto:
+		return unitReading{}
+	case fam == learnedNone:
+		return unitReading{veto: true}
+	case !ruleIn(hits, start, end, learnedFamilies[fam].rule) && onlyVetoable(hits, start, end):
+		h, at, ok := l.learnedPropose(sent, r.threshold)
+		return unitReading{h: h, at: at, add: ok, veto: ok}
+	}
+	return unitReading{}
+}
+
+// readUnruled reads a sentence that holds no finding: a proposal of the
+// model's becomes one. A fragment (a heading, a table cell, a line
+// without its stop) is read only when the model is all but sure.
+func (l *linter) readUnruled(sent []byte) unitReading {
+	if !learnedGate.match(sent) {
+		return unitReading{}
+	}
+	threshold := l.learned.threshold
+	if words := bytes.Count(sent, []byte(" ")) + 1; words < learnedMinWords || !endsSentence(sent) {
+		if words < learnedFragmentWords {
+			return unitReading{}
+		}
+		threshold = max(threshold, learnedFragmentP)
+	}
+	h, at, ok := l.learnedPropose(string(sent), threshold)
+	return unitReading{h: h, at: at, add: ok}
 }
 
 // ruleIn reports whether a hit of rule overlaps [start, end).
@@ -665,13 +688,6 @@ func ruleIn(hits []hit, start, end int, rule string) bool {
 // a rule the reader may veto.
 func onlyVetoable(hits []hit, start, end int) bool {
 	return !slices.ContainsFunc(hits, func(h hit) bool { return !vetoable[h.rule] && h.start < end && h.end > start })
-}
-
-// readsNoClaim reports whether the model reads sent as no claim with at
-// least the veto's probability.
-func (r *learnedReader) readsNoClaim(c *contract.Contract, sent string) bool {
-	fam, p := r.m.predictNormalized(c, sent)
-	return fam == learnedNone && p >= r.veto
 }
 
 // endsSentence reports whether a unit ends as a sentence does (. ! ? ;
