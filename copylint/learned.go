@@ -22,7 +22,10 @@ import (
 // of a sentence's claim, or none; a proposal becomes a finding only when
 // the contract gives that family something to contradict, with the
 // family's own judge, message and fix, under the rule that family's
-// findings carry. The model is trained offline from the labelled
+// findings carry. Where the rules found something, the reader may take
+// it back: a sentence it reads as no claim, or as another family's claim,
+// with the veto's confidence loses the findings of the rules that judge
+// a promise (readRuled). The model is trained offline from the labelled
 // sentences of bench/copyfield by internal/learngen and embedded
 // (learned_model.go).
 
