@@ -39,13 +39,13 @@ nonRaceTests = ^(TestLearnedLeaveOneOut|TestPrefilterHidesNothing)$$
 # nonRacePkgs start no goroutine of their own: they measure the copy lint on
 # labelled sets and train its learned reader, one sentence after another
 # through copylint's single-file entry points, whose concurrency copylint's
-# own tests cover under -race. The detector would multiply their CPU (about
-# 350 s of a CI run) and could find nothing; unit runs them whole without
+# own tests cover under -race. The detector would multiply their CPU
+# (BENCHMARKS.md, "CI time") and could find nothing; unit runs them whole without
 # it. TestNonRacePackagesStartNoGoroutine (internal/layering) keeps them so.
 nonRacePkgs = ./bench/copyfield ./internal/learngen
 # racePkgs are the rest, the packages matching slowFirst listed first: go
 # test starts packages in the order given, two at a time on two cores,
-# and verify's end-to-end runs spend most of their 20 minutes waiting on
+# and verify's end-to-end runs spend most of their time waiting on
 # servers and timeouts, not on a core, so they run beside the others
 # instead of after them.
 slowFirst = (/verify|/verify/client)$$

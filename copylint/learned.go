@@ -515,7 +515,8 @@ type learnedReader struct {
 // wording is flagged wherever it stands, a third party's manual included
 // (labels.tsv labels Kafka's and NATS's "exactly-once" as claims), while
 // the reader learned that a manual describing such a mode promises
-// nothing of this API: vetoing them lost 31 labelled claims there. The
+// nothing of this API: vetoing them dropped labelled claims there
+// (copylint/README.md, the reader's last section). The
 // bounded warning and the suppression rules are no claims it reads.
 var vetoable = map[string]bool{
 	RuleContradicts: true, RuleStandardClaim: true, RuleMethodIdempotency: true, RuleRetryAnyError: true,

@@ -36,11 +36,10 @@ import (
 // loop) passes it by far more than that. The memory bound is set the
 // same way, with room over the largest legitimate input (the contract at
 // the endpoint limit, whose site has a page per endpoint and per rule):
-// a copy per request or a quadratic table passes it by far more. Its
-// build and serve peaked at 242 to 261 MiB over four runs on 2026-12-06,
-// three by hand and one in a clean-clone CI run (the figure moves by 10
-// MiB or more with the collector's timing), so the bound is a quarter
-// above that.
+// a copy per request or a quadratic table passes it by far more. The
+// bound sits a quarter above the largest peak measured for that
+// contract's build and serve (BENCHMARKS.md, "CI time"), which moves by
+// 10 MiB or more with the collector's timing.
 const (
 	cpuBudget = 10 * time.Second
 	rssBudget = 320 << 20
