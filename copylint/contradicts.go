@@ -786,9 +786,31 @@ var durationNumberWords = []string{"a", "an", "one", "two", "three", "four", "fi
 	"fourteen", "fifteen", "eighteen", "twenty", "twenty-four", "thirty", "thirty-six", "forty", "forty-five", "forty-eight", "fifty", "sixty", "seventy-two", "ninety",
 	"half a", "half an", "a couple of", "couple of", "several", "a few"}
 
+// durationUnits are durationAlt's units after a figure, each also with
+// an "s" where the pattern allows one.
+var durationUnits = []string{"millisecond", "ms", "second", "sec", "s", "minute", "min", "m", "hour", "hr", "h", "day", "d", "week", "w", "fortnight", "month", "year"}
+
+// unitAt reports whether s starts with a unit of durationAlt's figures
+// and the unit ends a word there.
+func unitAt(s []byte) bool {
+	for _, u := range durationUnits {
+		if !bytes.HasPrefix(s, []byte(u)) {
+			continue
+		}
+		rest := s[len(u):]
+		if len(rest) > 0 && rest[0] == 's' {
+			rest = rest[1:]
+		}
+		if len(rest) == 0 || !isWordByte(rest[0]) || wordEnds(s, len(u)) {
+			return true
+		}
+	}
+	return false
+}
+
 // hasDuration reports whether s may hold a durationAlt match, which every
 // pattern of the delay checks needs: a digit followed (after at most one
-// space or hyphen) by the first letter of a unit, or a number word, a
+// space or hyphen) by a unit that ends a word, or a number word, a
 // space or hyphen and a unit word. A superset, like
 // countBeforeAttemptWord.
 func hasDuration(s []byte) bool {
@@ -799,11 +821,8 @@ func hasDuration(s []byte) bool {
 			if j < len(s) && (s[j] == ' ' || s[j] == '-') {
 				j++
 			}
-			if j < len(s) {
-				switch s[j] {
-				case 'm', 's', 'h', 'd', 'w', 'y', 'f':
-					return true
-				}
+			if unitAt(s[j:]) {
+				return true
 			}
 		case b == ' ' || b == '-':
 			rest := s[i+1:]

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"hash/maphash"
 	"math"
 	"regexp"
 	"slices"
@@ -291,18 +292,54 @@ func (m *LearnedModel) Predict(c *contract.Contract, text string) (string, float
 }
 
 func (m *LearnedModel) predictNormalized(c *contract.Contract, sent string) (string, float64) {
+	return m.predictTokens(learnedTokens(sent, c))
+}
+
+// predictTokens reads a sentence's tokens. It sums the weights of
+// learnedFeatures(toks) in the same order, without building them: a
+// bigram is looked up through a reused buffer, and a feature seen before
+// in the sentence is skipped by comparing tokens.
+func (m *LearnedModel) predictTokens(toks []string) (string, float64) {
 	K := len(m.Classes)
 	p := make([]float64, K)
 	copy(p, m.Bias)
-	feats := learnedFeatures(sent, c)
-	v := 1 / math.Sqrt(float64(max(len(feats), 1)))
-	for _, f := range feats {
-		ws, ok := m.Weights[f]
+	// A feature seen before in the sentence counts once: tokens are
+	// compared by hash first, then by value.
+	hs := make([]uint64, len(toks))
+	for i, t := range toks {
+		hs[i] = maphash.String(tokenSeed, t)
+	}
+	seen := make([]bool, 2*len(toks)) // unigram i at 2i, bigram ending at i at 2i+1
+	n := 0
+	for i := range toks {
+		seen[2*i] = unigramSeen(toks, hs, i)
+		seen[2*i+1] = i == 0 || bigramSeen(toks, hs, i)
+		if !seen[2*i] {
+			n++
+		}
+		if !seen[2*i+1] {
+			n++
+		}
+	}
+	v := 1 / math.Sqrt(float64(max(n, 1)))
+	var buf []byte
+	add := func(ws []float64, ok bool) {
 		if !ok {
-			continue
+			return
 		}
 		for k := range K {
 			p[k] += float64(ws[k] * v)
+		}
+	}
+	for i, t := range toks {
+		if !seen[2*i] {
+			ws, ok := m.Weights[t]
+			add(ws, ok)
+		}
+		if !seen[2*i+1] {
+			buf = append(append(append(buf[:0], toks[i-1]...), ' '), t...)
+			ws, ok := m.Weights[string(buf)]
+			add(ws, ok)
 		}
 	}
 	softmax(p)
@@ -313,6 +350,32 @@ func (m *LearnedModel) predictNormalized(c *contract.Contract, sent string) (str
 		}
 	}
 	return m.Classes[best], p[best]
+}
+
+// tokenSeed hashes a sentence's tokens for predictTokens.
+var tokenSeed = maphash.MakeSeed()
+
+// unigramSeen reports whether toks[i] came earlier in toks (hs are their
+// hashes).
+func unigramSeen(toks []string, hs []uint64, i int) bool {
+	for j := range i {
+		if hs[j] == hs[i] && toks[j] == toks[i] {
+			return true
+		}
+	}
+	return false
+}
+
+// bigramSeen reports whether the pair ending at toks[i] came earlier. A
+// token holds no space, so two pairs join to the same feature only when
+// their tokens are equal.
+func bigramSeen(toks []string, hs []uint64, i int) bool {
+	for j := 1; j < i; j++ {
+		if hs[j] == hs[i] && hs[j-1] == hs[i-1] && toks[j] == toks[i] && toks[j-1] == toks[i-1] {
+			return true
+		}
+	}
+	return false
 }
 
 // learnedScale is the unit of the encoded weights: Encode writes each
@@ -508,6 +571,19 @@ type learnedReader struct {
 	// reader drops the rules' findings in a sentence (vetoable rules
 	// only); zero keeps every rule finding.
 	veto float64
+	// terms are the contract's, for the tokenizer.
+	terms *contractTerms
+	// unscreened parses every Markdown, MDX and HTML file with a gate
+	// word, the screen skipped: the reference TestLearnedScreenHidesNothing
+	// compares the screen with.
+	unscreened bool
+}
+
+// read is the model's reading of a normalized sentence, with its tokens.
+func (r *learnedReader) read(sent string) (string, float64, []string) {
+	toks := r.terms.tokens(sent)
+	fam, p := r.m.predictTokens(toks)
+	return fam, p, toks
 }
 
 // vetoable are the rules whose findings the reader may drop: those that
@@ -574,10 +650,73 @@ var learnedGateWords = []string{
 	"replay", "double", "key", "charge", "safe", "again", "attempt", "repeat",
 }
 
-// parseAll reports whether a file must be parsed for the reader: it holds
-// a gate word (the phrase rules' raw pass cannot see the model's claims).
+// parseAll reports whether a plain-text file must be read whole for the
+// reader: it holds a gate word (the phrase rules' prefilter cannot see
+// the model's claims).
 func (r *learnedReader) parseAll(src []byte) bool {
 	return r != nil && learnedGate.match(src)
+}
+
+// learnedScreenMargin is how far below its threshold the reader reads a
+// file's raw text before parsing it: the raw text keeps link targets,
+// headings run into their paragraphs and table pipes, which move a
+// sentence's probability a little, so the screen asks for less than the
+// reading does.
+const learnedScreenMargin = 0.25
+
+// learnedScreen reports whether a Markdown, MDX or HTML file in which the
+// rules' raw pass found nothing must be parsed for the reader: a sentence
+// of its raw text (tags, emphasis and, where safe, fenced code left out,
+// as the raw pass does) reads as a claim of a reported family at the
+// threshold less learnedScreenMargin. Parsing is most of a file's cost,
+// and most files with a gate word hold no claim. A file that may hide a
+// word (hidingAt) is always parsed: its raw bytes do not show it.
+func (l *linter) learnedScreen(src []byte, f format, sc *scratch, hiding []int) bool {
+	r := l.learned
+	if r == nil || l.c == nil || !learnedGate.match(src) {
+		return false
+	}
+	if len(hiding) > 0 || r.unscreened {
+		return true
+	}
+	var fences []span
+	if f == formatMarkdown && !l.lintCode && !readsAsText(src) {
+		fences = rawFences(src)
+	}
+	if cap(sc.raw) < len(src) {
+		sc.raw = make([]byte, len(src), len(src)+4096)
+	}
+	m := sc.raw[:len(src)]
+	sc.blocks = rawBlocks(src, fences, sc.blocks[:0])
+	defer func() { sc.blocks = sc.blocks[:0] }()
+	n := &sc.n
+	for _, b := range sc.blocks {
+		if !learnedGate.match(src[b.start:b.end]) {
+			continue
+		}
+		rawMaskRange(m, src, b.start, b.end)
+		normalize(m, b.start, b.end, nil, false, n)
+		sc.sents = learnedUnits(n.text, sentences(n.text, sc.sents[:0]))
+		for _, s := range sc.sents {
+			if r.screens(n.text[s.start:s.end]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// screens reports whether the raw sentence sent may be a claim the reader
+// reports.
+func (r *learnedReader) screens(sent []byte) bool {
+	if !learnedGate.match(sent) || bytes.Count(sent, []byte(" "))+1 < learnedFragmentWords {
+		return false
+	}
+	fam, p, _ := r.read(string(sent))
+	if fam == learnedNone || p < r.threshold-learnedScreenMargin {
+		return false
+	}
+	return r.families == nil || slices.Contains(r.families, fam)
 }
 
 // learnedHits adds the reader's proposals in d's sentences that hold no
@@ -652,7 +791,7 @@ func (l *linter) readRuled(sent string, hits []hit, start, end int) unitReading 
 	if r.veto == 0 {
 		return unitReading{}
 	}
-	fam, p := r.m.predictNormalized(l.c, sent)
+	fam, p, _ := r.read(sent)
 	switch {
 	case p < r.veto:
 		return unitReading{}
@@ -744,11 +883,11 @@ func spanHit(spans [][2]int, start, end int) bool {
 // learnedPropose reads one sentence: the finding its predicted family
 // gives against the contract, and where inside the sentence it points.
 func (l *linter) learnedPropose(sent string, threshold float64) (hit, []int, bool) {
-	fam, p := l.learned.m.predictNormalized(l.c, sent)
+	fam, p, toks := l.learned.read(sent)
 	if l.learned.families != nil && !slices.Contains(l.learned.families, fam) {
 		return hit{}, nil, false
 	}
-	if lf, ok := learnedFamilies[fam]; ok && lf.about != nil && !lf.about(learnedTokens(sent, l.c)) {
+	if lf, ok := learnedFamilies[fam]; ok && lf.about != nil && !lf.about(toks) {
 		return hit{}, nil, false
 	}
 	if lf, ok := learnedFamilies[fam]; ok && lf.warns != nil && lf.warns(sent) {
@@ -793,7 +932,7 @@ func LintSourceLearnedVeto(c *contract.Contract, name string, data []byte, m *Le
 	l := newLinter(c, false)
 	l.learned = nil
 	if m != nil {
-		l.learned = &learnedReader{m: m, threshold: threshold, families: families, veto: veto}
+		l.learned = &learnedReader{m: m, threshold: threshold, families: families, veto: veto, terms: termsOf(c)}
 	}
 	fs := l.lintSource(name, data, nil, nil)
 	findings.Sort(fs)

@@ -54,8 +54,100 @@ const (
 	tokQuotePrefix     = "Q_"
 )
 
-// reLearnCount is a count of tries: "5 retries", "ten attempts", "3 times".
-var reLearnCount = regexp.MustCompile(`\b(?:([0-9]+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|fifty|a hundred|hundred)\s+(?:more\s+|extra\s+|further\s+)?(retries|retry|attempts|attempt|tries|times)|(once|twice|thrice))\b`)
+// countsOfTries finds the counts of tries in s: "5 retries", "ten more
+// attempts", "3 times", "once". It is the pattern
+//
+//	\b(?:([0-9]+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|fifty|a hundred|hundred)\s+(?:more\s+|extra\s+|further\s+)?(retries|retry|attempts|attempt|tries|times)|(once|twice|thrice))\b
+//
+// with regexp's FindAllStringSubmatchIndex results, written out because
+// the reader runs it on every sentence it reads (FuzzCountsOfTries
+// compares the two).
+func countsOfTries(s string) [][]int {
+	var out [][]int
+	for i := 0; i < len(s); {
+		if loc := countOfTriesAt(s, i); loc != nil {
+			out = append(out, loc)
+			i = loc[1]
+			continue
+		}
+		i++
+	}
+	return out
+}
+
+var (
+	triesNumbers = []string{"one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "twelve", "twenty", "fifty", "a hundred", "hundred"}
+	triesMods    = []string{"more", "extra", "further"}
+	triesNouns   = []string{"retries", "retry", "attempts", "attempt", "tries", "times"}
+	triesTimes   = []string{"once", "twice", "thrice"}
+)
+
+// countOfTriesAt is the match of countsOfTries's pattern at s[i], nil
+// for none.
+func countOfTriesAt(s string, i int) []int {
+	if i >= len(s) || !isWordByte(s[i]) || (i > 0 && isWordByte(s[i-1])) {
+		return nil
+	}
+	// Every count starts with a digit or one of these letters.
+	if c := s[i]; (c < '0' || c > '9') && strings.IndexByte("otfsenah", c) < 0 {
+		return nil
+	}
+	if numEnd := triesNumberEnd(s, i); numEnd > i {
+		j := skipSpace(s, numEnd)
+		if j > numEnd {
+			k := j
+			if w := wordAt(s, j, triesMods); w != "" {
+				if m := skipSpace(s, j+len(w)); m > j+len(w) {
+					k = m
+				}
+			}
+			if w := wordAt(s, k, triesNouns); w != "" {
+				return []int{i, k + len(w), i, numEnd, k, k + len(w), -1, -1}
+			}
+		}
+	}
+	if w := wordAt(s, i, triesTimes); w != "" {
+		return []int{i, i + len(w), -1, -1, -1, -1, i, i + len(w)}
+	}
+	return nil
+}
+
+// triesNumberEnd is the end of the count at s[i] (digits or one of
+// triesNumbers), i for none.
+func triesNumberEnd(s string, i int) int {
+	j := i
+	for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+		j++
+	}
+	if j > i {
+		return j
+	}
+	for _, w := range triesNumbers {
+		if strings.HasPrefix(s[i:], w) {
+			return i + len(w)
+		}
+	}
+	return i
+}
+
+// wordAt is the first of words that s holds at i and that ends a word
+// there, "" for none.
+func wordAt(s string, i int, words []string) string {
+	for _, w := range words {
+		if strings.HasPrefix(s[i:], w) && (i+len(w) == len(s) || !isWordByte(s[i+len(w)])) {
+			return w
+		}
+	}
+	return ""
+}
+
+// skipSpace is the index after the white space (regexp's \s) at s[i].
+func skipSpace(s string, i int) int {
+	for i < len(s) && strings.IndexByte(" \t\n\f\r", s[i]) >= 0 {
+		i++
+	}
+	return i
+}
 
 // reAnswer is the first word after a question mark: the answer's
 // polarity ("Is every call safe to retry? No: ...").
@@ -66,8 +158,6 @@ var reAPIKey = regexp.MustCompile(`\b(?:api|secret|access|publishable) keys?\b`)
 
 // reLearnOp is an operation spelled out, method and path.
 var reLearnOp = regexp.MustCompile(`\b(get|head|options|post|put|patch|delete) (/[a-z0-9_{}/.:-]*)`)
-
-var reLearnWord = regexp.MustCompile(`[a-z0-9][a-z0-9'_-]*|[.,;:!?()"]|--`)
 
 // negators start a negation's scope; clauseEnds end it with punctuation.
 var negators = map[string]bool{
@@ -92,11 +182,33 @@ var hedges = map[string]bool{
 // the negation and quote marks applied. Sentence-level marks (a
 // question, a duration's relation to max_elapsed) follow the stream.
 func learnedTokens(sent string, c *contract.Contract) []string {
-	s, extra := contractRelative(sent, c)
+	return termsOf(c).tokens(sent)
+}
+
+// contractTerms is what the tokenizer looks up in a contract, worked out
+// once per reader rather than once per sentence: the nouns of its
+// endpoints and how each HTTP method stands.
+type contractTerms struct {
+	c       *contract.Contract
+	nouns   map[string]string
+	methods map[string]string // lower-case method: its class
+}
+
+func termsOf(c *contract.Contract) *contractTerms {
+	t := &contractTerms{c: c, nouns: endpointNouns(c), methods: map[string]string{}}
+	for _, m := range []string{"get", "head", "options", "put", "delete", "post", "patch"} {
+		t.methods[m] = methodClass(c, m)
+	}
+	return t
+}
+
+// tokens is learnedTokens with the contract's terms at hand.
+func (t *contractTerms) tokens(sent string) []string {
+	s, extra := contractRelative(sent, t.c)
 	if strings.Contains(s, "?") {
 		extra = append(extra, tokQuestion)
 	}
-	return append(markedWords(s, c), extra...)
+	return append(t.markedWords(s), extra...)
 }
 
 // contractRelative replaces the figures and names of s by placeholder
@@ -107,11 +219,10 @@ func contractRelative(s string, c *contract.Contract) (string, []string) {
 	var rs []learnRepl
 	// Each pattern runs only where its literal can occur (the cost is
 	// per sentence the gate lets through).
-	hasDigit := strings.ContainsAny(s, "0123456789")
 	for _, loc := range findAllIf(strings.Contains(s, " /"), reLearnOp, s) {
 		rs = append(rs, learnRepl{loc[0], loc[1], opClass(c, s[loc[0]:loc[1]])})
 	}
-	for _, loc := range findAllIf(hasDigit || containsAny(s, durationWords), reDuration, s) {
+	for _, loc := range findAllIf(hasDuration([]byte(s)), reDuration, s) {
 		if overlapsRepl(rs, loc[0], loc[1]) {
 			continue
 		}
@@ -125,7 +236,7 @@ func contractRelative(s string, c *contract.Contract) (string, []string) {
 			extra = append(extra, el)
 		}
 	}
-	for _, loc := range findAllIf(containsAny(s, countWords), reLearnCount, s) {
+	for _, loc := range countsOfTries(s) {
 		if overlapsRepl(rs, loc[0], loc[1]) {
 			continue
 		}
@@ -139,7 +250,7 @@ func contractRelative(s string, c *contract.Contract) (string, []string) {
 		// Keep the noun: "COUNT_OVER retries" reads as a count of retries.
 		rs = append(rs, learnRepl{loc[0], loc[3], tok})
 	}
-	for _, loc := range findAllIf(strings.Contains(s, " key"), reAPIKey, s) {
+	for _, loc := range findAllIf(strings.Contains(s, " key") && containsAny(s, apiKeyWords), reAPIKey, s) {
 		if !overlapsRepl(rs, loc[0], loc[1]) {
 			rs = append(rs, learnRepl{loc[0], loc[1], tokAPIKey})
 		}
@@ -185,8 +296,8 @@ func contractRelative(s string, c *contract.Contract) (string, []string) {
 // markedWords tokenizes s: lemmas, an endpoint's noun and a method by
 // their class, NOT_ after a negator up to the clause's end, Q_ inside
 // quotes, HEDGE before a hedge.
-func markedWords(s string, c *contract.Contract) []string {
-	nouns := endpointNouns(c)
+func (t *contractTerms) markedWords(s string) []string {
+	nouns := t.nouns
 	var out []string
 	neg, quoted := false, false
 	for _, w := range tokenize(s) {
@@ -205,12 +316,12 @@ func markedWords(s string, c *contract.Contract) []string {
 		}
 		if isUpperTok(w) {
 			// a contract-relative token
-		} else if m := methodClass(c, w); m != "" {
+		} else if m := t.methods[w]; m != "" {
 			w = m
 		} else if k, ok := nouns[lemma(w)]; ok {
 			w = k
 		} else {
-			if _, err := strconv.ParseFloat(w, 64); err == nil {
+			if mayBeFloat(w) && isFloat(w) {
 				w = tokNumber
 			} else {
 				w = lemma(w)
@@ -234,15 +345,88 @@ func markedWords(s string, c *contract.Contract) []string {
 	return out
 }
 
+// mayBeFloat reports whether strconv.ParseFloat could accept a token:
+// one that starts with a digit, or its words for infinity and NaN (a
+// token starts with a letter, a digit or punctuation). It spares the
+// parse, and its error's allocation, on every other word.
+func mayBeFloat(w string) bool {
+	switch {
+	case w == "":
+		return false
+	case w[0] >= '0' && w[0] <= '9':
+		return true
+	}
+	return w == "inf" || w == "infinity" || w == "nan"
+}
+
+func isFloat(w string) bool {
+	_, err := strconv.ParseFloat(w, 64)
+	return err == nil
+}
+
 // tokenize splits a sentence into words and punctuation; curly quotes
 // and single quotes around words read as double quotes.
 func tokenize(s string) []string {
-	s = strings.NewReplacer("\u201c", `"`, "\u201d", `"`, "\u2018", `"`, "\u2019", "'", " '", ` "`, "' ", `" `, "`", " ").Replace(s)
-	return reLearnWordAny.FindAllString(s, -1)
+	if strings.ContainsAny(s, "'`\u201c\u201d\u2018\u2019") {
+		s = quoteFolder.Replace(s)
+	}
+	return scanTokens(s)
 }
 
-// reLearnWordAny also keeps the upper-case placeholders whole.
-var reLearnWordAny = regexp.MustCompile(`[A-Z][A-Z_]+|` + reLearnWord.String())
+// scanTokens splits s into the tokens of the pattern
+// [A-Z][A-Z_]+|[a-z0-9][a-z0-9'_-]*|[.,;:!?()"]|-- (an upper-case
+// placeholder, a word, a punctuation mark, a dash), as a regexp's
+// FindAllString would, written out because it runs on every sentence the
+// reader reads: at each byte the alternatives are tried in that order,
+// and a byte none starts is skipped (FuzzScanTokens compares the two).
+func scanTokens(s string) []string {
+	out := make([]string, 0, len(s)/4)
+	for i := 0; i < len(s); {
+		n := tokenAt(s, i)
+		if n == 0 {
+			i++
+			continue
+		}
+		out = append(out, s[i:i+n])
+		i += n
+	}
+	return out
+}
+
+// tokenAt is the length of the token starting at s[i], 0 for none.
+func tokenAt(s string, i int) int {
+	b := s[i]
+	switch {
+	case isUpperByte(b) && i+1 < len(s) && (isUpperByte(s[i+1]) || s[i+1] == '_'):
+		j := i + 2
+		for j < len(s) && (isUpperByte(s[j]) || s[j] == '_') {
+			j++
+		}
+		return j - i
+	case b >= 'a' && b <= 'z' || b >= '0' && b <= '9':
+		j := i + 1
+		for j < len(s) && isWordTail(s[j]) {
+			j++
+		}
+		return j - i
+	case strings.IndexByte(`.,;:!?()"`, b) >= 0:
+		return 1
+	case b == '-' && i+1 < len(s) && s[i+1] == '-':
+		return 2
+	}
+	return 0
+}
+
+func isUpperByte(b byte) bool { return b >= 'A' && b <= 'Z' }
+
+// isWordTail is a byte of [a-z0-9'_-].
+func isWordTail(b byte) bool {
+	return b >= 'a' && b <= 'z' || b >= '0' && b <= '9' || b == '\'' || b == '_' || b == '-'
+}
+
+// quoteFolder is tokenize's quote folding, built once: a Replacer is
+// costly to build and safe to share.
+var quoteFolder = strings.NewReplacer("\u201c", `"`, "\u201d", `"`, "\u2018", `"`, "\u2019", "'", " '", ` "`, "' ", `" `, "`", " ")
 
 func isUpperTok(w string) bool { return w != "" && w[0] >= 'A' && w[0] <= 'Z' }
 
@@ -393,12 +577,8 @@ func findAllIf(may bool, re *regexp.Regexp, s string) [][]int {
 	return re.FindAllStringSubmatchIndex(s, -1)
 }
 
-// The words without which reDuration and reLearnCount cannot match (a
-// figure in digits is caught by the digit test).
-var (
-	durationWords = []string{"second", "minute", "hour", "day", "week", "month", "year", "fortnight"}
-	countWords    = []string{"retr", "attempt", "tries", "times", "once", "twice", "thrice"}
-)
+// apiKeyWords are reAPIKey's first words.
+var apiKeyWords = []string{"api", "secret", "access", "publishable"}
 
 func containsAny(s string, words []string) bool {
 	for _, w := range words {

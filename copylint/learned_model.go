@@ -38,5 +38,5 @@ func readerFor(c *contract.Contract, on bool) *learnedReader {
 	if err != nil {
 		panic("copylint: the embedded learned model does not decode: " + err.Error())
 	}
-	return &learnedReader{m: m, threshold: LearnedThreshold, families: LearnedFieldFamilies, veto: LearnedVeto}
+	return &learnedReader{m: m, threshold: LearnedThreshold, families: LearnedFieldFamilies, veto: LearnedVeto, terms: termsOf(c)}
 }

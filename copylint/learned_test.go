@@ -6,6 +6,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -174,7 +175,7 @@ func learnedLinter(t *testing.T, c *contract.Contract) *linter {
 		t.Fatal(err)
 	}
 	l := newLinter(c, false)
-	l.learned = &learnedReader{m: m, threshold: LearnedThreshold, families: LearnedFieldFamilies}
+	l.learned = &learnedReader{m: m, threshold: LearnedThreshold, families: LearnedFieldFamilies, terms: termsOf(c)}
 	return l
 }
 
@@ -403,4 +404,42 @@ func stripTags(s string) string {
 		}
 	}
 	return strings.TrimSpace(b.String())
+}
+
+// reLearnWordAny is the pattern scanTokens spells out.
+var reLearnWordAny = regexp.MustCompile(`[A-Z][A-Z_]+|[a-z0-9][a-z0-9'_-]*|[.,;:!?()"]|--`)
+
+// FuzzScanTokens: the tokenizer's scanner splits any text as the
+// pattern it spells out does.
+func FuzzScanTokens(f *testing.F) {
+	for _, s := range []string{"", "a", "A", "AB_C x", "don't-stop -- now", "NOT_x, (y)!", "\u00e9t\u00e9 10ms \"q\"", "a--b", "-", "_A", "Z_", "x\xff\xfey"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := scanTokens(s), reLearnWordAny.FindAllString(s, -1); !slices.Equal(got, want) {
+			t.Fatalf("scanTokens(%q) = %q, want %q", s, got, want)
+		}
+	})
+}
+
+// reLearnCount is the pattern countsOfTries spells out.
+var reLearnCount = regexp.MustCompile(`\b(?:([0-9]+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|fifty|a hundred|hundred)\s+(?:more\s+|extra\s+|further\s+)?(retries|retry|attempts|attempt|tries|times)|(once|twice|thrice))\b`)
+
+// FuzzCountsOfTries: the written-out counts of tries match as the
+// pattern they spell out does, submatches included.
+func FuzzCountsOfTries(f *testing.F) {
+	for _, s := range []string{"", "3 retries", "retries up to 5 more  attempts", "once, twice, thrice", "a hundred times", "ten\tretrys", "often 2 tries", "one\fmore\rretry", "x3 times", "moreover 3 more retries", "12 extra", "_once", "4 further times_", "two twenty times"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, want := countsOfTries(s), reLearnCount.FindAllStringSubmatchIndex(s, -1)
+		if len(got) != len(want) {
+			t.Fatalf("countsOfTries(%q) = %v, want %v", s, got, want)
+		}
+		for i := range got {
+			if !slices.Equal(got[i], want[i]) {
+				t.Fatalf("countsOfTries(%q) = %v, want %v", s, got, want)
+			}
+		}
+	})
 }

@@ -50,7 +50,7 @@ func TestLearnedStandardClaim(t *testing.T) {
 	c := payoutsContract(t)
 	l := newLinter(c, false)
 	std := &LearnedModel{Classes: []string{learnedNone, "standard-claim"}, Bias: []float64{-3, 3}, Weights: map[string][]float64{}}
-	l.learned = &learnedReader{m: std, threshold: 0.9}
+	l.learned = &learnedReader{m: std, threshold: 0.9, terms: termsOf(c)}
 	h, _, ok := l.learnedPropose(normalizedProse("Our header is the by-the-book IETF way of doing it."), 0.9)
 	if !ok || h.rule != RuleStandardClaim || h.fix == "" {
 		t.Fatalf("got %+v %v, want a %s finding with a fix", h, ok, RuleStandardClaim)

@@ -406,7 +406,7 @@ func (l *linter) lintSource(name string, src []byte, allow *allowList, sc0 *scra
 	sc0.hiding = hidingAt(src, f, sc0.hiding[:0])
 	hiding := sc0.hiding
 	markerSeen := true
-	if l.exhaustive || l.learned.parseAll(src) {
+	if l.exhaustive || (f == formatText && l.learned.parseAll(src)) {
 		// no prefilter
 	} else if f != formatText {
 		// Parsing is most of the cost of a file. Match the raw text first,
@@ -415,13 +415,15 @@ func (l *linter) lintSource(name string, src []byte, allow *allowList, sc0 *scra
 		// no hit has none in its prose either, and is done. Only the raw
 		// blocks that hold an anchor are prepared at all. A file with a
 		// suppression marker is parsed: an unused marker is a finding.
-		if !l.rawCandidate(src, f, sc0, hiding) {
+		switch {
+		case l.rawCandidate(src, f, sc0, hiding):
+			// The marker is one of the anchors, found in the source even
+			// with skipped bytes inside it: without it, there is no
+			// suppression to look for.
+			markerSeen = sc0.srcTags&tagSuppression != 0
+		case !l.learnedScreen(src, f, sc0, hiding):
 			return nil
 		}
-		// The marker is one of the anchors, found in the source even
-		// with skipped bytes inside it: without it, there is no
-		// suppression to look for.
-		markerSeen = sc0.srcTags&tagSuppression != 0
 	} else if len(hiding) == 0 && !l.prefilter.match(src) {
 		return nil
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/retryspec/retryspec/contract"
+	"github.com/retryspec/retryspec/findings"
 	"github.com/retryspec/retryspec/internal/testenv"
 )
 
@@ -89,13 +90,17 @@ func rawPassGap(name string) bool {
 	return false
 }
 
-func TestPrefilterHidesNothing(t *testing.T) {
-	testenv.SkipUnderRace(t, "lints every file of the repository twice")
-	c := prefilterContract(t)
-	type file struct {
-		name string
-		data []byte
-	}
+// equivFile is one file the prefilter tests lint both ways.
+type equivFile struct {
+	name string
+	data []byte
+}
+
+// prefilterFiles are the prefilter tests' files: prefilterCases, the
+// claim corpus in each format and the repository's own prose.
+func prefilterFiles(t *testing.T) []equivFile {
+	t.Helper()
+	type file = equivFile
 	var files []file
 	for _, tc := range prefilterCases {
 		files = append(files, file{"case/" + tc.name, []byte(tc.text)})
@@ -137,6 +142,13 @@ func TestPrefilterHidesNothing(t *testing.T) {
 	if len(files) < 300 {
 		t.Fatalf("only %d files to compare; the repository's prose is missing", len(files))
 	}
+	return files
+}
+
+func TestPrefilterHidesNothing(t *testing.T) {
+	testenv.SkipUnderRace(t, "lints every file of the repository twice")
+	c := prefilterContract(t)
+	files := prefilterFiles(t)
 	withFindings := 0
 	for _, f := range files {
 		for _, ct := range []*contract.Contract{nil, c} {
@@ -145,8 +157,8 @@ func TestPrefilterHidesNothing(t *testing.T) {
 			diff := cmp.Diff(want, got)
 			switch {
 			case rawPassGap(f.name) && diff == "" && !LearnedDefault:
-				// (With the learned reader on by default, every file with a
-				// gate word is parsed, which closes the raw pass's gaps.)
+				// (With the learned reader on by default, a file its screen
+				// lets through is parsed, which may close a raw pass's gap.)
 				t.Errorf("%s (contract %v): listed in rawPassGaps, but the prefilter agrees now: remove it from the list", f.name, ct != nil)
 			case rawPassGap(f.name):
 			case diff != "":
@@ -170,4 +182,108 @@ func prefilterContract(t *testing.T) *contract.Contract {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// TestLearnedScreenHidesNothing: the learned reader's screen
+// (linter.learnedScreen), which reads a file's raw text before deciding
+// to parse a file the rules' raw pass found nothing in, may only save
+// work. With the reader on every family, at a threshold below the shipped
+// one (more proposals to lose), every file gives the same findings
+// screened and parsed whole: the repository's prose, the claim corpus,
+// each labelled row of bench/copyfield in each format, and the shared
+// corpora when they are beside the repository.
+func TestLearnedScreenHidesNothing(t *testing.T) {
+	testenv.SkipUnderRace(t, "lints every file twice with the learned reader")
+	c := prefilterContract(t)
+	m, err := ShippedLearnedModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := prefilterFiles(t)
+	files = append(files, labelledRowFiles(t)...)
+	files = append(files, sharedCorpusFiles(t)...)
+	lint := func(f equivFile, screened bool) []findings.Finding {
+		l := newLinter(c, false)
+		l.learned = &learnedReader{m: m, threshold: 0.5, veto: LearnedVeto, terms: termsOf(c), unscreened: !screened}
+		fs := l.lintSource(f.name, f.data, nil, nil)
+		findings.Sort(fs)
+		return fs
+	}
+	read := 0
+	for _, f := range files {
+		if rawPassGap(f.name) {
+			continue // the rules' raw pass, not the screen: TestPrefilterHidesNothing
+		}
+		want := lint(f, false)
+		if diff := cmp.Diff(want, lint(f, true)); diff != "" {
+			t.Errorf("%s: the screen changes the findings (-parsed whole +screened):\n%s", f.name, diff)
+		}
+		for _, fd := range want {
+			if strings.Contains(fd.Message, "learned reader") {
+				read++
+			}
+		}
+	}
+	if read < 200 {
+		t.Errorf("only %d findings of the reader in %d files: the comparison proves little", read, len(files))
+	}
+	t.Logf("%d files, %d findings of the reader", len(files), read)
+}
+
+// labelledRowFiles are the rows of bench/copyfield's labelled sets, each
+// as a Markdown, MDX and HTML file.
+func labelledRowFiles(t *testing.T) []equivFile {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join("..", "bench", "copyfield", "*.tsv"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no labelled sets in bench/copyfield (%v)", err)
+	}
+	var out []equivFile
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(data), "\n") {
+			cols := strings.Split(line, "\t")
+			if strings.HasPrefix(line, "#") || len(cols) < 4 {
+				continue
+			}
+			name := filepath.Base(p) + "/" + itoa(i)
+			text := cols[len(cols)-1]
+			out = append(out, equivFile{name + ".md", []byte(text + "\n")}, equivFile{name + ".mdx", []byte(text + "\n")},
+				equivFile{name + ".html", []byte("<p>" + text + "</p>\n")})
+		}
+	}
+	return out
+}
+
+// sharedCorpusFiles are the Markdown, MDX and HTML files of the shared
+// corpora (../shared/data/corpus), none when they are absent.
+func sharedCorpusFiles(t *testing.T) []equivFile {
+	t.Helper()
+	dir := filepath.Join("..", "..", "shared", "data", "corpus")
+	if _, err := os.Stat(dir); err != nil {
+		t.Logf("the shared corpora are not at %s: compared on the repository's files only", dir)
+		return nil
+	}
+	var out []equivFile
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		if f, ok := formatOf(p); !ok || f == formatText {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		out = append(out, equivFile{p, data})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

@@ -29,7 +29,14 @@ func BenchmarkMatchBuffer(b *testing.B) {
 // (or the folder in $RETRYSPEC_BENCH_DIR, such as bench/copy.sh's), and
 // reports the heap in use after the run (heap-MB), which stays flat as the
 // corpus grows: files are read one at a time per worker.
-func BenchmarkLintCorpus(b *testing.B) {
+func BenchmarkLintCorpus(b *testing.B) { lintCorpus(b, false) }
+
+// BenchmarkLintCorpusLearned is BenchmarkLintCorpus with the shipped
+// learned reader on: its cost on whole files, where it also decides which
+// files are parsed.
+func BenchmarkLintCorpusLearned(b *testing.B) { lintCorpus(b, true) }
+
+func lintCorpus(b *testing.B, learned bool) {
 	dir := os.Getenv("RETRYSPEC_BENCH_DIR")
 	if dir == "" {
 		dir = filepath.Join(testenv.SharedData(b), "corpus")
@@ -38,7 +45,7 @@ func BenchmarkLintCorpus(b *testing.B) {
 	var st copylint.Stats
 	var peak uint64
 	for i := 0; i < b.N; i++ {
-		if _, err := copylint.Lint(context.Background(), c, []string{dir}, copylint.Options{Stats: &st}); err != nil {
+		if _, err := copylint.Lint(context.Background(), c, []string{dir}, copylint.Options{Stats: &st, Learned: &learned}); err != nil {
 			b.Fatal(err)
 		}
 		var ms runtime.MemStats
