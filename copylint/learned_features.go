@@ -82,16 +82,24 @@ var (
 	triesTimes   = []string{"once", "twice", "thrice"}
 )
 
+// triesNumbersBy and triesTimesBy hold triesNumbers and triesTimes by
+// their first byte, in their order: most words start none of them.
+var triesNumbersBy, triesTimesBy = byFirstByte(triesNumbers), byFirstByte(triesTimes)
+
+func byFirstByte(words []string) (out [256][]string) {
+	for _, w := range words {
+		out[w[0]] = append(out[w[0]], w)
+	}
+	return out
+}
+
 // countOfTriesAt is the match of countsOfTries's pattern at s[i], nil
 // for none.
 func countOfTriesAt(s string, i int) []int {
 	if i >= len(s) || !isWordByte(s[i]) || (i > 0 && isWordByte(s[i-1])) {
 		return nil
 	}
-	// Every count starts with a digit or one of these letters.
-	if c := s[i]; (c < '0' || c > '9') && strings.IndexByte("otfsenah", c) < 0 {
-		return nil
-	}
+
 	if numEnd := triesNumberEnd(s, i); numEnd > i {
 		j := skipSpace(s, numEnd)
 		if j > numEnd {
@@ -106,7 +114,7 @@ func countOfTriesAt(s string, i int) []int {
 			}
 		}
 	}
-	if w := wordAt(s, i, triesTimes); w != "" {
+	if w := wordAt(s, i, triesTimesBy[s[i]]); w != "" {
 		return []int{i, i + len(w), -1, -1, -1, -1, i, i + len(w)}
 	}
 	return nil
@@ -122,7 +130,7 @@ func triesNumberEnd(s string, i int) int {
 	if j > i {
 		return j
 	}
-	for _, w := range triesNumbers {
+	for _, w := range triesNumbersBy[s[i]] {
 		if strings.HasPrefix(s[i:], w) {
 			return i + len(w)
 		}
@@ -242,7 +250,7 @@ func contractRelative(s string, c *contract.Contract) (string, []string) {
 		}
 		if loc[6] >= 0 {
 			// once, twice, thrice: times of an action, retries or not.
-			n := map[string]string{"once": "1", "twice": "2", "thrice": "3"}[s[loc[6]:loc[7]]]
+			n := timesCount[s[loc[6]:loc[7]]]
 			rs = append(rs, learnRepl{loc[0], loc[1], countClass(c, n, "times")})
 			continue
 		}
@@ -298,9 +306,10 @@ func contractRelative(s string, c *contract.Contract) (string, []string) {
 // quotes, HEDGE before a hedge.
 func (t *contractTerms) markedWords(s string) []string {
 	nouns := t.nouns
-	var out []string
+	words := tokenize(s)
+	out := make([]string, 0, len(words)+4)
 	neg, quoted := false, false
-	for _, w := range tokenize(s) {
+	for _, w := range words {
 		switch {
 		case w == `"`:
 			quoted = !quoted
@@ -318,14 +327,12 @@ func (t *contractTerms) markedWords(s string) []string {
 			// a contract-relative token
 		} else if m := t.methods[w]; m != "" {
 			w = m
-		} else if k, ok := nouns[lemma(w)]; ok {
-			w = k
+		} else if lw := lemma(w); nouns[lw] != "" {
+			w = nouns[lw]
+		} else if mayBeFloat(w) && isFloat(w) {
+			w = tokNumber
 		} else {
-			if mayBeFloat(w) && isFloat(w) {
-				w = tokNumber
-			} else {
-				w = lemma(w)
-			}
+			w = lw
 		}
 		isNeg := negators[w] || strings.HasSuffix(w, "n't")
 		if hedges[w] {
@@ -367,7 +374,8 @@ func isFloat(w string) bool {
 // tokenize splits a sentence into words and punctuation; curly quotes
 // and single quotes around words read as double quotes.
 func tokenize(s string) []string {
-	if strings.ContainsAny(s, "'`\u201c\u201d\u2018\u2019") {
+	// 0xe2 starts the curly quotes' UTF-8 (and other marks: a superset).
+	if strings.IndexByte(s, '\'') >= 0 || strings.IndexByte(s, '`') >= 0 || strings.IndexByte(s, 0xe2) >= 0 {
 		s = quoteFolder.Replace(s)
 	}
 	return scanTokens(s)
@@ -576,6 +584,9 @@ func findAllIf(may bool, re *regexp.Regexp, s string) [][]int {
 	}
 	return re.FindAllStringSubmatchIndex(s, -1)
 }
+
+// timesCount is the count each word of times stands for.
+var timesCount = map[string]string{"once": "1", "twice": "2", "thrice": "3"}
 
 // apiKeyWords are reAPIKey's first words.
 var apiKeyWords = []string{"api", "secret", "access", "publishable"}
