@@ -57,6 +57,11 @@ const (
 // reLearnCount is a count of tries: "5 retries", "ten attempts", "3 times".
 var reLearnCount = regexp.MustCompile(`\b(?:([0-9]+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|fifty|a hundred|hundred)\s+(?:more\s+|extra\s+|further\s+)?(retries|retry|attempts|attempt|tries|times)|(once|twice|thrice))\b`)
 
+// reOnceWhen follows "once" used as a conjunction ("once you upgrade",
+// "once the key expires"): a clause's subject, so "once" says when, not
+// how many times.
+var reOnceWhen = regexp.MustCompile(`^\s+(?:you|we|they|it|i|he|she|the|your|our|their|its|this|that|these|those|there|each|every|all)\b`)
+
 // reAnswer is the first word after a question mark: the answer's
 // polarity ("Is every call safe to retry? No: ...").
 var reLearnAnswer = regexp.MustCompile(`\?\s*"?(?:(no|not|nope|never|none|nothing)|(yes|yep|yeah|sure|absolutely|all|every|any|always|of course))\b`)
@@ -128,6 +133,9 @@ func contractRelative(s string, c *contract.Contract) (string, []string) {
 	for _, loc := range findAllIf(containsAny(s, countWords), reLearnCount, s) {
 		if overlapsRepl(rs, loc[0], loc[1]) {
 			continue
+		}
+		if loc[6] >= 0 && s[loc[6]:loc[7]] == "once" && reOnceWhen.MatchString(s[loc[7]:]) {
+			continue // "once you upgrade": when, not how many times
 		}
 		if loc[6] >= 0 {
 			// once, twice, thrice: times of an action, retries or not.
