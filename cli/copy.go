@@ -53,9 +53,9 @@ func newCopyCmd(sys *IO, runF func(context.Context, *copyOptions) error) *cobra.
 			"names the value it contradicts. Without a contract, copy/contradicts-contract and the\n" +
 			"families that need one are skipped (one notice on stderr names them).\n\n" +
 			"--learned runs the learned second reader after the rules (it needs a contract): a model\n" +
-			"trained on labelled copy proposes claims of the families it ships with (the whole API\n" +
-			"idempotent, key retention, retrying without a key, method idempotency, standards),\n" +
-			"each judged against the contract like the rules' findings, whose message says the\n" +
+			"trained on labelled copy proposes claims of every family above (and of methods\n" +
+			"idempotent by definition, retrying any error, exactly-once and standards), each\n" +
+			"judged against the contract like the rules' findings, whose message says the\n" +
 			"learned reader proposed it; where it reads a sentence as no claim (or as another\n" +
 			"family's) with confidence, it drops a contract-judging rule's finding there. It about\n" +
 			"doubles the lint's CPU. --learned=false turns it off. Default: " + onOff(copylint.LearnedDefault) + ".\n\n" +

@@ -157,6 +157,11 @@ func skipSpace(s string, i int) int {
 	return i
 }
 
+// reOnceWhen follows "once" used as a conjunction ("once you upgrade",
+// "once the key expires"): a clause's subject, so "once" says when, not
+// how many times.
+var reOnceWhen = regexp.MustCompile(`^\s+(?:you|we|they|it|i|he|she|the|your|our|their|its|this|that|these|those|there|each|every|all)\b`)
+
 // reAnswer is the first word after a question mark: the answer's
 // polarity ("Is every call safe to retry? No: ...").
 var reLearnAnswer = regexp.MustCompile(`\?\s*"?(?:(no|not|nope|never|none|nothing)|(yes|yep|yeah|sure|absolutely|all|every|any|always|of course))\b`)
@@ -247,6 +252,9 @@ func contractRelative(s string, c *contract.Contract) (string, []string) {
 	for _, loc := range countsOfTries(s) {
 		if overlapsRepl(rs, loc[0], loc[1]) {
 			continue
+		}
+		if loc[6] >= 0 && s[loc[6]:loc[7]] == "once" && reOnceWhen.MatchString(s[loc[7]:]) {
+			continue // "once you upgrade": when, not how many times
 		}
 		if loc[6] >= 0 {
 			// once, twice, thrice: times of an action, retries or not.

@@ -299,16 +299,17 @@ func TestDecodeLearnedModelRejects(t *testing.T) {
 	}
 }
 
-// TestLearnedFamiliesAndGuards: the shipped reader reports only
-// LearnedFieldFamilies (a retry-loop claim is the rules' there), and a
+// TestLearnedFamiliesAndGuards: a reader reports only its families (one
+// without retry-duration leaves a retry-loop claim to the rules), and a
 // method claim about methods the contract keeps idempotent is no claim
 // judgeMethod can weigh.
 func TestLearnedFamiliesAndGuards(t *testing.T) {
 	c := payoutsContract(t)
 	l := learnedLinter(t, c)
 	loop := normalizedProse("The SDK keeps retrying the transfer until it finally goes through.")
+	l.learned.families = slices.DeleteFunc(slices.Clone(LearnedFieldFamilies), func(f string) bool { return f == "retry-duration" })
 	if h, _, ok := l.learnedPropose(loop, l.learned.threshold); ok {
-		t.Errorf("the shipped reader reports a retry-loop claim: %q", h.message)
+		t.Errorf("a reader without retry-duration reports a retry-loop claim: %q", h.message)
 	}
 	l.learned.families = nil
 	if h, _, ok := l.learnedPropose(loop, l.learned.threshold); !ok || h.path != "retry.max_attempts" || !strings.Contains(h.message, "max_attempts: 3") {
@@ -442,4 +443,59 @@ func FuzzCountsOfTries(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestLearnedThirdPartyReadings: sentences written for this test in the
+// register of a third party's manual, each read by the model as a
+// family's claim, which the reader reporting every family leaves, beside
+// the claim it still reports: a delivery mode's glossary entry
+// (definesMode), duplicates said to happen (expectsDuplicates), a denial
+// of no second copy (namesDuplicate; "once" opening a clause is no
+// count), something "safe" with no word for doing it again (namesRetry),
+// and a loop bounded by a count without a figure (vagueCount).
+func TestLearnedThirdPartyReadings(t *testing.T) {
+	c := payoutsContract(t)
+	l := learnedLinter(t, c)
+	l.learned.families = nil
+	for _, tc := range []struct {
+		sent, family string
+		threshold    float64 // the model reads the caution below LearnedThreshold
+		finding      bool
+	}{
+		{"Exactly once — each event is processed one time and only one time.", "exactly-once", LearnedThreshold, false},
+		{"Exactly-once delivery: Lumapay processes every payout one time, guaranteed.", "exactly-once", LearnedThreshold, true},
+		{"Zero data loss, but duplicates can occur during failures.", "no-duplicates", 0.5, false},
+		{"Once you subscribe, your workspace will never be suspended for overuse.", "no-duplicates", LearnedThreshold, false},
+		{"Once you subscribe, your workspace will never be charged twice.", "no-duplicates", LearnedThreshold, true},
+		{"In the staging area this can be safely done at any hour.", "safe-to-retry", LearnedThreshold, false},
+		{"Any request can be safely retried at any point in time.", "safe-to-retry", LearnedThreshold, true},
+		{"The client will retry a number of times to reach the broker until the deadline passes.", "retry-duration", LearnedThreshold, false},
+		{"The client will keep retrying to reach the broker until it succeeds.", "retry-duration", LearnedThreshold, true},
+	} {
+		sent := normalizedProse(tc.sent)
+		if fam, p := l.learned.m.predictNormalized(c, sent); fam != tc.family || p < tc.threshold {
+			t.Errorf("%q: the model reads %s at %.2f; the case tests nothing", tc.sent, fam, p)
+			continue
+		}
+		if h, _, ok := l.learnedPropose(sent, tc.threshold); ok != tc.finding {
+			t.Errorf("%q: a finding %v (%q), want %v", tc.sent, ok, h.message, tc.finding)
+		}
+	}
+	// "Once" opening a clause is no count of tries; "sent once" is.
+	if toks := learnedTokens("once you upgrade, the limit is gone.", c); slices.Contains(toks, tokCountWithin) {
+		t.Errorf("\"once you upgrade\" reads as a count: %v", toks)
+	}
+	if toks := learnedTokens("the webhook is sent once.", c); !slices.Contains(toks, tokCountWithin) {
+		t.Errorf("\"sent once\" reads as no count: %v", toks)
+	}
+	for sent, want := range map[string]bool{
+		"no data loss, but duplicates are expected during failures.": true,
+		"you may receive duplicates after a failover.":               true,
+		"you will never receive duplicates.":                         false,
+		"there are no duplicates, and duplicates are impossible.":    false,
+	} {
+		if got := expectsDuplicates(sent); got != want {
+			t.Errorf("expectsDuplicates(%q) = %v", sent, got)
+		}
+	}
 }

@@ -209,13 +209,17 @@ func TestLearnedScreenHidesNothing(t *testing.T) {
 		findings.Sort(fs)
 		return fs
 	}
-	read := 0
+	read, gaps := 0, 0
 	for _, f := range files {
-		if rawPassGap(f.name) {
-			continue // the rules' raw pass, not the screen: TestPrefilterHidesNothing
-		}
 		want := lint(f, false)
 		if diff := cmp.Diff(want, lint(f, true)); diff != "" {
+			// A file the rules' raw pass already gets wrong without the
+			// reader (rawPassGaps; TestPrefilterHidesNothing) is not
+			// the screen's doing: the screen only adds files to parse.
+			if cmp.Diff(LintSourceUnfiltered(c, f.name, f.data), LintSource(c, f.name, f.data)) != "" {
+				gaps++
+				continue
+			}
 			t.Errorf("%s: the screen changes the findings (-parsed whole +screened):\n%s", f.name, diff)
 		}
 		for _, fd := range want {
@@ -227,7 +231,7 @@ func TestLearnedScreenHidesNothing(t *testing.T) {
 	if read < 200 {
 		t.Errorf("only %d findings of the reader in %d files: the comparison proves little", read, len(files))
 	}
-	t.Logf("%d files, %d findings of the reader", len(files), read)
+	t.Logf("%d files, %d findings of the reader, %d files where the rules' raw pass differs already", len(files), read, gaps)
 }
 
 // labelledRowFiles are the rows of bench/copyfield's labelled sets, each

@@ -38,7 +38,10 @@ var RulesNeverTuned = []string{"train1", "train2", "train3", "train4", "train5",
 // standard-claim, retry-any-error), in three registers: manuals, copy for
 // the example API that agrees with its contract, and the trigger words in
 // unrelated senses ("exactly once a month", "safe for concurrent use").
-var Training = []string{"neutral", "neutral2"}
+// neutral3.tsv adds 30 a family of true sentences from third-party
+// manuals about their own systems (brokers, job queues, HTTP clients,
+// billing), whose prompt described labels.tsv's false positives by example.
+var Training = []string{"neutral", "neutral2", "neutral3"}
 
 // TrainingSets are every set the shipped reader trains on: Sets, then
 // Training.

@@ -36,11 +36,11 @@ func TestRead(t *testing.T) {
 
 // TestTrainingSets: the shipped reader trains on every measured set and
 // the training-only sets; a training-only set is never a fold, and
-// every training-only set (neutral.tsv, neutral2.tsv) holds only clean
+// every training-only set (neutral.tsv, neutral2.tsv, neutral3.tsv) holds only clean
 // sentences (at least 200), each under a family of the measured sets.
 func TestTrainingSets(t *testing.T) {
 	all := TrainingSets()
-	if len(all) != len(Sets)+len(Training) || !slices.Contains(all, "neutral") || !slices.Contains(all, "neutral2") {
+	if len(all) != len(Sets)+len(Training) || !slices.Contains(all, "neutral") || !slices.Contains(all, "neutral2") || !slices.Contains(all, "neutral3") {
 		t.Fatalf("TrainingSets %v", all)
 	}
 	for _, s := range Training {
