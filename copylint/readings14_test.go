@@ -1,0 +1,61 @@
+package copylint
+
+import "testing"
+
+// The readings of the heldout13/heldout14 round (precision first, then
+// recall). Each table holds invented sentences, none from a labelled set:
+// a clean one the reading keeps clean, beside a claim of the same shape
+// that is still reported.
+
+// TestForNoLongerThan: "for no longer than a minute" after a retry is
+// how long the loop lasts, judged against max_elapsed, and not the
+// longest wait between attempts; without "for" it is still the cap.
+func TestForNoLongerThan(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{"Our client resends a failed payout for no longer than a minute, then reports the error.", "", ""},
+		{"The worker retries a dropped webhook, twice at most and for no more than one minute.", "", ""},
+		{"Our client resends a failed payout for no longer than ten minutes, then reports the error.", RuleContradicts, "retry.max_elapsed"},
+		{"The SDK never waits longer than 45 seconds between retries.", RuleContradicts, "retry.backoff.cap"},
+	})
+}
+
+// TestSafeForASubset: retries said safe for a subset ("some calls",
+// "certain endpoints", "not all") are no promise about every request,
+// even when the advice after it names each endpoint; a universal keeps
+// the claim.
+func TestSafeForASubset(t *testing.T) {
+	const safe = "endpoints[0].key (POST /v1/transfers)"
+	checkReadings(t, []readingCase{
+		{"Retrying is safe for certain requests, not every one, so look up each endpoint's page.", "", ""},
+		{"A retry is safe on a few endpoints, so read each endpoint's reference before adding one.", "", ""},
+		{"Retrying is harmless on every endpoint, so read each endpoint's page only for the details.", RuleContradicts, safe},
+		{"Retries are always safe, whatever endpoint you call.", RuleContradicts, safe},
+	})
+}
+
+// TestIdempotentWhereItMatters: the API said idempotent where something
+// holds ("where it matters", "wherever money moves", "for the calls
+// that create transfers") or keyed by a key names a part of it; where the
+// caller calls from, or every call, is still the whole.
+func TestIdempotentWhereItMatters(t *testing.T) {
+	const whole = "endpoints[2].effect (POST /v1/reports/{id}/archive)"
+	checkReadings(t, []readingCase{
+		{"Our platform is idempotent wherever money moves: payouts and transfers.", "", ""},
+		{"The API is fully idempotent for the calls that create money movements.", "", ""},
+		{"Our API is idempotent for money movement, keyed by the request's header.", "", ""},
+		{"Our platform is idempotent, wherever you call it from.", RuleContradicts, whole},
+		{"The API is fully idempotent for every call that moves money.", RuleContradicts, whole},
+	})
+}
+
+// TestRetryChainBesideWindow: the contract's longest retry chain said as
+// how long one intent is retried, in a sentence that states the
+// contract's window, is the chain the window covers; another figure, or
+// the chain figure said of the keys alone, is still a window claim.
+func TestRetryChainBesideWindow(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{"Since a single payout can be resent over 6 hours at most, a 24-hour replay window is ample.", "", ""},
+		{"Since a single payout can be resent over 10 hours at most, a 24-hour replay window is ample.", RuleContradicts, "idempotency.replay_window"},
+		{"Idempotency keys let you retry a payout for up to 6 hours.", RuleContradicts, "idempotency.replay_window"},
+	})
+}
