@@ -59,3 +59,39 @@ func TestRetryChainBesideWindow(t *testing.T) {
 		{"Idempotency keys let you retry a payout for up to 6 hours.", RuleContradicts, "idempotency.replay_window"},
 	})
 }
+
+// TestRepeatVerbsSafe: replaying, re-running, re-issuing or re-posting
+// any request is a retry, and an endpoint that tolerates repeats or
+// replays tolerates retries; reads, a single named delivery, or a key
+// keep it clean.
+func TestRepeatVerbsSafe(t *testing.T) {
+	const safe = "endpoints[0].key (POST /v1/transfers)"
+	checkReadings(t, []readingCase{
+		{"You can safely replay any request you sent us, whichever it was.", RuleContradicts, safe},
+		{"Feel safe: re-run every operation at will.", RuleContradicts, safe},
+		{"Every route on the platform tolerates repeats, so drop your allow-list.", RuleContradicts, safe},
+		{"Every read endpoint tolerates repeats.", "", ""},
+		{"Our endpoints tolerate repeats when you send the same key.", "", ""},
+		{"You can safely replay a webhook delivery from the dashboard.", "", ""},
+	})
+}
+
+// TestNoNonIdempotentCall: the whole API said idempotent by denying its
+// opposite ("no such thing as a non-idempotent endpoint"), by a noun of
+// nature ("of an idempotent nature"), or with a part named as included
+// ("webhooks included"); a subset of reads keeps it clean, and advice not
+// to retry non-idempotent calls is no claim.
+func TestNoNonIdempotentCall(t *testing.T) {
+	const whole = "endpoints[2].effect (POST /v1/reports/{id}/archive)"
+	checkReadings(t, []readingCase{
+		{"There is no such thing as a non-idempotent endpoint on our platform.", RuleContradicts, whole},
+		{"Lumapay has no non-idempotent operations.", RuleContradicts, whole},
+		{"Non-idempotent calls do not exist in Lumapay.", RuleContradicts, whole},
+		{"All the endpoints of our platform are of an idempotent nature.", RuleContradicts, whole},
+		{"With this release, all Lumapay routes, webhooks included, are idempotent.", RuleContradicts, whole},
+		{"There is no such thing as a non-idempotent GET.", "", ""},
+		{"All the read endpoints are of idempotent nature.", "", ""},
+		{"All GET routes, lists included, are idempotent.", "", ""},
+		{"Our SDK never retries non-idempotent calls without a key.", "", ""},
+	})
+}
