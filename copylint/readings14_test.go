@@ -95,3 +95,26 @@ func TestNoNonIdempotentCall(t *testing.T) {
 		{"Our SDK never retries non-idempotent calls without a key.", "", ""},
 	})
 }
+
+// TestAnyFailureRetried: the universal over failures in more words
+// ("failed calls of every kind", "whatever was the failure", "no matter
+// what went wrong"), a status said to trigger a retry, and a claim after
+// "unlike X," (the comparison ends at its comma) are the retry of any
+// error; the same words with no retry, a status the contract retries, or
+// the compared system's retry keep it clean.
+func TestAnyFailureRetried(t *testing.T) {
+	const st = "retry.statuses"
+	checkReadings(t, []readingCase{
+		{"Failed calls of every kind get retried by the client.", RuleRetryAnyError, st},
+		{"Whatever was the failure, the worker makes another attempt.", RuleRetryAnyError, st},
+		{"Our client resends the payout no matter what went wrong.", RuleRetryAnyError, st},
+		{"Every 4xx response triggers an automatic retry in the SDK.", RuleRetryAnyError, st},
+		{"Unlike the old client, the SDK retries 409 responses for you.", RuleRetryAnyError, st},
+		{"Failed calls of every kind get logged by the client.", "", ""},
+		{"Whatever was the failure, the worker logs it.", "", ""},
+		{"Our client logs the payout no matter what went wrong.", "", ""},
+		{"The client resends no payout, no matter what went wrong.", "", ""},
+		{"A 503 response triggers an automatic retry in the SDK.", "", ""},
+		{"Unlike the old client that retried 409 responses, our SDK stops.", "", ""},
+	})
+}
