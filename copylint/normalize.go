@@ -282,6 +282,9 @@ func sentences(text []byte, out []span) []span {
 		if c == '?' && (answerFollows(text[i+1:]) || fragmentQuestion(text[start:i])) {
 			continue
 		}
+		if (c == '.' || c == '!') && reEmphatic.Match(text[i+1:]) {
+			continue
+		}
 		if i+1 < len(text) && text[i+1] != ' ' && text[i+1] != '"' && text[i+1] != ')' {
 			continue
 		}
@@ -308,9 +311,14 @@ func sentences(text []byte, out []span) []span {
 // them."), so the two are one sentence. The clause analysis still reads
 // a match inside the question as a question (clause.go).
 func answerFollows(rest []byte) bool {
-	rest = bytes.TrimLeft(rest, " \"')")
+	rest = bytes.TrimLeft(rest, " \"')-")
 	return reAnswer.Match(rest)
 }
+
+// reEmphatic is a one-word sentence that only stresses the one before it
+// ("No duplicate payouts. Ever.", "Exactly once. Period."): it belongs to
+// that sentence, whose claim it makes absolute.
+var reEmphatic = regexp.MustCompile(`^ (ever|not ever|never|not once|period|full stop|guaranteed|forever|for good|every time|no exceptions)[.!]*( |$)`)
 
 // fragmentQuestion reports whether q (a question, without its "?") is a
 // fragment of at most six words that asks no question of its own

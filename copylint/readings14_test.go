@@ -118,3 +118,41 @@ func TestAnyFailureRetried(t *testing.T) {
 		{"Unlike the old client that retried 409 responses, our SDK stops.", "", ""},
 	})
 }
+
+// TestAnswerAfterDash: an answer set off by a dash after a question
+// ("Is it safe to resend? - Yes, always.") is the question's answer, as
+// one without the dash is; a bounded answer keeps it clean.
+func TestAnswerAfterDash(t *testing.T) {
+	const safe = "endpoints[0].key (POST /v1/transfers)"
+	checkReadings(t, []readingCase{
+		{"Is it safe to resend a payout? \u2014 Yes, always.", RuleContradicts, safe},
+		{"Is it OK to repeat a call? - A: every time.", RuleContradicts, safe},
+		{"Is it safe to resend a payout? \u2014 Only with the same key.", "", ""},
+	})
+}
+
+// TestEmphaticFragment: a one-word sentence that only stresses the one
+// before it ("Ever.", "Period.") belongs to it and makes its claim
+// absolute; a word that starts a sentence of its own ("Ever since
+// 2019") does not.
+func TestEmphaticFragment(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{"Zero double refunds. Ever.", RuleAbsoluteGuarantee, ""},
+		{"No duplicate shipments. Period.", RuleAbsoluteGuarantee, ""},
+		{"We refund each failed payout once. Ever since 2019.", "", ""},
+		{"Zero double refunds. Ever with the same key? No.", "", ""},
+	})
+}
+
+// TestNoDuplicateHowever: no duplicate whatever the number or the lateness
+// of the resends ("however many times", "no matter how late"), or in no
+// case, is the absolute promise; the same with the key's bound is not.
+func TestNoDuplicateHowever(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{"No double payments, however many times the app resends a request.", RuleAbsoluteGuarantee, ""},
+		{"Duplicated refunds are blocked, no matter how late the retry arrives.", RuleAbsoluteGuarantee, ""},
+		{"In no case the merchant will see two times the same refund.", RuleAbsoluteGuarantee, ""},
+		{"No double payments, however many times the app resends a request with the same key.", "", ""},
+		{"In no case the merchant will see the same refund in the report.", "", ""},
+	})
+}
