@@ -156,3 +156,31 @@ func TestNoDuplicateHowever(t *testing.T) {
 		{"In no case the merchant will see the same refund in the report.", "", ""},
 	})
 }
+
+// TestCredentialKeyKept: a credential kept for a time (an API key, a
+// secret or publishable key) is no idempotency key, even inside the
+// match; the idempotency key kept for the same time is still judged.
+func TestCredentialKeyKept(t *testing.T) {
+	const window = "idempotency.replay_window"
+	checkReadings(t, []readingCase{
+		{"The dashboard will remember your API key for a week.", "", ""},
+		{"Your secret keys are stored for 90 days in the vault.", "", ""},
+		{"The CLI caches the publishable key for a month.", "", ""},
+		{"Lumapay remembers your idempotency key for a week.", RuleContradicts, window},
+		{"Idempotency keys are stored for 90 days.", RuleContradicts, window},
+	})
+}
+
+// TestKeyNotAskedFor: a resend that "needs no header", or a key the API
+// "does not ask for" beside a resend, lifts the key the contract
+// requires; a read, or no resend, keeps it clean.
+func TestKeyNotAskedFor(t *testing.T) {
+	const keyed = "endpoints[0].key (POST /v1/transfers)"
+	checkReadings(t, []readingCase{
+		{"A resend of a payout needs no header at all.", RuleContradicts, keyed},
+		{"Our API never asks for an idempotency key when you post the transfer again.", RuleContradicts, keyed},
+		{"A retry of a balance lookup needs no header.", "", ""},
+		{"Our API never asks for an idempotency key on GET requests, so repeat reads freely.", "", ""},
+		{"Our API never asks for a billing address.", "", ""},
+	})
+}
