@@ -184,3 +184,35 @@ func TestKeyNotAskedFor(t *testing.T) {
 		{"Our API never asks for a billing address.", "", ""},
 	})
 }
+
+// TestOwnCellLabel: a comparison table's cell labelled with the
+// contract's API name is this API's value ("Lumapay: every one"), one
+// labelled with another name is that system's and no claim; an
+// "Idempotency" column is read as an "Idempotent" one, and "zero, by
+// design" is none.
+func TestOwnCellLabel(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{"| Retry-safe calls | Lumapay: every one | Competitor X: a few |", RuleContradicts, "endpoints[0].key (POST /v1/transfers)"},
+		{"| Idempotency | Lumapay: all operations | Others: some |", RuleContradicts, "endpoints[2].effect (POST /v1/reports/{id}/archive)"},
+		{"| Idempotency | every endpoint |", RuleContradicts, "endpoints[2].effect (POST /v1/reports/{id}/archive)"},
+		{"| Double charges | Lumapay: zero, by design | Others: possible |", RuleAbsoluteGuarantee, ""},
+		{"| Retry-safe calls | Competitor X: every one | Lumapay: reads only |", "", ""},
+		{"| Idempotency | Others: all operations | Lumapay: GET only |", "", ""},
+		{"| Double charges | Others: zero, by design | Lumapay: none per key |", "", ""},
+		{"| Idempotency key | every endpoint |", "", ""},
+	})
+}
+
+// TestTableFirstCounted: a count whose parenthetical says the first
+// request is on top ("6 (plus the first call)") counts retries, and one
+// that says it is included counts attempts, each against max_attempts.
+func TestTableFirstCounted(t *testing.T) {
+	const max = "retry.max_attempts"
+	checkReadings(t, []readingCase{
+		{"| Retry attempts | 6 (plus the first call) |", RuleContradicts, max},
+		{"| Attempts | 4 (the first included) |", RuleContradicts, max},
+		{"| Retry attempts | 2 (plus the first call) |", "", ""},
+		{"| Retries | 3 (including the original request) |", "", ""},
+		{"| Max retries | 2 (not counting the initial request) |", "", ""},
+	})
+}
