@@ -216,3 +216,38 @@ func TestTableFirstCounted(t *testing.T) {
 		{"| Max retries | 2 (not counting the initial request) |", "", ""},
 	})
 }
+
+// TestUnboundedLoopWords: retries "as many as each webhook needs", a
+// retry loop "practically unlimited", resending "without ending" or until
+// it "receives an OK" have no bound; a bound beside them, or no retry,
+// keeps them clean.
+func TestUnboundedLoopWords(t *testing.T) {
+	const max = "retry.max_attempts"
+	checkReadings(t, []readingCase{
+		{"New in the Ruby gem: automatic retries, as many as each webhook needs.", RuleContradicts, max},
+		{"Our retry loop is practically unlimited, which suits batch payouts.", RuleContradicts, max},
+		{"The worker keeps resending the payout without ending.", RuleContradicts, max},
+		{"The worker resends the payout until it receives an OK.", RuleContradicts, max},
+		{"New in the Ruby gem: automatic retries, as many as each webhook needs within 60 seconds.", "", ""},
+		{"The worker resends the payout until it receives an OK, at most 3 times.", "", ""},
+		{"The dashboard shows each request until it receives a response.", "", ""},
+		{"The worker resends the payout until it receives an OK or the deadline passes.", "", ""},
+	})
+}
+
+// TestRetryNeverHurts: a retry said harmless by its own absolute needs no
+// universal over requests ("a retry can never hurt", "press retry: it's
+// always safe", "safe in all cases to send the call again"); a read, the
+// same key or a condition keeps it clean.
+func TestRetryNeverHurts(t *testing.T) {
+	const safe = "endpoints[0].key (POST /v1/transfers)"
+	checkReadings(t, []readingCase{
+		{"Docs: on our platform, a retry can never hurt your integration.", RuleContradicts, safe},
+		{"Network blip? Just press retry: it's always safe here.", RuleContradicts, safe},
+		{"It is safe in all cases to send the call again when no reply came.", RuleContradicts, safe},
+		{"A retry of a GET can never hurt you.", "", ""},
+		{"Press retry with the same key: it's always safe here.", "", ""},
+		{"It is safe in all cases to send the call again if you reuse its key.", "", ""},
+		{"Retrying can never hurt if you keep the same key.", "", ""},
+	})
+}
