@@ -251,3 +251,41 @@ func TestRetryNeverHurts(t *testing.T) {
 		{"Retrying can never hurt if you keep the same key.", "", ""},
 	})
 }
+
+// TestReGerundLongObject: a re- gerund with a longer object ("re-issuing
+// an archive for a quarterly report") said harmless is judged by the
+// endpoint it names; a read stays clean.
+func TestReGerundLongObject(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{"For support staff: re-issuing an archive for a quarterly report is harmless.", RuleContradicts, "endpoints[2].effect (POST /v1/reports/{id}/archive)"},
+		{"For support staff: re-issuing a transfer to a new payee is harmless.", RuleContradicts, "endpoints[0].key (POST /v1/transfers)"},
+		{"For support staff: re-issuing a lookup of a transfer is harmless.", "", ""},
+	})
+}
+
+// TestRepeatWorksKeyAbsent: a repeat said to work when the key or header
+// is absent ("works even when the key is missing", "the header of
+// idempotency") is a keyless retry; a read, or the harm or rejection it
+// meets, keeps it clean.
+func TestRepeatWorksKeyAbsent(t *testing.T) {
+	const keyed = "endpoints[0].key (POST /v1/transfers)"
+	checkReadings(t, []readingCase{
+		{"A retry of a transfer works even when the key is missing.", RuleContradicts, keyed},
+		{"The repetition of a refund creation succeeds also if the header of idempotency is absent.", RuleContradicts, keyed},
+		{"A resend of a payout works even if the header is omitted, but it creates a second payout.", "", ""},
+		{"A retry of a balance lookup works even when the key is missing.", "", ""},
+		{"A retry works even when the key is missing: it is rejected with 400.", "", ""},
+	})
+}
+
+// TestTaglineExactlyOnce: "exactly once, every time" after a label
+// ("Acme v3: ...", "New in v3 - ...") is the tagline's promise, as at the
+// start of a sentence; a count of something shown or run keeps it clean.
+func TestTaglineExactlyOnce(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{"Acme v3: exactly once, without fail.", RuleExactlyOnce, ""},
+		{"New in v3 - exactly once, every single time.", RuleExactlyOnce, ""},
+		{"New in v3: the form is shown exactly once, every time.", "", ""},
+		{"The hook runs exactly once, every time you deploy.", "", ""},
+	})
+}
