@@ -38,7 +38,7 @@ func normalize(mask []byte, start, end int, code []span, skipCode bool, n *normT
 			for ci < len(code) && code[ci].end <= i {
 				ci++
 			}
-			if ci < len(code) && code[ci].start <= i && !wordsOnly(mask[code[ci].start:code[ci].end]) && !operationSpan(mask[code[ci].start:code[ci].end]) && !settingSpan(mask, start, end, code[ci]) && !reStatusSpan.Match(mask[code[ci].start:code[ci].end]) {
+			if ci < len(code) && code[ci].start <= i && !wordsOnly(mask[code[ci].start:code[ci].end]) && !operationSpan(mask[code[ci].start:code[ci].end]) && !settingSpan(mask, start, end, code[ci]) && !reStatusSpan.Match(mask[code[ci].start:code[ci].end]) && !reFigureSpan.Match(mask[code[ci].start:code[ci].end]) {
 				n.addSpace(i)
 				i = code[ci].end
 				continue
@@ -226,6 +226,11 @@ func wordsOnly(b []byte) bool {
 // reStatusSpan is a status as a code span writes it (`409`, `5xx`): a
 // figure the reader reads as part of the sentence.
 var reStatusSpan = regexp.MustCompile(`^[1-5](?:\d\d|xx|XX)$`)
+
+// reFigureSpan is a figure as a code span writes it (`5`, `72h`, `600 s`,
+// `2.5x`): the reader reads it as part of the sentence ("keys are
+// honoured for `72h`"), as one written without the backticks.
+var reFigureSpan = regexp.MustCompile(`^\d{1,6}(?:\.\d{1,3})? ?(?:ms|s|m|h|d|w|secs?|seconds?|mins?|minutes?|hours?|hrs?|days?|weeks?|x|%)?$`)
 
 // reSetting is a setting's name as a code span writes it: "retry_on",
 // "max_attempts", "retry.limit".

@@ -289,3 +289,17 @@ func TestTaglineExactlyOnce(t *testing.T) {
 		{"The hook runs exactly once, every time you deploy.", "", ""},
 	})
 }
+
+// TestFigureInCode: a figure written as a code span (`72h`, `5`) is read
+// as part of the sentence, as one without backticks; the contract's own
+// figures in code stay clean, and code that is not a figure is still
+// dropped.
+func TestFigureInCode(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{"Idempotency keys are honoured for `72h` after the first request.", RuleContradicts, "idempotency.replay_window"},
+		{"The SDK retries 500 responses up to `5` times.", RuleRetryAnyError, "retry.statuses"},
+		{"Idempotency keys are honoured for `24h` after the first request.", "", ""},
+		{"The SDK retries 500 responses at most `1` time.", "", ""},
+		{"Keys are honoured for `24h`, and the SDK makes up to `3` attempts.", "", ""},
+	})
+}
