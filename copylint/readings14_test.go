@@ -303,3 +303,17 @@ func TestFigureInCode(t *testing.T) {
 		{"Keys are honoured for `24h`, and the SDK makes up to `3` attempts.", "", ""},
 	})
 }
+
+// TestDuplicateAlwaysCaught: the duplicate said always caught ("we always
+// block the second one", "automatically rejects every duplicate payout")
+// is the absolute promise; the key's bound, a window, or a second thing
+// that is no repeat ("the second login attempt") keeps it clean.
+func TestDuplicateAlwaysCaught(t *testing.T) {
+	checkReadings(t, []readingCase{
+		{"Tapped Send twice? Relax: we always block the second one.", RuleAbsoluteGuarantee, ""},
+		{"Lumapay automatically rejects every duplicate payout.", RuleAbsoluteGuarantee, ""},
+		{"We always block the second request that carries the same key.", "", ""},
+		{"Lumapay automatically rejects every duplicate payout within 24 hours.", "", ""},
+		{"We always block the second login attempt from a new device.", "", ""},
+	})
+}
