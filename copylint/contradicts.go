@@ -147,7 +147,7 @@ var (
 	// The retry may be any verb of sending again ("attempted again for up
 	// to four hours"), or the duration may come first ("ten minutes of
 	// retries").
-	reRetryFor = regexp.MustCompile(`\b(?:re-?tr(?:y|ies|ied|ying)|re-?submit(?:s|ted|ting)?|re-?sen(?:d|ds|t|ding)|re-?attempt(?:s|ed|ing)?|(?:attempt|tri|submitt|sent|post)(?:ed)? again|(?:keeps?|kept|keeping) (?:on )?(?:retrying|trying|resubmitting|resending)|\b(?:sdks?|clients?|librar(?:y|ies)|workers?|requests?|calls?|webhooks?|it|they)(?: [a-z0-9'-]+){0,3}? (?:keeps?|kept|keeping) (?:on )?(?:` + strings.Join(loopMetaphors, "|") + `)|\b(?:retries|retrying|retry loops?|retry attempts|sdks?|clients?|librar(?:y|ies)|ours)(?: that| which)? (?:persist(?:s|ed|ing)?|carr(?:y|ies|ied) on))(?: [a-z0-9'-]+){0,6}? (?:for|over) (?:(?:up to |at most |as long as |as much as |a total of |the next |roughly |about |around |nearly |almost )?(?P<elapsed>` + durationAlt + `)|(?P<vague>` + vagueUnits + `)\b|the (?:next|following|coming|whole|entire|full) (?P<oneunit>` + oneUnits + `)\b)|\b(?P<elapsedof>` + durationAlt + `) of (?:retries|retrying|retry attempts|re-?tries|resending|resubmission)\b`)
+	reRetryFor = regexp.MustCompile(`\b(?:re-?tr(?:y|ies|ied|ying)|re-?submit(?:s|ted|ting)?|re-?sen(?:d|ds|t|ding)|re-?attempt(?:s|ed|ing)?|(?:attempt|tri|submitt|sent|post)(?:ed)? again|(?:keeps?|kept|keeping) (?:on )?(?:retrying|trying|resubmitting|resending)|\b(?:sdks?|clients?|librar(?:y|ies)|workers?|requests?|calls?|webhooks?|it|they)(?: [a-z0-9'-]+){0,3}? (?:keeps?|kept|keeping) (?:on )?(?:` + strings.Join(loopMetaphors, "|") + `)|\b(?:retries|retrying|retry loops?|retry attempts|sdks?|clients?|librar(?:y|ies)|ours)(?: that| which)? (?:persist(?:s|ed|ing)?|carr(?:y|ies|ied) on))(?: [a-z0-9'-]+){0,6}? (?:for|over) (?:(?:up to |at most |no (?:longer|more) than |as long as |as much as |a total of |the next |roughly |about |around |nearly |almost )?(?P<elapsed>` + durationAlt + `)|(?P<vague>` + vagueUnits + `)\b|the (?:next|following|coming|whole|entire|full) (?P<oneunit>` + oneUnits + `)\b)|\b(?P<elapsedof>` + durationAlt + `) of (?:retries|retrying|retry attempts|re-?tries|resending|resubmission)\b`)
 	reGiveUp   = regexp.MustCompile(`\b(?:give up|gives up|stop retrying|stops retrying|retrying stops) (?:after|within|at) (?P<elapsed>` + durationAlt + `)`)
 
 	// A sentence whose subject is another provider quotes that provider's
@@ -416,9 +416,11 @@ func (x *sentence) keyLife(hasNumber bool) bool {
 	keyLife := hasNumber && aboutKeys && can(reKeyLife, sent) && reKeyLife.MatchString(str) && can(reKeyLifeVerb, sent) && reKeyLifeVerb.MatchString(str) &&
 		!(can(reNotKeyLife, sent) && reNotKeyLife.MatchString(str))
 	if keyLife && !idem.ReplayWindow.IsZero() {
-		for _, loc := range findAll(reDuration, sent, str) {
+		locs := findAll(reDuration, sent, str)
+		windowSaid := x.saysDuration(locs, idem.ReplayWindow.D)
+		for _, loc := range locs {
 			d, ok := parseProseDuration(str[loc[0]:loc[1]])
-			if !ok || d == idem.ReplayWindow.D {
+			if !ok || d == idem.ReplayWindow.D || windowSaid && x.retryChainSpan(loc, d) {
 				continue
 			}
 			if !idem.ReaperAfter.IsZero() && d == idem.ReaperAfter.D && can(reReaper, sent) && reReaper.MatchString(str) {
@@ -431,6 +433,30 @@ func (x *sentence) keyLife(hasNumber bool) bool {
 		}
 	}
 	return keyLife
+}
+
+// reChainSpan ends at a span a retry lasts: "may be retried for up to",
+// "keeps resending over".
+var reChainSpan = regexp.MustCompile(`\b(?:re-?tr(?:y|ies|ied|ying)|re-?sen(?:d|ds|t|ding)|re-?submit(?:s|ted|ting)?|re-?attempt(?:s|ed|ing)?)(?: [a-z0-9'-]+){0,3}? (?:for|over|during|within) (?:up to |at most |about |roughly )?$`)
+
+// retryChainSpan reports whether the duration d at loc is the contract's
+// longest retry chain said as how long one intent is retried ("one
+// intent may be retried for up to 6 hours"): in a sentence that states
+// the contract's window too, that is the chain the window covers, not
+// the window ("keys let you retry for up to 6 hours" alone still is).
+func (x *sentence) retryChainSpan(loc []int, d time.Duration) bool {
+	chain := x.k.c.Idempotency.LongestRetryChain.Duration
+	return !chain.IsZero() && d == chain.D && reChainSpan.MatchString(x.str[:loc[0]])
+}
+
+// saysDuration reports whether one of the durations at locs is d.
+func (x *sentence) saysDuration(locs [][]int, d time.Duration) bool {
+	for _, loc := range locs {
+		if v, ok := parseProseDuration(x.str[loc[0]:loc[1]]); ok && v == d {
+			return true
+		}
+	}
+	return false
 }
 
 // replayByMeaning reports whether sent says what a replay does without
@@ -598,7 +624,9 @@ func (x *sentence) delays() {
 	}
 	if !has(sent, "cap", "max", "never", "no longer", "no more") {
 		// no longest-delay statement
-	} else if m := findSub(reCapDelay, sent, str); m != nil && !b.Cap.IsZero() {
+	} else if m := findSub(reCapDelay, sent, str); m != nil && !b.Cap.IsZero() && !strings.HasSuffix(str[:m[0]], "for ") {
+		// "for no longer than a minute" is how long the loop lasts, which
+		// reRetryFor judges, not the longest wait between attempts.
 		g := groupAt(reCapDelay, m, "delay") // not optional: set in every match
 		if d, ok := parseProseDuration(str[g[0]:g[1]]); ok && d != b.Cap.D && !strings.Contains(str, "attempt") {
 			x.add(m[0:2], "retry.backoff.cap",

@@ -97,7 +97,7 @@ const (
 // count or a status list, "idempotent", a duplicate, "safe to").
 var (
 	recordMarks = []string{"|", ":", "=", " - ", " — ", " – ", "default", "<td", "<th"}
-	recordWords = []string{"attempt", "retr", "tries", "resen", "re-sen", "resubmit", "re-submit", "repeat", "idempotent", "duplicat", "double", "twice", "retention", "retained", "kept", "ttl", "lifetime", "life span", "lifespan", "window", "expir", "valid", "remembered", "stored for", "how long", "key", "safe to", "idempotency header", "idempotency-header"}
+	recordWords = []string{"attempt", "retr", "tries", "resen", "re-sen", "resubmit", "re-submit", "repeat", "idempoten", "duplicat", "double", "twice", "retention", "retained", "kept", "ttl", "lifetime", "life span", "lifespan", "window", "expir", "valid", "remembered", "stored for", "how long", "key", "safe to", "idempotency header", "idempotency-header"}
 )
 
 // formGroups returns, per rule, 0 when each of its forms gets a bit of its

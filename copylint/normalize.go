@@ -38,7 +38,7 @@ func normalize(mask []byte, start, end int, code []span, skipCode bool, n *normT
 			for ci < len(code) && code[ci].end <= i {
 				ci++
 			}
-			if ci < len(code) && code[ci].start <= i && !wordsOnly(mask[code[ci].start:code[ci].end]) && !operationSpan(mask[code[ci].start:code[ci].end]) && !settingSpan(mask, start, end, code[ci]) && !reStatusSpan.Match(mask[code[ci].start:code[ci].end]) {
+			if ci < len(code) && code[ci].start <= i && !wordsOnly(mask[code[ci].start:code[ci].end]) && !operationSpan(mask[code[ci].start:code[ci].end]) && !settingSpan(mask, start, end, code[ci]) && !reStatusSpan.Match(mask[code[ci].start:code[ci].end]) && !reFigureSpan.Match(mask[code[ci].start:code[ci].end]) {
 				n.addSpace(i)
 				i = code[ci].end
 				continue
@@ -227,6 +227,11 @@ func wordsOnly(b []byte) bool {
 // figure the reader reads as part of the sentence.
 var reStatusSpan = regexp.MustCompile(`^[1-5](?:\d\d|xx|XX)$`)
 
+// reFigureSpan is a figure as a code span writes it (`5`, `72h`, `600 s`,
+// `2.5x`): the reader reads it as part of the sentence ("keys are
+// honoured for `72h`"), as one written without the backticks.
+var reFigureSpan = regexp.MustCompile(`^\d{1,6}(?:\.\d{1,3})? ?(?:ms|s|m|h|d|w|secs?|seconds?|mins?|minutes?|hours?|hrs?|days?|weeks?|x|%)?$`)
+
 // reSetting is a setting's name as a code span writes it: "retry_on",
 // "max_attempts", "retry.limit".
 var reSetting = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]{1,39}$`)
@@ -282,6 +287,9 @@ func sentences(text []byte, out []span) []span {
 		if c == '?' && (answerFollows(text[i+1:]) || fragmentQuestion(text[start:i])) {
 			continue
 		}
+		if (c == '.' || c == '!') && reEmphatic.Match(text[i+1:]) {
+			continue
+		}
 		if i+1 < len(text) && text[i+1] != ' ' && text[i+1] != '"' && text[i+1] != ')' {
 			continue
 		}
@@ -308,9 +316,14 @@ func sentences(text []byte, out []span) []span {
 // them."), so the two are one sentence. The clause analysis still reads
 // a match inside the question as a question (clause.go).
 func answerFollows(rest []byte) bool {
-	rest = bytes.TrimLeft(rest, " \"')")
+	rest = bytes.TrimLeft(rest, " \"')-")
 	return reAnswer.Match(rest)
 }
+
+// reEmphatic is a one-word sentence that only stresses the one before it
+// ("No duplicate payouts. Ever.", "Exactly once. Period."): it belongs to
+// that sentence, whose claim it makes absolute.
+var reEmphatic = regexp.MustCompile(`^ (ever|not ever|never|not once|period|full stop|guaranteed|forever|for good|every time|no exceptions)[.!]*( |$)`)
 
 // fragmentQuestion reports whether q (a question, without its "?") is a
 // fragment of at most six words that asks no question of its own

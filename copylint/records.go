@@ -191,7 +191,7 @@ var (
 	// reAttrRetries names the retries after the first request.
 	reAttrRetries = regexp.MustCompile(`retr(y|ies|ied|ying)|resen|re sen|resubmit|re submit|\brepeat(s|ed|ing)?\b`)
 	reAttrSafe    = regexp.MustCompile(`(repeat|resend|re send|replay)[ -]?safe|safe to (retry|resend|re-send|repeat|resubmit)|retry[ -]safe|safe for retries|safely retr|can (be )?retr|retryable|retriable`)
-	reAttrIdem    = regexp.MustCompile(`\bidempotent\b`)
+	reAttrIdem    = regexp.MustCompile(`\bidempoten(t|cy)\b`)
 	reAttrNeed    = regexp.MustCompile(`\b(required|requires|mandatory|needed|necessary|must send|compulsory)\b`)
 	reKeyWord     = regexp.MustCompile(`\bkeys?\b|idempotency[ -]key|idempotency header`)
 	reAttrDup     = regexp.MustCompile(`duplicat|double[ -]?(charg|pay|book|bill|spend|send|sent)|\btwice\b|repeat(ed)? (charges?|payments?|payouts?|transfers?|orders?)`)
@@ -202,11 +202,11 @@ var (
 
 	// reValUniversal is a value that is itself the universal: "all",
 	// "every endpoint", "all operations (v1)".
-	reValUniversal = regexp.MustCompile(`^(yes,? )?(all|any|every|each|everything|anything|all of them|\*)( (the |our )?(endpoints?|operations?|requests?|calls?|routes?|methods?|writes?|mutations?))?( \([^)]*\))?$`)
+	reValUniversal = regexp.MustCompile(`^(yes,? )?(all|any|every|each|everything|anything|all of them|every one|each one|every single one|\*)( (the |our )?(endpoints?|operations?|requests?|calls?|routes?|methods?|writes?|mutations?))?( \([^)]*\))?$`)
 	reValUnbounded = regexp.MustCompile(`^(unlimited|infinite|infinity|∞|unbounded|endless|limitless|forever|no limit|no cap|no maximum|without limit|until (it )?succeeds?|until success|as many as (needed|it takes)|as many times as (needed|it takes))$`)
 	reValYes       = regexp.MustCompile(`^(yes|y|true|✓|✔|✔️|✅|☑|☑️|always|safe|supported|yes,? (always|all|any|every)[a-z ]*)$`)
 	reValNo        = regexp.MustCompile(`^(no|n|false|✗|✘|❌|optional|not required|not needed|no \(optional\)|optional \([a-z ]+\))$`)
-	reValNone      = regexp.MustCompile(`^(none|zero|0|never|impossible|eliminated|not possible)(,? (ever|guaranteed|period|at all))?$`)
+	reValNone      = regexp.MustCompile(`^(none|zero|0|never|impossible|eliminated|not possible)(,? (ever|guaranteed|period|at all|by construction|by design))?$`)
 	reValStatuses  = regexp.MustCompile(`^((all|any|every) ?(errors?|failures?|exceptions?|statuses|status codes|codes|non-2xx( responses)?)?( (raised|thrown|returned|reported|signalled|signaled) (by|from) [a-z ]+)?|([a-z]+ )?[45](\d\d|xx)s?(( and| or|,|, and|/) ?(all )?[45](\d\d|xx)s?)*( (errors?|responses?|statuses))?)$`)
 	// A bound that makes a duplicates row honest: "none per key".
 	reRecordBound = regexp.MustCompile(`\b(per|same|with (a|the|its)) (idempotency[ -])?key\b|\bwithin\b`)
@@ -285,12 +285,36 @@ func readRecord(r record, sent string) (recordClaim, bool) {
 		if reValUnbounded.MatchString(val) {
 			return recordClaim{family: "retry-unbounded", match: said}, true
 		}
-		if v, attempts, ok := countValue(val); ok {
+		figure, first := firstCounted(val)
+		if v, attempts, ok := countValue(figure); ok {
 			tries := !attempts && !reAttemptWord.MatchString(attr) && reAttrRetries.MatchString(attr)
+			if first != 0 {
+				tries = first < 0
+			}
 			return recordClaim{family: "count", match: said, count: v, tries: tries}, true
 		}
 	}
 	return recordClaim{}, false
+}
+
+// reFirstCounted is a count's parenthetical that says whether the first
+// request is among it: "5 (plus the original request)" counts retries
+// after it, "3 (the first included)" counts attempts.
+var reFirstCounted = regexp.MustCompile(`^(.+?) \((?:(plus|not counting|excluding|on top of|after|besides) (?:the |your )?(?:original|first|initial)(?: request| call| attempt| try)?|(including|incl\.?|counting|with) (?:the |your )?(?:original|first|initial)(?: request| call| attempt| try)?|(?:the |your )?(?:original|first|initial)(?: request| call| attempt| try)? (included|counted|not included|excluded|not counted))\)$`)
+
+// firstCounted splits a count value from its parenthetical about the
+// first request: first is -1 when the count leaves the first request out
+// (retries), 1 when it takes it in (attempts), 0 when it does not say.
+func firstCounted(val string) (figure string, first int) {
+	m := reFirstCounted.FindStringSubmatch(val)
+	switch {
+	case m == nil:
+		return val, 0
+	case m[2] != "" || m[4] == "not included" || m[4] == "excluded" || m[4] == "not counted":
+		return m[1], -1
+	default:
+		return m[1], 1
+	}
 }
 
 // reAttemptWord names attempts, which count the first request; retries
@@ -334,7 +358,7 @@ func (l *linter) recordHits(n *normText, s span, hits []hit) []hit {
 	if quotedRecord(sent) && !(sent[0] == '{' && !bytes.ContainsAny(sent, "?")) {
 		return hits // a JSON object's quotes are its syntax
 	}
-	for _, r := range recordsIn(sent) {
+	for _, r := range l.ownCells(recordsIn(sent)) {
 		cl, ok := readRecord(r, string(sent))
 		if !ok {
 			continue
@@ -347,6 +371,42 @@ func (l *linter) recordHits(n *normText, s span, hits []hit) []hit {
 		hits = append(hits, h)
 	}
 	return hits
+}
+
+// reCellLabel is a comparison table's cell labelled with whose value it
+// is: "Lumapay: all of them", "Others: some".
+var reCellLabel = regexp.MustCompile(`^([a-z0-9][a-z0-9 .&'-]{0,30}?): (\S.*)$`)
+
+// ownCells reads a comparison table's labelled cells: a cell labelled
+// with the contract's API name (or "us", "we") is this API's value, the
+// label dropped ("| Retry-safe | Lumapay: all of them |" reads "all of
+// them"); one labelled with another name is that system's value, and no
+// record of this API. Unlabelled cells are kept as they are.
+func (l *linter) ownCells(rs []record) []record {
+	out := rs[:0]
+	for _, r := range rs {
+		m := reCellLabel.FindStringSubmatchIndex(r.value)
+		if m == nil {
+			out = append(out, r)
+			continue
+		}
+		if !l.ownLabel(r.value[m[2]:m[3]]) {
+			continue
+		}
+		r.at[0] += m[4]
+		r.value = r.value[m[4]:]
+		out = append(out, r)
+	}
+	return out
+}
+
+// ownLabel reports whether a cell's label names this API.
+func (l *linter) ownLabel(label string) bool {
+	switch label {
+	case "us", "we", "ours", "our api", "this api":
+		return true
+	}
+	return l.c != nil && l.c.API.Name != "" && label == strings.ToLower(l.c.API.Name)
 }
 
 // quotedRecord reports whether the record is a quote of what not to
@@ -542,7 +602,7 @@ func (l *linter) rawRowClaim(row, header []byte, rt *rawTables) bool {
 	if len(text) == 0 || quotedRecord(text) {
 		return false
 	}
-	for _, r := range recordsIn(text) {
+	for _, r := range l.ownCells(recordsIn(text)) {
 		if cl, ok := readRecord(r, string(text)); ok {
 			if _, ok := l.recordHit(cl); ok {
 				return true

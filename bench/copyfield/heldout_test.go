@@ -393,19 +393,26 @@ const twelfthMinPrecision, twelfthMinRecall = 0.98, 0.87
 // learned reader's training sets were written. Each was measured once at
 // the afternoon's final code, unseen by rules and reader (BENCHMARKS.md,
 // "Copy lint on eight training sets written blind, and two more unseen
-// sets"); the floors are the rules' figures then, less 0.02. The learned
+// sets"); the floors were the rules' figures then, less 0.02. The learned
 // reader does not train on them.
+//
+// They then became the development sets of the readings14 round
+// (copylint/readings14_test.go: their false positives first, then general
+// recall readings, none with these sets' wording), which took heldout13
+// from 0.950 / 0.760 to 1.000 / 0.910 and heldout14 from 1.000 / 0.840 to
+// 1.000 / 0.960; they no longer measure generalisation. The floors keep
+// those figures less 0.02.
 func TestHeldOutThirteenth(t *testing.T) {
 	measureHeldOut(t, "heldout13.tsv", 150, thirteenthMinPrecision, thirteenthMinRecall)
 }
 
-const thirteenthMinPrecision, thirteenthMinRecall = 0.93, 0.74
+const thirteenthMinPrecision, thirteenthMinRecall = 0.98, 0.89
 
 func TestHeldOutFourteenth(t *testing.T) {
 	measureHeldOut(t, "heldout14.tsv", 150, fourteenthMinPrecision, fourteenthMinRecall)
 }
 
-const fourteenthMinPrecision, fourteenthMinRecall = 0.98, 0.82
+const fourteenthMinPrecision, fourteenthMinRecall = 0.98, 0.94
 
 // measureHeldOut lints the sentences of file as one page with the example
 // contract, prints the families it holds, and fails below at least
