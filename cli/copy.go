@@ -57,8 +57,8 @@ func newCopyCmd(sys *IO, runF func(context.Context, *copyOptions) error) *cobra.
 			"idempotent by definition, retrying any error, exactly-once and standards), each\n" +
 			"judged against the contract like the rules' findings, whose message says the\n" +
 			"learned reader proposed it; where it reads a sentence as no claim (or as another\n" +
-			"family's) with confidence, it drops a contract-judging rule's finding there. It about\n" +
-			"doubles the lint's CPU. --learned=false turns it off. Default: " + onOff(copylint.LearnedDefault) + ".\n\n" +
+			"family's) with confidence, it drops a contract-judging rule's finding there. It adds\n" +
+			"about half to the lint's CPU. --learned=false turns it off. Default: " + onOff(copylint.LearnedDefault) + ".\n\n" +
 			"Suppress one line with <!-- retryspec-disable-next-line RULE -- reason --> above it,\n" +
 			"or a path with a docs.copy.allow entry (path, rule, because) in the contract.\n\n" +
 			"--export-vale DIR writes the phrase rules as a Vale style into DIR/Retryspec and exits;\n" +
