@@ -237,9 +237,10 @@ func TestEveryFamilyClaimReported(t *testing.T) {
 
 // TestMarkupInWordHidesNoFamilyClaim (issue 29 item 4): empty markup
 // inside a family's anchor word ("idem<span></span>potent",
-// "fore<!-- -->ver", MDX "dupli{/* */}cate") hides no claim, in Markdown,
-// HTML and MDX, when it is the file's only claim (so the byte prefilter
-// alone would pass the file).
+// "fore<!-- -->ver", MDX "dupli{/* */}cate", in MDX and Markdown) hides
+// no claim, in Markdown, HTML and MDX, when it is the file's only claim
+// (so the byte prefilter alone would pass the file). An MDX comment
+// between words of a Markdown file is left as it is.
 func TestMarkupInWordHidesNoFamilyClaim(t *testing.T) {
 	c := prefilterContract(t)
 	for _, tc := range []struct{ name, text, rule string }{
@@ -249,10 +250,17 @@ func TestMarkupInWordHidesNoFamilyClaim(t *testing.T) {
 		{"d.html", "<h1>Pay</h1>\n<p>No dupli<span></span>cate payouts, ever.</p>\n", RuleAbsoluteGuarantee},
 		{"e.mdx", "# SDK\n\nOur SDK retries a payout fore{/* */}ver.\n", RuleContradicts},
 		{"f.mdx", "# Pay\n\nNo dupli{/* */}cate payouts, ever.\n", RuleAbsoluteGuarantee},
+		// A site that reads .md files as MDX (Docusaurus 2) shows no MDX
+		// comment either.
+		{"g.md", "# SDK\n\nOur SDK retries a payout fore{/* */}ver.\n", RuleContradicts},
+		{"h.md", "# Pay\n\nWe guarantee e{/* note */}xactly-once payouts.\n", RuleExactlyOnce},
 	} {
 		fs := LintSource(c, tc.name, []byte(tc.text))
 		if len(fs) != 1 || fs[0].Rule != tc.rule || fs[0].Line != 3-btoi(strings.HasSuffix(tc.name, ".html")) {
 			t.Errorf("%s: want one %s finding on the claim's line, got %v", tc.name, tc.rule, fs)
 		}
+	}
+	if fs := LintSource(c, "i.md", []byte("We deliver {/* exactly */} once a day, and keep a {/* note */} log.\n")); len(fs) != 0 {
+		t.Errorf("an MDX comment between words of a Markdown file: got %v, want nothing", fs)
 	}
 }

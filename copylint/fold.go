@@ -182,7 +182,7 @@ func markupInWord(src []byte, f format, out []int) []int {
 			continue
 		}
 		j := at
-		for j < len(src) && (src[j] == '<' || src[j] == '{' && f == formatMDX) {
+		for j < len(src) && (src[j] == '<' || src[j] == '{' && (f == formatMDX || f == formatMarkdown && mdxCommentAt(src, j))) {
 			end := markupEnd(src, j)
 			if end < 0 {
 				break
@@ -216,6 +216,36 @@ func markupEnd(src []byte, i int) int {
 		return -1
 	}
 	return i + 1 + k + len(close)
+}
+
+// mdxCommentAt reports whether an MDX comment ("{/* */}") starts at
+// src[i]. Sites that read .md files as MDX (Docusaurus 2 among them) show
+// none of it, so inside a word of a Markdown file it is a disguise too.
+func mdxCommentAt(src []byte, i int) bool {
+	return bytes.HasPrefix(src[i:], []byte("{/*"))
+}
+
+// blankWordComments blanks, in the mask m of a Markdown file src, each MDX
+// comment that sits between two letters of one word ("e{/* */}xactly"),
+// as the MDX front-end does: an evasion must not survive the file's
+// extension.
+func blankWordComments(m, src []byte) {
+	for i := 0; ; {
+		k := bytes.Index(src[i:], []byte("{/*"))
+		if k < 0 {
+			return
+		}
+		at := i + k
+		end := bytes.Index(src[at:], []byte("*/}"))
+		if end < 0 || end > 200 {
+			return
+		}
+		end += at + len("*/}")
+		if at > 0 && isLetter(src[at-1]) && end < len(src) && isLetter(src[end]) && m[at-1] != gone && m[end] != gone {
+			blank(m, at, end)
+		}
+		i = at + 1
+	}
 }
 
 func isLetter(b byte) bool { return b|0x20 >= 'a' && b|0x20 <= 'z' }

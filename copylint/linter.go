@@ -441,6 +441,9 @@ func (l *linter) lintSource(name string, src []byte, allow *allowList, sc0 *scra
 	if f != formatText {
 		brAsSpace(d.mask, src)
 	}
+	if f == formatMarkdown && len(hiding) > 0 {
+		blankWordComments(d.mask, src)
+	}
 	hits := l.matchBlocks(d, sc0, false, hiding, false)
 	hits = l.learnedHits(d, hits)
 	var sups []*suppression
@@ -526,8 +529,9 @@ var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 // rawCandidate reports whether the raw form of src has any hit.
 func (l *linter) rawCandidate(src []byte, f format, sc *scratch, hiding []int) bool {
 	// The raw text of MDX keeps {expressions}, so a word split by one
-	// ("e{/* */}xactly") is whole only in the parsed prose: parse.
-	if f == formatMDX && len(hiding) > 0 {
+	// ("e{/* */}xactly", in Markdown too: blankWordComments) is whole
+	// only in the parsed prose: parse.
+	if len(hiding) > 0 && (f == formatMDX || f == formatMarkdown && bytes.Contains(src, []byte("{/*"))) {
 		return true
 	}
 	sc.docHits = l.prefilter.hitsWith(src, sc.docHits[:0], &sc.tails)
