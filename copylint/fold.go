@@ -236,12 +236,8 @@ func blankWordComments(m, src []byte) {
 			return
 		}
 		at := i + k
-		end := bytes.Index(src[at:], []byte("*/}"))
-		if end < 0 || end > 200 {
-			return
-		}
-		end += at + len("*/}")
-		if at > 0 && isLetter(src[at-1]) && end < len(src) && isLetter(src[end]) && m[at-1] != gone && m[end] != gone {
+		end := markupEnd(src, at) // the end markupInWord found
+		if end > 0 && at > 0 && isLetter(src[at-1]) && end < len(src) && isLetter(src[end]) && m[at-1] != gone && m[end] != gone {
 			blank(m, at, end)
 		}
 		i = at + 1

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -498,4 +499,52 @@ func TestLearnedThirdPartyReadings(t *testing.T) {
 			t.Errorf("expectsDuplicates(%q) = %v", sent, got)
 		}
 	}
+}
+
+// TestPredictTokensMatchesFeatures: predictTokens weighs, to the bit, the
+// features learnedFeatures builds for training, on every labelled row.
+func TestPredictTokensMatchesFeatures(t *testing.T) {
+	c := payoutsContract(t)
+	m, err := ShippedLearnedModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range labelledRowFiles(t) {
+		if !strings.HasSuffix(f.name, ".md") {
+			continue
+		}
+		sent := normalizedProse(string(f.data))
+		fam, p := m.predictTokens(learnedTokens(sent, c))
+		wantFam, wantP := featuresPrediction(m, learnedFeatures(sent, c))
+		if fam != wantFam || p != wantP {
+			t.Fatalf("%s: predictTokens reads %s at %v, the features %s at %v", f.name, fam, p, wantFam, wantP)
+		}
+		n++
+	}
+	if n < 1000 {
+		t.Fatalf("only %d rows compared", n)
+	}
+}
+
+// featuresPrediction is the model's reading of built features: the sum
+// predictTokens makes without building them.
+func featuresPrediction(m *LearnedModel, feats []string) (string, float64) {
+	p := slices.Clone(m.Bias)
+	v := 1 / math.Sqrt(float64(max(len(feats), 1)))
+	for _, f := range feats {
+		if ws, ok := m.Weights[f]; ok {
+			for k := range p {
+				p[k] += float64(ws[k] * v)
+			}
+		}
+	}
+	softmax(p)
+	best := 0
+	for k := range p {
+		if p[k] > p[best] {
+			best = k
+		}
+	}
+	return m.Classes[best], p[best]
 }
