@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"hash/maphash"
 	"math"
 	"regexp"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/retryspec/retryspec/contract"
 	"github.com/retryspec/retryspec/findings"
@@ -41,6 +41,9 @@ type LearnedModel struct {
 	Classes []string
 	Bias    []float64
 	Weights map[string][]float64
+
+	indexOnce sync.Once
+	ix        *learnedIndex // the weights by token id, for reading (index)
 }
 
 // LearnedSample is one labelled sentence for training: its text as
@@ -295,89 +298,6 @@ func (m *LearnedModel) predictNormalized(c *contract.Contract, sent string) (str
 	return m.predictTokens(learnedTokens(sent, c))
 }
 
-// predictTokens reads a sentence's tokens. It sums the weights of
-// learnedFeatures(toks) in the same order, without building them: a
-// bigram is looked up through a reused buffer, and a feature seen before
-// in the sentence is skipped by comparing tokens.
-func (m *LearnedModel) predictTokens(toks []string) (string, float64) {
-	K := len(m.Classes)
-	p := make([]float64, K)
-	copy(p, m.Bias)
-	// A feature seen before in the sentence counts once: tokens are
-	// compared by hash first, then by value.
-	hs := make([]uint64, len(toks))
-	for i, t := range toks {
-		hs[i] = maphash.String(tokenSeed, t)
-	}
-	seen := make([]bool, 2*len(toks)) // unigram i at 2i, bigram ending at i at 2i+1
-	n := 0
-	for i := range toks {
-		seen[2*i] = unigramSeen(toks, hs, i)
-		seen[2*i+1] = i == 0 || bigramSeen(toks, hs, i)
-		if !seen[2*i] {
-			n++
-		}
-		if !seen[2*i+1] {
-			n++
-		}
-	}
-	v := 1 / math.Sqrt(float64(max(n, 1)))
-	var buf []byte
-	add := func(ws []float64, ok bool) {
-		if !ok {
-			return
-		}
-		for k := range K {
-			p[k] += float64(ws[k] * v)
-		}
-	}
-	for i, t := range toks {
-		if !seen[2*i] {
-			ws, ok := m.Weights[t]
-			add(ws, ok)
-		}
-		if !seen[2*i+1] {
-			buf = append(append(append(buf[:0], toks[i-1]...), ' '), t...)
-			ws, ok := m.Weights[string(buf)]
-			add(ws, ok)
-		}
-	}
-	softmax(p)
-	best := 0
-	for k := range p {
-		if p[k] > p[best] {
-			best = k
-		}
-	}
-	return m.Classes[best], p[best]
-}
-
-// tokenSeed hashes a sentence's tokens for predictTokens.
-var tokenSeed = maphash.MakeSeed()
-
-// unigramSeen reports whether toks[i] came earlier in toks (hs are their
-// hashes).
-func unigramSeen(toks []string, hs []uint64, i int) bool {
-	for j := range i {
-		if hs[j] == hs[i] && toks[j] == toks[i] {
-			return true
-		}
-	}
-	return false
-}
-
-// bigramSeen reports whether the pair ending at toks[i] came earlier. A
-// token holds no space, so two pairs join to the same feature only when
-// their tokens are equal.
-func bigramSeen(toks []string, hs []uint64, i int) bool {
-	for j := 1; j < i; j++ {
-		if hs[j] == hs[i] && hs[j-1] == hs[i-1] && toks[j] == toks[i] && toks[j-1] == toks[i-1] {
-			return true
-		}
-	}
-	return false
-}
-
 // learnedScale is the unit of the encoded weights: Encode writes each
 // weight (rounded to four decimals by prunedModel) as an integer count of
 // 1/learnedScale, shorter than the decimal ("-177" for -0.0177), which
@@ -428,14 +348,12 @@ func writeScaled(b *bytes.Buffer, ws []float64) {
 
 // DecodeLearnedModel reads a model Encode wrote.
 func DecodeLearnedModel(data []byte) (*LearnedModel, error) {
-	var m struct {
-		Classes []string             `json:"classes"`
-		Scale   float64              `json:"scale"`
-		Bias    []float64            `json:"bias"`
-		Weights map[string][]float64 `json:"weights"`
-	}
-	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, fmt.Errorf("learned model: %w", err)
+	m, ok := scanEncoded(data)
+	if !ok {
+		m = encodedModel{}
+		if err := json.Unmarshal(data, &m); err != nil {
+			return nil, fmt.Errorf("learned model: %w", err)
+		}
 	}
 	if len(m.Classes) == 0 || m.Classes[0] != learnedNone || len(m.Bias) != len(m.Classes) {
 		return nil, fmt.Errorf("learned model: want classes starting with %q and one bias per class", learnedNone)
@@ -757,7 +675,14 @@ const learnedScreenMargin = 0.25
 // word (hidingAt) is always parsed: its raw bytes do not show it.
 func (l *linter) learnedScreen(src []byte, f format, sc *scratch, hiding []int) bool {
 	r := l.learned
-	if r == nil || l.c == nil || !learnedGate.match(src) {
+	if r == nil || l.c == nil {
+		return false
+	}
+	// One scan finds every gate word of the file; a block is read when
+	// one ends in it (a word that starts before it too: reading more is
+	// always safe).
+	sc.gateHits = learnedGate.hitsWith(src, sc.gateHits[:0], &sc.tails)
+	if len(sc.gateHits) == 0 {
 		return false
 	}
 	if len(hiding) > 0 || r.unscreened {
@@ -774,8 +699,9 @@ func (l *linter) learnedScreen(src []byte, f format, sc *scratch, hiding []int) 
 	sc.blocks = rawBlocks(src, fences, sc.blocks[:0])
 	defer func() { sc.blocks = sc.blocks[:0] }()
 	n := &sc.n
+	from := 0
 	for _, b := range sc.blocks {
-		if !learnedGate.match(src[b.start:b.end]) {
+		if tagsIn(sc.gateHits, b.start, b.end, &from) == 0 {
 			continue
 		}
 		rawMaskRange(m, src, b.start, b.end)

@@ -172,22 +172,59 @@ var reAPIKey = regexp.MustCompile(`\b(?:api|secret|access|publishable) keys?\b`)
 // reLearnOp is an operation spelled out, method and path.
 var reLearnOp = regexp.MustCompile(`\b(get|head|options|post|put|patch|delete) (/[a-z0-9_{}/.:-]*)`)
 
-// negators start a negation's scope; clauseEnds end it with punctuation.
-var negators = map[string]bool{
-	"not": true, "no": true, "never": true, "without": true, "nothing": true, "none": true,
-	"neither": true, "nor": true, "cannot": true, "nobody": true, "nowhere": true,
+// isNegator reports whether a token starts a negation's scope.
+func isNegator(w string) bool {
+	switch w {
+	case "not", "no", "never", "without", "nothing", "none", "neither", "nor", "cannot", "nobody", "nowhere":
+		return true
+	}
+	return strings.HasSuffix(w, "n't")
 }
 
-var clauseEnds = map[string]bool{
-	".": true, ",": true, ";": true, ":": true, "!": true, "?": true, "(": true, ")": true, "--": true,
-	"but": true, "however": true, "although": true, "though": true, "while": true, "whereas": true,
+// clauseEnd says whether a token ends a negation's scope: punctuation,
+// which is then dropped, or a contrasting conjunction, which is kept.
+func clauseEnd(w string) (ends, kept bool) {
+	switch w {
+	case ".", ",", ";", ":", "!", "?", "(", ")", "--":
+		return true, false
+	case "but", "however", "although", "though", "while", "whereas":
+		return true, true
+	}
+	return false, false
 }
 
-var hedges = map[string]bool{
-	"may": true, "might": true, "usually": true, "typically": true, "generally": true, "often": true,
-	"could": true, "should": true, "some": true, "most": true, "mostly": true, "probably": true,
-	"likely": true, "normally": true, "ideally": true, "if": true, "unless": true, "only": true,
-	"within": true, "up": true, "until": true,
+func isHedge(w string) bool {
+	switch w {
+	case "may", "might", "usually", "typically", "generally", "often", "could", "should", "some", "most",
+		"mostly", "probably", "likely", "normally", "ideally", "if", "unless", "only", "within", "up", "until":
+		return true
+	}
+	return false
+}
+
+// httpMethods are the methods a word may name, lower case, in the order
+// of contractTerms.methods.
+var httpMethods = [...]string{"get", "head", "options", "put", "delete", "post", "patch"}
+
+// methodIndex is w's index in httpMethods, -1 for none.
+func methodIndex(w string) int {
+	switch w {
+	case "get":
+		return 0
+	case "head":
+		return 1
+	case "options":
+		return 2
+	case "put":
+		return 3
+	case "delete":
+		return 4
+	case "post":
+		return 5
+	case "patch":
+		return 6
+	}
+	return -1
 }
 
 // learnedTokens is the token stream of one normalized sentence: words
@@ -204,13 +241,13 @@ func learnedTokens(sent string, c *contract.Contract) []string {
 type contractTerms struct {
 	c       *contract.Contract
 	nouns   map[string]string
-	methods map[string]string // lower-case method: its class
+	methods [len(httpMethods)]string // by methodIndex: the method's class
 }
 
 func termsOf(c *contract.Contract) *contractTerms {
-	t := &contractTerms{c: c, nouns: endpointNouns(c), methods: map[string]string{}}
-	for _, m := range []string{"get", "head", "options", "put", "delete", "post", "patch"} {
-		t.methods[m] = methodClass(c, m)
+	t := &contractTerms{c: c, nouns: endpointNouns(c)}
+	for i, m := range httpMethods {
+		t.methods[i] = methodClass(c, m)
 	}
 	return t
 }
@@ -318,23 +355,23 @@ func (t *contractTerms) markedWords(s string) []string {
 	out := make([]string, 0, len(words)+4)
 	neg, quoted := false, false
 	for _, w := range words {
-		switch {
-		case w == `"`:
+		if w == `"` {
 			quoted = !quoted
 			if quoted {
 				out = append(out, tokQuote)
 			}
 			continue
-		case clauseEnds[w]:
+		}
+		if ends, kept := clauseEnd(w); ends {
 			neg = false
-			if w != "but" && w != "however" && w != "although" && w != "though" && w != "while" && w != "whereas" {
+			if !kept {
 				continue
 			}
 		}
 		if isUpperTok(w) {
 			// a contract-relative token
-		} else if m := t.methods[w]; m != "" {
-			w = m
+		} else if m := methodIndex(w); m >= 0 && t.methods[m] != "" {
+			w = t.methods[m]
 		} else if lw := lemma(w); nouns[lw] != "" {
 			w = nouns[lw]
 		} else if mayBeFloat(w) && isFloat(w) {
@@ -342,8 +379,8 @@ func (t *contractTerms) markedWords(s string) []string {
 		} else {
 			w = lw
 		}
-		isNeg := negators[w] || strings.HasSuffix(w, "n't")
-		if hedges[w] {
+		isNeg := isNegator(w)
+		if isHedge(w) {
 			out = append(out, tokHedge)
 		}
 		switch {

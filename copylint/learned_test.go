@@ -548,3 +548,35 @@ func featuresPrediction(m *LearnedModel, feats []string) (string, float64) {
 	}
 	return m.Classes[best], p[best]
 }
+
+// BenchmarkLearnedRead reads every sentence the reader trains on with the
+// shipped model: the cost of one reading (tokens, then the model's sum),
+// without parsing or the rules. It reports ns per sentence.
+func BenchmarkLearnedRead(b *testing.B) {
+	c, err := contract.Load(filepath.Join("..", "examples", "payouts", "retryspec.yaml"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	m, err := ShippedLearnedModel()
+	if err != nil {
+		b.Fatal(err)
+	}
+	sets, err := copyset.ReadAll(filepath.Join("..", "bench", "copyfield"), copyset.TrainingSets())
+	if err != nil {
+		b.Fatal(err)
+	}
+	var sents []string
+	for _, rows := range sets {
+		for _, r := range rows {
+			sents = append(sents, normalizedProse(r.Sentence))
+		}
+	}
+	r := &learnedReader{m: m, threshold: LearnedThreshold, terms: termsOf(c)}
+	b.ResetTimer()
+	for range b.N {
+		for _, s := range sents {
+			r.read(s)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(sents)), "ns/sentence")
+}

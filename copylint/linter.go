@@ -520,6 +520,9 @@ type scratch struct {
 	sentTags []uint64
 	// row and cell hold a table row's text as records.go reads it.
 	row, cell normText
+	// gateHits are the learned reader's gate words in the file
+	// (learnedScreen).
+	gateHits []anchorHit
 	// tails are the anchor scan's buffers (anchorSet.hitsWith).
 	tails [4][]anchorHit
 }
