@@ -678,11 +678,10 @@ func (l *linter) learnedScreen(src []byte, f format, sc *scratch, hiding []int) 
 	if r == nil || l.c == nil {
 		return false
 	}
-	// One scan finds every gate word of the file; a block is read when
-	// one ends in it (a word that starts before it too: reading more is
-	// always safe).
-	sc.gateHits = learnedGate.hitsWith(src, sc.gateHits[:0], &sc.tails)
-	if len(sc.gateHits) == 0 {
+	// The raw pass's scan (rawAnchors) found the gate words of the file
+	// with the rules' anchors; a block is read when one ends in it (a
+	// word that starts before it too: reading more is always safe).
+	if !slices.ContainsFunc(sc.docHits, func(h anchorHit) bool { return h.tags&tagLearnedGate != 0 }) {
 		return false
 	}
 	if len(hiding) > 0 || r.unscreened {
@@ -701,7 +700,7 @@ func (l *linter) learnedScreen(src []byte, f format, sc *scratch, hiding []int) 
 	n := &sc.n
 	from := 0
 	for _, b := range sc.blocks {
-		if tagsIn(sc.gateHits, b.start, b.end, &from) == 0 {
+		if tagsIn(sc.docHits, b.start, b.end, &from)&tagLearnedGate == 0 {
 			continue
 		}
 		rawMaskRange(m, src, b.start, b.end)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -38,6 +39,13 @@ type linter struct {
 	allTags uint64
 	// learned is the learned second reader (learned.go), nil when off.
 	learned *learnedReader
+	// words, tags and key are the prefilter's, for rawAnchors; gated is
+	// the prefilter with the reader's gate words, built on first use.
+	words     []string
+	tags      []uint64
+	key       string
+	gatedOnce sync.Once
+	gated     *anchorSet
 }
 
 const suppressMarker = "retryspec-disable-next-line"
@@ -84,10 +92,13 @@ const (
 	// Structured copy (records.go) is read where a mark of a record (a
 	// table's pipe, a colon, a default) and a word of an attribute it
 	// judges occur together.
-	tagRecMark  = 1 << 55
-	tagRecWord  = 1 << 54
-	tagRecords  = tagRecMark | tagRecWord
-	maxFormBits = 54
+	tagRecMark = 1 << 55
+	tagRecWord = 1 << 54
+	tagRecords = tagRecMark | tagRecWord
+	// The learned reader's gate words, in the raw pass of a linter with
+	// the reader on (rawAnchors): no rule reads this bit.
+	tagLearnedGate = 1 << 53
+	maxFormBits    = 53
 )
 
 // recordMarks and recordWords are the anchors of tagRecMark and
@@ -245,14 +256,38 @@ func newLinter(c *contract.Contract, lintCode bool) *linter {
 			}
 		}
 	}
-	key := fmt.Sprintf("%q %v", header, c != nil)
-	if v, ok := prefilters.Load(key); ok {
-		l.prefilter = v.(*anchorSet)
-	} else {
-		l.prefilter = newAnchorSet(words, tags)
-		prefilters.Store(key, l.prefilter)
-	}
+	l.words, l.tags, l.key = words, tags, fmt.Sprintf("%q %v", header, c != nil)
+	l.prefilter = cachedAnchors(l.key, words, tags)
 	return l
+}
+
+// cachedAnchors is the automaton of words, built once per key.
+func cachedAnchors(key string, words []string, tags []uint64) *anchorSet {
+	if v, ok := prefilters.Load(key); ok {
+		return v.(*anchorSet)
+	}
+	a := newAnchorSet(words, tags)
+	prefilters.Store(key, a)
+	return a
+}
+
+// rawAnchors is the automaton of the raw pass (rawCandidate): with the
+// learned reader on, the prefilter's words and the reader's gate words
+// (tagLearnedGate), so that one scan of a file serves the rules and the
+// reader's screen (learnedScreen).
+func (l *linter) rawAnchors() *anchorSet {
+	if l.learned == nil || l.c == nil {
+		return l.prefilter
+	}
+	l.gatedOnce.Do(func() {
+		words := append(slices.Clone(l.words), learnedGateWords...)
+		tags := slices.Clone(l.tags)
+		for range learnedGateWords {
+			tags = append(tags, tagLearnedGate)
+		}
+		l.gated = cachedAnchors(l.key+" learned", words, tags)
+	})
+	return l.gated
 }
 
 // phrasesMay reports whether a text whose anchors carry tags t can hold a
@@ -520,9 +555,6 @@ type scratch struct {
 	sentTags []uint64
 	// row and cell hold a table row's text as records.go reads it.
 	row, cell normText
-	// gateHits are the learned reader's gate words in the file
-	// (learnedScreen).
-	gateHits []anchorHit
 	// tails are the anchor scan's buffers (anchorSet.hitsWith).
 	tails [4][]anchorHit
 }
@@ -537,7 +569,7 @@ func (l *linter) rawCandidate(src []byte, f format, sc *scratch, hiding []int) b
 	if len(hiding) > 0 && (f == formatMDX || f == formatMarkdown && bytes.Contains(src, []byte("{/*"))) {
 		return true
 	}
-	sc.docHits = l.prefilter.hitsWith(src, sc.docHits[:0], &sc.tails)
+	sc.docHits = l.rawAnchors().hitsWith(src, sc.docHits[:0], &sc.tails)
 	if len(sc.docHits) == 0 && len(hiding) == 0 {
 		return false
 	}
