@@ -479,7 +479,7 @@ var reDuplicateWord = regexp.MustCompile(`\b(?:duplicat|dupe|de-?dup|doubl|twice
 // no-duplicates claim of the labelled sets names one.
 func namesDuplicate(sent string) bool {
 	for _, loc := range reDuplicateWord.FindAllStringIndex(sent, -1) {
-		if sent[loc[0]:loc[1]] != "once" || !reOnceWhen.MatchString(sent[loc[1]:]) {
+		if sent[loc[0]:loc[1]] != "once" || !onceWhen(sent[loc[1]:]) {
 			return true
 		}
 	}

@@ -157,10 +157,30 @@ func skipSpace(s string, i int) int {
 	return i
 }
 
-// reOnceWhen follows "once" used as a conjunction ("once you upgrade",
-// "once the key expires"): a clause's subject, so "once" says when, not
-// how many times.
-var reOnceWhen = regexp.MustCompile(`^\s+(?:you|we|they|it|i|he|she|the|your|our|their|its|this|that|these|those|there|each|every|all)\b`)
+// onceWhen reports whether rest, the text after "once", opens with a
+// clause's subject ("once you upgrade", "once the key expires"): "once"
+// is then a conjunction that says when, not how many times. It is the
+// pattern ^\s+(?:you|we|...)\b written out (FuzzOnceWhen compares the
+// two): the regexp's backtracker cleared a bitmap as long as the rest of
+// the sentence on every call.
+func onceWhen(rest string) bool {
+	i := 0
+	for i < len(rest) && strings.IndexByte("\t\n\f\r ", rest[i]) >= 0 {
+		i++
+	}
+	j := i
+	for j < len(rest) && isWordByte(rest[j]) {
+		j++
+	}
+	if i == 0 {
+		return false
+	}
+	switch rest[i:j] {
+	case "you", "we", "they", "it", "i", "he", "she", "the", "your", "our", "their", "its", "this", "that", "these", "those", "there", "each", "every", "all":
+		return true
+	}
+	return false
+}
 
 // reAnswer is the first word after a question mark: the answer's
 // polarity ("Is every call safe to retry? No: ...").
@@ -242,19 +262,31 @@ type contractTerms struct {
 	c       *contract.Contract
 	nouns   map[string]string
 	methods [len(httpMethods)]string // by methodIndex: the method's class
+	// names are the API's name and the key's header, lower case, with
+	// their tokens.
+	names []learnName
 }
+
+// learnName is a name of the contract's that a sentence may spell out,
+// lower case, and the token it becomes.
+type learnName struct{ word, tok string }
 
 func termsOf(c *contract.Contract) *contractTerms {
 	t := &contractTerms{c: c, nouns: endpointNouns(c)}
 	for i, m := range httpMethods {
 		t.methods[i] = methodClass(c, m)
 	}
+	for _, n := range []learnName{{strings.ToLower(c.API.Name), tokAPIName}, {strings.ToLower(c.Idempotency.Header), tokKeyHeader}} {
+		if len(n.word) >= 2 {
+			t.names = append(t.names, n)
+		}
+	}
 	return t
 }
 
 // tokens is learnedTokens with the contract's terms at hand.
 func (t *contractTerms) tokens(sent string) []string {
-	s, extra := contractRelative(sent, t.c)
+	s, extra := t.contractRelative(sent)
 	if strings.Contains(s, "?") {
 		extra = append(extra, tokQuestion)
 	}
@@ -264,7 +296,8 @@ func (t *contractTerms) tokens(sent string) []string {
 // contractRelative replaces the figures and names of s by placeholder
 // tokens the tokenizer keeps whole, and returns the sentence-level marks
 // (a duration against max_elapsed, an answer's polarity).
-func contractRelative(s string, c *contract.Contract) (string, []string) {
+func (t *contractTerms) contractRelative(s string) (string, []string) {
+	c := t.c
 	var extra []string
 	var rs []learnRepl
 	// Each pattern runs only where its literal can occur (the cost is
@@ -290,7 +323,7 @@ func contractRelative(s string, c *contract.Contract) (string, []string) {
 		if overlapsRepl(rs, loc[0], loc[1]) {
 			continue
 		}
-		if loc[6] >= 0 && s[loc[6]:loc[7]] == "once" && reOnceWhen.MatchString(s[loc[7]:]) {
+		if loc[6] >= 0 && s[loc[6]:loc[7]] == "once" && onceWhen(s[loc[7]:]) {
 			continue // "once you upgrade": when, not how many times
 		}
 		if loc[6] >= 0 {
@@ -321,10 +354,7 @@ func contractRelative(s string, c *contract.Contract) (string, []string) {
 		}
 		rs = append(rs, learnRepl{loc[0], loc[1], statusClass(c, s[loc[0]:loc[1]])})
 	}
-	for _, name := range []struct{ word, tok string }{{strings.ToLower(c.API.Name), tokAPIName}, {strings.ToLower(c.Idempotency.Header), tokKeyHeader}} {
-		if len(name.word) < 2 {
-			continue
-		}
+	for _, name := range t.names {
 		for i := 0; ; {
 			j := strings.Index(s[i:], name.word)
 			if j < 0 {

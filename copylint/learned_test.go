@@ -424,6 +424,21 @@ func FuzzScanTokens(f *testing.F) {
 	})
 }
 
+// reOnceWhen is the pattern onceWhen spells out.
+var reOnceWhen = regexp.MustCompile(`^\s+(?:you|we|they|it|i|he|she|the|your|our|their|its|this|that|these|those|there|each|every|all)\b`)
+
+// FuzzOnceWhen: onceWhen answers as the pattern it spells out does.
+func FuzzOnceWhen(f *testing.F) {
+	for _, s := range []string{"", " you upgrade", "you", "  the", " your", " yours", "\tit_", " it-", " \vwe", " théy", " every\u00e9", " i", " all1", "\f\r\nthose keys", " There"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := onceWhen(s), reOnceWhen.MatchString(s); got != want {
+			t.Fatalf("onceWhen(%q) = %v, want %v", s, got, want)
+		}
+	})
+}
+
 // reLearnCount is the pattern countsOfTries spells out.
 var reLearnCount = regexp.MustCompile(`\b(?:([0-9]+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|fifty|a hundred|hundred)\s+(?:more\s+|extra\s+|further\s+)?(retries|retry|attempts|attempt|tries|times)|(once|twice|thrice))\b`)
 
