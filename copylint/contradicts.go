@@ -416,7 +416,10 @@ func (x *sentence) keyLife(hasNumber bool) bool {
 	keyLife := hasNumber && aboutKeys && can(reKeyLife, sent) && reKeyLife.MatchString(str) && can(reKeyLifeVerb, sent) && reKeyLifeVerb.MatchString(str) &&
 		!(can(reNotKeyLife, sent) && reNotKeyLife.MatchString(str))
 	if keyLife && !idem.ReplayWindow.IsZero() {
-		locs := findAll(reDuration, sent, str)
+		var locs [][]int
+		if can(reDuration, sent) {
+			locs = durationSpans(str)
+		}
 		windowSaid := x.saysDuration(locs, idem.ReplayWindow.D)
 		for _, loc := range locs {
 			d, ok := parseProseDuration(str[loc[0]:loc[1]])

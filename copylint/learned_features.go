@@ -305,7 +305,11 @@ func (t *contractTerms) contractRelative(s string) (string, []string) {
 	for _, loc := range findAllIf(strings.Contains(s, " /"), reLearnOp, s) {
 		rs = append(rs, learnRepl{loc[0], loc[1], opClass(c, s[loc[0]:loc[1]])})
 	}
-	for _, loc := range findAllIf(hasDuration([]byte(s)), reDuration, s) {
+	var durations [][]int
+	if hasDuration([]byte(s)) {
+		durations = durationSpans(s)
+	}
+	for _, loc := range durations {
 		if overlapsRepl(rs, loc[0], loc[1]) {
 			continue
 		}
