@@ -917,6 +917,11 @@ func spanHit(spans [][2]int, start, end int) bool {
 // gives against the contract, and where inside the sentence it points.
 func (l *linter) learnedPropose(sent string, threshold float64) (hit, []int, bool) {
 	fam, p, toks := l.learned.read(sent)
+	// Most sentences read as no claim: the checks below read the
+	// sentence again, and none of them can make a finding of it.
+	if fam == learnedNone || p < threshold {
+		return hit{}, nil, false
+	}
 	if l.learned.families != nil && !slices.Contains(l.learned.families, fam) || definesMode(l.c, sent) {
 		return hit{}, nil, false
 	}
@@ -927,9 +932,6 @@ func (l *linter) learnedPropose(sent string, threshold float64) (hit, []int, boo
 		return hit{}, nil, false
 	}
 	if lf, ok := learnedFamilies[fam]; ok && lf.names != nil && !lf.names(sent) {
-		return hit{}, nil, false
-	}
-	if fam == learnedNone || p < threshold {
 		return hit{}, nil, false
 	}
 	lf, ok := learnedFamilies[fam]
