@@ -31,7 +31,8 @@ func scanEncoded(data []byte) (encodedModel, bool) {
 	vals := make([][]byte, len(head))
 	for i, h := range head {
 		v, ok := bytes.CutPrefix(lines[i+1], []byte(h))
-		if v, ok = bytes.CutSuffix(v, []byte(",")); !ok {
+		v, comma := bytes.CutSuffix(v, []byte(","))
+		if !ok || !comma {
 			return m, false
 		}
 		vals[i] = v

@@ -31,6 +31,7 @@ func TestScanEncodedMatchesJSON(t *testing.T) {
 		{"no features", (&LearnedModel{Classes: []string{learnedNone}, Bias: []float64{0}}).Encode(), true},
 		{"indented", indented.Bytes(), false},
 		{"last feature with a comma", bytes.Replace(odd.Encode(), []byte("]\n}\n}"), []byte("],\n}\n}"), 1), false},
+		{"another name for the scale", bytes.Replace(odd.Encode(), []byte(`"scale": `), []byte(`"unit": `), 1), false},
 		{"a feature twice", bytes.Replace(odd.Encode(), []byte(`"h": [`), []byte(`"<e> &f": [`), 1), false},
 	} {
 		got, ok := scanEncoded(tc.data)
