@@ -45,6 +45,18 @@ func normalize(mask []byte, start, end int, code []span, skipCode bool, n *normT
 			}
 		}
 		b := mask[i]
+		if plainByte[b] {
+			// The common case, a letter, a digit or a mark no case
+			// below handles: the text keeps it, lower case.
+			if b >= 'A' && b <= 'Z' {
+				b += 'a' - 'A'
+			}
+			n.text = append(n.text, b)
+			n.off = append(n.off, i)
+			n.space = false
+			i++
+			continue
+		}
 		switch {
 		case b == gone:
 			i++
@@ -100,6 +112,21 @@ func normalize(mask []byte, start, end int, code []span, skipCode bool, n *normT
 	}
 	n.off = append(n.off, end)
 }
+
+// plainByte marks the ASCII bytes normalize copies as they are (lower
+// case): every one but the mask's gone byte, white space and the bytes
+// its switch reads in context (a backslash, a dot, quotes, an
+// underscore). Most of a text is such bytes, and one lookup spares them
+// the switch.
+var plainByte = func() (t [256]bool) {
+	for b := 0; b < utf8.RuneSelf; b++ {
+		t[b] = true
+	}
+	for _, b := range []byte{gone, ' ', '\n', '\t', '\r', '\f', '\v', '\\', '.', '"', '\'', '_'} {
+		t[b] = false
+	}
+	return t
+}()
 
 // docstringMark reports whether rest opens with three of the same
 // quote mark, a docstring's delimiter.
