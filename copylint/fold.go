@@ -171,12 +171,12 @@ func hidingAt(src []byte, f format, out []int) []int {
 // reader, and the raw pass that drops markup, see one. A run of tags counts
 // as one piece of markup.
 func markupInWord(src []byte, f format, out []int) []int {
+	next := nextOfTwo{a: '<', b: '{', atA: -1, atB: -1}
 	for i := 0; i < len(src); {
-		k := bytes.IndexAny(src[i:], "<{")
-		if k < 0 {
+		at := next.from(src, i)
+		if at < 0 {
 			break
 		}
-		at := i + k
 		if at == 0 || !isLetter(src[at-1]) {
 			i = at + 1
 			continue
@@ -288,4 +288,35 @@ func brAsSpace(m, src []byte) {
 			}
 		}
 	}
+}
+
+// nextOfTwo finds the next of two bytes in a text, as bytes.IndexAny
+// would, with one vectorised search per byte kept until it is passed:
+// IndexAny builds its set and reads byte by byte on every call, and
+// markupInWord calls it once per tag of a page.
+type nextOfTwo struct {
+	a, b     byte
+	atA, atB int // the next a and b at or after the last start; -1 before the first search, len(src) for none
+}
+
+// from is the offset of the first a or b at or after i, -1 for none.
+func (n *nextOfTwo) from(src []byte, i int) int {
+	n.atA = nextByte(src, i, n.a, n.atA)
+	n.atB = nextByte(src, i, n.b, n.atB)
+	if at := min(n.atA, n.atB); at < len(src) {
+		return at
+	}
+	return -1
+}
+
+// nextByte is the offset of the first c at or after i, given the last
+// answer was; len(src) for none.
+func nextByte(src []byte, i int, c byte, was int) int {
+	if was >= i {
+		return was
+	}
+	if k := bytes.IndexByte(src[i:], c); k >= 0 {
+		return i + k
+	}
+	return len(src)
 }

@@ -1,6 +1,7 @@
 package copylint
 
 import (
+	"bytes"
 	"slices"
 	"strings"
 	"testing"
@@ -48,4 +49,25 @@ func TestDurationSpansOnProse(t *testing.T) {
 		t.Fatalf("only %d durations in %d texts: the labelled sets should hold more", found, len(texts))
 	}
 	t.Logf("%d durations in %d texts", found, len(texts))
+}
+
+// FuzzNextOfTwo: nextOfTwo answers as bytes.IndexAny does, for starts
+// that only grow (markupInWord's).
+func FuzzNextOfTwo(f *testing.F) {
+	for _, s := range []string{"", "<", "a<b{c", "{{<<", "e<span></span>xactly", "no markup", "x{/* */}y<!-- -->z"} {
+		f.Add(s, uint8(1))
+	}
+	f.Fuzz(func(t *testing.T, s string, step uint8) {
+		src := []byte(s)
+		next := nextOfTwo{a: '<', b: '{', atA: -1, atB: -1}
+		for i := 0; i <= len(src); i += int(step%7) + 1 {
+			want := bytes.IndexAny(src[i:], "<{")
+			if want >= 0 {
+				want += i
+			}
+			if got := next.from(src, i); got != want {
+				t.Fatalf("from(%q, %d) = %d, want %d", s, i, got, want)
+			}
+		}
+	})
 }
