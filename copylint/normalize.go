@@ -314,7 +314,7 @@ func sentences(text []byte, out []span) []span {
 		if c == '?' && (answerFollows(text[i+1:]) || fragmentQuestion(text[start:i])) {
 			continue
 		}
-		if (c == '.' || c == '!') && reEmphatic.Match(text[i+1:]) {
+		if (c == '.' || c == '!') && emphaticFollows(text[i+1:]) {
 			continue
 		}
 		if i+1 < len(text) && text[i+1] != ' ' && text[i+1] != '"' && text[i+1] != ')' {
@@ -347,10 +347,35 @@ func answerFollows(rest []byte) bool {
 	return reAnswer.Match(rest)
 }
 
-// reEmphatic is a one-word sentence that only stresses the one before it
-// ("No duplicate payouts. Ever.", "Exactly once. Period."): it belongs to
-// that sentence, whose claim it makes absolute.
-var reEmphatic = regexp.MustCompile(`^ (ever|not ever|never|not once|period|full stop|guaranteed|forever|for good|every time|no exceptions)[.!]*( |$)`)
+// emphaticFollows reports whether the text after a full stop is a
+// one-word sentence that only stresses the one before it ("No duplicate
+// payouts. Ever.", "Exactly once. Period."): it belongs to that sentence,
+// whose claim it makes absolute. It is the pattern
+// ^ (ever|...)[.!]*( |$) written out (FuzzEmphaticFollows compares the
+// two): the regexp engine's backtracker cleared a bitmap as long as the
+// rest of the block at every full stop.
+func emphaticFollows(rest []byte) bool {
+	r, ok := bytes.CutPrefix(rest, []byte(" "))
+	if !ok {
+		return false
+	}
+	for _, w := range emphaticWords {
+		if !bytes.HasPrefix(r, []byte(w)) {
+			continue
+		}
+		j := len(w)
+		for j < len(r) && (r[j] == '.' || r[j] == '!') {
+			j++
+		}
+		if j == len(r) || r[j] == ' ' {
+			return true
+		}
+	}
+	return false
+}
+
+// emphaticWords are the words and phrases emphaticFollows reads.
+var emphaticWords = []string{"ever", "not ever", "never", "not once", "period", "full stop", "guaranteed", "forever", "for good", "every time", "no exceptions"}
 
 // fragmentQuestion reports whether q (a question, without its "?") is a
 // fragment of at most six words that asks no question of its own

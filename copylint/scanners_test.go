@@ -2,6 +2,7 @@ package copylint
 
 import (
 	"bytes"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -68,6 +69,22 @@ func FuzzNextOfTwo(f *testing.F) {
 			if got := next.from(src, i); got != want {
 				t.Fatalf("from(%q, %d) = %d, want %d", s, i, got, want)
 			}
+		}
+	})
+}
+
+// reEmphatic is the pattern emphaticFollows spells out.
+var reEmphatic = regexp.MustCompile(`^ (ever|not ever|never|not once|period|full stop|guaranteed|forever|for good|every time|no exceptions)[.!]*( |$)`)
+
+// FuzzEmphaticFollows: emphaticFollows answers as the pattern it spells
+// out does.
+func FuzzEmphaticFollows(f *testing.F) {
+	for _, s := range []string{"", " ever.", " ever", " every time!", " every", " everything", " never..! then", " not ever", " not", "ever.", "  ever", " period.x", " full stop", " for good. ", " forever!!"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := emphaticFollows([]byte(s)), reEmphatic.MatchString(s); got != want {
+			t.Fatalf("emphaticFollows(%q) = %v, want %v", s, got, want)
 		}
 	})
 }
