@@ -606,10 +606,14 @@ var vetoable = map[string]bool{
 // family). Since neutral3.tsv and the readings that leave a delivery
 // mode's glossary entry, duplicates said to happen, a no-duplicates
 // claim naming no second copy, a safe claim naming no retry and a loop
-// bounded by a vague count (learnedPropose), that is every family. Both
+// bounded by a vague count (learnedPropose), that was every family; both
 // were written knowing labels.tsv's false positives, so labels.tsv no
-// longer measures these families unseen; a set written after them must.
-var LearnedFieldFamilies = []string{"api-idempotent", "exactly-once", "key-retention", "keyless-retry", "method-idempotency", "no-duplicates", "retry-any-error", "retry-duration", "safe-to-retry", "standard-claim"}
+// longer measures these families unseen. retry-duration is left out
+// since the model trained on heldout13-16 and train9-10 reads an
+// unlabelled line of the NServiceBus docs ("this guarantees that
+// automatic retries don't cause unintended side-effects.") as a
+// retry-duration claim at p 0.64.
+var LearnedFieldFamilies = []string{"api-idempotent", "exactly-once", "key-retention", "keyless-retry", "method-idempotency", "no-duplicates", "retry-any-error", "safe-to-retry", "standard-claim"}
 
 // learnedMinWords is the fewest words a unit needs: a heading or a
 // table cell ("Exactly-once support", "duplicate events") is a topic,

@@ -35,7 +35,8 @@ func TestRead(t *testing.T) {
 }
 
 // TestTrainingSets: the shipped reader trains on every measured set and
-// the training-only sets; a training-only set is never a fold, and
+// the training-only sets; a training-only set is never a fold, every set
+// that chooses the threshold (RulesNeverTuned) is a fold, and
 // every training-only set (neutral.tsv, neutral2.tsv, neutral3.tsv) holds only clean
 // sentences (at least 200), each under a family of the measured sets.
 func TestTrainingSets(t *testing.T) {
@@ -46,6 +47,11 @@ func TestTrainingSets(t *testing.T) {
 	for _, s := range Training {
 		if slices.Contains(Sets, s) {
 			t.Errorf("%s is both a fold and a training-only set", s)
+		}
+	}
+	for _, s := range RulesNeverTuned {
+		if !slices.Contains(Sets, s) {
+			t.Errorf("%s chooses the threshold but is not among Sets: its fold would be read from no set the reader trains on", s)
 		}
 	}
 	dir := filepath.Join("..", "..", "bench", "copyfield")
