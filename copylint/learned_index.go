@@ -96,14 +96,20 @@ func (m *LearnedModel) predictTokens(toks []string) (string, float64) {
 			}
 		}
 	}
-	softmax(p)
+	return m.reading(p)
+}
+
+// reading turns a sentence's class scores into the model's reading: the
+// most likely class and its probability.
+func (m *LearnedModel) reading(scores []float64) (string, float64) {
+	softmax(scores)
 	best := 0
-	for k := range p {
-		if p[k] > p[best] {
+	for k := range scores {
+		if scores[k] > scores[best] {
 			best = k
 		}
 	}
-	return m.Classes[best], p[best]
+	return m.Classes[best], scores[best]
 }
 
 // tokenKeys appends to keys one key per token, equal for equal tokens: a

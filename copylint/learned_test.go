@@ -554,14 +554,7 @@ func featuresPrediction(m *LearnedModel, feats []string) (string, float64) {
 			}
 		}
 	}
-	softmax(p)
-	best := 0
-	for k := range p {
-		if p[k] > p[best] {
-			best = k
-		}
-	}
-	return m.Classes[best], p[best]
+	return m.reading(p)
 }
 
 // BenchmarkLearnedRead reads every sentence the reader trains on with the

@@ -48,12 +48,7 @@ func normalize(mask []byte, start, end int, code []span, skipCode bool, n *normT
 		if plainByte[b] {
 			// The common case, a letter, a digit or a mark no case
 			// below handles: the text keeps it, lower case.
-			if b >= 'A' && b <= 'Z' {
-				b += 'a' - 'A'
-			}
-			n.text = append(n.text, b)
-			n.off = append(n.off, i)
-			n.space = false
+			n.addASCII(b, i)
 			i++
 			continue
 		}
@@ -89,12 +84,7 @@ func normalize(mask []byte, start, end int, code []span, skipCode bool, n *normT
 			i++
 			continue
 		case b < utf8.RuneSelf:
-			if b >= 'A' && b <= 'Z' {
-				b += 'a' - 'A'
-			}
-			n.text = append(n.text, b)
-			n.off = append(n.off, i)
-			n.space = false
+			n.addASCII(b, i)
 			i++
 			continue
 		}
@@ -146,6 +136,16 @@ func pauseDots(rest []byte) bool {
 		i++
 	}
 	return i > 0 && i < len(rest) && rest[i] >= 'a' && rest[i] <= 'z'
+}
+
+// addASCII appends the ASCII byte b at source offset off, lower case.
+func (n *normText) addASCII(b byte, off int) {
+	if b >= 'A' && b <= 'Z' {
+		b += 'a' - 'A'
+	}
+	n.text = append(n.text, b)
+	n.off = append(n.off, off)
+	n.space = false
 }
 
 func (n *normText) addSpace(off int) {
