@@ -34,7 +34,7 @@ failed = { $(if $(SKIPS),go run ./internal/testsummary -skips $(SKIPS) -fail "$(
 # nonRaceTests are the tests that skip under -race (testenv.SkipUnderRace):
 # one goroutine's computation, where the detector finds nothing and costs
 # many times the run. unit runs them on a line of their own without it.
-nonRaceTests = ^(TestLearnedLeaveOneOut|TestPrefilterHidesNothing|TestLearnedScreenHidesNothing)$$
+nonRaceTests = ^(TestLearnedLeaveOneOut|TestPrefilterHidesNothing|TestLearnedScreenHidesNothing|TestLearnedModelRegenerates|TestDurationSpansOnProse)$$
 
 # nonRacePkgs start no goroutine of their own: they measure the copy lint on
 # labelled sets and train its learned reader, one sentence after another

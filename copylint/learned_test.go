@@ -16,6 +16,7 @@ import (
 	"github.com/retryspec/retryspec/contract"
 	"github.com/retryspec/retryspec/findings"
 	"github.com/retryspec/retryspec/internal/copyset"
+	"github.com/retryspec/retryspec/internal/testenv"
 )
 
 func payoutsContract(t *testing.T) *contract.Contract {
@@ -128,6 +129,7 @@ func TestLearnedUnits(t *testing.T) {
 // embedded model byte for byte (go generate ./copylint is
 // deterministic), and the embedded model decodes.
 func TestLearnedModelRegenerates(t *testing.T) {
+	testenv.SkipUnderRace(t, "trains the model on every set")
 	m, err := TrainLearnedSets(payoutsContract(t), filepath.Join("..", "bench", "copyfield"), copyset.TrainingSets())
 	if err != nil {
 		t.Fatal(err)

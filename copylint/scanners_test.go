@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/retryspec/retryspec/internal/testenv"
 )
 
 // FuzzDurationSpans: durationSpans finds what reDuration finds.
@@ -31,6 +33,7 @@ func FuzzDurationSpans(f *testing.F) {
 // every labelled sentence, as written and normalized, and on every line
 // of the shared corpora when they are there.
 func TestDurationSpansOnProse(t *testing.T) {
+	testenv.SkipUnderRace(t, "runs the pattern on every labelled and corpus text")
 	var texts []string
 	for _, f := range labelledRowFiles(t) {
 		texts = append(texts, string(f.data), normalizedProse(string(f.data)))

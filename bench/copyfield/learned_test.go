@@ -6,8 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/retryspec/retryspec/contract"
@@ -131,17 +133,31 @@ func looFolds() []string {
 }
 
 // foldModels trains one model per fold, on every other set and the
-// training-only sets (copyset.Training), which are never a fold.
+// training-only sets (copyset.Training), which are never a fold. The
+// folds train side by side, one per core: each model depends on its own
+// samples only, so the models are the same in any order.
 func foldModels(c *contract.Contract, all map[string][]copyset.Row, folds []string) map[string]*copylint.LearnedModel {
-	out := map[string]*copylint.LearnedModel{}
-	for _, s := range folds {
+	models := make([]*copylint.LearnedModel, len(folds))
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for i, s := range folds {
 		var samples []copylint.LearnedSample
 		for _, o := range copyset.TrainingSets() {
 			if o != s {
 				samples = append(samples, copylint.Samples(all[o])...)
 			}
 		}
-		out[s] = copylint.TrainLearned(c, samples, copylint.LearnedTrainOptions{})
+		wg.Add(1)
+		slots <- struct{}{}
+		go func() {
+			defer func() { <-slots; wg.Done() }()
+			models[i] = copylint.TrainLearned(c, samples, copylint.LearnedTrainOptions{})
+		}()
+	}
+	wg.Wait()
+	out := map[string]*copylint.LearnedModel{}
+	for i, s := range folds {
+		out[s] = models[i]
 	}
 	return out
 }
