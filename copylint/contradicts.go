@@ -812,11 +812,6 @@ func countBeforeAttemptWord(s []byte) bool {
 	return false
 }
 
-// durationNumberWords are the spelled-out numbers of durationAlt.
-var durationNumberWords = []string{"a", "an", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
-	"fourteen", "fifteen", "eighteen", "twenty", "twenty-four", "thirty", "thirty-six", "forty", "forty-five", "forty-eight", "fifty", "sixty", "seventy-two", "ninety",
-	"half a", "half an", "a couple of", "couple of", "several", "a few"}
-
 // durationUnits are durationAlt's units after a figure, each also with
 // an "s" where the pattern allows one.
 var durationUnits = []string{"millisecond", "ms", "second", "sec", "s", "minute", "min", "m", "hour", "hr", "h", "day", "d", "week", "w", "fortnight", "month", "year"}
@@ -880,7 +875,7 @@ func hasDuration(s []byte) bool {
 			for _, q := range []string{" full", " whole", " entire", " single"} {
 				before = bytes.TrimSuffix(before, []byte(q))
 			}
-			for _, n := range durationNumberWords {
+			for _, n := range durationWordsInOrder {
 				if bytes.HasSuffix(before, []byte(n)) {
 					return true
 				}
@@ -909,7 +904,7 @@ func durationAt(s []byte, p int) bool {
 	if s[p] >= '0' && s[p] <= '9' {
 		return true
 	}
-	for _, n := range durationNumberWords {
+	for _, n := range durationWordsInOrder {
 		if e := p + len(n); e < len(s) && (s[e] == ' ' || s[e] == '-') && bytes.HasPrefix(s[p:], []byte(n)) {
 			return true
 		}

@@ -110,8 +110,9 @@ func unitWordEnd(s string, i int, units map[string]bool) int {
 }
 
 // The pattern's parts, spelled out: its number words in the order it
-// tries them (an optional letter or word tried first with it), the
-// qualifiers, and the units after a figure and after a word.
+// tries them (an optional letter or word tried first with it; hasDuration
+// and durationAt, which ask only whether one is there, read them too),
+// the qualifiers, and the units after a figure and after a word.
 var (
 	durationWordsInOrder = []string{"half an", "half a", "a couple of", "couple of", "several", "a few", "an", "a",
 		"one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "fourteen",

@@ -2,6 +2,7 @@ package copylint
 
 import (
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -226,27 +227,6 @@ func isHedge(w string) bool {
 // of contractTerms.methods.
 var httpMethods = [...]string{"get", "head", "options", "put", "delete", "post", "patch"}
 
-// methodIndex is w's index in httpMethods, -1 for none.
-func methodIndex(w string) int {
-	switch w {
-	case "get":
-		return 0
-	case "head":
-		return 1
-	case "options":
-		return 2
-	case "put":
-		return 3
-	case "delete":
-		return 4
-	case "post":
-		return 5
-	case "patch":
-		return 6
-	}
-	return -1
-}
-
 // learnedTokens is the token stream of one normalized sentence: words
 // (lemmatised crudely) and the contract-relative tokens, in order, with
 // the negation and quote marks applied. Sentence-level marks (a
@@ -261,7 +241,7 @@ func learnedTokens(sent string, c *contract.Contract) []string {
 type contractTerms struct {
 	c       *contract.Contract
 	nouns   map[string]string
-	methods [len(httpMethods)]string // by methodIndex: the method's class
+	methods [len(httpMethods)]string // by index in httpMethods: the method's class
 	// names are the API's name and the key's header, lower case, with
 	// their tokens.
 	names []learnName
@@ -404,7 +384,7 @@ func (t *contractTerms) markedWords(s string) []string {
 		}
 		if isUpperTok(w) {
 			// a contract-relative token
-		} else if m := methodIndex(w); m >= 0 && t.methods[m] != "" {
+		} else if m := slices.Index(httpMethods[:], w); m >= 0 && t.methods[m] != "" {
 			w = t.methods[m]
 		} else if lw := lemma(w); nouns[lw] != "" {
 			w = nouns[lw]

@@ -147,12 +147,11 @@ func foldModels(c *contract.Contract, all map[string][]copyset.Row, folds []stri
 				samples = append(samples, copylint.Samples(all[o])...)
 			}
 		}
-		wg.Add(1)
 		slots <- struct{}{}
-		go func() {
-			defer func() { <-slots; wg.Done() }()
+		wg.Go(func() {
+			defer func() { <-slots }()
 			models[i] = copylint.TrainLearned(c, samples, copylint.LearnedTrainOptions{})
-		}()
+		})
 	}
 	wg.Wait()
 	out := map[string]*copylint.LearnedModel{}
