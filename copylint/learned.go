@@ -681,7 +681,7 @@ func (l *linter) learnedScreen(src []byte, f format, sc *scratch, hiding []int) 
 	if r == nil || l.c == nil {
 		return false
 	}
-	// The raw pass's scan (rawAnchors) found the gate words of the file
+	// The raw pass's scan (prefilter) found the gate words of the file
 	// with the rules' anchors; a block is read when one ends in it (a
 	// word that starts before it too: reading more is always safe).
 	if !slices.ContainsFunc(sc.docHits, func(h anchorHit) bool { return h.tags&tagLearnedGate != 0 }) {
@@ -757,8 +757,9 @@ func (r *learnedReader) screens(sent []byte) bool {
 
 // learnedHits adds the reader's proposals in d's sentences that hold no
 // finding yet and, with a veto, drops the rules' findings in the
-// sentences it reads as no claim.
-func (l *linter) learnedHits(d *document, hits []hit) []hit {
+// sentences it reads as no claim. It normalizes in sc's buffers, which
+// the rules' matching (matchBlocks) is done with.
+func (l *linter) learnedHits(d *document, hits []hit, sc *scratch) []hit {
 	r := l.learned
 	if r == nil || l.c == nil {
 		return hits
@@ -768,8 +769,8 @@ func (l *linter) learnedHits(d *document, hits []hit) []hit {
 		spans[i] = [2]int{h.start, h.end}
 	}
 	sort.Slice(spans, func(i, j int) bool { return spans[i][0] < spans[j][0] })
-	var n normText
-	var sents []span
+	n, sents := &sc.n, sc.sents
+	defer func() { sc.sents = sents }()
 	var added []hit
 	var vetoed [][2]int
 	for _, b := range d.blocks {
@@ -777,7 +778,7 @@ func (l *linter) learnedHits(d *document, hits []hit) []hit {
 			continue
 		}
 		skipCode := len(d.code) > 0 && !l.lintCode && codeIn(d.code, b)
-		normalize(d.mask, b.start, b.end, d.code, skipCode, &n)
+		normalize(d.mask, b.start, b.end, d.code, skipCode, n)
 		sents = learnedUnits(n.text, sentences(n.text, sents[:0]))
 		for _, s := range sents {
 			sent := n.text[s.start:s.end]

@@ -71,9 +71,21 @@ func countsOfTries(s string) [][]int {
 			i = loc[1]
 			continue
 		}
-		i++
+		i = nextWordStart(s, i)
 	}
 	return out
+}
+
+// nextWordStart is the first word start after s[i]: a count of tries
+// starts a word (\b), so the bytes between two starts need no look.
+func nextWordStart(s string, i int) int {
+	for i < len(s) && isWordByte(s[i]) {
+		i++
+	}
+	for i < len(s) && !isWordByte(s[i]) {
+		i++
+	}
+	return i
 }
 
 var (

@@ -22,10 +22,7 @@ type linter struct {
 	lintCode bool
 	rules    []compiledRule
 	checks   *contractChecks
-	// prefilter finds any anchor word or a suppression marker; a file or
-	// block without one has no finding.
-	prefilter *anchorSet
-	fixes     map[string]string
+	fixes    map[string]string
 	// ruleTags are each rule's tag bits, in rules order; freeForms are
 	// the form bits of the rules without a requires list.
 	ruleTags  []ruleTags
@@ -39,13 +36,13 @@ type linter struct {
 	allTags uint64
 	// learned is the learned second reader (learned.go), nil when off.
 	learned *learnedReader
-	// words, tags and key are the prefilter's, for rawAnchors; gated is
-	// the prefilter with the reader's gate words, built on first use.
-	words     []string
-	tags      []uint64
-	key       string
-	gatedOnce sync.Once
-	gated     *anchorSet
+	// words, tags and key are the prefilter's words, for prefilter, which
+	// builds its automaton on first use (anchorsOnce, anchors).
+	words       []string
+	tags        []uint64
+	key         string
+	anchorsOnce sync.Once
+	anchors     *anchorSet
 }
 
 const suppressMarker = "retryspec-disable-next-line"
@@ -96,7 +93,7 @@ const (
 	tagRecWord = 1 << 54
 	tagRecords = tagRecMark | tagRecWord
 	// The learned reader's gate words, in the raw pass of a linter with
-	// the reader on (rawAnchors): no rule reads this bit.
+	// the reader on (prefilter): no rule reads this bit.
 	tagLearnedGate = 1 << 53
 	maxFormBits    = 53
 )
@@ -257,7 +254,6 @@ func newLinter(c *contract.Contract, lintCode bool) *linter {
 		}
 	}
 	l.words, l.tags, l.key = words, tags, fmt.Sprintf("%q %v", header, c != nil)
-	l.prefilter = cachedAnchors(l.key, words, tags)
 	return l
 }
 
@@ -271,23 +267,27 @@ func cachedAnchors(key string, words []string, tags []uint64) *anchorSet {
 	return a
 }
 
-// rawAnchors is the automaton of the raw pass (rawCandidate): with the
-// learned reader on, the prefilter's words and the reader's gate words
-// (tagLearnedGate), so that one scan of a file serves the rules and the
-// reader's screen (learnedScreen).
-func (l *linter) rawAnchors() *anchorSet {
-	if l.learned == nil || l.c == nil {
-		return l.prefilter
-	}
-	l.gatedOnce.Do(func() {
+// prefilter is the automaton of every anchor scan: it finds any anchor
+// word or a suppression marker, and a file, block or sentence without one
+// has no finding. With the learned reader on, it finds the reader's gate
+// words too (tagLearnedGate, which no rule reads), so that one scan of a
+// file serves the rules and the reader's screen (learnedScreen), and one
+// table, not two, stays in the CPU's cache. It is built on first use,
+// once the caller has set l.learned.
+func (l *linter) prefilter() *anchorSet {
+	l.anchorsOnce.Do(func() {
+		if l.learned == nil || l.c == nil {
+			l.anchors = cachedAnchors(l.key, l.words, l.tags)
+			return
+		}
 		words := append(slices.Clone(l.words), learnedGateWords...)
 		tags := slices.Clone(l.tags)
 		for range learnedGateWords {
 			tags = append(tags, tagLearnedGate)
 		}
-		l.gated = cachedAnchors(l.key+" learned", words, tags)
+		l.anchors = cachedAnchors(l.key+" learned", words, tags)
 	})
-	return l.gated
+	return l.anchors
 }
 
 // phrasesMay reports whether a text whose anchors carry tags t can hold a
@@ -459,7 +459,7 @@ func (l *linter) lintSource(name string, src []byte, allow *allowList, sc0 *scra
 		case !l.learnedScreen(src, f, sc0, hiding):
 			return nil
 		}
-	} else if len(hiding) == 0 && !l.prefilter.match(src) {
+	} else if len(hiding) == 0 && !l.prefilter().match(src) {
 		return nil
 	}
 	var d *document
@@ -480,7 +480,7 @@ func (l *linter) lintSource(name string, src []byte, allow *allowList, sc0 *scra
 		blankWordComments(d.mask, src)
 	}
 	hits := l.matchBlocks(d, sc0, false, hiding, false)
-	hits = l.learnedHits(d, hits)
+	hits = l.learnedHits(d, hits, sc0)
 	var sups []*suppression
 	if markerSeen {
 		sups = findSuppressions(src, d, f)
@@ -569,7 +569,7 @@ func (l *linter) rawCandidate(src []byte, f format, sc *scratch, hiding []int) b
 	if len(hiding) > 0 && (f == formatMDX || f == formatMarkdown && bytes.Contains(src, []byte("{/*"))) {
 		return true
 	}
-	sc.docHits = l.rawAnchors().hitsWith(src, sc.docHits[:0], &sc.tails)
+	sc.docHits = l.prefilter().hitsWith(src, sc.docHits[:0], &sc.tails)
 	if len(sc.docHits) == 0 && len(hiding) == 0 {
 		return false
 	}
@@ -654,7 +654,7 @@ func (l *linter) matchBlocks(d *document, sc *scratch, hitsReady bool, hiding []
 	// One scan of the whole mask finds every anchor; a block's tags are
 	// the hits inside it.
 	if !hitsReady {
-		sc.docHits = l.prefilter.hitsWith(d.mask, sc.docHits[:0], &sc.tails)
+		sc.docHits = l.prefilter().hitsWith(d.mask, sc.docHits[:0], &sc.tails)
 	}
 	if len(sc.docHits) == 0 && len(hiding) == 0 && !l.exhaustive {
 		return nil
@@ -686,7 +686,7 @@ func (l *linter) matchBlocks(d *document, sc *scratch, hitsReady bool, hiding []
 			sents = sentences(n.text, sents)
 			normalized = true
 			// One scan of the block tags every sentence.
-			sc.hits = l.prefilter.hitsWith(n.text, sc.hits[:0], &sc.tails)
+			sc.hits = l.prefilter().hitsWith(n.text, sc.hits[:0], &sc.tails)
 			from := 0
 			ts := sc.sentTags[:0]
 			for _, s := range sents {
@@ -723,7 +723,7 @@ func (l *linter) matchBlocks(d *document, sc *scratch, hitsReady bool, hiding []
 		if contractToo && (!normalized || skipCode) {
 			normalize(d.mask, b.start, b.end, d.code, false, n)
 			sents = sentences(n.text, sents)
-			sc.hits = l.prefilter.hitsWith(n.text, sc.hits[:0], &sc.tails)
+			sc.hits = l.prefilter().hitsWith(n.text, sc.hits[:0], &sc.tails)
 			from := 0
 			for i, s := range sents {
 				t := tagsIn(sc.hits, s.start, s.end, &from)
