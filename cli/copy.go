@@ -76,7 +76,7 @@ func newCopyCmd(sys *IO, runF func(context.Context, *copyOptions) error) *cobra.
 			opts.Paths = args
 			opts.contractSet = cmd.Flags().Changed("contract")
 			opts.learnedSet = cmd.Flags().Changed("learned")
-			return runCommand(cmd.Context(), sys, copyMemory, opts, runF, runCopy)
+			return runCommand(cmd.Context(), sys, copyMemoryFor(opts.Learned), opts, runF, runCopy)
 		},
 	}
 	cmd.Flags().StringVarP(&opts.Contract, "contract", "c", "retryspec.yaml", "the contract `FILE`")

@@ -65,7 +65,7 @@ func TestProfileHonoursTheEnvironment(t *testing.T) {
 	pace, limit := gcPercent(), debug.SetMemoryLimit(-1)
 	for _, env := range [][]string{{"GOGC=50"}, {"GOMEMLIMIT=1GiB"}, {"GOGC=50", "GOMEMLIMIT=1GiB"}} {
 		sys, _, _ := testIO(env...)
-		for _, p := range []memoryProfile{defaultMemory, specMemory, copyMemory} {
+		for _, p := range []memoryProfile{defaultMemory, specMemory, copyMemory, learnedCopyMemory} {
 			restore := p.apply(sys.Getenv)
 			gotPace, gotLimit := gcPercent(), debug.SetMemoryLimit(-1)
 			restore()
@@ -144,4 +144,20 @@ func TestLoadingPhase(t *testing.T) {
 		t.Errorf("after: GC percent %d, limit %d; want 137 and %d", p, l, int64(3<<30))
 	}
 	inputsLoaded(context.Background()) // no profile: nothing to do
+}
+
+// TestCopyMemoryFor: with the learned reader on, copy lints under a
+// higher floor than without it (the reader's own live memory comes on
+// top of the rules'), with the same pace and loading phase.
+func TestCopyMemoryFor(t *testing.T) {
+	off, on := copyMemoryFor(false), copyMemoryFor(true)
+	if off != copyMemory {
+		t.Errorf("reader off: %+v, want copyMemory", off)
+	}
+	if on.SoftLimit <= off.SoftLimit || on.SoftLimit >= defaultMemory.SoftLimit {
+		t.Errorf("reader on: floor %d MiB, want above copy's %d MiB and below the default's %d MiB", on.SoftLimit>>20, off.SoftLimit>>20, defaultMemory.SoftLimit>>20)
+	}
+	if on.GCPercent != off.GCPercent || on.Margin != off.Margin || on.Loading != off.Loading {
+		t.Errorf("reader on: %+v differs from copyMemory beyond its floor", on)
+	}
 }
