@@ -60,10 +60,11 @@ var (
 
 	// learnedCopyMemory is copyMemory with the learned reader on: the
 	// reader keeps its model, its index and a larger anchor automaton
-	// live, a few MB that came out of the collector's headroom under
-	// copy's floor, so a run collected half as often again as without
-	// it. 8 MiB more floor gives the headroom back (copylint/README,
-	// "The reader's cost": collections and peak RSS measured both ways).
+	// live, which came out of the collector's headroom under copy's
+	// floor, so a run collected far more often than without it. A floor
+	// higher by about what the reader holds gives the headroom back
+	// (copylint/README, "A cheaper reader, again": collections and peak
+	// RSS measured both ways).
 	learnedCopyMemory = memoryProfile{GCPercent: 400, SoftLimit: 64 << 20, Margin: 1.25, Loading: &defaultMemory}
 )
 
