@@ -146,7 +146,11 @@ func (b *bench) copyVsVale() error {
 	ini, note := b.exportVale(styleDir)
 
 	pairSize, sizing := full, ""
-	if ini != "" {
+	switch {
+	case b.cfg.valeMB > 0:
+		pairSize = b.cfg.valeMB
+		sizing = fmt.Sprintf("the pair runs on the first %g MB of the corpus, as asked (-vale-mb)", pairSize)
+	case ini != "":
 		var err error
 		if pairSize, sizing, err = b.sizeValePair(ini, full); err != nil {
 			return err

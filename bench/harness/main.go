@@ -28,6 +28,10 @@ type config struct {
 	timeout           time.Duration
 	only              string
 	retryspec         string
+	// valeMB, when above 0, is the size of the copy pair's corpus in MB:
+	// no probes, so that two runs (with and without a flag of
+	// retryspec's) compare on the same corpus.
+	valeMB float64
 }
 
 func main() {
@@ -49,6 +53,7 @@ func main() {
 	flag.DurationVar(&c.timeout, "timeout", 10*time.Minute, "limit for one run of one tool")
 	flag.StringVar(&c.retryspec, "retryspec", "", "retryspec binary to measure (default CACHE/bin/retryspec, which bench/run builds)")
 	flag.StringVar(&c.only, "only", "", "comma-separated subset: copy,openapi,build,diff,curves")
+	flag.Float64Var(&c.valeMB, "vale-mb", 0, "run the copy pair on this many MB of the corpus instead of sizing it by Vale's probes")
 	flag.Parse()
 	if err := run(c); err != nil {
 		fmt.Fprintf(os.Stderr, "bench: %v\n", err)

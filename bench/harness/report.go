@@ -334,7 +334,7 @@ func (b *bench) markdown(plots map[string]string) string {
 	s.WriteString("```\n\n")
 	s.WriteString("The data comes from `../shared/data` (the corpora and specs, read in place) and is generated into `bench/.cache` (gitignored): the replicated corpora, the contracts and the trimmed spec. ")
 	s.WriteString("The peers are pinned by bench/run: Vale v3.22.0 (`go install`), `@redocly/cli` and `@stoplight/spectral-cli` (npm, into `bench/.cache/npm`), oasdiff (`go install`). ")
-	s.WriteString("Flags after bench/run go to the harness (`go run ./bench/harness -h`): `--only copy,openapi,build,diff,curves`, `--reps N`, `--curve-reps N`, `--timeout D`.\n")
+	s.WriteString("Flags after bench/run go to the harness (`go run ./bench/harness -h`): `--only copy,openapi,build,diff,curves`, `--reps N`, `--curve-reps N`, `--timeout D`, `--vale-mb N` (the copy pair on N MB, without sizing it by Vale's probes).\n")
 	return s.String()
 }
 
