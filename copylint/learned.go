@@ -405,13 +405,13 @@ type learnedFamily struct {
 // learnedFamilies maps the family names of the labelled sets to their
 // judges. standard-claim has none: no contract value contradicts it.
 var learnedFamilies = map[string]learnedFamily{
-	"retry-duration":     {RuleContradicts, judgeRetryUnbounded, nil, unboundedLoop, nil, nil},
+	"retry-duration":     {RuleContradicts, judgeRetryUnbounded, nil, unboundedLoop, retriesOff, nil},
 	"safe-to-retry":      {RuleContradicts, judgeSafeToRetry, nil, nil, nil, namesRetry},
-	"keyless-retry":      {RuleContradicts, judgeKeyless, nil, nil, warnsOfDuplicate, nil},
+	"keyless-retry":      {RuleContradicts, judgeKeyless, nil, nil, warnsKeyless, nil},
 	"api-idempotent":     {RuleContradicts, judgeWholeAPI, nil, wholeAPIScope, nil, nil},
 	"key-retention":      {RuleContradicts, judgeRetention, nil, nil, nil, nil},
 	"method-idempotency": {RuleMethodIdempotency, judgeMethod, nil, methodNeedingCare, nil, nil},
-	"retry-any-error":    {RuleRetryAnyError, judgeRetryStatus, nil, nil, nil, nil},
+	"retry-any-error":    {RuleRetryAnyError, judgeRetryStatus, nil, nil, retriesOff, nil},
 	"no-duplicates":      {RuleAbsoluteGuarantee, nil, keyBounded, nil, expectsDuplicates, namesDuplicate},
 	"exactly-once":       {RuleExactlyOnce, nil, keyBounded, nil, nil, nil},
 	// No ratified standard defines the header, whatever the contract says.
@@ -522,6 +522,27 @@ func warnsOfDuplicate(sent string) bool {
 	loc := reDuplicateOutcome.FindStringIndex(sent)
 	return loc != nil && !reNegatedBefore.MatchString(sent[:loc[0]])
 }
+
+// reUnprotected says that something is not protected: "is not
+// protected", "isn't deduplicated", "unprotected", "no protection".
+var reUnprotected = regexp.MustCompile(`\b(?:is|are|was|were|be)\s+not\s+(?:\w+\s+)?(?:protected|deduplicated|safe)\b|\b(?:isn't|aren't|wasn't|weren't)\s+(?:\w+\s+)?(?:protected|deduplicated|safe)\b|\bunprotected\b|\bno\s+protection\b`)
+
+// warnsKeyless: a sentence that says a keyless retry duplicates its
+// effect (warnsOfDuplicate) or goes unprotected ("a retry of that
+// request is not protected at all: the server ran it with no key")
+// warns against it.
+func warnsKeyless(sent string) bool {
+	return warnsOfDuplicate(sent) || reUnprotected.MatchString(sent)
+}
+
+// reRetriesOff says that retries are turned off: "retries off",
+// "retries are disabled", "with retrying turned off", "disable retries".
+var reRetriesOff = regexp.MustCompile(`\bretr(?:y|ies|ying)\s+(?:(?:is|are)\s+)?(?:off|disabled|turned off|switched off)\b|\b(?:disable[sd]?|turns? off|switch(?:es)? off)\s+(?:\w+\s+)?retr(?:y|ies|ying)\b`)
+
+// retriesOff: a sentence that says the client's retries are off ("the
+// SDKs ship with retries off") states no retry policy to weigh, neither
+// which errors are retried nor for how long.
+func retriesOff(sent string) bool { return reRetriesOff.MatchString(sent) }
 
 // wholeAPIScope: judgeWholeAPI weighs a claim about the whole API; a
 // sentence about one endpoint the contract may not hold ("the refunds
@@ -757,9 +778,11 @@ func (r *learnedReader) screens(sent []byte) bool {
 
 // learnedHits adds the reader's proposals in d's sentences that hold no
 // finding yet and, with a veto, drops the rules' findings in the
-// sentences it reads as no claim. It normalizes in sc's buffers, which
-// the rules' matching (matchBlocks) is done with.
-func (l *linter) learnedHits(d *document, hits []hit, sc *scratch) []hit {
+// sentences it reads as no claim. A sentence with a finding that waived
+// reports waived (by a suppression) is left as the rules read it. It
+// normalizes in sc's buffers, which the rules'
+// matching (matchBlocks) is done with.
+func (l *linter) learnedHits(d *document, hits []hit, sc *scratch, waived func(hit) bool) []hit {
 	r := l.learned
 	if r == nil || l.c == nil {
 		return hits
@@ -785,6 +808,9 @@ func (l *linter) learnedHits(d *document, hits []hit, sc *scratch) []hit {
 			start, end := n.sourceSpan(s.start, s.end)
 			var v unitReading
 			if spanHit(spans, start, end) {
+				if slices.ContainsFunc(hits, func(h hit) bool { return h.start < end && h.end > start && waived(h) }) {
+					continue
+				}
 				v = l.readRuled(string(sent), hits, start, end)
 			} else {
 				v = l.readUnruled(sent)

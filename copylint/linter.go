@@ -480,11 +480,11 @@ func (l *linter) lintSource(name string, src []byte, allow *allowList, sc0 *scra
 		blankWordComments(d.mask, src)
 	}
 	hits := l.matchBlocks(d, sc0, false, hiding, false)
-	hits = l.learnedHits(d, hits, sc0)
 	var sups []*suppression
 	if markerSeen {
 		sups = findSuppressions(src, d, f)
 	}
+	hits = l.learnedHits(d, hits, sc0, waivedBy(sups, src))
 	if len(hits) == 0 && len(sups) == 0 {
 		return nil
 	}

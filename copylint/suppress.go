@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -132,6 +133,29 @@ func inSpans(spans []span, off int) bool {
 		}
 	}
 	return false
+}
+
+// waivedBy reports, for a hit, whether one of sups waives it: a marker
+// with a reason, on the line above, naming its rule. The learned reader
+// does not veto such a hit: the writer has already judged the line (a
+// rule page quoting what not to write), and a veto would leave the
+// suppression waiving nothing, a finding of its own, and the line
+// flagged again once the reader is off.
+func waivedBy(sups []*suppression, src []byte) func(hit) bool {
+	if len(sups) == 0 {
+		return func(hit) bool { return false }
+	}
+	var lines *lineIndex
+	return func(h hit) bool {
+		if lines == nil {
+			li := newLineIndex(src)
+			lines = &li
+		}
+		line, _ := lines.pos(src, h.start)
+		return slices.ContainsFunc(sups, func(s *suppression) bool {
+			return s.reason != "" && s.target == line && s.covers(h.rule)
+		})
+	}
 }
 
 func (s *suppression) covers(rule string) bool {

@@ -62,7 +62,7 @@ func TestPublishedStoreAndIdentityRules(t *testing.T) {
 			page:   []string{"| 2xx | gets the stored answer"},
 			status: 201, firstBody: body, retryBody: body, wantStatus: 201, wantRuns: 1},
 		{name: "Azure: a 5xx runs again", edits: azureStores,
-			page:    []string{"| 5xx other than 503 | runs the request again |", "After a server error (5xx) the retry runs the request again"},
+			page:    []string{"| 5xx other than 503 | runs the request again |", "A server error (5xx) is not stored, so the request sent again with the same key runs again"},
 			openapi: []string{"after a 5xx or 408, 425, 429 or 503 it runs the request again"},
 			status:  500, firstBody: body, retryBody: body, wantStatus: 500, wantRuns: 2},
 		{name: "Azure: a 4xx is replayed", edits: azureStores,

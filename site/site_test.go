@@ -384,6 +384,40 @@ func TestOwnCopyPasses(t *testing.T) {
 	}
 }
 
+// TestOwnCopyPassesTheReader: the pages pass `copy --learned` too (the
+// learned reader as shipped, after the rules), so a team that turns the
+// reader on is not failed by retryspec's own words.
+func TestOwnCopyPassesTheReader(t *testing.T) {
+	m, err := copylint.ShippedLearnedModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, file := range examples(t) {
+		t.Run(name, func(t *testing.T) {
+			c, err := contract.Load(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			in, _ := inputs(context.Background(), c, noHistory{}, nil)
+			tm, _ := render.LoadTemplates("")
+			files, err := Generate(in, tm, Options{MarkdownOnly: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range files {
+				if !strings.HasPrefix(f.Path, MarkdownDir+"/") || path.Ext(f.Path) != ".md" || f.Path == MarkdownDir+"/changelog.md" {
+					continue
+				}
+				for _, x := range copylint.LintSourceLearnedVeto(c, f.Path, markerComments(f.Data), m, copylint.LearnedThreshold, copylint.LearnedFieldFamilies, copylint.LearnedVeto) {
+					if !x.Waived {
+						t.Errorf("%s:%d:%d: %s: %s [%s]", x.File, x.Line, x.Column, x.Severity, x.Message, x.Rule)
+					}
+				}
+			}
+		})
+	}
+}
+
 // TestBuildRefusesOwnCopyViolation: a template that makes a page promise
 // exactly-once delivery fails the build, and nothing is written.
 func TestBuildRefusesOwnCopyViolation(t *testing.T) {
