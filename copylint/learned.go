@@ -952,7 +952,7 @@ func (l *linter) learnedPropose(sent string, threshold float64) (hit, []int, boo
 	if fam == learnedNone || p < threshold {
 		return hit{}, nil, false
 	}
-	if l.learned.families != nil && !slices.Contains(l.learned.families, fam) || definesMode(l.c, sent) {
+	if l.learned.families != nil && !slices.Contains(l.learned.families, fam) || definesMode(l.c, sent) || l.readsAsName(sent, fam, threshold) {
 		return hit{}, nil, false
 	}
 	if lf, ok := learnedFamilies[fam]; ok && lf.about != nil && !lf.about(toks) {
@@ -985,6 +985,23 @@ func (l *linter) learnedPropose(sent string, threshold float64) (hit, []int, boo
 		return hit{}, nil, false
 	}
 	return hit{rule: lf.rule, message: x.message + note, fix: x.fix, path: x.path}, x.at, true
+}
+
+// reSlashName is a name of the form group/name ("copy/exactly-once",
+// "sdk/retries-off"): a rule of a catalog, a setting, a path. Its words
+// name something; they promise nothing.
+var reSlashName = regexp.MustCompile(`\b[a-z][a-z0-9]*/[a-z0-9]+(?:[-_][a-z0-9]+)*\b`)
+
+// readsAsName reports whether sent reads as a claim of fam only through
+// the words of a group/name ("copy/exactly-once · Lumapay", a rule
+// page's title): without its names, the sentence is no such claim. The
+// phrase rules leave a term inside such a name alone too.
+func (l *linter) readsAsName(sent, fam string, threshold float64) bool {
+	if !strings.Contains(sent, "/") || !reSlashName.MatchString(sent) {
+		return false
+	}
+	f, p, _ := l.learned.read(reSlashName.ReplaceAllString(sent, "name"))
+	return f != fam || p < threshold
 }
 
 // LintSourceLearned is LintSource with the learned reader m at threshold

@@ -156,3 +156,22 @@ func TestLearnedCautionReadings(t *testing.T) {
 		}
 	}
 }
+
+// TestLearnedLeavesNames: a sentence that reads as a claim only through
+// a group/name (a rule page's title) is no claim; the same words outside
+// a name still are.
+func TestLearnedLeavesNames(t *testing.T) {
+	c := payoutsContract(t)
+	l := learnedLinter(t, c)
+	for sent, want := range map[string]bool{
+		"copy/exactly-once · lumapay":                              false,
+		"lumapay processes every payout exactly once, guaranteed.": true,
+	} {
+		if _, _, ok := l.learnedPropose(sent, LearnedThreshold); ok != want {
+			t.Errorf("%q: a finding %v, want %v", sent, ok, want)
+		}
+		if fam, p := l.learned.m.predictNormalized(c, sent); fam != "exactly-once" || p < LearnedThreshold {
+			t.Errorf("%q: the model reads %s at %.2f; the case tests nothing", sent, fam, p)
+		}
+	}
+}
