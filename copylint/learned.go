@@ -410,7 +410,7 @@ type learnedFamily struct {
 var learnedFamilies = map[string]learnedFamily{
 	"retry-duration":     {RuleContradicts, judgeRetryUnbounded, nil, unboundedLoop, nil, nil, nil},
 	"safe-to-retry":      {RuleContradicts, judgeSafeToRetry, nil, nil, nil, namesRetry, nil},
-	"keyless-retry":      {RuleContradicts, judgeKeyless, nil, nil, warnsOfDuplicate, nil, requiresKey},
+	"keyless-retry":      {RuleContradicts, judgeKeyless, nil, nil, warnsOfDuplicate, nil, keyedOrRead},
 	"api-idempotent":     {RuleContradicts, judgeWholeAPI, nil, wholeAPIScope, nil, nil, nil},
 	"key-retention":      {RuleContradicts, judgeRetention, nil, nil, nil, nil, nil},
 	"method-idempotency": {RuleMethodIdempotency, judgeMethod, nil, methodNeedingCare, nil, nil, deniesMethod},
@@ -418,7 +418,7 @@ var learnedFamilies = map[string]learnedFamily{
 	"no-duplicates":      {RuleAbsoluteGuarantee, nil, keyBounded, nil, expectsDuplicates, namesDuplicate, nil},
 	"exactly-once":       {RuleExactlyOnce, nil, keyBounded, nil, nil, nil, nil},
 	// No ratified standard defines the header, whatever the contract says.
-	"standard-claim": {RuleStandardClaim, nil, func(*contract.Contract) bool { return true }, nil, nil, nil, nil},
+	"standard-claim": {RuleStandardClaim, nil, func(*contract.Contract) bool { return true }, nil, nil, nil, deniesStandard},
 }
 
 // unboundedLoop: a sentence that states a count within max_attempts, or
@@ -556,6 +556,19 @@ func requiresKey(sent string) bool {
 	return false
 }
 
+// reReadVerb is a word for reading a resource: "fetch", "poll", "look
+// up", "GET /".
+var reReadVerb = regexp.MustCompile(`\b(?:fetch\w*|reads?|reading|look(?:s|ing)? up|retriev\w*|poll\w*|lists?|listing|view\w*|quer(?:y|ies|ying))\b|\bget /`)
+
+// keyedOrRead: judgeKeyless weighs the endpoints that need a key; a
+// sentence that says the key is needed (requiresKey), or that reads a
+// resource and names no doing again ("no key is needed to fetch a
+// transfer by id"), says nothing of a keyless retry of one. Every keyless
+// claim of the labelled sets that names a read names a retry too.
+func keyedOrRead(sent string) bool {
+	return requiresKey(sent) || reReadVerb.MatchString(sent) && !namesRetry(sent)
+}
+
 // wholeAPIScope: judgeWholeAPI weighs a claim about the whole API; a
 // sentence about one endpoint the contract may not hold ("the refunds
 // endpoint is fully idempotent") names no scope it can weigh, and a goal
@@ -592,6 +605,16 @@ func methodNeedingCare(toks []string) bool {
 // after it, the predicate often left out: "POST is not", "POST isn't
 // one", "POSTs do not", "POST: no".
 var reMethodDenied = regexp.MustCompile(`\b(?:post|patch)(?:e?s)?(?: (?:requests?|methods?|calls?|verbs?))?(?: (?:is|are|does|do|did|was|were|stays?|remains?))? ?(?:not|n't)\b|\b(?:post|patch)(?:e?s)?: ?(?:no|not)\b`)
+
+// reNotStandard says a header or a scheme is no standard, or not yet
+// one: "not a ratified standard", "remains an Internet-Draft", "no RFC".
+var reNotStandard = regexp.MustCompile(`\b(?:remains?|is still|still|is only|only|just) (?:an? )?(?:internet[- ])?draft\b|\b(?:not|no|never became|hasn't become|has not become) (?:yet )?(?:an? )?(?:ratified |official |formal |real |finished |final )?(?:standard|rfc)\b`)
+
+// deniesStandard: a sentence that says the header is no standard yet
+// ("the IETF work on the header remains an Internet-Draft") states what
+// the standard-claim rule asks, whatever else it names (an RFC, the
+// IETF). No standard claim of the labelled sets says so.
+func deniesStandard(sent string) bool { return reNotStandard.MatchString(sent) }
 
 // reEveryPost is a claim over every POST or PATCH ("every Lumapay POST
 // is"), which a denial of another API's POST does not take back.

@@ -54,7 +54,9 @@ func TestLearnedBareAnswer(t *testing.T) {
 // reader still reports: "exactly once" in the sense the exactly-once
 // rule's unless list names, with nothing delivered (otherSense); POST's
 // idempotency denied with its predicate left out (deniesMethod); a key
-// said to be required on a retry (requiresKey).
+// said to be required on a retry, or none needed for a read with no
+// retry named (keyedOrRead); the header said to be
+// no standard yet (deniesStandard).
 func TestLearnedDenialsAndSenses(t *testing.T) {
 	c := payoutsContract(t)
 	l := learnedLinter(t, c)
@@ -67,6 +69,10 @@ func TestLearnedDenialsAndSenses(t *testing.T) {
 		{"HTTP makes GET idempotent; POST isn't.", "method-idempotency", false},
 		{"When you retry a transfer, you must resend the same idempotency key.", "keyless-retry", false},
 		{"When you retry a transfer, you don't have to resend any idempotency key.", "keyless-retry", true},
+		{"No idempotency key is needed when you fetch a payout's details.", "keyless-retry", false},
+		{"No idempotency key is needed when you resend a payout.", "keyless-retry", true},
+		{"We follow the IETF Idempotency-Key header spec; it is still an Internet-Draft.", "standard-claim", false},
+		{"Lumapay implements the Idempotency-Key header exactly as the IETF RFC specifies.", "standard-claim", true},
 	} {
 		sent := normalizedProse(tc.sent)
 		if fam, p := l.learned.m.predictNormalized(c, sent); fam != tc.family || p < LearnedThreshold {
@@ -85,6 +91,16 @@ func TestLearnedDenialsAndSenses(t *testing.T) {
 	} {
 		if got := deniesMethod(sent); got != want {
 			t.Errorf("deniesMethod(%q) = %v", sent, got)
+		}
+	}
+	for sent, want := range map[string]bool{
+		"the ietf text remains an internet-draft.":          true,
+		"the header is not yet a ratified standard.":        true,
+		"the header is the ratified ietf standard.":         false,
+		"we conform to the ietf draft, which is now final.": false,
+	} {
+		if got := deniesStandard(sent); got != want {
+			t.Errorf("deniesStandard(%q) = %v", sent, got)
 		}
 	}
 	for sent, want := range map[string]bool{
