@@ -1,0 +1,118 @@
+package copylint
+
+import (
+	"slices"
+	"testing"
+)
+
+// The readings of this file were written after reading the false
+// findings of the shipped reader on the development sets (heldout15 to
+// heldout18 and the leave-one-set-out folds); the sentences are this
+// test's own.
+
+// TestLearnedBareAnswer: a question's bare answer ("A: No.") is read
+// with the sentence that gives its reasons, as the labelled rows hold
+// them; the question read without them is the very claim the answer
+// denies. A bare "Yes." is still the claim.
+func TestLearnedBareAnswer(t *testing.T) {
+	text := []byte("q: is the entire api idempotent? a: no. reads are, and keyed transfers are. then more. and more.")
+	var got []string
+	for _, s := range learnedUnits(text, sentences(text, nil)) {
+		got = append(got, string(text[s.start:s.end]))
+	}
+	want := []string{"q: is the entire api idempotent? a: no. reads are, and keyed transfers are.", "then more.", "and more."}
+	if !slices.Equal(got, want) {
+		t.Errorf("units %q, want %q", got, want)
+	}
+	for unit, want := range map[string]bool{
+		"q: is it? a: no.":             true,
+		"is it? not at all.":           true,
+		"is it? no, it is not at all.": false,
+		"it is not.":                   false,
+	} {
+		if got := bareAnswer([]byte(unit)); got != want {
+			t.Errorf("bareAnswer(%q) = %v", unit, got)
+		}
+	}
+	c := payoutsContract(t)
+	m, _ := ShippedLearnedModel()
+	if fam, p := m.Predict(c, "Q: Is the entire API idempotent? A: No."); fam != "api-idempotent" || p < LearnedThreshold {
+		t.Fatalf("the model reads the question and its bare answer as %s at %.2f; the case tests nothing", fam, p)
+	}
+	for page, want := range map[string]int{
+		"Q: Is the entire API idempotent? A: No. Reads are, and keyed transfers are.\n": 0,
+		"Q: Is the entire API idempotent? A: Yes.\n":                                    1,
+	} {
+		if fs := LintSourceLearnedVeto(c, "faq.md", []byte(page), m, LearnedThreshold, LearnedFieldFamilies, LearnedVeto); len(fs) != want {
+			t.Errorf("%q: %d findings, want %d: %v", page, len(fs), want, fs)
+		}
+	}
+}
+
+// TestLearnedDenialsAndSenses: a sentence the model reads as a family's
+// claim that denies it by the family's own test, beside the claim the
+// reader still reports: "exactly once" in the sense the exactly-once
+// rule's unless list names, with nothing delivered (otherSense); POST's
+// idempotency denied with its predicate left out (deniesMethod); a key
+// said to be required on a retry, or none needed for a read with no
+// retry named (keyedOrRead); the header said to be
+// no standard yet (deniesStandard).
+func TestLearnedDenialsAndSenses(t *testing.T) {
+	c := payoutsContract(t)
+	l := learnedLinter(t, c)
+	for _, tc := range []struct {
+		sent, family string
+		finding      bool
+	}{
+		{"You scan the QR code exactly once during setup.", "exactly-once", false},
+		{"Lumapay processes each payout exactly once.", "exactly-once", true},
+		{"HTTP makes GET idempotent; POST isn't.", "method-idempotency", false},
+		{"When you retry a transfer, you must resend the same idempotency key.", "keyless-retry", false},
+		{"When you retry a transfer, you don't have to resend any idempotency key.", "keyless-retry", true},
+		{"No idempotency key is needed when you fetch a payout's details.", "keyless-retry", false},
+		{"No idempotency key is needed when you resend a payout.", "keyless-retry", true},
+		{"We follow the IETF Idempotency-Key header spec; it is still an Internet-Draft.", "standard-claim", false},
+		{"Lumapay implements the Idempotency-Key header exactly as the IETF RFC specifies.", "standard-claim", true},
+	} {
+		sent := normalizedProse(tc.sent)
+		if fam, p := l.learned.m.predictNormalized(c, sent); fam != tc.family || p < LearnedThreshold {
+			t.Errorf("%q: the model reads %s at %.2f; the case tests nothing", tc.sent, fam, p)
+			continue
+		}
+		if h, _, ok := l.learnedPropose(sent, LearnedThreshold); ok != tc.finding {
+			t.Errorf("%q: a finding %v (%q), want %v", tc.sent, ok, h.message, tc.finding)
+		}
+	}
+	for sent, want := range map[string]bool{
+		"by the spec, get is idempotent and post is not.":           true,
+		"get: idempotent; post: no.":                                true,
+		"posts aren't idempotent elsewhere; every lumapay post is.": false,
+		"post requests are idempotent, so repeat them.":             false,
+	} {
+		if got := deniesMethod(sent); got != want {
+			t.Errorf("deniesMethod(%q) = %v", sent, got)
+		}
+	}
+	for sent, want := range map[string]bool{
+		"the ietf text remains an internet-draft.":          true,
+		"the header is not yet a ratified standard.":        true,
+		"the header is the ratified ietf standard.":         false,
+		"we conform to the ietf draft, which is now final.": false,
+	} {
+		if got := deniesStandard(sent); got != want {
+			t.Errorf("deniesStandard(%q) = %v", sent, got)
+		}
+	}
+	for sent, want := range map[string]bool{
+		"your connector must send the key again when it retries.":   true,
+		"the header is required on transfers.":                      true,
+		"no idempotency key required: just resend.":                 false,
+		"lumapay requires no key for retries.":                      false,
+		"you never have to send a key to retry.":                    false,
+		"q: must i send a key when i retry? a: no, just resend it.": false,
+	} {
+		if got := requiresKey(sent); got != want {
+			t.Errorf("requiresKey(%q) = %v", sent, got)
+		}
+	}
+}
