@@ -1091,20 +1091,50 @@ func (l *linter) learnedPropose(sent string, threshold float64) (hit, []int, boo
 	return hit{rule: lf.rule, message: x.message + note, fix: x.fix, path: x.path}, x.at, true
 }
 
-// reSlashName is a name of the form group/name ("copy/exactly-once",
-// "sdk/retries-off"): a rule of a catalog, a setting, a path. Its words
-// name something; they promise nothing.
-var reSlashName = regexp.MustCompile(`\b[a-z][a-z0-9]*/[a-z0-9]+(?:[-_][a-z0-9]+)*\b`)
+// reSlashName is a name of the form group/kebab-name ("copy/exactly-once",
+// "sdk/retries-off"): a rule of a catalog, a setting. Its words name
+// something; they promise nothing. A path ("/v1/payout-batches") and a
+// pair of methods ("PUT/DELETE") are no such name (slashNames).
+var reSlashName = regexp.MustCompile(`[a-z][a-z0-9]*/[a-z0-9]+(?:-[a-z0-9]+)+`)
+
+// slashNames are the group/kebab-name names of sent: the matches of
+// reSlashName that start a word and are not part of a path.
+func slashNames(sent string) [][]int {
+	var out [][]int
+	for _, loc := range reSlashName.FindAllStringIndex(sent, -1) {
+		if loc[0] > 0 && strings.IndexByte("/._-", sent[loc[0]-1]) >= 0 || loc[0] > 0 && isWordByte(sent[loc[0]-1]) {
+			continue
+		}
+		if loc[1] < len(sent) && (sent[loc[1]] == '/' || isWordByte(sent[loc[1]])) {
+			continue
+		}
+		out = append(out, loc)
+	}
+	return out
+}
 
 // readsAsName reports whether sent reads as a claim of fam only through
-// the words of a group/name ("copy/exactly-once · Lumapay", a rule
-// page's title): without its names, the sentence is no such claim. The
-// phrase rules leave a term inside such a name alone too.
+// the words of a group/kebab-name ("copy/exactly-once · Lumapay", a rule
+// page's title): with each name read as the word "name", the sentence is
+// no such claim. The phrase rules leave a term inside such a name alone
+// too.
 func (l *linter) readsAsName(sent, fam string, threshold float64) bool {
-	if !strings.Contains(sent, "/") || !reSlashName.MatchString(sent) {
+	if !strings.Contains(sent, "/") {
 		return false
 	}
-	f, p, _ := l.learned.read(reSlashName.ReplaceAllString(sent, "name"))
+	names := slashNames(sent)
+	if len(names) == 0 {
+		return false
+	}
+	var b strings.Builder
+	from := 0
+	for _, loc := range names {
+		b.WriteString(sent[from:loc[0]])
+		b.WriteString("name")
+		from = loc[1]
+	}
+	b.WriteString(sent[from:])
+	f, p, _ := l.learned.read(b.String())
 	return f != fam || p < threshold
 }
 

@@ -175,3 +175,20 @@ func TestLearnedLeavesNames(t *testing.T) {
 		}
 	}
 }
+
+// TestSlashNames: a rule's name is one; a path and a pair of methods are
+// not.
+func TestSlashNames(t *testing.T) {
+	for sent, want := range map[string]int{
+		"copy/exactly-once · lumapay":                  1,
+		"see sdk/retries-off and copy/standard-claim.": 2,
+		"post /v1/payout-batches is idempotent.":       0,
+		"put/delete requests are idempotent.":          0,
+		"a v2/payout-batches route.":                   1,
+		"docs.example.com/retry-policy says so.":       0,
+	} {
+		if got := len(slashNames(sent)); got != want {
+			t.Errorf("%q: %d names, want %d", sent, got, want)
+		}
+	}
+}
