@@ -58,7 +58,7 @@ func newCopyCmd(sys *IO, runF func(context.Context, *copyOptions) error) *cobra.
 			"and standards), each judged against the contract like the rules' findings, whose\n" +
 			"message says the learned reader proposed it; where it reads a sentence as no claim\n" +
 			"(or as another family's) with confidence, it drops a contract-judging rule's finding\n" +
-			"there. It adds a third to a half to the lint's CPU. --learned=false turns it off. Default: " + onOff(copylint.LearnedDefault) + ".\n\n" +
+			"there. It adds a fifth to a half to the lint's CPU. --learned=false turns it off. Default: " + onOff(copylint.LearnedDefault) + ".\n\n" +
 			"Suppress one line with <!-- retryspec-disable-next-line RULE -- reason --> above it,\n" +
 			"or a path with a docs.copy.allow entry (path, rule, because) in the contract.\n\n" +
 			"--export-vale DIR writes the phrase rules as a Vale style into DIR/Retryspec and exits;\n" +
