@@ -365,16 +365,7 @@ func TestDefaultOutIsContractDocsOut(t *testing.T) {
 func TestOwnCopyPasses(t *testing.T) {
 	for name, path := range examples(t) {
 		t.Run(name, func(t *testing.T) {
-			c, err := contract.Load(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			in, _ := inputs(context.Background(), c, noHistory{}, nil)
-			tm, _ := render.LoadTemplates("")
-			files, err := Generate(in, tm, Options{MarkdownOnly: true})
-			if err != nil {
-				t.Fatal(err)
-			}
+			c, files := generatedExample(t, path, Options{MarkdownOnly: true})
 			for _, f := range lintOwnCopy(c, files) {
 				if !f.Waived {
 					t.Errorf("%s:%d:%d: %s: %s [%s]", f.File, f.Line, f.Column, f.Severity, f.Message, f.Rule)
@@ -384,40 +375,50 @@ func TestOwnCopyPasses(t *testing.T) {
 	}
 }
 
-// TestOwnCopyPassesTheReader: the pages, Markdown and HTML, pass `copy
-// --learned` too (the learned reader as shipped, after the rules), so a
-// team that turns the reader on is not failed by retryspec's own words.
-// (The changelog is left out as lintOwnCopy leaves it: it quotes the
-// contract's past values.)
-func TestOwnCopyPassesTheReader(t *testing.T) {
+// TestOwnCopyPassesEitherWay: the pages, Markdown and HTML, pass `copy`
+// with the learned reader as shipped and with the rules alone
+// (--learned=false), whichever the default, so no team is failed by
+// retryspec's own words. (The changelog is left out as lintOwnCopy
+// leaves it: it quotes the contract's past values.)
+func TestOwnCopyPassesEitherWay(t *testing.T) {
 	m, err := copylint.ShippedLearnedModel()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for name, file := range examples(t) {
 		t.Run(name, func(t *testing.T) {
-			c, err := contract.Load(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			in, _ := inputs(context.Background(), c, noHistory{}, nil)
-			tm, _ := render.LoadTemplates("")
-			files, err := Generate(in, tm, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			c, files := generatedExample(t, file, Options{})
 			for _, f := range files {
 				if ext := path.Ext(f.Path); ext != ".md" && ext != ".html" || strings.HasSuffix(f.Path, "changelog.md") || strings.HasSuffix(f.Path, "changelog.html") {
 					continue
 				}
-				for _, x := range copylint.LintSourceLearnedVeto(c, f.Path, markerComments(f.Data), m, copylint.LearnedThreshold, copylint.LearnedFieldFamilies, copylint.LearnedVeto) {
-					if !x.Waived {
-						t.Errorf("%s:%d:%d: %s: %s [%s]", x.File, x.Line, x.Column, x.Severity, x.Message, x.Rule)
+				for _, reader := range []*copylint.LearnedModel{nil, m} {
+					for _, x := range copylint.LintSourceLearnedVeto(c, f.Path, markerComments(f.Data), reader, copylint.LearnedThreshold, copylint.LearnedFieldFamilies, copylint.LearnedVeto) {
+						if !x.Waived {
+							t.Errorf("%s (reader %v):%d:%d: %s: %s [%s]", x.File, reader != nil, x.Line, x.Column, x.Severity, x.Message, x.Rule)
+						}
 					}
 				}
 			}
 		})
 	}
+}
+
+// generatedExample loads the example contract at file and generates its
+// pages with opts.
+func generatedExample(t *testing.T, file string, opts Options) (*contract.Contract, []File) {
+	t.Helper()
+	c, err := contract.Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, _ := inputs(context.Background(), c, noHistory{}, nil)
+	tm, _ := render.LoadTemplates("")
+	files, err := Generate(in, tm, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, files
 }
 
 // TestBuildRefusesOwnCopyViolation: a template that makes a page promise
