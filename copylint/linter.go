@@ -92,8 +92,8 @@ const (
 	tagRecMark = 1 << 55
 	tagRecWord = 1 << 54
 	tagRecords = tagRecMark | tagRecWord
-	// The learned reader's gate words, in the raw pass of a linter with
-	// the reader on (prefilter): no rule reads this bit.
+	// The learned reader's gate words, in every anchor scan of a linter
+	// with the reader on (prefilter): no rule reads this bit.
 	tagLearnedGate = 1 << 53
 	maxFormBits    = 53
 )
