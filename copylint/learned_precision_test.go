@@ -6,7 +6,7 @@ import (
 )
 
 // The readings of this file were written after reading the false
-// findings of the shipped reader on the development sets (heldout15 to
+// findings of the shipped reader on the development sets (heldout7 to
 // heldout18 and the leave-one-set-out folds); the sentences are this
 // test's own.
 
@@ -15,25 +15,17 @@ import (
 // them; the question read without them is the very claim the answer
 // denies. A bare "Yes." is still the claim.
 func TestLearnedBareAnswer(t *testing.T) {
-	text := []byte("q: is the entire api idempotent? a: no. reads are, and keyed transfers are. then more. and more.")
-	var got []string
-	for _, s := range learnedUnits(text, sentences(text, nil)) {
-		got = append(got, string(text[s.start:s.end]))
-	}
+	got := unitTexts("q: is the entire api idempotent? a: no. reads are, and keyed transfers are. then more. and more.")
 	want := []string{"q: is the entire api idempotent? a: no. reads are, and keyed transfers are.", "then more.", "and more."}
 	if !slices.Equal(got, want) {
 		t.Errorf("units %q, want %q", got, want)
 	}
-	for unit, want := range map[string]bool{
+	checkPredicate(t, "bareAnswer", func(unit string) bool { return bareAnswer([]byte(unit)) }, map[string]bool{
 		"q: is it? a: no.":             true,
 		"is it? not at all.":           true,
 		"is it? no, it is not at all.": false,
 		"it is not.":                   false,
-	} {
-		if got := bareAnswer([]byte(unit)); got != want {
-			t.Errorf("bareAnswer(%q) = %v", unit, got)
-		}
-	}
+	})
 	c := payoutsContract(t)
 	m, _ := ShippedLearnedModel()
 	if fam, p := m.Predict(c, "Q: Is the entire API idempotent? A: No."); fam != "api-idempotent" || p < LearnedThreshold {
@@ -83,36 +75,24 @@ func TestLearnedDenialsAndSenses(t *testing.T) {
 			t.Errorf("%q: a finding %v (%q), want %v", tc.sent, ok, h.message, tc.finding)
 		}
 	}
-	for sent, want := range map[string]bool{
+	checkPredicate(t, "deniesMethod", deniesMethod, map[string]bool{
 		"by the spec, get is idempotent and post is not.":           true,
 		"get: idempotent; post: no.":                                true,
 		"posts aren't idempotent elsewhere; every lumapay post is.": false,
 		"post requests are idempotent, so repeat them.":             false,
-	} {
-		if got := deniesMethod(sent); got != want {
-			t.Errorf("deniesMethod(%q) = %v", sent, got)
-		}
-	}
-	for sent, want := range map[string]bool{
+	})
+	checkPredicate(t, "deniesStandard", deniesStandard, map[string]bool{
 		"the ietf text remains an internet-draft.":          true,
 		"the header is not yet a ratified standard.":        true,
 		"the header is the ratified ietf standard.":         false,
 		"we conform to the ietf draft, which is now final.": false,
-	} {
-		if got := deniesStandard(sent); got != want {
-			t.Errorf("deniesStandard(%q) = %v", sent, got)
-		}
-	}
-	for sent, want := range map[string]bool{
+	})
+	checkPredicate(t, "requiresKey", requiresKey, map[string]bool{
 		"your connector must send the key again when it retries.":   true,
 		"the header is required on transfers.":                      true,
 		"no idempotency key required: just resend.":                 false,
 		"lumapay requires no key for retries.":                      false,
 		"you never have to send a key to retry.":                    false,
 		"q: must i send a key when i retry? a: no, just resend it.": false,
-	} {
-		if got := requiresKey(sent); got != want {
-			t.Errorf("requiresKey(%q) = %v", sent, got)
-		}
-	}
+	})
 }

@@ -116,11 +116,7 @@ func TestLearnedNegationAndMarks(t *testing.T) {
 // the sentence after a bare answer ("not alone.") joins it too, without
 // counting (TestLearnedBareAnswer).
 func TestLearnedUnits(t *testing.T) {
-	text := []byte("is post idempotent? not alone. run it again; no key is required. a; b; c; d.")
-	var got []string
-	for _, s := range learnedUnits(text, sentences(text, nil)) {
-		got = append(got, string(text[s.start:s.end]))
-	}
+	got := unitTexts("is post idempotent? not alone. run it again; no key is required. a; b; c; d.")
 	want := []string{"is post idempotent? not alone. run it again; no key is required.", "a; b; c;", "d."}
 	if !slices.Equal(got, want) {
 		t.Errorf("units %q, want %q", got, want)
@@ -382,17 +378,13 @@ func TestLearnedCautionsAndTopics(t *testing.T) {
 		}
 	}
 	// The warning check itself: a duplicate outcome denied is no warning.
-	for sent, want := range map[string]bool{
+	checkPredicate(t, "warnsOfDuplicate", warnsOfDuplicate, map[string]bool{
 		"resend it without a key and it will create a second transfer.":       true,
 		"resend it without a key and you get charged twice.":                  true,
 		"resend it without a key and it will never create a second transfer.": false,
 		"resend it without a key; we do not make a duplicate.":                false,
 		"resend it without a key, whenever you like.":                         false,
-	} {
-		if got := warnsOfDuplicate(sent); got != want {
-			t.Errorf("warnsOfDuplicate(%q) = %v", sent, got)
-		}
-	}
+	})
 }
 
 // stripTags is the text of a one-line HTML page, for the model alone.
@@ -508,16 +500,12 @@ func TestLearnedThirdPartyReadings(t *testing.T) {
 	if toks := learnedTokens("the webhook is sent once.", c); !slices.Contains(toks, tokCountWithin) {
 		t.Errorf("\"sent once\" reads as no count: %v", toks)
 	}
-	for sent, want := range map[string]bool{
+	checkPredicate(t, "expectsDuplicates", expectsDuplicates, map[string]bool{
 		"no data loss, but duplicates are expected during failures.": true,
 		"you may receive duplicates after a failover.":               true,
 		"you will never receive duplicates.":                         false,
 		"there are no duplicates, and duplicates are impossible.":    false,
-	} {
-		if got := expectsDuplicates(sent); got != want {
-			t.Errorf("expectsDuplicates(%q) = %v", sent, got)
-		}
-	}
+	})
 }
 
 // TestPredictTokensMatchesFeatures: predictTokens weighs, to the bit, the
@@ -591,4 +579,24 @@ func BenchmarkLearnedRead(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(sents)), "ns/sentence")
+}
+
+// unitTexts is the reading units of text (learnedUnits).
+func unitTexts(text string) []string {
+	var out []string
+	for _, s := range learnedUnits([]byte(text), sentences([]byte(text), nil)) {
+		out = append(out, text[s.start:s.end])
+	}
+	return out
+}
+
+// checkPredicate holds read, named name, to cases: each sentence and
+// whether read reports it.
+func checkPredicate(t *testing.T, name string, read func(string) bool, cases map[string]bool) {
+	t.Helper()
+	for sent, want := range cases {
+		if got := read(sent); got != want {
+			t.Errorf("%s(%q) = %v, want %v", name, sent, got, want)
+		}
+	}
 }

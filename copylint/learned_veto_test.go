@@ -13,7 +13,7 @@ import (
 // exactly-once warning).
 func TestLearnedVeto(t *testing.T) {
 	c := payoutsContract(t)
-	none := &LearnedModel{Classes: []string{learnedNone, "exactly-once"}, Bias: []float64{3, -3}, Weights: map[string][]float64{}}
+	none := noClaimModel()
 	page := []byte("# Delivery\n\nWe keep your idempotency keys for 30 days, so retry whenever you like.\n\n" +
 		"Every transfer is processed exactly once, guaranteed by our platform.\n\n" +
 		"Each message is processed exactly once within the deduplication window.\n")
@@ -112,23 +112,30 @@ func TestLearnedOverride(t *testing.T) {
 	}
 }
 
+// noClaimModel reads every sentence as no claim, at about 0.9975.
+func noClaimModel() *LearnedModel {
+	return &LearnedModel{Classes: []string{learnedNone, "exactly-once"}, Bias: []float64{3, -3}, Weights: map[string][]float64{}}
+}
+
 // TestLearnedVetoLeavesSuppressed: a finding a suppression waives is left
 // as the rules read it, even where the reader would veto it: vetoed, it
 // would leave the suppression waiving nothing (copy/unused-suppression),
-// and the line flagged again once the reader is off.
+// and the line flagged again once the reader is off. A marker that
+// waives nothing (it names no copy rule) protects nothing either.
 func TestLearnedVetoLeavesSuppressed(t *testing.T) {
 	c := payoutsContract(t)
-	none := &LearnedModel{Classes: []string{learnedNone, "exactly-once"}, Bias: []float64{3, -3}, Weights: map[string][]float64{}}
 	page := []byte("# Delivery\n\n<!-- retryspec-disable-next-line copy/contradicts-contract -- quoted as an example -->\n" +
 		"We keep your idempotency keys for 30 days, so retry whenever you like.\n\n" +
-		"Keys are kept for 30 days, so retry whenever you like.\n")
+		"Keys are kept for 30 days, so retry whenever you like.\n\n" +
+		"<!-- retryspec-disable-next-line copy/contradicts-contract copy/no-such-rule -- quoted -->\n" +
+		"We keep your idempotency keys for 30 days, so retry whenever you like.\n")
 	var got []string
-	for _, f := range LintSourceLearnedVeto(c, "x.md", page, none, 0.99, nil, 0.9) {
+	for _, f := range LintSourceLearnedVeto(c, "x.md", page, noClaimModel(), 0.99, nil, 0.9) {
 		got = append(got, fmt.Sprintf("%s:%d waived=%v", f.Rule, f.Line, f.Waived))
 	}
-	want := []string{RuleContradicts + ":4 waived=true"}
+	want := []string{RuleContradicts + ":4 waived=true", RuleUnusedSuppression + ":8 waived=false"}
 	if !slices.Equal(got, want) {
-		t.Errorf("got %v, want %v (the suppressed line kept and waived, the other vetoed)", got, want)
+		t.Errorf("got %v, want %v (the suppressed line kept and waived, the others vetoed, the bad marker reported)", got, want)
 	}
 }
 
@@ -136,25 +143,19 @@ func TestLearnedVetoLeavesSuppressed(t *testing.T) {
 // are off states no retry policy (retriesOff), and one that says a
 // keyless retry goes unprotected warns against it (warnsKeyless).
 func TestLearnedCautionReadings(t *testing.T) {
-	for _, tc := range []struct {
-		read func(string) bool
-		sent string
-		want bool
-	}{
-		{retriesOff, "the sdks ship with retries off.", true},
-		{retriesOff, "retries are disabled for this endpoint.", true},
-		{retriesOff, "you can disable automatic retries in the client options.", true},
-		{retriesOff, "the sdk retries every failed request.", false},
-		{retriesOff, "there is no retry limit: any error is retried.", false},
-		{warnsKeyless, "a retry of that request is not protected at all: the server ran it with no key.", true},
-		{warnsKeyless, "without a key, a resent request isn't deduplicated.", true},
-		{warnsKeyless, "resend it without a key and it will create a second transfer.", true},
-		{warnsKeyless, "you can retry without a key; every request is protected.", false},
-	} {
-		if got := tc.read(tc.sent); got != tc.want {
-			t.Errorf("%q: %v, want %v", tc.sent, got, tc.want)
-		}
-	}
+	checkPredicate(t, "retriesOff", retriesOff, map[string]bool{
+		"the sdks ship with retries off.":                          true,
+		"retries are disabled for this endpoint.":                  true,
+		"you can disable automatic retries in the client options.": true,
+		"the sdk retries every failed request.":                    false,
+		"there is no retry limit: any error is retried.":           false,
+	})
+	checkPredicate(t, "warnsKeyless", warnsKeyless, map[string]bool{
+		"a retry of that request is not protected at all: the server ran it with no key.": true,
+		"without a key, a resent request isn't deduplicated.":                             true,
+		"resend it without a key and it will create a second transfer.":                   true,
+		"you can retry without a key; every request is protected.":                        false,
+	})
 }
 
 // TestLearnedLeavesNames: a sentence that reads as a claim only through

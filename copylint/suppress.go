@@ -135,12 +135,11 @@ func inSpans(spans []span, off int) bool {
 	return false
 }
 
-// waivedBy reports, for a hit, whether one of sups waives it: a marker
-// with a reason, on the line above, naming its rule. The learned reader
-// does not veto such a hit: the writer has already judged the line (a
-// rule page quoting what not to write), and a veto would leave the
-// suppression waiving nothing, a finding of its own, and the line
-// flagged again once the reader is off.
+// waivedBy reports, for a hit, whether one of sups waives it (waives).
+// The learned reader does not veto such a hit: the writer has already
+// judged the line (a rule page quoting what not to write), and a veto
+// would leave the suppression waiving nothing, a finding of its own, and
+// the line flagged again once the reader is off.
 func waivedBy(sups []*suppression, src []byte) func(hit) bool {
 	if len(sups) == 0 {
 		return func(hit) bool { return false }
@@ -152,10 +151,28 @@ func waivedBy(sups []*suppression, src []byte) func(hit) bool {
 			lines = &li
 		}
 		line, _ := lines.pos(src, h.start)
-		return slices.ContainsFunc(sups, func(s *suppression) bool {
-			return s.reason != "" && s.target == line && s.covers(h.rule)
-		})
+		return slices.ContainsFunc(sups, func(s *suppression) bool { return s.waives(h.rule, line) })
 	}
+}
+
+// waives reports whether s waives a finding of rule on line: a marker
+// that names only copy rules and gives a reason (applySuppressions
+// reports any other as a finding of its own), on the line above, naming
+// the rule or all of them.
+func (s *suppression) waives(rule string, line int) bool {
+	return s.reason != "" && s.target == line && s.covers(rule) && len(s.unknownRules()) == 0
+}
+
+// unknownRules are the names s gives that are no copy rule.
+func (s *suppression) unknownRules() []string {
+	known := knownRules()
+	var out []string
+	for _, r := range s.rules {
+		if !known[r] {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 func (s *suppression) covers(rule string) bool {
@@ -185,17 +202,10 @@ var knownRules = sync.OnceValue(func() map[string]bool {
 // the findings about the comments themselves: one without a reason waives
 // nothing and is an error; one that waived nothing is a warning.
 func applySuppressions(fs []findings.Finding, sups []*suppression, name string, lines lineIndex, src []byte) []findings.Finding {
-	known := knownRules()
 	for _, s := range sups {
 		line, col := lines.pos(src, s.off)
 		at := findings.Finding{File: name, Line: line, Column: col}
-		var unknown []string
-		for _, r := range s.rules {
-			if !known[r] {
-				unknown = append(unknown, r)
-			}
-		}
-		if len(unknown) > 0 {
+		if unknown := s.unknownRules(); len(unknown) > 0 {
 			f := at
 			f.Rule, f.Severity = RuleUnusedSuppression, severityOf(RuleUnusedSuppression)
 			// Quoted, so a name with a control character in it still
@@ -218,7 +228,7 @@ func applySuppressions(fs []findings.Finding, sups []*suppression, name string, 
 		}
 		for i := range fs {
 			f := &fs[i]
-			if f.Line == s.target && !f.Waived && strings.HasPrefix(f.Rule, "copy/") && f.Rule != RuleUnusedSuppression && f.Rule != RuleSuppressionNoReason && s.covers(f.Rule) {
+			if !f.Waived && strings.HasPrefix(f.Rule, "copy/") && f.Rule != RuleUnusedSuppression && f.Rule != RuleSuppressionNoReason && s.waives(f.Rule, f.Line) {
 				f.Waived, f.WaivedBecause = true, s.reason
 				s.used = true
 			}
