@@ -703,6 +703,23 @@ var vetoable = map[string]bool{
 	RuleContradicts: true, RuleStandardClaim: true, RuleMethodIdempotency: true, RuleRetryAnyError: true,
 }
 
+// readerWeighs reports whether the learned reader weighs the contract
+// value at path: an endpoint's key or effect, or a figure its tokens
+// place against the contract (a time against replay_window and
+// max_elapsed, a count against max_attempts, a status against the
+// statuses retried). A hit on any other value (the header's name, an
+// error code, where the key goes, the backoff) compares a name or a
+// figure the model never sees, and its veto leaves it.
+func readerWeighs(path string) bool {
+	return path == "" || strings.HasPrefix(path, "endpoints[") || weighedPaths[path]
+}
+
+var weighedPaths = map[string]bool{
+	"idempotency.replay_window": true, "idempotency.reaper_after": true,
+	"retry.max_attempts": true, "retry.max_elapsed": true,
+	"retry.statuses": true, "retry.cautious_statuses": true,
+}
+
 // LearnedFieldFamilies are the families the shipped reader reports: those
 // whose proposals, at the shipped threshold and veto, add no finding on
 // the hand-labelled manuals of labels.tsv, labelled line or not
@@ -913,7 +930,7 @@ func (l *linter) learnedHits(d *document, hits []hit, sc *scratch, waived func(h
 	}
 	if len(vetoed) > 0 {
 		hits = slices.DeleteFunc(hits, func(h hit) bool {
-			return vetoable[h.rule] && slices.ContainsFunc(vetoed, func(v [2]int) bool { return h.start < v[1] && h.end > v[0] })
+			return vetoable[h.rule] && readerWeighs(h.path) && slices.ContainsFunc(vetoed, func(v [2]int) bool { return h.start < v[1] && h.end > v[0] })
 		})
 	}
 	return append(hits, added...)
@@ -934,7 +951,10 @@ type unitReading struct {
 // the model's finding in their place.
 func (l *linter) readRuled(sent string, hits []hit, start, end int) unitReading {
 	r := l.learned
-	if r.veto == 0 {
+	// A fragment, a table row or a record ("Retries: at most 9") is no
+	// sentence of the kind the model learned from: the rules' reading of
+	// it stands.
+	if r.veto == 0 || !proseSentence([]byte(sent)) {
 		return unitReading{}
 	}
 	fam, p, _ := r.read(sent)
@@ -977,6 +997,12 @@ func ruleIn(hits []hit, start, end int, rule string) bool {
 // a rule the reader may veto.
 func onlyVetoable(hits []hit, start, end int) bool {
 	return !slices.ContainsFunc(hits, func(h hit) bool { return !vetoable[h.rule] && h.start < end && h.end > start })
+}
+
+// proseSentence reports whether a unit reads as a sentence of prose: it
+// ends as one and has learnedMinWords words or more.
+func proseSentence(sent []byte) bool {
+	return bytes.Count(sent, []byte(" "))+1 >= learnedMinWords && endsSentence(sent)
 }
 
 // endsSentence reports whether a unit ends as a sentence does (. ! ? ;
@@ -1067,6 +1093,9 @@ func (l *linter) learnedPropose(sent string, threshold float64) (hit, []int, boo
 	if senseRules[lf.rule] && l.otherSense(lf.rule, sent) || l.readsAsName(sent, fam, threshold) {
 		return hit{}, nil, false
 	}
+	if readsAsReport(fam, sent) {
+		return hit{}, nil, false
+	}
 	note := fmt.Sprintf(" (read by the learned reader as a %s claim, p %.2f)", fam, p)
 	if lf.judge == nil {
 		if !lf.applies(l.c) {
@@ -1083,7 +1112,77 @@ func (l *linter) learnedPropose(sent string, threshold float64) (hit, []int, boo
 	if !ok {
 		return hit{}, nil, false
 	}
+	if x.at != nil && reportedAt([]byte(sent), x.at[0], x.at[1]) {
+		return hit{}, nil, false
+	}
 	return hit{rule: lf.rule, message: x.message + note, fix: x.fix, path: x.path}, x.at, true
+}
+
+// readsAsReport reports whether sent, read as a claim of fam, only
+// asks, or states what is true of something the claim is not about: a
+// credential's lifetime, reads, a plan, a part of the API.
+func readsAsReport(fam, sent string) bool {
+	switch {
+	case asksOnly(sent):
+		return true
+	case fam == "key-retention":
+		return namesCredential(sent)
+	case fam == "api-idempotent" && (rePlanned.MatchString(sent) || reSubset.MatchString(sent)):
+		return true
+	}
+	return readScoped[fam] && scopedToReads(sent)
+}
+
+// asksOnly reports whether a unit is a question with no answer after it:
+// it asks and promises nothing, as the rules read it (clauseRules.judge).
+func asksOnly(sent string) bool {
+	return strings.HasSuffix(strings.TrimRight(sent, " \"')*_"), "?")
+}
+
+// reCredential is a credential called a key: an API key is kept for
+// months, and says nothing of idempotency keys.
+var reCredential = regexp.MustCompile(`\b(api|secret|access|publishable|restricted|signing|encryption|ssh|license|licence|oauth|session)[ -]keys?\b`)
+
+// namesCredential reports whether sent is about a credential, not an
+// idempotency key.
+func namesCredential(sent string) bool {
+	return reCredential.MatchString(sent) && !strings.Contains(sent, "idempoten")
+}
+
+// rePlanned states a plan, not what holds today ("we are working toward
+// every endpoint being idempotent", "next quarter, all endpoints will
+// be").
+var rePlanned = regexp.MustCompile(`\b(working|moving|headed|heading|striving) (toward|towards)\b|\b(someday|some day|eventually|next (year|quarter|release|version)|road ?map|in the future)\b|\b(plan|plans|planned|planning|aim|aims|intend|intends|hope|hopes) to\b`)
+
+// reSubset narrows a claim about the API to a part of it: an exception
+// ("every operation, except bulk exports, ..."), or the calls of one
+// kind ("for the calls that create money movements").
+var reSubset = regexp.MustCompile(`\b(except|excluding|other than|apart from|save for|with the exception of)\b|\bfor (the|those) (calls|endpoints|operations|requests|routes) (that|which)\b`)
+
+// readScoped are the families a claim scoped to reads does not make.
+var readScoped = map[string]bool{"safe-to-retry": true, "keyless-retry": true, "api-idempotent": true}
+
+// reReads names reads as a claim's scope: GET or read requests, routes
+// or endpoints, lookups and queries, reading a resource again, webhook
+// events (which the contract does not cover). "get" alone is most often
+// the verb ("you get the original back").
+var (
+	reReads  = regexp.MustCompile(`\b(get|head|read|read-only) (requests?|calls?|endpoints?|routes?|operations?|methods?)\b|\b(lookups?|queries)\b|\bto read (a|an|the|your)\b|\bwebhook events?\b`)
+	reWrites = regexp.MustCompile(`\b(writes?|creat\w*|actions?|post)\b`)
+)
+
+// scopedToReads reports whether sent scopes its claim to reads ("every
+// GET request is safe to replay") and names no write: reads are safe to
+// repeat.
+func scopedToReads(sent string) bool { return reReads.MatchString(sent) && !reWrites.MatchString(sent) }
+
+// reportedAt reports whether the figure at [start, end) of sent is
+// reported, not promised, as the contract checks read it: asked, quoted
+// or named as wording not to write, or another system's figure
+// (attributed back to it, or disowned after it).
+func reportedAt(sent []byte, start, end int) bool {
+	return asked(sent, end) || quotedWording(sent, start, end) || mentionedWording(sent, start) ||
+		attributedBack(sent[:start], sent[end:]) || disowned(sent[end:])
 }
 
 // reSlashName is a name of the form group/kebab-name ("copy/exactly-once",

@@ -193,3 +193,66 @@ func TestSlashNames(t *testing.T) {
 		}
 	}
 }
+
+// TestLearnedVetoLeavesFacts: the veto drops a finding on a value the
+// reader weighs (a retention said in a sentence), never one on a name or
+// a figure its tokens do not hold (a header's name, an error code), nor
+// one in a record or a table row, which is no sentence of the kind it
+// learned from.
+func TestLearnedVetoLeavesFacts(t *testing.T) {
+	c := payoutsContract(t)
+	page := []byte("# Keys\n\n" +
+		"Keys are kept for 30 days, so retry whenever you like.\n\n" +
+		"Send the X-Idempotency-Key header with each POST.\n\n" +
+		"A reused key returns 409 idempotency_key_in_use.\n\n" +
+		"Retries: at most 9\n")
+	var got []string
+	for _, f := range LintSourceLearnedVeto(c, "x.md", page, noClaimModel(), 0.99, nil, 0.9) {
+		got = append(got, fmt.Sprintf("%d %s", f.Line, f.Path))
+	}
+	want := []string{"5 idempotency.header", "7 idempotency.conflicts", "9 retry.max_attempts"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %v, want %v (the retention vetoed, the header, the code and the record kept)", got, want)
+	}
+}
+
+// TestLearnedReadsAsReport: a sentence the model reads as a claim that
+// only asks, or is about a credential, reads, a plan or a part of the
+// API, or reports another system's figure, is left; the same family's
+// claims stay.
+func TestLearnedReadsAsReport(t *testing.T) {
+	c := payoutsContract(t)
+	l := learnedLinter(t, c)
+	for _, tc := range []struct {
+		sent, family string
+		finding      bool
+	}{
+		{"Can you retry every single Lumapay call safely?", "safe-to-retry", false},
+		{"You can retry every single Lumapay call safely.", "safe-to-retry", true},
+		{"The console remembers your secret key for 90 days.", "key-retention", false},
+		{"The platform remembers your idempotency key for 90 days.", "key-retention", true},
+		{"Every GET route can be retried with no side effects.", "safe-to-retry", false},
+		{"Every route can be retried with no side effects.", "safe-to-retry", true},
+		{"Our roadmap: every single endpoint idempotent by the summer.", "api-idempotent", false},
+		{"Each endpoint, save for report archiving, is idempotent.", "api-idempotent", false},
+		{"Each endpoint we offer is idempotent.", "api-idempotent", true},
+		{"Square remembers idempotency keys for 10 days; do not carry that figure over.", "key-retention", false},
+		{"Adyen stores idempotency keys for 7 days - that's Adyen's window, not ours.", "key-retention", false},
+		{"Stop telling customers that idempotency keys are stored for a year.", "key-retention", false},
+		{"Lumapay keeps keys for two weeks.", "key-retention", true},
+	} {
+		sent := normalizedProse(tc.sent)
+		if fam, p := l.learned.m.predictNormalized(c, sent); fam != tc.family || p < LearnedThreshold {
+			t.Errorf("%q: the model reads %s at %.2f; the case tests nothing", tc.sent, fam, p)
+			continue
+		}
+		if h, _, ok := l.learnedPropose(sent, LearnedThreshold); ok != tc.finding {
+			t.Errorf("%q: a finding %v (%q), want %v", tc.sent, ok, h.message, tc.finding)
+		}
+	}
+	checkPredicate(t, "scopedToReads", scopedToReads, map[string]bool{
+		"a retry of a balance lookup works without the key.":     true,
+		"retry it and you get the original transfer back.":       false,
+		"every get request, and every create, is safe to retry.": false,
+	})
+}
