@@ -416,7 +416,7 @@ func (lf learnedFamily) leaves(sent string, toks []string) bool {
 // learnedFamilies maps the family names of the labelled sets to their
 // judges. standard-claim has none: no contract value contradicts it.
 var learnedFamilies = map[string]learnedFamily{
-	"retry-duration":     {RuleContradicts, judgeRetryUnbounded, nil, unboundedLoop, retriesOff, nil, nil},
+	"retry-duration":     {RuleContradicts, judgeRetryUnbounded, nil, endlessLoop, retriesOff, namesExtent, nil},
 	"safe-to-retry":      {RuleContradicts, judgeSafeToRetry, nil, nil, nil, namesRetry, nil},
 	"keyless-retry":      {RuleContradicts, judgeKeyless, nil, nil, warnsKeyless, nil, keyedOrRead},
 	"api-idempotent":     {RuleContradicts, judgeWholeAPI, nil, wholeAPIScope, nil, nil, nil},
@@ -428,6 +428,23 @@ var learnedFamilies = map[string]learnedFamily{
 	// No ratified standard defines the header, whatever the contract says.
 	"standard-claim": {RuleStandardClaim, nil, func(*contract.Contract) bool { return true }, nil, nil, nil, deniesStandard},
 }
+
+// endlessLoop: a retry-duration claim the reader makes is a loop with
+// no figure at all ("it never stops retrying a 503"). A count or a time
+// is the contract checks' to compare with max_attempts and max_elapsed,
+// which they do figure by figure; the model weighs such a sentence by
+// its words, and with a figure it read bounded loops ("three automatic
+// attempts per request") as endless ones.
+func endlessLoop(toks []string) bool {
+	return unboundedLoop(toks) && !slices.ContainsFunc(toks, func(t string) bool {
+		return t == tokNumber || t == tokCountOver || t == tokCountWithin || strings.HasPrefix(t, "DUR_") || countWords[t]
+	})
+}
+
+// countWords are counts in words the tokens keep as words ("three
+// automatic attempts": an adjective between the count and its noun).
+var countWords = map[string]bool{"one": true, "two": true, "three": true, "four": true, "five": true, "six": true,
+	"seven": true, "eight": true, "nine": true, "ten": true, "twice": true, "thrice": true, "dozen": true}
 
 // unboundedLoop: a sentence that states a count within max_attempts, or
 // only a time within max_elapsed, states the contract's bound.
@@ -447,6 +464,15 @@ var reRetryWord = regexp.MustCompile(`\b(?:re-?tr|re-?sen|re-?submit|replay|agai
 // at any time") says something is safe, not that retrying is. Every
 // safe-to-retry claim of the labelled sets names one.
 func namesRetry(sent string) bool { return reRetryWord.MatchString(sent) }
+
+// reExtent is a word for how long or how often something goes on: a
+// count, a span, a limit, an end or the lack of one.
+var reExtent = regexp.MustCompile(`\b(stop\w*|give[sn]? up|quits?|ceiling|limit\w*|caps?|capped|end\w*|until|forever|indefinitely|endless\w*|always|keeps?|keeping|persist\w*|times|attempts?|tries|long|days?|hours?|minutes?|weeks?|months?|clock|infinite\w*|unlimited|unbounded|as many|never|no matter|eventually|relentless\w*|tireless\w*)\b`)
+
+// namesExtent reports whether sent says how long or how often retrying
+// goes on: a retry-duration claim without one ("automatic retries cause
+// no side effects") promises something else.
+func namesExtent(sent string) bool { return reExtent.MatchString(sent) }
 
 // vagueCount is a count of tries stated without a figure ("a number of
 // times", "a few times", "several times"): finite, so a bound.
@@ -729,11 +755,12 @@ var weighedPaths = map[string]bool{
 // claim naming no second copy, a safe claim naming no retry and a loop
 // bounded by a vague count (learnedPropose), that was every family; both
 // were written knowing labels.tsv's false positives, so labels.tsv no
-// longer measures these families unseen. retry-duration is left out
-// since the model trained on heldout13-16 and train9-10 reads an
-// unlabelled line of the NServiceBus docs as a retry-duration claim
-// (copylint/README.md, "Six more sets to train on, retry-duration out").
-var LearnedFieldFamilies = []string{"api-idempotent", "exactly-once", "key-retention", "keyless-retry", "method-idempotency", "no-duplicates", "retry-any-error", "safe-to-retry", "standard-claim"}
+// longer measures these families unseen. retry-duration was left out
+// from Session 19 to 21 (the model reads an unlabelled NServiceBus line
+// about retries and side effects as one); it is back since its claims
+// must name how long or how often retrying goes on (namesExtent),
+// written knowing that line too (copylint/README.md).
+var LearnedFieldFamilies = []string{"api-idempotent", "exactly-once", "key-retention", "keyless-retry", "method-idempotency", "no-duplicates", "retry-any-error", "retry-duration", "safe-to-retry", "standard-claim"}
 
 // learnedMinWords is the fewest words a unit needs: a heading or a
 // table cell ("Exactly-once support", "duplicate events") is a topic,
@@ -1168,7 +1195,7 @@ var readScoped = map[string]bool{"safe-to-retry": true, "keyless-retry": true, "
 // the verb ("you get the original back").
 var (
 	reReads  = regexp.MustCompile(`\b(get|head|read|read-only) (requests?|calls?|endpoints?|routes?|operations?|methods?)\b|\b(lookups?|queries)\b|\bto read (a|an|the|your)\b|\bwebhook events?\b`)
-	reWrites = regexp.MustCompile(`\b(writes?|creat\w*|actions?|post)\b`)
+	reWrites = regexp.MustCompile(`\b(writes?|creat\w*|actions?|post|archiv\w*)\b`)
 )
 
 // scopedToReads reports whether sent scopes its claim to reads ("every
@@ -1177,11 +1204,14 @@ var (
 func scopedToReads(sent string) bool { return reReads.MatchString(sent) && !reWrites.MatchString(sent) }
 
 // reportedAt reports whether the figure at [start, end) of sent is
-// reported, not promised, as the contract checks read it: asked, quoted
-// or named as wording not to write, or another system's figure
-// (attributed back to it, or disowned after it).
+// reported, not promised, as the contract checks read it: quoted or
+// named as wording not to write, or another system's figure (attributed
+// back to it, or disowned after it). A figure inside a question is left
+// to the answer the unit holds with it ("Same key within 48 hours? You
+// get the original response.") and a question with no answer to
+// asksOnly.
 func reportedAt(sent []byte, start, end int) bool {
-	return asked(sent, end) || quotedWording(sent, start, end) || mentionedWording(sent, start) ||
+	return quotedWording(sent, start, end) || mentionedWording(sent, start) ||
 		attributedBack(sent[:start], sent[end:]) || disowned(sent[end:])
 }
 

@@ -256,3 +256,38 @@ func TestLearnedReadsAsReport(t *testing.T) {
 		"every get request, and every create, is safe to retry.": false,
 	})
 }
+
+// TestLearnedEndlessLoops: the reader reports a retry-duration claim only
+// for a loop with no figure ("no point at which it stops"); a count or a
+// time is the contract checks' to compare ("three automatic attempts",
+// "up to four times"), and a sentence with no word for how long or how
+// often retrying goes on promises something else (namesExtent). A figure
+// in a question is read with its answer.
+func TestLearnedEndlessLoops(t *testing.T) {
+	c := payoutsContract(t)
+	l := learnedLinter(t, c)
+	for _, tc := range []struct {
+		sent, family string
+		finding      bool
+	}{
+		{"There is no point at which the SDK stops retrying a failed payout.", "retry-duration", true},
+		{"The client keeps retrying until the bank answers.", "retry-duration", true},
+		{"The SDK makes three automatic attempts per request.", "retry-duration", false},
+		{"Our SDK retries 500 errors up to four times each.", "retry-duration", false},
+		{"Reuse a key within 36 hours? You get the first response back.", "key-retention", true},
+	} {
+		sent := normalizedProse(tc.sent)
+		if fam, p := l.learned.m.predictNormalized(c, sent); fam != tc.family || p < LearnedThreshold {
+			t.Errorf("%q: the model reads %s at %.2f; the case tests nothing", tc.sent, fam, p)
+			continue
+		}
+		if h, _, ok := l.learnedPropose(sent, LearnedThreshold); ok != tc.finding {
+			t.Errorf("%q: a finding %v (%q), want %v", tc.sent, ok, h.message, tc.finding)
+		}
+	}
+	checkPredicate(t, "namesExtent", namesExtent, map[string]bool{
+		"the client never gives up on a payout.":                   true,
+		"retries run for days.":                                    true,
+		"this guarantees automatic retries cause no side effects.": false,
+	})
+}
