@@ -416,7 +416,7 @@ func (lf learnedFamily) leaves(sent string, toks []string) bool {
 // learnedFamilies maps the family names of the labelled sets to their
 // judges. standard-claim has none: no contract value contradicts it.
 var learnedFamilies = map[string]learnedFamily{
-	"retry-duration":     {RuleContradicts, judgeRetryUnbounded, nil, endlessLoop, retriesOff, namesExtent, nil},
+	"retry-duration":     {RuleContradicts, judgeRetryLoop, nil, endlessLoop, retriesOff, namesExtent, nil},
 	"safe-to-retry":      {RuleContradicts, judgeSafeToRetry, nil, nil, nil, namesRetry, nil},
 	"keyless-retry":      {RuleContradicts, judgeKeyless, nil, nil, warnsKeyless, nil, keyedOrRead},
 	"api-idempotent":     {RuleContradicts, judgeWholeAPI, nil, wholeAPIScope, nil, nil, nil},
@@ -430,16 +430,50 @@ var learnedFamilies = map[string]learnedFamily{
 }
 
 // endlessLoop: a retry-duration claim the reader makes is a loop with
-// no figure at all ("it never stops retrying a 503"). A count or a time
-// is the contract checks' to compare with max_attempts and max_elapsed,
-// which they do figure by figure; the model weighs such a sentence by
-// its words, and with a figure it read bounded loops ("three automatic
-// attempts per request") as endless ones.
+// no figure ("it never stops retrying a 503"), or one whose figure the
+// tokens place beyond the contract's (a count over max_attempts, a time
+// over max_elapsed). A figure they cannot place ("three automatic
+// attempts": a word between the count and its noun) is the contract
+// checks' to compare; read by its words, such a loop looked endless.
 func endlessLoop(toks []string) bool {
-	return unboundedLoop(toks) && !slices.ContainsFunc(toks, func(t string) bool {
-		return t == tokNumber || t == tokCountOver || t == tokCountWithin || strings.HasPrefix(t, "DUR_") || countWords[t]
+	if !unboundedLoop(toks) {
+		return false
+	}
+	if slices.Contains(toks, tokCountOver) || slices.Contains(toks, tokDurOverElapsed) {
+		return true
+	}
+	return !slices.ContainsFunc(toks, func(t string) bool {
+		return t == tokNumber || t == tokCountWithin || strings.HasPrefix(t, "DUR_") || countWords[t]
 	})
 }
+
+// judgeRetryLoop is judgeRetryUnbounded for the reader, whose loop may
+// carry a figure beyond the contract's ("the client will try up to ten
+// times"): the message says so instead of "without end".
+//
+// A job of the application's own that resubmits within the contract's
+// longest_retry_chain ("our reconciliation job resubmits failed
+// transfers for up to 6 hours") is the chain the contract states, not
+// the client's loop.
+func judgeRetryLoop(c *contract.Contract, match, sentence string) (contradiction, bool) {
+	if chain := c.Idempotency.LongestRetryChain.Duration.D; chain > 0 && reResubmitter.MatchString(sentence) {
+		if d, _, ok := retentionOf(sentence); ok && d <= chain {
+			return contradiction{}, false
+		}
+	}
+	x, ok := judgeRetryUnbounded(c, match, sentence)
+	if ok && reFigure.MatchString(sentence) {
+		x.message = fmt.Sprintf("says the client retries more often or for longer (%q) than the contract allows: %s", match, retryBound(&c.Retry))
+	}
+	return x, ok
+}
+
+// reResubmitter is a job of the application's own that sends a request
+// again, beside the client's retries.
+var reResubmitter = regexp.MustCompile(`\b(jobs?|workers?|queues?|cron\w*|batch\w*|reconciliation|schedulers?|webhook-triggered|re-?submits?)\b`)
+
+// reFigure is a count or a span in digits or words.
+var reFigure = regexp.MustCompile(`\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|sixty|hundred|dozen)\b`)
 
 // countWords are counts in words the tokens keep as words ("three
 // automatic attempts": an adjective between the count and its noun).
@@ -633,12 +667,16 @@ func keyedOrRead(sent string) bool {
 // nothing yet (the phrase rule's unless list says the same).
 func wholeAPIScope(toks []string) bool {
 	scope := false
-	for _, t := range toks {
-		switch t {
+	for i, t := range toks {
+		// The scope is the same under a negation ("there isn't a single
+		// non-idempotent route in the API" is about every route).
+		switch strings.TrimPrefix(t, tokNegPrefix) {
 		case "goal", "aim", "plan", "roadmap", "yet":
 			return false
-		case tokAPIName, "api", "every", "all", "each", "any", "entire", "whole", "everything", "100":
+		case tokAPIName, "api", "every", "all", "each", "any", "entire", "whole", "everything", "single":
 			scope = true
+		case tokNumber: // "100% idempotent"
+			scope = scope || i+1 < len(toks) && strings.HasPrefix(toks[i+1], "idempot")
 		}
 	}
 	return scope
@@ -975,7 +1013,9 @@ type unitReading struct {
 // readRuled reads a sentence that holds the rules' findings (hits, in
 // [start, end) of the source): with a veto, a sentence the model reads as
 // no claim loses them, and one it reads as another family's claim gets
-// the model's finding in their place.
+// the model's finding beside theirs: a sentence can make two claims ("it
+// retries 500 errors up to four times": a status and a count), and each
+// is reported.
 func (l *linter) readRuled(sent string, hits []hit, start, end int) unitReading {
 	r := l.learned
 	// A fragment, a table row or a record ("Retries: at most 9") is no
@@ -992,7 +1032,7 @@ func (l *linter) readRuled(sent string, hits []hit, start, end int) unitReading 
 		return unitReading{veto: true}
 	case !ruleIn(hits, start, end, learnedFamilies[fam].rule) && onlyVetoable(hits, start, end):
 		h, at, ok := l.learnedPropose(sent, r.threshold)
-		return unitReading{h: h, at: at, add: ok, veto: ok}
+		return unitReading{h: h, at: at, add: ok}
 	}
 	return unitReading{}
 }

@@ -87,9 +87,10 @@ func TestLearnedFragments(t *testing.T) {
 }
 
 // TestLearnedOverride: where the rules read one claim and the model, at
-// the veto's probability, reads another family's, the model's finding
-// replaces a vetoable rule's; a sentence holding a rule it may not veto
-// keeps its findings and gets no other.
+// the veto's probability, reads another family's, the model's finding is
+// added beside a vetoable rule's (a sentence can make two claims); a
+// sentence holding a rule it may not veto keeps its findings and gets no
+// other.
 func TestLearnedOverride(t *testing.T) {
 	c := payoutsContract(t)
 	std := &LearnedModel{Classes: []string{learnedNone, "standard-claim"}, Bias: []float64{-3, 3}, Weights: map[string][]float64{}} // p 0.9975
@@ -99,7 +100,7 @@ func TestLearnedOverride(t *testing.T) {
 		want []string
 	}{
 		{"We keep your idempotency keys for 30 days, so retry whenever you like.", 0, []string{RuleContradicts}},
-		{"We keep your idempotency keys for 30 days, so retry whenever you like.", 0.9, []string{RuleStandardClaim}},
+		{"We keep your idempotency keys for 30 days, so retry whenever you like.", 0.9, []string{RuleContradicts, RuleStandardClaim}},
 		{"Every transfer is processed exactly once, guaranteed by our platform.", 0.9, []string{RuleExactlyOnce}},
 	} {
 		var got []string
@@ -236,6 +237,8 @@ func TestLearnedReadsAsReport(t *testing.T) {
 		{"Our roadmap: every single endpoint idempotent by the summer.", "api-idempotent", false},
 		{"Each endpoint, save for report archiving, is idempotent.", "api-idempotent", false},
 		{"Each endpoint we offer is idempotent.", "api-idempotent", true},
+		{"Designed to be 100% idempotent since launch.", "api-idempotent", true},
+		{"You won't find a single non-idempotent call anywhere in our API.", "api-idempotent", true},
 		{"Square remembers idempotency keys for 10 days; do not carry that figure over.", "key-retention", false},
 		{"Adyen stores idempotency keys for 7 days - that's Adyen's window, not ours.", "key-retention", false},
 		{"Stop telling customers that idempotency keys are stored for a year.", "key-retention", false},
@@ -257,10 +260,12 @@ func TestLearnedReadsAsReport(t *testing.T) {
 	})
 }
 
-// TestLearnedEndlessLoops: the reader reports a retry-duration claim only
-// for a loop with no figure ("no point at which it stops"); a count or a
-// time is the contract checks' to compare ("three automatic attempts",
-// "up to four times"), and a sentence with no word for how long or how
+// TestLearnedEndlessLoops: the reader reports a retry-duration claim for
+// a loop with no figure ("no point at which it stops") or one its tokens
+// place beyond the contract ("up to four times": five attempts); a figure
+// they cannot place is the contract checks' ("three automatic
+// attempts"), a job's resubmits within longest_retry_chain are the chain
+// the contract states, and a sentence with no word for how long or how
 // often retrying goes on promises something else (namesExtent). A figure
 // in a question is read with its answer.
 func TestLearnedEndlessLoops(t *testing.T) {
@@ -273,7 +278,8 @@ func TestLearnedEndlessLoops(t *testing.T) {
 		{"There is no point at which the SDK stops retrying a failed payout.", "retry-duration", true},
 		{"The client keeps retrying until the bank answers.", "retry-duration", true},
 		{"The SDK makes three automatic attempts per request.", "retry-duration", false},
-		{"Our SDK retries 500 errors up to four times each.", "retry-duration", false},
+		{"Our SDK retries 500 errors up to four times each.", "retry-duration", true},
+		{"Our reconciliation job resubmits failed payouts for up to 6 hours.", "retry-duration", false},
 		{"Reuse a key within 36 hours? You get the first response back.", "key-retention", true},
 	} {
 		sent := normalizedProse(tc.sent)
