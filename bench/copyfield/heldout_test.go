@@ -473,6 +473,24 @@ func TestHeldOutTwentieth(t *testing.T) {
 
 const twentiethMinPrecision, twentiethMinRecall = 0.94, 0.71
 
+// TestHeldOutTwentyFirst and TestHeldOutTwentySecond measure heldout21.tsv
+// and heldout22.tsv, 190 sentences each written blind on 2026-12-07 by
+// two evaluator sessions before any change of that session, and measured
+// once per configuration (BENCHMARKS.md, "Copy lint on heldout21 and
+// heldout22: the reader's guards, and the tests it still fails"). The
+// floors are the rules' figures then, less 0.02.
+func TestHeldOutTwentyFirst(t *testing.T) {
+	measureHeldOut(t, "heldout21.tsv", 150, twentyFirstMinPrecision, twentyFirstMinRecall)
+}
+
+const twentyFirstMinPrecision, twentyFirstMinRecall = 0.84, 0.61
+
+func TestHeldOutTwentySecond(t *testing.T) {
+	measureHeldOut(t, "heldout22.tsv", 150, twentySecondMinPrecision, twentySecondMinRecall)
+}
+
+const twentySecondMinPrecision, twentySecondMinRecall = 0.92, 0.70
+
 // measureHeldOut lints the sentences of file as one page with the example
 // contract, prints the families it holds, and fails below at least
 // sentences, precision minPrecision or recall minRecall.
