@@ -403,6 +403,10 @@ type learnedFamily struct {
 	// denies, when set, says whether the sentence denies what the judge
 	// would say it claims ("GET is idempotent and POST is not").
 	denies func(sent string) bool
+	// elsewhere, when set, says whether the sentence states the claim of
+	// something the family's judge does not weigh: a credential's
+	// lifetime, reads, a plan, a part of the API.
+	elsewhere func(sent string) bool
 }
 
 // leaves reports whether the family's own tests read sent (with its
@@ -410,23 +414,24 @@ type learnedFamily struct {
 // nothing it is about, or a denial.
 func (lf learnedFamily) leaves(sent string, toks []string) bool {
 	return lf.about != nil && !lf.about(toks) || lf.warns != nil && lf.warns(sent) ||
-		lf.names != nil && !lf.names(sent) || lf.denies != nil && lf.denies(sent)
+		lf.names != nil && !lf.names(sent) || lf.denies != nil && lf.denies(sent) ||
+		lf.elsewhere != nil && lf.elsewhere(sent)
 }
 
 // learnedFamilies maps the family names of the labelled sets to their
 // judges. standard-claim has none: no contract value contradicts it.
 var learnedFamilies = map[string]learnedFamily{
-	"retry-duration":     {RuleContradicts, judgeRetryLoop, nil, endlessLoop, retriesOff, namesExtent, nil},
-	"safe-to-retry":      {RuleContradicts, judgeSafeToRetry, nil, nil, nil, namesRetry, nil},
-	"keyless-retry":      {RuleContradicts, judgeKeyless, nil, nil, warnsKeyless, nil, keyedOrRead},
-	"api-idempotent":     {RuleContradicts, judgeWholeAPI, nil, wholeAPIScope, nil, nil, nil},
-	"key-retention":      {RuleContradicts, judgeRetention, nil, nil, nil, nil, nil},
-	"method-idempotency": {RuleMethodIdempotency, judgeMethod, nil, methodNeedingCare, nil, nil, deniesMethod},
-	"retry-any-error":    {RuleRetryAnyError, judgeRetryStatus, nil, nil, retriesOff, nil, nil},
-	"no-duplicates":      {RuleAbsoluteGuarantee, nil, keyBounded, nil, expectsDuplicates, namesDuplicate, nil},
-	"exactly-once":       {RuleExactlyOnce, nil, keyBounded, nil, nil, nil, nil},
+	"retry-duration":     {RuleContradicts, judgeRetryLoop, nil, endlessLoop, retriesOff, namesExtent, nil, nil},
+	"safe-to-retry":      {RuleContradicts, judgeSafeToRetry, nil, nil, nil, namesRetry, nil, scopedToReads},
+	"keyless-retry":      {RuleContradicts, judgeKeyless, nil, nil, warnsKeyless, nil, keyedOrRead, scopedToReads},
+	"api-idempotent":     {RuleContradicts, judgeWholeAPI, nil, wholeAPIScope, nil, nil, nil, partOfAPI},
+	"key-retention":      {RuleContradicts, judgeRetention, nil, nil, nil, nil, nil, namesCredential},
+	"method-idempotency": {RuleMethodIdempotency, judgeMethod, nil, methodNeedingCare, nil, nil, deniesMethod, nil},
+	"retry-any-error":    {RuleRetryAnyError, judgeRetryStatus, nil, nil, retriesOff, nil, nil, nil},
+	"no-duplicates":      {RuleAbsoluteGuarantee, nil, keyBounded, nil, expectsDuplicates, namesDuplicate, nil, nil},
+	"exactly-once":       {RuleExactlyOnce, nil, keyBounded, nil, nil, nil, nil, nil},
 	// No ratified standard defines the header, whatever the contract says.
-	"standard-claim": {RuleStandardClaim, nil, func(*contract.Contract) bool { return true }, nil, nil, nil, deniesStandard},
+	"standard-claim": {RuleStandardClaim, nil, func(*contract.Contract) bool { return true }, nil, nil, nil, deniesStandard, nil},
 }
 
 // endlessLoop: a retry-duration claim the reader makes is a loop with
@@ -781,7 +786,7 @@ func readerWeighs(path string) bool {
 var weighedPaths = map[string]bool{
 	"idempotency.replay_window": true, "idempotency.reaper_after": true,
 	"retry.max_attempts": true, "retry.max_elapsed": true,
-	"retry.statuses": true, "retry.cautious_statuses": true,
+	"retry.statuses": true,
 }
 
 // LearnedFieldFamilies are the families the shipped reader reports: those
@@ -1160,7 +1165,7 @@ func (l *linter) learnedPropose(sent string, threshold float64) (hit, []int, boo
 	if senseRules[lf.rule] && l.otherSense(lf.rule, sent) || l.readsAsName(sent, fam, threshold) {
 		return hit{}, nil, false
 	}
-	if readsAsReport(fam, sent) {
+	if asksOnly(sent) {
 		return hit{}, nil, false
 	}
 	note := fmt.Sprintf(" (read by the learned reader as a %s claim, p %.2f)", fam, p)
@@ -1183,21 +1188,6 @@ func (l *linter) learnedPropose(sent string, threshold float64) (hit, []int, boo
 		return hit{}, nil, false
 	}
 	return hit{rule: lf.rule, message: x.message + note, fix: x.fix, path: x.path}, x.at, true
-}
-
-// readsAsReport reports whether sent, read as a claim of fam, only
-// asks, or states what is true of something the claim is not about: a
-// credential's lifetime, reads, a plan, a part of the API.
-func readsAsReport(fam, sent string) bool {
-	switch {
-	case asksOnly(sent):
-		return true
-	case fam == "key-retention":
-		return namesCredential(sent)
-	case fam == "api-idempotent" && (rePlanned.MatchString(sent) || reSubset.MatchString(sent)):
-		return true
-	}
-	return readScoped[fam] && scopedToReads(sent)
 }
 
 // asksOnly reports whether a unit is a question with no answer after it:
@@ -1226,8 +1216,11 @@ var rePlanned = regexp.MustCompile(`\b(working|moving|headed|heading|striving) (
 // kind ("for the calls that create money movements").
 var reSubset = regexp.MustCompile(`\b(except|excluding|other than|apart from|save for|with the exception of)\b|\bfor (the|those) (calls|endpoints|operations|requests|routes) (that|which)\b`)
 
-// readScoped are the families a claim scoped to reads does not make.
-var readScoped = map[string]bool{"safe-to-retry": true, "keyless-retry": true, "api-idempotent": true}
+// partOfAPI reports whether a claim about the API is one about a part
+// of it (scopedToReads, reSubset) or a plan (rePlanned).
+func partOfAPI(sent string) bool {
+	return rePlanned.MatchString(sent) || reSubset.MatchString(sent) || scopedToReads(sent)
+}
 
 // reReads names reads as a claim's scope: GET or read requests, routes
 // or endpoints, lookups and queries, reading a resource again, webhook

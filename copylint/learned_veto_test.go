@@ -217,11 +217,11 @@ func TestLearnedVetoLeavesFacts(t *testing.T) {
 	}
 }
 
-// TestLearnedReadsAsReport: a sentence the model reads as a claim that
+// TestLearnedReadsElsewhere: a sentence the model reads as a claim that
 // only asks, or is about a credential, reads, a plan or a part of the
 // API, or reports another system's figure, is left; the same family's
 // claims stay.
-func TestLearnedReadsAsReport(t *testing.T) {
+func TestLearnedReadsElsewhere(t *testing.T) {
 	c := payoutsContract(t)
 	l := learnedLinter(t, c)
 	for _, tc := range []struct {
