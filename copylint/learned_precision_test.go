@@ -3,6 +3,8 @@ package copylint
 import (
 	"slices"
 	"testing"
+
+	"github.com/retryspec/retryspec/contract"
 )
 
 // The readings of this file were written after reading the false
@@ -52,10 +54,7 @@ func TestLearnedBareAnswer(t *testing.T) {
 func TestLearnedDenialsAndSenses(t *testing.T) {
 	c := payoutsContract(t)
 	l := learnedLinter(t, c)
-	for _, tc := range []struct {
-		sent, family string
-		finding      bool
-	}{
+	checkProposals(t, l, c, []proposalCase{
 		{"You scan the QR code exactly once during setup.", "exactly-once", false},
 		{"Lumapay processes each payout exactly once.", "exactly-once", true},
 		{"HTTP makes GET idempotent; POST isn't.", "method-idempotency", false},
@@ -65,16 +64,7 @@ func TestLearnedDenialsAndSenses(t *testing.T) {
 		{"No idempotency key is needed when you resend a payout.", "keyless-retry", true},
 		{"We follow the IETF Idempotency-Key header spec; it is still an Internet-Draft.", "standard-claim", false},
 		{"Lumapay implements the Idempotency-Key header exactly as the IETF RFC specifies.", "standard-claim", true},
-	} {
-		sent := normalizedProse(tc.sent)
-		if fam, p := l.learned.m.predictNormalized(c, sent); fam != tc.family || p < LearnedThreshold {
-			t.Errorf("%q: the model reads %s at %.2f; the case tests nothing", tc.sent, fam, p)
-			continue
-		}
-		if h, _, ok := l.learnedPropose(sent, LearnedThreshold); ok != tc.finding {
-			t.Errorf("%q: a finding %v (%q), want %v", tc.sent, ok, h.message, tc.finding)
-		}
-	}
+	})
 	checkPredicate(t, "deniesMethod", deniesMethod, map[string]bool{
 		"by the spec, get is idempotent and post is not.":           true,
 		"get: idempotent; post: no.":                                true,
@@ -95,4 +85,26 @@ func TestLearnedDenialsAndSenses(t *testing.T) {
 		"you never have to send a key to retry.":                    false,
 		"q: must i send a key when i retry? a: no, just resend it.": false,
 	})
+}
+
+// proposalCase is a sentence, the family the model must read it as (or
+// the case tests nothing), and whether the reader makes a finding of it.
+type proposalCase struct {
+	sent, family string
+	finding      bool
+}
+
+// checkProposals holds the reader of l to cases under contract c.
+func checkProposals(t *testing.T, l *linter, c *contract.Contract, cases []proposalCase) {
+	t.Helper()
+	for _, tc := range cases {
+		sent := normalizedProse(tc.sent)
+		if fam, p := l.learned.m.predictNormalized(c, sent); fam != tc.family || p < LearnedThreshold {
+			t.Errorf("%q: the model reads %s at %.2f; the case tests nothing", tc.sent, fam, p)
+			continue
+		}
+		if h, _, ok := l.learnedPropose(sent, LearnedThreshold); ok != tc.finding {
+			t.Errorf("%q: a finding %v (%q), want %v", tc.sent, ok, h.message, tc.finding)
+		}
+	}
 }

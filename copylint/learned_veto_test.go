@@ -224,10 +224,7 @@ func TestLearnedVetoLeavesFacts(t *testing.T) {
 func TestLearnedReadsElsewhere(t *testing.T) {
 	c := payoutsContract(t)
 	l := learnedLinter(t, c)
-	for _, tc := range []struct {
-		sent, family string
-		finding      bool
-	}{
+	checkProposals(t, l, c, []proposalCase{
 		{"Can you retry every single Lumapay call safely?", "safe-to-retry", false},
 		{"You can retry every single Lumapay call safely.", "safe-to-retry", true},
 		{"The console remembers your secret key for 90 days.", "key-retention", false},
@@ -243,16 +240,7 @@ func TestLearnedReadsElsewhere(t *testing.T) {
 		{"Adyen stores idempotency keys for 7 days - that's Adyen's window, not ours.", "key-retention", false},
 		{"Stop telling customers that idempotency keys are stored for a year.", "key-retention", false},
 		{"Lumapay keeps keys for two weeks.", "key-retention", true},
-	} {
-		sent := normalizedProse(tc.sent)
-		if fam, p := l.learned.m.predictNormalized(c, sent); fam != tc.family || p < LearnedThreshold {
-			t.Errorf("%q: the model reads %s at %.2f; the case tests nothing", tc.sent, fam, p)
-			continue
-		}
-		if h, _, ok := l.learnedPropose(sent, LearnedThreshold); ok != tc.finding {
-			t.Errorf("%q: a finding %v (%q), want %v", tc.sent, ok, h.message, tc.finding)
-		}
-	}
+	})
 	checkPredicate(t, "scopedToReads", scopedToReads, map[string]bool{
 		"a retry of a balance lookup works without the key.":     true,
 		"retry it and you get the original transfer back.":       false,
@@ -271,26 +259,14 @@ func TestLearnedReadsElsewhere(t *testing.T) {
 func TestLearnedEndlessLoops(t *testing.T) {
 	c := payoutsContract(t)
 	l := learnedLinter(t, c)
-	for _, tc := range []struct {
-		sent, family string
-		finding      bool
-	}{
+	checkProposals(t, l, c, []proposalCase{
 		{"There is no point at which the SDK stops retrying a failed payout.", "retry-duration", true},
 		{"The client keeps retrying until the bank answers.", "retry-duration", true},
 		{"The SDK makes three automatic attempts per request.", "retry-duration", false},
 		{"Our SDK retries 500 errors up to four times each.", "retry-duration", true},
 		{"Our reconciliation job resubmits failed payouts for up to 6 hours.", "retry-duration", false},
 		{"Reuse a key within 36 hours? You get the first response back.", "key-retention", true},
-	} {
-		sent := normalizedProse(tc.sent)
-		if fam, p := l.learned.m.predictNormalized(c, sent); fam != tc.family || p < LearnedThreshold {
-			t.Errorf("%q: the model reads %s at %.2f; the case tests nothing", tc.sent, fam, p)
-			continue
-		}
-		if h, _, ok := l.learnedPropose(sent, LearnedThreshold); ok != tc.finding {
-			t.Errorf("%q: a finding %v (%q), want %v", tc.sent, ok, h.message, tc.finding)
-		}
-	}
+	})
 	checkPredicate(t, "namesExtent", namesExtent, map[string]bool{
 		"the client never gives up on a payout.":                   true,
 		"retries run for days.":                                    true,
