@@ -53,12 +53,13 @@ func newCopyCmd(sys *IO, runF func(context.Context, *copyOptions) error) *cobra.
 			"names the value it contradicts. Without a contract, copy/contradicts-contract and the\n" +
 			"families that need one are skipped (one notice on stderr names them).\n\n" +
 			"--learned runs the learned second reader after the rules (it needs a contract): a model\n" +
-			"trained on labelled copy proposes claims of the families above but how long a client\n" +
-			"retries (and of methods idempotent by definition, retrying any error, exactly-once\n" +
-			"and standards), each judged against the contract like the rules' findings, whose\n" +
-			"message says the learned reader proposed it; where it reads a sentence as no claim\n" +
-			"(or as another family's) with confidence, it drops a contract-judging rule's finding\n" +
-			"there. It adds a fifth to a half to the lint's CPU. --learned=false turns it off. Default: " + onOff(copylint.LearnedDefault) + ".\n\n" +
+			"trained on labelled copy proposes claims of the families above (and of methods\n" +
+			"idempotent by definition, retrying any error, exactly-once and standards), each\n" +
+			"judged against the contract like the rules' findings, whose message says the learned\n" +
+			"reader proposed it; where it reads a sentence as no claim with confidence, it drops a\n" +
+			"finding the rules judged against an endpoint, a window, a count or a status (never one\n" +
+			"on a name it does not see, such as the header's, nor in a table row or a record).\n" +
+			"It adds an eighth to a half to the lint's CPU. --learned=false turns it off. Default: " + onOff(copylint.LearnedDefault) + ".\n\n" +
 			"Suppress one line with <!-- retryspec-disable-next-line RULE -- reason --> above it,\n" +
 			"or a path with a docs.copy.allow entry (path, rule, because) in the contract.\n\n" +
 			"--export-vale DIR writes the phrase rules as a Vale style into DIR/Retryspec and exits;\n" +
