@@ -111,7 +111,7 @@ func (c *clauseRules) judge(r *compiledRule, sent []byte, start, end int, memo *
 	// A question asks; it does not promise ("Does NATS guarantee message
 	// delivery?", "Is the Idempotency-Key header a standard?"), whatever
 	// the rule.
-	if bytes.HasSuffix(bytes.TrimRight(sent, " \"')"), []byte("?")) {
+	if endsAsking(sent) {
 		return vMention, nil
 	}
 	// A question joined to its answer (sentences, answerFollows): a match
@@ -180,6 +180,12 @@ func (c *clauseRules) judge(r *compiledRule, sent []byte, start, end int, memo *
 		return vBounded, bound
 	}
 	return vClaim, nil
+}
+
+// endsAsking reports whether sent ends in a question mark, before
+// closing quotes and brackets: a question with no answer after it.
+func endsAsking(sent []byte) bool {
+	return bytes.HasSuffix(bytes.TrimRight(sent, " \"')"), []byte("?"))
 }
 
 // reReassurance opens a clause with a reassurance ("don't worry, ...",

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -448,7 +449,7 @@ func endlessLoop(toks []string) bool {
 		return true
 	}
 	return !slices.ContainsFunc(toks, func(t string) bool {
-		return t == tokNumber || t == tokCountWithin || strings.HasPrefix(t, "DUR_") || countWords[t]
+		return t == tokNumber || t == tokCountWithin || durTokens[t] || countWords[t]
 	})
 }
 
@@ -477,13 +478,30 @@ func judgeRetryLoop(c *contract.Contract, match, sentence string) (contradiction
 // again, beside the client's retries.
 var reResubmitter = regexp.MustCompile(`\b(jobs?|workers?|queues?|cron\w*|batch\w*|reconciliation|schedulers?|webhook-triggered|re-?submits?)\b`)
 
-// reFigure is a count or a span in digits or words.
-var reFigure = regexp.MustCompile(`\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|sixty|hundred|dozen)\b`)
+// durTokens are the tokens of a time placed against the contract's.
+var durTokens = map[string]bool{tokDurOverWindow: true, tokDurWindow: true, tokDurUnderWindow: true, tokDurOverElapsed: true, tokDurWithinElapse: true}
 
 // countWords are counts in words the tokens keep as words ("three
-// automatic attempts": an adjective between the count and its noun).
-var countWords = map[string]bool{"one": true, "two": true, "three": true, "four": true, "five": true, "six": true,
-	"seven": true, "eight": true, "nine": true, "ten": true, "twice": true, "thrice": true, "dozen": true}
+// automatic attempts": an adjective between the count and its noun): the
+// one-word figures of numberWords (not "a", "an" nor a vague "several")
+// and of timesCount but "once", which also means "after" (onceWhen).
+var countWords = func() map[string]bool {
+	out := map[string]bool{}
+	for w := range numberWords {
+		if !strings.Contains(w, " ") && w != "a" && w != "an" && w != "several" {
+			out[w] = true
+		}
+	}
+	for w := range timesCount {
+		if w != "once" {
+			out[w] = true
+		}
+	}
+	return out
+}()
+
+// reFigure is a count or a span in digits or countWords.
+var reFigure = regexp.MustCompile(`\b(\d+|` + strings.Join(slices.Sorted(maps.Keys(countWords)), "|") + `)\b`)
 
 // unboundedLoop: a sentence that states a count within max_attempts, or
 // only a time within max_elapsed, states the contract's bound.
@@ -1165,7 +1183,9 @@ func (l *linter) learnedPropose(sent string, threshold float64) (hit, []int, boo
 	if senseRules[lf.rule] && l.otherSense(lf.rule, sent) || l.readsAsName(sent, fam, threshold) {
 		return hit{}, nil, false
 	}
-	if asksOnly(sent) {
+	// A question with no answer asks and promises nothing, as the rules
+	// read it (clauseRules.judge).
+	if endsAsking([]byte(sent)) {
 		return hit{}, nil, false
 	}
 	note := fmt.Sprintf(" (read by the learned reader as a %s claim, p %.2f)", fam, p)
@@ -1188,12 +1208,6 @@ func (l *linter) learnedPropose(sent string, threshold float64) (hit, []int, boo
 		return hit{}, nil, false
 	}
 	return hit{rule: lf.rule, message: x.message + note, fix: x.fix, path: x.path}, x.at, true
-}
-
-// asksOnly reports whether a unit is a question with no answer after it:
-// it asks and promises nothing, as the rules read it (clauseRules.judge).
-func asksOnly(sent string) bool {
-	return strings.HasSuffix(strings.TrimRight(sent, " \"')*_"), "?")
 }
 
 // reCredential is a credential called a key: an API key is kept for
@@ -1242,7 +1256,7 @@ func scopedToReads(sent string) bool { return reReads.MatchString(sent) && !reWr
 // back to it, or disowned after it). A figure inside a question is left
 // to the answer the unit holds with it ("Same key within 48 hours? You
 // get the original response.") and a question with no answer to
-// asksOnly.
+// endsAsking.
 func reportedAt(sent []byte, start, end int) bool {
 	return quotedWording(sent, start, end) || mentionedWording(sent, start) ||
 		attributedBack(sent[:start], sent[end:]) || disowned(sent[end:])

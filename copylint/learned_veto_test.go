@@ -165,17 +165,10 @@ func TestLearnedCautionReadings(t *testing.T) {
 func TestLearnedLeavesNames(t *testing.T) {
 	c := payoutsContract(t)
 	l := learnedLinter(t, c)
-	for sent, want := range map[string]bool{
-		"copy/exactly-once · lumapay":                              false,
-		"lumapay processes every payout exactly once, guaranteed.": true,
-	} {
-		if _, _, ok := l.learnedPropose(sent, LearnedThreshold); ok != want {
-			t.Errorf("%q: a finding %v, want %v", sent, ok, want)
-		}
-		if fam, p := l.learned.m.predictNormalized(c, sent); fam != "exactly-once" || p < LearnedThreshold {
-			t.Errorf("%q: the model reads %s at %.2f; the case tests nothing", sent, fam, p)
-		}
-	}
+	checkProposals(t, l, c, []proposalCase{
+		{"copy/exactly-once · lumapay", "exactly-once", false},
+		{"lumapay processes every payout exactly once, guaranteed.", "exactly-once", true},
+	})
 }
 
 // TestSlashNames: a rule's name is one; a path and a pair of methods are
