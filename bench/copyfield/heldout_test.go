@@ -508,6 +508,24 @@ func TestHeldOutTwentyFourth(t *testing.T) {
 
 const twentyFourthMinPrecision, twentyFourthMinRecall = 0.87, 0.65
 
+// TestHeldOutTwentyFifth and TestHeldOutTwentySixth measure heldout25.tsv
+// and heldout26.tsv, 190 sentences each written blind on 2026-12-07 by
+// two evaluator sessions before any change of that session, and measured
+// once per configuration (BENCHMARKS.md, "Copy lint on two more blind
+// sets: the reader trained on six more sets"). The floors are the rules'
+// figures then, less 0.02.
+func TestHeldOutTwentyFifth(t *testing.T) {
+	measureHeldOut(t, "heldout25.tsv", 150, twentyFifthMinPrecision, twentyFifthMinRecall)
+}
+
+const twentyFifthMinPrecision, twentyFifthMinRecall = 0.83, 0.58
+
+func TestHeldOutTwentySixth(t *testing.T) {
+	measureHeldOut(t, "heldout26.tsv", 150, twentySixthMinPrecision, twentySixthMinRecall)
+}
+
+const twentySixthMinPrecision, twentySixthMinRecall = 0.88, 0.64
+
 // measureHeldOut lints the sentences of file as one page with the example
 // contract, prints the families it holds, and fails below at least
 // sentences, precision minPrecision or recall minRecall.
