@@ -46,7 +46,9 @@ func TestLearnedBareAnswer(t *testing.T) {
 // TestLearnedDenialsAndSenses: a sentence the model reads as a family's
 // claim that denies it by the family's own test, beside the claim the
 // reader still reports: "exactly once" in the sense the exactly-once
-// rule's unless list names, with nothing delivered (otherSense); POST's
+// rule's unless list names, with nothing delivered (otherSense, asked
+// directly: the model trained since Session 22 reads its case as no
+// claim, so no proposal reaches it); POST's
 // idempotency denied with its predicate left out (deniesMethod); a key
 // said to be required on a retry, or none needed for a read with no
 // retry named (keyedOrRead); the header said to be
@@ -54,8 +56,10 @@ func TestLearnedBareAnswer(t *testing.T) {
 func TestLearnedDenialsAndSenses(t *testing.T) {
 	c := payoutsContract(t)
 	l := learnedLinter(t, c)
+	if !l.otherSense(RuleExactlyOnce, normalizedProse("You scan the QR code exactly once during setup.")) {
+		t.Error(`"You scan the QR code exactly once during setup.": no other sense of "exactly once"`)
+	}
 	checkProposals(t, l, c, []proposalCase{
-		{"You scan the QR code exactly once during setup.", "exactly-once", false},
 		{"Lumapay processes each payout exactly once.", "exactly-once", true},
 		{"HTTP makes GET idempotent; POST isn't.", "method-idempotency", false},
 		{"When you retry a transfer, you must resend the same idempotency key.", "keyless-retry", false},

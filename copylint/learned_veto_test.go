@@ -212,8 +212,8 @@ func TestLearnedVetoLeavesFacts(t *testing.T) {
 
 // TestLearnedReadsElsewhere: a sentence the model reads as a claim that
 // only asks, or is about a credential, reads, a plan or a part of the
-// API, or reports another system's figure, is left; the same family's
-// claims stay.
+// API, a sender's requeued delivery, or reports another system's
+// figure, is left; the same family's claims stay.
 func TestLearnedReadsElsewhere(t *testing.T) {
 	c := payoutsContract(t)
 	l := learnedLinter(t, c)
@@ -227,6 +227,8 @@ func TestLearnedReadsElsewhere(t *testing.T) {
 		{"Our roadmap: every single endpoint idempotent by the summer.", "api-idempotent", false},
 		{"Each endpoint, save for report archiving, is idempotent.", "api-idempotent", false},
 		{"Each endpoint we offer is idempotent.", "api-idempotent", true},
+		{"Failed callbacks are requeued and retried on any 5xx response.", "retry-any-error", false},
+		{"Our SDK retries any request that responds with a 5xx status.", "retry-any-error", true},
 		{"Designed to be 100% idempotent since launch.", "api-idempotent", true},
 		{"You won't find a single non-idempotent call anywhere in our API.", "api-idempotent", true},
 		{"Square remembers idempotency keys for 10 days; do not carry that figure over.", "key-retention", false},
