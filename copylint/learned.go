@@ -427,7 +427,7 @@ var learnedFamilies = map[string]learnedFamily{
 	"keyless-retry":      {RuleContradicts, judgeKeyless, nil, nil, warnsKeyless, nil, keyedOrRead, scopedToReads},
 	"api-idempotent":     {RuleContradicts, judgeWholeAPI, nil, wholeAPIScope, nil, nil, nil, partOfAPI},
 	"key-retention":      {RuleContradicts, judgeRetention, nil, nil, nil, nil, nil, namesCredential},
-	"method-idempotency": {RuleMethodIdempotency, judgeMethod, nil, methodNeedingCare, nil, nil, deniesMethod, nil},
+	"method-idempotency": {RuleMethodIdempotency, judgeMethod, nil, methodNeedingCare, nil, namesNonIdempotentMethod, deniesMethod, nil},
 	"retry-any-error":    {RuleRetryAnyError, judgeRetryStatus, nil, nil, retriesOff, nil, nil, requeues},
 	"no-duplicates":      {RuleAbsoluteGuarantee, nil, keyBounded, nil, expectsDuplicates, namesDuplicate, nil, nil},
 	"exactly-once":       {RuleExactlyOnce, nil, keyBounded, nil, nil, nil, nil, nil},
@@ -1223,6 +1223,20 @@ func (l *linter) learnedPropose(sent string, threshold float64) (hit, []int, boo
 		return hit{}, nil, false
 	}
 	return hit{rule: lf.rule, message: x.message + note, fix: x.fix, path: x.path}, x.at, true
+}
+
+// reIdempotentMethod is a method RFC 9110 makes idempotent.
+var reIdempotentMethod = regexp.MustCompile(`\b(put|delete|get|head|options|trace)s?\b`)
+
+// namesNonIdempotentMethod reports whether sent names what a
+// method-idempotency claim is about: POST, PATCH, every method, or no
+// method by name at all ("the archive call is idempotent by its verb").
+// A sentence naming only methods the standard makes idempotent ("a PUT
+// or DELETE that appends is trusted to be idempotent because of its
+// method", a rule's own page) says nothing of POST, which the judge
+// would report.
+func namesNonIdempotentMethod(sent string) bool {
+	return reNamedMethod.MatchString(sent) || reEveryMethod.MatchString(sent) || !reIdempotentMethod.MatchString(sent)
 }
 
 // reRequeue is a sender queueing a failed delivery for another try

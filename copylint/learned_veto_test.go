@@ -212,9 +212,19 @@ func TestLearnedVetoLeavesFacts(t *testing.T) {
 
 // TestLearnedReadsElsewhere: a sentence the model reads as a claim that
 // only asks, or is about a credential, reads, a plan or a part of the
-// API, a sender's requeued delivery, or reports another system's
-// figure, is left; the same family's claims stay.
+// API, a sender's requeued delivery, only methods the standard makes
+// idempotent, or reports another system's figure, is left; the same
+// family's claims stay.
 func TestLearnedReadsElsewhere(t *testing.T) {
+	// Under the payouts contract the model reads no claim in the rule
+	// page's sentence; under the inventory contract's (site's
+	// TestOwnCopyPassesEitherWay) it did, and the judge reported POST.
+	checkPredicate(t, "namesNonIdempotentMethod", namesNonIdempotentMethod, map[string]bool{
+		"a put or delete that appends or decrements is trusted to be idempotent because of its method.": false,
+		"a post that appends or decrements is trusted to be idempotent because of its method.":          true,
+		"every http verb is idempotent.":                      true,
+		"the archive call is idempotent because of its verb.": true,
+	})
 	c := payoutsContract(t)
 	l := learnedLinter(t, c)
 	checkProposals(t, l, c, []proposalCase{
