@@ -864,7 +864,7 @@ func learnedGateTags() []uint64 {
 // The last lines carry claims the first ones miss ("a dozen tries",
 // "never gives up", "processed a single time", "dupes"); a word
 // as common as "time" or "error" would send most prose to the model
-// (BENCHMARKS.md has what each costs).
+// (BENCHMARKS.md has what both sets of words cost).
 var learnedGateWords = []string{
 	"retr", "idempot", "duplicat", "twice", "once", "resen", "re-sen", "resubmit",
 	"replay", "double", "key", "charge", "safe", "again", "attempt", "repeat",

@@ -47,7 +47,7 @@ func TestLearnedBareAnswer(t *testing.T) {
 // claim that denies it by the family's own test, beside the claim the
 // reader still reports: "exactly once" in the sense the exactly-once
 // rule's unless list names, with nothing delivered (otherSense, asked
-// directly: the model trained since Session 22 reads its case as no
+// directly: the model trained on 2026-12-07 reads its case as no
 // claim, so no proposal reaches it); POST's
 // idempotency denied with its predicate left out (deniesMethod); a key
 // said to be required on a retry, or none needed for a read with no

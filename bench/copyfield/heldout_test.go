@@ -441,7 +441,7 @@ const sixteenthMinPrecision, sixteenthMinRecall = 0.89, 0.74
 // once per configuration at its end (BENCHMARKS.md, "Copy lint on two
 // more blind sets, after a faster reader and six more training sets").
 // The floors are the rules' figures then, less 0.02; the learned reader
-// trains on them since Session 22 (they measure the rules).
+// trains on them since 2026-12-07 (they measure the rules).
 func TestHeldOutSeventeenth(t *testing.T) {
 	measureHeldOut(t, "heldout17.tsv", 150, seventeenthMinPrecision, seventeenthMinRecall)
 }
@@ -460,7 +460,7 @@ const eighteenthMinPrecision, eighteenthMinRecall = 0.87, 0.79
 // once per configuration at its end (BENCHMARKS.md, "Copy lint on two
 // more blind sets, with a cheaper reader that reads fewer false
 // claims"). The floors are the rules' figures then, less 0.02; the
-// learned reader trains on them since Session 22.
+// learned reader trains on them since 2026-12-07.
 func TestHeldOutNineteenth(t *testing.T) {
 	measureHeldOut(t, "heldout19.tsv", 150, nineteenthMinPrecision, nineteenthMinRecall)
 }
