@@ -34,7 +34,7 @@ failed = { $(if $(SKIPS),go run ./internal/testsummary -skips $(SKIPS) -fail "$(
 # nonRaceTests are the tests that skip under -race (testenv.SkipUnderRace):
 # one goroutine's computation, where the detector finds nothing and costs
 # many times the run. unit runs them on a line of their own without it.
-nonRaceTests = ^(TestLearnedLeaveOneOut|TestPrefilterHidesNothing|TestLearnedScreenHidesNothing|TestLearnedModelRegenerates|TestDurationSpansOnProse)$$
+nonRaceTests = ^(TestLearnedLeaveOneOut|TestPrefilterHidesNothing|TestLearnedScreenHidesNothing|TestDurationSpansOnProse)$$
 
 # nonRacePkgs start no goroutine of their own: they measure the copy lint on
 # labelled sets and train its learned reader, one sentence after another
@@ -43,23 +43,36 @@ nonRaceTests = ^(TestLearnedLeaveOneOut|TestPrefilterHidesNothing|TestLearnedScr
 # (BENCHMARKS.md, "CI time") and could find nothing; unit runs them whole without
 # it. TestNonRacePackagesStartNoGoroutine (internal/layering) keeps them so.
 nonRacePkgs = ./bench/copyfield ./internal/learngen
-# racePkgs are the rest, the packages matching slowFirst listed first: go
-# test starts packages in the order given, two at a time on two cores,
-# and verify's end-to-end runs spend most of their time waiting on
-# servers and timeouts, not on a core, so they run beside the others
-# instead of after them.
-slowFirst = (/verify|/verify/client)$$
-racePkgs = "$$(go list ./... | grep -vxF $(foreach p,$(nonRacePkgs),-e github.com/retryspec/retryspec/$(patsubst ./%,%,$(p))) | awk '$$0 ~ "$(slowFirst)" {print; next} {rest = rest $$0 "\n"} END {printf "%s", rest}')"
+# racePkgs are the rest, the packages of slowFirst listed first and in
+# its order: go test starts packages in the order given, and these take
+# the longest, so starting them first leaves no long one for the end.
+# verify and verify/client spend most of their time waiting on servers
+# and windows, not on a core, so racePkgs run raceProcs at once: two
+# beside the cores' count, which the others keep busy meanwhile.
+slowFirst = /verify /verify/client /site /snippets/suite /internal/hostiletest /copylint /cli
+racePkgs = "$$(go list ./... | grep -vxF $(foreach p,$(nonRacePkgs),-e github.com/retryspec/retryspec/$(patsubst ./%,%,$(p))) | awk -v first='$(slowFirst)' 'BEGIN {n = split(first, f, " ")} {for (i = 1; i <= n; i++) if ($$0 ~ (f[i] "$$")) {hit[i] = $$0; next}; rest = rest $$0 "\n"} END {for (i = 1; i <= n; i++) if (hit[i] != "") print hit[i]; printf "%s", rest}')"
+raceProcs = $$(( $$(nproc) + 2 ))
 
 # -count=1: `make test` runs every test, never a cached pass (a cached
 # result proves nothing about this machine, its load or its services).
+# The tests without -race run in the background beside the race run,
+# niced so they take the cores only when the race run leaves them idle;
+# their output is printed after the race run's, and both always run.
 unit:
 	go vet ./... || $(call failed,go vet ./...)
 	bash .ci/staticcheck $(SKIPS) || $(call failed,staticcheck (bash .ci/staticcheck))
 	@test -z "$$(gofmt -l .)" || (gofmt -l .; echo "gofmt: the files above are not formatted"; $(call failed,gofmt -l .))
-	pkgs=$(racePkgs) && test -n "$$pkgs" && go test -race -count=1 -timeout 60m -json $$pkgs | $(SUMMARY)
-	go test -count=1 -json $(nonRacePkgs) | $(SUMMARY)
-	go test -count=1 -run '$(nonRaceTests)' -json ./copylint | $(SUMMARY)
+	@nonrace=$$(mktemp); \
+	echo "go test (without -race, in the background): $(nonRacePkgs), and $(nonRaceTests) of ./copylint"; \
+	( s=0; \
+	  nice -n 10 go test -count=1 -timeout 60m -json $(nonRacePkgs) | $(SUMMARY) || s=1; \
+	  nice -n 10 go test -count=1 -timeout 60m -run '$(nonRaceTests)' -json ./copylint | $(SUMMARY) || s=1; \
+	  exit $$s ) > $$nonrace 2>&1 & bg=$$!; \
+	s=0; pkgs=$(racePkgs) && test -n "$$pkgs" && \
+	echo "go test -race -p $(raceProcs): $$(echo $$pkgs | wc -w) packages" && \
+	go test -race -count=1 -p $(raceProcs) -timeout 60m -json $$pkgs | $(SUMMARY) || s=1; \
+	wait $$bg || s=1; \
+	echo "== go test without -race"; cat $$nonrace; rm -f $$nonrace; exit $$s
 
 # FUZZTIME per target (default 6s); crashers land in testdata/fuzz/.
 fuzz:

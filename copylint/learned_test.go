@@ -16,7 +16,6 @@ import (
 	"github.com/retryspec/retryspec/contract"
 	"github.com/retryspec/retryspec/findings"
 	"github.com/retryspec/retryspec/internal/copyset"
-	"github.com/retryspec/retryspec/internal/testenv"
 )
 
 func payoutsContract(t *testing.T) *contract.Contract {
@@ -123,18 +122,11 @@ func TestLearnedUnits(t *testing.T) {
 	}
 }
 
-// TestLearnedModelRegenerates: training on the sets again gives the
-// embedded model byte for byte (go generate ./copylint is
-// deterministic), and the embedded model decodes.
-func TestLearnedModelRegenerates(t *testing.T) {
-	testenv.SkipUnderRace(t, "trains the model on every set")
-	m, err := TrainLearnedSets(payoutsContract(t), filepath.Join("..", "bench", "copyfield"), copyset.TrainingSets())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := m.Encode(); !bytes.Equal(got, learnedModelJSON) {
-		t.Fatalf("regenerated model differs from learned_model.json (%d vs %d bytes): run go generate ./copylint and commit it", len(got), len(learnedModelJSON))
-	}
+// TestLearnedModelShipped: the embedded model decodes and stays small.
+// That training the sets again gives it byte for byte is learngen's
+// TestRegenerates: training once is a minute of CI's two cores, and
+// the generator is what writes the file.
+func TestLearnedModelShipped(t *testing.T) {
 	if _, err := ShippedLearnedModel(); err != nil {
 		t.Fatal(err)
 	}
