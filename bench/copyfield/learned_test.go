@@ -6,16 +6,15 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/retryspec/retryspec/contract"
 	"github.com/retryspec/retryspec/copylint"
 	"github.com/retryspec/retryspec/findings"
 	"github.com/retryspec/retryspec/internal/copyset"
+	"github.com/retryspec/retryspec/internal/learnfold"
 	"github.com/retryspec/retryspec/internal/testenv"
 )
 
@@ -133,27 +132,18 @@ func looFolds() []string {
 }
 
 // foldModels trains one model per fold, on every other set and the
-// training-only sets (copyset.Training), which are never a fold. The
-// folds train side by side, one per core: each model depends on its own
-// samples only, so the models are the same in any order.
+// training-only sets (copyset.Training), which are never a fold; the
+// folds train side by side (internal/learnfold).
 func foldModels(c *contract.Contract, all map[string][]copyset.Row, folds []string) map[string]*copylint.LearnedModel {
-	models := make([]*copylint.LearnedModel, len(folds))
-	var wg sync.WaitGroup
-	slots := make(chan struct{}, runtime.GOMAXPROCS(0))
+	samples := make([][]copylint.LearnedSample, len(folds))
 	for i, s := range folds {
-		var samples []copylint.LearnedSample
 		for _, o := range copyset.TrainingSets() {
 			if o != s {
-				samples = append(samples, copylint.Samples(all[o])...)
+				samples[i] = append(samples[i], copylint.Samples(all[o])...)
 			}
 		}
-		slots <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-slots }()
-			models[i] = copylint.TrainLearned(c, samples, copylint.LearnedTrainOptions{})
-		})
 	}
-	wg.Wait()
+	models := learnfold.Train(c, samples, copylint.LearnedTrainOptions{})
 	out := map[string]*copylint.LearnedModel{}
 	for i, s := range folds {
 		out[s] = models[i]

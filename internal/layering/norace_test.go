@@ -41,7 +41,9 @@ func TestNonRacePackagesStartNoGoroutine(t *testing.T) {
 	}
 }
 
-// firstGoStmt is the position of the first go statement in file f.
+// firstGoStmt is the position of the first go statement in file f, or
+// of the first call of a method named Go (sync.WaitGroup.Go,
+// errgroup.Group.Go), which starts one as surely.
 func firstGoStmt(t *testing.T, f string) (token.Position, bool) {
 	fset := token.NewFileSet()
 	file, err := parser.ParseFile(fset, f, nil, parser.SkipObjectResolution)
@@ -50,8 +52,13 @@ func firstGoStmt(t *testing.T, f string) (token.Position, bool) {
 	}
 	var at token.Pos
 	ast.Inspect(file, func(n ast.Node) bool {
-		if g, ok := n.(*ast.GoStmt); ok && at == token.NoPos {
-			at = g.Pos()
+		switch n := n.(type) {
+		case *ast.GoStmt:
+			at = n.Pos()
+		case *ast.CallExpr:
+			if sel, ok := n.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "Go" {
+				at = n.Pos()
+			}
 		}
 		return at == token.NoPos
 	})
