@@ -422,15 +422,15 @@ func (lf learnedFamily) leaves(sent string, toks []string) bool {
 // learnedFamilies maps the family names of the labelled sets to their
 // judges. standard-claim has none: no contract value contradicts it.
 var learnedFamilies = map[string]learnedFamily{
-	"retry-duration":     {RuleContradicts, judgeRetryLoop, nil, endlessLoop, retriesOff, namesExtent, nil, nil},
+	"retry-duration":     {RuleContradicts, judgeRetryLoop, nil, endlessLoop, retriesOffOrEnd, namesExtent, nil, nil},
 	"safe-to-retry":      {RuleContradicts, judgeSafeToRetry, nil, nil, nil, namesRetry, nil, scopedToReads},
 	"keyless-retry":      {RuleContradicts, judgeKeyless, nil, nil, warnsKeyless, nil, keyedOrRead, scopedToReads},
 	"api-idempotent":     {RuleContradicts, judgeWholeAPI, nil, wholeAPIScope, nil, nil, nil, partOfAPI},
 	"key-retention":      {RuleContradicts, judgeRetention, nil, nil, nil, nil, nil, namesCredential},
 	"method-idempotency": {RuleMethodIdempotency, judgeMethod, nil, methodNeedingCare, nil, namesNonIdempotentMethod, deniesMethod, nil},
 	"retry-any-error":    {RuleRetryAnyError, judgeRetryStatus, nil, nil, retriesOff, nil, nil, requeues},
-	"no-duplicates":      {RuleAbsoluteGuarantee, nil, keyBounded, nil, expectsDuplicates, namesDuplicate, nil, nil},
-	"exactly-once":       {RuleExactlyOnce, nil, keyBounded, nil, nil, nil, nil, nil},
+	"no-duplicates":      {RuleAbsoluteGuarantee, nil, keyBounded, nil, expectsOrDoubts, namesDuplicate, nil, nil},
+	"exactly-once":       {RuleExactlyOnce, nil, keyBounded, nil, nil, namesSingleRun, nil, nil},
 	// No ratified standard defines the header, whatever the contract says.
 	"standard-claim": {RuleStandardClaim, nil, func(*contract.Contract) bool { return true }, nil, nil, nil, deniesStandard, nil},
 }
@@ -562,6 +562,15 @@ func expectsDuplicates(sent string) bool {
 	return loc != nil && !reNegatedBefore.MatchString(sent[:loc[0]])
 }
 
+// reDoubt says the writer cannot vouch for what follows: "you can't be
+// sure", "we cannot guarantee", "there is no guarantee".
+var reDoubt = regexp.MustCompile(`\b(?:can't|cannot|can not|couldn't|could not)\s+(?:be\s+)?(?:sure|certain|guarantee|promise)\b|\bno\s+(?:guarantee|way to (?:be sure|know|tell))\b`)
+
+// expectsOrDoubts: a no-duplicates sentence that expects duplicates
+// (expectsDuplicates) or doubts their absence ("you can't be sure a
+// refund was not booked twice") cautions instead of promising.
+func expectsOrDoubts(sent string) bool { return expectsDuplicates(sent) || reDoubt.MatchString(sent) }
+
 // reDuplicateWord is a word for a second copy or for the single one:
 // "duplicate", "double", "twice", "a second transfer", "only once", "one
 // transfer per intent".
@@ -580,6 +589,18 @@ func namesDuplicate(sent string) bool {
 	}
 	return false
 }
+
+// reSingleRun names a single run or denies both a second and a missing
+// one: "once", "one time", "a single time", "never twice and never
+// dropped", "zero times or two times".
+var reSingleRun = regexp.MustCompile(`\b(?:once|one(?: only)? time|single|exactly|twice|two times|zero times|fewer|dropped|missing|lost)\b`)
+
+// namesSingleRun: an exactly-once claim names the one run it promises
+// ("each transfer executes one time") or denies a second and a missing
+// one; a sentence naming neither ("the worker re-tries the payout 2
+// times") promises something else. Every exactly-once claim of the
+// labelled sets names one.
+func namesSingleRun(sent string) bool { return reSingleRun.MatchString(sent) }
 
 // reModeDefinition opens a glossary entry of a delivery mode: its name,
 // then a dash or a colon ("Exactly once — each event is processed one
@@ -603,8 +624,9 @@ func definesMode(c *contract.Contract, sent string) bool {
 }
 
 // reDuplicateOutcome is a retry's duplicate outcome stated as what
-// happens: "it will create a second transfer", "you get charged twice".
-var reDuplicateOutcome = regexp.MustCompile(`\b(?:creates?|charges?|charged|sends?|makes?|results? in|gets?|causes?|leads? to)\b[^.;]*\b(?:a second|twice|two|duplicates?|duplicated|double[sd]?|another)\b`)
+// happens or may: "it will create a second transfer", "you get charged
+// twice", "you risk a second payout".
+var reDuplicateOutcome = regexp.MustCompile(`\b(?:creates?|charges?|charged|sends?|makes?|results? in|gets?|causes?|leads? to|risks?|risking)\b[^.;]*\b(?:a second|twice|two|duplicates?|duplicated|double[sd]?|another)\b`)
 
 // reNegatedBefore ends with a negator: what follows it is denied.
 var reNegatedBefore = regexp.MustCompile(`\b(?:never|not|no|cannot|won't|can't|n't)\b\W*(?:\w+\W+){0,2}$`)
@@ -638,6 +660,34 @@ var reRetriesOff = regexp.MustCompile(`\bretr(?:y|ies|ying)\s+(?:(?:is|are)\s+)?
 // SDKs ship with retries off") states no retry policy to weigh, neither
 // which errors are retried nor for how long.
 func retriesOff(sent string) bool { return reRetriesOff.MatchString(sent) }
+
+// reGivesUp is the client ending its retries: "before it gives up".
+var reGivesUp = regexp.MustCompile(`\b(?:gives? up|giving up|gave up|quits?|quitting)\b`)
+
+// reEndless is a loop said to have no end, or an extent stated or
+// pointed at (a time, "how many", "defaults to", "up to"), whatever else
+// it says: the figure is the contract checks' to weigh.
+var reEndless = regexp.MustCompile(`\b(?:unlimited|forever|indefinitely|endless\w*|infinite\w*|no limit|without (?:a )?limit|seconds?|minutes?|hours?|days?|weeks?|months?|how many|how long|defaults?|max\w*|up to|more than)\b`)
+
+// reNotBefore ends with a negator ("don't", "never", "not"), a word or
+// two after it at most.
+var reNotBefore = regexp.MustCompile(`(?:\b(?:never|not|no|cannot)\b|n't)\W*(?:[\w']+\W+){0,2}$`)
+
+// reStatusCode is an HTTP status, which is no count of tries.
+var reStatusCode = regexp.MustCompile(`\b[1-5]\d\d\b`)
+
+// retriesOffOrEnd: a sentence whose retries are off (retriesOff), or
+// whose client gives up with no figure to weigh and no endless loop
+// named ("the client will retry a 503 before it gives up"), states an
+// end to the loop, not an endless one.
+func retriesOffOrEnd(sent string) bool {
+	if retriesOff(sent) {
+		return true
+	}
+	loc := reGivesUp.FindStringIndex(sent)
+	return loc != nil && !reNotBefore.MatchString(sent[:loc[0]]) &&
+		!reEndless.MatchString(sent) && !reFigure.MatchString(reStatusCode.ReplaceAllString(sent, ""))
+}
 
 // reRequirement is a word that makes something needed: "must", "has
 // to", "required", "insists on".
@@ -681,7 +731,30 @@ var reReadVerb = regexp.MustCompile(`\b(?:fetch\w*|reads?|reading|look(?:s|ing)?
 // transfer by id"), says nothing of a keyless retry of one. Every keyless
 // claim of the labelled sets that names a read names a retry too.
 func keyedOrRead(sent string) bool {
-	return requiresKey(sent) || reReadVerb.MatchString(sent) && !namesRetry(sent)
+	return requiresKey(sent) || reReadVerb.MatchString(sent) && !namesRetry(sent) || keyEnforced(sent) || keyDoesTheWork(sent)
+}
+
+// reRefusal is the server turning a request away: "refuses", "rejects",
+// "is rejected".
+var reRefusal = regexp.MustCompile(`\b(?:refuses?|refused|rejects?|rejected|turns? away|turned away|denies|denied)\b`)
+
+// keyEnforced: a sentence in which the server refuses what a keyless
+// claim would allow ("the server refuses a keyless retry of a transfer
+// with 428") states the requirement; a denied refusal ("it never
+// rejects a retry without a key") is the claim.
+func keyEnforced(sent string) bool {
+	loc := reRefusal.FindStringIndex(sent)
+	return loc != nil && !reNegatedBefore.MatchString(sent[:loc[0]])
+}
+
+// reByKey names the key as the means: "deduplicated by their
+// Idempotency-Key", "with the same key".
+var reByKey = regexp.MustCompile(`\b(?:by|with|using|via|through)\s+(?:their|its|the|your|a|an)?\s*(?:same\s+|original\s+)?idempotency[- ]keys?\b`)
+
+// keyDoesTheWork: a sentence that names the key as what deduplicates a
+// retry, and no doing without it, says the retry carries one.
+func keyDoesTheWork(sent string) bool {
+	return reByKey.MatchString(sent) && !strings.Contains(sent, "without")
 }
 
 // wholeAPIScope: judgeWholeAPI weighs a claim about the whole API; a

@@ -278,3 +278,32 @@ func TestLearnedEndlessLoops(t *testing.T) {
 		"this guarantees automatic retries cause no side effects.": false,
 	})
 }
+
+// TestLearnedCautionsAndEnds: the reader leaves a keyless retry stated
+// with the duplicate it risks, one the server refuses, and one
+// deduplicated by the key itself; a no-duplicates sentence that doubts
+// the absence; an exactly-once reading that names no single run; and a
+// loop that gives up with no figure. Their claims stay claims.
+func TestLearnedCautionsAndEnds(t *testing.T) {
+	c := payoutsContract(t)
+	l := learnedLinter(t, c)
+	checkProposals(t, l, c, []proposalCase{
+		{"Resend a payout with or without a key and you risk a second payout.", "keyless-retry", false},
+		{"Resend a payout without a key; there is no risk of a second payout.", "keyless-retry", true},
+		{"The server refuses a keyless retry of a transfer with 428.", "keyless-retry", false},
+		{"No key? No problem: the server never rejects a retried transfer, so just resend it without one.", "keyless-retry", true},
+		{"Retries are deduplicated automatically by their Idempotency-Key.", "keyless-retry", false},
+		{"You can't be sure a refund was not booked twice.", "no-duplicates", false},
+		{"Rest assured: with Lumapay a customer is never charged twice, ever.", "no-duplicates", true},
+		{"The worker re-tries the payout 2 times.", "exactly-once", false},
+		{"The client will retry a 503 before it gives up.", "retry-duration", false},
+		{"The client never gives up on a 503.", "retry-duration", true},
+	})
+	checkPredicate(t, "retriesOffOrEnd", retriesOffOrEnd, map[string]bool{
+		"the client will retry a 503 before it gives up.":                  true,
+		"our sdks don't give up after a few tries.":                        false,
+		"each request gets a few minutes of retries before we give up.":    false,
+		"retries are unlimited; set a cap if you want the sdk to give up.": false,
+		"the sdk ships with retries off.":                                  true,
+	})
+}
