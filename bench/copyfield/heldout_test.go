@@ -526,6 +526,24 @@ func TestHeldOutTwentySixth(t *testing.T) {
 
 const twentySixthMinPrecision, twentySixthMinRecall = 0.88, 0.64
 
+// TestHeldOutTwentySeventh and TestHeldOutTwentyEighth measure
+// heldout27.tsv and heldout28.tsv, 190 sentences each written blind on
+// 2026-12-07 by two evaluator sessions before the reader's guards of
+// that session, and measured once per configuration (BENCHMARKS.md,
+// "Copy lint on heldout27 and heldout28"). The floors are the rules'
+// figures then, less 0.02.
+func TestHeldOutTwentySeventh(t *testing.T) {
+	measureHeldOut(t, "heldout27.tsv", 150, twentySeventhMinPrecision, twentySeventhMinRecall)
+}
+
+const twentySeventhMinPrecision, twentySeventhMinRecall = 0.94, 0.72
+
+func TestHeldOutTwentyEighth(t *testing.T) {
+	measureHeldOut(t, "heldout28.tsv", 150, twentyEighthMinPrecision, twentyEighthMinRecall)
+}
+
+const twentyEighthMinPrecision, twentyEighthMinRecall = 0.88, 0.64
+
 // measureHeldOut lints the sentences of file as one page with the example
 // contract, prints the families it holds, and fails below at least
 // sentences, precision minPrecision or recall minRecall.
