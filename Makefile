@@ -31,10 +31,14 @@ SUMMARY = go run ./internal/testsummary $(if $(SKIPS),-skips $(SKIPS))
 # and fails the recipe line.
 failed = { $(if $(SKIPS),go run ./internal/testsummary -skips $(SKIPS) -fail "$(1)";) exit 1; }
 
-# nonRaceTests are the tests that skip under -race (testenv.SkipUnderRace):
-# one goroutine's computation, where the detector finds nothing and costs
-# many times the run. unit runs them on a line of their own without it.
-nonRaceTests = ^(TestLearnedLeaveOneOut|TestPrefilterHidesNothing|TestLearnedScreenHidesNothing|TestDurationSpansOnProse)$$
+# nonRaceTests are the tests of nonRaceTestPkgs that skip under -race
+# (testenv.SkipUnderRace: one goroutine's computation, where the detector
+# finds nothing and costs many times the run) or do only part of their
+# work under it (testenv.UnderRace: site's TestSitePassesItsOwnGate
+# builds the examples there, every testdata contract without it). unit
+# runs them on a line of their own without it.
+nonRaceTests = ^(TestPrefilterHidesNothing|TestLearnedScreenHidesNothing|TestDurationSpansOnProse|TestSitePassesItsOwnGate)$$
+nonRaceTestPkgs = ./copylint ./site
 
 # nonRacePkgs start no goroutine of their own: they measure the copy lint on
 # labelled sets and train its learned reader, one sentence after another
@@ -64,10 +68,10 @@ unit:
 	bash .ci/staticcheck $(SKIPS) || $(call failed,staticcheck (bash .ci/staticcheck))
 	@test -z "$$(gofmt -l .)" || (gofmt -l .; echo "gofmt: the files above are not formatted"; $(call failed,gofmt -l .))
 	@nonrace=$$(mktemp); \
-	echo "go test (without -race, in the background): $(nonRacePkgs), and $(nonRaceTests) of ./copylint"; \
+	echo "go test (without -race, in the background): $(nonRacePkgs), and $(nonRaceTests) of $(nonRaceTestPkgs)"; \
 	( s=0; \
 	  nice -n 10 go test -count=1 -timeout 60m -json $(nonRacePkgs) | $(SUMMARY) || s=1; \
-	  nice -n 10 go test -count=1 -timeout 60m -run '$(nonRaceTests)' -json ./copylint | $(SUMMARY) || s=1; \
+	  nice -n 10 go test -count=1 -timeout 60m -run '$(nonRaceTests)' -json $(nonRaceTestPkgs) | $(SUMMARY) || s=1; \
 	  exit $$s ) > $$nonrace 2>&1 & bg=$$!; \
 	s=0; pkgs=$(racePkgs) && test -n "$$pkgs" && \
 	echo "go test -race -p $(raceProcs): $$(echo $$pkgs | wc -w) packages" && \

@@ -57,6 +57,12 @@ func LookPath(t testing.TB, name string) string {
 	return p
 }
 
+// UnderRace reports whether the test binary runs with the race detector:
+// a test may then do the part of its work where the detector has
+// something to watch, and leave the rest to make unit's run without it
+// (nonRaceTests in the Makefile).
+func UnderRace() bool { return raceEnabled }
+
 // SkipUnderRace skips a test of one goroutine's computation when the race
 // detector is on: the detector finds nothing there and multiplies the run's
 // cost several times over. `make unit` runs each such test again without
