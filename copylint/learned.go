@@ -741,14 +741,14 @@ var reRefusal = regexp.MustCompile(`\b(?:refuses?|refused|rejects?|rejected|turn
 // keyEnforced: a sentence in which the server refuses what a keyless
 // claim would allow ("the server refuses a keyless retry of a transfer
 // with 428") states the requirement; a denied refusal ("it never
-// rejects a retry without a key") is the claim.
+// rejects a retry without a key", "we don't reject ...") is the claim.
 func keyEnforced(sent string) bool {
 	loc := reRefusal.FindStringIndex(sent)
-	return loc != nil && !reNegatedBefore.MatchString(sent[:loc[0]])
+	return loc != nil && !reNotBefore.MatchString(sent[:loc[0]])
 }
 
 // reByKey names the key as the means: "deduplicated by their
-// Idempotency-Key", "with the same key".
+// Idempotency-Key", "with the same idempotency key".
 var reByKey = regexp.MustCompile(`\b(?:by|with|using|via|through)\s+(?:their|its|the|your|a|an)?\s*(?:same\s+|original\s+)?idempotency[- ]keys?\b`)
 
 // keyDoesTheWork: a sentence that names the key as what deduplicates a

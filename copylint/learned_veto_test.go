@@ -299,6 +299,11 @@ func TestLearnedCautionsAndEnds(t *testing.T) {
 		{"The client will retry a 503 before it gives up.", "retry-duration", false},
 		{"The client never gives up on a 503.", "retry-duration", true},
 	})
+	checkPredicate(t, "keyEnforced", keyEnforced, map[string]bool{
+		"the server refuses a keyless retry of a transfer with 428.": true,
+		"it never rejects a retry without a key.":                    false,
+		"we don't reject a keyless retry of a transfer.":             false,
+	})
 	checkPredicate(t, "retriesOffOrEnd", retriesOffOrEnd, map[string]bool{
 		"the client will retry a 503 before it gives up.":                  true,
 		"our sdks don't give up after a few tries.":                        false,
