@@ -44,9 +44,10 @@ nonRaceTestPkgs = ./copylint ./site
 # labelled sets and train its learned reader, one sentence after another
 # through copylint's single-file entry points, whose concurrency copylint's
 # own tests cover under -race; the leave-one-out folds train side by side
-# in internal/learnfold, whose test runs that under -race. The detector would multiply their CPU
-# (BENCHMARKS.md, "CI time") and could find nothing; unit runs them whole without
-# it. TestNonRacePackagesStartNoGoroutine (internal/layering) keeps them so.
+# in internal/learnfold, whose test runs that under -race. The detector
+# would multiply their CPU (BENCHMARKS.md, "CI time") and could find
+# nothing; unit runs them whole without it.
+# TestNonRacePackagesStartNoGoroutine (internal/layering) keeps them so.
 nonRacePkgs = ./bench/copyfield ./internal/learngen
 # racePkgs are the rest, the packages of slowFirst listed first and in
 # its order: go test starts packages in the order given, and these take
