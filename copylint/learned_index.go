@@ -56,6 +56,13 @@ func newLearnedIndex(m *LearnedModel) *learnedIndex {
 // (TestPredictTokensMatchesFeatures holds the sum, bit for bit, to the
 // built features').
 func (m *LearnedModel) predictTokens(toks []string) (string, float64) {
+	var pBuf [16]float64
+	return m.reading(m.classProbs(toks, pBuf[:0]))
+}
+
+// classProbs appends to dst the probability of each of the model's
+// classes (in m.Classes' order) for a sentence's tokens.
+func (m *LearnedModel) classProbs(toks []string, dst []float64) []float64 {
 	ix := m.index()
 	var idBuf, keyBuf [64]uint32
 	ids, keys := idBuf[:0], keyBuf[:0]
@@ -78,8 +85,7 @@ func (m *LearnedModel) predictTokens(toks []string) (string, float64) {
 		}
 	}
 	K := len(m.Classes)
-	var pBuf [16]float64
-	p := append(pBuf[:0], m.Bias...)
+	p := append(dst, m.Bias...)
 	v := 1 / math.Sqrt(float64(max(n, 1)))
 	add := func(ws []float64) {
 		for k := range K {
@@ -96,13 +102,13 @@ func (m *LearnedModel) predictTokens(toks []string) (string, float64) {
 			}
 		}
 	}
-	return m.reading(p)
+	softmax(p)
+	return p
 }
 
-// reading turns a sentence's class scores into the model's reading: the
-// most likely class and its probability.
+// reading is the model's reading of a sentence's class probabilities:
+// the most likely class and its probability.
 func (m *LearnedModel) reading(scores []float64) (string, float64) {
-	softmax(scores)
 	best := 0
 	for k := range scores {
 		if scores[k] > scores[best] {

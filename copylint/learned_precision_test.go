@@ -61,7 +61,7 @@ func TestLearnedDenialsAndSenses(t *testing.T) {
 	}
 	checkProposals(t, l, c, []proposalCase{
 		{"Lumapay processes each payout exactly once.", "exactly-once", true},
-		{"HTTP makes GET idempotent; POST isn't.", "method-idempotency", false},
+		{"GET is idempotent by definition; POST isn't.", "method-idempotency", false},
 		{"When you retry a transfer, you must resend the same idempotency key.", "keyless-retry", false},
 		{"When you retry a transfer, you don't have to resend any idempotency key.", "keyless-retry", true},
 		{"No idempotency key is needed when you fetch a payout's details.", "keyless-retry", false},

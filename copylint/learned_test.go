@@ -538,6 +538,7 @@ func featuresPrediction(m *LearnedModel, feats []string) (string, float64) {
 			}
 		}
 	}
+	softmax(p)
 	return m.reading(p)
 }
 

@@ -58,30 +58,39 @@ func TestLearnedStandardClaim(t *testing.T) {
 	}
 }
 
-// TestLearnedFragments: a unit shorter than a sentence or without its
-// stop (a heading, a table cell) is read only at learnedFragmentP, and
-// not at all under learnedFragmentWords words; a full sentence at the
-// reader's threshold.
+// TestLearnedFragments: a unit without its stop (a heading, a table
+// cell) is read at the reader's threshold, as a sentence is, when it has
+// learnedMinWords words; a shorter one, a table row and an exactly-once
+// one (fragmentFamilies) only at learnedFragmentP; one under
+// learnedFragmentWords words not at all.
 func TestLearnedFragments(t *testing.T) {
 	c := payoutsContract(t)
-	sure := &LearnedModel{Classes: []string{learnedNone, "standard-claim"}, Bias: []float64{-3, 3}, Weights: map[string][]float64{}}   // p 0.9975
-	likely := &LearnedModel{Classes: []string{learnedNone, "standard-claim"}, Bias: []float64{-1, 1}, Weights: map[string][]float64{}} // p 0.88
+	model := func(fam string, bias float64) *LearnedModel {
+		return &LearnedModel{Classes: []string{learnedNone, fam}, Bias: []float64{-bias, bias}, Weights: map[string][]float64{}}
+	}
+	sure, likely := 3.0, 1.0 // p 0.9975 and 0.88
 	for _, tc := range []struct {
 		text string
 		m    *LearnedModel
 		want bool
 	}{
-		{"## Idempotency header, the IETF way\n", sure, true},
-		{"## Idempotency header, the IETF way\n", likely, false},
-		{"Our idempotency header is done the IETF way.\n", likely, true},
-		{"## Idempotency, IETF\n", sure, false},
+		{"## Idempotency header, the IETF way\n", model("standard-claim", likely), true},
+		{"Our idempotency header is done the IETF way.\n", model("standard-claim", likely), true},
+		{"## Idempotency, IETF\n", model("standard-claim", sure), false},
+		{"## Keys, the IETF way\n", model("standard-claim", sure), true},
+		{"## Keys, the IETF way\n", model("standard-claim", likely), false},
+		{"| Our idempotency header | the IETF way |\n", model("standard-claim", likely), false},
+		{"| Our idempotency header | the IETF way |\n", model("standard-claim", sure), true},
+		{"## Each payout runs a single time\n", model("exactly-once", sure), true},
+		{"## Each payout runs a single time\n", model("exactly-once", likely), false},
+		{"Each payout we take runs a single time.\n", model("exactly-once", likely), true},
 	} {
 		if fs := LintSourceLearned(c, "x.md", []byte("# T\n\n"+tc.text), nil, 0, nil); len(fs) > 0 {
 			t.Fatalf("%q: the rules report %s; the case tests nothing", tc.text, fs[0].Rule)
 		}
 		fs := LintSourceLearned(c, "x.md", []byte("# T\n\n"+tc.text), tc.m, 0.5, nil)
 		if got := len(fs) > 0; got != tc.want {
-			t.Errorf("%q at p %.4f: reported %v, want %v", tc.text, tc.m.Bias[1], got, tc.want)
+			t.Errorf("%q read as %s at bias %.0f: reported %v, want %v", tc.text, tc.m.Classes[1], tc.m.Bias[1], got, tc.want)
 		}
 	}
 }
@@ -230,7 +239,6 @@ func TestLearnedReadsElsewhere(t *testing.T) {
 	checkProposals(t, l, c, []proposalCase{
 		{"Can you retry every single Lumapay call safely?", "safe-to-retry", false},
 		{"You can retry every single Lumapay call safely.", "safe-to-retry", true},
-		{"The console remembers your secret key for 90 days.", "key-retention", false},
 		{"The platform remembers your idempotency key for 90 days.", "key-retention", true},
 		{"Every GET route can be retried with no side effects.", "safe-to-retry", false},
 		{"Every route can be retried with no side effects.", "safe-to-retry", true},
@@ -241,10 +249,17 @@ func TestLearnedReadsElsewhere(t *testing.T) {
 		{"Our SDK retries any request that responds with a 5xx status.", "retry-any-error", true},
 		{"Designed to be 100% idempotent since launch.", "api-idempotent", true},
 		{"You won't find a single non-idempotent call anywhere in our API.", "api-idempotent", true},
-		{"Square remembers idempotency keys for 10 days; do not carry that figure over.", "key-retention", false},
+		{"Square remembers idempotency keys for 10 days; don't assume the same window here.", "key-retention", false},
 		{"Adyen stores idempotency keys for 7 days - that's Adyen's window, not ours.", "key-retention", false},
 		{"Stop telling customers that idempotency keys are stored for a year.", "key-retention", false},
 		{"Lumapay keeps keys for two weeks.", "key-retention", true},
+	})
+	// The model trained on 2026-12-07 (Session 24) reads no credential's
+	// lifetime as a key-retention claim at the threshold, so the guard
+	// is asked directly.
+	checkPredicate(t, "namesCredential", namesCredential, map[string]bool{
+		"the console remembers your secret key for 90 days.":       true,
+		"the platform remembers your idempotency key for 90 days.": false,
 	})
 	checkPredicate(t, "scopedToReads", scopedToReads, map[string]bool{
 		"a retry of a balance lookup works without the key.":     true,
@@ -292,11 +307,11 @@ func TestLearnedCautionsAndEnds(t *testing.T) {
 		{"Resend a payout without a key; there is no risk of a second payout.", "keyless-retry", true},
 		{"The server refuses a keyless retry of a transfer with 428.", "keyless-retry", false},
 		{"No key? No problem: the server never rejects a retried transfer, so just resend it without one.", "keyless-retry", true},
-		{"Retries are deduplicated automatically by their Idempotency-Key.", "keyless-retry", false},
+		{"Retried transfers are deduplicated automatically by their Idempotency-Key.", "keyless-retry", false},
 		{"You can't be sure a refund was not booked twice.", "no-duplicates", false},
 		{"Rest assured: with Lumapay a customer is never charged twice, ever.", "no-duplicates", true},
 		{"The worker re-tries the payout 2 times.", "exactly-once", false},
-		{"The client will retry a 503 before it gives up.", "retry-duration", false},
+		{"Our SDK will retry a 503 before it gives up.", "retry-duration", false},
 		{"The client never gives up on a 503.", "retry-duration", true},
 	})
 	checkPredicate(t, "keyEnforced", keyEnforced, map[string]bool{
@@ -310,5 +325,27 @@ func TestLearnedCautionsAndEnds(t *testing.T) {
 		"each request gets a few minutes of retries before we give up.":    false,
 		"retries are unlimited; set a cap if you want the sdk to give up.": false,
 		"the sdk ships with retries off.":                                  true,
+	})
+}
+
+// TestLearnedSameKeyAndDenials: the reader leaves a safe-to-retry
+// reading whose safety hangs on the same key, a retry-any-error reading
+// of a client that gives up with no word for trying again, and POST and
+// PATCH called non-idempotent; their claims stay claims.
+func TestLearnedSameKeyAndDenials(t *testing.T) {
+	c := payoutsContract(t)
+	l := learnedLinter(t, c)
+	checkProposals(t, l, c, []proposalCase{
+		{"Retrying is harmless no matter which operation you call, as long as you reuse the same key.", "safe-to-retry", false},
+		{"Retrying is harmless no matter which operation you call.", "safe-to-retry", true},
+		{"On every failure the gem logs the status and gives up.", "retry-any-error", false},
+		{"Whatever the error, the client records it and gives up.", "retry-any-error", false},
+		{"Whatever the error, the client records it and tries again.", "retry-any-error", true},
+		{"Of the usual methods, only POST and PATCH are non-idempotent.", "method-idempotency", false},
+		{"Of the usual methods, even POST and PATCH are idempotent.", "method-idempotency", true},
+	})
+	checkPredicate(t, "retriesOffOrGivesUp", retriesOffOrGivesUp, map[string]bool{
+		"the client will retry a 503 and then it gives up.": false,
+		"the sdk ships with retries off.":                   true,
 	})
 }

@@ -37,7 +37,19 @@ var (
 	learnedVetoes     = []float64{0, 0.9, 0.8, 0.7, 0.6, 0.5}
 )
 
-// learnedSlack is how far below the best setting's F0.5 the shipped
+// learnedMinPrecision is the pooled precision on the folds a setting
+// needs to be chosen: the issue's 0.95 with a margin. Of those that have
+// it, the setting with the most recall is chosen (F0.5 breaks ties): the
+// issue asks for recall 0.9 at precision 0.95, and F0.5 alone chose a
+// setting at 0.961 that gave up recall for precision beyond the goal.
+const learnedMinPrecision = 0.955
+
+// learnedMinThreshold is the lowest threshold the measurement chooses:
+// below it the shipped reader adds findings on labels.tsv's manuals
+// (TestLearnedFieldPrecision), whatever the folds say.
+const learnedMinThreshold = 0.7
+
+// learnedSlack is how far below the chosen setting's recall the shipped
 // setting's may be.
 const learnedSlack = 0.002
 
@@ -153,12 +165,12 @@ func foldModels(c *contract.Contract, all map[string][]copyset.Row, folds []stri
 
 // TestLearnedLeaveOneOut prints the leave-one-set-out tables, for the
 // reader reporting every family and for the shipped reader
-// (copylint.LearnedFieldFamilies), and checks that the shipped threshold
-// and veto score within learnedSlack of the best setting for the shipped
-// reader by F0.5 of the rules with the reader, pooled over the folds
-// (precision weighs twice recall: a wrong finding fails someone's build).
-// The table also prints the rules' own F0.5 and how many findings the
-// reader adds and drops, right and wrong.
+// (copylint.LearnedFieldFamilies), and checks the shipped threshold and
+// veto against the chosen setting for the shipped reader, pooled over the
+// folds (chosenSetting): precision learnedMinPrecision or more, and recall
+// within learnedSlack of the chosen setting's. The table also prints the
+// rules' own F0.5 and how many findings the reader adds and drops, right
+// and wrong.
 func TestLearnedLeaveOneOut(t *testing.T) {
 	testenv.SkipUnderRace(t, "trains a model per set")
 	c := exampleContract(t)
@@ -181,16 +193,43 @@ func TestLearnedLeaveOneOut(t *testing.T) {
 		if cfg.families == nil && copylint.LearnedFieldFamilies != nil {
 			continue
 		}
-		best := slices.Max(slices.Collect(maps.Values(f)))
-		if shipped, ok := f[shippedSetting]; !ok || shipped < best-learnedSlack {
-			t.Errorf("copylint's setting %s scores F0.5 %.4f; the best setting scores %.4f", shippedSetting, shipped, best)
+		best := chosenSetting(f)
+		shipped, ok := f[shippedSetting]
+		if !ok || shipped.p() < learnedMinPrecision || shipped.r() < f[best].r()-learnedSlack {
+			t.Errorf("copylint's setting %s scores %s on the folds; the chosen setting %s scores %s (the most recall at precision %.3f or more)", shippedSetting, shipped, best, f[best], learnedMinPrecision)
 		}
 	}
 }
 
-// leaveOneOut prints one table and returns each setting's F0.5 of the
+// chosenSetting is the setting with the most recall among those whose
+// precision is learnedMinPrecision or more, F0.5 breaking ties; the most
+// precise setting when none has it. Thresholds under learnedMinThreshold
+// are not chosen.
+func chosenSetting(f map[setting]pr) setting {
+	all := slices.DeleteFunc(settings(), func(st setting) bool { _, ok := f[st]; return !ok || st.threshold < learnedMinThreshold })
+	key := func(st setting) (bool, float64, float64) {
+		s := f[st]
+		return s.p() >= learnedMinPrecision, s.r(), s.fHalf()
+	}
+	best := all[0]
+	for _, st := range all[1:] {
+		okB, rB, fB := key(best)
+		ok, r, fh := key(st)
+		switch {
+		case ok != okB:
+			if ok {
+				best = st
+			}
+		case !ok && f[st].p() > f[best].p(), ok && (r > rB || r == rB && fh > fB):
+			best = st
+		}
+	}
+	return best
+}
+
+// leaveOneOut prints one table and returns each setting's score of the
 // rules with the reader, pooled over the folds.
-func leaveOneOut(t *testing.T, c *contract.Contract, all map[string][]copyset.Row, models map[string]*copylint.LearnedModel, folds []string, name string, families []string) map[setting]float64 {
+func leaveOneOut(t *testing.T, c *contract.Contract, all map[string][]copyset.Row, models map[string]*copylint.LearnedModel, folds []string, name string, families []string) map[setting]pr {
 	type row struct {
 		rules pr
 		with  map[setting]pr
@@ -217,7 +256,7 @@ func leaveOneOut(t *testing.T, c *contract.Contract, all map[string][]copyset.Ro
 		}
 		return
 	}
-	f := map[setting]float64{}
+	f := map[setting]pr{}
 	var b strings.Builder
 	fmt.Fprintf(&b, "learned reader (%s), leave one set out; shipped %s\n", name, shippedSetting)
 	for _, s := range folds {
@@ -230,7 +269,7 @@ func leaveOneOut(t *testing.T, c *contract.Contract, all map[string][]copyset.Ro
 	}
 	for _, st := range settings() {
 		rules, with, alone := pooled(st)
-		f[st] = with.fHalf()
+		f[st] = with
 		mark := ""
 		if st == shippedSetting {
 			mark = " (shipped)"
@@ -421,4 +460,24 @@ func matchBuffer(b *testing.B) []byte {
 		})
 	}
 	return buf
+}
+
+// TestChosenSetting: the chosen setting has the most recall of those
+// precise enough, F0.5 breaking ties, and the most precise when none is.
+func TestChosenSetting(t *testing.T) {
+	a, b, c := setting{0.7, 0.6}, setting{0.8, 0.6}, setting{0.9, 0.9}
+	for _, tc := range []struct {
+		name string
+		f    map[setting]pr
+		want setting
+	}{
+		{"most recall of the precise", map[setting]pr{a: {tp: 90, fp: 4, fn: 10}, b: {tp: 85, fp: 3, fn: 15}, c: {tp: 95, fp: 20, fn: 5}}, a},
+		{"tie on recall: F0.5", map[setting]pr{a: {tp: 90, fp: 4, fn: 10}, b: {tp: 90, fp: 2, fn: 10}, c: {tp: 95, fp: 20, fn: 5}}, b},
+		{"none precise: the most precise", map[setting]pr{a: {tp: 90, fp: 9, fn: 10}, b: {tp: 80, fp: 6, fn: 20}, c: {tp: 95, fp: 20, fn: 5}}, b},
+		{"under the lowest threshold: not chosen", map[setting]pr{{0.5, 0.6}: {tp: 99, fp: 1, fn: 1}, a: {tp: 90, fp: 4, fn: 10}}, a},
+	} {
+		if got := chosenSetting(tc.f); got != tc.want {
+			t.Errorf("%s: chose %s, want %s", tc.name, got, tc.want)
+		}
+	}
 }
