@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 )
 
 // TestLearnedVeto: a reader that reads every sentence as no claim (its
@@ -347,5 +348,34 @@ func TestLearnedSameKeyAndDenials(t *testing.T) {
 	checkPredicate(t, "retriesOffOrGivesUp", retriesOffOrGivesUp, map[string]bool{
 		"the client will retry a 503 and then it gives up.": false,
 		"the sdk ships with retries off.":                   true,
+	})
+}
+
+// TestVagueRetention: a retention stated without a figure is read as
+// the least time it names ("for months": two months), so the judge can
+// weigh a reader's key-retention claim of it; a figure, where there is
+// one, is read first.
+func TestVagueRetention(t *testing.T) {
+	day := 24 * time.Hour
+	for _, tc := range []struct {
+		text string
+		want time.Duration
+		ok   bool
+	}{
+		{"lumapay holds on to your idempotency keys for months.", 60 * day, true},
+		{"keys are kept for a few days.", 2 * day, true},
+		{"reuse a key any time next quarter.", 90 * day, true},
+		{"our servers never forget a key.", forever, true},
+		{"keys are kept for 24 hours, not for weeks.", day, true},
+		{"keys are kept for a while.", 0, false},
+	} {
+		if d, _, ok := retentionOf(tc.text); d != tc.want || ok != tc.ok {
+			t.Errorf("%q: read %v %v, want %v %v", tc.text, d, ok, tc.want, tc.ok)
+		}
+	}
+	c := payoutsContract(t)
+	checkProposals(t, learnedLinter(t, c), c, []proposalCase{
+		{"Lumapay holds on to your idempotency keys for months.", "key-retention", true},
+		{"Reuse a key any time next quarter and you get the original response.", "key-retention", true},
 	})
 }
