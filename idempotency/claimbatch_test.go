@@ -105,17 +105,19 @@ func TestClaimLookupBatched(t *testing.T) {
 					}
 					return // one round: the plain statements, concurrently
 				}
-				// Both statements: the first batches go as ClaimBatch (no
-				// claim lost yet), the later ones, with most claims losing,
-				// as ClaimLookupBatch.
+				// Which statement a batch goes as (ClaimBatch while claims
+				// win, ClaimLookupBatch once most lose) depends on which
+				// claims finish first, and on a loaded machine every batch
+				// can go as ClaimLookupBatch: TestClaimStatementFollowsLosses
+				// proves the switch with rounds that only win or only lose.
 				lookups := s.Stats().LookupBatches
-				if failed > 0 && lookups > 0 && sent > lookups {
+				if failed > 0 && sent > 0 {
 					t.Logf("round %d: %d batches sent (%d ClaimLookupBatch), %d failed and were claimed one by one", round, sent, lookups, failed)
 					return
 				}
 			}
 			sent, failed := claimBatches(s)
-			t.Fatalf("200 rounds of 33 concurrent claims: %d batches (%d ClaimLookupBatch), %d failed; want a failure and both statements", sent, s.Stats().LookupBatches, failed)
+			t.Fatalf("200 rounds of 33 concurrent claims: %d batches (%d ClaimLookupBatch), %d failed; want a batch and a failure", sent, s.Stats().LookupBatches, failed)
 		})
 	}
 }
