@@ -279,25 +279,34 @@ func retentionOf(match string) (time.Duration, []int, bool) {
 		return forever, loc, true
 	}
 	if m := reVagueSpan.FindStringSubmatchIndex(match); m != nil {
-		for i := 2; i < len(m); i += 2 {
-			if m[i] >= 0 {
-				return vagueSpans[i/2-1][match[m[i]:m[i+1]]], m[:2], true
-			}
-		}
+		return vagueSpan(match, m), m[:2], true
 	}
 	return 0, nil, false
 }
 
 // reVagueSpan is a time stated without a figure: a plural unit ("for
-// months", "for a few days": two of them at least), the next unit ("next
-// quarter") or a memory that never ends ("never forgets").
+// months", "for a few days"), the next unit ("next quarter") or a memory
+// that never ends ("never forgets").
 var reVagueSpan = regexp.MustCompile(`\b(?:for|over|across|lasting) (?:(?:many|several|a few|some) )?(days|weeks|months|years)\b|\bnext (week|month|quarter|year)\b|\b(never forgets?|forgets? nothing)\b`)
 
-// vagueSpans are the least time each group of reVagueSpan states.
-var vagueSpans = [3]map[string]time.Duration{
-	{"days": 48 * time.Hour, "weeks": 14 * 24 * time.Hour, "months": 60 * 24 * time.Hour, "years": 2 * 365 * 24 * time.Hour},
-	{"week": 7 * 24 * time.Hour, "month": 30 * 24 * time.Hour, "quarter": 90 * 24 * time.Hour, "year": 365 * 24 * time.Hour},
-	{"never forget": forever, "never forgets": forever, "forget nothing": forever, "forgets nothing": forever},
+// vagueSpan is the least time reVagueSpan's match m of s states: two of
+// a plural unit, one of the next, forever for a memory that never ends;
+// a unit as parseProseDuration counts it (a quarter as three months).
+func vagueSpan(s string, m []int) time.Duration {
+	figure := ""
+	switch {
+	case m[2] >= 0:
+		figure = "2 " + s[m[2]:m[3]]
+	case m[4] >= 0:
+		figure = "1 " + s[m[4]:m[5]]
+		if figure == "1 quarter" {
+			figure = "3 months"
+		}
+	default:
+		return forever
+	}
+	d, _ := parseProseDuration(figure)
+	return d
 }
 
 func judgeRetention(c *contract.Contract, match, _ string) (contradiction, bool) {

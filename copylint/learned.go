@@ -1185,18 +1185,19 @@ func (l *linter) readUnruled(sent []byte) unitReading {
 	if !learnedGate.match(sent) {
 		return unitReading{}
 	}
-	if words := bytes.Count(sent, []byte(" ")) + 1; words < learnedMinWords || !endsSentence(sent) {
-		// A fragment joined by a middle dot is a title or a breadcrumb
-		// ("Idempotent requests · Lumapay API"): names, no promise.
-		if words < learnedFragmentWords || bytes.Contains(sent, []byte("\u00b7")) {
-			return unitReading{}
-		}
-		short := words < learnedMinWords || bytes.IndexByte(sent, '|') >= 0
-		if fam, p, _ := l.learned.read(string(sent)); (fragmentFamilies[fam] || short) && p < learnedFragmentP {
-			return unitReading{}
-		}
+	words := bytes.Count(sent, []byte(" ")) + 1
+	fragment := words < learnedMinWords || !endsSentence(sent)
+	// A fragment joined by a middle dot is a title or a breadcrumb
+	// ("Idempotent requests · Lumapay API"): names, no promise.
+	if fragment && (words < learnedFragmentWords || bytes.Contains(sent, []byte("\u00b7"))) {
+		return unitReading{}
 	}
-	h, at, ok := l.learnedPropose(string(sent), l.learned.threshold)
+	fam, p, toks := l.learned.read(string(sent))
+	short := words < learnedMinWords || bytes.IndexByte(sent, '|') >= 0
+	if fragment && (fragmentFamilies[fam] || short) && p < learnedFragmentP {
+		return unitReading{}
+	}
+	h, at, ok := l.proposeReading(string(sent), fam, p, toks, l.learned.threshold)
 	return unitReading{h: h, at: at, add: ok}
 }
 
@@ -1293,6 +1294,12 @@ func spanHit(spans [][2]int, start, end int) bool {
 // gives against the contract, and where inside the sentence it points.
 func (l *linter) learnedPropose(sent string, threshold float64) (hit, []int, bool) {
 	fam, p, toks := l.learned.read(sent)
+	return l.proposeReading(sent, fam, p, toks, threshold)
+}
+
+// proposeReading is learnedPropose with the model's reading of sent
+// (family fam at probability p, from tokens toks) at hand.
+func (l *linter) proposeReading(sent, fam string, p float64, toks []string, threshold float64) (hit, []int, bool) {
 	// Most sentences read as no claim: the checks below read the
 	// sentence again, and none of them can make a finding of it.
 	if fam == learnedNone || p < threshold {
