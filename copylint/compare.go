@@ -62,7 +62,9 @@ func comparison(sent []byte) (read []byte, at [2]int) {
 	if loc := reObjectEnd.FindStringIndex(object); loc != nil {
 		object = strings.TrimSpace(object[:loc[0]])
 	}
-	if object == "" || strings.Count(object, " ") > 3 {
+	// A that-clause ("does not promise that duplicates are impossible")
+	// is what was said, not a thing a pronoun can point back at.
+	if object == "" || strings.Count(object, " ") > 3 || strings.HasPrefix(object, "that ") {
 		return nil, at
 	}
 	return []byte(second[:p[0]] + object + second[p[1]:]), at
