@@ -430,7 +430,7 @@ var learnedFamilies = map[string]learnedFamily{
 	"method-idempotency": {RuleMethodIdempotency, judgeMethod, nil, methodNeedingCare, nil, namesNonIdempotentMethod, deniesMethod, nil},
 	"retry-any-error":    {RuleRetryAnyError, judgeRetryStatus, nil, nil, retriesOffOrGivesUp, nil, nil, requeues},
 	"no-duplicates":      {RuleAbsoluteGuarantee, nil, keyBounded, nil, expectsOrDoubts, namesDuplicate, nil, nil},
-	"exactly-once":       {RuleExactlyOnce, nil, keyBounded, nil, nil, namesSingleRun, nil, nil},
+	"exactly-once":       {RuleExactlyOnce, nil, keyBounded, nil, nil, namesSingleRun, nil, shownOnce},
 	// No ratified standard defines the header, whatever the contract says.
 	"standard-claim": {RuleStandardClaim, nil, func(*contract.Contract) bool { return true }, nil, nil, nil, deniesStandard, nil},
 }
@@ -601,6 +601,15 @@ var reSingleRun = regexp.MustCompile(`\b(?:once|one(?: only)? time|single|exactl
 // times") promises something else. Every exactly-once claim of the
 // labelled sets names one.
 func namesSingleRun(sent string) bool { return reSingleRun.MatchString(sent) }
+
+// reShownOnce is a thing shown or placed once: "the secret is displayed
+// exactly once", "the field must appear exactly once". A count of where
+// a thing is seen or written, not of how often work is done.
+var reShownOnce = regexp.MustCompile(`\b(?:displayed|shown|shows|show|appears?|printed|listed|revealed|visible|viewable|declared|specified) (?:only )?(?:exactly )?(?:once|one time)\b`)
+
+// shownOnce: an exactly-once reading of a sentence that counts where a
+// thing is shown or placed (reShownOnce) names another sense of "once".
+func shownOnce(sent string) bool { return reShownOnce.MatchString(sent) }
 
 // reModeDefinition opens a glossary entry of a delivery mode: its name,
 // then a dash or a colon ("Exactly once — each event is processed one

@@ -355,7 +355,8 @@ func TestLearnedSameKeyAndDenials(t *testing.T) {
 // clause analysis read the family's words as no promise of the page
 // (ruledOut: a legacy client's old behaviour), nor a safe-to-retry claim
 // scoped to one named operation, to a GET, or to a retry that reuses the
-// key. Each guard was deleted in turn and its case failed; the twins are
+// key, nor an exactly-once claim counting where a thing is shown or
+// placed (shownOnce). Each guard was deleted in turn and its case failed; the twins are
 // the claims without the guard's words. Taken from copylint's tests that
 // failed with the reader on; the sentences are new.
 func TestLearnedRuledOutAndScoped(t *testing.T) {
@@ -370,6 +371,8 @@ func TestLearnedRuledOutAndScoped(t *testing.T) {
 		{"A retry can never hurt you.", "safe-to-retry", true},
 		{"It is safe in all cases to send the call again if you reuse its key.", "safe-to-retry", false},
 		{"It is safe in all cases to send the call again.", "safe-to-retry", true},
+		{"Each line item must appear exactly once, every time.", "exactly-once", false},
+		{"Each line item is processed exactly once, every time.", "exactly-once", true},
 	})
 }
 
