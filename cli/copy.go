@@ -59,7 +59,7 @@ func newCopyCmd(sys *IO, runF func(context.Context, *copyOptions) error) *cobra.
 			"reader proposed it; where it reads a sentence as no claim with confidence, it drops a\n" +
 			"finding the rules judged against an endpoint, a window, a count or a status (never one\n" +
 			"on a name it does not see, such as the header's, nor in a table row or a record).\n" +
-			"It adds an eighth to a half to the lint's CPU. --learned=false turns it off. Default: " + onOff(copylint.LearnedDefault) + ".\n\n" +
+			"It adds a third to two thirds to the lint's CPU. --learned=false turns it off. Default: " + onOff(copylint.LearnedDefault) + ".\n\n" +
 			"Suppress one line with <!-- retryspec-disable-next-line RULE -- reason --> above it,\n" +
 			"or a path with a docs.copy.allow entry (path, rule, because) in the contract.\n\n" +
 			"--export-vale DIR writes the phrase rules as a Vale style into DIR/Retryspec and exits;\n" +
