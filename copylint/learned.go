@@ -430,7 +430,7 @@ var learnedFamilies = map[string]learnedFamily{
 	"method-idempotency": {RuleMethodIdempotency, judgeMethod, nil, methodNeedingCare, nil, namesNonIdempotentMethod, deniesMethod, nil},
 	"retry-any-error":    {RuleRetryAnyError, judgeRetryStatus, nil, nil, retriesOffOrGivesUp, nil, nil, requeues},
 	"no-duplicates":      {RuleAbsoluteGuarantee, nil, keyBounded, nil, expectsOrDoubts, namesDuplicate, nil, nil},
-	"exactly-once":       {RuleExactlyOnce, nil, keyBounded, nil, nil, namesSingleRun, nil, shownOnce},
+	"exactly-once":       {RuleExactlyOnce, nil, keyBounded, nil, nil, namesSingleRun, nil, nil},
 	// No ratified standard defines the header, whatever the contract says.
 	"standard-claim": {RuleStandardClaim, nil, func(*contract.Contract) bool { return true }, nil, nil, nil, deniesStandard, nil},
 }
@@ -551,7 +551,7 @@ func vagueCount(toks []string) bool {
 // reDuplicatesHappen states that duplicates occur: "duplicates are
 // expected", "duplicate deliveries may happen", "you may receive
 // duplicates".
-var reDuplicatesHappen = regexp.MustCompile(`\bduplicates?(?:\s+[a-z]+)?\s+(?:(?:are|is|will be|may be|can be|might be)\s+(?:expected|possible|guaranteed|likely|inevitable|normal|common)|(?:may|can|will|might|do|does)\s+(?:occur|happen|arrive|appear))\b|\b(?:may|can|will|might)\s+(?:receive|see|get|deliver|produce|create|cause|result in)\s+(?:a\s+|some\s+)?duplicates?\b`)
+var reDuplicatesHappen = regexp.MustCompile(`\bduplicates?(?:\s+[a-z]+s)?\s+(?:(?:are|is|will be|may be|can be|might be)\s+(?:expected|possible|guaranteed|likely|inevitable|normal|common)|(?:may|can|will|might|do|does)\s+(?:occur|happen|arrive|appear))\b|\b(?:may|can|will|might)\s+(?:receive|see|get|deliver|produce|create|cause|result in)\s+(?:a\s+|some\s+)?duplicates?\b`)
 
 // expectsDuplicates: a sentence that says duplicates happen ("no data
 // loss, but duplicates are expected") describes at-least-once delivery,
@@ -601,15 +601,6 @@ var reSingleRun = regexp.MustCompile(`\b(?:once|one(?: only)? time|single|exactl
 // times") promises something else. Every exactly-once claim of the
 // labelled sets names one.
 func namesSingleRun(sent string) bool { return reSingleRun.MatchString(sent) }
-
-// reShownOnce is a thing shown or placed once: "the secret is displayed
-// exactly once", "the field must appear exactly once". A count of where
-// a thing is seen or written, not of how often work is done.
-var reShownOnce = regexp.MustCompile(`\b(?:displayed|shown|shows|show|appears?|printed|listed|revealed|visible|viewable|declared|specified) (?:only )?(?:exactly )?(?:once|one time)\b`)
-
-// shownOnce: an exactly-once reading of a sentence that counts where a
-// thing is shown or placed (reShownOnce) names another sense of "once".
-func shownOnce(sent string) bool { return reShownOnce.MatchString(sent) }
 
 // reModeDefinition opens a glossary entry of a delivery mode: its name,
 // then a dash or a colon ("Exactly once — each event is processed one
@@ -1318,7 +1309,7 @@ func (l *linter) proposeReading(sent, fam string, p float64, toks []string, thre
 	if !ok || l.learned.families != nil && !slices.Contains(l.learned.families, fam) || definesMode(l.c, sent) || lf.leaves(sent, toks) {
 		return hit{}, nil, false
 	}
-	if senseRules[lf.rule] && l.otherSense(lf.rule, sent) || l.readsAsName(sent, fam, threshold) || l.ruledOut(lf.rule, []byte(sent)) {
+	if senseRules[lf.rule] && l.otherSense(lf.rule, sent) || l.readsAsName(sent, fam, threshold) {
 		return hit{}, nil, false
 	}
 	// A question with no answer asks and promises nothing, as the rules
@@ -1364,12 +1355,10 @@ func namesNonIdempotentMethod(sent string) bool {
 
 // reRequeue is a sender queueing a failed delivery for another try
 // ("queues and retries any POSTs that respond with a 5XX status", a
-// webhook platform's manual), or an operator retrying a queue's failed
-// messages ("Retry all the failed messages", a service bus's manual):
-// a redelivery from the queue, not the client's retry policy that
-// retry.statuses states. Written knowing those labels.tsv lines
-// (copylint/README.md).
-var reRequeue = regexp.MustCompile(`\bqueue[sd]?\s+(?:and|&)\s+retr|\bre-?queue|\bfailed messages\b`)
+// webhook platform's manual): the sender's redelivery, not the
+// client's retry policy that retry.statuses states. Written knowing
+// that labels.tsv line (copylint/README.md).
+var reRequeue = regexp.MustCompile(`\bqueue[sd]?\s+(?:and|&)\s+retr|\bre-?queue`)
 
 func requeues(sent string) bool { return reRequeue.MatchString(sent) }
 
@@ -1409,34 +1398,15 @@ var (
 )
 
 // reSameKey is a retry said to carry the same key: "as long as you reuse
-// the same key", "if you reuse its key".
-var reSameKey = regexp.MustCompile(`\bsame (?:idempotency[- ])?key\b|\b(?:reuse|reuses|reusing|keep|keeps|keeping) (?:its|the|your|their) (?:original )?(?:idempotency[- ])?key\b`)
+// the same key".
+var reSameKey = regexp.MustCompile(`\bsame (?:idempotency[- ])?key\b`)
 
 // readsOrSameKey: a safe-to-retry reading of a sentence scoped to reads,
 // or one that makes the retry's safety hang on the same key ("harmless
 // no matter which operation you call, as long as you reuse the same
 // key"), states the contract's own terms, as the rule's exceptions read
 // them.
-func readsOrSameKey(sent string) bool {
-	return scopedToReads(sent) || reSameKey.MatchString(sent) || retriesOneOperation(sent)
-}
-
-// reRetriedObject is the object of a retry: "retrying a refund", "a
-// retry of the capture", "resending your payout".
-var reRetriedObject = regexp.MustCompile(`\b(?:retrying|retry of|resending|re-sending|repeating|replaying) (?:a|an|the|this|that|your|one) (?:single )?([a-z-]+)\b`)
-
-// genericObjects are the objects of a retry that stand for any request:
-// "retrying a request is safe" is the universal claim.
-var genericObjects = map[string]bool{"request": true, "call": true, "api": true, "operation": true, "write": true, "action": true, "message": true, "job": true, "thing": true, "failed": true, "timed-out": true, "request's": true, "http": true}
-
-// retriesOneOperation reports whether the retry a sentence calls safe is
-// of one operation it names ("retrying a refund is safe"): a claim about
-// that endpoint, which the rules judge by the endpoint it names
-// (endpoint-safe-to-retry), not one about every request.
-func retriesOneOperation(sent string) bool {
-	m := reRetriedObject.FindStringSubmatch(sent)
-	return m != nil && !genericObjects[m[1]]
-}
+func readsOrSameKey(sent string) bool { return scopedToReads(sent) || reSameKey.MatchString(sent) }
 
 // scopedToReads reports whether sent scopes its claim to reads ("every
 // GET request is safe to replay") and names no write: reads are safe to
@@ -1529,37 +1499,6 @@ func (l *linter) otherSense(rule, sent string) bool {
 		}
 	}
 	return false
-}
-
-// ruledOut reports whether rule's phrase forms find a claim's words in
-// sent and the clause analysis reads each of them as no promise of the
-// page: a mention, a quote, a denial, a hypothesis, a bound that makes the
-// sentence honest ("Nothing in these Terms shall be read as making PATCH
-// idempotent", "our old in-house worker retried every error"). The rules
-// weighed those words in their clause; the model reads no clause, so it
-// does not overrule them.
-func (l *linter) ruledOut(rule string, sent []byte) bool {
-	cl := clauseAnalysis()
-	cleared := false
-	for i := range l.rules {
-		r := &l.rules[i]
-		if r.id != rule {
-			continue
-		}
-		var memo boundMemo
-		for _, f := range r.forms {
-			if !f.match.Match(sent) || !allMatch(f.needs, sent) || anyMatch(f.unless, sent) {
-				continue
-			}
-			for _, loc := range f.match.FindAllIndex(sent, -1) {
-				if v, _ := cl.judge(r, sent, loc[0], loc[1], &memo); v != vMention {
-					return false
-				}
-				cleared = true
-			}
-		}
-	}
-	return cleared
 }
 
 // LintSourceLearned is LintSource with the learned reader m at threshold

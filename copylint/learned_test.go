@@ -468,7 +468,7 @@ func TestLearnedThirdPartyReadings(t *testing.T) {
 	}{
 		{"Exactly once — each event is processed one time and only one time.", "exactly-once", LearnedThreshold, false},
 		{"Exactly-once delivery: Lumapay processes every payout one time, guaranteed.", "exactly-once", LearnedThreshold, true},
-		{"No event is ever lost, though a duplicate delivery can happen after a failure.", "no-duplicates", 0.5, false},
+		{"Nothing is ever lost, though duplicate deliveries can happen during failures.", "no-duplicates", 0.5, false},
 		{"Once you subscribe, your workspace will never be suspended for overuse.", "no-duplicates", LearnedThreshold, false},
 		{"Once you subscribe, your workspace will never be charged twice.", "no-duplicates", LearnedThreshold, true},
 		{"In the staging area this can be safely done at any hour.", "safe-to-retry", 0.6, false},

@@ -351,31 +351,6 @@ func TestLearnedSameKeyAndDenials(t *testing.T) {
 	})
 }
 
-// TestLearnedRuledOutAndScoped: the reader adds no claim where the rules'
-// clause analysis read the family's words as no promise of the page
-// (ruledOut: a legacy client's old behaviour), nor a safe-to-retry claim
-// scoped to one named operation, to a GET, or to a retry that reuses the
-// key, nor an exactly-once claim counting where a thing is shown or
-// placed (shownOnce). Each guard was deleted in turn and its case failed; the twins are
-// the claims without the guard's words. Taken from copylint's tests that
-// failed with the reader on; the sentences are new.
-func TestLearnedRuledOutAndScoped(t *testing.T) {
-	c := payoutsContract(t)
-	l := learnedLinter(t, c)
-	checkProposals(t, l, c, []proposalCase{
-		{"Our former in-house worker retried every error, 422s included, until we moved to the SDK.", "retry-any-error", false},
-		{"Our worker retries every error, 422s included.", "retry-any-error", true},
-		{"Retrying a refund is safe.", "safe-to-retry", false},
-		{"Retrying a request is always safe.", "safe-to-retry", true},
-		{"A retry of a GET can never hurt you.", "safe-to-retry", false},
-		{"A retry can never hurt you.", "safe-to-retry", true},
-		{"It is safe in all cases to send the call again if you reuse its key.", "safe-to-retry", false},
-		{"It is safe in all cases to send the call again.", "safe-to-retry", true},
-		{"Each line item must appear exactly once, every time.", "exactly-once", false},
-		{"Each line item is processed exactly once, every time.", "exactly-once", true},
-	})
-}
-
 // TestVagueRetention: a retention stated without a figure is read as
 // the least time it names ("for months": two months), so the judge can
 // weigh a reader's key-retention claim of it; a figure, where there is
