@@ -603,3 +603,20 @@ func TestDevFifth(t *testing.T) {
 // concept forms and 1.000 / 0.893 after; all 153 lines 1.000 / 0.959.
 // Floors a small margin under the last.
 const devFifthMinPrecision, devFifthMinRecall = 0.97, 0.94
+
+// TestHeldOutThirtyFirst and TestHeldOutThirtySecond measure heldout31.tsv
+// and heldout32.tsv, 190 sentences each written blind on 2026-12-07 by
+// two evaluator sessions before that session's changes to the lint, and
+// measured once per configuration (BENCHMARKS.md, "Copy lint on heldout31
+// and heldout32"). The floors are the rules' figures then, less 0.02.
+func TestHeldOutThirtyFirst(t *testing.T) {
+	measureHeldOut(t, "heldout31.tsv", 150, thirtyFirstMinPrecision, thirtyFirstMinRecall)
+}
+
+const thirtyFirstMinPrecision, thirtyFirstMinRecall = 0.94, 0.73
+
+func TestHeldOutThirtySecond(t *testing.T) {
+	measureHeldOut(t, "heldout32.tsv", 150, thirtySecondMinPrecision, thirtySecondMinRecall)
+}
+
+const thirtySecondMinPrecision, thirtySecondMinRecall = 0.92, 0.62
