@@ -211,20 +211,25 @@ func descend(x [][]int, val []float64, y []int, features, K int, o LearnedTrainO
 	grad := make([]float64, len(w))
 	gbias := make([]float64, K)
 	p := make([]float64, K)
+	dv := make([]float64, K)
 	n := float64(len(x))
 	for range o.Epochs {
 		clear(grad)
 		clear(gbias)
 		for i := range x {
 			scores(w, bias, x[i], val[i], p)
-			for k := range K {
-				d := p[k]
-				if k == y[i] {
-					d -= 1
-				}
+			p[y[i]] -= 1 // the loss's gradient in the scores
+			for k, d := range p {
 				gbias[k] += d
-				for _, j := range x[i] {
-					grad[j*K+k] += float64(d * val[i])
+				dv[k] = float64(d * val[i])
+			}
+			// Feature by feature, so each feature's K gradients are one
+			// run of memory. Every cell still sums the samples in order,
+			// so the model is the same to the bit as summed class by class.
+			for _, j := range x[i] {
+				g := grad[j*K : j*K+K]
+				for k, d := range dv {
+					g[k] += d
 				}
 			}
 		}
@@ -267,8 +272,8 @@ func scores(w, bias []float64, x []int, v float64, p []float64) {
 	K := len(bias)
 	copy(p, bias)
 	for _, j := range x {
-		for k := range K {
-			p[k] += float64(w[j*K+k] * v)
+		for k, wk := range w[j*K : j*K+K] {
+			p[k] += float64(wk * v)
 		}
 	}
 	softmax(p)
