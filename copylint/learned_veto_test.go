@@ -379,3 +379,31 @@ func TestVagueRetention(t *testing.T) {
 		{"Reuse a key any time next quarter and you get the original response.", "key-retention", true},
 	})
 }
+
+// TestLearnedRuledOutAndScoped: the reader adds no claim where the rules'
+// clause analysis read the family's words as a mention (a clause of an
+// agreement, a former in-house client), nor a safe-to-retry claim about
+// one named operation or a read, an exactly-once claim that counts where
+// a thing is shown or a step per occasion, a loop that stops with no
+// figure, or the IETF draft's own requirement; each has a twin that stays
+// a claim. Sentences written for this test, in no labelled set.
+func TestLearnedRuledOutAndScoped(t *testing.T) {
+	c := payoutsContract(t)
+	l := learnedLinter(t, c)
+	checkProposals(t, l, c, []proposalCase{
+		{"Nothing in these terms shall be construed as making POST requests idempotent.", "method-idempotency", false},
+		{"Under these terms, POST requests are idempotent.", "method-idempotency", true},
+		{"Our former in-house script retried every error, 404s included, before the SDK came.", "retry-any-error", false},
+		{"Our script retries every error, 404s included.", "retry-any-error", true},
+		{"Retrying a capture is always safe.", "safe-to-retry", false},
+		{"Retrying a Lumapay call is always safe.", "safe-to-retry", true},
+		{"A retry of a GET is always harmless.", "safe-to-retry", false},
+		{"Your API secret is shown exactly once.", "exactly-once", false},
+		{"The migration runs exactly once, every time you deploy.", "exactly-once", false},
+		{"Every payout is processed exactly once.", "exactly-once", true},
+		{"The client resends a timed-out call for the next minute, then stops.", "retry-duration", false},
+		{"The client resends a timed-out call for twenty minutes, then stops.", "retry-duration", true},
+		{"The IETF draft requires the header value to be a quoted string.", "standard-claim", false},
+		{"Our header follows the IETF draft to the letter.", "standard-claim", true},
+	})
+}
