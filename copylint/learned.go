@@ -830,7 +830,7 @@ func methodNeedingCare(toks []string) bool {
 // after it, the predicate often left out: "POST is not", "POST isn't
 // one", "POSTs do not", "POST: no", "POST and PATCH are
 // non-idempotent".
-var reMethodDenied = regexp.MustCompile(`\b(?:post|patch)(?:e?s)?(?: (?:requests?|methods?|calls?|verbs?))?(?: (?:is|are|does|do|did|was|were|stays?|remains?))? ?(?:not|n't)\b|\b(?:post|patch)(?:e?s)?: ?(?:no|not)\b|\b(?:post|patch)(?:e?s)?(?: (?:and|or) (?:post|patch)(?:e?s)?)? (?:is|are) non-?idempotent\b`)
+var reMethodDenied = regexp.MustCompile(`\b(?:post|patch)(?:e?s)?(?: (?:requests?|methods?|calls?|verbs?))?(?: (?:is|are|does|do|did|was|were|stays?|remains?))? ?(?:not|n't)\b|\b(?:post|patch)(?:e?s)?: ?(?:no|not)\b|\b(?:post|patch)(?:e?s)?(?: (?:and|or) (?:post|patch)(?:e?s)?)? (?:is|are) (?:non-?idempotent|neither)\b`)
 
 // reNotStandard says a header or a scheme is no standard, or not yet
 // one: "not a ratified standard", "remains an Internet-Draft", "no RFC".
@@ -841,17 +841,20 @@ var reNotStandard = regexp.MustCompile(`\b(?:remains?|is still|still|is only|onl
 // the standard-claim rule asks, whatever else it names (an RFC, the
 // IETF). No standard claim of the labelled sets says so.
 func deniesStandard(sent string) bool {
-	return reNotStandard.MatchString(sent) || reDraftSays.MatchString(sent) && !reConforms.MatchString(sent)
+	return reNotStandard.MatchString(sent) || (reDraftSays.MatchString(sent) || reDraftTopic.MatchString(sent)) && !reConforms.MatchString(sent)
 }
 
-// reDraftSays and reConforms: a sentence in which the IETF draft says or
-// requires something ("the IETF draft requires the key to be quoted")
-// and nothing conforms to it describes the draft, not this API; one that
+// reDraftSays, reDraftTopic and reConforms: a sentence in which the IETF
+// draft says or requires something ("the IETF draft requires the key to
+// be quoted"), or that explains or cites the draft ("this guide explains
+// the draft line by line"), and in which nothing conforms to it describes
+// the draft, not this API; one that
 // says the API follows it ("conforms to the IETF draft") contradicts a
 // contract that departs from it, as the labelled sets read it.
 var (
-	reDraftSays = regexp.MustCompile(`\bdraft (?:itself )?(?:requires|says|defines|specifies|asks for|recommends|suggests|uses|describes|expects|calls for)\b`)
-	reConforms  = regexp.MustCompile(`\b(?:what|exactly|matches|same|conform\w*|compl(?:y|ies|iant|iance)|follow\w*|obey\w*|implement\w*|per|adher\w*|honou?r\w*|respect\w*|as|like)\b`)
+	reDraftSays  = regexp.MustCompile(`\bdraft (?:itself )?(?:requires|says|defines|specifies|asks for|recommends|suggests|uses|describes|expects|calls for)\b`)
+	reDraftTopic = regexp.MustCompile(`\b(?:explains?|describes?|covers?|summari[sz]es?|discuss(?:es)?|walks? through|compares?|quotes?|cites?|links? to|mentions?)\b[^.;]{0,40}\bdraft\b`)
+	reConforms   = regexp.MustCompile(`\b(?:what|exactly|matches|same|conform\w*|compl(?:y|ies|iant|iance)|follow\w*|obey\w*|implement\w*|per|adher\w*|honou?r\w*|respect\w*|as|like)\b`)
 )
 
 // reEveryPost is a claim over every POST or PATCH ("every Lumapay POST
@@ -863,8 +866,13 @@ var reEveryPost = regexp.MustCompile(`\b(?:every|all|each|any)(?: [a-z0-9'-]+){0
 // idempotent and POST is not") states the standard, unless it makes
 // a claim over every method or every POST as well.
 func deniesMethod(sent string) bool {
-	return reMethodDenied.MatchString(sent) && !reEveryMethod.MatchString(sent) && !reEveryPost.MatchString(sent)
+	every := reEveryMethod.MatchString(sent) && !reOnlyOfAll.MatchString(sent)
+	return reMethodDenied.MatchString(sent) && !every && !reEveryPost.MatchString(sent)
 }
+
+// reOnlyOfAll picks some methods out of all ("of all HTTP methods, only
+// POST and PATCH are not idempotent"): no claim over every method.
+var reOnlyOfAll = regexp.MustCompile(`\bof (?:all|every|the)(?: [a-z0-9'-]+){0,2}? (?:http )?(?:methods|verbs),? only\b`)
 
 // keyBounded reports whether the contract bounds a duplicate's absence
 // by a key and a window: an endpoint needs a key, and keys expire.

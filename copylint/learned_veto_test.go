@@ -342,8 +342,9 @@ func TestLearnedSameKeyAndDenials(t *testing.T) {
 		{"On every failure the gem logs the status and gives up.", "retry-any-error", false},
 		{"Whatever the error, the client records it and gives up.", "retry-any-error", false},
 		{"Whatever the error, the client records it and tries again.", "retry-any-error", true},
-		{"Of the usual methods, only POST and PATCH are non-idempotent.", "method-idempotency", false},
+		{"Of all HTTP methods, only POST and PATCH are not idempotent.", "method-idempotency", false},
 		{"Of the usual methods, even POST and PATCH are idempotent.", "method-idempotency", true},
+		{"GET is idempotent by design, while POST is neither safe nor idempotent.", "method-idempotency", false},
 	})
 	checkPredicate(t, "retriesOffOrGivesUp", retriesOffOrGivesUp, map[string]bool{
 		"the client will retry a 503 and then it gives up.": false,
@@ -398,12 +399,14 @@ func TestLearnedRuledOutAndScoped(t *testing.T) {
 		{"Retrying a capture is always safe.", "safe-to-retry", false},
 		{"Retrying a Lumapay call is always safe.", "safe-to-retry", true},
 		{"A retry of a GET is always harmless.", "safe-to-retry", false},
-		{"Your API secret is shown exactly once.", "exactly-once", false},
+		{"Every payout is displayed exactly once.", "exactly-once", false},
 		{"The migration runs exactly once, every time you deploy.", "exactly-once", false},
 		{"Every payout is processed exactly once.", "exactly-once", true},
 		{"The client resends a timed-out call for the next minute, then stops.", "retry-duration", false},
 		{"The client resends a timed-out call for twenty minutes, then stops.", "retry-duration", true},
 		{"The IETF draft requires the header value to be a quoted string.", "standard-claim", false},
 		{"Our header follows the IETF draft to the letter.", "standard-claim", true},
+		{"Our tutorial walks through the IETF Idempotency-Key draft header.", "standard-claim", false},
+		{"Our course explains why Lumapay follows the IETF idempotency-key draft.", "standard-claim", true},
 	})
 }
