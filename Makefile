@@ -37,7 +37,7 @@ failed = { $(if $(SKIPS),go run ./internal/testsummary -skips $(SKIPS) -fail "$(
 # work under it (testenv.UnderRace: site's TestSitePassesItsOwnGate
 # builds the examples there, every testdata contract without it). unit
 # runs them on a line of their own without it.
-nonRaceTests = ^(TestPrefilterHidesNothing|TestLearnedScreenHidesNothing|TestDurationSpansOnProse|TestSitePassesItsOwnGate)$$
+nonRaceTests = ^(TestPrefilterHidesNothing|TestLearnedScreenHidesNothing|TestDurationSpansOnProse|TestGateAgreesWithPattern|TestScanGates|TestSplitGateAgrees|TestSitePassesItsOwnGate)$$
 nonRaceTestPkgs = ./copylint ./site
 
 # nonRacePkgs start no goroutine of their own: they measure the copy lint on

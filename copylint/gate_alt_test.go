@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/retryspec/retryspec/internal/testenv"
 )
 
 // Patterns whose split (alternativesOf), rewriting (reSource) and
@@ -38,6 +40,7 @@ var splitFragments = []string{
 // or apart: Match must answer as the pattern does, and pass must never
 // say no where it matches.
 func TestSplitGateAgrees(t *testing.T) {
+	testenv.SkipUnderRace(t, "checks the split gate against its pattern on random sentences")
 	r := rand.New(rand.NewSource(29))
 	for _, p := range splitPatterns {
 		re := regexp.MustCompile(p)

@@ -7,12 +7,14 @@ import (
 	"testing"
 
 	"github.com/retryspec/retryspec/contract"
+	"github.com/retryspec/retryspec/internal/testenv"
 )
 
 // The literal gate may only skip what the pattern cannot match: on every
 // sentence and suffix and prefix of the project's corpus, each gated
 // pattern answers as the bare pattern does.
 func TestGateAgreesWithPattern(t *testing.T) {
+	testenv.SkipUnderRace(t, "checks every gated pattern on every prefix and suffix of the claim corpus")
 	c := clauseAnalysis()
 	pats := map[string]*gatedRE{"mention": c.mention, "mention_after": c.mentionAfter, "modal": c.modal, "purpose": c.purpose, "boundaries": c.boundaries,
 		"instruction": c.instruction, "topic": c.topic, "topic_end": c.topicEnd}

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/retryspec/retryspec/internal/testenv"
 )
 
 // scanGateFragments build the sentences the byte-scan gates of the
@@ -40,6 +42,7 @@ func randomGateSentence(r *rand.Rand) []byte {
 // reRetryish, and the other two never say no where a pattern they guard
 // matches.
 func TestScanGates(t *testing.T) {
+	testenv.SkipUnderRace(t, "checks the byte scans against their patterns on 20,000 random sentences")
 	r := rand.New(rand.NewSource(17))
 	reDur := regexp.MustCompile(durationAlt)
 	var counts, durations, retry, fixed, base int

@@ -64,3 +64,95 @@ func firstGoStmt(t *testing.T, f string) (token.Position, bool) {
 	})
 	return fset.Position(at), at != token.NoPos
 }
+
+var (
+	reNonRaceTests    = regexp.MustCompile(`(?m)^nonRaceTests = \^\(([^)]*)\)\$\$$`)
+	reNonRaceTestPkgs = regexp.MustCompile(`(?m)^nonRaceTestPkgs = (.+)$`)
+)
+
+// TestSkippedUnderRaceRunWithout: a test that skips itself under -race
+// (testenv.SkipUnderRace) runs in `make test` only because the Makefile
+// runs it again without the detector, by name in nonRaceTests within
+// nonRaceTestPkgs, or with its whole package in nonRacePkgs. A skip the
+// Makefile does not know of would drop the test from CI in silence.
+func TestSkippedUnderRaceRunWithout(t *testing.T) {
+	mk, err := os.ReadFile("../../Makefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, pkgs, whole := reNonRaceTests.FindSubmatch(mk), reNonRaceTestPkgs.FindSubmatch(mk), reNonRacePkgs.FindSubmatch(mk)
+	if names == nil || pkgs == nil || whole == nil {
+		t.Fatal("Makefile: no nonRaceTests, nonRaceTestPkgs or nonRacePkgs line")
+	}
+	listed := map[string]bool{}
+	for _, n := range strings.Split(string(names[1]), "|") {
+		listed[n] = true
+	}
+	inPkgs := func(line []byte, dir string) bool {
+		for _, p := range strings.Fields(string(line)) {
+			if filepath.Clean(p) == dir {
+				return true
+			}
+		}
+		return false
+	}
+	found := 0
+	err = filepath.WalkDir("../..", func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, "_test.go") || strings.Contains(path, "testdata") {
+			return err
+		}
+		rel, _ := filepath.Rel("../..", filepath.Dir(path))
+		for _, fn := range skippingTests(t, path) {
+			found++
+			switch {
+			case inPkgs(whole[1], rel):
+			case !listed[fn]:
+				t.Errorf("%s: %s skips under -race but is not in the Makefile's nonRaceTests", path, fn)
+			case !inPkgs(pkgs[1], rel):
+				t.Errorf("%s: %s is in nonRaceTests, but %s is not in nonRaceTestPkgs", path, fn, rel)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if found == 0 {
+		t.Fatal("no test calls testenv.SkipUnderRace: the walk found nothing to check")
+	}
+}
+
+// skippingTests are the test functions of file f that call
+// testenv.SkipUnderRace.
+func skippingTests(t *testing.T, f string) []string {
+	fset := token.NewFileSet()
+	file, err := parser.ParseFile(fset, f, nil, parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, decl := range file.Decls {
+		fn, ok := decl.(*ast.FuncDecl)
+		if !ok || fn.Body == nil {
+			continue
+		}
+		ast.Inspect(fn.Body, func(n ast.Node) bool {
+			if call, ok := n.(*ast.CallExpr); ok && isSkipUnderRace(call) {
+				out = append(out, fn.Name.Name)
+				return false
+			}
+			return true
+		})
+	}
+	return out
+}
+
+// isSkipUnderRace reports whether call is testenv.SkipUnderRace(...).
+func isSkipUnderRace(call *ast.CallExpr) bool {
+	sel, ok := call.Fun.(*ast.SelectorExpr)
+	if !ok || sel.Sel.Name != "SkipUnderRace" {
+		return false
+	}
+	x, ok := sel.X.(*ast.Ident)
+	return ok && x.Name == "testenv"
+}
