@@ -867,12 +867,8 @@ var reEveryPost = regexp.MustCompile(`\b(?:every|all|each|any)(?: [a-z0-9'-]+){0
 // a claim over every method or every POST as well.
 func deniesMethod(sent string) bool {
 	every := reEveryMethod.MatchString(sent) && !reOnlyOfAll.MatchString(sent)
-	return reMethodDenied.MatchString(sent) && !every && !reEveryPost.MatchString(sent) || reExceptPost.MatchString(sent)
+	return reMethodDenied.MatchString(sent) && !every && !reEveryPost.MatchString(sent)
 }
-
-// reExceptPost takes POST out of a claim over every method ("all HTTP
-// methods are idempotent except POST and PATCH"): HTTP's own rule.
-var reExceptPost = regexp.MustCompile(`\bidempotent,? (?:except|but|save|other than|apart from|besides) (?:for )?post\b`)
 
 // reOnlyOfAll picks some methods out of all ("of all HTTP methods, only
 // POST and PATCH are not idempotent"): no claim over every method.

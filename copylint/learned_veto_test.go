@@ -345,7 +345,6 @@ func TestLearnedSameKeyAndDenials(t *testing.T) {
 		{"Of all HTTP methods, only POST and PATCH are not idempotent.", "method-idempotency", false},
 		{"Of the usual methods, even POST and PATCH are idempotent.", "method-idempotency", true},
 		{"GET is idempotent by design, while POST is neither safe nor idempotent.", "method-idempotency", false},
-		{"All HTTP methods are idempotent except POST and PATCH.", "method-idempotency", false},
 	})
 	checkPredicate(t, "retriesOffOrGivesUp", retriesOffOrGivesUp, map[string]bool{
 		"the client will retry a 503 and then it gives up.": false,
