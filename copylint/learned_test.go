@@ -308,7 +308,7 @@ func TestLearnedFamiliesAndGuards(t *testing.T) {
 	if h, _, ok := l.learnedPropose(loop, l.learned.threshold); !ok || h.path != "retry.max_attempts" || !strings.Contains(h.message, "max_attempts: 3") {
 		t.Errorf("every family: want the retry-loop claim judged against retry.max_attempts, got %v %q", ok, h.message)
 	}
-	put := normalizedProse("PUT and DELETE are idempotent HTTP methods.")
+	put := normalizedProse("PUT and DELETE are idempotent methods in HTTP.")
 	if fam, _ := l.learned.m.predictNormalized(c, put); fam != "method-idempotency" {
 		t.Fatalf("the model reads %s; the case tests nothing", fam)
 	}
@@ -468,7 +468,7 @@ func TestLearnedThirdPartyReadings(t *testing.T) {
 	}{
 		{"Exactly once — each event is processed one time and only one time.", "exactly-once", LearnedThreshold, false},
 		{"Exactly-once delivery: Lumapay processes every payout one time, guaranteed.", "exactly-once", LearnedThreshold, true},
-		{"No message is ever lost, though duplicates can occur after a failover.", "no-duplicates", 0.5, false},
+		{"Nothing is ever lost, though duplicate deliveries can happen during failures.", "no-duplicates", 0.5, false},
 		{"Once you subscribe, your workspace will never be suspended for overuse.", "no-duplicates", LearnedThreshold, false},
 		{"Once you subscribe, your workspace will never be charged twice.", "no-duplicates", LearnedThreshold, true},
 		{"In the staging area this can be safely done at any hour.", "safe-to-retry", 0.6, false},

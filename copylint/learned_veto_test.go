@@ -342,9 +342,8 @@ func TestLearnedSameKeyAndDenials(t *testing.T) {
 		{"On every failure the gem logs the status and gives up.", "retry-any-error", false},
 		{"Whatever the error, the client records it and gives up.", "retry-any-error", false},
 		{"Whatever the error, the client records it and tries again.", "retry-any-error", true},
-		{"Of all HTTP methods, only POST and PATCH are not idempotent.", "method-idempotency", false},
+		{"Of the usual methods, only POST and PATCH are non-idempotent.", "method-idempotency", false},
 		{"Of the usual methods, even POST and PATCH are idempotent.", "method-idempotency", true},
-		{"GET is idempotent by design, while POST is neither safe nor idempotent.", "method-idempotency", false},
 	})
 	checkPredicate(t, "retriesOffOrGivesUp", retriesOffOrGivesUp, map[string]bool{
 		"the client will retry a 503 and then it gives up.": false,
@@ -378,35 +377,5 @@ func TestVagueRetention(t *testing.T) {
 	checkProposals(t, learnedLinter(t, c), c, []proposalCase{
 		{"Lumapay holds on to your idempotency keys for months.", "key-retention", true},
 		{"Reuse a key any time next quarter and you get the original response.", "key-retention", true},
-	})
-}
-
-// TestLearnedRuledOutAndScoped: the reader adds no claim where the rules'
-// clause analysis read the family's words as a mention (a clause of an
-// agreement, a former in-house client), nor a safe-to-retry claim about
-// one named operation or a read, an exactly-once claim that counts where
-// a thing is shown or a step per occasion, a loop that stops with no
-// figure, or the IETF draft's own requirement; each has a twin that stays
-// a claim. Sentences written for this test, in no labelled set.
-func TestLearnedRuledOutAndScoped(t *testing.T) {
-	c := payoutsContract(t)
-	l := learnedLinter(t, c)
-	checkProposals(t, l, c, []proposalCase{
-		{"Nothing in these terms shall be construed as making POST requests idempotent.", "method-idempotency", false},
-		{"Under these terms, POST requests are idempotent.", "method-idempotency", true},
-		{"Our former in-house script retried every error, 404s included, before the SDK came.", "retry-any-error", false},
-		{"Our script retries every error, 404s included.", "retry-any-error", true},
-		{"Retrying a capture is always safe.", "safe-to-retry", false},
-		{"Retrying a Lumapay call is always safe.", "safe-to-retry", true},
-		{"A retry of a GET is always harmless.", "safe-to-retry", false},
-		{"Every payout is displayed exactly once.", "exactly-once", false},
-		{"The migration runs exactly once, every time you deploy.", "exactly-once", false},
-		{"Every payout is processed exactly once.", "exactly-once", true},
-		{"The client resends a timed-out call for the next minute, then stops.", "retry-duration", false},
-		{"The client resends a timed-out call for twenty minutes, then stops.", "retry-duration", true},
-		{"The IETF draft requires the header value to be a quoted string.", "standard-claim", false},
-		{"Our header follows the IETF draft to the letter.", "standard-claim", true},
-		{"Our tutorial walks through the IETF Idempotency-Key draft header.", "standard-claim", false},
-		{"Our course explains why Lumapay follows the IETF idempotency-key draft.", "standard-claim", true},
 	})
 }
