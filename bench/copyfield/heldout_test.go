@@ -620,3 +620,20 @@ func TestHeldOutThirtySecond(t *testing.T) {
 }
 
 const thirtySecondMinPrecision, thirtySecondMinRecall = 0.92, 0.62
+
+// TestHeldOutThirtyThird and TestHeldOutThirtyFourth measure heldout33.tsv
+// and heldout34.tsv, 190 sentences each written blind on 2026-12-07 by
+// two evaluator sessions before that session's changes to the lint, and
+// measured once per configuration (BENCHMARKS.md, "Copy lint on heldout33
+// and heldout34"). The floors are the rules' figures then, less 0.02.
+func TestHeldOutThirtyThird(t *testing.T) {
+	measureHeldOut(t, "heldout33.tsv", 150, thirtyThirdMinPrecision, thirtyThirdMinRecall)
+}
+
+const thirtyThirdMinPrecision, thirtyThirdMinRecall = 0.87, 0.68
+
+func TestHeldOutThirtyFourth(t *testing.T) {
+	measureHeldOut(t, "heldout34.tsv", 150, thirtyFourthMinPrecision, thirtyFourthMinRecall)
+}
+
+const thirtyFourthMinPrecision, thirtyFourthMinRecall = 0.91, 0.70
