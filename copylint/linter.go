@@ -441,6 +441,11 @@ func (l *linter) lintSource(name string, src []byte, allow *allowList, sc0 *scra
 	sc0.hiding = hidingAt(src, f, sc0.hiding[:0])
 	hiding := sc0.hiding
 	markerSeen := true
+	// rulesRun is false for a file parsed for the reader alone: the raw
+	// pass found no hit of the rules in it, so matching its parsed blocks
+	// would find none either, and the reader reads every sentence as
+	// holding no finding.
+	rulesRun := true
 	if l.exhaustive || (f == formatText && l.learned.parseAll(src)) {
 		// no prefilter
 	} else if f != formatText {
@@ -458,6 +463,8 @@ func (l *linter) lintSource(name string, src []byte, allow *allowList, sc0 *scra
 			markerSeen = sc0.srcTags&tagSuppression != 0
 		case !l.learnedScreen(src, f, sc0, hiding):
 			return nil
+		case len(hiding) == 0:
+			rulesRun, markerSeen = false, false
 		}
 	} else if len(hiding) == 0 && !l.prefilter().match(src) {
 		return nil
@@ -479,7 +486,10 @@ func (l *linter) lintSource(name string, src []byte, allow *allowList, sc0 *scra
 	if f == formatMarkdown && len(hiding) > 0 {
 		blankWordComments(d.mask, src)
 	}
-	hits := l.matchBlocks(d, sc0, false, hiding, false)
+	var hits []hit
+	if rulesRun {
+		hits = l.matchBlocks(d, sc0, false, hiding, false)
+	}
 	var sups []*suppression
 	if markerSeen {
 		sups = findSuppressions(src, d, f)
