@@ -435,7 +435,7 @@ var learnedFamilies = map[string]learnedFamily{
 	"method-idempotency": {RuleMethodIdempotency, judgeMethod, nil, methodNeedingCare, nil, namesNonIdempotentMethod, deniesMethod, nil},
 	"retry-any-error":    {RuleRetryAnyError, judgeRetryStatus, nil, nil, retriesOffOrGivesUp, nil, nil, requeues},
 	"no-duplicates":      {RuleAbsoluteGuarantee, nil, keyBounded, nil, expectsOrDoubts, namesDuplicate, nil, nil},
-	"exactly-once":       {RuleExactlyOnce, nil, keyBounded, nil, nil, namesSingleRun, nil, nil},
+	"exactly-once":       {RuleExactlyOnce, nil, keyBounded, nil, nil, namesSingleRun, nil, shownOnce},
 	// No ratified standard defines the header, whatever the contract says.
 	"standard-claim": {RuleStandardClaim, nil, func(*contract.Contract) bool { return true }, nil, nil, nil, deniesStandard, nil},
 }
@@ -607,6 +607,18 @@ var reSingleRun = regexp.MustCompile(`\b(?:once|one(?: only)? time|single|exactl
 // labelled sets names one.
 func namesSingleRun(sent string) bool { return reSingleRun.MatchString(sent) }
 
+// reShownOnce is a thing shown or placed once ("the secret is displayed
+// exactly once", "the field must appear exactly once"), or a step run
+// once per occasion of the user's ("runs exactly once, every time you
+// deploy"): a count of where a thing is seen or of a scheduled step, not
+// of how often the API does its work.
+var reShownOnce = regexp.MustCompile(`\b(?:displayed|shown|shows|show|appears?|printed|listed|revealed|visible|viewable|declared|specified) (?:only )?(?:exactly )?(?:once|one time)\b|\b(?:exactly )?once,? (?:every|each) time (?:you|we|they|it is|a user|the user|someone) (?:deploy|build|install|log|sign|open|start|run|release|commit|push|merge)`)
+
+// shownOnce: an exactly-once reading of a sentence that counts where a
+// thing is shown or a step per occasion (reShownOnce) names another
+// sense of "once".
+func shownOnce(sent string) bool { return reShownOnce.MatchString(sent) }
+
 // reModeDefinition opens a glossary entry of a delivery mode: its name,
 // then a dash or a colon ("Exactly once — each event is processed one
 // time").
@@ -674,6 +686,12 @@ func retriesOffOrGivesUp(sent string) bool {
 	return retriesOff(sent) || reGivesUp.MatchString(sent) && !reRetryWord.MatchString(sent)
 }
 
+// reThenStops is a loop whose end follows it: "retries a dropped call
+// for the next minute, then stops". With no figure in the sentence, the
+// reader reads no endless loop there; with one ("for fifteen minutes,
+// then stops"), the figure is weighed as before.
+var reThenStops = regexp.MustCompile(`\b(?:then|and then|after which it) (?:stops|gives up|quits|ends|returns the error|surfaces the error|hands (?:you )?the error)\b`)
+
 // reGivesUp is the client ending its retries: "before it gives up".
 var reGivesUp = regexp.MustCompile(`\b(?:gives? up|giving up|gave up|quits?|quitting)\b`)
 
@@ -696,7 +714,7 @@ var reStatusCode = regexp.MustCompile(`\b[1-5]\d\d\b`)
 // named ("the client will retry a 503 before it gives up"), states an
 // end to the loop, not an endless one.
 func retriesOffOrEnd(sent string) bool {
-	if retriesOff(sent) {
+	if retriesOff(sent) || reThenStops.MatchString(sent) && !reFigure.MatchString(sent) {
 		return true
 	}
 	loc := reGivesUp.FindStringIndex(sent)
@@ -812,7 +830,7 @@ func methodNeedingCare(toks []string) bool {
 // after it, the predicate often left out: "POST is not", "POST isn't
 // one", "POSTs do not", "POST: no", "POST and PATCH are
 // non-idempotent".
-var reMethodDenied = regexp.MustCompile(`\b(?:post|patch)(?:e?s)?(?: (?:requests?|methods?|calls?|verbs?))?(?: (?:is|are|does|do|did|was|were|stays?|remains?))? ?(?:not|n't)\b|\b(?:post|patch)(?:e?s)?: ?(?:no|not)\b|\b(?:post|patch)(?:e?s)?(?: (?:and|or) (?:post|patch)(?:e?s)?)? (?:is|are) non-?idempotent\b`)
+var reMethodDenied = regexp.MustCompile(`\b(?:post|patch)(?:e?s)?(?: (?:requests?|methods?|calls?|verbs?))?(?: (?:is|are|does|do|did|was|were|stays?|remains?))? ?(?:not|n't)\b|\b(?:post|patch)(?:e?s)?: ?(?:no|not)\b|\b(?:post|patch)(?:e?s)?(?: (?:and|or) (?:post|patch)(?:e?s)?)? (?:is|are) (?:non-?idempotent|neither)\b`)
 
 // reNotStandard says a header or a scheme is no standard, or not yet
 // one: "not a ratified standard", "remains an Internet-Draft", "no RFC".
@@ -822,7 +840,35 @@ var reNotStandard = regexp.MustCompile(`\b(?:remains?|is still|still|is only|onl
 // ("the IETF work on the header remains an Internet-Draft") states what
 // the standard-claim rule asks, whatever else it names (an RFC, the
 // IETF). No standard claim of the labelled sets says so.
-func deniesStandard(sent string) bool { return reNotStandard.MatchString(sent) }
+func deniesStandard(sent string) bool {
+	return reNotStandard.MatchString(sent) || (reDraftSays.MatchString(sent) || reDraftTopic.MatchString(sent)) && !reConforms.MatchString(sent) ||
+		reFollowsDraft.MatchString(sent) && !reStandardStatus.MatchString(sent)
+}
+
+// reFollowsDraft and reStandardStatus: a sentence in which the API
+// follows what it calls a draft ("obeys the IETF draft for the header")
+// and gives it no standing (a standard, an RFC, official, compliant),
+// no letter-perfect match ("to the letter", "in any way", "quoted value
+// and all") and no requirement of the draft's ("the draft mandates a
+// 24-hour expiry", a claim about the draft) calls the header no
+// standard; the standard-claim rule reads it the same way.
+var (
+	reFollowsDraft   = regexp.MustCompile(`\b(?:obey|follow|implement|support|use|track)s?\b[^.;]{0,24}\bdraft\b`)
+	reStandardStatus = regexp.MustCompile(`\b(?:standard\w*|rfcs?|norms?|official\w*|ratified|certified|compl(?:y|ies|iant|iance)|conform\w*|to the letter|exactly|in any way|deviat\w*|strict\w*|and all|quot\w+|mandat\w*|requir\w*|fully|100 ?%)`)
+)
+
+// reDraftSays, reDraftTopic and reConforms: a sentence in which the IETF
+// draft says or requires something ("the IETF draft requires the key to
+// be quoted"), or that explains or cites the draft ("this guide explains
+// the draft line by line"), and in which nothing conforms to it describes
+// the draft, not this API; one that
+// says the API follows it ("conforms to the IETF draft") contradicts a
+// contract that departs from it, as the labelled sets read it.
+var (
+	reDraftSays  = regexp.MustCompile(`\bdraft (?:itself )?(?:requires|says|defines|specifies|asks for|recommends|suggests|uses|describes|expects|calls for)\b`)
+	reDraftTopic = regexp.MustCompile(`\b(?:explains?|describes?|covers?|summari[sz]es?|discuss(?:es)?|walks? through|compares?|quotes?|cites?|links? to|mentions?)\b[^.;]{0,40}\bdraft\b`)
+	reConforms   = regexp.MustCompile(`\b(?:what|exactly|matches|same|conform\w*|compl(?:y|ies|iant|iance)|follow\w*|obey\w*|implement\w*|per|adher\w*|honou?r\w*|respect\w*|as|like)\b`)
+)
 
 // reEveryPost is a claim over every POST or PATCH ("every Lumapay POST
 // is"), which a denial of another API's POST does not take back.
@@ -833,8 +879,17 @@ var reEveryPost = regexp.MustCompile(`\b(?:every|all|each|any)(?: [a-z0-9'-]+){0
 // idempotent and POST is not") states the standard, unless it makes
 // a claim over every method or every POST as well.
 func deniesMethod(sent string) bool {
-	return reMethodDenied.MatchString(sent) && !reEveryMethod.MatchString(sent) && !reEveryPost.MatchString(sent)
+	every := reEveryMethod.MatchString(sent) && !reOnlyOfAll.MatchString(sent)
+	return reMethodDenied.MatchString(sent) && !every && !reEveryPost.MatchString(sent) || reExceptPost.MatchString(sent)
 }
+
+// reExceptPost takes POST out of a claim over every method ("all HTTP
+// methods are idempotent except POST and PATCH"): HTTP's own rule.
+var reExceptPost = regexp.MustCompile(`\bidempotent,? (?:except|but|save|other than|apart from|besides) (?:for )?post\b`)
+
+// reOnlyOfAll picks some methods out of all ("of all HTTP methods, only
+// POST and PATCH are not idempotent"): no claim over every method.
+var reOnlyOfAll = regexp.MustCompile(`\bof (?:all|every|the)(?: [a-z0-9'-]+){0,2}? (?:http )?(?:methods|verbs),? only\b`)
 
 // keyBounded reports whether the contract bounds a duplicate's absence
 // by a key and a window: an endpoint needs a key, and keys expire.
@@ -1314,7 +1369,7 @@ func (l *linter) proposeReading(sent, fam string, p float64, toks []string, thre
 	if !ok || l.learned.families != nil && !slices.Contains(l.learned.families, fam) || definesMode(l.c, sent) || lf.leaves(sent, toks) {
 		return hit{}, nil, false
 	}
-	if senseRules[lf.rule] && l.otherSense(lf.rule, sent) || l.readsAsName(sent, fam, threshold) {
+	if senseRules[lf.rule] && l.otherSense(lf.rule, sent) || l.readsAsName(sent, fam, threshold) || l.ruledOut(lf.rule, []byte(sent)) {
 		return hit{}, nil, false
 	}
 	// A question with no answer asks and promises nothing, as the rules
@@ -1411,7 +1466,27 @@ var reSameKey = regexp.MustCompile(`\bsame (?:idempotency[- ])?key\b`)
 // no matter which operation you call, as long as you reuse the same
 // key"), states the contract's own terms, as the rule's exceptions read
 // them.
-func readsOrSameKey(sent string) bool { return scopedToReads(sent) || reSameKey.MatchString(sent) }
+func readsOrSameKey(sent string) bool {
+	return scopedToReads(sent) || reSameKey.MatchString(sent) || retriesOneOperation(sent)
+}
+
+// reRetriedObject is the object of a retry: "retrying a refund", "a
+// retry of the capture", "resending your payout".
+var reRetriedObject = regexp.MustCompile(`\b(?:retrying|retry of|resending|re-sending|repeating|replaying) (?:a|an|the|this|that|your|one) (?:single )?([a-z-]+)(?: ([a-z-]+))?`)
+
+// genericObjects are the objects of a retry that stand for any request:
+// "retrying a request is safe", "retrying a Lumapay call" are the
+// universal claim.
+var genericObjects = map[string]bool{"request": true, "call": true, "api": true, "operation": true, "write": true, "action": true, "message": true, "job": true, "thing": true, "failed": true, "timed-out": true, "request's": true, "http": true, "post": true, "endpoint": true}
+
+// retriesOneOperation reports whether the retry a sentence calls safe is
+// of one operation it names ("retrying a refund is safe"): a claim about
+// that operation, which the rules judge by the endpoint it names
+// (endpoint-safe-to-retry), not one about every request.
+func retriesOneOperation(sent string) bool {
+	m := reRetriedObject.FindStringSubmatch(sent)
+	return m != nil && !genericObjects[m[1]] && !genericObjects[m[2]]
+}
 
 // scopedToReads reports whether sent scopes its claim to reads ("every
 // GET request is safe to replay") and names no write: reads are safe to
@@ -1504,6 +1579,36 @@ func (l *linter) otherSense(rule, sent string) bool {
 		}
 	}
 	return false
+}
+
+// ruledOut reports whether rule's phrase forms find a claim's words in
+// sent and the clause analysis reads each of them as no promise of the
+// page, only a mention: a clause of an agreement that rules the reading
+// out, a claim told of a former or in-house client, one called untrue.
+// The rules weighed those words in their clause; the model reads no
+// clause, so it does not overrule them.
+func (l *linter) ruledOut(rule string, sent []byte) bool {
+	cl := clauseAnalysis()
+	cleared := false
+	for i := range l.rules {
+		r := &l.rules[i]
+		if r.id != rule {
+			continue
+		}
+		var memo boundMemo
+		for _, f := range r.forms {
+			if !f.match.Match(sent) || !allMatch(f.needs, sent) || anyMatch(f.unless, sent) {
+				continue
+			}
+			for _, loc := range f.match.FindAllIndex(sent, -1) {
+				if v, _ := cl.judge(r, sent, loc[0], loc[1], &memo); v != vMention {
+					return false
+				}
+				cleared = true
+			}
+		}
+	}
+	return cleared
 }
 
 // LintSourceLearned is LintSource with the learned reader m at threshold

@@ -379,3 +379,40 @@ func TestVagueRetention(t *testing.T) {
 		{"Reuse a key any time next quarter and you get the original response.", "key-retention", true},
 	})
 }
+
+// TestLearnedRuledOutAndScoped: the reader adds no claim where the rules'
+// clause analysis read the family's words as a mention (a clause of an
+// agreement, a former in-house client), nor a safe-to-retry claim about
+// one named operation or a read, an exactly-once claim that counts where
+// a thing is shown or a step per occasion, a loop that stops with no
+// figure, or the IETF draft's own requirement; each has a twin that stays
+// a claim. Sentences written for this test, in no labelled set.
+func TestLearnedRuledOutAndScoped(t *testing.T) {
+	c := payoutsContract(t)
+	l := learnedLinter(t, c)
+	checkProposals(t, l, c, []proposalCase{
+		{"Nothing in these terms shall be construed as making POST requests idempotent.", "method-idempotency", false},
+		{"Under these terms, POST requests are idempotent.", "method-idempotency", true},
+		{"Our former in-house script retried every error, 404s included, before the SDK came.", "retry-any-error", false},
+		{"Our script retries every error, 404s included.", "retry-any-error", true},
+		{"Retrying a capture is always safe.", "safe-to-retry", false},
+		{"Retrying a Lumapay call is always safe.", "safe-to-retry", true},
+		{"A retry of a GET is always harmless.", "safe-to-retry", false},
+		{"Your API secret is shown exactly once.", "exactly-once", false},
+		{"The migration runs exactly once, every time you deploy.", "exactly-once", false},
+		{"Every payout is processed exactly once.", "exactly-once", true},
+		{"The client resends a timed-out call for the next minute, then stops.", "retry-duration", false},
+		{"The client resends a timed-out call for twenty minutes, then stops.", "retry-duration", true},
+		{"The IETF draft requires the header value to be a quoted string.", "standard-claim", false},
+		{"Our header follows the IETF draft to the letter.", "standard-claim", true},
+		{"Our tutorial walks through the IETF Idempotency-Key draft header.", "standard-claim", false},
+		{"Our course explains why Lumapay follows the IETF idempotency-key draft.", "standard-claim", true},
+		{"Our gateway obeys the IETF draft for its idempotency key header.", "standard-claim", false},
+		{"Our gateway strictly obeys the IETF draft for its idempotency key header.", "standard-claim", true},
+		{"Of all HTTP methods, only POST and PATCH are not idempotent.", "method-idempotency", false},
+		{"Of the usual methods, even POST and PATCH are idempotent.", "method-idempotency", true},
+		{"GET is idempotent by design, while POST is neither safe nor idempotent.", "method-idempotency", false},
+		{"All HTTP methods are idempotent except POST and PATCH.", "method-idempotency", false},
+		{"All HTTP methods are idempotent, POST and PATCH included.", "method-idempotency", true},
+	})
+}
