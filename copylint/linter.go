@@ -442,8 +442,9 @@ func (l *linter) lintSource(name string, src []byte, allow *allowList, sc0 *scra
 	hiding := sc0.hiding
 	markerSeen := true
 	// rulesRun is false for a file parsed for the reader alone: the raw
-	// pass found no hit of the rules in it, so matching its parsed blocks
-	// would find none either, and the reader reads every sentence as
+	// pass found no hit of the rules in it, so the rules report nothing
+	// there, as they do with the reader off (a raw pass's known gaps,
+	// rawPassGaps, included), and the reader reads every sentence as
 	// holding no finding.
 	rulesRun := true
 	if l.exhaustive || (f == formatText && l.learned.parseAll(src)) {
