@@ -1147,7 +1147,7 @@ func (r *learnedReader) screens(sent []byte) bool {
 // reports waived (by a suppression) is left as the rules read it. It
 // normalizes in sc's buffers, which the rules'
 // matching (matchBlocks) is done with.
-func (l *linter) learnedHits(d *document, hits []hit, sc *scratch, waived func(hit) bool) []hit {
+func (l *linter) learnedHits(d *document, src []byte, hits []hit, sc *scratch, waived func(hit) bool) []hit {
 	r := l.learned
 	if r == nil || l.c == nil {
 		return hits
@@ -1177,7 +1177,7 @@ func (l *linter) learnedHits(d *document, hits []hit, sc *scratch, waived func(h
 					continue
 				}
 				v = l.readRuled(string(sent), hits, start, end)
-			} else {
+			} else if !linkText(src, start, end) {
 				v = l.readUnruled(sent)
 			}
 			if v.veto {
@@ -1259,6 +1259,27 @@ func (l *linter) readUnruled(sent []byte) unitReading {
 	}
 	h, at, ok := l.proposeReading(string(sent), fam, p, toks, l.learned.threshold)
 	return unitReading{h: h, at: at, add: ok}
+}
+
+// linkText reports whether the unit at [start, end) of src is the whole
+// text of a link, in Markdown ("[Retry all the failed messages](...)")
+// or HTML ("<a href=...>...</a>"): like a breadcrumb, a link's text names
+// the page it leads to (a step list's "Retry all the failed messages" is
+// an operator's action on another page), and names make no promise. The
+// rules still read it.
+func linkText(src []byte, start, end int) bool {
+	before := bytes.TrimRight(src[:start], " \t\n")
+	after := bytes.TrimLeft(src[end:], " \t\n")
+	if bytes.HasSuffix(before, []byte("[")) && bytes.HasPrefix(after, []byte("]")) {
+		return true
+	}
+	lt := bytes.LastIndexByte(before, '<')
+	if lt < 0 || !bytes.HasSuffix(before, []byte(">")) || len(after) < 4 {
+		return false
+	}
+	tag := before[lt:]
+	return len(tag) > 3 && (tag[1] == 'a' || tag[1] == 'A') && (tag[2] == ' ' || tag[2] == '>' || tag[2] == '\t' || tag[2] == '\n') &&
+		bytes.EqualFold(after[:4], []byte("</a>"))
 }
 
 // ruleIn reports whether a hit of rule overlaps [start, end).
