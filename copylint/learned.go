@@ -929,10 +929,25 @@ func (r *learnedReader) read(sent string) (string, float64, []string) {
 // (labels.tsv labels Kafka's and NATS's "exactly-once" as claims), while
 // the reader learned that a manual describing such a mode promises
 // nothing of this API: vetoing them dropped labelled claims there
-// (copylint/README.md, the reader's last section). The
+// (copylint/README.md), so they are vetoed only where the sentence names
+// this API (vetoableNamed). The
 // bounded warning and the suppression rules are no claims it reads.
 var vetoable = map[string]bool{
 	RuleContradicts: true, RuleStandardClaim: true, RuleMethodIdempotency: true, RuleRetryAnyError: true,
+}
+
+// vetoableNamed are the rules whose findings the reader may drop in a
+// sentence that names the contract's API: exactly-once and absolute
+// wording, which vetoable leaves because a third party's manual
+// describing its own delivery mode is a claim labels.tsv counts and the
+// reader reads as none. A sentence naming this API is the copy the
+// reader learned from ("Kafka's exactly-once semantics stop at your
+// topic; the Lumapay call still needs a key").
+var vetoableNamed = map[string]bool{RuleExactlyOnce: true, RuleAbsoluteGuarantee: true}
+
+// overlapsAny reports whether h overlaps one of spans.
+func overlapsAny(spans [][2]int, h hit) bool {
+	return slices.ContainsFunc(spans, func(v [2]int) bool { return h.start < v[1] && h.end > v[0] })
 }
 
 // readerWeighs reports whether the learned reader weighs the contract
@@ -1160,7 +1175,7 @@ func (l *linter) learnedHits(d *document, src []byte, hits []hit, sc *scratch, w
 	n, sents := &sc.n, sc.sents
 	defer func() { sc.sents = sents }()
 	var added []hit
-	var vetoed [][2]int
+	var vetoed, vetoedNamed [][2]int
 	for _, b := range d.blocks {
 		if !learnedGate.match(d.mask[b.start:b.end]) {
 			continue
@@ -1182,6 +1197,9 @@ func (l *linter) learnedHits(d *document, src []byte, hits []hit, sc *scratch, w
 			}
 			if v.veto {
 				vetoed = append(vetoed, [2]int{start, end})
+				if v.named {
+					vetoedNamed = append(vetoedNamed, [2]int{start, end})
+				}
 			}
 			if v.add {
 				h := v.h
@@ -1195,7 +1213,8 @@ func (l *linter) learnedHits(d *document, src []byte, hits []hit, sc *scratch, w
 	}
 	if len(vetoed) > 0 {
 		hits = slices.DeleteFunc(hits, func(h hit) bool {
-			return vetoable[h.rule] && readerWeighs(h.path) && slices.ContainsFunc(vetoed, func(v [2]int) bool { return h.start < v[1] && h.end > v[0] })
+			return vetoable[h.rule] && readerWeighs(h.path) && overlapsAny(vetoed, h) ||
+				vetoableNamed[h.rule] && overlapsAny(vetoedNamed, h)
 		})
 	}
 	return append(hits, added...)
@@ -1208,6 +1227,8 @@ type unitReading struct {
 	h         hit
 	at        []int
 	add, veto bool
+	// named says the vetoed unit names the contract's API.
+	named bool
 }
 
 // readRuled reads a sentence that holds the rules' findings (hits, in
@@ -1224,12 +1245,12 @@ func (l *linter) readRuled(sent string, hits []hit, start, end int) unitReading 
 	if r.veto == 0 || !proseSentence([]byte(sent)) {
 		return unitReading{}
 	}
-	fam, p, _ := r.read(sent)
+	fam, p, toks := r.read(sent)
 	switch {
 	case p < r.veto:
 		return unitReading{}
 	case fam == learnedNone:
-		return unitReading{veto: true}
+		return unitReading{veto: true, named: slices.Contains(toks, tokAPIName)}
 	case !ruleIn(hits, start, end, learnedFamilies[fam].rule) && onlyVetoable(hits, start, end):
 		h, at, ok := l.learnedPropose(sent, r.threshold)
 		return unitReading{h: h, at: at, add: ok}

@@ -440,3 +440,29 @@ func TestLearnedLeavesLinkText(t *testing.T) {
 		}
 	}
 }
+
+// TestLearnedVetoNamed: exactly-once and absolute wording is vetoed only
+// in a sentence that names the contract's API; a third party's manual
+// describing its own delivery mode keeps the rules' finding.
+func TestLearnedVetoNamed(t *testing.T) {
+	c := payoutsContract(t)
+	for _, tc := range []struct {
+		sent string
+		kept bool
+	}{
+		{"Kafka's exactly-once semantics stop at your topic, so add a key.", true},
+		{"Kafka's exactly-once semantics stop at your topic, so add a Lumapay key.", false},
+		{"With this broker, duplicates are impossible.", true},
+		{"With Lumapay, duplicates are impossible.", false},
+	} {
+		fs := LintSourceLearnedVeto(c, "x.md", []byte(tc.sent+"\n"), noClaimModel(), 0.99, nil, 0.9)
+		without := LintSourceLearnedVeto(c, "x.md", []byte(tc.sent+"\n"), nil, 0.99, nil, 0)
+		if len(without) == 0 {
+			t.Errorf("%q: the rules find nothing; the case tests nothing", tc.sent)
+			continue
+		}
+		if got := len(fs) > 0; got != tc.kept {
+			t.Errorf("%q: finding kept %v, want %v (%v)", tc.sent, got, tc.kept, fs)
+		}
+	}
+}
