@@ -931,9 +931,11 @@ func (r *learnedReader) read(sent string) (string, float64, []string) {
 // nothing of this API: vetoing them dropped labelled claims there
 // (copylint/README.md), so they are vetoed only where the sentence names
 // this API (vetoableNamed). The
-// bounded warning and the suppression rules are no claims it reads.
+// bounded warning and the suppression rules are no claims it reads. A
+// standard claim is not vetoed: on the leave-one-out folds its veto
+// dropped one claim and no false finding (BENCHMARKS.md).
 var vetoable = map[string]bool{
-	RuleContradicts: true, RuleStandardClaim: true, RuleMethodIdempotency: true, RuleRetryAnyError: true,
+	RuleContradicts: true, RuleMethodIdempotency: true, RuleRetryAnyError: true,
 }
 
 // vetoableNamed are the rules whose findings the reader may drop in a

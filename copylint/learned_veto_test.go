@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/retryspec/retryspec/findings"
 )
 
 // TestLearnedVeto: a reader that reads every sentence as no claim (its
@@ -464,5 +466,19 @@ func TestLearnedVetoNamed(t *testing.T) {
 		if got := len(fs) > 0; got != tc.kept {
 			t.Errorf("%q: finding kept %v, want %v (%v)", tc.sent, got, tc.kept, fs)
 		}
+	}
+}
+
+// TestLearnedVetoLeavesStandard: a standard claim is not vetoed, even by
+// a reader sure there is no claim.
+func TestLearnedVetoLeavesStandard(t *testing.T) {
+	c := payoutsContract(t)
+	page := []byte("Our idempotency follows the ratified IETF Idempotency-Key standard.\n")
+	rules := LintSource(c, "x.md", page)
+	if len(rules) == 0 || slices.ContainsFunc(rules, func(f findings.Finding) bool { return f.Rule != RuleStandardClaim }) {
+		t.Fatalf("the rules find %v; the case tests nothing", rules)
+	}
+	if fs := LintSourceLearnedVeto(c, "x.md", page, noClaimModel(), 0.99, nil, 0.9); len(fs) != len(rules) {
+		t.Errorf("with the veto: %v, want the rules' %d standard-claim findings kept", fs, len(rules))
 	}
 }
