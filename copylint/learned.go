@@ -929,27 +929,10 @@ func (r *learnedReader) read(sent string) (string, float64, []string) {
 // (labels.tsv labels Kafka's and NATS's "exactly-once" as claims), while
 // the reader learned that a manual describing such a mode promises
 // nothing of this API: vetoing them dropped labelled claims there
-// (copylint/README.md), so they are vetoed only where the sentence names
-// this API (vetoableNamed). The
-// bounded warning and the suppression rules are no claims it reads. A
-// standard claim is not vetoed: on the leave-one-out folds its veto
-// dropped one claim and no false finding (BENCHMARKS.md).
+// (copylint/README.md, the reader's last section). The
+// bounded warning and the suppression rules are no claims it reads.
 var vetoable = map[string]bool{
-	RuleContradicts: true, RuleMethodIdempotency: true, RuleRetryAnyError: true,
-}
-
-// vetoableNamed are the rules whose findings the reader may drop in a
-// sentence that names the contract's API: exactly-once and absolute
-// wording, which vetoable leaves because a third party's manual
-// describing its own delivery mode is a claim labels.tsv counts and the
-// reader reads as none. A sentence naming this API is the copy the
-// reader learned from ("Kafka's exactly-once semantics stop at your
-// topic; the Lumapay call still needs a key").
-var vetoableNamed = map[string]bool{RuleExactlyOnce: true, RuleAbsoluteGuarantee: true}
-
-// overlapsAny reports whether h overlaps one of spans.
-func overlapsAny(spans [][2]int, h hit) bool {
-	return slices.ContainsFunc(spans, func(v [2]int) bool { return h.start < v[1] && h.end > v[0] })
+	RuleContradicts: true, RuleStandardClaim: true, RuleMethodIdempotency: true, RuleRetryAnyError: true,
 }
 
 // readerWeighs reports whether the learned reader weighs the contract
@@ -1164,7 +1147,7 @@ func (r *learnedReader) screens(sent []byte) bool {
 // reports waived (by a suppression) is left as the rules read it. It
 // normalizes in sc's buffers, which the rules'
 // matching (matchBlocks) is done with.
-func (l *linter) learnedHits(d *document, src []byte, hits []hit, sc *scratch, waived func(hit) bool) []hit {
+func (l *linter) learnedHits(d *document, hits []hit, sc *scratch, waived func(hit) bool) []hit {
 	r := l.learned
 	if r == nil || l.c == nil {
 		return hits
@@ -1177,7 +1160,7 @@ func (l *linter) learnedHits(d *document, src []byte, hits []hit, sc *scratch, w
 	n, sents := &sc.n, sc.sents
 	defer func() { sc.sents = sents }()
 	var added []hit
-	var vetoed, vetoedNamed [][2]int
+	var vetoed [][2]int
 	for _, b := range d.blocks {
 		if !learnedGate.match(d.mask[b.start:b.end]) {
 			continue
@@ -1194,14 +1177,11 @@ func (l *linter) learnedHits(d *document, src []byte, hits []hit, sc *scratch, w
 					continue
 				}
 				v = l.readRuled(string(sent), hits, start, end)
-			} else if !linkText(src, start, end) {
+			} else {
 				v = l.readUnruled(sent)
 			}
 			if v.veto {
 				vetoed = append(vetoed, [2]int{start, end})
-				if v.named {
-					vetoedNamed = append(vetoedNamed, [2]int{start, end})
-				}
 			}
 			if v.add {
 				h := v.h
@@ -1215,8 +1195,7 @@ func (l *linter) learnedHits(d *document, src []byte, hits []hit, sc *scratch, w
 	}
 	if len(vetoed) > 0 {
 		hits = slices.DeleteFunc(hits, func(h hit) bool {
-			return vetoable[h.rule] && readerWeighs(h.path) && overlapsAny(vetoed, h) ||
-				vetoableNamed[h.rule] && overlapsAny(vetoedNamed, h)
+			return vetoable[h.rule] && readerWeighs(h.path) && slices.ContainsFunc(vetoed, func(v [2]int) bool { return h.start < v[1] && h.end > v[0] })
 		})
 	}
 	return append(hits, added...)
@@ -1229,8 +1208,6 @@ type unitReading struct {
 	h         hit
 	at        []int
 	add, veto bool
-	// named says the vetoed unit names the contract's API.
-	named bool
 }
 
 // readRuled reads a sentence that holds the rules' findings (hits, in
@@ -1247,12 +1224,12 @@ func (l *linter) readRuled(sent string, hits []hit, start, end int) unitReading 
 	if r.veto == 0 || !proseSentence([]byte(sent)) {
 		return unitReading{}
 	}
-	fam, p, toks := r.read(sent)
+	fam, p, _ := r.read(sent)
 	switch {
 	case p < r.veto:
 		return unitReading{}
 	case fam == learnedNone:
-		return unitReading{veto: true, named: slices.Contains(toks, tokAPIName)}
+		return unitReading{veto: true}
 	case !ruleIn(hits, start, end, learnedFamilies[fam].rule) && onlyVetoable(hits, start, end):
 		h, at, ok := l.learnedPropose(sent, r.threshold)
 		return unitReading{h: h, at: at, add: ok}
@@ -1282,27 +1259,6 @@ func (l *linter) readUnruled(sent []byte) unitReading {
 	}
 	h, at, ok := l.proposeReading(string(sent), fam, p, toks, l.learned.threshold)
 	return unitReading{h: h, at: at, add: ok}
-}
-
-// linkText reports whether the unit at [start, end) of src is the whole
-// text of a link, in Markdown ("[Retry all the failed messages](...)")
-// or HTML ("<a href=...>...</a>"): like a breadcrumb, a link's text names
-// the page it leads to (a step list's "Retry all the failed messages" is
-// an operator's action on another page), and names make no promise. The
-// rules still read it.
-func linkText(src []byte, start, end int) bool {
-	before := bytes.TrimRight(src[:start], " \t\n")
-	after := bytes.TrimLeft(src[end:], " \t\n")
-	if bytes.HasSuffix(before, []byte("[")) && bytes.HasPrefix(after, []byte("]")) {
-		return true
-	}
-	lt := bytes.LastIndexByte(before, '<')
-	if lt < 0 || !bytes.HasSuffix(before, []byte(">")) || len(after) < 4 {
-		return false
-	}
-	tag := before[lt:]
-	return len(tag) > 3 && (tag[1] == 'a' || tag[1] == 'A') && (tag[2] == ' ' || tag[2] == '>' || tag[2] == '\t' || tag[2] == '\n') &&
-		bytes.EqualFold(after[:4], []byte("</a>"))
 }
 
 // ruleIn reports whether a hit of rule overlaps [start, end).

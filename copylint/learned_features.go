@@ -302,7 +302,7 @@ func (t *contractTerms) contractRelative(s string) (string, []string) {
 		durations = durationSpans(s)
 	}
 	for _, loc := range durations {
-		if overlapsRepl(rs, loc[0], loc[1]) || ordinalSecond(s, loc[1]) {
+		if overlapsRepl(rs, loc[0], loc[1]) {
 			continue
 		}
 		d, ok := parseProseDuration(s[loc[0]:loc[1]])
@@ -363,53 +363,13 @@ func (t *contractTerms) contractRelative(s string) (string, []string) {
 			i = j + len(name.word)
 		}
 	}
-	// Apply the replacements right to left so offsets hold. A possessive
-	// goes with its placeholder: left behind, the "'s" after the space
-	// reads as an opening quote to the tokenizer, and every word after it
-	// as quoted ("Lumapay's API is idempotent" is no quotation).
+	// Apply the replacements right to left so offsets hold.
 	sortRepl(rs)
 	for i := len(rs) - 1; i >= 0; i-- {
 		r := rs[i]
-		s = s[:r.start] + " " + r.tok + " " + s[r.end+possessiveLen(s[r.end:]):]
+		s = s[:r.start] + " " + r.tok + " " + s[r.end:]
 	}
 	return s, extra
-}
-
-// possessiveLen is the length of the possessive that opens rest ("'s",
-// "’s", or a lone apostrophe after a final s), 0 for none.
-func possessiveLen(rest string) int {
-	for _, p := range []string{"'s", "’s"} {
-		if strings.HasPrefix(rest, p) && (len(rest) == len(p) || !isWordByte(rest[len(p)])) {
-			return len(p)
-		}
-	}
-	return 0
-}
-
-// ordinalSecond reports whether the duration that ends at end is "a
-// second" or "one second" counting a copy ("a second transfer", "a
-// second call"): the word after it is no word a span of time goes with.
-// In the labelled sets "a second" is followed by a noun of the API's
-// (transfer, notification, call, payout) far more often than by a time.
-func ordinalSecond(s string, end int) bool {
-	if !strings.HasSuffix(s[:end], " second") {
-		return false
-	}
-	rest := strings.TrimLeft(s[end:], " ")
-	n := 0
-	for n < len(rest) && rest[n] >= 'a' && rest[n] <= 'z' {
-		n++
-	}
-	return n > 0 && !timeFollowers[rest[:n]]
-}
-
-// timeFollowers are the words that follow a span of time rather than an
-// ordinal: "a second and a half", "a second later", "a second of delay".
-var timeFollowers = map[string]bool{
-	"and": true, "or": true, "later": true, "after": true, "before": true, "of": true, "to": true,
-	"then": true, "at": true, "per": true, "each": true, "every": true, "in": true, "between": true,
-	"longer": true, "more": true, "less": true, "apart": true, "ago": true, "delay": true, "pause": true,
-	"wait": true, "timeout": true, "window": true, "interval": true, "backoff": true,
 }
 
 // markedWords tokenizes s: lemmas, an endpoint's noun and a method by

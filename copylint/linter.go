@@ -495,7 +495,7 @@ func (l *linter) lintSource(name string, src []byte, allow *allowList, sc0 *scra
 	if markerSeen {
 		sups = findSuppressions(src, d, f)
 	}
-	hits = l.learnedHits(d, src, hits, sc0, waivedBy(sups, src))
+	hits = l.learnedHits(d, hits, sc0, waivedBy(sups, src))
 	if len(hits) == 0 && len(sups) == 0 {
 		return nil
 	}
