@@ -621,21 +621,27 @@ var reVersion = regexp.MustCompile(`^v\d+$`)
 func opsIn(c *contract.Contract, match string) []int {
 	var out []int
 	for i, e := range c.Endpoints {
-		op := strings.ToLower(e.Operation)
-		for k := 0; ; {
-			j := strings.Index(match[k:], op)
-			if j < 0 {
-				break
-			}
-			end := k + j + len(op)
-			if end == len(match) || !(isWordByte(match[end]) || match[end] == '/' || match[end] == '{') {
-				out = append(out, i)
-				break
-			}
-			k = end
+		if opAt(match, strings.ToLower(e.Operation)) {
+			out = append(out, i)
 		}
 	}
 	return out
+}
+
+// opAt reports whether match spells out op (lower case), ending where a
+// path cannot go on.
+func opAt(match, op string) bool {
+	for k := 0; ; {
+		j := strings.Index(match[k:], op)
+		if j < 0 {
+			return false
+		}
+		end := k + j + len(op)
+		if end == len(match) || !(isWordByte(match[end]) || match[end] == '/' || match[end] == '{') {
+			return true
+		}
+		k = end
+	}
 }
 
 // reSpelledOp is a method and a path in a match.

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/retryspec/retryspec/contract"
@@ -251,8 +252,16 @@ func learnedTokens(sent string, c *contract.Contract) []string {
 // once per reader rather than once per sentence: the nouns of its
 // endpoints and how each HTTP method stands.
 type contractTerms struct {
-	c       *contract.Contract
-	nouns   map[string]string
+	c         *contract.Contract
+	endpoints int // len(c.Endpoints) when the terms were worked out
+	nouns     map[string]string
+	// spelled holds each operation of the form "method /path", lower
+	// case, with the first endpoint that has it; others are the
+	// operations of any other form. Looking an operation up here rather
+	// than scanning every endpoint for each one a sentence names keeps a
+	// page of a contract with tens of thousands of endpoints linear.
+	spelled map[string]int
+	others  []indexedOp
 	methods [len(httpMethods)]string // by index in httpMethods: the method's class
 	// names are the API's name and the key's header, lower case, with
 	// their tokens.
@@ -264,7 +273,38 @@ type contractTerms struct {
 type learnName struct{ word, tok string }
 
 func termsOf(c *contract.Contract) *contractTerms {
-	t := &contractTerms{c: c, nouns: endpointNouns(c)}
+	lastTerms.Lock()
+	defer lastTerms.Unlock()
+	if t := lastTerms.t; t != nil && t.c == c && t.endpoints == len(c.Endpoints) {
+		return t
+	}
+	t := newTerms(c)
+	lastTerms.t = t
+	return t
+}
+
+// lastTerms holds the terms of the contract a reader was made for last:
+// build lints each generated page with a linter of its own, and working
+// the terms out for every page made a build of a contract with 50,000
+// endpoints spend most of its time there (a loaded contract is not
+// changed; the endpoint count guards a test that grows one).
+var lastTerms struct {
+	sync.Mutex
+	t *contractTerms
+}
+
+func newTerms(c *contract.Contract) *contractTerms {
+	t := &contractTerms{c: c, endpoints: len(c.Endpoints), nouns: endpointNouns(c), spelled: map[string]int{}}
+	for i, e := range c.Endpoints {
+		op := strings.ToLower(e.Operation)
+		switch _, seen := t.spelled[op]; {
+		case seen:
+		case spelledOp(op):
+			t.spelled[op] = i
+		default:
+			t.others = append(t.others, indexedOp{op, i})
+		}
+	}
 	for i, m := range httpMethods {
 		t.methods[i] = methodClass(c, m)
 	}
@@ -295,7 +335,7 @@ func (t *contractTerms) contractRelative(s string) (string, []string) {
 	// Each pattern runs only where its literal can occur (the cost is
 	// per sentence the gate lets through).
 	for _, loc := range findAllIf(strings.Contains(s, " /"), reLearnOp, s) {
-		rs = append(rs, learnRepl{loc[0], loc[1], opClass(c, s[loc[0]:loc[1]])})
+		rs = append(rs, learnRepl{loc[0], loc[1], t.opClass(s[loc[0]:loc[1]])})
 	}
 	var durations [][]int
 	if hasDuration([]byte(s)) {
@@ -552,13 +592,48 @@ func methodClass(c *contract.Contract, w string) string {
 	return tokMethodIdem
 }
 
-// opClass is how the contract marks the operation spelled out in op.
-func opClass(c *contract.Contract, op string) string {
-	idx := opsIn(c, op)
-	if len(idx) == 0 {
+// opClass is how the contract marks the operation spelled out in match
+// (a method, a space and a path, as reLearnOp finds it): the class of
+// the first endpoint whose operation opsIn finds in it.
+func (t *contractTerms) opClass(match string) string {
+	first := -1
+	// An operation of the form "method /path" holds one space, so in a
+	// match that holds one (after its method) it can only start at 0; it
+	// ends where opsIn lets a match end.
+	for end := 1; end <= len(match); end++ {
+		if end < len(match) && (isWordByte(match[end]) || match[end] == '/' || match[end] == '{') {
+			continue
+		}
+		if i, ok := t.spelled[match[:end]]; ok && (first < 0 || i < first) {
+			first = i
+		}
+	}
+	for _, o := range t.others {
+		if (first < 0 || o.index < first) && opAt(match, o.op) {
+			first = o.index
+		}
+	}
+	if first < 0 {
 		return tokOpUnknown
 	}
-	return endpointClass(c.Endpoints[idx[0]], tokOpKeyed, tokOpUnsafe, tokOpRead)
+	return endpointClass(t.c.Endpoints[first], tokOpKeyed, tokOpUnsafe, tokOpRead)
+}
+
+// spelledOp reports whether op (lower case) is a method of reLearnOp, a
+// space and a path with no other white space. No such method ends
+// another, so in a match of reLearnOp, which holds one space, op can
+// only be found at 0.
+func spelledOp(op string) bool {
+	method, path, ok := strings.Cut(op, " ")
+	return ok && reLearnOpMethod.MatchString(method) && strings.HasPrefix(path, "/") && !strings.ContainsAny(path, " \t\n\r\f\v")
+}
+
+var reLearnOpMethod = regexp.MustCompile(`^(get|head|options|post|put|patch|delete)$`)
+
+// indexedOp is an operation, lower case, and the first endpoint with it.
+type indexedOp struct {
+	op    string
+	index int
 }
 
 func endpointClass(e contract.Endpoint, keyed, unsafe, read string) string {

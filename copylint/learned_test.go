@@ -618,3 +618,47 @@ func TestLearnedGateWords(t *testing.T) {
 		}
 	}
 }
+
+// TestOpClassLookup: the tokenizer's lookup of a spelled-out operation
+// gives the class the scan of every endpoint (opsIn) gives, for
+// operations of every form a contract holds (a GraphQL mutation, a QUERY,
+// one operation on two endpoints) and matches that end on a suffix, a
+// longer path or a brace.
+func TestOpClassLookup(t *testing.T) {
+	c := payoutsContract(t)
+	base := len(c.Endpoints)
+	for i, op := range []string{"GET /v1/transfers/{id}/events", "QUERY /v1/search", "mutation createTransfer", "POST /v1/transfers", "DELETE /v1/x", "GET /v1/a.b"} {
+		e := c.Endpoints[i%base]
+		e.Operation = op
+		c.Endpoints = append(c.Endpoints, e)
+	}
+	scan := func(match string) string {
+		idx := opsIn(c, match)
+		if len(idx) == 0 {
+			return tokOpUnknown
+		}
+		return endpointClass(c.Endpoints[idx[0]], tokOpKeyed, tokOpUnsafe, tokOpRead)
+	}
+	terms := termsOf(c)
+	seen := map[string]bool{}
+	for _, e := range c.Endpoints {
+		for _, m := range []string{"", "/", ".json", "/{id}", "-x", ":cancel", "{", "s"} {
+			match := strings.ToLower(e.Operation) + m
+			if loc := reLearnOp.FindStringIndex(match); loc != nil {
+				match = match[loc[0]:loc[1]]
+			}
+			seen[match] = true
+		}
+	}
+	for _, m := range []string{"post /v1/transfers", "put /nothing", "get /v1/a", "get /v1/a.b.c", "post /"} {
+		seen[m] = true
+	}
+	for match := range seen {
+		if got, want := terms.opClass(match), scan(match); got != want {
+			t.Errorf("%q: lookup %s, scan %s", match, got, want)
+		}
+	}
+	if len(seen) < 40 {
+		t.Fatalf("only %d matches tried", len(seen))
+	}
+}
