@@ -28,6 +28,8 @@ type copyOptions struct {
 	IfIncluded  bool
 	Learned     bool
 	learnedSet  bool // --learned given: say so when there is no contract to read with
+	LearnedVeto bool
+	vetoSet     bool // --learned-veto given
 }
 
 func newCopyCmd(sys *IO, runF func(context.Context, *copyOptions) error) *cobra.Command {
@@ -56,10 +58,15 @@ func newCopyCmd(sys *IO, runF func(context.Context, *copyOptions) error) *cobra.
 			"trained on labelled copy proposes claims of the families above (and of methods\n" +
 			"idempotent by definition, retrying any error, exactly-once and standards), each\n" +
 			"judged against the contract like the rules' findings, whose message says the learned\n" +
-			"reader proposed it; where it reads a sentence as no claim with confidence, it drops a\n" +
-			"finding the rules judged against an endpoint, a window, a count or a status (never one\n" +
-			"on a name it does not see, such as the header's, nor in a table row or a record).\n" +
-			"It adds a third to two thirds to the lint's CPU. --learned=false turns it off. Default: " + onOff(copylint.LearnedDefault) + ".\n\n" +
+			"reader proposed it. It adds a third to two thirds to the lint's CPU. --learned=false\n" +
+			"turns it off. Default: " + onOff(copylint.LearnedDefault) + ".\n" +
+			"The reader also drops a finding of the rules in a sentence it reads as no claim with\n" +
+			"near certainty (0.99), one judged against an endpoint, a window, a count or a status\n" +
+			"(never a method's idempotency, nor one on a name it does not see, such as the\n" +
+			"header's, nor in a table row or a record). --learned-veto widens that veto to\n" +
+			"sentences it reads as no claim at 0.7, method findings included: fewer false\n" +
+			"findings, but a claim it misreads as none goes too. It turns the reader on. Default,\n" +
+			"when the reader is on: " + onOff(copylint.LearnedVetoDefault) + ".\n\n" +
 			"Suppress one line with <!-- retryspec-disable-next-line RULE -- reason --> above it,\n" +
 			"or a path with a docs.copy.allow entry (path, rule, because) in the contract.\n\n" +
 			"--export-vale DIR writes the phrase rules as a Vale style into DIR/Retryspec and exits;\n" +
@@ -77,7 +84,11 @@ func newCopyCmd(sys *IO, runF func(context.Context, *copyOptions) error) *cobra.
 			opts.Paths = args
 			opts.contractSet = cmd.Flags().Changed("contract")
 			opts.learnedSet = cmd.Flags().Changed("learned")
-			return runCommand(cmd.Context(), sys, copyMemoryFor(opts.Learned), opts, runF, runCopy)
+			opts.vetoSet = cmd.Flags().Changed("learned-veto")
+			if opts.vetoSet && opts.LearnedVeto && opts.learnedSet && !opts.Learned {
+				return usageErrorf("--learned-veto needs the learned reader; drop --learned=false or --learned-veto")
+			}
+			return runCommand(cmd.Context(), sys, copyMemoryFor(opts.readerOn()), opts, runF, runCopy)
 		},
 	}
 	cmd.Flags().StringVarP(&opts.Contract, "contract", "c", "retryspec.yaml", "the contract `FILE`")
@@ -87,6 +98,7 @@ func newCopyCmd(sys *IO, runF func(context.Context, *copyOptions) error) *cobra.
 	cmd.Flags().BoolVar(&opts.LintCode, "lint-code", false, "treat fenced and inline code as copy too (as docs.copy.lint_code)")
 	cmd.Flags().StringVar(&opts.ExportVale, "export-vale", "", "write the copy rules as a Vale style into `DIR` and exit")
 	cmd.Flags().BoolVar(&opts.Learned, "learned", copylint.LearnedDefault, "run the learned second reader after the rules (needs a contract)")
+	cmd.Flags().BoolVar(&opts.LearnedVeto, "learned-veto", copylint.LearnedVetoDefault, "widen the learned reader's veto of the rules' findings (no claim read at 0.7, not 0.99)")
 	return cmd
 }
 
@@ -136,11 +148,12 @@ func runCopy(ctx context.Context, opts *copyOptions) error {
 		return usageErrorf("no paths given and %s has no docs.copy.include; pass PATH... or add docs.copy.include", c.File)
 	}
 	inputsLoaded(ctx)
-	if opts.Learned && opts.learnedSet && c == nil {
+	if opts.readerOn() && (opts.learnedSet || opts.vetoSet) && c == nil {
 		fmt.Fprintln(sys.Err, "retryspec: --learned needs a contract: the learned reader is skipped; pass -c FILE")
 	}
 	var stats copylint.Stats
-	fs, err := copylint.Lint(ctx, c, opts.Paths, copylint.Options{LintCode: opts.LintCode, Stats: &stats, Learned: &opts.Learned})
+	on, veto := opts.readerOn(), opts.LearnedVeto
+	fs, err := copylint.Lint(ctx, c, opts.Paths, copylint.Options{LintCode: opts.LintCode, Stats: &stats, Learned: &on, LearnedVeto: &veto})
 	if err != nil {
 		// A path that cannot be read (or an interrupted run): exit 2.
 		return inputErrorIn(sys, opts.Format, "", err)
@@ -202,4 +215,14 @@ func loadCopyContract(opts *copyOptions) (*contract.Contract, error) {
 		return nil, inputErrorIn(sys, opts.Format, opts.Contract, err)
 	}
 	return c, nil
+}
+
+// readerOn says whether the run reads with the learned reader: as
+// --learned says when given, on when --learned-veto asks for its veto,
+// else the default.
+func (o *copyOptions) readerOn() bool {
+	if !o.learnedSet && o.vetoSet && o.LearnedVeto {
+		return true
+	}
+	return o.Learned
 }

@@ -27,12 +27,22 @@ var shipped = sync.OnceValues(func() (*LearnedModel, error) { return DecodeLearn
 // ShippedLearnedModel is the embedded model.
 func ShippedLearnedModel() (*LearnedModel, error) { return shipped() }
 
-// shippedReader is the default reader of a linter with contract c.
-func shippedReader(c *contract.Contract) *learnedReader { return readerFor(c, LearnedDefault) }
+// LearnedVetoDefault says whether the learned reader, when on, runs
+// its wide veto (LearnedVeto, method-idempotency findings included)
+// rather than its sure veto (LearnedSureVeto) when nothing says
+// otherwise; `retryspec copy --learned-veto` and --learned-veto=false
+// override it (Options.LearnedVeto).
+const LearnedVetoDefault = true
 
-// readerFor is the shipped reader when on, for a linter with contract c:
-// none without a contract (every family it reports is judged by one).
-func readerFor(c *contract.Contract, on bool) *learnedReader {
+// shippedReader is the default reader of a linter with contract c.
+func shippedReader(c *contract.Contract) *learnedReader {
+	return readerFor(c, LearnedDefault, LearnedVetoDefault)
+}
+
+// readerFor is the shipped reader when on, with its wide veto or its
+// sure veto, for a linter with contract c: none without a contract
+// (every family it reports is judged by one).
+func readerFor(c *contract.Contract, on, wide bool) *learnedReader {
 	if !on || c == nil {
 		return nil
 	}
@@ -40,5 +50,9 @@ func readerFor(c *contract.Contract, on bool) *learnedReader {
 	if err != nil {
 		panic("copylint: the embedded learned model does not decode: " + err.Error())
 	}
-	return &learnedReader{m: m, threshold: LearnedThreshold, families: LearnedFieldFamilies, veto: LearnedVeto, terms: termsOf(c)}
+	r := &learnedReader{m: m, threshold: LearnedThreshold, families: LearnedFieldFamilies, veto: LearnedSureVeto, vetoKeeps: sureVetoKeeps, terms: termsOf(c)}
+	if wide {
+		r.veto, r.vetoKeeps = LearnedVeto, nil
+	}
+	return r
 }

@@ -3,6 +3,7 @@ package copylint
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"maps"
 	"math"
 	"os"
@@ -268,6 +269,47 @@ func TestLearnedDefault(t *testing.T) {
 			t.Errorf("contract %v, Learned %v: a learned finding %v, want %v", tc.c != nil, tc.opt, got, tc.want)
 		}
 	}
+}
+
+// TestLearnedVetoOption: Options.LearnedVeto lets the reader drop a
+// rules' finding in a sentence it reads as no claim, or keeps it; true
+// turns the reader on unless Learned says false; nil is
+// LearnedVetoDefault.
+func TestLearnedVetoOption(t *testing.T) {
+	c := payoutsContract(t)
+	page := filepath.Join(t.TempDir(), "page.md")
+	// Another system's loop set against this API's bound: the rules read
+	// an endless retry, the reader no claim.
+	sent := "Temporal can retry an activity indefinitely; Lumapay's SDKs deliberately do not.\n"
+	if err := os.WriteFile(page, []byte(sent), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		learned, veto *bool
+		kept          bool
+	}{
+		{ptr(true), ptr(false), true},
+		{ptr(true), ptr(true), false},
+		{nil, ptr(true), false},
+		{ptr(false), ptr(true), true},
+		{ptr(true), nil, !LearnedVetoDefault},
+		{nil, nil, !(LearnedDefault && LearnedVetoDefault)},
+	} {
+		fs, err := Lint(context.Background(), c, []string{page}, Options{Learned: tc.learned, LearnedVeto: tc.veto})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if kept := len(fs) == 1; kept != tc.kept || len(fs) > 1 {
+			t.Errorf("Learned %v, LearnedVeto %v: findings %v, want the rules' kept %v", deref(tc.learned), deref(tc.veto), fs, tc.kept)
+		}
+	}
+}
+
+func deref(b *bool) string {
+	if b == nil {
+		return "nil"
+	}
+	return fmt.Sprint(*b)
 }
 
 func ptr[T any](v T) *T { return &v }

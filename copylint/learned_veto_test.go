@@ -5,6 +5,9 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/retryspec/retryspec/contract"
+	"github.com/retryspec/retryspec/findings"
 )
 
 // TestLearnedVeto: a reader that reads every sentence as no claim (its
@@ -36,6 +39,40 @@ func TestLearnedVeto(t *testing.T) {
 	if got := rulesOf(0.999); !sameRules(got, want) {
 		t.Errorf("veto 0.999 (above the model's 0.9975): got %v, want %v", got, want)
 	}
+}
+
+// TestLearnedSureVeto: the sure veto drops a contract contradiction's
+// finding where the model is all but sure of no claim, as the wide veto
+// does, and leaves a method-idempotency finding to the rules, which the
+// wide veto drops.
+func TestLearnedSureVeto(t *testing.T) {
+	c := payoutsContract(t)
+	page := []byte("# Delivery\n\nWe keep your idempotency keys for 30 days, so retry whenever you like.\n\n" +
+		"TRACE is the only standard verb that is not idempotent.\n")
+	for _, tc := range []struct {
+		name string
+		lint func(c *contract.Contract, name string, data []byte, m *LearnedModel, threshold float64, families []string, veto float64) []findings.Finding
+		want []string
+	}{
+		{"wide", LintSourceLearnedVeto, nil},
+		{"sure", LintSourceLearnedSure, []string{RuleMethodIdempotency}},
+	} {
+		if got := rulesIn(LintSourceLearnedVeto(c, "x.md", page, nil, 0, nil, 0)); !sameRules(got, []string{RuleContradicts, RuleMethodIdempotency}) {
+			t.Fatalf("the rules alone: %v, want a contradiction and a method finding", got)
+		}
+		// noClaimModel reads no claim at about 0.9975, over LearnedSureVeto.
+		if got := rulesIn(tc.lint(c, "x.md", page, noClaimModel(), 0.99, nil, LearnedSureVeto)); !sameRules(got, tc.want) {
+			t.Errorf("%s veto: got %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func rulesIn(fs []findings.Finding) []string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, f.Rule)
+	}
+	return out
 }
 
 func sameRules(got, want []string) bool {
@@ -97,10 +134,11 @@ func TestLearnedFragments(t *testing.T) {
 }
 
 // TestLearnedOverride: where the rules read one claim and the model, at
-// the veto's probability, reads another family's, the model's finding is
-// added beside a vetoable rule's (a sentence can make two claims); a
-// sentence holding a rule it may not veto keeps its findings and gets no
-// other.
+// the threshold and the veto's probability, reads another family's, the
+// model's finding is added beside a vetoable rule's (a sentence can make
+// two claims), with a veto or without one (the reader's additions alone);
+// a sentence holding a rule it may not veto keeps its findings and gets
+// no other.
 func TestLearnedOverride(t *testing.T) {
 	c := payoutsContract(t)
 	std := &LearnedModel{Classes: []string{learnedNone, "standard-claim"}, Bias: []float64{-3, 3}, Weights: map[string][]float64{}} // p 0.9975
@@ -109,7 +147,8 @@ func TestLearnedOverride(t *testing.T) {
 		veto float64
 		want []string
 	}{
-		{"We keep your idempotency keys for 30 days, so retry whenever you like.", 0, []string{RuleContradicts}},
+		{"We keep your idempotency keys for 30 days, so retry whenever you like.", 0, []string{RuleContradicts, RuleStandardClaim}},
+		{"Every transfer is processed exactly once, guaranteed by our platform.", 0, []string{RuleExactlyOnce}},
 		{"We keep your idempotency keys for 30 days, so retry whenever you like.", 0.9, []string{RuleContradicts, RuleStandardClaim}},
 		{"Every transfer is processed exactly once, guaranteed by our platform.", 0.9, []string{RuleExactlyOnce}},
 	} {

@@ -37,6 +37,13 @@ type Options struct {
 	// Learned, when not nil, turns the learned second reader on or off
 	// (nil: LearnedDefault). It needs the contract: without one it is off.
 	Learned *bool
+	// LearnedVeto, when not nil, chooses the learned reader's wide veto
+	// (true: it drops the rules' findings in a sentence it reads as no
+	// claim at LearnedVeto) or its sure veto (false: only at
+	// LearnedSureVeto, and never a method-idempotency finding); nil:
+	// LearnedVetoDefault. True turns the reader on unless Learned says
+	// false.
+	LearnedVeto *bool
 }
 
 // Stats counts what a run read.
@@ -128,8 +135,8 @@ func Lint(ctx context.Context, c *contract.Contract, paths []string, opts Option
 		return nil, &PathError{Path: ".", Err: errors.New("no paths given and the contract has no docs.copy.include")}
 	}
 	l := newLinter(c, opts.LintCode)
-	if opts.Learned != nil {
-		l.learned = readerFor(c, *opts.Learned)
+	if opts.Learned != nil || opts.LearnedVeto != nil {
+		l.learned = readerFor(c, opts.readerOn(), opts.vetoOn())
 	}
 	allow := newAllowList(c)
 
@@ -720,4 +727,25 @@ func (g *ignorer) trackedUnder(dir string) bool {
 	prefix := abs + string(filepath.Separator)
 	i := sort.SearchStrings(list, prefix)
 	return i < len(list) && strings.HasPrefix(list[i], prefix)
+}
+
+// readerOn says whether the run reads with the learned reader: as
+// Learned says, else on when LearnedVeto asks for its veto, else
+// LearnedDefault.
+func (o Options) readerOn() bool {
+	switch {
+	case o.Learned != nil:
+		return *o.Learned
+	case o.LearnedVeto != nil && *o.LearnedVeto:
+		return true
+	}
+	return LearnedDefault
+}
+
+// vetoOn says whether the reader, when on, runs its wide veto.
+func (o Options) vetoOn() bool {
+	if o.LearnedVeto != nil {
+		return *o.LearnedVeto
+	}
+	return LearnedVetoDefault
 }

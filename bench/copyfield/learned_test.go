@@ -318,8 +318,13 @@ func TestLearnedFieldPrecision(t *testing.T) {
 	for _, cfg := range []struct {
 		name     string
 		families []string
-	}{{"every family", nil}, {"shipped families", copylint.LearnedFieldFamilies}} {
-		per := fieldAdded(t, c, corpus, byPath, m, cfg.families)
+		veto     float64
+	}{
+		{"every family", nil, copylint.LearnedVeto},
+		{"shipped families", copylint.LearnedFieldFamilies, copylint.LearnedVeto},
+		{"shipped families, no veto", copylint.LearnedFieldFamilies, 0},
+	} {
+		per := fieldAdded(t, c, corpus, byPath, m, cfg.families, cfg.veto)
 		var all fieldCount
 		for _, fam := range slices.Sorted(maps.Keys(per)) {
 			n := per[fam]
@@ -348,9 +353,9 @@ type fieldCount struct {
 var reLearnedFamily = regexp.MustCompile(`read by the learned reader as an? ([a-z-]+) claim`)
 
 // fieldAdded lints each labelled file with the rules alone and with the
-// reader at the shipped threshold reporting families, and counts what the
-// reader adds, per family it read.
-func fieldAdded(t *testing.T, c *contract.Contract, corpus string, byPath map[string]map[int]label, m *copylint.LearnedModel, families []string) map[string]*fieldCount {
+// reader at the shipped threshold reporting families (with its veto at
+// veto; 0: none), and counts what the reader adds, per family it read.
+func fieldAdded(t *testing.T, c *contract.Contract, corpus string, byPath map[string]map[int]label, m *copylint.LearnedModel, families []string, veto float64) map[string]*fieldCount {
 	per := map[string]*fieldCount{}
 	for path, lines := range byPath {
 		data, err := os.ReadFile(filepath.Join(corpus, path))
@@ -361,7 +366,7 @@ func fieldAdded(t *testing.T, c *contract.Contract, corpus string, byPath map[st
 		for _, f := range copylint.LintSourceLearned(c, path, data, nil, 0, nil) {
 			before[fmt.Sprint(f.Line, f.Column, f.Rule)] = f
 		}
-		after := copylint.LintSourceLearnedVeto(c, path, data, m, copylint.LearnedThreshold, families, copylint.LearnedVeto)
+		after := copylint.LintSourceLearnedVeto(c, path, data, m, copylint.LearnedThreshold, families, veto)
 		vetoed(per, path, lines, before, after)
 		for _, f := range after {
 			if _, ok := before[fmt.Sprint(f.Line, f.Column, f.Rule)]; ok {
