@@ -1014,7 +1014,7 @@ const LearnedVeto = 0.7
 // rules (sureVetoKeeps). On the leave-one-out folds and on heldout29 to
 // heldout38 it dropped no claim, and it drops none of the claims
 // copylint's tests hold, which the wide veto does (copylint/README.md,
-// "The reader on by default").
+// "A sure veto, and a reader too slow to turn on").
 const LearnedSureVeto = 0.99
 
 // sureVetoKeeps are the rules whose findings the sure veto leaves: a
