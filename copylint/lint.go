@@ -136,7 +136,7 @@ func Lint(ctx context.Context, c *contract.Contract, paths []string, opts Option
 	}
 	l := newLinter(c, opts.LintCode)
 	if opts.Learned != nil || opts.LearnedVeto != nil {
-		l.learned = readerFor(c, opts.readerOn(), opts.vetoOn())
+		l.learned = readerFor(c, opts.readerOn(), opts.wideVeto())
 	}
 	allow := newAllowList(c)
 
@@ -742,8 +742,8 @@ func (o Options) readerOn() bool {
 	return LearnedDefault
 }
 
-// vetoOn says whether the reader, when on, runs its wide veto.
-func (o Options) vetoOn() bool {
+// wideVeto says whether the reader, when on, runs its wide veto.
+func (o Options) wideVeto() bool {
 	if o.LearnedVeto != nil {
 		return *o.LearnedVeto
 	}
