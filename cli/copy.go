@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -61,10 +62,10 @@ func newCopyCmd(sys *IO, runF func(context.Context, *copyOptions) error) *cobra.
 			"reader proposed it. It adds a third to two thirds to the lint's CPU. --learned=false\n" +
 			"turns it off. Default: " + onOff(copylint.LearnedDefault) + ".\n" +
 			"The reader also drops a finding of the rules in a sentence it reads as no claim with\n" +
-			"near certainty (0.99), one judged against an endpoint, a window, a count or a status\n" +
+			"near certainty (" + prob(copylint.LearnedSureVeto) + "), one judged against an endpoint, a window, a count or a status\n" +
 			"(never a method's idempotency, nor one on a name it does not see, such as the\n" +
 			"header's, nor in a table row or a record). --learned-veto widens that veto to\n" +
-			"sentences it reads as no claim at 0.7, method findings included: fewer false\n" +
+			"sentences it reads as no claim at " + prob(copylint.LearnedVeto) + ", method findings included: fewer false\n" +
 			"findings, but a claim it misreads as none goes too. It turns the reader on. Default,\n" +
 			"when the reader is on: " + onOff(copylint.LearnedVetoDefault) + ".\n\n" +
 			"Suppress one line with <!-- retryspec-disable-next-line RULE -- reason --> above it,\n" +
@@ -88,7 +89,7 @@ func newCopyCmd(sys *IO, runF func(context.Context, *copyOptions) error) *cobra.
 			if opts.vetoSet && opts.LearnedVeto && opts.learnedSet && !opts.Learned {
 				return usageErrorf("--learned-veto needs the learned reader; drop --learned=false or --learned-veto")
 			}
-			return runCommand(cmd.Context(), sys, copyMemoryFor(opts.readerOn()), opts, runF, runCopy)
+			return runCommand(cmd.Context(), sys, copyMemoryFor(opts.lintOptions().ReaderOn()), opts, runF, runCopy)
 		},
 	}
 	cmd.Flags().StringVarP(&opts.Contract, "contract", "c", "retryspec.yaml", "the contract `FILE`")
@@ -98,7 +99,7 @@ func newCopyCmd(sys *IO, runF func(context.Context, *copyOptions) error) *cobra.
 	cmd.Flags().BoolVar(&opts.LintCode, "lint-code", false, "treat fenced and inline code as copy too (as docs.copy.lint_code)")
 	cmd.Flags().StringVar(&opts.ExportVale, "export-vale", "", "write the copy rules as a Vale style into `DIR` and exit")
 	cmd.Flags().BoolVar(&opts.Learned, "learned", copylint.LearnedDefault, "run the learned second reader after the rules (needs a contract)")
-	cmd.Flags().BoolVar(&opts.LearnedVeto, "learned-veto", copylint.LearnedVetoDefault, "widen the learned reader's veto of the rules' findings (no claim read at 0.7, not 0.99)")
+	cmd.Flags().BoolVar(&opts.LearnedVeto, "learned-veto", copylint.LearnedVetoDefault, "widen the learned reader's veto of the rules' findings (no claim read at "+prob(copylint.LearnedVeto)+", not "+prob(copylint.LearnedSureVeto)+")")
 	return cmd
 }
 
@@ -148,12 +149,13 @@ func runCopy(ctx context.Context, opts *copyOptions) error {
 		return usageErrorf("no paths given and %s has no docs.copy.include; pass PATH... or add docs.copy.include", c.File)
 	}
 	inputsLoaded(ctx)
-	if opts.readerOn() && (opts.learnedSet || opts.vetoSet) && c == nil {
+	lo := opts.lintOptions()
+	if lo.ReaderOn() && (opts.learnedSet || opts.vetoSet) && c == nil {
 		fmt.Fprintln(sys.Err, "retryspec: --learned needs a contract: the learned reader is skipped; pass -c FILE")
 	}
 	var stats copylint.Stats
-	on, veto := opts.readerOn(), opts.LearnedVeto
-	fs, err := copylint.Lint(ctx, c, opts.Paths, copylint.Options{LintCode: opts.LintCode, Stats: &stats, Learned: &on, LearnedVeto: &veto})
+	lo.Stats = &stats
+	fs, err := copylint.Lint(ctx, c, opts.Paths, lo)
 	if err != nil {
 		// A path that cannot be read (or an interrupted run): exit 2.
 		return inputErrorIn(sys, opts.Format, "", err)
@@ -217,12 +219,18 @@ func loadCopyContract(opts *copyOptions) (*contract.Contract, error) {
 	return c, nil
 }
 
-// readerOn says whether the run reads with the learned reader: as
-// --learned says when given, on when --learned-veto asks for its veto,
-// else the default.
-func (o *copyOptions) readerOn() bool {
-	if !o.learnedSet && o.vetoSet && o.LearnedVeto {
-		return true
+// lintOptions are the options copylint lints with: the reader's flags
+// only where given, so that copylint's defaults decide the rest.
+func (o *copyOptions) lintOptions() copylint.Options {
+	lo := copylint.Options{LintCode: o.LintCode}
+	if o.learnedSet {
+		lo.Learned = &o.Learned
 	}
-	return o.Learned
+	if o.vetoSet {
+		lo.LearnedVeto = &o.LearnedVeto
+	}
+	return lo
 }
+
+// prob is a probability as the help text writes it.
+func prob(p float64) string { return strconv.FormatFloat(p, 'f', -1, 64) }

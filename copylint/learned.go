@@ -1019,8 +1019,8 @@ const LearnedSureVeto = 0.99
 
 // sureVetoKeeps are the rules whose findings the sure veto leaves: a
 // method's class in RFC 9110 is a fact the model reads from a handful of
-// sentences (it read "TRACE is the only standard verb that is not
-// idempotent" as no claim at 0.999), and on the folds no false
+// sentences (it is all but sure "TRACE is the only standard verb that is
+// not idempotent" makes no claim), and on the folds no false
 // method-idempotency finding reaches LearnedSureVeto.
 var sureVetoKeeps = map[string]bool{RuleMethodIdempotency: true}
 

@@ -252,9 +252,8 @@ func learnedTokens(sent string, c *contract.Contract) []string {
 // once per reader rather than once per sentence: the nouns of its
 // endpoints and how each HTTP method stands.
 type contractTerms struct {
-	c         *contract.Contract
-	endpoints int // len(c.Endpoints) when the terms were worked out
-	nouns     map[string]string
+	c     *contract.Contract
+	nouns map[string]string
 	// spelled holds each operation of the form "method /path", lower
 	// case, with the first endpoint that has it; others are the
 	// operations of any other form. Looking an operation up here rather
@@ -275,7 +274,7 @@ type learnName struct{ word, tok string }
 func termsOf(c *contract.Contract) *contractTerms {
 	lastTerms.Lock()
 	defer lastTerms.Unlock()
-	if t := lastTerms.t; t != nil && t.c == c && t.endpoints == len(c.Endpoints) {
+	if t := lastTerms.t; t != nil && t.c == c {
 		return t
 	}
 	t := newTerms(c)
@@ -286,15 +285,15 @@ func termsOf(c *contract.Contract) *contractTerms {
 // lastTerms holds the terms of the contract a reader was made for last:
 // build lints each generated page with a linter of its own, and working
 // the terms out for every page made a build of a contract with 50,000
-// endpoints spend most of its time there (a loaded contract is not
-// changed; the endpoint count guards a test that grows one).
+// endpoints spend most of its time there. A loaded contract is not
+// changed, so the contract's pointer names its terms.
 var lastTerms struct {
 	sync.Mutex
 	t *contractTerms
 }
 
 func newTerms(c *contract.Contract) *contractTerms {
-	t := &contractTerms{c: c, endpoints: len(c.Endpoints), nouns: endpointNouns(c), spelled: map[string]int{}}
+	t := &contractTerms{c: c, nouns: endpointNouns(c), spelled: map[string]int{}}
 	for i, e := range c.Endpoints {
 		op := strings.ToLower(e.Operation)
 		switch _, seen := t.spelled[op]; {

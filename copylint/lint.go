@@ -136,7 +136,7 @@ func Lint(ctx context.Context, c *contract.Contract, paths []string, opts Option
 	}
 	l := newLinter(c, opts.LintCode)
 	if opts.Learned != nil || opts.LearnedVeto != nil {
-		l.learned = readerFor(c, opts.readerOn(), opts.wideVeto())
+		l.learned = readerFor(c, opts.ReaderOn(), opts.wideVeto())
 	}
 	allow := newAllowList(c)
 
@@ -729,10 +729,10 @@ func (g *ignorer) trackedUnder(dir string) bool {
 	return i < len(list) && strings.HasPrefix(list[i], prefix)
 }
 
-// readerOn says whether the run reads with the learned reader: as
-// Learned says, else on when LearnedVeto asks for its veto, else
-// LearnedDefault.
-func (o Options) readerOn() bool {
+// ReaderOn says whether a run with these options reads with the learned
+// reader (when there is a contract): as Learned says, else on when
+// LearnedVeto asks for the wide veto, else LearnedDefault.
+func (o Options) ReaderOn() bool {
 	switch {
 	case o.Learned != nil:
 		return *o.Learned
